@@ -1,0 +1,1 @@
+"""Privacy accounting for the shuffle model of differential privacy."""
