@@ -1,0 +1,247 @@
+"""Accurate vectorised binomial kernels used by the divergence engine.
+
+* ``binom_logpmf``: log of the binomial pmf by Loader's saddle-point formula
+  (C. Loader, "Fast and accurate computation of binomial probabilities", 2000),
+  accurate to about 1e-15 absolute in the log for any n up to 2^53, with no
+  underflow (the log is returned).
+* ``binom_log_tail_bound``: Chernoff bound on a binomial tail, in log space, used
+  to bound the probability mass that a summation window leaves out.  It is a true
+  upper bound, so mass left out is always added on the safe side.
+* ``half_tail_ratio``: R = P[Bin(m, 1/2) >= k] / P[Bin(m, 1/2) = k] at anchor
+  points, from SciPy's Boost-based survival function and pmf, with a continued
+  fraction (Numerical Recipes' ``betacf``, modified Lentz) where those underflow.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+_LOG_2PI = float(np.log(2.0 * np.pi))
+
+# Loader's stirlerr(n) = log(n!) - log(sqrt(2 pi n) (n/e)^n) for n = 0, 0.5, ..., 15.
+_SFERR_HALVES = np.array([
+    0.0,
+    0.1534264097200273452913848,
+    0.0810614667953272582196702,
+    0.0548141210519176538961390,
+    0.0413406959554092940938221,
+    0.03316287351993628748511048,
+    0.02767792568499833914878929,
+    0.02374616365629749597132920,
+    0.02079067210376509311152277,
+    0.01848845053267318523077934,
+    0.01664469118982119216319487,
+    0.01513497322191737887351255,
+    0.01387612882307074799874573,
+    0.01281046524292022692424986,
+    0.01189670994589177009505572,
+    0.01110455975820691732662991,
+    0.010411265261972096497478567,
+    0.009799416126158803298389475,
+    0.009255462182712732917728637,
+    0.008768700134139385462952823,
+    0.008330563433362871256469318,
+    0.007934114564314020547248100,
+    0.007573675487951840794972024,
+    0.007244554301320383179543912,
+    0.006942840107209529865664152,
+    0.006665247032707682442354394,
+    0.006408994188004207068439631,
+    0.006171712263039457647532867,
+    0.005951370112758847735624416,
+    0.005746216513010115682023589,
+    0.005554733551962801371038690,
+])
+
+
+def stirlerr(x: np.ndarray) -> np.ndarray:
+    """Loader's ``stirlerr``: log(x!) - log(sqrt(2 pi x) (x/e)^x), for x >= 0."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    small = x <= 15.0
+    if np.any(small):
+        xs = x[small]
+        twice = 2.0 * xs
+        exact_half = twice == np.floor(twice)
+        vals = np.empty_like(xs)
+        vals[exact_half] = _SFERR_HALVES[twice[exact_half].astype(np.int64)]
+        other = ~exact_half
+        if np.any(other):
+            from scipy.special import gammaln
+
+            xo = xs[other]
+            vals[other] = gammaln(xo + 1.0) - (xo + 0.5) * np.log(xo) + xo - 0.5 * _LOG_2PI
+        out[small] = vals
+    big = ~small
+    if np.any(big):
+        xb = x[big]
+        nn = xb * xb
+        s0, s1, s2, s3, s4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
+        out[big] = (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / xb
+    return out
+
+
+def _two_prod(a: np.ndarray, b: float) -> tuple[np.ndarray, np.ndarray]:
+    """a * b = hi + lo exactly (Dekker/Veltkamp splitting)."""
+    hi = a * b
+    split = 134217729.0
+    ca = split * a
+    ah = ca - (ca - a)
+    al = a - ah
+    cb = split * b
+    bh = cb - (cb - b)
+    bl = b - bh
+    lo = ((ah * bh - hi) + ah * bl + al * bh) + al * bl
+    return hi, lo
+
+
+def bd0(x: np.ndarray, mu: np.ndarray, mu_lo: np.ndarray | float = 0.0) -> np.ndarray:
+    """Loader's deviance term x log(x/mu) + mu - x, computed without cancellation.
+
+    ``mu_lo`` is an optional low-order part: the mean is mu + mu_lo, so that
+    a mean n*p formed in floating point does not lose digits of x - mu.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    mu = np.asarray(mu, dtype=np.float64)
+    mu_lo = np.asarray(mu_lo, dtype=np.float64)
+    x, mu, mu_lo = np.broadcast_arrays(x, mu, mu_lo)
+    out = np.empty(x.shape, dtype=np.float64)
+    diff = (x - mu) - mu_lo
+    near = np.abs(diff) < 0.1 * (x + mu)
+    if np.any(near):
+        xn, dn, mn = x[near], diff[near], mu[near]
+        v = dn / (xn + mn)
+        s = dn * v
+        ej = 2.0 * xn * v
+        v2 = v * v
+        for j in range(1, 40):
+            ej = ej * v2
+            term = ej / (2 * j + 1)
+            s = s + term
+            if np.all(np.abs(term) <= 1e-18 * np.abs(s)):
+                break
+        out[near] = s
+    far = ~near
+    if np.any(far):
+        xf, mf = x[far], mu[far]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            val = np.where(xf > 0, xf * np.log(xf / mf), 0.0) + mf - xf
+        out[far] = val
+    return out
+
+
+def binom_logpmf(k, n, p: float) -> np.ndarray:
+    """log P[Bin(n, p) = k], vectorised over k and n (p scalar in (0, 1)).
+
+    Loader's saddle-point formula: accurate to ~1e-15 absolute for all n < 2^53,
+    and returns -inf outside 0 <= k <= n instead of underflowing.
+    """
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    k, n = np.broadcast_arrays(k, n)
+    q = 1.0 - p
+    out = np.full(k.shape, -np.inf)
+    inside = (k >= 0) & (k <= n)
+    k0 = inside & (k == 0)
+    kn = inside & (k == n) & (n > 0)
+    out[k0] = n[k0] * np.log(q)
+    out[kn] = n[kn] * np.log(p)
+    mid = inside & (k > 0) & (k < n)
+    if np.any(mid):
+        km, nm = k[mid], n[mid]
+        np_hi, np_lo = _two_prod(nm, p)
+        # n q = n - n p, carried exactly as a two-term sum.
+        nq_hi = nm - np_hi
+        nq_lo = ((nm - nq_hi) - np_hi) - np_lo
+        lc = (stirlerr(nm) - stirlerr(km) - stirlerr(nm - km)
+              - bd0(km, np_hi, np_lo) - bd0(nm - km, nq_hi, nq_lo))
+        lf = _LOG_2PI + np.log(km) + np.log1p(-km / nm)
+        out[mid] = lc - 0.5 * lf
+    return out
+
+
+def binom_log_tail_bound(k, n: int, p: float, upper: bool) -> np.ndarray:
+    """Chernoff upper bound on log P[Bin(n, p) >= k] (upper) or log P[Bin(n, p) <= k].
+
+    Equals -n KL(k/n || p) when k is beyond the mean on the requested side, and 0
+    (the trivial bound) otherwise.  Always >= the true log tail probability.
+    """
+    k = np.asarray(k, dtype=np.float64)
+    mean = n * p
+    if upper:
+        beyond = k > mean
+    else:
+        beyond = k < mean
+    out = np.zeros(k.shape)
+    if np.any(beyond):
+        kb = np.clip(k[beyond], 0.0, float(n))
+        out[beyond] = -(bd0(kb, np.full(kb.shape, mean)) + bd0(n - kb, np.full(kb.shape, n * (1.0 - p))))
+    if upper:
+        out = np.where(k > n, -np.inf, out)
+    else:
+        out = np.where(k < 0, -np.inf, out)
+    return out
+
+
+def _half_tail_ratio_cf(k: np.ndarray, m: np.ndarray, max_iter: int = 1_000_000) -> np.ndarray:
+    """R = P[Bin(m,1/2) >= k] / P[Bin(m,1/2) = k] by the incomplete-beta continued fraction.
+
+    P[Bin(m,1/2) >= k] = I_{1/2}(k, m-k+1) = (b(k;m)/2) * h with h the continued
+    fraction of Numerical Recipes' ``betacf``; so R = h/2.  Requires k > (m+1)/2.
+    """
+    a = k.astype(np.float64)
+    b = (m - k + 1).astype(np.float64)
+    x = 0.5
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    tiny = 1e-300
+    c = np.ones_like(a)
+    d = 1.0 - qab * x / qap
+    d = np.where(np.abs(d) < tiny, tiny, d)
+    d = 1.0 / d
+    h = d.copy()
+    active = np.ones(a.shape, dtype=bool)
+    for it in range(1, max_iter + 1):
+        m2 = 2.0 * it
+        aa = it * (b - it) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = np.where(np.abs(d) < tiny, tiny, d)
+        c = 1.0 + aa / c
+        c = np.where(np.abs(c) < tiny, tiny, c)
+        d = 1.0 / d
+        h = np.where(active, h * d * c, h)
+        aa = -(a + it) * (qab + it) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = np.where(np.abs(d) < tiny, tiny, d)
+        c = 1.0 + aa / c
+        c = np.where(np.abs(c) < tiny, tiny, c)
+        d = 1.0 / d
+        dl = d * c
+        h = np.where(active, h * dl, h)
+        active &= np.abs(dl - 1.0) > 2e-16
+        if not np.any(active):
+            break
+    else:  # pragma: no cover - guarded by callers' regime
+        raise ArithmeticError("binomial tail continued fraction did not converge")
+    return h / 2.0
+
+
+def half_tail_ratio(k, m) -> np.ndarray:
+    """R = P[Bin(m, 1/2) >= k] / P[Bin(m, 1/2) = k] for integers 0 <= k <= m.
+
+    Uses SciPy's Boost survival function and pmf (relative error ~1e-15) and the
+    continued fraction where they underflow (tails below ~1e-250).
+    """
+    k = np.asarray(k, dtype=np.int64)
+    m = np.asarray(m, dtype=np.int64)
+    k, m = np.broadcast_arrays(k, m)
+    kf = k.astype(np.float64)
+    mf = m.astype(np.float64)
+    sf = stats.binom.sf(kf - 1.0, mf, 0.5)
+    pmf = stats.binom.pmf(kf, mf, 0.5)
+    out = np.empty(k.shape)
+    ok = (sf > 1e-250) & (pmf > 1e-250)
+    out[ok] = sf[ok] / pmf[ok]
+    bad = ~ok
+    if np.any(bad):
+        out[bad] = _half_tail_ratio_cf(k[bad], m[bad])
+    return out
