@@ -39,7 +39,7 @@ from typing import Optional
 import mpmath
 import numpy as np
 
-from .binomial import binom_log_tail_bound, binom_logpmf, half_tail_ratio
+from .binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range, half_tail_ratio
 
 # Relative bound on the floating-point error of the float path's window sum
 # (measured errors are below 1e-12; see tests/test_divergence.py).  The upper
@@ -151,36 +151,46 @@ def _window(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]:
     c = pair.c
     mean = N * c
 
+    def chernoff(x: float) -> float:
+        # -N KL(x/N || c): a cheap scalar version, used only to place the window;
+        # the mass actually left out is bounded below with the accurate kernel.
+        if x <= 0.0:
+            return N * math.log1p(-c)
+        if x >= N:
+            return N * math.log(c)
+        return -(x * math.log(x / mean) + (N - x) * math.log((N - x) / (N - mean)))
+
+    # right end: smallest integer m_hi >= mean with the bound on P[C >= m_hi] <= exp(log_mass)
+    if chernoff(float(N)) > log_mass:
+        m_hi = n
+    else:
+        lo, hi = int(math.floor(mean)), N
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if chernoff(float(mid)) <= log_mass:
+                hi = mid
+            else:
+                lo = mid
+        m_hi = min(hi + 1, n)
+    # left end: largest m_lo with the bound on P[C <= m_lo - 1] <= exp(log_mass)
+    if chernoff(0.0) > log_mass:
+        m_lo = 1
+    else:
+        lo, hi = 0, int(math.ceil(mean))
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if chernoff(float(mid)) <= log_mass:
+                lo = mid
+            else:
+                hi = mid
+        m_lo = max(lo, 1)
+
     def log_upper(m: float) -> float:
         return float(binom_log_tail_bound(np.array([m]), N, c, upper=True)[0])
 
     def log_lower(m: float) -> float:
         return float(binom_log_tail_bound(np.array([m]), N, c, upper=False)[0])
 
-    # right end: smallest integer m_hi >= mean with log P[C >= m_hi] <= log_mass
-    lo, hi = int(math.floor(mean)), N + 1
-    if log_upper(hi - 1) > log_mass:
-        m_hi = n
-    else:
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if log_upper(mid) <= log_mass:
-                hi = mid
-            else:
-                lo = mid
-        m_hi = min(hi, n)
-    # left end: largest m_lo with log P[C <= m_lo - 1] <= log_mass
-    lo, hi = -1, int(math.ceil(mean))
-    if log_lower(0) > log_mass:
-        m_lo = 1
-    else:
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if log_lower(mid) <= log_mass:
-                lo = mid
-            else:
-                hi = mid
-        m_lo = max(lo + 1, 1)
     trunc = 0.0
     if m_hi < n:
         trunc += math.exp(log_upper(m_hi))
@@ -202,87 +212,89 @@ def _h_coefficients(pair: DominatingPair, eps: float) -> tuple[float, float]:
 # Float path
 # ----------------------------------------------------------------------------
 
-def _float_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int):
-    """Window sum of D_m and of Q(S) (for the slope), scaled: returns (log_scale, sum_d, sum_q)."""
-    n, c, p, q, r = pair.n, pair.c, pair.p, pair.q, pair.r
-    m = np.arange(m_lo, m_hi + 1, dtype=np.int64)
-    mf = m.astype(np.float64)
-    th = math.tanh(eps / 2.0)
-    scale = th / (2.0 * (p - q))
-    gamma = r * c / (1.0 - c)
-    h = scale * (mf * (p + q) + gamma * (n - mf))
-    k = m // 2 + np.floor(h + 0.5 * (m % 2)).astype(np.int64) + 1
-    valid = k <= m
-    if not np.any(valid):
-        return 0.0, 0.0, 0.0
-    m, mf, h, k = m[valid], mf[valid], h[valid], k[valid]
-    V = m.size
-    kf = k.astype(np.float64)
+class _FloatWindow:
+    """Float-path evaluator for one pair and one window; caches what eps does not change."""
 
-    # Steps j -> j+1 along the path.
-    dm = np.diff(m)
-    dk = np.diff(k)
-    regular = (dm == 1) & ((dk == 0) | (dk == 1))
-    m1 = mf[:-1] + 1.0
-    k0 = kf[:-1]
-    # log alpha and beta of the affine recurrence R' = alpha R + beta.
-    num = np.where(dk == 0, m1 - 2.0 * k0, 2.0 * k0 + 1.0 - mf[:-1])  # alpha - 1 = num/(m+1)
-    log_alpha = np.log1p(num / m1)
-    beta = np.where(dk == 0, k0 / m1, -(k0 + 1.0) / m1)
+    def __init__(self, pair: DominatingPair, m_lo: int, m_hi: int) -> None:
+        self.pair = pair
+        n, c = pair.n, pair.c
+        self.m = np.arange(m_lo, m_hi + 1, dtype=np.int64)
+        self.mf = self.m.astype(np.float64)
+        self.logB = binom_logpmf_range(m_lo - 1, m_hi - 1, n - 1, c)  # log B_{m-1}
+        self.rho = (n - self.mf) * c / (self.mf * (1.0 - c))  # B_m / B_{m-1}
 
-    # Block length from the instability rate KL(k/m || 1/2) of the recurrence.
-    u = kf / mf
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kl = np.where(u < 1.0, u * np.log(2 * u) + (1 - u) * np.log(2 * (1 - u)), math.log(2.0))
-    kl_max = float(np.max(kl)) if V else 0.0
-    block = int(min(_MAX_BLOCK, max(1, math.floor(0.5 / kl_max)))) if kl_max > 0 else _MAX_BLOCK
+    def sums(self, eps: float) -> tuple[float, float, float]:
+        """(log_scale, sum of D_m, sum of Q(S) over m), both sums scaled by exp(-log_scale)."""
+        pair = self.pair
+        n, c, p, q, r = pair.n, pair.c, pair.p, pair.q, pair.r
+        scale = math.tanh(eps / 2.0) / (2.0 * (p - q))
+        gamma = r * c / (1.0 - c)
+        m, mf = self.m, self.mf
+        h = (scale * (p + q - gamma)) * mf + scale * gamma * n
+        k = m // 2 + np.floor(h + 0.5 * (m & 1)).astype(np.int64) + 1
+        valid = k <= m
+        idx = np.flatnonzero(valid)
+        if idx.size == 0:
+            return 0.0, 0.0, 0.0
+        # Runs of consecutive valid m with regular steps (k advancing by 0 or 1).
+        dk = np.diff(k[idx])
+        breaks = np.flatnonzero((np.diff(idx) != 1) | (dk < 0) | (dk > 1)) + 1
+        bounds = np.concatenate(([0], breaks, [idx.size]))
+        R = np.empty(idx.size)
+        logb = np.empty(idx.size)
+        for s0, s1 in zip(bounds[:-1], bounds[1:]):
+            sl = idx[s0:s1]
+            R[s0:s1], logb[s0:s1] = self._run(m[sl], k[sl])
+        mv, kf, hv = mf[idx], k[idx].astype(np.float64), h[idx]
+        logterm = self.logB[idx] + logb
+        M = float(np.max(logterm))
+        if not math.isfinite(M):
+            return 0.0, 0.0, 0.0
+        w = np.exp(logterm - M)
+        s_fac = np.maximum(0.5 * kf - hv * R, 0.0)
+        sum_d = float(np.dot(w, s_fac / mv)) * 2.0 * (p - q) * (1.0 + math.exp(eps))
+        qpos = ((p + q) + r * self.rho[idx]) * R - (p - q) * kf / mv
+        sum_q = float(np.dot(w, qpos))
+        return M, sum_d, sum_q
 
-    starts = np.zeros(V, dtype=bool)
-    starts[0] = True
-    starts[1:] = ~regular
-    # Force an anchor every `block` positions within long regular runs.
-    run_id = np.cumsum(starts) - 1
-    run_start_idx = np.flatnonzero(starts)
-    pos_in_run = np.arange(V) - run_start_idx[run_id]
-    starts |= (pos_in_run % block) == 0
-    seg_id = np.cumsum(starts) - 1
-    anchor_idx = np.flatnonzero(starts)
-    seg_start = anchor_idx[seg_id]
-
-    # Anchors: exact log b and R.
-    logb_anchor = binom_logpmf(k[anchor_idx], m[anchor_idx], 0.5)
-    r_anchor = half_tail_ratio(k[anchor_idx], m[anchor_idx])
-
-    # Steps that cross into a new segment do not propagate.
-    step_live = ~starts[1:]
-    log_alpha = np.where(step_live, log_alpha, 0.0)
-    lam = np.zeros(V, dtype=np.longdouble)
-    lam[1:] = np.cumsum(log_alpha.astype(np.longdouble))
-    lam_rel = lam - lam[seg_start]
-    lam_rel_f = lam_rel.astype(np.float64)
-    # gamma_i = beta_i * exp(-lam_rel_{i+1}) for live steps
-    gam = np.where(step_live, beta * np.exp(-lam_rel_f[1:]), 0.0)
-    G = np.zeros(V, dtype=np.longdouble)
-    G[1:] = np.cumsum(gam.astype(np.longdouble))
-    G_rel = (G - G[seg_start]).astype(np.float64)
-    R = np.exp(lam_rel_f) * (r_anchor[seg_id] + G_rel)
-    logb = logb_anchor[seg_id] - lam_rel_f
-
-    logB = binom_logpmf(m - 1, n - 1, c)  # B_{m-1}
-    logterm = logB + logb
-    finite = np.isfinite(logterm)
-    if not np.any(finite):
-        return 0.0, 0.0, 0.0
-    M = float(np.max(logterm[finite]))
-    w = np.where(finite, np.exp(logterm - M), 0.0)
-    s_fac = 0.5 * kf - h * R
-    s_fac = np.maximum(s_fac, 0.0)
-    e = math.exp(eps)
-    sum_d = float(np.sum(w * s_fac / mf)) * 2.0 * (p - q) * (1.0 + e)
-    rho = (n - mf) * c / (mf * (1.0 - c))
-    qpos = (p + q) * R - (p - q) * kf / mf + r * rho * R
-    sum_q = float(np.sum(w * qpos))
-    return M, sum_d, sum_q
+    @staticmethod
+    def _run(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """R = T/b and log b along a regular run (m increasing by 1, k by 0 or 1)."""
+        V = m.size
+        mf = m.astype(np.float64)
+        kf = k.astype(np.float64)
+        # Block length from the growth rate KL(k/m || 1/2) of the recurrence's error
+        # (largest at an end of the run, as k/m is monotone along it).
+        u_end = np.clip(kf[[0, -1]] / mf[[0, -1]], 0.5, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kl = np.where(u_end < 1.0, u_end * np.log(2 * u_end) + (1 - u_end) * np.log1p(-u_end) + (1 - u_end) * math.log(2.0), math.log(2.0))
+        kl_max = float(np.max(kl))
+        L = _MAX_BLOCK if kl_max <= 0 else int(min(_MAX_BLOCK, max(1, math.floor(0.5 / kl_max))))
+        L = min(L, V)
+        nb = -(-V // L)
+        pad = nb * L - V
+        anchors = np.arange(nb) * L
+        logb0 = binom_logpmf(k[anchors], m[anchors], 0.5)
+        r0 = half_tail_ratio(k[anchors], m[anchors])
+        if L == 1:
+            return r0, logb0
+        # Step j: from position j to j+1 (the last position's step is unused).
+        m1 = mf[:-1] + 1.0
+        k0 = kf[:-1]
+        stay = k[1:] == k[:-1]
+        num = np.where(stay, m1 - 2.0 * k0, 2.0 * k0 + 1.0 - mf[:-1])
+        log_alpha = np.log1p(num / m1)
+        beta = np.where(stay, k0, -(k0 + 1.0)) / m1
+        log_alpha = np.concatenate((log_alpha, np.zeros(pad + 1))).reshape(nb, L)
+        beta = np.concatenate((beta, np.zeros(pad + 1))).reshape(nb, L)
+        lam = np.zeros((nb, L))
+        np.cumsum(log_alpha[:, :-1], axis=1, out=lam[:, 1:])
+        gam = beta[:, :-1] * np.exp(-lam[:, 1:])
+        G = np.zeros((nb, L))
+        np.cumsum(gam, axis=1, out=G[:, 1:])
+        R = np.exp(lam) * (r0[:, None] + G)
+        logb = logb0[:, None] - lam
+        return R.ravel()[:V], logb.ravel()[:V]
 
 
 def _mp_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digits: int):
@@ -395,7 +407,7 @@ def hockey_stick_divergence(
     def evaluate(log_mass: float):
         m_lo, m_hi, trunc = _window(pair, log_mass)
         if method == "float":
-            M, sd, sq = _float_window_sum(pair, eps, m_lo, m_hi)
+            M, sd, sq = _FloatWindow(pair, m_lo, m_hi).sums(eps)
             value = math.exp(M) * sd if sd > 0 else 0.0
             qmass = math.exp(M) * sq if sq > 0 else 0.0
             margin = FLOAT_REL_ERROR

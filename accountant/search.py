@@ -1,0 +1,144 @@
+"""Monotone searches: eps_c for a target delta, and the inverse over eps0.
+
+``epsilon_for_delta`` finds the smallest eps with delta(eps) <= target for a
+non-increasing delta(eps), using the certified upper bound for the "hi" side (so
+the returned eps is a valid privacy claim) and the certified lower bound for the
+"lo" side (so the bracket also gives a certified lower end).  Steps are Newton
+steps on log delta (the slope d delta/d eps = -e^eps Q(S) comes with every
+evaluation), safeguarded by bisection; no fixed iteration count.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class EpsilonSearchResult:
+    """Result of ``epsilon_for_delta``.
+
+    epsilon : smallest eps found with certified delta(eps) <= target (upper end).
+    achieved_delta : the certified upper bound on delta at ``epsilon`` (<= target).
+    lower_epsilon : largest eps found with certified delta(eps) > target, i.e. a
+        value below which (eps, target)-indistinguishability of the pair fails
+        (None if no such point was certified, e.g. when epsilon = 0).
+    evaluations : number of divergence evaluations used.
+    """
+
+    epsilon: float
+    achieved_delta: float
+    lower_epsilon: Optional[float]
+    evaluations: int
+
+
+Evaluator = Callable[[float], Tuple[float, float, float]]
+"""eps -> (lower bound on delta, upper bound on delta, slope d delta / d eps)."""
+
+
+def epsilon_for_delta(
+    evaluate: Evaluator,
+    target: float,
+    eps_max: float,
+    rtol: float = 1e-9,
+    atol: float = 1e-15,
+    max_evaluations: int = 500,
+) -> EpsilonSearchResult:
+    """Smallest eps in [0, eps_max] whose certified delta is <= target.
+
+    Parameters
+    ----------
+    evaluate : returns (delta_lower, delta_upper, slope) at eps; delta must be
+        non-increasing in eps and delta_upper(eps_max) <= target must hold.
+    target : target delta in (0, 1).
+    eps_max : an eps where the certified delta is known to be <= target.
+    rtol, atol : the bracket [lo, hi] is shrunk until hi - lo <= rtol * hi + atol.
+    """
+    if not (0.0 < target < 1.0):
+        raise ValueError(f"delta must lie in (0, 1), got {target!r}")
+    if not (rtol > 0.0):
+        raise ValueError(f"rtol must be > 0, got {rtol!r}")
+    evals = 0
+
+    def ev(x: float):
+        nonlocal evals
+        evals += 1
+        return evaluate(x)
+
+    d_lo0, d_up0, s0 = ev(0.0)
+    if d_up0 <= target:
+        return EpsilonSearchResult(0.0, d_up0, None, evals)
+    lo = 0.0
+    lo_cert = 0.0 if d_lo0 > target else None
+    hi = eps_max
+    hi_delta: Optional[float] = None
+    g_t = math.sqrt(-2.0 * math.log(target))
+
+    def newton(x: float, d: float, s: float) -> Optional[float]:
+        # Newton on g(eps) = sqrt(-2 log delta): nearly linear for the
+        # Gaussian-like tails of shuffled pairs, so a step lands close to the root.
+        if not (0.0 < d < 1.0) or s >= 0.0 or not math.isfinite(s):
+            return None
+        g = math.sqrt(-2.0 * math.log(d))
+        dg = -(s / d) / g
+        return x - (g - g_t) / dg
+
+    # The Newton steps use the computed sum (the lower bound differs from it by the
+    # rounding margin only; the upper bound also carries truncated mass, which
+    # has no slope).
+    cand = newton(0.0, d_lo0 if d_lo0 > 0 else d_up0, s0)
+    while evals < max_evaluations:
+        width_goal = rtol * hi + atol
+        if hi - lo <= width_goal:
+            break
+        if cand is None or not (lo < cand < hi):
+            cand = 0.5 * (lo + hi)
+        if hi_delta is not None and hi - cand < 0.5 * width_goal:
+            # Converged from above: probe just below hi to close the bracket.
+            cand = max(lo, hi - 0.75 * width_goal)
+        elif cand - lo < 0.25 * width_goal:
+            cand = min(hi, lo + 0.5 * width_goal)
+        d_lo, d_up, s = ev(cand)
+        if d_up <= target:
+            hi, hi_delta = cand, d_up
+        else:
+            lo = cand
+            if d_lo > target:
+                lo_cert = cand
+        cand = newton(cand, d_lo if d_lo > 0 else d_up, s)
+    if hi_delta is None:
+        hi_delta = ev(hi)[1]
+        if hi_delta > target:  # pragma: no cover - contract violation by caller
+            raise ArithmeticError("delta at eps_max exceeds the target")
+    return EpsilonSearchResult(hi, hi_delta, lo_cert, evals)
+
+
+def largest_parameter_below(
+    f: Callable[[float], float],
+    target: float,
+    lo: float,
+    hi: float,
+    rtol: float = 1e-6,
+    max_evaluations: int = 200,
+) -> Optional[float]:
+    """Largest x in [lo, hi] with f(x) <= target, for f non-decreasing on [lo, hi].
+
+    Returns None if f(lo) > target.  Bisection on a bracket with relative
+    tolerance ``rtol``; the returned x always satisfies f(x) <= target.
+    """
+    f_lo = f(lo)
+    if f_lo > target:
+        return None
+    f_hi = f(hi)
+    if f_hi <= target:
+        return hi
+    evals = 2
+    a, b = lo, hi
+    while b - a > rtol * b and evals < max_evaluations:
+        mid = 0.5 * (a + b)
+        if f(mid) <= target:
+            a = mid
+        else:
+            b = mid
+        evals += 1
+    return a
