@@ -1,0 +1,389 @@
+"""Shuffled mechanisms: frozen parameter objects and an accountant per mechanism.
+
+Follows the conventions of Google's ``dp_accounting``: a parameter value object
+validated once at construction, and an accountant with ``get_epsilon(delta)`` and
+``get_delta(epsilon)``.
+
+Mixture weights (main seed paper, Lemma 2 / Theorem 5 / Section 7.4, with the
+notation fixed as in shared/NOTES-accounting.md section 1: the paper's alpha is
+the total-variation parameter beta; the weight is a = beta / (e^eps0 - 1)):
+
+=============================  ==========================================
+randomizer                     mixture weight a
+=============================  ==========================================
+generic eps0-LDP               1 / (e^eps0 + 1)   (stronger clone reduction)
+Collision (d, s, eps0, t)      min(s, t - s) / (s e^eps0 + t - s)
+CoCo (t even, t >= 2s + 2)     s / (s e^eps0 + t - s)
+=============================  ==========================================
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import numpy as np
+
+from .divergence import DivergenceValue, DominatingPair, hockey_stick_divergence
+from .search import EpsilonSearchResult, epsilon_for_delta, largest_parameter_below
+
+MECHANISMS = ("generic", "collision", "coco")
+_EPS0_MAX = 30.0
+
+
+def _check_eps0(eps0) -> float:
+    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.floating, np.integer)):
+        raise ValueError(f"eps0 must be a number in (0, {_EPS0_MAX:g}], got {eps0!r}")
+    eps0 = float(eps0)
+    if not (math.isfinite(eps0) and 0.0 < eps0 <= _EPS0_MAX):
+        raise ValueError(f"eps0 must be a number in (0, {_EPS0_MAX:g}], got {eps0!r}")
+    return eps0
+
+
+def _check_int(name: str, v, lo: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        if isinstance(v, (float, np.floating)) and float(v).is_integer():
+            v = int(v)
+        else:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    if v < lo:
+        raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    return int(v)
+
+
+def collision_paper_t(s: int, eps0: float) -> int:
+    """The paper's t* = floor(s e^eps0 + 2s - 1) (Section 5, Theorem 4; Figure 2)."""
+    return int(math.floor(s * math.exp(eps0) + 2 * s - 1))
+
+
+def coco_theorem7_t(s: int, eps0: float) -> int:
+    """Theorem 7's t: the smallest even integer >= ceil(s e^eps0 + s + 2)."""
+    t = int(math.ceil(s * math.exp(eps0) + s + 2))
+    return t + (t % 2)
+
+
+@dataclass(frozen=True)
+class GenericLDP:
+    """Any eps0-LDP randomizer; accounted by the stronger clone reduction
+    (Feldman, McMillan, Talwar, SODA 2023; main seed paper Theorem 1)."""
+
+    eps0: float
+    name: str = field(default="generic", init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+
+    @property
+    def s(self) -> None:
+        return None
+
+    @property
+    def t(self) -> None:
+        return None
+
+    @property
+    def mixture_weight(self) -> float:
+        return 1.0 / (math.exp(self.eps0) + 1.0)
+
+    @property
+    def remainder(self) -> float:
+        """r = 1 - a (1 + e^eps0), the probability of (D1, D2) = (0, 0)."""
+        return 0.0
+
+    @property
+    def tight(self) -> Optional[bool]:
+        """None: the paper gives no matching lower bound for a generic randomizer."""
+        return None
+
+
+@dataclass(frozen=True)
+class CollisionParams:
+    """(d, s, eps0, t)-Collision mechanism (Definition 5), accounted by Theorem 5.
+
+    ``t`` defaults to the paper's t* = floor(s e^eps0 + 2s - 1); ``d`` is optional
+    for accounting (the bound does not depend on it) but if given must be >= s.
+    """
+
+    s: int
+    eps0: float
+    t: Optional[int] = None
+    d: Optional[int] = None
+    name: str = field(default="collision", init=False)
+
+    def __post_init__(self) -> None:
+        s = _check_int("s", self.s, 1)
+        eps0 = _check_eps0(self.eps0)
+        if self.d is not None:
+            d = _check_int("d", self.d, 1)
+            if s > d:
+                raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
+            object.__setattr__(self, "d", d)
+        t = collision_paper_t(s, eps0) if self.t is None else self.t
+        t = _check_int("t", t, s + 1)
+        object.__setattr__(self, "s", s)
+        object.__setattr__(self, "eps0", eps0)
+        object.__setattr__(self, "t", t)
+
+    @property
+    def omega(self) -> float:
+        """Normaliser Omega = s e^eps0 + t - s."""
+        return self.s * math.exp(self.eps0) + self.t - self.s
+
+    @property
+    def mixture_weight(self) -> float:
+        """a = min(s, t - s) / Omega (NOTES section 1: two s-subsets of [t] overlap
+        in at least 2s - t outputs when t < 2s)."""
+        return min(self.s, self.t - self.s) / self.omega
+
+    @property
+    def remainder(self) -> float:
+        s, t, e = self.s, self.t, math.exp(self.eps0)
+        return (t - 2 * s) / self.omega if t >= 2 * s else (2 * s - t) * e / self.omega
+
+    @property
+    def tight(self) -> Optional[bool]:
+        """True when t >= 3s (Theorem 6: the bound is also a lower bound), else None."""
+        return True if self.t >= 3 * self.s else None
+
+
+@dataclass(frozen=True)
+class CoCoParams:
+    """(d, s, eps0, t)-CoCo mechanism (Algorithm 1), accounted as in Section 7.4.
+
+    ``t`` must be even and >= 2s + 2; it defaults to Theorem 7's choice.
+    """
+
+    s: int
+    eps0: float
+    t: Optional[int] = None
+    d: Optional[int] = None
+    name: str = field(default="coco", init=False)
+
+    def __post_init__(self) -> None:
+        s = _check_int("s", self.s, 1)
+        eps0 = _check_eps0(self.eps0)
+        if self.d is not None:
+            d = _check_int("d", self.d, 1)
+            if s > d:
+                raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
+            object.__setattr__(self, "d", d)
+        t = coco_theorem7_t(s, eps0) if self.t is None else self.t
+        t = _check_int("t", t, 2 * s + 2)
+        if t % 2:
+            raise ValueError(f"t must be an even integer >= 2s + 2 = {2 * s + 2} for CoCo, got {t}")
+        object.__setattr__(self, "s", s)
+        object.__setattr__(self, "eps0", eps0)
+        object.__setattr__(self, "t", t)
+
+    @property
+    def omega(self) -> float:
+        """Omega = (e^eps0 + 1) s + t - 2s (Algorithm 1, line 13)."""
+        return self.s * math.exp(self.eps0) + self.t - self.s
+
+    @property
+    def mixture_weight(self) -> float:
+        return self.s / self.omega
+
+    @property
+    def remainder(self) -> float:
+        return (self.t - 2 * self.s) / self.omega
+
+    @property
+    def tight(self) -> Optional[bool]:
+        """True when t >= 4s (the paper states equality there), else None."""
+        return True if self.t >= 4 * self.s else None
+
+
+Params = Union[GenericLDP, CollisionParams, CoCoParams]
+
+
+def make_params(mechanism: str, eps0: float, s: Optional[int] = None, t: Optional[int] = None,
+                d: Optional[int] = None) -> Params:
+    """Parameter object for ``mechanism`` in {'generic', 'collision', 'coco'}."""
+    if mechanism == "generic":
+        if t is not None:
+            raise ValueError("t applies to collision and coco only, not to mechanism 'generic'")
+        return GenericLDP(eps0)
+    if mechanism in ("collision", "coco"):
+        if s is None:
+            raise ValueError(f"s is required for mechanism '{mechanism}' (an integer >= 1)")
+        cls = CollisionParams if mechanism == "collision" else CoCoParams
+        return cls(s=s, eps0=eps0, t=t, d=d)
+    raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
+
+
+@dataclass(frozen=True)
+class EpsilonResult:
+    """Central epsilon of a shuffled mechanism for a target delta.
+
+    epsilon : certified upper bound on eps_c (Theorem 5), <= eps0.
+    achieved_delta : certified delta at ``epsilon`` (<= delta).
+    lower_epsilon : when ``tight``, a certified lower bound on the mechanism's
+        central epsilon at this delta (Theorem 6); otherwise None.
+    """
+
+    epsilon: float
+    delta: float
+    achieved_delta: float
+    lower_epsilon: Optional[float]
+    tight: Optional[bool]
+    evaluations: int
+
+
+def _check_n(n) -> int:
+    if isinstance(n, (float, np.floating)) and math.isfinite(n) and float(n).is_integer():
+        n = int(n)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not (1 <= n <= 10**12):
+        raise ValueError(f"n must be an integer in [1, 1e12], got {n!r}")
+    return int(n)
+
+
+def _check_delta(delta) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not (
+        1e-300 <= float(delta) < 1.0
+    ):
+        raise ValueError(f"delta must be a number in [1e-300, 1), got {delta!r}")
+    return float(delta)
+
+
+class ShuffleAccountant:
+    """Privacy of n shuffled reports of one randomizer (Theorem 1 / Theorem 5).
+
+    ``get_delta(epsilon)`` returns a certified upper bound on
+    D_{e^epsilon}(P_a || Q_a); ``get_epsilon(delta)`` the smallest epsilon (to
+    relative tolerance ``rtol``) whose certified delta is <= ``delta``.
+    """
+
+    def __init__(self, params: Params, n: int, *, method: str = "float", digits: int = 50) -> None:
+        self.params = params
+        self.n = _check_n(n)
+        if method not in ("float", "mpmath"):
+            raise ValueError(f"method must be 'float' or 'mpmath', got {method!r}")
+        self.method = method
+        self.digits = digits
+        self.pair = DominatingPair.stronger_clone(
+            self.n, params.eps0, params.mixture_weight, r=params.remainder
+        )
+
+    def divergence(self, epsilon: float, target_delta: Optional[float] = None) -> DivergenceValue:
+        return hockey_stick_divergence(
+            self.pair, epsilon, method=self.method, digits=self.digits, target_delta=target_delta
+        )
+
+    def get_delta(self, epsilon: float) -> float:
+        """Certified upper bound on delta at ``epsilon``."""
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
+            math.isfinite(float(epsilon)) and float(epsilon) >= 0.0
+        ):
+            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        return min(self.divergence(float(epsilon)).upper, 1.0)
+
+    def delta_curve(self, epsilons) -> np.ndarray:
+        """Certified upper bounds on delta over a grid of epsilons."""
+        return np.array([self.get_delta(float(e)) for e in np.atleast_1d(epsilons)])
+
+    def epsilon_result(self, delta: float, rtol: float = 1e-9) -> EpsilonResult:
+        delta = _check_delta(delta)
+        if not (0.0 < rtol < 1.0):
+            raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+        res = search_pair_epsilon(self.pair, delta, rtol, method=self.method, digits=self.digits)
+        tight = self.params.tight
+        lower = res.lower_epsilon if tight else None
+        if tight and lower is None and res.epsilon == 0.0:
+            lower = 0.0
+        return EpsilonResult(res.epsilon, delta, res.achieved_delta, lower, tight, res.evaluations)
+
+    def get_epsilon(self, delta: float, rtol: float = 1e-9) -> float:
+        """Certified upper bound on eps_c for the target ``delta``."""
+        return self.epsilon_result(delta, rtol).epsilon
+
+
+def search_pair_epsilon(pair: DominatingPair, delta: float, rtol: float = 1e-9, *,
+                        method: str = "float", digits: int = 50) -> EpsilonSearchResult:
+    """eps_c of a dominating pair: smallest eps with certified delta <= ``delta``.
+
+    The summation window is fixed once from the target (mass left out <= 1e-13
+    of it) and reused by every evaluation of the search.
+    """
+    from .divergence import TRUNCATION_FRACTION, FLOAT_REL_ERROR, _FloatWindow, _mp_window_sum, _window
+
+    log_mass = math.log(TRUNCATION_FRACTION) + math.log(delta) - math.log(2.0)
+    m_lo, m_hi, trunc = _window(pair, log_mass)
+    fw = _FloatWindow(pair, m_lo, m_hi) if method == "float" else None
+    eps_max = pair.eps_max
+
+    def evaluate(eps: float):
+        if eps >= eps_max:
+            return 0.0, trunc, 0.0
+        if fw is not None:
+            M, sd, sq = fw.sums(eps)
+            value = math.exp(M) * sd if sd > 0 else 0.0
+            qmass = math.exp(M) * sq if sq > 0 else 0.0
+            margin = FLOAT_REL_ERROR
+        else:
+            sd, sq = _mp_window_sum(pair, eps, m_lo, m_hi, digits)
+            value, qmass, margin = float(sd), float(sq), 10.0 ** (-digits + 1)
+        return value * (1 - margin), value * (1 + margin) + trunc, -math.exp(eps) * qmass
+
+    return epsilon_for_delta(evaluate, delta, eps_max, rtol=rtol)
+
+
+def _rule_interval(mechanism: str, s: int, t: int) -> Optional[tuple[float, float]]:
+    """eps0 interval on which the default t-rule gives exactly ``t`` (None if empty)."""
+    if mechanism == "collision":
+        lo_v, hi_v = (t - 2 * s + 1) / s, (t - 2 * s + 2) / s
+    else:
+        lo_v, hi_v = (t - s - 4) / s, (t - s - 2) / s
+    if hi_v <= 0:
+        return None
+    lo = math.log(lo_v) if lo_v > 0 else 0.0
+    return max(lo, 0.0), math.log(hi_v)
+
+
+def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generic",
+                  s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-6,
+                  eps0_max: float = 20.0) -> Optional[float]:
+    """Largest eps0 whose shuffled guarantee eps_c(eps0) is <= ``epsilon`` at ``delta``.
+
+    The planner's inverse.  With ``t`` fixed (or the generic randomizer) eps_c is
+    taken as non-decreasing in eps0 and the answer is found by bisection to
+    relative tolerance ``rtol``.  With ``t`` following the default rule (t=None for
+    collision/coco), t jumps with eps0 and eps_c is a saw-tooth in eps0; the search
+    then also walks the eps0 intervals of the larger t values, keeping the largest
+    feasible eps0, and stops at the first interval whose left end is infeasible.
+    The returned eps0 always satisfies eps_c(eps0) <= epsilon (certified); returns
+    None if no eps0 in (0, eps0_max] does (never the case: eps_c <= eps0).
+    """
+    n = _check_n(n)
+    delta = _check_delta(delta)
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
+        math.isfinite(float(epsilon)) and 0.0 < float(epsilon) <= _EPS0_MAX
+    ):
+        raise ValueError(f"epsilon must be a number in (0, {_EPS0_MAX:g}], got {epsilon!r}")
+    epsilon = float(epsilon)
+    make_params(mechanism, 1.0, s=s, t=t)  # validates mechanism / s / t early
+
+    def eps_c(e0: float, tt: Optional[int] = t) -> float:
+        acc = ShuffleAccountant(make_params(mechanism, e0, s=s, t=tt), n)
+        return acc.get_epsilon(delta, rtol=min(rtol, 1e-7))
+
+    lo = min(epsilon, eps0_max)  # eps_c <= eps0, so eps0 = epsilon is always feasible
+    best = largest_parameter_below(eps_c, epsilon, lo, eps0_max, rtol=rtol)
+    if mechanism == "generic" or t is not None or best is None:
+        return best
+    rule_t = make_params(mechanism, best, s=s).t
+    tt = rule_t + (1 if mechanism == "collision" else 2)
+    while True:
+        iv = _rule_interval(mechanism, s, tt)
+        if iv is None or iv[0] >= eps0_max:
+            break
+        a, b = iv
+        a = max(a, 1e-12)
+        b = min(b, eps0_max) * (1 - 1e-12)
+        if eps_c(a, tt) > epsilon:
+            break
+        cand = largest_parameter_below(lambda e0: eps_c(e0, tt), epsilon, a, b, rtol=rtol)
+        if cand is not None and cand > best:
+            best = cand
+        tt += 1 if mechanism == "collision" else 2
+    return best
