@@ -19,7 +19,7 @@ The *privacy amplification random variable* of a pair of inputs is
 
 For neighbouring data sets differing in one user (replacement), conditioning on which of
 the other ``n-1`` users sample from the blanket and using joint convexity of the
-hockey-stick divergence gives ([BBGN19], Lemma of Section 5.1)
+hockey-stick divergence gives the blanket amplification lemma of [BBGN19]
 
 .. math:: \delta(\varepsilon) \le \sup_{x,x'} \mathbb E_{B\sim\mathrm{Bin}(n-1,\gamma)}
           \Bigl[\tfrac{1}{B+1}\,\mathbb E\bigl(\textstyle\sum_{i=1}^{B+1} L_i\bigr)_+\Bigr]
@@ -234,6 +234,13 @@ def collision_rv(eps0: float, eps: float, s: int, t: int) -> AmplificationRV:
     and the mixture over ``H`` never exceeds these (``E[L^2] = E_H E[L^2|H]``).  For
     ``s = 1`` these coincide with t-ary randomized response (:func:`krr_rv` with
     ``k = t``).
+
+    CoCo (main paper, Section 7.2, Algorithm 1; ``t`` even, ``t >= 2s + 2``).  Given
+    ``(H1, H2)`` its relative weights are ``E`` and ``1`` on ``m <= s`` bucket pairs and
+    ``w_m = 1 + (s-m)(E-1)/(t-2m) >= 1`` elsewhere, with the same ``Omega``; this weight
+    vector is again majorized by ``(E x s, 1 x (t-s))`` and equals it when ``m = s``, so
+    the same ``gamma``, maximum, range and second moment are valid (and attained) for
+    CoCo.
     """
     E = math.exp(eps0)
     u = math.exp(eps)

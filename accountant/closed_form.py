@@ -135,10 +135,11 @@ def efmrtt19(n, eps0, delta) -> BoundResult:
 
     Range of validity: the constants are only established for the regime
     ``eps0 <= 1/2``, ``n >= 1000`` and ``delta <= 1/100`` ([EFMRTT19], amplification
-    corollary for eps0-LDP randomizers, as stated in the main paper, Section 6.1, and as
-    encoded by Balle et al.'s reference implementation of this bound,
-    ``shuffleddp/amplification_bounds.py::Erlingsson``: ``max_eps0 = 0.5``,
-    ``min_n = 1000``, ``max_delta = 0.01``).  Outside this regime the bound is *not
+    theorem for one-shot eps0-LDP randomizers, quoted by the main paper, Section 6.1, as
+    ``eps0 sqrt(144 log(1/delta)/n)``; the regime is the one encoded by Balle et al.'s
+    reference implementation of this bound, ``shuffleddp/amplification_bounds.py``,
+    class ``Erlingsson``: ``max_eps0 = 0.5``, ``min_n = 1000``, ``max_delta = 0.01``;
+    boundaries treated as inclusive).  Outside this regime the bound is *not
     applicable*.
 
     Parameters
