@@ -101,10 +101,14 @@ def epsilon_for_delta(
         d_lo, d_up, s = ev(cand)
         if d_up <= target:
             hi, hi_delta = cand, d_up
+        elif d_lo > target:
+            lo = lo_cert = cand
         else:
-            lo = cand
-            if d_lo > target:
-                lo_cert = cand
+            # Within the rounding margin of the target: cand is the root to
+            # working precision.  Step just above it (a certified hi), and the
+            # probe below then certifies the lower end.
+            cand = min(cand + 0.4 * width_goal, 0.5 * (cand + hi))
+            continue
         cand = newton(cand, d_lo if d_lo > 0 else d_up, s)
     if hi_delta is None:
         hi_delta = ev(hi)[1]

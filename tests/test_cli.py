@@ -1,0 +1,80 @@
+"""The command-line contract of ``python -m accountant``."""
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from accountant.shuffle import CollisionParams, GenericLDP, ShuffleAccountant
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "accountant", *args], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=300)
+
+
+def test_epsilon_json():
+    r = run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "collision",
+            "--s", "4", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    for key in ("epsilon", "delta", "mechanism", "n", "eps0", "s", "t", "mixture_weight", "tight",
+                "lower_epsilon", "achieved_delta"):
+        assert key in out
+    p = CollisionParams(s=4, eps0=2.0)
+    assert out["t"] == p.t == math.floor(4 * math.exp(2) + 7)
+    assert out["mixture_weight"] == pytest.approx(p.mixture_weight)
+    assert out["tight"] is True
+    assert out["epsilon"] == pytest.approx(ShuffleAccountant(p, 100_000).get_epsilon(1e-6), rel=1e-12)
+    assert out["achieved_delta"] <= 1e-6
+    assert out["lower_epsilon"] <= out["epsilon"]
+
+
+def test_generic_defaults_and_nulls():
+    r = run("epsilon", "--n", "10000", "--eps0", "1", "--delta", "1e-6", "--json")
+    out = json.loads(r.stdout)
+    assert out["mechanism"] == "generic" and out["s"] is None and out["t"] is None
+    assert out["tight"] is None and out["lower_epsilon"] is None
+
+
+def test_delta_and_local_epsilon_json():
+    r = run("delta", "--n", "1e6", "--eps0", "4", "--eps", "0.03", "--mechanism", "coco", "--s", "8",
+            "--json")
+    out = json.loads(r.stdout)
+    assert out["epsilon"] == 0.03 and 0 < out["delta"] < 1e-6
+    r = run("local-epsilon", "--n", "1e5", "--eps", "0.2", "--delta", "1e-7", "--json")
+    out = json.loads(r.stdout)
+    assert out["eps0"] >= 0.2
+    assert ShuffleAccountant(GenericLDP(out["eps0"]), 100_000).get_epsilon(1e-7) <= 0.2
+
+
+def test_human_output():
+    r = run("epsilon", "--n", "10000", "--eps0", "1", "--delta", "1e-6")
+    assert r.returncode == 0 and r.stdout.startswith("eps_c <= ")
+
+
+@pytest.mark.parametrize("args,word", [
+    (("epsilon", "--n", "0", "--eps0", "1", "--delta", "1e-6"), "n"),
+    (("epsilon", "--n", "100", "--eps0", "1", "--delta", "2"), "delta"),
+    (("epsilon", "--n", "100", "--eps0", "0", "--delta", "1e-6"), "eps0"),
+    (("epsilon", "--n", "100", "--eps0", "1", "--delta", "1e-6", "--mechanism", "coco", "--s", "4",
+      "--t", "11"), "t"),
+    (("epsilon", "--n", "100", "--eps0", "1", "--delta", "1e-6", "--mechanism", "collision"), "s"),
+    (("epsilon", "--n", "abc", "--eps0", "1", "--delta", "1e-6"), "--n"),
+    (("epsilon", "--n", "100", "--eps0", "1"), "--delta"),
+    (("delta", "--n", "100", "--eps0", "1", "--eps", "-1"), "epsilon"),
+    (("frobnicate",), "command"),
+])
+def test_bad_input_one_line_exit_2(args, word):
+    r = run(*args)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr
+    assert word in lines[0]

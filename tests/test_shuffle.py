@@ -1,0 +1,148 @@
+"""Accountant API: parameters, eps_c search, laws, inverse, invalid input."""
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accountant.shuffle import (
+    CoCoParams,
+    CollisionParams,
+    GenericLDP,
+    ShuffleAccountant,
+    coco_theorem7_t,
+    collision_paper_t,
+    local_epsilon,
+    make_params,
+)
+
+
+def test_default_t_rules():
+    assert collision_paper_t(4, 1.0) == math.floor(4 * math.e + 7) == 17
+    assert CollisionParams(s=4, eps0=1.0).t == 17
+    t = coco_theorem7_t(4, 1.0)  # ceil(4e + 6) = 17 -> 18
+    assert t == 18 and CoCoParams(s=4, eps0=1.0).t == 18
+    assert CoCoParams(s=3, eps0=math.log(2)).t == 12  # 3*2+3+2 = 11 -> 12
+
+
+def test_mixture_weights():
+    e = math.exp(1.5)
+    assert GenericLDP(1.5).mixture_weight == pytest.approx(1 / (e + 1))
+    p = CollisionParams(s=4, eps0=1.5, t=20)
+    assert p.mixture_weight == pytest.approx(4 / (4 * e + 16))
+    assert p.remainder == pytest.approx(1 - p.mixture_weight * (1 + e))
+    p = CollisionParams(s=4, eps0=1.5, t=6)  # t < 2s: min(s, t - s) = 2
+    assert p.mixture_weight == pytest.approx(2 / (4 * e + 2))
+    assert p.remainder == pytest.approx(1 - p.mixture_weight * (1 + e))
+    p = CoCoParams(s=4, eps0=1.5, t=12)
+    assert p.mixture_weight == pytest.approx(4 / (4 * e + 8))
+
+
+def test_tightness_flags():
+    assert GenericLDP(1.0).tight is None
+    assert CollisionParams(s=4, eps0=1.0, t=12).tight is True
+    assert CollisionParams(s=4, eps0=1.0, t=11).tight is None
+    assert CoCoParams(s=4, eps0=1.0, t=16).tight is True
+    assert CoCoParams(s=4, eps0=1.0, t=14).tight is None
+
+
+@pytest.mark.parametrize("params", [GenericLDP(1.0), CollisionParams(s=4, eps0=2.0),
+                                    CoCoParams(s=8, eps0=0.5), CollisionParams(s=4, eps0=1.0, t=6)])
+@pytest.mark.parametrize("n,delta", [(1000, 1e-6), (100_000, 1e-9), (10**7, 1e-12)])
+def test_epsilon_is_certified(params, n, delta):
+    acc = ShuffleAccountant(params, n)
+    res = acc.epsilon_result(delta)
+    assert 0 <= res.epsilon <= params.eps0
+    assert res.achieved_delta <= delta
+    # independent re-evaluation: delta at eps_c is within the target, and just
+    # below eps_c (by the tolerance) it is not
+    assert acc.get_delta(res.epsilon) <= delta
+    if res.epsilon > 0:
+        assert acc.divergence(res.epsilon * (1 - 3e-9)).lower > delta
+    if params.tight:
+        assert res.lower_epsilon is not None and res.lower_epsilon <= res.epsilon
+        assert res.epsilon - res.lower_epsilon <= 2e-9 * res.epsilon
+        assert acc.divergence(res.lower_epsilon).lower > delta
+    else:
+        assert res.lower_epsilon is None
+
+
+def test_epsilon_zero_when_no_privacy_loss_needed():
+    acc = ShuffleAccountant(GenericLDP(0.1), 10_000)
+    assert acc.get_epsilon(0.5) == 0.0
+
+
+def test_epsilon_matches_mpmath_search():
+    p = CollisionParams(s=4, eps0=2.0)
+    fast = ShuffleAccountant(p, 5000).epsilon_result(1e-8, rtol=1e-9)
+    slow = ShuffleAccountant(p, 5000, method="mpmath", digits=30).epsilon_result(1e-8, rtol=1e-9)
+    assert fast.epsilon == pytest.approx(slow.epsilon, rel=3e-9)
+
+
+@settings(max_examples=12, deadline=None)
+@given(eps0=st.floats(0.2, 5.0), logn=st.floats(2.0, 6.0), logd=st.floats(-12.0, -3.0))
+def test_monotone_in_n_and_delta(eps0, logn, logd):
+    n = int(10 ** logn)
+    delta = 10 ** logd
+    acc = ShuffleAccountant(GenericLDP(eps0), n)
+    e = acc.get_epsilon(delta, rtol=1e-10)
+    assert e <= eps0
+    e_more_users = ShuffleAccountant(GenericLDP(eps0), 2 * n).get_epsilon(delta, rtol=1e-10)
+    e_larger_delta = acc.get_epsilon(min(10 * delta, 0.5), rtol=1e-10)
+    tol = 1e-9 * e + 1e-15
+    assert e_more_users <= e + tol
+    assert e_larger_delta <= e + tol
+
+
+def test_collision_bound_beats_generic_when_t_large():
+    # the Collision weight is smaller than the generic 1/(e^eps0+1) for t > 2s
+    for eps0 in (0.5, 2.0, 4.0):
+        g = ShuffleAccountant(GenericLDP(eps0), 10_000).get_epsilon(1e-6)
+        c = ShuffleAccountant(CollisionParams(s=4, eps0=eps0), 10_000).get_epsilon(1e-6)
+        assert c < g
+
+
+def test_delta_curve_is_non_increasing():
+    acc = ShuffleAccountant(CoCoParams(s=4, eps0=2.0), 20_000)
+    curve = acc.delta_curve([0.0, 0.01, 0.05, 0.1, 0.5, 1.0, 2.0])
+    assert all(b <= a for a, b in zip(curve, curve[1:]))
+    assert curve[-1] <= 1e-300
+
+
+@pytest.mark.parametrize("mechanism,s,t", [("generic", None, None), ("collision", 4, None),
+                                           ("collision", 4, 30), ("coco", 2, None)])
+def test_local_epsilon(mechanism, s, t):
+    n, eps, delta = 100_000, 0.3, 1e-7
+    e0 = local_epsilon(n, eps, delta, mechanism=mechanism, s=s, t=t, rtol=1e-5)
+    assert e0 is not None and e0 >= eps
+    acc = ShuffleAccountant(make_params(mechanism, e0, s=s, t=t), n)
+    assert acc.get_epsilon(delta) <= eps
+    if t is not None or mechanism == "generic":
+        # a slightly larger eps0 breaks the target (monotone case)
+        bigger = ShuffleAccountant(make_params(mechanism, e0 * (1 + 1e-4), s=s, t=t), n)
+        assert bigger.get_epsilon(delta) > eps
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: GenericLDP(0.0), "eps0 must"),
+    (lambda: GenericLDP(float("inf")), "eps0 must"),
+    (lambda: GenericLDP(31.0), "eps0 must"),
+    (lambda: CollisionParams(s=0, eps0=1.0), "s must"),
+    (lambda: CollisionParams(s=4, eps0=1.0, t=4), "t must be an integer >= 5"),
+    (lambda: CollisionParams(s=4, eps0=1.0, t=4.5), "t must"),
+    (lambda: CollisionParams(s=5, eps0=1.0, d=4), "s must satisfy 1 <= s <= d"),
+    (lambda: CoCoParams(s=4, eps0=1.0, t=9), "t must be an integer >= 10"),
+    (lambda: CoCoParams(s=4, eps0=1.0, t=11), "even"),
+    (lambda: make_params("collision", 1.0), "s is required"),
+    (lambda: make_params("laplace", 1.0), "mechanism must"),
+    (lambda: make_params("generic", 1.0, t=5), "t applies"),
+    (lambda: ShuffleAccountant(GenericLDP(1.0), 0), "n must"),
+    (lambda: ShuffleAccountant(GenericLDP(1.0), 2.5), "n must"),
+    (lambda: ShuffleAccountant(GenericLDP(1.0), 100).get_epsilon(0.0), "delta must"),
+    (lambda: ShuffleAccountant(GenericLDP(1.0), 100).get_epsilon(1.0), "delta must"),
+    (lambda: ShuffleAccountant(GenericLDP(1.0), 100).get_delta(-1.0), "epsilon must"),
+    (lambda: local_epsilon(100, 0.0, 1e-6), "epsilon must"),
+])
+def test_invalid_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
