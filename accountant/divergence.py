@@ -36,7 +36,6 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-import mpmath
 import numpy as np
 
 from .binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range, half_tail_ratio
@@ -305,6 +304,8 @@ def _mp_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digit
     advanced by the exact recurrences T_{m+1}(k) = T_m(k) + b(k-1; m)/2 and
     T_{m+1}(k+1) = T_m(k) - b(k; m)/2 in between.
     """
+    import mpmath  # imported here: only the reference path needs it
+
     mp = mpmath.mp
     with mpmath.workdps(digits + 30):
         n = pair.n
