@@ -251,9 +251,11 @@ class _FloatWindow:
             return 0.0, 0.0, 0.0
         w = np.exp(logterm - M)
         s_fac = np.maximum(0.5 * kf - hv * R, 0.0)
-        sum_d = float(np.dot(w, s_fac / mv)) * 2.0 * (p - q) * (1.0 + math.exp(eps))
+        # (plain multiply-and-sum: BLAS dot spawns threads, which costs more than it
+        # saves on a small busy machine)
+        sum_d = float(np.sum(w * s_fac / mv)) * 2.0 * (p - q) * (1.0 + math.exp(eps))
         qpos = ((p + q) + r * self.rho[idx]) * R - (p - q) * kf / mv
-        sum_q = float(np.dot(w, qpos))
+        sum_q = float(np.sum(w * qpos))
         return M, sum_d, sum_q
 
     @staticmethod

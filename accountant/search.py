@@ -43,6 +43,7 @@ def epsilon_for_delta(
     rtol: float = 1e-9,
     atol: float = 1e-15,
     max_evaluations: int = 500,
+    guess: Optional[float] = None,
 ) -> EpsilonSearchResult:
     """Smallest eps in [0, eps_max] whose certified delta is <= target.
 
@@ -53,6 +54,9 @@ def epsilon_for_delta(
     target : target delta in (0, 1).
     eps_max : an eps where the certified delta is known to be <= target.
     rtol, atol : the bracket [lo, hi] is shrunk until hi - lo <= rtol * hi + atol.
+    guess : optional starting point in (0, eps_max); without it the search starts
+        at eps = 0.  eps = 0 is evaluated whenever the search reaches it, so a
+        target already met at eps = 0 still returns 0.
     """
     if not (0.0 < target < 1.0):
         raise ValueError(f"delta must lie in (0, 1), got {target!r}")
@@ -65,29 +69,34 @@ def epsilon_for_delta(
         evals += 1
         return evaluate(x)
 
-    d_lo0, d_up0, s0 = ev(0.0)
-    if d_up0 <= target:
-        return EpsilonSearchResult(0.0, d_up0, None, evals)
-    lo = 0.0
-    lo_cert = 0.0 if d_lo0 > target else None
-    hi = eps_max
+    lo, hi = 0.0, eps_max
+    lo_cert: Optional[float] = None
     hi_delta: Optional[float] = None
     g_t = math.sqrt(-2.0 * math.log(target))
 
     def newton(x: float, d: float, s: float) -> Optional[float]:
         # Newton on g(eps) = sqrt(-2 log delta): nearly linear for the
         # Gaussian-like tails of shuffled pairs, so a step lands close to the root.
+        # It uses the computed sum (the lower bound differs from it by the rounding
+        # margin only; the upper bound also carries truncated mass, with no slope).
         if not (0.0 < d < 1.0) or s >= 0.0 or not math.isfinite(s):
             return None
         g = math.sqrt(-2.0 * math.log(d))
-        dg = -(s / d) / g
-        return x - (g - g_t) / dg
+        return x - (g - g_t) / (-(s / d) / g)
 
-    # The Newton steps use the computed sum (the lower bound differs from it by the
-    # rounding margin only; the upper bound also carries truncated mass, which
-    # has no slope).
-    cand = newton(0.0, d_lo0 if d_lo0 > 0 else d_up0, s0)
+    zero_done = False
+    cand: Optional[float] = guess if (guess is not None and 0.0 < guess < eps_max) else 0.0
     while evals < max_evaluations:
+        if cand is not None and cand <= 0.0 and not zero_done:
+            # Settle whether eps = 0 already meets the target.
+            d_lo, d_up, s = ev(0.0)
+            zero_done = True
+            if d_up <= target:
+                return EpsilonSearchResult(0.0, d_up, None, evals)
+            if d_lo > target:
+                lo_cert = 0.0
+            cand = newton(0.0, d_lo if d_lo > 0 else d_up, s)
+            continue
         width_goal = rtol * hi + atol
         if hi - lo <= width_goal:
             break
@@ -105,8 +114,8 @@ def epsilon_for_delta(
             lo = lo_cert = cand
         else:
             # Within the rounding margin of the target: cand is the root to
-            # working precision.  Step just above it (a certified hi), and the
-            # probe below then certifies the lower end.
+            # working precision.  Step just above it (a certified hi); the probe
+            # below then certifies the lower end.
             cand = min(cand + 0.4 * width_goal, 0.5 * (cand + hi))
             continue
         cand = newton(cand, d_lo if d_lo > 0 else d_up, s)

@@ -325,7 +325,40 @@ def search_pair_epsilon(pair: DominatingPair, delta: float, rtol: float = 1e-9, 
             value, qmass, margin = float(sd), float(sq), 10.0 ** (-digits + 1)
         return value * (1 - margin), value * (1 + margin) + trunc, -math.exp(eps) * qmass
 
-    return epsilon_for_delta(evaluate, delta, eps_max, rtol=rtol)
+    return epsilon_for_delta(evaluate, delta, eps_max, rtol=rtol, guess=gaussian_guess(pair, delta))
+
+
+def gaussian_guess(pair: DominatingPair, delta: float) -> Optional[float]:
+    """Central-limit approximation of eps_c, used only as the search's starting point.
+
+    With m ~ c n clones, X ~ N(m/2, m/4) and the threshold m/2 + h (module
+    ``divergence``), delta ~ (p - q)(1 + e^eps) / sqrt(c n) * psi(w) with
+    psi(w) = phi(w) - w Q(w) and w = tanh(eps/2) sqrt(c n) / (p - q).
+    """
+    cn = pair.c * pair.n
+    if cn < 1.0:
+        return None
+    gap = pair.p - pair.q
+    rhs = delta * math.sqrt(cn) / (2.0 * gap)
+
+    def psi(w: float) -> float:
+        return math.exp(-0.5 * w * w) / math.sqrt(2 * math.pi) - w * 0.5 * math.erfc(w / math.sqrt(2))
+
+    if rhs >= psi(0.0):
+        return None
+    lo, hi = 0.0, 1.0
+    while psi(hi) > rhs and hi < 1e3:
+        hi *= 2.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if psi(mid) > rhs:
+            lo = mid
+        else:
+            hi = mid
+    x = hi * gap / math.sqrt(cn)
+    if x >= 1.0:
+        return None
+    return 2.0 * math.atanh(x)
 
 
 def _rule_interval(mechanism: str, s: int, t: int) -> Optional[tuple[float, float]]:
