@@ -8,10 +8,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from typing import Optional, Sequence
 
 from .shuffle import MECHANISMS, ShuffleAccountant, local_epsilon, make_params
+
+BOUND_CHOICES = (
+    "tight", "lower", "stronger-clone", "stronger-clone-closed", "clone", "clone-closed",
+    "blanket-hoeffding-generic", "blanket-bennett-generic", "blanket-hoeffding", "blanket-bennett",
+    "efmrtt19",
+)
 
 
 class UsageError(Exception):
@@ -63,7 +70,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps0", type=parse_float, required=True, help="local budget eps0")
     p.add_argument("--delta", type=parse_float, required=True, help="target delta")
     p.add_argument("--rtol", type=parse_float, default=1e-9, help="relative tolerance on eps_c")
+    p.add_argument("--bound", default="tight", choices=BOUND_CHOICES,
+                   help="which bound (default: the mechanism's own, Theorem 5)")
     _add_mechanism_options(p)
+
+    p = sub.add_parser("compare", help="every bound of the comparison set on the same inputs")
+    p.add_argument("--n", type=parse_count, required=True)
+    p.add_argument("--eps0", type=parse_float, required=True)
+    p.add_argument("--delta", type=parse_float, required=True)
+    p.add_argument("--rtol", type=parse_float, default=1e-9)
+    _add_mechanism_options(p)
+
+    p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex")
+    p.add_argument("--n", required=True, help="list, e.g. 10000,100000")
+    p.add_argument("--s", default=None, help="list of s (collision, coco)")
+    p.add_argument("--eps0", required=True, help="list or start:stop:count, e.g. 0.1:5.0:50")
+    p.add_argument("--delta", required=True, help="list of delta")
+    p.add_argument("--mechanism", default="generic", choices=MECHANISMS)
+    p.add_argument("--t-rule", default="paper", help="paper | coco | fixed:T")
+    p.add_argument("--bounds", default="all", help="all or a comma-separated list of bound names")
+    p.add_argument("--out", required=True, help="output file; format from the extension")
+    p.add_argument("--workers", type=parse_count, default=None, help="worker processes (default: cores)")
+    p.add_argument("--scheduler", default=None, help="Dask distributed scheduler address")
+    p.add_argument("--rtol", type=parse_float, default=1e-9)
+
+    p = sub.add_parser("figure", help="Figure 2 layout (amplification ratio vs eps0) with Plotly")
+    p.add_argument("--out", required=True, help="FILE.html or FILE.png")
+    p.add_argument("--n", default="10000,100000")
+    p.add_argument("--s", default="4,64")
+    p.add_argument("--eps0", default="0.1:5.0:50")
+    p.add_argument("--delta", type=parse_float, default=1e-6)
+    p.add_argument("--bounds", default="all")
+    p.add_argument("--workers", type=parse_count, default=None)
 
     p = sub.add_parser("delta", help="certified delta at a central epsilon")
     p.add_argument("--n", type=parse_count, required=True)
@@ -95,6 +133,28 @@ def _describe(params, n: int) -> dict:
 def run(argv: Optional[Sequence[str]] = None) -> dict:
     """Parse ``argv`` and compute; returns the JSON-ready result (raises UsageError/ValueError)."""
     args = build_parser().parse_args(argv)
+    if args.command == "epsilon" and args.bound != "tight":
+        from .bounds import compute_bound
+
+        params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
+        res = compute_bound(args.bound, args.n, args.eps0, args.delta, args.mechanism, args.s,
+                            args.t, args.rtol)
+        out = _describe(params, args.n)
+        out.update(bound=res.name, epsilon=res.epsilon, delta=args.delta, applicable=res.applicable,
+                   reason=res.reason, achieved_delta=res.achieved_delta, lower_epsilon=None)
+        return out
+    if args.command == "compare":
+        from .bounds import compare
+
+        params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
+        res = compare(args.n, args.eps0, args.delta, args.mechanism, args.s, args.t, rtol=args.rtol)
+        out = _describe(params, args.n)
+        out.update(delta=args.delta, bounds={
+            k: {"epsilon": v.epsilon, "applicable": v.applicable, "reason": v.reason,
+                "seconds": v.seconds, "achieved_delta": v.achieved_delta} for k, v in res.items()})
+        return out
+    if args.command in ("table", "figure"):
+        return _grid_command(args)
     if args.command == "epsilon":
         params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
         acc = ShuffleAccountant(params, args.n)
@@ -121,9 +181,75 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     return out
 
 
+def _bound_list(text: str) -> tuple:
+    from .bounds import BOUND_NAMES
+
+    if text == "all":
+        return BOUND_NAMES
+    names = tuple(x.strip() for x in text.split(",") if x.strip())
+    bad = [b for b in names if b not in BOUND_NAMES]
+    if bad or not names:
+        raise ValueError(f"bounds must be 'all' or names from {', '.join(BOUND_NAMES)}, got {text!r}")
+    return names
+
+
+def _grid_command(args) -> dict:
+    from . import tables
+
+    ns = tables.parse_list(args.n, int, "n")
+    eps0s = tables.parse_list(args.eps0, float, "eps0")
+    bounds = _bound_list(args.bounds)
+    if args.command == "table":
+        mechanism = args.mechanism
+        deltas = tables.parse_list(args.delta, float, "delta")
+        ext = tables.check_output_path(args.out)
+        t_rule = args.t_rule
+    else:
+        mechanism, deltas, t_rule = "collision", [args.delta], "paper"
+        ext = os.path.splitext(args.out)[1].lower()
+        if ext not in (".html", ".png"):
+            raise ValueError(f"out must end in .html or .png, got {args.out!r}")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+            raise ValueError(f"out: directory of {args.out!r} does not exist")
+    if mechanism == "generic":
+        ss = [None]
+    else:
+        if args.s is None:
+            raise ValueError(f"s is required for mechanism '{mechanism}' (a list of integers >= 1)")
+        ss = tables.parse_list(args.s, int, "s")
+    points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule)
+    for pt in points:  # validate every point before any work starts
+        make_params(pt.mechanism, pt.eps0, s=pt.s, t=pt.t)
+    rows = tables.compute_table(points, bounds, rtol=getattr(args, "rtol", 1e-9), workers=args.workers,
+                                scheduler=getattr(args, "scheduler", None))
+    if args.command == "table":
+        tables.write_table(rows, args.out)
+    else:
+        from .figure import write_figure
+
+        write_figure(rows, bounds, args.out)
+    return {"out": args.out, "rows": len(rows), "saving_percent": tables.saving_summary(rows)}
+
+
 def _human(command: str, out: dict) -> str:
+    if command in ("table", "figure"):
+        sv = out["saving_percent"]
+        extra = (f"; saving of tight over the best comparison bound: median {sv['median']:.1f}% "
+                 f"(min {sv['min']:.1f}%, max {sv['max']:.1f}%)" if sv.get("count") else "")
+        return f"wrote {out['rows']} rows to {out['out']}{extra}"
     mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["s"] is not None else "")
     tight = {True: "tight (Theorem 6 lower bound matches)", None: "no matching lower bound"}[out["tight"]]
+    if command == "compare":
+        lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
+        for k, v in out["bounds"].items():
+            val = f"{v['epsilon']:.6g}" if v["applicable"] else f"not applicable: {v['reason']}"
+            lines.append(f"  {k:26s} {val}")
+        return "\n".join(lines)
+    if command == "epsilon" and out.get("bound", "tight") != "tight":
+        if not out["applicable"]:
+            return f"{out['bound']}: not applicable: {out['reason']}"
+        return f"{out['bound']}: eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g}" + (
+            f" ({out['reason']})" if out["reason"] else "")
     if command == "epsilon":
         lines = [f"eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g} "
                  f"(certified delta {out['achieved_delta']:.6g})",

@@ -168,9 +168,13 @@ class CoCoParams:
                 raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
             object.__setattr__(self, "d", d)
         t = coco_theorem7_t(s, eps0) if self.t is None else self.t
-        t = _check_int("t", t, 2 * s + 2)
+        msg = f"t must be an even integer >= 2s + 2 = {2 * s + 2} for CoCo, got {t!r}"
+        try:
+            t = _check_int("t", t, 2 * s + 2)
+        except ValueError:
+            raise ValueError(msg) from None
         if t % 2:
-            raise ValueError(f"t must be an even integer >= 2s + 2 = {2 * s + 2} for CoCo, got {t}")
+            raise ValueError(msg)
         object.__setattr__(self, "s", s)
         object.__setattr__(self, "eps0", eps0)
         object.__setattr__(self, "t", t)
