@@ -1,7 +1,7 @@
 r"""Privacy-blanket amplification bounds (Balle, Bell, Gascon, Nissim, CRYPTO 2019).
 
-Setting and notation ([BBGN19], Sections 3 and 5)
--------------------------------------------------
+Setting and notation ([BBGN19])
+-------------------------------
 Every local randomizer with output distributions ``mu_x`` is decomposed as
 
 .. math:: \mu_x = (1-\gamma)\,\nu_x + \gamma\,\omega \qquad\text{for all inputs } x,

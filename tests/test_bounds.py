@@ -187,4 +187,4 @@ def test_figure_html(tmp_path):
                 "--bounds", "tight,stronger-clone", "--workers", "1")
     assert r.returncode == 0, r.stderr
     html = out.read_text()
-    assert "plotly" in html.lower() and "log2(eps0 / eps_c)" in html
+    assert "plotly" in html.lower() and "log2(eps0" in html and "local budget eps0" in html

@@ -131,7 +131,7 @@ def test_local_epsilon(mechanism, s, t):
     (lambda: CollisionParams(s=4, eps0=1.0, t=4), "t must be an integer >= 5"),
     (lambda: CollisionParams(s=4, eps0=1.0, t=4.5), "t must"),
     (lambda: CollisionParams(s=5, eps0=1.0, d=4), "s must satisfy 1 <= s <= d"),
-    (lambda: CoCoParams(s=4, eps0=1.0, t=9), "t must be an integer >= 10"),
+    (lambda: CoCoParams(s=4, eps0=1.0, t=9), "t must be an even integer >= 2s \\+ 2 = 10"),
     (lambda: CoCoParams(s=4, eps0=1.0, t=11), "even"),
     (lambda: make_params("collision", 1.0), "s is required"),
     (lambda: make_params("laplace", 1.0), "mechanism must"),
