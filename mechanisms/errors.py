@@ -71,6 +71,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from accountant.shuffle import coco_theorem7_t, collision_paper_t
+
 #: Largest output-domain size supported (hash range tables use 64-bit arithmetic).
 T_MAX = 2**31 - 1
 
@@ -167,7 +169,7 @@ def collision_t_star(s: int, eps0: float) -> int:
             f"eps0 = {eps0} with s = {s} gives a default t = floor(s e^eps0 + 2s - 1) above "
             f"{T_MAX}; use a smaller eps0 or pass t explicitly"
         )
-    return int(math.floor(val))
+    return collision_paper_t(s, e)
 
 
 def _even_at_least(x: float) -> int:
@@ -189,7 +191,7 @@ def coco_t_default(s: int, eps0: float) -> int:
             f"eps0 = {eps0} with s = {s} gives a default t = ceil(s e^eps0 + s + 2) above "
             f"{T_MAX - 1}; use a smaller eps0 or pass t explicitly"
         )
-    return max(_even_at_least(val), 2 * s + 2)
+    return coco_theorem7_t(s, e)
 
 
 def coco_t_nonmissing(s: int, eps0: float) -> int:
