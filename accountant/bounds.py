@@ -130,7 +130,8 @@ def compute_bound(name: str, n: int, eps0: float, delta: float, mechanism: str =
     t0 = time.perf_counter()
     res = _REGISTRY[name](params, n, delta, rtol)
     seconds = time.perf_counter() - t0
-    return BoundResult(res.name, res.epsilon, res.applicable, res.reason, res.delta,
+    # the registry name is the contract, whatever the implementing function calls itself
+    return BoundResult(name, res.epsilon, res.applicable, res.reason, res.delta,
                        res.achieved_delta, seconds)
 
 
