@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from .tables import write_atomic
+from .fileio import write_atomic
 
 _LABELS = {
     "tight": "Collision (this bound, Thm 5)", "lower": "lower bound (Thm 6)",
@@ -62,10 +62,4 @@ def write_figure(rows: Sequence[dict], bounds: Sequence[str], path: str) -> None
         except Exception as exc:  # kaleido missing or cannot start a browser
             raise ValueError(f"out: PNG export needs Plotly's optional 'kaleido' package and a "
                              f"Chromium it can start ({exc.__class__.__name__}); use .html") from exc
-        d = os.path.dirname(os.path.abspath(path))
-        import tempfile
-
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".png")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
+        write_atomic(path, data)

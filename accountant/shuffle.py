@@ -51,6 +51,18 @@ def _check_int(name: str, v, lo: int) -> int:
     return int(v)
 
 
+def _check_s_eps0_d(params) -> tuple[int, float]:
+    """Validate the s, eps0 and optional d of a Collision/CoCo parameter object."""
+    s = _check_int("s", params.s, 1)
+    eps0 = _check_eps0(params.eps0)
+    if params.d is not None:
+        d = _check_int("d", params.d, 1)
+        if s > d:
+            raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
+        object.__setattr__(params, "d", d)
+    return s, eps0
+
+
 def collision_paper_t(s: int, eps0: float) -> int:
     """The paper's t* = floor(s e^eps0 + 2s - 1) (Section 5, Theorem 4; Figure 2)."""
     return int(math.floor(s * math.exp(eps0) + 2 * s - 1))
@@ -111,13 +123,7 @@ class CollisionParams:
     name: str = field(default="collision", init=False)
 
     def __post_init__(self) -> None:
-        s = _check_int("s", self.s, 1)
-        eps0 = _check_eps0(self.eps0)
-        if self.d is not None:
-            d = _check_int("d", self.d, 1)
-            if s > d:
-                raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
-            object.__setattr__(self, "d", d)
+        s, eps0 = _check_s_eps0_d(self)
         t = collision_paper_t(s, eps0) if self.t is None else self.t
         t = _check_int("t", t, s + 1)
         object.__setattr__(self, "s", s)
@@ -160,13 +166,7 @@ class CoCoParams:
     name: str = field(default="coco", init=False)
 
     def __post_init__(self) -> None:
-        s = _check_int("s", self.s, 1)
-        eps0 = _check_eps0(self.eps0)
-        if self.d is not None:
-            d = _check_int("d", self.d, 1)
-            if s > d:
-                raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
-            object.__setattr__(self, "d", d)
+        s, eps0 = _check_s_eps0_d(self)
         t = coco_theorem7_t(s, eps0) if self.t is None else self.t
         msg = f"t must be an even integer >= 2s + 2 = {2 * s + 2} for CoCo, got {t!r}"
         try:

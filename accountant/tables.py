@@ -14,13 +14,13 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence
 
 from .bounds import BOUND_NAMES, best_comparison, compare
+from .fileio import write_atomic
 from .shuffle import coco_theorem7_t, collision_paper_t
 
 FORMATS = (".csv", ".json", ".md", ".tex")
@@ -247,22 +247,6 @@ def check_output_path(path: str) -> str:
 
 def render(rows: Sequence[dict], ext: str) -> str:
     return WRITERS[ext](rows)
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (temp file + rename)."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.splitext(path)[1])
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def write_table(rows: Sequence[dict], path: str) -> None:

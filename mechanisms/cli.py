@@ -15,7 +15,8 @@ import argparse
 import json
 import os
 import sys
-import tempfile
+
+from accountant.fileio import write_atomic
 
 from .errors import analytic_errors
 from .simulate import (
@@ -102,24 +103,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same directory + os.replace."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 _FORMATS = {".csv": "csv", ".md": "md", ".json": "json"}
 
 
@@ -168,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--out directory does not exist: {args.out!r}")
             res = compare(args.n, args.d, args.s, args.eps0, reps=args.reps, seed=args.seed,
                           postprocess=args.postprocess)
-            _write_atomic(args.out, render_compare(res, _FORMATS[ext]))
+            write_atomic(args.out, render_compare(res, _FORMATS[ext]))
             note = f" (skipped, not installed: {', '.join(res['skipped'])})" if res["skipped"] else ""
             print(f"wrote {len(res['rows'])} rows to {args.out}{note}")
     except (ValueError, MechanismUnavailableError) as exc:
