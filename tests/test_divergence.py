@@ -80,6 +80,7 @@ MP_GRID = [
     (100, 1.0, 0.5), (100, 3.0, 1.0),
     (10_000, 1.0, 0.02), (10_000, 1.0, 0.3), (10_000, 4.0, 0.3), (10_000, 0.5, 0.08),
     (1_000_000, 4.0, 0.02), (1_000_000, 4.0, 0.3), (1_000_000, 1.0, 0.02),
+    (10_000, 1.0, 0.46),  # delta ~ 2e-289, near the bottom of the promised range
 ]
 
 
@@ -98,6 +99,7 @@ def test_grid_reaches_tiny_delta():
     # the grid above includes values far below 1e-50
     pair = DominatingPair.stronger_clone(10_000, 1.0, 1 / (math.e + 1))
     assert hockey_stick_divergence(pair, 0.3).value < 1e-100
+    assert 1e-300 < hockey_stick_divergence(pair, 0.46).value < 1e-280
     pair = DominatingPair.stronger_clone(1_000_000, 4.0, 1 / (math.exp(4) + 1))
     assert hockey_stick_divergence(pair, 0.3).value < 1e-150
 
