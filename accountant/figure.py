@@ -51,15 +51,59 @@ def build_figure(rows: Sequence[dict], bounds: Sequence[str]):
     return fig
 
 
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run",
+                  "--hide-scrollbars")
+
+
+def find_chromium() -> str | None:
+    import shutil
+
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def html_to_png(html: str, width: int, height: int) -> bytes:
+    """Render a self-contained HTML page to PNG with a headless Chromium (Debian's
+    ``chromium`` package); raises ValueError if none is installed or it fails."""
+    import subprocess
+    import tempfile
+
+    exe = find_chromium()
+    if exe is None:
+        raise ValueError("out: PNG export needs a Chromium browser (Debian package 'chromium') "
+                         "or Plotly's 'kaleido'; use .html")
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "figure.html")
+        png = os.path.join(tmp, "figure.png")
+        with open(page, "w", encoding="utf-8") as fh:
+            fh.write(html)
+        cmd = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={os.path.join(tmp, 'profile')}",
+               f"--window-size={width},{height}", "--virtual-time-budget=10000",
+               f"--screenshot={png}", "file://" + page]
+        try:
+            subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ValueError(f"out: Chromium could not render the PNG ({exc.__class__.__name__})") from exc
+        if not os.path.exists(png) or os.path.getsize(png) == 0:
+            raise ValueError("out: Chromium did not produce the PNG; use .html")
+        with open(png, "rb") as fh:
+            return fh.read()
+
+
 def write_figure(rows: Sequence[dict], bounds: Sequence[str], path: str) -> None:
+    """Write the Figure 2 layout as .html (self-contained) or .png, whole or not at all."""
     fig = build_figure(rows, bounds)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".html":
         write_atomic(path, fig.to_html(include_plotlyjs=True, full_html=True))
-    else:
-        try:
-            data = fig.to_image(format="png")
-        except Exception as exc:  # kaleido missing or cannot start a browser
-            raise ValueError(f"out: PNG export needs Plotly's optional 'kaleido' package and a "
-                             f"Chromium it can start ({exc.__class__.__name__}); use .html") from exc
-        write_atomic(path, data)
+        return
+    width, height = int(fig.layout.width), int(fig.layout.height)
+    try:
+        data = fig.to_image(format="png")  # Plotly's kaleido, if installed
+    except Exception:
+        data = html_to_png(fig.to_html(include_plotlyjs=True, full_html=True), width + 40, height + 40)
+    write_atomic(path, data)

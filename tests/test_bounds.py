@@ -189,3 +189,13 @@ def test_figure_html(tmp_path):
     assert r.returncode == 0, r.stderr
     html = out.read_text()
     assert "plotly" in html.lower() and "log2(eps0" in html and "local budget eps0" in html
+
+
+def test_figure_png(tmp_path):
+    out = tmp_path / "fig.png"
+    r = run_cli("figure", "--out", str(out), "--n", "2000", "--s", "4", "--eps0", "0.5,1,2",
+                "--bounds", "tight,stronger-clone", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    assert [p.name for p in tmp_path.iterdir()] == ["fig.png"]
