@@ -112,9 +112,11 @@ def test_workers_and_dask_give_the_same_rows():
     assert serial == parallel
     from dask.distributed import LocalCluster
 
-    # a real scheduler and worker process on loopback, reached through its tcp:// address
-    with LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
-                      protocol="tcp") as cluster:
+    # a real scheduler listening on loopback, reached by the client through its tcp://
+    # address (the worker runs in-process: spawning worker processes from inside a long
+    # pytest session proved fragile)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+                      protocol="tcp", dashboard_address=None) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         viadask = tables.compute_table(pts, bounds, scheduler=cluster.scheduler_address, progress=False)
     assert viadask == serial

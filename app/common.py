@@ -1,0 +1,173 @@
+"""Shared pieces of the dashboard: explanations, input checks, cached library calls,
+downloads.  No formula lives here: every number comes from ``accountant`` or
+``mechanisms``; this module only adapts calls (caching, error capture) for Streamlit.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import sys
+from typing import Callable, Optional, Sequence
+
+# make the repository importable when run as ``streamlit run app/Home.py``
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+import streamlit as st  # noqa: E402
+
+from accountant import bounds as _bounds  # noqa: E402
+from accountant import shuffle as _shuffle  # noqa: E402
+from accountant import tables as _tables  # noqa: E402
+from mechanisms import errors as _errors  # noqa: E402
+from mechanisms import planner as _planner  # noqa: E402
+
+EXPLANATIONS = {
+    "eps0": "eps0 (local budget): the privacy each user's own randomized report gives on its own, "
+            "before shuffling (eps0-local differential privacy).",
+    "eps_c": "eps_c (central budget): the differential privacy of the shuffled collection of all n "
+             "reports, as seen by the analyst; shuffling makes eps_c much smaller than eps0.",
+    "delta": "delta: the small probability with which the central guarantee (eps_c, delta) may fail; "
+             "take it well below 1/n.",
+    "s": "s (sparsity): the number of non-zero coordinates each user holds, out of d coordinates.",
+    "t": "t (hash range): the number of buckets Collision/CoCo hash the s keys into; larger t means "
+         "fewer collisions but a weaker amplification.",
+}
+
+ERRATUM_CAPTION = ("The Collision/CoCo upper bound (Theorem 5) rests on the stronger-clone reduction "
+                   "(FMT23 Lemma 3.5), whose general form has a published erratum; see README, "
+                   "'Caveat: the FMT23 erratum'.")
+
+MECH_LABEL = {"generic": "generic eps0-LDP", "collision": "Collision", "coco": "CoCo"}
+
+
+def page_header(title: str, intro: str) -> None:
+    st.set_page_config(page_title=f"{title} | shuffle-DP toolkit", layout="wide")
+    st.title(title)
+    st.write(intro)
+
+
+def explain(keys: Sequence[str] = ("eps0", "eps_c", "delta", "s", "t")) -> None:
+    """One sentence for each symbol used on the page."""
+    with st.expander("What do eps0, eps_c, delta, s and t mean?", expanded=False):
+        for k in keys:
+            st.markdown("* " + EXPLANATIONS[k])
+
+
+def call(fn: Callable, *args, where=None, **kwargs):
+    """Run a library call; show a ValueError's message (in ``where`` or the page)
+    instead of a traceback and return None."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, OverflowError, ZeroDivisionError) as exc:
+        (where or st).error(f"{exc}")
+        return None
+
+
+def check(cond: bool, message: str, where=None) -> bool:
+    """Show ``message`` as an error when ``cond`` is false; return ``cond``."""
+    if not cond:
+        (where or st).error(message)
+    return cond
+
+
+def parse_list(text: str, kind=float, name: str = "value", where=None) -> Optional[list]:
+    """'1,2,3' or 'start:stop:count' -> list (tables.parse_list), error shown on failure."""
+    return call(_tables.parse_list, text, kind, name, where=where)
+
+
+def fmt(x, digits: int = 6) -> str:
+    if x is None:
+        return "n/a"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "n/a"
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def to_csv(rows: Sequence[dict]) -> str:
+    cols: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in cols:
+                cols.append(k)
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in cols})
+    return buf.getvalue()
+
+
+def download_csv(rows: Sequence[dict], filename: str, label: str = "Download CSV",
+                 key: Optional[str] = None) -> None:
+    st.download_button(label, to_csv(rows), file_name=filename, mime="text/csv",
+                       key=key or f"dl-{filename}")
+
+
+def flat(rows: Sequence[dict]) -> list[dict]:
+    """Rows with nested dicts (reasons) rendered as text, for st.dataframe."""
+    out = []
+    for r in rows:
+        out.append({k: ("; ".join(f"{a}: {b}" for a, b in v.items()) if isinstance(v, dict) else v)
+                    for k, v in r.items()})
+    return out
+
+
+def number_columns(rows: Sequence[dict]) -> dict:
+    """column_config showing float columns with 4 significant digits (not rounded to 0)."""
+    cols = {k for r in rows for k, v in r.items() if isinstance(v, float)}
+    return {k: st.column_config.NumberColumn(k, format="%.4g") for k in cols}
+
+
+# --------------------------------------------------------------------------- cached calls
+@st.cache_data(show_spinner=False, max_entries=2000)
+def table_row(mechanism: str, n: int, s: Optional[int], eps0: float, delta: float,
+              t: Optional[int], bounds: tuple) -> dict:
+    """tables.compute_row for one point (cached per input)."""
+    pt = _tables.GridPoint(n, s, eps0, delta, t, mechanism)
+    return _tables.compute_row(pt, bounds)
+
+
+def grid(ns, ss, eps0s, deltas, mechanism: str, t_rule: str):
+    return _tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule)
+
+
+def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing") -> list[dict]:
+    """compute rows one by one (cached), with a progress bar while it runs."""
+    rows = []
+    bar = st.progress(0.0, text=label) if len(points) > 1 else None
+    for i, p in enumerate(points):
+        rows.append(table_row(p.mechanism, p.n, p.s, p.eps0, p.delta, p.t, tuple(bounds)))
+        if bar is not None:
+            bar.progress((i + 1) / len(points), text=f"{label}: {i + 1}/{len(points)} points")
+    if bar is not None:
+        bar.empty()
+    return rows
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optional[int],
+                   t: Optional[int]) -> dict:
+    params = _shuffle.make_params(mechanism, eps0, s=s, t=t)
+    res = _shuffle.ShuffleAccountant(params, n).epsilon_result(delta)
+    return {"epsilon": res.epsilon, "achieved_delta": res.achieved_delta,
+            "lower_epsilon": res.lower_epsilon, "tight": res.tight, "t": params.t,
+            "mixture_weight": params.mixture_weight}
+
+
+@st.cache_data(show_spinner=False, max_entries=200)
+def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str,
+         mechanisms: tuple) -> "_planner.Plan":
+    return _planner.plan(target_eps, delta, n, d, s, estimate, mechanisms)
+
+
+@st.cache_data(show_spinner=False, max_entries=200)
+def optimal_t(mechanism: str, estimator: str, d: int, s: int, eps0: float) -> tuple:
+    return _errors.optimal_t(mechanism, estimator, d, s, eps0)
+
+
+BOUND_NAMES = _bounds.BOUND_NAMES

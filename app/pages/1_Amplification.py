@@ -1,0 +1,133 @@
+"""Amplification: central eps_c against local eps0 for every bound (Figure 2)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import plotly.graph_objects as go  # noqa: E402
+import streamlit as st  # noqa: E402
+
+import common  # noqa: E402
+from accountant.figure import bound_label, build_figure  # noqa: E402
+from accountant.shuffle import make_params  # noqa: E402
+
+common.page_header(
+    "Amplification by shuffling",
+    "How much privacy the shuffler adds: the central eps_c of n shuffled reports against each "
+    "user's local eps0, from the mechanism's own bound and from every bound in the literature.")
+common.explain()
+st.caption(common.ERRATUM_CAPTION)
+
+sb = st.sidebar
+sb.header("Inputs")
+mechanism = sb.selectbox("Mechanism", ["collision", "coco", "generic"],
+                         format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
+n = int(sb.number_input("n (users)", min_value=1, max_value=10**12, value=100_000, step=10_000,
+                        key="n"))
+delta_text = sb.text_input("delta", value="1e-6", key="delta")
+delta = common.call(float, delta_text, where=sb)
+if delta is not None and not common.check(0 < delta < 1, f"delta must lie in (0, 1), got {delta_text}",
+                                          where=sb):
+    delta = None
+s = t = None
+t_ok = True
+if mechanism != "generic":
+    s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=100_000, value=4, key="s"))
+    t_mode = sb.radio("t (hash range)", ["paper's rule", "fixed value"], key="t_mode",
+                      help="Collision: t* = floor(s e^eps0 + 2s - 1); CoCo: Theorem 7's even t.")
+    if t_mode == "fixed value":
+        t = int(sb.number_input("t value", min_value=1, max_value=2**31 - 2, value=4 * s + 2, key="t"))
+        t_ok = common.call(make_params, mechanism, 1.0, s=s, t=t, where=sb) is not None
+c1, c2, c3 = sb.columns(3)
+e_min = c1.number_input("eps0 min", min_value=0.001, max_value=30.0, value=0.1, key="e_min")
+e_max = c2.number_input("eps0 max", min_value=0.001, max_value=30.0, value=5.0, key="e_max")
+pts = int(c3.number_input("points", min_value=2, max_value=200, value=25, key="pts"))
+range_ok = common.check(e_min < e_max, "eps0 min must be smaller than eps0 max", where=sb)
+e_ref = sb.number_input("eps0 for the headline numbers", min_value=0.001, max_value=30.0, value=1.0,
+                        key="e_ref")
+
+if delta is None or not t_ok or not range_ok:
+    st.warning("Fix the inputs marked in the sidebar to see the results.")
+    st.stop()
+
+# ---------------------------------------------------------------- headline point
+head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t)
+if head is not None:
+    st.subheader(f"At eps0 = {e_ref:g}")
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("eps_c (mechanism's bound)", common.fmt(head["epsilon"]),
+              help="certified upper bound on the central epsilon at this delta")
+    m2.metric("lower bound on eps_c", common.fmt(head["lower_epsilon"]),
+              help="Theorem 6 (Collision t >= 3s, CoCo t >= 4s); n/a otherwise")
+    m3.metric("t used", "n/a" if head["t"] is None else str(head["t"]))
+    m4.metric("amplification eps0 / eps_c", common.fmt(float(e_ref) / head["epsilon"], 4))
+    if head["tight"]:
+        st.success("The mechanism's bound is tight here: a matching lower bound holds "
+                   "(eps_c lies between the two numbers above).")
+    elif mechanism == "generic":
+        st.info("No matching lower bound for a generic eps0-LDP randomizer: the bound is an upper "
+                "bound only.")
+    else:
+        st.info("The bound is not known to be tight here (Collision needs t >= 3s, CoCo t >= 4s): "
+                "it is an upper bound only.")
+
+# ---------------------------------------------------------------- curves
+eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
+t_rule = "paper" if t is None else f"fixed:{t}"
+points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule)
+if points is None:
+    st.stop()
+rows = common.call(common.rows_with_progress, points, common.BOUND_NAMES, "Computing bounds")
+if rows is None:
+    st.stop()
+
+applicable = [b for b in common.BOUND_NAMES if any(r[b] is not None for r in rows)]
+fig2 = build_figure(rows, applicable)  # Figure 2 layout; its colours are reused below
+color = {tr.legendgroup: tr.line.color for tr in fig2.data}
+fig = go.Figure()
+for b in applicable:
+    fig.add_trace(go.Scatter(x=[r["eps0"] for r in rows], y=[r[b] for r in rows], mode="lines",
+                             name=bound_label(b),
+                             line=dict(width=3 if b == "tight" else 1.5, color=color.get(b))))
+fig.update_layout(title=f"Central eps_c against local eps0 ({common.MECH_LABEL[mechanism]}, "
+                        f"n = {n:,}, delta = {delta:g}; lower is better)",
+                  xaxis_title="local budget eps0 (nats)", yaxis_title="central eps_c (nats)",
+                  yaxis=dict(type="log", dtick=1), legend_title="bound", template="plotly_white",
+                  height=460)
+st.plotly_chart(fig, key="eps_c_chart")
+
+fig2.update_layout(width=None, height=560, legend_title="bound",
+                   legend=dict(orientation="h", y=-0.22, x=0),
+                   title=fig2.layout.title.text.replace("delta", "amplification ratio; delta"))
+fig2.update_xaxes(title_text="local budget eps0 (nats)")
+fig2.update_yaxes(title_text="log2(eps0 / eps_c) (bits)")
+st.plotly_chart(fig2, key="ratio_chart")
+
+# ---------------------------------------------------------------- applicability
+st.subheader("Bounds that do not apply")
+na = []
+for b in common.BOUND_NAMES:
+    reasons = sorted({r["reasons"][b] for r in rows if b in r["reasons"]})
+    if reasons:
+        count = sum(1 for r in rows if b in r["reasons"])
+        na.append({"bound": bound_label(b), "not applicable at": f"{count} of {len(rows)} eps0 values",
+                   "reason": reasons[0] if len(reasons) == 1 else reasons[0] + " (and others)"})
+if na:
+    st.dataframe(na, hide_index=True, key="na_table")
+else:
+    st.write("Every bound applies on this range.")
+
+if mechanism != "generic":
+    tight_at = [r["eps0"] for r in rows if make_params(mechanism, r["eps0"], s=s, t=r["t"]).tight]
+    if tight_at:
+        st.caption(f"The mechanism's bound is tight (Theorem 6 lower bound applies) at "
+                   f"{len(tight_at)} of {len(rows)} eps0 values, eps0 in [{min(tight_at):.3g}, "
+                   f"{max(tight_at):.3g}].")
+    else:
+        st.caption("The mechanism's bound is not known to be tight anywhere on this range.")
+
+# ---------------------------------------------------------------- numbers
+st.subheader("Numbers")
+table = [{k: v for k, v in r.items() if k != "reasons"} for r in rows]
+st.dataframe(table, hide_index=True, key="numbers", column_config=common.number_columns(table))
+common.download_csv(table, f"amplification_{mechanism}_n{n}.csv", key="dl_amp")

@@ -1,0 +1,99 @@
+"""Planner: mechanism, t and eps0 with the smallest error for a target (eps_c, delta)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import plotly.graph_objects as go  # noqa: E402
+import streamlit as st  # noqa: E402
+
+import common  # noqa: E402
+
+common.page_header(
+    "Deployment planner",
+    "Give the central guarantee you must meet; the planner finds, for Collision and CoCo and a "
+    "range of hash sizes t, the largest local eps0 that meets it and the exact error there, and "
+    "recommends the most accurate choice.")
+common.explain()
+
+sb = st.sidebar
+sb.header("Inputs")
+target = float(sb.number_input("target central eps_c", min_value=0.01, max_value=20.0, value=0.5,
+                               key="target"))
+delta_text = sb.text_input("delta", value="1e-6", key="delta")
+delta = common.call(float, delta_text, where=sb)
+if delta is not None and not common.check(0 < delta < 1, f"delta must lie in (0, 1), got {delta_text}",
+                                          where=sb):
+    delta = None
+n = int(sb.number_input("n (users)", min_value=2, max_value=10**11, value=100_000, step=10_000,
+                        key="n"))
+d = int(sb.number_input("d (coordinates)", min_value=1, max_value=10**7, value=128, key="d"))
+s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8, key="s"))
+s_ok = common.check(s <= d, f"s must satisfy 1 <= s <= d = {d}, got s = {s}", where=sb)
+estimate = sb.radio("estimate", ["mean", "frequency"], key="estimate",
+                    format_func=lambda e: {"mean": "mean of the values",
+                                           "frequency": "frequency of the keys (non-missing)"}[e])
+mechs = tuple(sb.multiselect("mechanisms", ["collision", "coco"], default=["collision", "coco"],
+                             format_func=lambda m: common.MECH_LABEL[m], key="mechs"))
+m_ok = common.check(bool(mechs), "choose at least one mechanism", where=sb)
+if delta is None or not s_ok or not m_ok:
+    st.warning("Fix the inputs marked in the sidebar to see the results.")
+    st.stop()
+
+with st.spinner("Searching eps0 for every candidate t (a few seconds)..."):
+    p = common.call(common.plan, target, delta, n, d, s, estimate, mechs)
+if p is None:
+    st.stop()
+
+r = p.recommendation
+st.subheader("Recommendation")
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("mechanism", common.MECH_LABEL[r.mechanism])
+c2.metric("t", str(r.t))
+c3.metric("local eps0", f"{r.eps0:.6g}")
+c4.metric("MSE", f"{r.mse:.4g}", help="exact, summed over coordinates, for n users")
+st.code(p.sentence(), language=None, wrap_lines=True)
+st.caption(common.ERRATUM_CAPTION)
+
+st.subheader("Trade-off: error against t at the largest admissible eps0")
+fig = go.Figure()
+colors = {"collision": "#1f77b4", "coco": "#d62728"}
+for mech in mechs:
+    cs = [c for c in p.candidates if c.mechanism == mech]
+    fig.add_trace(go.Scatter(
+        x=[c.t for c in cs], y=[c.mse for c in cs], mode="lines+markers",
+        name=f"{common.MECH_LABEL[mech]}: MSE", line=dict(color=colors[mech]),
+        customdata=[[c.eps0, c.eps_c, c.source] for c in cs],
+        hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 = %{customdata[0]:.4g}"
+                      "<br>eps_c = %{customdata[1]:.4g}<br>%{customdata[2]}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[c.t for c in cs], y=[c.eps0 for c in cs], mode="lines",
+                             name=f"{common.MECH_LABEL[mech]}: eps0", yaxis="y2",
+                             line=dict(color=colors[mech], dash="dot", width=1)))
+fig.add_trace(go.Scatter(x=[r.t], y=[r.mse], mode="markers", name="recommended",
+                         marker=dict(symbol="star", size=16, color="gold",
+                                     line=dict(color="black", width=1))))
+fig.update_layout(
+    xaxis=dict(title="hash range t (buckets)", type="log"),
+    yaxis=dict(title=f"MSE of the {estimate} estimate (sum over coordinates)", type="log"),
+    yaxis2=dict(title="largest admissible local eps0 (nats)", overlaying="y", side="right",
+                showgrid=False),
+    template="plotly_white", height=460, legend=dict(orientation="h", y=-0.2),
+    legend_title="curve", margin=dict(t=30))
+st.plotly_chart(fig, key="tradeoff_chart")
+
+st.subheader("Sensitivity to n")
+sens_rows = [{"n": n, "mechanism": r.mechanism, "t": r.t, "eps0": r.eps0, "eps_c": r.eps_c,
+              "mse": r.mse}]
+for nn, c in sorted(p.sensitivity.items()):
+    sens_rows.append({"n": nn, "mechanism": c.mechanism, "t": c.t, "eps0": c.eps0, "eps_c": c.eps_c,
+                      "mse": c.mse})
+sens_rows.sort(key=lambda x: x["n"])
+st.dataframe(sens_rows, hide_index=True, key="sens_table",
+             column_config=common.number_columns(sens_rows))
+st.caption("The same recommendation recomputed for half and twice the number of users.")
+common.download_csv(sens_rows, "planner_sensitivity.csv", "Download sensitivity (CSV)", key="dl_sens")
+
+st.subheader("All candidates")
+st.dataframe(p.rows(), hide_index=True, key="cand_table",
+             column_config=common.number_columns(p.rows()))
+common.download_csv(p.rows(), "planner_candidates.csv", "Download candidates (CSV)", key="dl_cand")

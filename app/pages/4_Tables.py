@@ -1,0 +1,89 @@
+"""Tables: grids of bounds over n, s, eps0, delta; export as CSV, JSON, Markdown, LaTeX."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import streamlit as st  # noqa: E402
+
+import common  # noqa: E402
+from accountant import tables  # noqa: E402
+from accountant.figure import bound_label  # noqa: E402
+
+MAX_POINTS = 400
+
+common.page_header(
+    "Tables of bounds",
+    "A grid of inputs (every combination of the lists below) with the central eps_c from each "
+    "chosen bound, the amplification ratio log2(eps0/eps_c) and the saving of the mechanism's "
+    "bound over the best competitor.")
+common.explain()
+st.caption("Lists: comma-separated values (1e4, 1e5) or start:stop:count (0.5:5:4).")
+
+sb = st.sidebar
+sb.header("Grid")
+mechanism = sb.selectbox("Mechanism", ["collision", "coco", "generic"],
+                         format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
+ns = common.parse_list(sb.text_input("n values", "10000, 100000", key="ns"), int, "n", where=sb)
+ss = [None]
+if mechanism != "generic":
+    ss = common.parse_list(sb.text_input("s values", "4, 16", key="ss"), int, "s", where=sb)
+eps0s = common.parse_list(sb.text_input("eps0 values", "0.5:4:4", key="eps0s"), float, "eps0", where=sb)
+deltas = common.parse_list(sb.text_input("delta values", "1e-6", key="deltas"), float, "delta", where=sb)
+t_rule = "paper"
+if mechanism != "generic":
+    rule = sb.selectbox("t rule", ["paper", "coco", "fixed"], key="t_rule",
+                        help="paper: the mechanism's default rule (Collision t*, CoCo Theorem 7); "
+                             "coco: Theorem 7's rule; fixed: one t for every row")
+    if rule == "fixed":
+        t_rule = f"fixed:{int(sb.number_input('t', min_value=2, value=66, key='t_fixed'))}"
+    else:
+        t_rule = rule
+default_b = ["tight", "lower", "stronger-clone", "clone", "blanket-bennett", "efmrtt19"]
+chosen = sb.multiselect("bounds", list(common.BOUND_NAMES), default=default_b, key="bounds",
+                        help="; ".join(f"{b}: {bound_label(b)}" for b in common.BOUND_NAMES))
+ok = common.check(bool(chosen), "choose at least one bound", where=sb)
+if None in (ns, ss, eps0s, deltas) or not ok:
+    st.warning("Fix the inputs marked in the sidebar to see the table.")
+    st.stop()
+
+points = common.call(common.grid, ns, ss, eps0s, deltas, mechanism, t_rule, where=sb)
+if points is None:
+    st.stop()
+if not common.check(len(points) <= MAX_POINTS,
+                    f"the grid has {len(points)} points; at most {MAX_POINTS} here "
+                    f"(use `python -m accountant table` for larger grids)", where=sb):
+    st.stop()
+bounds = [b for b in common.BOUND_NAMES if b in chosen]
+# validate each point's parameters before computing (e.g. an odd fixed t for CoCo)
+from accountant.shuffle import make_params  # noqa: E402
+
+bad = []
+for p in points:
+    try:
+        make_params(p.mechanism, p.eps0, s=p.s, t=p.t)
+    except ValueError as exc:
+        bad.append(str(exc))
+if bad:
+    sb.error(bad[0])
+    st.warning("Fix the inputs marked in the sidebar to see the table.")
+    st.stop()
+
+rows = common.call(common.rows_with_progress, points, bounds, "Computing the table")
+if rows is None:
+    st.stop()
+st.subheader(f"{len(rows)} rows")
+summary = tables.saving_summary(rows)
+if summary:
+    st.caption("Saving of the mechanism's bound over the best comparison bound: " +
+               ", ".join(f"{k} = {common.fmt(v, 4)}" for k, v in summary.items()))
+st.dataframe(common.flat(rows), hide_index=True, key="table",
+             column_config=common.number_columns(rows))
+
+st.write("Download")
+cols = st.columns(4)
+for col, ext, mime, label in zip(cols, tables.FORMATS,
+                                 ["text/csv", "application/json", "text/markdown", "text/x-tex"],
+                                 ["CSV", "JSON", "Markdown", "LaTeX"]):
+    col.download_button(label, tables.render(rows, ext), file_name=f"bounds_{mechanism}{ext}",
+                        mime=mime, key=f"dl{ext}")

@@ -1,0 +1,148 @@
+"""Dashboard pages under streamlit.testing (no browser): defaults render, numbers match the
+library, inputs change the numbers, bad input gives a visible error and no exception."""
+import os
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from accountant.shuffle import CoCoParams, CollisionParams, ShuffleAccountant  # noqa: E402
+from accountant.tables import GridPoint, compute_row  # noqa: E402
+from mechanisms.errors import coco_t_default, collision_t_star  # noqa: E402
+from mechanisms.planner import plan  # noqa: E402
+from mechanisms.simulate import simulate  # noqa: E402
+
+APP = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "app")
+
+
+def page(name: str) -> AppTest:
+    path = os.path.join(APP, name if name == "Home.py" else os.path.join("pages", name))
+    at = AppTest.from_file(path, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def metric(at: AppTest, label: str) -> str:
+    for m in at.metric:
+        if m.label == label:
+            return m.value
+    raise AssertionError(f"no metric {label!r}: {[m.label for m in at.metric]}")
+
+
+def has_explanations(at: AppTest) -> bool:
+    text = " ".join(m.value for m in at.markdown)
+    return all(k in text for k in ("eps0 (local budget)", "eps_c (central budget)", "delta:",
+                                   "s (sparsity)", "t (hash range)"))
+
+
+def test_home():
+    at = page("Home.py")
+    assert at.title[0].value == "Shuffle-model DP toolkit"
+    assert has_explanations(at)
+    assert any("erratum" in c.value for c in at.caption)
+
+
+def test_amplification_default_change_and_invalid():
+    at = page("1_Amplification.py")
+    assert has_explanations(at)
+    assert any("FMT23 Lemma 3.5" in c.value and "erratum" in c.value for c in at.caption)
+    lib = ShuffleAccountant(CollisionParams(s=4, eps0=1.0), 100_000).get_epsilon(1e-6)
+    shown = float(metric(at, "eps_c (mechanism's bound)"))
+    assert shown == pytest.approx(lib, rel=1e-5)
+    assert metric(at, "t used") == str(collision_t_star(4, 1.0))
+    assert len(at.get("plotly_chart")) == 2 and len(at.dataframe) >= 2
+    # bigger n -> smaller eps_c, equal to the library's value
+    at.number_input(key="n").set_value(1_000_000).run()
+    ok(at)
+    lib2 = ShuffleAccountant(CollisionParams(s=4, eps0=1.0), 1_000_000).get_epsilon(1e-6)
+    shown2 = float(metric(at, "eps_c (mechanism's bound)"))
+    assert shown2 == pytest.approx(lib2, rel=1e-5) and shown2 < shown
+    # CoCo with an odd fixed t: visible error beside the input, no exception
+    at.selectbox(key="mechanism").set_value("coco").run()
+    ok(at)
+    lib3 = ShuffleAccountant(CoCoParams(s=4, eps0=1.0), 1_000_000).get_epsilon(1e-6)
+    assert float(metric(at, "eps_c (mechanism's bound)")) == pytest.approx(lib3, rel=1e-5)
+    assert metric(at, "t used") == str(coco_t_default(4, 1.0))
+    at.radio(key="t_mode").set_value("fixed value").run()
+    at.number_input(key="t").set_value(11).run()
+    ok(at)
+    assert any("even integer" in e.value for e in at.error)
+    # a non-numeric delta
+    at.number_input(key="t").set_value(40).run()
+    ok(at)
+    assert not at.error
+    at.text_input(key="delta").set_value("abc").run()
+    ok(at)
+    assert at.error and "could not convert" in at.error[0].value
+
+
+def test_utility_default_change_and_invalid():
+    at = page("2_Utility.py")
+    marks = at.dataframe[0].value
+    col = marks[marks["mechanism"] == "collision"]
+    assert set(col["paper_t"]) == {collision_t_star(4, 1.0)}
+    coco = marks[marks["mechanism"] == "coco"]
+    assert set(coco["paper_t"]) == {coco_t_default(4, 1.0)}
+    assert len(at.get("plotly_chart")) == 3
+    at.number_input(key="s").set_value(8).run()
+    ok(at)
+    marks = at.dataframe[0].value
+    assert set(marks[marks["mechanism"] == "collision"]["paper_t"]) == {collision_t_star(8, 1.0)}
+    at.number_input(key="s").set_value(100).run()  # s > d = 64
+    ok(at)
+    assert any("s must satisfy" in e.value for e in at.error)
+
+
+def test_planner_matches_library():
+    at = page("3_Planner.py")
+    p = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"))
+    r = p.recommendation
+    assert metric(at, "local eps0") == f"{r.eps0:.6g}"
+    assert metric(at, "t") == str(r.t)
+    assert at.code[0].value == p.sentence()
+    sens = at.dataframe[0].value
+    assert sorted(sens["n"]) == [50_000, 100_000, 200_000]
+    at.number_input(key="s").set_value(200).run()  # s > d = 128
+    ok(at)
+    assert any("s must satisfy" in e.value for e in at.error)
+    assert not at.code
+
+
+def test_tables_default_change_and_invalid():
+    at = page("4_Tables.py")
+    df = at.dataframe[0].value
+    assert len(df) == 2 * 2 * 4
+    first = df.iloc[0]
+    row = compute_row(GridPoint(10_000, 4, 0.5, 1e-6, collision_t_star(4, 0.5), "collision"),
+                      ["tight", "lower", "stronger-clone", "clone", "blanket-bennett", "efmrtt19"])
+    assert first["tight"] == pytest.approx(row["tight"], rel=1e-12)
+    assert first["t"] == row["t"]
+    at.text_input(key="eps0s").set_value("1, 2").run()
+    ok(at)
+    assert len(at.dataframe[0].value) == 2 * 2 * 2
+    at.text_input(key="ns").set_value("ten thousand").run()
+    ok(at)
+    assert any("n must be" in e.value for e in at.error)
+
+
+def test_simulation_run_and_invalid():
+    at = page("5_Simulation.py")
+    assert not at.dataframe  # nothing before the button
+    at.button(key="run").click().run()
+    ok(at)
+    df = at.dataframe[0].value
+    runs = [simulate("collision", 20_000, 64, 4, 1.0, reps=1, seed=i) for i in range(3)]
+    emp = sum(r["mse_mean"] for r in runs) / 3
+    assert df.iloc[0]["empirical MSE (mean over runs)"] == pytest.approx(emp, rel=1e-12)
+    assert df.iloc[0]["exact / analytic MSE"] == pytest.approx(runs[0]["analytic"]["mse_mean"])
+    at.selectbox(key="mechanism").set_value("coco").run()
+    at.radio(key="t_mode").set_value("fixed value").run()
+    at.number_input(key="t").set_value(11).run()
+    ok(at)
+    assert any("even integer" in e.value for e in at.error)
+    assert at.button(key="run").disabled

@@ -1,0 +1,99 @@
+"""Deployment planner: feasibility, optimality, monotonicity in n, invalid input."""
+import math
+
+import pytest
+
+from accountant.shuffle import ShuffleAccountant, make_params
+from mechanisms.errors import coco_mse, collision_mse
+from mechanisms.planner import Plan, candidate_ts, evaluate, plan
+
+ARGS = dict(target_eps=0.5, delta=1e-6, n=20_000, d=64, s=4)
+
+
+@pytest.fixture(scope="module")
+def mean_plan() -> Plan:
+    return plan(**ARGS, estimate="mean")
+
+
+def test_recommendation_meets_target(mean_plan):
+    for c in mean_plan.candidates:
+        acc = ShuffleAccountant(make_params(c.mechanism, c.eps0, s=ARGS["s"], t=c.t), ARGS["n"])
+        eps = acc.get_epsilon(ARGS["delta"])
+        assert eps <= ARGS["target_eps"] * (1 + 1e-9), c
+        # certified delta at the target epsilon is within the budget
+        assert acc.get_delta(ARGS["target_eps"]) <= ARGS["delta"] * (1 + 1e-9)
+    r = mean_plan.recommendation
+    assert r.eps_c <= ARGS["target_eps"]
+    # and is (close to) the largest such eps0: 0.1% more breaks the target
+    acc = ShuffleAccountant(make_params(r.mechanism, r.eps0 * 1.001, s=ARGS["s"], t=r.t), ARGS["n"])
+    assert acc.get_epsilon(ARGS["delta"]) > ARGS["target_eps"]
+
+
+def test_recommendation_has_minimal_mse(mean_plan):
+    best = min(c.mse for c in mean_plan.candidates)
+    assert mean_plan.recommendation.mse == best
+    assert mean_plan.recommendation in mean_plan.candidates
+    for c in mean_plan.candidates:  # mse is the exact formula at (eps0, t)
+        fn = collision_mse if c.mechanism == "collision" else coco_mse
+        assert c.mse == pytest.approx(float(fn(ARGS["n"], ARGS["d"], ARGS["s"], c.eps0, c.t).mean))
+
+
+def test_candidate_sets_are_admissible():
+    s = ARGS["s"]
+    for mech in ("collision", "coco"):
+        ts = candidate_ts(mech, ARGS["n"], ARGS["d"], s, ARGS["target_eps"], ARGS["delta"])
+        assert 6 <= len(ts) <= 15
+        assert "error-optimal" in ts.values() and "paper rule" in ts.values()
+        for t in ts:
+            assert t > s if mech == "collision" else (t % 2 == 0 and t >= 2 * s + 2)
+
+
+def test_larger_n_more_budget_less_error(mean_plan):
+    n = ARGS["n"]
+    sens = mean_plan.sensitivity
+    assert set(sens) == {n // 2, 2 * n}
+    r = mean_plan.recommendation
+    assert sens[2 * n].mse < r.mse < sens[n // 2].mse
+    # same t: eps0 grows with n
+    for nn, cmp in ((n // 2, -1), (2 * n, 1)):
+        c = evaluate(r.mechanism, r.t, nn, ARGS["d"], ARGS["s"], ARGS["target_eps"], ARGS["delta"])
+        assert (c.eps0 - r.eps0) * cmp >= 0
+    assert sens[2 * n].eps0 >= r.eps0 >= sens[n // 2].eps0
+
+
+def test_sentence(mean_plan):
+    text = mean_plan.sentence()
+    r = mean_plan.recommendation
+    assert "n = 20,000" in text and f"t = {r.t}" in text and "(0.5, 1e-06)-DP" in text
+    assert "mean-estimation MSE" in text
+    assert f"{r.eps0:.4g}" in text
+    assert str(2 * ARGS["n"]) not in text
+    assert "n = 40,000" in mean_plan.sentence(2 * ARGS["n"])
+
+
+def test_frequency_and_user_t_values():
+    p = plan(**ARGS, estimate="frequency", t_values=[5, 9, 10, 11, 40, 200], sensitivity=False)
+    coco_ts = sorted(c.t for c in p.candidates if c.mechanism == "coco")
+    coll_ts = sorted(c.t for c in p.candidates if c.mechanism == "collision")
+    assert coco_ts == [10, 40, 200]  # 5, 9, 11 odd; even t >= 2s+2 = 10
+    assert coll_ts == [5, 9, 10, 11, 40, 200]
+    assert p.recommendation.mse == min(c.mse_nonmissing for c in p.candidates)
+    assert p.sensitivity == {}
+    assert "frequency-estimation" in p.sentence()
+    assert all(math.isfinite(c.eps0) for c in p.candidates)
+
+
+@pytest.mark.parametrize("kw,msg", [
+    (dict(s=100), "s must be"),
+    (dict(target_eps=-1.0), "target epsilon"),
+    (dict(delta=1.5), "delta"),
+    (dict(n=0), "n must be"),
+    (dict(estimate="median"), "estimate"),
+    (dict(mechanisms=("hadamard",)), "mechanisms"),
+    (dict(t_values=[3]), "no admissible t"),
+])
+def test_invalid_input(kw, msg):
+    args = dict(ARGS, estimate="mean")
+    args.update(kw)
+    with pytest.raises(ValueError, match=msg):
+        plan(**args)
