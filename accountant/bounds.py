@@ -49,18 +49,22 @@ BOUND_NAMES = (
     "blanket-bennett",
     "efmrtt19",
 )
-# Bounds that hold for the mechanism and can be cited as an upper bound on its eps_c.
 UPPER_BOUNDS = tuple(b for b in BOUND_NAMES if b != "lower")
 COMPARISON_BOUNDS = tuple(b for b in UPPER_BOUNDS if b != "tight")
+# Upper bounds with a proof that covers every eps0-LDP randomizer (and so Collision
+# and CoCo): FMT21's clone reduction, the privacy blanket, EFMRTT19.  ``tight`` and
+# ``stronger-clone`` rest on FMT23's reduction (see shuffle.CAVEAT_*).
+PROVED_BOUNDS = ("clone", "clone-closed", "blanket-hoeffding-generic", "blanket-bennett-generic",
+                 "blanket-hoeffding", "blanket-bennett", "efmrtt19")
 
 
 def _tight(params, n, delta, rtol) -> BoundResult:
     res = ShuffleAccountant(params, n).epsilon_result(delta, rtol=rtol)
-    return BoundResult("tight", res.epsilon, True, None, delta, res.achieved_delta)
+    return BoundResult("tight", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
 def _lower(params, n, delta, rtol) -> BoundResult:
-    if not params.tight:
+    if not params.theorem6_applies:
         if params.name == "generic":
             why = "no lower bound for a generic eps0-LDP randomizer in the paper"
         elif params.name == "collision":
@@ -68,14 +72,17 @@ def _lower(params, n, delta, rtol) -> BoundResult:
         else:
             why = f"the paper states equality for CoCo only when t >= 4s (t = {params.t}, s = {params.s})"
         return BoundResult.not_applicable("lower", why, delta)
+    from .shuffle import CAVEAT_THEOREM6
+
     res = ShuffleAccountant(params, n).epsilon_result(delta, rtol=rtol)
     return BoundResult("lower", res.lower_epsilon, res.lower_epsilon is not None,
-                       None if res.lower_epsilon is not None else "no certified lower point found", delta)
+                       CAVEAT_THEOREM6 if res.lower_epsilon is not None else "no certified lower point found",
+                       delta)
 
 
 def _stronger_clone(params, n, delta, rtol) -> BoundResult:
     res = ShuffleAccountant(GenericLDP(params.eps0), n).epsilon_result(delta, rtol=rtol)
-    return BoundResult("stronger-clone", res.epsilon, True, None, delta, res.achieved_delta)
+    return BoundResult("stronger-clone", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
 def _clone(params, n, delta, rtol) -> BoundResult:
@@ -139,6 +146,18 @@ def compare(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Op
             t: Optional[int] = None, bounds=BOUND_NAMES, rtol: float = 1e-9) -> dict[str, BoundResult]:
     """All requested bounds on the same inputs."""
     return {b: compute_bound(b, n, eps0, delta, mechanism, s, t, rtol) for b in bounds}
+
+
+def best_proved(results: dict[str, BoundResult]) -> Optional[BoundResult]:
+    """The smallest applicable bound among ``PROVED_BOUNDS`` (a proved upper bound)."""
+    cands = [r for k, r in results.items() if k in PROVED_BOUNDS and r.applicable and r.epsilon is not None]
+    return min(cands, key=lambda r: r.epsilon) if cands else None
+
+
+def proved_epsilon(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,
+                   t: Optional[int] = None, rtol: float = 1e-9) -> Optional[BoundResult]:
+    """The smallest proved upper bound on eps_c (see ``PROVED_BOUNDS``)."""
+    return best_proved(compare(n, eps0, delta, mechanism, s, t, PROVED_BOUNDS, rtol))
 
 
 def best_comparison(results: dict[str, BoundResult]) -> Optional[BoundResult]:

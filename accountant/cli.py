@@ -127,7 +127,18 @@ def _describe(params, n: int) -> dict:
         "t": params.t,
         "mixture_weight": params.mixture_weight,
         "tight": params.tight,
+        "certified": params.certified,
+        "caveat": params.caveat,
     }
+
+
+def _add_proved(out: dict, n: int, eps0: float, delta: float, mechanism: str, s, t) -> None:
+    """The smallest proved upper bound next to the pair bound (README, Findings)."""
+    from .bounds import proved_epsilon
+
+    best = proved_epsilon(n, eps0, delta, mechanism, s, t)
+    out["proved_epsilon"] = best.epsilon if best else None
+    out["proved_bound"] = best.name if best else None
 
 
 def run(argv: Optional[Sequence[str]] = None) -> dict:
@@ -162,6 +173,7 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         out = _describe(params, acc.n)
         out.update(epsilon=res.epsilon, delta=res.delta, achieved_delta=res.achieved_delta,
                    lower_epsilon=res.lower_epsilon)
+        _add_proved(out, acc.n, params.eps0, args.delta, params.name, params.s, params.t)
         return out
     if args.command == "delta":
         params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
@@ -238,7 +250,7 @@ def _human(command: str, out: dict) -> str:
                  f"(min {sv['min']:.1f}%, max {sv['max']:.1f}%)" if sv.get("count") else "")
         return f"wrote {out['rows']} rows to {out['out']}{extra}"
     mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["s"] is not None else "")
-    tight = {True: "tight (Theorem 6 lower bound matches)", None: "no matching lower bound"}[out["tight"]]
+    tight = "pair bound proved" if out.get("certified") else f"pair bound {out.get('caveat')}"
     if command == "compare":
         lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
         for k, v in out["bounds"].items():
@@ -251,11 +263,13 @@ def _human(command: str, out: dict) -> str:
         return f"{out['bound']}: eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g}" + (
             f" ({out['reason']})" if out["reason"] else "")
     if command == "epsilon":
-        lines = [f"eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g} "
+        lines = [f"pair bound eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g} "
                  f"(certified delta {out['achieved_delta']:.6g})",
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}, mixture weight {out['mixture_weight']:.6g}; {tight}"]
+        if out.get("proved_epsilon") is not None:
+            lines.append(f"proved upper bound: eps_c <= {out['proved_epsilon']:.10g} ({out['proved_bound']})")
         if out["lower_epsilon"] is not None:
-            lines.append(f"lower bound: eps_c >= {out['lower_epsilon']:.10g}")
+            lines.append(f"lower bound (Theorem 6's hash family): eps_c >= {out['lower_epsilon']:.10g}")
         return "\n".join(lines)
     if command == "delta":
         return (f"delta <= {out['delta']:.10g} at eps = {out['epsilon']:g}\n"

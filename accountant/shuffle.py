@@ -30,6 +30,25 @@ from .search import EpsilonSearchResult, epsilon_for_delta, largest_parameter_be
 MECHANISMS = ("generic", "collision", "coco")
 _EPS0_MAX = 30.0
 
+# What is and is not proved about the pair bounds computed here (README, "Findings").
+CAVEAT_GENERIC = (
+    "not proved for every eps0-LDP randomizer: by the FMT23 erratum the stronger clone reduction "
+    "holds only for randomizers with its mixture decomposition at weight 1/(e^eps0+1) (e.g. binary "
+    "randomized response); for an arbitrary eps0-LDP randomizer use the 'clone' bound (FMT21)")
+CAVEAT_THEOREM5 = (
+    "not a proved upper bound: the paper's Theorem 5 rests on FMT23 Lemma 3.5, whose proof fails for "
+    "mixture weights below 1/(e^eps0+1) (FMT23 erratum), and exact enumeration of the shuffled "
+    "output finds instances that exceed this value (accountant/enumeration.py); proved bounds: "
+    "'clone' and the blanket bounds")
+CAVEAT_THEOREM5_T2S = (
+    "not a proved upper bound: at t = 2s the worst-case weight equals 1/(e^eps0+1) and exact "
+    "enumeration found no instance above this value, but hash collisions lower the weight into the "
+    "regime where FMT23 Lemma 3.5's proof fails (erratum); proved bounds: 'clone' and the blanket bounds")
+CAVEAT_THEOREM6 = (
+    "lower bound for the hash family constructed in Theorem 6's proof (worst case over hash families), "
+    "not for uniformly random hashing; the paper's claim that it matches the upper bound is "
+    "contradicted by exact enumeration for t >= 4")
+
 
 def _check_eps0(eps0) -> float:
     if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.floating, np.integer)):
@@ -107,6 +126,19 @@ class GenericLDP:
         """None: the paper gives no matching lower bound for a generic randomizer."""
         return None
 
+    @property
+    def theorem6_applies(self) -> bool:
+        return False
+
+    @property
+    def certified(self) -> bool:
+        """Whether the pair bound is a proved upper bound for every randomizer of this kind."""
+        return False
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_GENERIC
+
 
 @dataclass(frozen=True)
 class CollisionParams:
@@ -147,9 +179,24 @@ class CollisionParams:
         return (t - 2 * s) / self.omega if t >= 2 * s else (2 * s - t) * e / self.omega
 
     @property
+    def theorem6_applies(self) -> bool:
+        """t >= 3s: Theorem 6's construction gives a lower bound (for its hash family)."""
+        return self.t >= 3 * self.s
+
+    @property
     def tight(self) -> Optional[bool]:
-        """True when t >= 3s (Theorem 6: the bound is also a lower bound), else None."""
-        return True if self.t >= 3 * self.s else None
+        """None: the paper's tightness claim (t >= 3s) does not survive exact enumeration
+        (the Theorem 5 value can be exceeded), so no tightness is claimed."""
+        return None
+
+    @property
+    def certified(self) -> bool:
+        """False: Theorem 5 is not a proved upper bound (see ``caveat``)."""
+        return False
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_THEOREM5_T2S if self.t == 2 * self.s else CAVEAT_THEOREM5
 
 
 @dataclass(frozen=True)
@@ -193,9 +240,23 @@ class CoCoParams:
         return (self.t - 2 * self.s) / self.omega
 
     @property
+    def theorem6_applies(self) -> bool:
+        """t >= 4s: the paper states the lower bound (equality) there."""
+        return self.t >= 4 * self.s
+
+    @property
     def tight(self) -> Optional[bool]:
-        """True when t >= 4s (the paper states equality there), else None."""
-        return True if self.t >= 4 * self.s else None
+        """None: no tightness is claimed (see CollisionParams.tight)."""
+        return None
+
+    @property
+    def certified(self) -> bool:
+        """False: the weight s/Omega is below 1/(e^eps0+1) for every valid t (see ``caveat``)."""
+        return False
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_THEOREM5
 
 
 Params = Union[GenericLDP, CollisionParams, CoCoParams]
@@ -220,10 +281,11 @@ def make_params(mechanism: str, eps0: float, s: Optional[int] = None, t: Optiona
 class EpsilonResult:
     """Central epsilon of a shuffled mechanism for a target delta.
 
-    epsilon : certified upper bound on eps_c (Theorem 5), <= eps0.
-    achieved_delta : certified delta at ``epsilon`` (<= delta).
-    lower_epsilon : when ``tight``, a certified lower bound on the mechanism's
-        central epsilon at this delta (Theorem 6); otherwise None.
+    epsilon : eps_c of the dominating pair (Theorem 5 / Theorem 1), <= eps0; the
+        pair's delta at ``epsilon`` is certified <= delta (``achieved_delta``).  Whether
+        the pair dominates the shuffled mechanism is ``certified`` / ``caveat``.
+    lower_epsilon : when Theorem 6 applies, the pair's certified lower end, a lower
+        bound on eps_c for the hash family of Theorem 6's proof; otherwise None.
     """
 
     epsilon: float
@@ -232,6 +294,8 @@ class EpsilonResult:
     lower_epsilon: Optional[float]
     tight: Optional[bool]
     evaluations: int
+    certified: bool = False
+    caveat: Optional[str] = None
 
 
 def _check_n(n) -> int:
@@ -291,11 +355,12 @@ class ShuffleAccountant:
         if not (0.0 < rtol < 1.0):
             raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
         res = search_pair_epsilon(self.pair, delta, rtol, method=self.method, digits=self.digits)
-        tight = self.params.tight
-        lower = res.lower_epsilon if tight else None
-        if tight and lower is None and res.epsilon == 0.0:
+        p = self.params
+        lower = res.lower_epsilon if p.theorem6_applies else None
+        if p.theorem6_applies and lower is None and res.epsilon == 0.0:
             lower = 0.0
-        return EpsilonResult(res.epsilon, delta, res.achieved_delta, lower, tight, res.evaluations)
+        return EpsilonResult(res.epsilon, delta, res.achieved_delta, lower, p.tight, res.evaluations,
+                             p.certified, p.caveat)
 
     def get_epsilon(self, delta: float, rtol: float = 1e-9) -> float:
         """Certified upper bound on eps_c for the target ``delta``."""

@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence
 
-from .bounds import BOUND_NAMES, best_comparison, compare
+from .bounds import BOUND_NAMES, best_comparison, best_proved, compare
 from .fileio import write_atomic
 from .shuffle import coco_theorem7_t, collision_paper_t
 
@@ -109,6 +109,9 @@ def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: flo
     else:
         row["best_comparison"] = None
         row["saving_percent"] = None
+    proved = best_proved(res)
+    row["best_proved"] = proved.name if proved else None
+    row["proved_epsilon"] = proved.epsilon if proved else None
     row["reasons"] = {b: res[b].reason for b in bounds if not res[b].applicable}
     return row
 

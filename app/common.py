@@ -36,9 +36,10 @@ EXPLANATIONS = {
          "fewer collisions but a weaker amplification.",
 }
 
-ERRATUM_CAPTION = ("The Collision/CoCo upper bound (Theorem 5) rests on the stronger-clone reduction "
-                   "(FMT23 Lemma 3.5), whose general form has a published erratum; see README, "
-                   "'Caveat: the FMT23 erratum'.")
+ERRATUM_CAPTION = ("The Collision/CoCo bound (Theorem 5) and the stronger clone bound rest on FMT23 "
+                   "Lemma 3.5, whose proof has a published erratum; exact enumeration finds instances "
+                   "where Theorem 5's value is exceeded. The 'clone' and blanket bounds are proved; "
+                   "see README, 'Findings'.")
 
 MECH_LABEL = {"generic": "generic eps0-LDP", "collision": "Collision", "coco": "CoCo"}
 
@@ -154,9 +155,12 @@ def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optiona
                    t: Optional[int]) -> dict:
     params = _shuffle.make_params(mechanism, eps0, s=s, t=t)
     res = _shuffle.ShuffleAccountant(params, n).epsilon_result(delta)
+    proved = _bounds.proved_epsilon(n, eps0, delta, mechanism, s, t)
     return {"epsilon": res.epsilon, "achieved_delta": res.achieved_delta,
             "lower_epsilon": res.lower_epsilon, "tight": res.tight, "t": params.t,
-            "mixture_weight": params.mixture_weight}
+            "mixture_weight": params.mixture_weight, "certified": res.certified,
+            "caveat": res.caveat, "proved_epsilon": proved.epsilon if proved else None,
+            "proved_bound": proved.name if proved else None}
 
 
 @st.cache_data(show_spinner=False, max_entries=200)

@@ -104,9 +104,10 @@ class Plan:
         nn = self.n if n is None else n
         what = "mean-estimation" if self.estimate == "mean" else "frequency-estimation (non-missing)"
         return (f"With n = {nn:,} users and d = {self.d:,}, s = {self.s}, use "
-                f"{_LABEL[c.mechanism]} with t = {c.t} and local eps0 = {c.eps0:.4g}: the shuffled "
-                f"release is ({_fmt(self.target_eps)}, {_fmt(self.delta)})-DP (certified upper "
-                f"bound eps_c = {c.eps_c:.4g}) and the {what} MSE is {c.mse:.4g}.")
+                f"{_LABEL[c.mechanism]} with t = {c.t} and local eps0 = {c.eps0:.4g}: by the paper's "
+                f"Theorem 5 the shuffled release is ({_fmt(self.target_eps)}, {_fmt(self.delta)})-DP "
+                f"(eps_c = {c.eps_c:.4g}; Theorem 5 is not proved for these parameters, see the "
+                f"toolkit's README) and the {what} MSE is {c.mse:.4g}.")
 
 
 def _fmt(x: float) -> str:

@@ -50,12 +50,19 @@ def test_home():
 def test_amplification_default_change_and_invalid():
     at = page("1_Amplification.py")
     assert has_explanations(at)
-    assert any("FMT23 Lemma 3.5" in c.value and "erratum" in c.value for c in at.caption)
+    assert any("FMT23" in c.value and "erratum" in c.value for c in at.caption)
     lib = ShuffleAccountant(CollisionParams(s=4, eps0=1.0), 100_000).get_epsilon(1e-6)
     shown = float(metric(at, "eps_c (mechanism's bound)"))
     assert shown == pytest.approx(lib, rel=1e-5)
     assert metric(at, "t used") == str(collision_t_star(4, 1.0))
     assert len(at.get("plotly_chart")) == 2 and len(at.dataframe) >= 2
+    # the pair bound is flagged as not proved, and the proved bound is shown next to it
+    from accountant.bounds import proved_epsilon
+
+    assert any("not a proved upper bound" in w.value for w in at.warning)
+    best = proved_epsilon(100_000, 1.0, 1e-6, "collision", 4, None)
+    assert float(metric(at, "proved upper bound")) == pytest.approx(best.epsilon, rel=1e-5)
+    assert best.epsilon >= shown
     # bigger n -> smaller eps_c, equal to the library's value
     at.number_input(key="n").set_value(1_000_000).run()
     ok(at)

@@ -30,7 +30,9 @@ def test_epsilon_json():
     p = CollisionParams(s=4, eps0=2.0)
     assert out["t"] == p.t == math.floor(4 * math.exp(2) + 7)
     assert out["mixture_weight"] == pytest.approx(p.mixture_weight)
-    assert out["tight"] is True
+    assert out["tight"] is None and out["certified"] is False and "Theorem 5" in out["caveat"]
+    assert out["proved_bound"] in ("clone", "blanket-bennett", "blanket-hoeffding", "clone-closed")
+    assert out["proved_epsilon"] >= out["epsilon"]
     assert out["epsilon"] == pytest.approx(ShuffleAccountant(p, 100_000).get_epsilon(1e-6), rel=1e-12)
     assert out["achieved_delta"] <= 1e-6
     assert out["lower_epsilon"] <= out["epsilon"]
@@ -56,7 +58,8 @@ def test_delta_and_local_epsilon_json():
 
 def test_human_output():
     r = run("epsilon", "--n", "10000", "--eps0", "1", "--delta", "1e-6")
-    assert r.returncode == 0 and r.stdout.startswith("eps_c <= ")
+    assert r.returncode == 0 and r.stdout.startswith("pair bound eps_c <= ")
+    assert "proved upper bound: eps_c <= " in r.stdout
 
 
 @pytest.mark.parametrize("args,word", [

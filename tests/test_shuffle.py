@@ -38,12 +38,30 @@ def test_mixture_weights():
     assert p.mixture_weight == pytest.approx(4 / (4 * e + 8))
 
 
-def test_tightness_flags():
-    assert GenericLDP(1.0).tight is None
-    assert CollisionParams(s=4, eps0=1.0, t=12).tight is True
-    assert CollisionParams(s=4, eps0=1.0, t=11).tight is None
-    assert CoCoParams(s=4, eps0=1.0, t=16).tight is True
-    assert CoCoParams(s=4, eps0=1.0, t=14).tight is None
+def test_tightness_and_certification_flags():
+    # Theorem 6's construction applies for Collision t >= 3s and (as stated) CoCo t >= 4s
+    assert CollisionParams(s=4, eps0=1.0, t=12).theorem6_applies
+    assert not CollisionParams(s=4, eps0=1.0, t=11).theorem6_applies
+    assert CoCoParams(s=4, eps0=1.0, t=16).theorem6_applies
+    assert not CoCoParams(s=4, eps0=1.0, t=14).theorem6_applies
+    # ... but no tightness and no proof of the upper bound are claimed (README, Findings)
+    for p in (GenericLDP(1.0), CollisionParams(s=4, eps0=1.0, t=12), CollisionParams(s=4, eps0=1.0, t=8),
+              CoCoParams(s=4, eps0=1.0, t=16)):
+        assert p.tight is None and p.certified is False and p.caveat
+    assert "erratum" in GenericLDP(1.0).caveat and "clone" in GenericLDP(1.0).caveat
+    assert "exceed" in CollisionParams(s=4, eps0=1.0, t=12).caveat
+    assert "no instance above" in CollisionParams(s=4, eps0=1.0, t=8).caveat
+
+
+def test_theorem5_counterexample_is_flagged():
+    """The smallest counterexample found by exact enumeration (n = 2, d = s = 1, t = 6,
+    eps0 = 0.5): the shuffled output's divergence at eps = 0.3 is 0.0077406934 while the
+    Theorem 5 pair gives 0.0067607538, so the accountant must not call it certified."""
+    acc = ShuffleAccountant(CollisionParams(s=1, eps0=0.5, t=6), 2)
+    assert acc.get_delta(0.3) == pytest.approx(0.0067607537539, rel=1e-9)
+    res = acc.epsilon_result(0.0077)
+    assert res.certified is False and "not a proved upper bound" in res.caveat
+    assert res.epsilon < 0.3  # below the true eps for delta = 0.0077
 
 
 @pytest.mark.parametrize("params", [GenericLDP(1.0), CollisionParams(s=4, eps0=2.0),
@@ -59,7 +77,7 @@ def test_epsilon_is_certified(params, n, delta):
     assert acc.get_delta(res.epsilon) <= delta
     if res.epsilon > 0:
         assert acc.divergence(res.epsilon * (1 - 3e-9)).lower > delta
-    if params.tight:
+    if params.theorem6_applies:
         assert res.lower_epsilon is not None and res.lower_epsilon <= res.epsilon
         assert res.epsilon - res.lower_epsilon <= 2e-9 * res.epsilon
         assert acc.divergence(res.lower_epsilon).lower > delta

@@ -54,22 +54,19 @@ if delta is None or not t_ok or not range_ok:
 head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t)
 if head is not None:
     st.subheader(f"At eps0 = {e_ref:g}")
-    m1, m2, m3, m4 = st.columns(4)
+    m1, m2, m3, m4, m5 = st.columns(5)
     m1.metric("eps_c (mechanism's bound)", common.fmt(head["epsilon"]),
-              help="certified upper bound on the central epsilon at this delta")
-    m2.metric("lower bound on eps_c", common.fmt(head["lower_epsilon"]),
-              help="Theorem 6 (Collision t >= 3s, CoCo t >= 4s); n/a otherwise")
-    m3.metric("t used", "n/a" if head["t"] is None else str(head["t"]))
-    m4.metric("amplification eps0 / eps_c", common.fmt(float(e_ref) / head["epsilon"], 4))
-    if head["tight"]:
-        st.success("The mechanism's bound is tight here: a matching lower bound holds "
-                   "(eps_c lies between the two numbers above).")
-    elif mechanism == "generic":
-        st.info("No matching lower bound for a generic eps0-LDP randomizer: the bound is an upper "
-                "bound only.")
-    else:
-        st.info("The bound is not known to be tight here (Collision needs t >= 3s, CoCo t >= 4s): "
-                "it is an upper bound only.")
+              help="eps_c of the paper's dominating pair (Theorem 5 / stronger clone); see the "
+                   "warning below for what is proved")
+    m2.metric("proved upper bound", common.fmt(head["proved_epsilon"]),
+              help=f"smallest bound with a proof for every eps0-LDP randomizer: {head['proved_bound']}")
+    m3.metric("lower bound on eps_c", common.fmt(head["lower_epsilon"]),
+              help="Theorem 6, for the hash family of its proof (Collision t >= 3s, CoCo t >= 4s)")
+    m4.metric("t used", "n/a" if head["t"] is None else str(head["t"]))
+    m5.metric("amplification eps0 / eps_c", common.fmt(float(e_ref) / head["epsilon"], 4))
+    if not head["certified"]:
+        st.warning(f"The mechanism's bound is {head['caveat']}. The proved upper bound here is "
+                   f"{common.fmt(head['proved_epsilon'])} ({head['proved_bound']}).")
 
 # ---------------------------------------------------------------- curves
 eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
@@ -116,15 +113,6 @@ if na:
     st.dataframe(na, hide_index=True, key="na_table")
 else:
     st.write("Every bound applies on this range.")
-
-if mechanism != "generic":
-    tight_at = [r["eps0"] for r in rows if make_params(mechanism, r["eps0"], s=s, t=r["t"]).tight]
-    if tight_at:
-        st.caption(f"The mechanism's bound is tight (Theorem 6 lower bound applies) at "
-                   f"{len(tight_at)} of {len(rows)} eps0 values, eps0 in [{min(tight_at):.3g}, "
-                   f"{max(tight_at):.3g}].")
-    else:
-        st.caption("The mechanism's bound is not known to be tight anywhere on this range.")
 
 # ---------------------------------------------------------------- numbers
 st.subheader("Numbers")
