@@ -22,6 +22,7 @@ efmrtt19                     Erlingsson et al. 2019 closed form
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from typing import Callable, Optional
 
 from . import blanket, closed_form
@@ -58,8 +59,14 @@ PROVED_BOUNDS = ("clone", "clone-closed", "blanket-hoeffding-generic", "blanket-
                  "blanket-hoeffding", "blanket-bennett", "efmrtt19")
 
 
+@lru_cache(maxsize=256)
+def _pair_result(params, n: int, delta: float, rtol: float):
+    """The pair search, shared by ``tight`` and ``lower`` (params are frozen, hashable)."""
+    return ShuffleAccountant(params, n).epsilon_result(delta, rtol=rtol)
+
+
 def _tight(params, n, delta, rtol) -> BoundResult:
-    res = ShuffleAccountant(params, n).epsilon_result(delta, rtol=rtol)
+    res = _pair_result(params, n, delta, rtol)
     return BoundResult("tight", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
@@ -74,14 +81,14 @@ def _lower(params, n, delta, rtol) -> BoundResult:
         return BoundResult.not_applicable("lower", why, delta)
     from .shuffle import CAVEAT_THEOREM6
 
-    res = ShuffleAccountant(params, n).epsilon_result(delta, rtol=rtol)
+    res = _pair_result(params, n, delta, rtol)
     return BoundResult("lower", res.lower_epsilon, res.lower_epsilon is not None,
                        CAVEAT_THEOREM6 if res.lower_epsilon is not None else "no certified lower point found",
                        delta)
 
 
 def _stronger_clone(params, n, delta, rtol) -> BoundResult:
-    res = ShuffleAccountant(GenericLDP(params.eps0), n).epsilon_result(delta, rtol=rtol)
+    res = _pair_result(GenericLDP(params.eps0), n, delta, rtol)
     return BoundResult("stronger-clone", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
