@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", type=parse_float, required=True, help="target central epsilon")
     p.add_argument("--delta", type=parse_float, required=True)
     p.add_argument("--rtol", type=parse_float, default=1e-6, help="relative tolerance on eps0")
+    p.add_argument("--bound", default="tight", choices=("tight", "proved"),
+                   help="invert the paper's pair bound (tight) or the smallest proved bound (proved)")
     _add_mechanism_options(p)
     return parser
 
@@ -183,13 +185,21 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         return out
     # local-epsilon
     eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s,
-                         t=args.t, rtol=args.rtol)
+                         t=args.t, rtol=args.rtol, bound=args.bound)
     params = make_params(args.mechanism, eps0, s=args.s, t=args.t)
     acc = ShuffleAccountant(params, args.n)
-    res = acc.epsilon_result(args.delta, rtol=1e-9)
     out = _describe(params, acc.n)
-    out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, achieved_epsilon=res.epsilon,
-               achieved_delta=res.achieved_delta)
+    if args.bound == "proved":
+        from .bounds import proved_epsilon
+
+        best = proved_epsilon(acc.n, eps0, args.delta, params.name, params.s, params.t)
+        out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound="proved",
+                   achieved_epsilon=best.epsilon, achieved_delta=best.achieved_delta,
+                   proved_bound=best.name, certified=True, caveat=None)
+        return out
+    res = acc.epsilon_result(args.delta, rtol=1e-9)
+    out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound="tight",
+               achieved_epsilon=res.epsilon, achieved_delta=res.achieved_delta)
     return out
 
 

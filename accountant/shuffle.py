@@ -444,7 +444,7 @@ def _rule_interval(mechanism: str, s: int, t: int) -> Optional[tuple[float, floa
 
 def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generic",
                   s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-6,
-                  eps0_max: float = 20.0) -> Optional[float]:
+                  eps0_max: float = 20.0, bound: str = "tight") -> Optional[float]:
     """Largest eps0 whose shuffled guarantee eps_c(eps0) is <= ``epsilon`` at ``delta``.
 
     The planner's inverse.  With ``t`` fixed (or the generic randomizer) eps_c is
@@ -453,8 +453,13 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     collision/coco), t jumps with eps0 and eps_c is a saw-tooth in eps0; the search
     then also walks the eps0 intervals of the larger t values, keeping the largest
     feasible eps0, and stops at the first interval whose left end is infeasible.
-    The returned eps0 always satisfies eps_c(eps0) <= epsilon (certified); returns
-    None if no eps0 in (0, eps0_max] does (never the case: eps_c <= eps0).
+    The returned eps0 always satisfies eps_c(eps0) <= epsilon for the chosen bound;
+    returns None if no eps0 in (0, eps0_max] does (never the case: eps_c <= eps0).
+
+    ``bound="tight"`` inverts the paper's pair bound (Theorem 5 / stronger clone, not
+    proved: see ``CAVEAT_THEOREM5``); ``bound="proved"`` inverts the smallest proved
+    upper bound (``accountant.bounds.proved_epsilon``), by bisection (t following the
+    default rule or fixed) and a final check.
     """
     n = _check_n(n)
     delta = _check_delta(delta)
@@ -464,6 +469,20 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
         raise ValueError(f"epsilon must be a number in (0, {_EPS0_MAX:g}], got {epsilon!r}")
     epsilon = float(epsilon)
     make_params(mechanism, 1.0, s=s, t=t)  # validates mechanism / s / t early
+    if bound not in ("tight", "proved"):
+        raise ValueError(f"bound must be 'tight' or 'proved', got {bound!r}")
+    if bound == "proved":
+        from .bounds import proved_epsilon
+
+        def proved(e0: float) -> float:
+            best = proved_epsilon(n, e0, delta, mechanism, s, t, rtol=min(rtol, 1e-7))
+            return best.epsilon if best is not None else e0
+
+        lo = min(epsilon, eps0_max)
+        ans = largest_parameter_below(proved, epsilon, lo, eps0_max, rtol=rtol)
+        if ans is not None and proved(ans) > epsilon:  # pragma: no cover - guarded by bisection
+            raise ArithmeticError("proved inverse failed its final check")
+        return ans
 
     def eps_c(e0: float, tt: Optional[int] = t) -> float:
         acc = ShuffleAccountant(make_params(mechanism, e0, s=s, t=tt), n)

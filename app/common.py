@@ -165,8 +165,8 @@ def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optiona
 
 @st.cache_data(show_spinner=False, max_entries=200)
 def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str,
-         mechanisms: tuple) -> "_planner.Plan":
-    return _planner.plan(target_eps, delta, n, d, s, estimate, mechanisms)
+         mechanisms: tuple, bound: str = "proved") -> "_planner.Plan":
+    return _planner.plan(target_eps, delta, n, d, s, estimate, mechanisms, bound=bound)
 
 
 @st.cache_data(show_spinner=False, max_entries=200)

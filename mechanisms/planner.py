@@ -61,6 +61,7 @@ class Candidate:
     mse_item: float
     tight: Optional[bool]
     source: str
+    bound: str = "theorem 5 (not proved)"
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -86,6 +87,7 @@ class Plan:
     candidates: tuple
     recommendation: Candidate
     sensitivity: dict = field(default_factory=dict)
+    bound: str = "tight"
 
     def rows(self) -> list[dict]:
         """Candidates as flat dicts (for tables / CSV)."""
@@ -103,6 +105,11 @@ class Plan:
         c = self.recommendation if n is None else self.sensitivity[n]
         nn = self.n if n is None else n
         what = "mean-estimation" if self.estimate == "mean" else "frequency-estimation (non-missing)"
+        if self.bound == "proved":
+            return (f"With n = {nn:,} users and d = {self.d:,}, s = {self.s}, use "
+                    f"{_LABEL[c.mechanism]} with t = {c.t} and local eps0 = {c.eps0:.4g}: the shuffled "
+                    f"release is ({_fmt(self.target_eps)}, {_fmt(self.delta)})-DP (proved upper bound "
+                    f"eps_c = {c.eps_c:.4g}, {c.bound}) and the {what} MSE is {c.mse:.4g}.")
         return (f"With n = {nn:,} users and d = {self.d:,}, s = {self.s}, use "
                 f"{_LABEL[c.mechanism]} with t = {c.t} and local eps0 = {c.eps0:.4g}: by the paper's "
                 f"Theorem 5 the shuffled release is ({_fmt(self.target_eps)}, {_fmt(self.delta)})-DP "
@@ -151,7 +158,7 @@ def _rule_t(mechanism: str, s: int, eps0: float) -> int:
 
 
 def candidate_ts(mechanism: str, n: int, d: int, s: int, target_eps: float, delta: float,
-                 estimate: str = "mean", rtol: float = 1e-4) -> dict[int, str]:
+                 estimate: str = "mean", rtol: float = 1e-4, bound: str = "tight") -> dict[int, str]:
     """Default candidate t values ``{t: source}`` (at most 10 per mechanism).
 
     Pilot (two fixed-point steps): eps0_1 = largest eps0 meeting the target with t
@@ -162,10 +169,12 @@ def candidate_ts(mechanism: str, n: int, d: int, s: int, target_eps: float, delt
     """
     est = _ESTIMATOR_FIELD[estimate]
     t0 = _rule_t(mechanism, s, target_eps)
-    e1 = local_epsilon(n, target_eps, delta, mechanism, s, t=t0, rtol=rtol, eps0_max=_EPS0_MAX)
+    e1 = local_epsilon(n, target_eps, delta, mechanism, s, t=t0, rtol=rtol, eps0_max=_EPS0_MAX,
+                       bound=bound)
     e1 = min(e1 if e1 else target_eps, 12.0)
     t1, _ = optimal_t(mechanism, est, d, s, e1)
-    e2 = local_epsilon(n, target_eps, delta, mechanism, s, t=t1, rtol=rtol, eps0_max=_EPS0_MAX)
+    e2 = local_epsilon(n, target_eps, delta, mechanism, s, t=t1, rtol=rtol, eps0_max=_EPS0_MAX,
+                       bound=bound)
     e2 = min(e2 if e2 else e1, 12.0)
     t_rule = _rule_t(mechanism, s, e2)
     t_opt, _ = optimal_t(mechanism, est, d, s, e2)
@@ -185,22 +194,35 @@ def _mse(mechanism: str, n: int, d: int, s: int, eps0: float, t: int):
 
 
 def evaluate(mechanism: str, t: int, n: int, d: int, s: int, target_eps: float, delta: float,
-             estimate: str = "mean", source: str = "user", rtol: float = 1e-4) -> Candidate:
-    """Largest eps0 with eps_c(eps0, t) <= target_eps at delta, and the MSEs there."""
+             estimate: str = "mean", source: str = "user", rtol: float = 1e-4,
+             bound: str = "tight") -> Candidate:
+    """Largest eps0 with eps_c(eps0, t) <= target_eps at delta, and the MSEs there.
+
+    ``bound="tight"``: eps_c of the paper's Theorem 5 pair (not proved, see
+    ``accountant.shuffle.CAVEAT_THEOREM5``); ``bound="proved"``: the smallest proved
+    upper bound (``accountant.bounds.proved_epsilon``)."""
     make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism
-    e0 = local_epsilon(n, target_eps, delta, mechanism, s, t=t, rtol=rtol, eps0_max=_EPS0_MAX)
-    res = ShuffleAccountant(make_params(mechanism, e0, s=s, t=t, d=d), n).epsilon_result(
-        delta, rtol=1e-7)
+    e0 = local_epsilon(n, target_eps, delta, mechanism, s, t=t, rtol=rtol, eps0_max=_EPS0_MAX,
+                       bound=bound)
+    if bound == "proved":
+        from accountant.bounds import proved_epsilon
+
+        best = proved_epsilon(n, e0, delta, mechanism, s, t, rtol=1e-7)
+        eps_c, tight, name = best.epsilon, None, best.name
+    else:
+        res = ShuffleAccountant(make_params(mechanism, e0, s=s, t=t, d=d), n).epsilon_result(
+            delta, rtol=1e-7)
+        eps_c, tight, name = res.epsilon, res.tight, "theorem 5 (not proved)"
     m = _mse(mechanism, n, d, s, e0, t)
-    return Candidate(mechanism=mechanism, t=int(t), eps0=float(e0), eps_c=float(res.epsilon),
+    return Candidate(mechanism=mechanism, t=int(t), eps0=float(e0), eps_c=float(eps_c),
                      mse=float(getattr(m, _ESTIMATOR_FIELD[estimate])), mse_mean=float(m.mean),
                      mse_nonmissing=float(m.nonmissing), mse_item=float(m.item),
-                     tight=res.tight, source=source)
+                     tight=tight, source=source, bound=name)
 
 
 def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str = "mean",
          mechanisms: Sequence[str] = MECHANISMS, t_values: Optional[dict | Sequence[int]] = None,
-         sensitivity: bool = True, rtol: float = 1e-4, progress=None) -> Plan:
+         sensitivity: bool = True, rtol: float = 1e-4, progress=None, bound: str = "tight") -> Plan:
     """Recommend mechanism, t and eps0 meeting ``(target_eps, delta)`` with minimal MSE.
 
     Parameters
@@ -217,14 +239,18 @@ def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str 
         the recommendation; so the MSE at 2n is never above the MSE at n).
     rtol : relative tolerance of the eps0 search (the result is always feasible).
     progress : optional callable ``progress(done, total)`` called after each candidate.
+    bound : ``"tight"`` (the paper's Theorem 5 pair, not proved) or ``"proved"`` (the
+        smallest proved upper bound: FMT21 clone, privacy blanket, EFMRTT19).
 
     Raises ValueError on invalid input or when no candidate t is admissible.
     """
+    if bound not in ("tight", "proved"):
+        raise ValueError(f"bound must be 'tight' or 'proved', got {bound!r}")
     target_eps, delta, n, d, s, mechanisms = _check(target_eps, delta, n, d, s, estimate, mechanisms)
     per_mech: dict[str, dict[int, str]] = {}
     for mech in mechanisms:
         if t_values is None:
-            per_mech[mech] = candidate_ts(mech, n, d, s, target_eps, delta, estimate, rtol)
+            per_mech[mech] = candidate_ts(mech, n, d, s, target_eps, delta, estimate, rtol, bound)
         else:
             ts = t_values.get(mech, []) if isinstance(t_values, dict) else t_values
             ok = {}
@@ -242,7 +268,7 @@ def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str 
     cands = []
     for mech, ts in per_mech.items():
         for t, src in ts.items():
-            cands.append(evaluate(mech, t, n, d, s, target_eps, delta, estimate, src, rtol))
+            cands.append(evaluate(mech, t, n, d, s, target_eps, delta, estimate, src, rtol, bound))
             if progress is not None:
                 progress(len(cands), total)
     best = min(cands, key=lambda c: (c.mse, c.mechanism, c.t))
@@ -258,7 +284,7 @@ def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str 
             if nn > 10**12:
                 continue
             sub = plan(target_eps, delta, nn, d, s, estimate, mechanisms, short,
-                       sensitivity=False, rtol=rtol)
+                       sensitivity=False, rtol=rtol, bound=bound)
             sens[nn] = sub.recommendation
     return Plan(target_eps=target_eps, delta=delta, n=n, d=d, s=s, estimate=estimate,
-                candidates=tuple(cands), recommendation=best, sensitivity=sens)
+                candidates=tuple(cands), recommendation=best, sensitivity=sens, bound=bound)

@@ -107,11 +107,19 @@ def test_utility_default_change_and_invalid():
 
 def test_planner_matches_library():
     at = page("3_Planner.py")
-    p = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"))
+    # default: the proved bounds
+    p = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="proved")
     r = p.recommendation
     assert metric(at, "local eps0") == f"{r.eps0:.6g}"
     assert metric(at, "t") == str(r.t)
-    assert at.code[0].value == p.sentence()
+    assert at.code[0].value == p.sentence() and "proved upper bound" in p.sentence()
+    # switching to the paper's (unproved) Theorem 5 gives its plan, and says so
+    at.radio(key="bound").set_value("tight").run()
+    ok(at)
+    pt = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="tight")
+    assert at.code[0].value == pt.sentence() and "not proved" in pt.sentence()
+    assert pt.recommendation.eps0 >= r.eps0 * (1 - 1e-3)
+    at.radio(key="bound").set_value("proved").run()
     sens = at.dataframe[0].value
     assert sorted(sens["n"]) == [50_000, 100_000, 200_000]
     at.number_input(key="s").set_value(200).run()  # s > d = 128

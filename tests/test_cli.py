@@ -81,3 +81,14 @@ def test_bad_input_one_line_exit_2(args, word):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in r.stderr
     assert word in lines[0]
+
+
+def test_local_epsilon_on_the_proved_bound():
+    from accountant.bounds import proved_epsilon
+
+    r = run("local-epsilon", "--n", "1e5", "--eps", "0.5", "--delta", "1e-6", "--mechanism", "collision",
+            "--s", "4", "--bound", "proved", "--json")
+    out = json.loads(r.stdout)
+    assert out["bound"] == "proved" and out["certified"] is True
+    best = proved_epsilon(100_000, out["eps0"], 1e-6, "collision", 4, out["t"])
+    assert best.epsilon <= 0.5 and best.name == out["proved_bound"]

@@ -97,3 +97,23 @@ def test_invalid_input(kw, msg):
     args.update(kw)
     with pytest.raises(ValueError, match=msg):
         plan(**args)
+
+
+def test_plan_on_the_proved_bound():
+    """bound='proved': every candidate's eps0 meets the target under the smallest proved
+    bound (re-checked independently), and no candidate claims the Theorem 5 value."""
+    from accountant.bounds import proved_epsilon
+    from accountant.shuffle import ShuffleAccountant, make_params
+
+    p = plan(0.5, 1e-6, 20_000, 64, 4, "mean", ("collision",), t_values=[12, 40, 120],
+             sensitivity=False, bound="proved")
+    assert p.bound == "proved" and "proved upper bound" in p.sentence()
+    for c in p.candidates:
+        best = proved_epsilon(20_000, c.eps0, 1e-6, "collision", 4, c.t)
+        assert best.epsilon <= 0.5 and c.eps_c == pytest.approx(best.epsilon, rel=1e-6)
+        assert c.bound == best.name
+        # the unproved Theorem 5 pair would allow at least as large an eps0
+        pair = ShuffleAccountant(make_params("collision", c.eps0, s=4, t=c.t), 20_000)
+        assert pair.get_epsilon(1e-6) <= 0.5 + 1e-9
+    with pytest.raises(ValueError, match="bound must be"):
+        plan(0.5, 1e-6, 20_000, 64, 4, bound="theorem")

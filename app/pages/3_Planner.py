@@ -36,12 +36,16 @@ estimate = sb.radio("estimate", ["mean", "frequency"], key="estimate",
 mechs = tuple(sb.multiselect("mechanisms", ["collision", "coco"], default=["collision", "coco"],
                              format_func=lambda m: common.MECH_LABEL[m], key="mechs"))
 m_ok = common.check(bool(mechs), "choose at least one mechanism", where=sb)
+bound = sb.radio("guarantee from", ["proved", "tight"], key="bound",
+                 format_func=lambda b: {"proved": "proved bounds (clone, blanket)",
+                                        "tight": "paper's Theorem 5 (not proved)"}[b],
+                 help="Theorem 5 gives larger eps0 but is not a proved bound (README, Findings)")
 if delta is None or not s_ok or not m_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
 with st.spinner("Searching eps0 for every candidate t (a few seconds)..."):
-    p = common.call(common.plan, target, delta, n, d, s, estimate, mechs)
+    p = common.call(common.plan, target, delta, n, d, s, estimate, mechs, bound)
 if p is None:
     st.stop()
 
