@@ -93,8 +93,30 @@ def coco_theorem7_t(s: int, eps0: float) -> int:
     return t + (t % 2)
 
 
+class _PairStatus:
+    """What is claimed about a pair bound (README, "Findings"): no tightness, and no
+    proof that the pair dominates the shuffled mechanism; subclasses give the reason."""
+
+    @property
+    def tight(self) -> Optional[bool]:
+        """None: no tightness is claimed (Theorem 6's equality fails for t >= 4)."""
+        return None
+
+    @property
+    def certified(self) -> bool:
+        """Whether the pair bound is a proved upper bound (False for all three here)."""
+        return False
+
+
+class _HashedOmega:
+    @property
+    def omega(self) -> float:
+        """Normaliser Omega = s e^eps0 + t - s (Definition 5; Algorithm 1, line 13)."""
+        return self.s * math.exp(self.eps0) + self.t - self.s
+
+
 @dataclass(frozen=True)
-class GenericLDP:
+class GenericLDP(_PairStatus):
     """Any eps0-LDP randomizer; accounted by the stronger clone reduction
     (Feldman, McMillan, Talwar, SODA 2023; main seed paper Theorem 1)."""
 
@@ -122,17 +144,7 @@ class GenericLDP:
         return 0.0
 
     @property
-    def tight(self) -> Optional[bool]:
-        """None: the paper gives no matching lower bound for a generic randomizer."""
-        return None
-
-    @property
     def theorem6_applies(self) -> bool:
-        return False
-
-    @property
-    def certified(self) -> bool:
-        """Whether the pair bound is a proved upper bound for every randomizer of this kind."""
         return False
 
     @property
@@ -141,7 +153,7 @@ class GenericLDP:
 
 
 @dataclass(frozen=True)
-class CollisionParams:
+class CollisionParams(_HashedOmega, _PairStatus):
     """(d, s, eps0, t)-Collision mechanism (Definition 5), accounted by Theorem 5.
 
     ``t`` defaults to the paper's t* = floor(s e^eps0 + 2s - 1); ``d`` is optional
@@ -163,11 +175,6 @@ class CollisionParams:
         object.__setattr__(self, "t", t)
 
     @property
-    def omega(self) -> float:
-        """Normaliser Omega = s e^eps0 + t - s."""
-        return self.s * math.exp(self.eps0) + self.t - self.s
-
-    @property
     def mixture_weight(self) -> float:
         """a = min(s, t - s) / Omega (NOTES section 1: two s-subsets of [t] overlap
         in at least 2s - t outputs when t < 2s)."""
@@ -184,23 +191,12 @@ class CollisionParams:
         return self.t >= 3 * self.s
 
     @property
-    def tight(self) -> Optional[bool]:
-        """None: the paper's tightness claim (t >= 3s) does not survive exact enumeration
-        (the Theorem 5 value can be exceeded), so no tightness is claimed."""
-        return None
-
-    @property
-    def certified(self) -> bool:
-        """False: Theorem 5 is not a proved upper bound (see ``caveat``)."""
-        return False
-
-    @property
     def caveat(self) -> str:
         return CAVEAT_THEOREM5_T2S if self.t == 2 * self.s else CAVEAT_THEOREM5
 
 
 @dataclass(frozen=True)
-class CoCoParams:
+class CoCoParams(_HashedOmega, _PairStatus):
     """(d, s, eps0, t)-CoCo mechanism (Algorithm 1), accounted as in Section 7.4.
 
     ``t`` must be even and >= 2s + 2; it defaults to Theorem 7's choice.
@@ -227,11 +223,6 @@ class CoCoParams:
         object.__setattr__(self, "t", t)
 
     @property
-    def omega(self) -> float:
-        """Omega = (e^eps0 + 1) s + t - 2s (Algorithm 1, line 13)."""
-        return self.s * math.exp(self.eps0) + self.t - self.s
-
-    @property
     def mixture_weight(self) -> float:
         return self.s / self.omega
 
@@ -245,17 +236,8 @@ class CoCoParams:
         return self.t >= 4 * self.s
 
     @property
-    def tight(self) -> Optional[bool]:
-        """None: no tightness is claimed (see CollisionParams.tight)."""
-        return None
-
-    @property
-    def certified(self) -> bool:
-        """False: the weight s/Omega is below 1/(e^eps0+1) for every valid t (see ``caveat``)."""
-        return False
-
-    @property
     def caveat(self) -> str:
+        # the weight s/Omega is below 1/(e^eps0+1) for every valid t
         return CAVEAT_THEOREM5
 
 
