@@ -117,7 +117,67 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bound", default="tight", choices=("tight", "proved"),
                    help="invert the paper's pair bound (tight) or the smallest proved bound (proved)")
     _add_mechanism_options(p)
+
+    p = sub.add_parser("bib", help="balls-into-bins mechanism M^BIB (Luo, Wang, Yi, Theorem 2.1)")
+    p.add_argument("--m", type=parse_count, required=True, help="number of bins (paper's m or B)")
+    p.add_argument("--s", type=parse_count, required=True, help="size of the input set S")
+    p.add_argument("--k", type=parse_count, default=0, help="fixed noise balls")
+    p.add_argument("--n", type=parse_count, required=True, help="number of users")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--p", type=parse_float, default=None, help="per-user blanket probability p")
+    g.add_argument("--rho", type=parse_float, default=None,
+                   help="expected blanket balls per user (rho > 1: Lemma 2.7 decomposition)")
+    p.add_argument("--eps", type=parse_float, default=None, help="epsilon -> delta")
+    p.add_argument("--delta", type=parse_float, default=None, help="delta -> epsilon (or with --target-eps: rho)")
+    p.add_argument("--target-eps", type=parse_float, default=None, help="with --delta and no p/rho: smallest rho")
+    p.add_argument("--rtol", type=parse_float, default=None, help="relative tolerance of the search")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def _bib_command(args) -> dict:
+    from . import bib
+
+    out = {"command": "bib", "m": args.m, "s": args.s, "k": args.k, "n": args.n}
+    if args.target_eps is not None:
+        if args.p is not None or args.rho is not None:
+            raise ValueError("target-eps: give no --p/--rho (rho is what is computed)")
+        if args.delta is None or args.eps is not None:
+            raise ValueError("target-eps needs --delta and no --eps")
+        res = bib.bib_rho_for(args.target_eps, args.delta, args.m, args.s, args.k, args.n,
+                              rtol=args.rtol if args.rtol is not None else 1e-6)
+        pr = bib.paper_rho(args.target_eps, args.delta, args.m, args.s, args.k, args.n)
+        out.update(eps=args.target_eps, delta=args.delta, rho=res.rho, achieved_delta=res.achieved_delta,
+                   lower_rho=res.lower_rho, k_eff=res.k_eff, p=res.p, paper_rho=pr,
+                   paper_condition=bib.paper_condition(args.target_eps, args.delta, args.m, args.s,
+                                                       res.k_eff, args.n, res.p),
+                   paper_reason=None if pr is not None else "Theorem 2.1 needs 0 < eps <= 3")
+        return out
+    if args.p is None and args.rho is None:
+        raise ValueError("p: give --p P in [0, 1] or --rho R >= 0 (or --target-eps with --delta)")
+    if (args.eps is None) == (args.delta is None):
+        raise ValueError("give exactly one of --eps E (-> delta) and --delta D (-> eps)")
+    if args.rho is not None:
+        k_eff, p = bib.params_for_rho(args.k, args.n, args.rho)
+    else:
+        k_eff, p = args.k, args.p
+    out.update(p=p, rho=args.rho, k_eff=k_eff)
+    if args.eps is not None:
+        d = bib.bib_divergence(args.eps, args.m, args.s, k_eff, args.n, p)
+        eps, delta = args.eps, d.upper
+        out.update(eps=eps, delta=delta, delta_lower=d.lower, overlap=d.overlap)
+    else:
+        res = bib.bib_epsilon(args.delta, args.m, args.s, k_eff, args.n, p,
+                              rtol=args.rtol if args.rtol is not None else 1e-9)
+        eps, delta = res.epsilon, args.delta
+        out.update(eps=eps, delta=delta, achieved_delta=res.achieved_delta,
+                   lower_epsilon=res.lower_epsilon, reason=res.reason)
+    pr, cond = None, False
+    if args.n >= 1 and eps is not None and eps > 0 and 0 < delta < 1:
+        pr = bib.paper_rho(eps, delta, args.m, args.s, args.k, args.n)
+        cond = bib.paper_condition(eps, delta, args.m, args.s, k_eff, args.n, p)
+    out.update(paper_rho=pr, paper_condition=cond)
+    return out
 
 
 def _describe(params, n: int) -> dict:
@@ -146,6 +206,8 @@ def _add_proved(out: dict, n: int, eps0: float, delta: float, mechanism: str, s,
 def run(argv: Optional[Sequence[str]] = None) -> dict:
     """Parse ``argv`` and compute; returns the JSON-ready result (raises UsageError/ValueError)."""
     args = build_parser().parse_args(argv)
+    if args.command == "bib":
+        return _bib_command(args)
     if args.command == "epsilon" and args.bound != "tight":
         from .bounds import compute_bound
 
@@ -254,6 +316,19 @@ def _grid_command(args) -> dict:
 
 
 def _human(command: str, out: dict) -> str:
+    if command == "bib":
+        head = f"M^BIB(m={out['m']}, s={out['s']}, k={out['k']}, n={out['n']})"
+        pr = "n/a" if out.get("paper_rho") is None else f"{out['paper_rho']:.6g}"
+        tail = f"paper's rho = {pr}; paper's condition holds: {out['paper_condition']}"
+        if "lower_rho" in out:
+            return (f"{head}: smallest rho = {out['rho']:.8g} for (eps, delta) = ({out['eps']:g}, "
+                    f"{out['delta']:.3g}) (certified delta {out['achieved_delta']:.6g})\n{tail}")
+        if out.get("eps") is None:
+            return f"{head}: epsilon not available: {out['reason']}"
+        if "delta_lower" in out:
+            return f"{head}, p={out['p']:.6g}: delta <= {out['delta']:.10g} at eps = {out['eps']:g}\n{tail}"
+        return (f"{head}, p={out['p']:.6g}: eps <= {out['eps']:.10g} at delta = {out['delta']:.3g} "
+                f"(certified delta {out['achieved_delta']:.6g})\n{tail}")
     if command in ("table", "figure"):
         sv = out["saving_percent"]
         extra = (f"; saving of tight over the best comparison bound: median {sv['median']:.1f}% "

@@ -85,6 +85,7 @@ def epsilon_for_delta(
         return x - (g - g_t) / (-(s / d) / g)
 
     zero_done = False
+    ambiguous = 0
     cand: Optional[float] = guess if (guess is not None and 0.0 < guess < eps_max) else 0.0
     while evals < max_evaluations:
         if cand is not None and cand <= 0.0 and not zero_done:
@@ -113,10 +114,16 @@ def epsilon_for_delta(
         elif d_lo > target:
             lo = lo_cert = cand
         else:
-            # Within the rounding margin of the target: cand is the root to
-            # working precision.  Step just above it (a certified hi); the probe
-            # below then certifies the lower end.
-            cand = min(cand + 0.4 * width_goal, 0.5 * (cand + hi))
+            # Within the rounding margin of the target: cand is the root to working
+            # precision.  The first time, step just above it (a certified hi; the probe
+            # below then certifies the lower end).  If that happens again the band is
+            # wider than the tolerance: move lo (uncertified) so the bracket shrinks.
+            ambiguous += 1
+            if ambiguous == 1:
+                cand = min(cand + 0.4 * width_goal, 0.5 * (cand + hi))
+                continue
+            lo = cand
+            cand = 0.5 * (lo + hi)
             continue
         cand = newton(cand, d_lo if d_lo > 0 else d_up, s)
     if hi_delta is None:

@@ -1,0 +1,55 @@
+"""The bracketed search on synthetic monotone functions (independent of the pairs)."""
+import math
+
+import pytest
+
+from accountant.search import epsilon_for_delta, largest_parameter_below
+
+
+def gaussian_like(mu):
+    def ev(eps):
+        d = 0.5 * math.erfc((eps / mu - mu / 2) / math.sqrt(2)) - math.exp(eps) * 0.5 * math.erfc(
+            (eps / mu + mu / 2) / math.sqrt(2))
+        h = 1e-7
+        d2 = 0.5 * math.erfc(((eps + h) / mu - mu / 2) / math.sqrt(2)) - math.exp(eps + h) * 0.5 * math.erfc(
+            ((eps + h) / mu + mu / 2) / math.sqrt(2))
+        return d, d, (d2 - d) / h
+    return ev
+
+
+@pytest.mark.parametrize("mu", [0.05, 0.5, 2.0])
+@pytest.mark.parametrize("target", [1e-3, 1e-9])
+def test_gaussian_mechanism_root(mu, target):
+    ev = gaussian_like(mu)
+    res = epsilon_for_delta(ev, target, 60.0, rtol=1e-9)
+    assert ev(res.epsilon)[1] <= target
+    assert res.lower_epsilon is not None and ev(res.lower_epsilon)[0] > target
+    assert res.epsilon - res.lower_epsilon <= 1e-9 * res.epsilon + 1e-15
+    assert res.evaluations < 40
+
+
+def test_wide_ambiguous_band_terminates():
+    """Certified lower/upper bounds that differ by a factor 2 around the target: the
+    search must still stop (no re-probing of one point) and return a certified hi."""
+    def ev(eps):
+        d = math.exp(-10 * eps)
+        return 0.7 * d, 1.4 * d, -10 * d
+
+    res = epsilon_for_delta(ev, 1e-3, 5.0, rtol=1e-9)
+    assert res.evaluations < 200
+    assert ev(res.epsilon)[1] <= 1e-3
+    assert res.lower_epsilon is None or ev(res.lower_epsilon)[0] > 1e-3
+
+
+def test_zero_and_slope_free():
+    assert epsilon_for_delta(lambda e: (0.1, 0.1, 0.0), 0.5, 1.0).epsilon == 0.0
+    res = epsilon_for_delta(lambda e: ((1 - e) ** 3, (1 - e) ** 3, 0.0), 0.001, 1.0, rtol=1e-10)
+    assert res.epsilon == pytest.approx(0.9, rel=1e-9) and (1 - res.epsilon) ** 3 <= 0.001
+
+
+def test_largest_parameter_below():
+    x = largest_parameter_below(lambda v: v * v, 2.0, 0.0, 10.0, rtol=1e-12)
+    assert x * x <= 2.0 and x == pytest.approx(math.sqrt(2), rel=1e-11)
+    assert largest_parameter_below(lambda v: 5.0, 2.0, 0.0, 1.0) is None
+    with pytest.raises(ValueError, match="delta must"):
+        epsilon_for_delta(lambda e: (0.1, 0.1, 0.0), 1.5, 1.0)
