@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .collision import _kth_free, _kth_true, bucket32, coco_hit_counts, hash_words
+from ._hashed import HashedMechanism
 from .data import Estimates, SparseVectors
 from .errors import (
     _check_eps0,
@@ -201,7 +202,7 @@ def sample_coco(k1: np.ndarray, up: np.ndarray, eps0: float, t: int,
 
 
 # --------------------------------------------------------------------------- mechanism
-class CoCo:
+class CoCo(HashedMechanism):
     """(d, s, eps0, t)-CoCo mechanism (Algorithms 1 and 2).
 
     Parameters
@@ -224,24 +225,11 @@ class CoCo:
 
     name = "coco"
 
-    def __init__(self, d: int, s: int, eps0: float, t: int | None = None,
-                 n_threads: int | None = None) -> None:
-        self.params = CoCoParams(d, s, eps0, t)
-        self.n_threads = n_threads
+    PARAMS = CoCoParams
+    LABEL = "CoCo"
 
-    d = property(lambda self: self.params.d)
-    s = property(lambda self: self.params.s)
-    eps0 = property(lambda self: self.params.eps0)
-    t = property(lambda self: self.params.t)
 
-    def __repr__(self) -> str:
-        p = self.params
-        return f"CoCo(d={p.d}, s={p.s}, eps0={p.eps0}, t={p.t})"
 
-    def _check_data(self, data: SparseVectors) -> None:
-        if data.d != self.d or data.s != self.s:
-            raise ValueError(f"data has (d, s) = ({data.d}, {data.s}); mechanism expects "
-                             f"({self.d}, {self.s})")
 
     # ---- hash
     def hash_tables(self, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._hashed import HashedMechanism
 from .data import Estimates, SparseVectors
 from .errors import (
     T_MAX,
@@ -337,7 +338,7 @@ def sample_collision(hashed: np.ndarray, eps0: float, t: int, rng: np.random.Gen
 
 
 # --------------------------------------------------------------------------- mechanism
-class Collision:
+class Collision(HashedMechanism):
     """(d, s, eps0, t)-Collision mechanism (Definition 5) with Theorem 4's estimators.
 
     Parameters
@@ -361,20 +362,10 @@ class Collision:
 
     name = "collision"
 
-    def __init__(self, d: int, s: int, eps0: float, t: int | None = None,
-                 n_threads: int | None = None) -> None:
-        self.params = CollisionParams(d, s, eps0, t)
-        self.n_threads = n_threads
+    PARAMS = CollisionParams
+    LABEL = "Collision"
 
-    # convenience accessors
-    d = property(lambda self: self.params.d)
-    s = property(lambda self: self.params.s)
-    eps0 = property(lambda self: self.params.eps0)
-    t = property(lambda self: self.params.t)
 
-    def __repr__(self) -> str:
-        p = self.params
-        return f"Collision(d={p.d}, s={p.s}, eps0={p.eps0}, t={p.t})"
 
     # ---- hash
     def hash_table(self, seed: int) -> np.ndarray:
@@ -398,10 +389,6 @@ class Collision:
     def _block_rows(self) -> int:
         return max(1, self._BLOCK_ELEMS // self.s)
 
-    def _check_data(self, data: SparseVectors) -> None:
-        if data.d != self.d or data.s != self.s:
-            raise ValueError(f"data has (d, s) = ({data.d}, {data.s}); mechanism expects "
-                             f"({self.d}, {self.s})")
 
     def randomize(self, data: SparseVectors, rng: np.random.Generator,
                   seeds: np.ndarray | None = None) -> CollisionReports:
