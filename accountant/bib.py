@@ -63,7 +63,7 @@ u/(s y) I <= u/(2s) <= 1), plus a relative floating-point margin
 expression directly (no closed form, independent check) at high precision.
 
 Expected blanket messages per user rho.  In Algorithm 1 a user adds at most one
-ball, so rho = p <= 1.  For rho > 1 we follow Lemma 2.7 of the paper:
+ball, so rho = p <= 1.  For rho > 1 we follow Section 2.3 of the paper (Algorithm 4, lines 4-11):
 M^BIB(m, s, k + n floor(rho), n, rho - floor(rho)) (each user sends floor(rho)
 balls for sure and one more with probability frac(rho)); ``params_for_rho``.
 delta is non-increasing in k, p and rho (adding independent uniform balls is
@@ -131,7 +131,7 @@ def params_for_rho(k: int, n: int, rho: float) -> tuple[int, float]:
     """(k_eff, p) of M^BIB when each user sends rho blanket balls in expectation.
 
     rho <= 1: (k, rho) (Algorithm 1).  rho > 1: (k + n floor(rho), frac(rho)), the
-    decomposition of the paper's Lemma 2.7.
+    split of the paper's Section 2.3 (Algorithm 4).
     """
     rho = _num("rho", rho, 0.0, 1e12)
     if rho <= 1.0:
@@ -532,7 +532,7 @@ def paper_condition(eps: float, delta: float, m: int, s: int, k: int, n: int, p:
 def paper_rho(eps: float, delta: float, m: int, s: int, k: int, n: int) -> Optional[float]:
     """rho = max(0, (requirement - k)/n) from Theorem 2.1; None when eps > 3 (not covered).
 
-    For rho > 1 this is read with the Lemma 2.7 decomposition (``params_for_rho``),
+    For rho > 1 this is read with the Section 2.3 split (``params_for_rho``),
     which keeps k + n p = k + n rho.
     """
     m, s, k, n, _ = _check(m, s, k, n, 0.0)

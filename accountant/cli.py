@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--p", type=parse_float, default=None, help="per-user blanket probability p")
     g.add_argument("--rho", type=parse_float, default=None,
-                   help="expected blanket balls per user (rho > 1: Lemma 2.7 decomposition)")
+                   help="expected blanket balls per user (rho > 1: floor(rho) balls + one with prob. frac(rho), Section 2.3)")
     p.add_argument("--eps", type=parse_float, default=None, help="epsilon -> delta")
     p.add_argument("--delta", type=parse_float, default=None, help="delta -> epsilon (or with --target-eps: rho)")
     p.add_argument("--target-eps", type=parse_float, default=None, help="with --delta and no p/rho: smallest rho")

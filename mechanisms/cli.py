@@ -1,4 +1,4 @@
-"""Command line: ``python -m mechanisms {simulate, error, compare}``.
+"""Command line: ``python -m mechanisms {simulate, error, compare, fe-table}``.
 
 Thin layer over :mod:`mechanisms.simulate` and :mod:`mechanisms.errors`: parse,
 call, print.  Invalid parameters print one line on stderr and exit with status 2.
@@ -8,6 +8,8 @@ Examples
     python -m mechanisms simulate --mechanism coco --n 100000 --d 256 --s 8 --eps0 1 --json
     python -m mechanisms error --mechanism collision --n 100000 --d 256 --s 8 --eps0 1
     python -m mechanisms compare --n 100000 --d 256 --s 4,8,16,32 --eps0 0.1,0.5,1,2 --out t.md
+    python -m mechanisms simulate --mechanism fe1 --n 1000000 --B 100000 --eps 1 --rho exact --json
+    python -m mechanisms fe-table --n 10000,1000000 --B 100,100000 --eps 0.5,1,3 --out fe.md
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import sys
 from accountant.fileio import write_atomic
 
 from .errors import analytic_errors
+from .frequency import DATA_KINDS, frequency_table, render_frequency_table, simulate_frequency
 from .simulate import (
     ALL_NAMES,
     POSTPROCESS,
@@ -73,14 +76,27 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
 
     sim = sub.add_parser("simulate", help="Monte-Carlo errors of one mechanism")
-    sim.add_argument("--mechanism", required=True, choices=ALL_NAMES)
-    for name in ("n", "d", "s"):
-        sim.add_argument(f"--{name}", required=True, type=int)
-    sim.add_argument("--eps0", required=True, type=float)
-    sim.add_argument("--t", type=int, default=None, help="output domain size (collision/coco)")
+    sim.add_argument("--mechanism", required=True, choices=ALL_NAMES + FE_NAMES)
+    sim.add_argument("--n", required=True, type=int)
+    g = sim.add_argument_group("sparse vectors (collision, coco, baselines)")
+    g.add_argument("--d", type=int, default=None)
+    g.add_argument("--s", type=int, default=None)
+    g.add_argument("--eps0", type=float, default=None)
+    g.add_argument("--t", type=int, default=None, help="output domain size (collision/coco)")
+    g.add_argument("--postprocess", choices=POSTPROCESS, default=None)
+    f = sim.add_argument_group("frequency estimation (fe0, fe1; Luo, Wang, Yi)")
+    f.add_argument("--B", type=int, default=None, help="domain size")
+    f.add_argument("--eps", type=float, default=None, help="central epsilon")
+    f.add_argument("--delta", type=float, default=None, help="central delta (default 1/n^2)")
+    f.add_argument("--rho", type=_rho, default=None,
+                   help="blanket messages per user: 'exact' (default), 'paper' or a number")
+    f.add_argument("--b", type=int, default=None, help="hash range of fe1 (default n/ln n)")
+    f.add_argument("--q", type=int, default=None, help="prime >= B of fe1 (default smallest)")
+    f.add_argument("--data", choices=DATA_KINDS, default=None)
+    f.add_argument("--beta", type=float, default=None,
+                   help="failure probability of the reported accuracy bound (default 0.1)")
     sim.add_argument("--reps", type=int, default=1)
     sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--postprocess", choices=POSTPROCESS, default="none")
     sim.add_argument("--json", action="store_true")
 
     err = sub.add_parser("error", help="exact analytic errors of collision / coco")
@@ -100,10 +116,59 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--seed", type=int, default=0)
     cmp_.add_argument("--postprocess", choices=POSTPROCESS, default="none")
     cmp_.add_argument("--out", required=True, help="output file: .csv, .md or .json")
+
+    fet = sub.add_parser("fe-table", help="FE0/FE1: messages and max error, paper's vs exact rho")
+    fet.add_argument("--n", required=True, type=_int_list("--n"))
+    fet.add_argument("--B", required=True, type=_int_list("--B"))
+    fet.add_argument("--eps", required=True, type=_float_list("--eps"))
+    fet.add_argument("--reps", type=int, default=5)
+    fet.add_argument("--seed", type=int, default=0)
+    fet.add_argument("--beta", type=float, default=0.1)
+    fet.add_argument("--data", choices=DATA_KINDS, default="zipf")
+    fet.add_argument("--out", required=True, help="output file: .csv, .md or .json")
     return p
 
 
 _FORMATS = {".csv": "csv", ".md": "md", ".json": "json"}
+
+FE_NAMES: tuple[str, ...] = ("fe0", "fe1")
+_SPARSE_ONLY = ("d", "s", "eps0", "t", "postprocess")
+_FE_ONLY = ("B", "eps", "delta", "rho", "b", "q", "data", "beta")
+
+
+def _rho(text: str):
+    if text in ("exact", "paper"):
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--rho must be 'exact', 'paper' or a number >= 0, got {text!r}") from None
+
+
+def _check_args(args, required: tuple[str, ...], foreign: tuple[str, ...], who: str):
+    for name in required:
+        if getattr(args, name) is None:
+            raise ValueError(f"--{name} is required for --mechanism {args.mechanism}")
+    for name in foreign:
+        if getattr(args, name) is not None:
+            raise ValueError(f"--{name} is not a parameter of {who}")
+
+
+def _human_frequency(r: dict) -> str:
+    extra = f" b={r['b']} q={r['q']}" if "b" in r else ""
+    lines = [f"{r['mechanism']}: n={r['n']} B={r['B']}{extra} eps={r['eps']:g} delta={r['delta']:.3g} "
+             f"rho={r['rho']:.6g} ({r['rho_source']}) reps={r['reps']} seed={r['seed']} "
+             f"data={r['data']}"]
+    lines.append(f"  messages/user     {r['messages_per_user']:.6g}  (expected "
+                 f"{r['messages_per_user_expected']:.6g}, {r['bits_per_message']} bits each)")
+    lines.append(f"  max abs error     {r['max_abs_error']:.6g}  (bound at beta={r['beta']:g}: "
+                 f"{r['alpha']:.6g})")
+    lines.append(f"  rmse              {r['rmse']:.6g}  (exact {r['rmse_exact']:.6g})")
+    lines.append(f"  mean error        {r['mean_error']:.3g}")
+    lines.append(f"  certified delta   {r['certified_delta']:.6g}  (paper's condition "
+                 f"{'holds' if r['paper_condition'] else 'does not hold'})")
+    return "\n".join(lines)
 
 
 def _human_simulate(r: dict) -> str:
@@ -133,22 +198,50 @@ def _human_error(r: dict) -> str:
     return "\n".join(lines)
 
 
+def _out_format(out: str) -> str:
+    ext = os.path.splitext(out)[1].lower()
+    if ext not in _FORMATS:
+        raise ValueError(f"--out must end in .csv, .md or .json, got {out!r}")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+        raise ValueError(f"--out directory does not exist: {out!r}")
+    return ext
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "simulate":
+        if args.command == "simulate" and args.mechanism in FE_NAMES:
+            _check_args(args, ("B", "eps"), _SPARSE_ONLY, args.mechanism)
+            if args.mechanism == "fe0":
+                _check_args(args, (), ("b", "q"), "fe0")
+            r = simulate_frequency(args.mechanism, args.n, args.B, args.eps, delta=args.delta,
+                                   rho="exact" if args.rho is None else args.rho, b=args.b,
+                                   q=args.q, reps=args.reps, seed=args.seed,
+                                   data=args.data or "zipf",
+                                   beta=0.1 if args.beta is None else args.beta)
+            print(json.dumps(_jsonable(r)) if args.json else _human_frequency(r))
+        elif args.command == "simulate":
+            _check_args(args, ("d", "s", "eps0"), _FE_ONLY, args.mechanism)
             r = simulate(args.mechanism, args.n, args.d, args.s, args.eps0, t=args.t,
-                         reps=args.reps, seed=args.seed, postprocess=args.postprocess)
+                         reps=args.reps, seed=args.seed, postprocess=args.postprocess or "none")
             print(json.dumps(_jsonable(r)) if args.json else _human_simulate(r))
         elif args.command == "error":
             r = analytic_errors(args.mechanism, args.n, args.d, args.s, args.eps0, t=args.t)
             print(json.dumps(_jsonable(r)) if args.json else _human_error(r))
+        elif args.command == "fe-table":
+            ext = _out_format(args.out)
+
+            def progress(i, total):
+                sys.stderr.write(f"\r{i}/{total} cells")
+                sys.stderr.flush()
+
+            res = frequency_table(args.n, args.B, args.eps, reps=args.reps, seed=args.seed,
+                                  beta=args.beta, data=args.data, progress=progress)
+            sys.stderr.write("\n")
+            write_atomic(args.out, render_frequency_table(res, _FORMATS[ext]))
+            print(f"wrote {len(res['rows'])} rows to {args.out}")
         else:  # compare
-            ext = os.path.splitext(args.out)[1].lower()
-            if ext not in _FORMATS:
-                raise ValueError(f"--out must end in .csv, .md or .json, got {args.out!r}")
-            if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
-                raise ValueError(f"--out directory does not exist: {args.out!r}")
+            ext = _out_format(args.out)
             res = compare(args.n, args.d, args.s, args.eps0, reps=args.reps, seed=args.seed,
                           postprocess=args.postprocess)
             write_atomic(args.out, render_compare(res, _FORMATS[ext]))
