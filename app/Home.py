@@ -25,7 +25,10 @@ st.markdown(
     "* **Tables**: grids of bounds over n, s, eps0 and delta, downloadable as CSV, JSON, Markdown "
     "and LaTeX.\n"
     "* **Simulation**: Monte-Carlo runs of Collision, CoCo and the baselines against the exact "
-    "error formulas.")
+    "error formulas.\n"
+    "* **Frequency**: frequency estimation with blanket messages (FE0/FE1, Luo, Wang, Yi): "
+    "messages per user, error bounds and simulations with the paper's rho against the exact "
+    "balls-into-bins accounting.")
 st.caption(common.ERRATUM_CAPTION)
 st.caption("Every number shown is computed by the `accountant` and `mechanisms` packages; "
            "every table can be downloaded as CSV.")

@@ -22,6 +22,7 @@ from accountant import bounds as _bounds  # noqa: E402
 from accountant import shuffle as _shuffle  # noqa: E402
 from accountant import tables as _tables  # noqa: E402
 from mechanisms import errors as _errors  # noqa: E402
+from mechanisms import frequency as _frequency  # noqa: E402
 from mechanisms import planner as _planner  # noqa: E402
 
 EXPLANATIONS = {
@@ -34,6 +35,21 @@ EXPLANATIONS = {
     "s": "s (sparsity): the number of non-zero coordinates each user holds, out of d coordinates.",
     "t": "t (hash range): the number of buckets Collision/CoCo hash the s keys into; larger t means "
          "fewer collisions but a weaker amplification.",
+    "fe_eps": "eps (central budget): the differential privacy of the shuffled multiset of all "
+              "messages, as seen by the analyst; neighbouring data sets differ in one user's "
+              "element.",
+    "fe_delta": "delta: the small probability with which the (eps, delta) guarantee may fail; "
+                "the default 1/n^2 is the paper's choice.",
+    "B": "B (domain size): each user holds one element of {0, ..., B-1}; the analyst estimates how "
+         "many users hold each element.",
+    "rho": "rho (blanket messages): besides its one real message every user sends rho uniformly "
+           "random messages in expectation (floor(rho) for sure, one more with probability "
+           "rho - floor(rho)); they hide the real ones. 'Paper' is Theorem 2.1's closed form, "
+           "'exact' the smallest rho certified by the exact balls-into-bins accounting.",
+    "b": "b (FE1's hash range): FE1 sends (u, v, h(x)) with a hash h onto b values, so the blanket "
+         "messages only have to cover b bins instead of B; 2 <= b <= B/2.",
+    "beta": "beta: the error bound alpha holds for all B estimates at once with probability at "
+            "least 1 - beta (Lemmas 2.3 and 2.6).",
 }
 
 ERRATUM_CAPTION = ("The Collision/CoCo bound (Theorem 5) and the stronger clone bound rest on FMT23 "
@@ -50,9 +66,10 @@ def page_header(title: str, intro: str) -> None:
     st.write(intro)
 
 
-def explain(keys: Sequence[str] = ("eps0", "eps_c", "delta", "s", "t")) -> None:
+def explain(keys: Sequence[str] = ("eps0", "eps_c", "delta", "s", "t"),
+            title: str = "What do eps0, eps_c, delta, s and t mean?") -> None:
     """One sentence for each symbol used on the page."""
-    with st.expander("What do eps0, eps_c, delta, s and t mean?", expanded=False):
+    with st.expander(title, expanded=False):
         for k in keys:
             st.markdown("* " + EXPLANATIONS[k])
 
@@ -175,3 +192,99 @@ def optimal_t(mechanism: str, estimator: str, d: int, s: int, eps0: float) -> tu
 
 
 BOUND_NAMES = _bounds.BOUND_NAMES
+
+
+# --------------------------------------------------------------------------- frequency (FE0/FE1)
+FE_LABEL = {"fe0": "FE0", "fe1": "FE1"}
+RHO_LABEL = {"paper": "paper's rho (Theorem 2.1)",
+             "exact": "exact rho (balls-into-bins accounting)"}
+PAPER_EPS_MAX = _frequency.PAPER_EPS_MAX
+PAPER_NOT_AVAILABLE = f"not available: Theorem 2.1 needs eps <= {PAPER_EPS_MAX:g}"
+#: the eps grid of the messages-per-user chart
+FE_EPS_GRID = tuple(_tables.parse_list("0.25:3:12", float, "eps"))
+#: simulation limits, so that a run finishes in about a minute and fits in memory:
+#: messages generated per run (n (1 + rho)), users (the inputs and FE1's real tuples are
+#: held in memory: ~50 bytes per user), domain size (the Zipf weights and the B counts),
+#: and FE1's preimage candidates (about q/b per message, Lemma 2.7).
+SIM_MAX_MESSAGES = 3e8
+SIM_MAX_USERS = 3 * 10**7
+SIM_MAX_DOMAIN = 10**7
+SIM_MAX_CANDIDATES = 3e9
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def fe_protocol(mechanism: str, n: int, B: int, eps: float, delta: Optional[float], rho: str,
+                b: Optional[int]):
+    """frequency.make_protocol (delta None = 1/n^2; b None = default_b for FE1)."""
+    return _frequency.make_protocol(mechanism, n, B, eps, delta, rho=rho, b=b)
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def fe_summary(mechanism: str, n: int, B: int, eps: float, delta: Optional[float], rho: str,
+               b: Optional[int], beta: float) -> dict:
+    """The numbers the Frequency page shows for one protocol instance."""
+    p = fe_protocol(mechanism, n, B, eps, delta, rho, b)
+    fe1 = isinstance(p, _frequency.FE1)
+    cd = p.certified_delta()
+    return {"rho_source": rho, "protocol": FE_LABEL[mechanism], "n": p.n, "B": p.B,
+            "b": p.b if fe1 else None, "q": p.q if fe1 else None,
+            "p_col": p.p_col if fe1 else None, "eps": p.eps, "delta": p.delta,
+            "rho": p.rho, "blanket_per_user_fixed": p.blanket_floor,
+            "blanket_extra_p": p.blanket_extra_p, "messages_per_user": p.messages_per_user,
+            "bits_per_message": p.bits_per_message, "certified_delta": cd,
+            "meets_delta": cd <= p.delta, "paper_condition": p.paper_condition(),
+            "beta": beta, "alpha": p.alpha(beta),
+            "alpha_proof": p.alpha(beta, form="proof") if fe1 else None,
+            "std": p.std(0)}
+
+
+def fe_saving(paper: dict, exact: dict) -> dict:
+    """Fractions of the blanket messages and of all messages the exact rho saves."""
+    return {"blanket": 1.0 - exact["rho"] / paper["rho"],
+            "messages": 1.0 - exact["messages_per_user"] / paper["messages_per_user"]}
+
+
+@st.cache_data(show_spinner=False, max_entries=200)
+def fe_curve(mechanism: str, n: int, B: int, delta: Optional[float], b: Optional[int],
+             eps_values: tuple) -> list[dict]:
+    """rho and messages per user, paper's and exact, for every eps (paper: None above 3)."""
+    rows = []
+    for e in eps_values:
+        ex = fe_protocol(mechanism, n, B, float(e), delta, "exact", b)
+        pa = (fe_protocol(mechanism, n, B, float(e), delta, "paper", b)
+              if e <= PAPER_EPS_MAX else None)
+        rows.append({"eps": float(e), "rho_paper": pa.rho if pa else None, "rho_exact": ex.rho,
+                     "messages_paper": pa.messages_per_user if pa else None,
+                     "messages_exact": ex.messages_per_user})
+    return rows
+
+
+def fe_sim_refusal(mechanism: str, n: int, B: int, eps: float, delta: Optional[float], rho: str,
+                   b: Optional[int]) -> Optional[str]:
+    """Why a simulation of this instance would be too large (None: small enough)."""
+    label = RHO_LABEL[rho].split(" (")[0]
+    p = fe_protocol(mechanism, n, B, eps, delta, rho, b)
+    cost = p.simulation_cost()
+    if cost["users"] > SIM_MAX_USERS:
+        return (f"Not simulated with the {label}: n = {n:,} users is more than the "
+                f"limit of {SIM_MAX_USERS:,} (memory). Lower n.")
+    if cost["domain"] > SIM_MAX_DOMAIN:
+        return (f"Not simulated with the {label}: B = {B:,} is more than the limit of "
+                f"{SIM_MAX_DOMAIN:,} (memory). Lower B.")
+    if cost["messages"] > SIM_MAX_MESSAGES:
+        return (f"Not simulated with the {label}: one run would generate about "
+                f"{cost['messages']:.3g} messages (n (1 + rho)), more than the limit of "
+                f"{SIM_MAX_MESSAGES:.0e}. Lower n or raise eps.")
+    if cost["candidates"] > SIM_MAX_CANDIDATES:
+        return (f"Not simulated with the {label}: FE1's analyzer would enumerate about "
+                f"{cost['candidates']:.3g} preimages per run (about q/b per message), more than "
+                f"the limit of {SIM_MAX_CANDIDATES:.0e}. Raise b or lower n.")
+    return None
+
+
+@st.cache_data(show_spinner=False, max_entries=100)
+def fe_simulate(mechanism: str, n: int, B: int, eps: float, delta: Optional[float], rho: str,
+                b: Optional[int], reps: int, seed: int, data: str, beta: float) -> dict:
+    """frequency.simulate_frequency (cached: same seed, same result)."""
+    return _frequency.simulate_frequency(mechanism, n, B, eps, delta, rho=rho, b=b, reps=reps,
+                                         seed=seed, data=data, beta=beta)

@@ -144,7 +144,7 @@ def _modpow(a: np.ndarray, e: int, q: int) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)
 def _inverse_table(q: int) -> np.ndarray:
     """u^{-1} mod q for u = 0 .. q-1 (entry 0 unused), q prime."""
     return _modpow(np.arange(q, dtype=np.int64), q - 2, q)
@@ -385,6 +385,14 @@ class _BlanketProtocol:
         """Exact standard deviation of an estimate whose true frequency is ``g``."""
         return math.sqrt(self.variance(g))
 
+    def simulation_cost(self) -> dict:
+        """Expected size of one simulated run: ``messages`` = n (1 + rho) generated and
+        analysed, ``candidates`` = elements the all-elements analysis touches (FE0: one per
+        message; FE1: about q/b per message, Lemma 2.7), ``domain`` = B counters."""
+        msgs = self.n * (1.0 + self.rho)
+        return {"users": self.n, "messages": msgs, "candidates": msgs * self._candidates_per_message(),
+                "domain": self.B}
+
 
 def _resolve_rho(rho: RhoSpec, eps: float, delta: float, m: int, s: int, n: int,
                  rtol: float) -> tuple[float, str]:
@@ -429,6 +437,9 @@ class FE0(_BlanketProtocol):
     def _bins(self):
         return self.B, 1
 
+    def _candidates_per_message(self) -> int:
+        return 1
+
     @property
     def bits_per_message(self) -> int:
         return max(1, math.ceil(math.log2(self.B)))
@@ -457,7 +468,8 @@ class FE0(_BlanketProtocol):
         return float(np.count_nonzero(reports.values == x)) - self.n * self.rho / self.B
 
     def variance(self, g: int = 0) -> float:
-        """Var ghat(x) = n floor(rho) (1/B)(1 - 1/B) + n f/B (1 - f/B) (any g)."""
+        """Var ghat(x) = n floor(rho) (1/B)(1 - 1/B) + n f/B (1 - f/B) (the same for every g)."""
+        _int("g", g, 0, self.n)
         k, f = self.n * self.blanket_floor, self.blanket_extra_p
         return k / self.B * (1 - 1 / self.B) + self.n * f / self.B * (1 - f / self.B)
 
@@ -490,6 +502,9 @@ class FE1(_BlanketProtocol):
 
     def _bins(self):
         return (self.q - 1) * self.q * self.b, (self.q - 1) * self.q
+
+    def _candidates_per_message(self) -> int:
+        return (self.q - 1) // self.b + 1
 
     @property
     def p_col(self) -> float:
@@ -551,7 +566,7 @@ def _n_over_log_n(n: int) -> int:
 
 def default_b(n: int, B: int) -> int:
     """Table 1's choice b = n / ln n (O(1) messages, O(log n) error), clipped to [2, B/2]."""
-    n, B = _int("n", n, 1), _int("B", B, 4)
+    n, B = _int("n", n, 1), _int("B", B, 4, MAX_DOMAIN)
     return int(min(_n_over_log_n(n), B // 2))
 
 

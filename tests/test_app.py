@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from accountant.shuffle import CoCoParams, CollisionParams, ShuffleAccountant  # noqa: E402
 from accountant.tables import GridPoint, compute_row  # noqa: E402
 from mechanisms.errors import coco_t_default, collision_t_star  # noqa: E402
+from mechanisms.frequency import FE0, FE1, default_b, simulate_frequency  # noqa: E402
 from mechanisms.planner import plan  # noqa: E402
 from mechanisms.simulate import simulate  # noqa: E402
 
@@ -161,3 +162,94 @@ def test_simulation_run_and_invalid():
     ok(at)
     assert any("even integer" in e.value for e in at.error)
     assert at.button(key="run").disabled
+
+
+# ------------------------------------------------------------------- frequency (FE0 / FE1)
+FREQ = "6_Frequency.py"
+
+
+def test_frequency_default_matches_library():
+    at = page(FREQ)
+    n, B = 1_000_000, 100_000
+    delta = 1.0 / float(n) ** 2
+    assert default_b(n, B) == 50_000  # auto: FE1 (B > n / ln n) with Table 1's b
+    ex = FE1.make(n, B, 1.0, delta, rho="exact")
+    pa = FE1.make(n, B, 1.0, delta, rho="paper")
+    assert metric(at, "rho (exact)") == f"{ex.rho:.6g}"
+    assert metric(at, "rho (paper)") == f"{pa.rho:.6g}"
+    assert metric(at, "messages per user (exact)") == f"{ex.messages_per_user:.6g}"
+    assert metric(at, "bits per message (exact)") == str(ex.bits_per_message)
+    assert metric(at, "certified delta (paper)") == f"{pa.certified_delta():.6g}"
+    assert metric(at, "error bound alpha (exact)") == f"{ex.alpha(0.1):.4g}"
+    assert metric(at, "alpha, proof form (paper)") == f"{pa.alpha(0.1, form='proof'):.4g}"
+    assert metric(at, "std per element (exact)") == f"{ex.std(0):.4g}"
+    saving = 100 * (1 - ex.rho / pa.rho)
+    assert any(f"saves {saving:.1f}% of the blanket messages" in m.value for m in at.markdown)
+    assert len(at.get("plotly_chart")) == 1
+    assert not at.error and not at.warning
+    # FE0 forced: its exact rho, and no b input
+    at.radio(key="protocol").set_value("fe0").run()
+    ok(at)
+    assert metric(at, "rho (exact)") == f"{FE0.make(n, B, 1.0, delta).rho:.6g}"
+    assert not any(r.key == "b_mode" for r in at.radio)
+
+
+def test_frequency_paper_rho_not_available_above_3():
+    at = page(FREQ)
+    at.number_input(key="n").set_value(10_000).run()
+    at.number_input(key="eps").set_value(4.0).run()
+    ok(at)
+    assert any(i.value == "not available: Theorem 2.1 needs eps <= 3" for i in at.info)
+    assert not any(m.label.endswith("(paper)") for m in at.metric)
+    ex = FE1.make(10_000, 100_000, 4.0, 1e-8, rho="exact")
+    assert metric(at, "rho (exact)") == f"{ex.rho:.6g}"
+    assert not at.error
+
+
+def test_frequency_invalid_inputs():
+    at = page(FREQ)
+    at.number_input(key="n").set_value(10_000).run()
+    at.radio(key="b_mode").set_value("fixed value").run()
+    ok(at)
+    assert at.number_input(key="b").value == default_b(10_000, 100_000)
+    at.number_input(key="b").set_value(60_000).run()  # b > B/2
+    ok(at)
+    assert any("b must be an integer in [2, 50000]" in e.value for e in at.error)
+    assert not at.metric and not at.get("plotly_chart")
+    at.number_input(key="b").set_value(500).run()
+    ok(at)
+    assert not at.error
+    assert metric(at, "rho (exact)") == f"{FE1.make(10_000, 100_000, 1.0, 1e-8, b=500).rho:.6g}"
+    at.text_input(key="delta").set_value("2").run()
+    ok(at)
+    assert any("delta must lie in (0, 1)" in e.value for e in at.error) and not at.metric
+    at.text_input(key="delta").set_value("1e-9").run()
+    at.number_input(key="B").set_value(1).run()
+    ok(at)
+    assert any("B must be" in e.value for e in at.error) and not at.metric
+
+
+def test_frequency_simulate_and_refusal():
+    at = page(FREQ)
+    at.number_input(key="n").set_value(2000).run()
+    at.number_input(key="B").set_value(50).run()  # auto: FE0
+    ok(at)
+    assert not at.dataframe or all(d.key != "sim_table" for d in at.dataframe)
+    at.button(key="simulate").click().run()
+    ok(at)
+    for src in ("paper", "exact"):
+        r = simulate_frequency("fe0", 2000, 50, 1.0, rho=src, reps=3, seed=0, beta=0.1)
+        assert metric(at, f"max abs error ({src})") == f"{r['max_abs_error']:.4g}"
+        assert metric(at, f"bound alpha ({src})") == f"{r['alpha']:.4g}"
+        assert r["max_abs_error"] < r["alpha"]
+    # too many messages with the paper's rho: refused with a visible message, no hang
+    at.number_input(key="n").set_value(20_000_000).run()
+    at.number_input(key="B").set_value(100_000).run()
+    at.number_input(key="eps").set_value(0.25).run()
+    ok(at)
+    assert any("Not simulated with the paper's rho" in w.value and "3e+08" in w.value
+               for w in at.warning)
+    assert not at.button(key="simulate").disabled  # the exact rho is small enough
+    at.number_input(key="n").set_value(10**9).run()
+    ok(at)
+    assert at.button(key="simulate").disabled

@@ -26,7 +26,8 @@ PAGES = [("amplification", "Amplification", "Amplification by shuffling"),
          ("utility", "Utility", "Utility of Collision and CoCo"),
          ("planner", "Planner", "Deployment planner"),
          ("tables", "Tables", "Tables of bounds"),
-         ("simulation", "Simulation", "Simulation")]
+         ("simulation", "Simulation", "Simulation"),
+         ("frequency", "Frequency", "Frequency estimation with blanket messages (FE0/FE1)")]
 
 
 def _free_port() -> int:
@@ -177,6 +178,12 @@ def test_dashboard_in_chromium(server, browser_page):
         if name == "simulation":
             page.get_by_role("button", name="Run simulation").click()
             page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+        elif name == "frequency":
+            page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+            _wait_idle(page)
+            page.get_by_role("button", name="Simulate", exact=True).click()
+            page.locator('[data-testid="stMetric"]').filter(
+                has_text="max abs error (exact)").first.wait_for(timeout=90_000)
         elif name == "tables":
             page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=60_000)
         else:

@@ -433,3 +433,15 @@ def test_cli_fe_table(tmp_path, capsys):
     code, _, err = _run(capsys, "fe-table", "--n", "1500", "--B", "40", "--eps", "1",
                         "--out", str(bad))
     assert code == 2 and "--out must end" in err and not bad.exists()
+
+
+def test_simulation_cost():
+    p = FE1.make(10 ** 4, 10 ** 5, 1.0, 1e-8, b=1000, rho="paper")
+    c = p.simulation_cost()
+    assert c["messages"] == pytest.approx(10 ** 4 * (1 + p.rho))
+    assert c["candidates"] == pytest.approx(c["messages"] * ((p.q - 1) // 1000 + 1))
+    f = FE0.make(10 ** 4, 100, 1.0, 1e-8, rho=0.5)
+    assert f.simulation_cost() == {"users": 10 ** 4, "messages": 15000.0, "candidates": 15000.0,
+                                   "domain": 100}
+    with pytest.raises(ValueError, match="g must"):
+        f.variance(10 ** 4 + 1)
