@@ -103,16 +103,27 @@ def epsilon_for_delta(
             break
         if cand is None or not (lo < cand < hi):
             cand = 0.5 * (lo + hi)
+        # the tolerance at the scale of the candidate: while hi is still eps_max,
+        # rtol * hi can be orders of magnitude wider than the final bracket.
+        width_here = rtol * cand + atol
         if hi_delta is not None and hi - cand < 0.5 * width_goal:
             # Converged from above: probe just below hi to close the bracket.
             cand = max(lo, hi - 0.75 * width_goal)
-        elif cand - lo < 0.25 * width_goal:
-            cand = min(hi, lo + 0.5 * width_goal)
+        elif cand - lo < 0.25 * width_here:
+            cand = min(hi, lo + 0.5 * width_here)
         d_lo, d_up, s = ev(cand)
         if d_up <= target:
             hi, hi_delta = cand, d_up
         elif d_lo > target:
             lo = lo_cert = cand
+            nxt = newton(cand, d_lo, s)
+            if nxt is not None and lo < nxt < hi:
+                # Newton from below lands next to the root: aim a little above it, so
+                # that the next evaluation is likely a certified upper end; the probe
+                # just below it then closes the bracket (3 evaluations in the usual case).
+                nxt = min(nxt + 0.4 * (rtol * nxt + atol), 0.5 * (nxt + hi))
+            cand = nxt
+            continue
         else:
             # Within the rounding margin of the target: cand is the root to working
             # precision.  The first time, step just above it (a certified hi; the probe
@@ -120,7 +131,10 @@ def epsilon_for_delta(
             # wider than the tolerance: move lo (uncertified) so the bracket shrinks.
             ambiguous += 1
             if ambiguous == 1:
-                cand = min(cand + 0.4 * width_goal, 0.5 * (cand + hi))
+                # the step is sized by cand, not by hi: while hi is still far above the
+                # root (e.g. eps_max) rtol * hi would overshoot by orders of magnitude
+                # and leave a long bisection behind.
+                cand = min(cand + 0.4 * (rtol * cand + atol), 0.5 * (cand + hi))
                 continue
             lo = cand
             cand = 0.5 * (lo + hi)

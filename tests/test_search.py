@@ -53,3 +53,53 @@ def test_largest_parameter_below():
     assert largest_parameter_below(lambda v: 5.0, 2.0, 0.0, 1.0) is None
     with pytest.raises(ValueError, match="delta must"):
         epsilon_for_delta(lambda e: (0.1, 0.1, 0.0), 1.5, 1.0)
+
+
+def _random_cases(count, seed):
+    import random
+
+    from accountant.shuffle import CoCoParams, CollisionParams, GenericLDP
+
+    rnd = random.Random(seed)
+    for _ in range(count):
+        n = int(10 ** rnd.uniform(1.5, 7))
+        eps0 = rnd.uniform(0.05, 6.0)
+        delta = 10 ** rnd.uniform(-14, -2)
+        rtol = rnd.choice([1e-3, 1e-6, 1e-9])
+        kind = rnd.choice("gck")
+        s = rnd.randint(1, 8)
+        p = (GenericLDP(eps0) if kind == "g" else
+             CollisionParams(s=s, eps0=eps0) if kind == "c" else CoCoParams(s=s, eps0=eps0))
+        yield p, n, delta, rtol
+
+
+@pytest.mark.parametrize("case", list(_random_cases(40, 7)), ids=lambda c: f"{c[0].name}-n{c[1]}")
+def test_search_result_certified_and_within_rtol_of_a_certified_lower_end(case):
+    from accountant.divergence import hockey_stick_divergence
+    from accountant.shuffle import ShuffleAccountant, search_pair_epsilon
+
+    p, n, delta, rtol = case
+    pair = ShuffleAccountant(p, n).pair
+    r = search_pair_epsilon(pair, delta, rtol)
+    assert hockey_stick_divergence(pair, r.epsilon, target_delta=delta).upper <= delta
+    if r.epsilon == 0.0:
+        return
+    lo = r.lower_epsilon
+    assert lo is not None
+    assert hockey_stick_divergence(pair, lo, target_delta=delta).lower > delta
+    assert r.epsilon - lo <= rtol * r.epsilon + 1e-15
+
+
+@pytest.mark.parametrize("mech,n,eps0,delta,rtol", [
+    ("generic", 10 ** 9, 1.0, 1e-10, 1e-6),
+    ("collision", 10 ** 9, 1.0, 1e-6, 1e-9),
+    ("coco", 10 ** 8, 0.5, 1e-6, 1e-9),
+])
+def test_search_needs_few_evaluations_at_large_n(mech, n, eps0, delta, rtol):
+    """A good starting guess + Newton: 3 divergence evaluations, not a bisection
+    (the step out of the rounding band used to be sized by eps_max: 16-18)."""
+    from accountant.shuffle import ShuffleAccountant, make_params
+
+    r = ShuffleAccountant(make_params(mech, eps0, s=8 if mech != "generic" else None), n) \
+        .epsilon_result(delta, rtol=rtol)
+    assert r.evaluations <= 4
