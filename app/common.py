@@ -84,6 +84,17 @@ def call(fn: Callable, *args, where=None, **kwargs):
         return None
 
 
+def delta_from_text(text: str, where=None, default: Optional[str] = None):
+    """(ok, delta) from a text box: a number in (0, 1).  With ``default`` (e.g. "1/n^2"),
+    an empty text or that text gives (True, None): the library's default delta."""
+    if default is not None and text.strip().replace(" ", "") in ("", default):
+        return True, None
+    delta = call(float, text, where=where)
+    if delta is None or not check(0 < delta < 1, f"delta must lie in (0, 1), got {text}", where=where):
+        return False, None
+    return True, delta
+
+
 def check(cond: bool, message: str, where=None) -> bool:
     """Show ``message`` as an error when ``cond`` is false; return ``cond``."""
     if not cond:
@@ -225,14 +236,12 @@ def fe_summary(mechanism: str, n: int, B: int, eps: float, delta: Optional[float
     """The numbers the Frequency page shows for one protocol instance."""
     p = fe_protocol(mechanism, n, B, eps, delta, rho, b)
     fe1 = isinstance(p, _frequency.FE1)
-    cd = p.certified_delta()
     return {"rho_source": rho, "protocol": FE_LABEL[mechanism], "n": p.n, "B": p.B,
             "b": p.b if fe1 else None, "q": p.q if fe1 else None,
-            "p_col": p.p_col if fe1 else None, "eps": p.eps, "delta": p.delta,
+            "p_col": p.p_col if fe1 else None, **p.privacy(),
             "rho": p.rho, "blanket_per_user_fixed": p.blanket_floor,
             "blanket_extra_p": p.blanket_extra_p, "messages_per_user": p.messages_per_user,
-            "bits_per_message": p.bits_per_message, "certified_delta": cd,
-            "meets_delta": cd <= p.delta, "paper_condition": p.paper_condition(),
+            "bits_per_message": p.bits_per_message,
             "beta": beta, "alpha": p.alpha(beta),
             "alpha_proof": p.alpha(beta, form="proof") if fe1 else None,
             "std": p.std(0)}

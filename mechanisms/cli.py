@@ -211,9 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "simulate" and args.mechanism in FE_NAMES:
-            _check_args(args, ("B", "eps"), _SPARSE_ONLY, args.mechanism)
-            if args.mechanism == "fe0":
-                _check_args(args, (), ("b", "q"), "fe0")
+            fe1_only = ("b", "q") if args.mechanism == "fe0" else ()
+            _check_args(args, ("B", "eps"), _SPARSE_ONLY + fe1_only, args.mechanism)
             r = simulate_frequency(args.mechanism, args.n, args.B, args.eps, delta=args.delta,
                                    rho="exact" if args.rho is None else args.rho, b=args.b,
                                    q=args.q, reps=args.reps, seed=args.seed,

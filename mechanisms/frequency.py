@@ -47,6 +47,7 @@ from typing import Iterator, Optional, Union
 import numpy as np
 
 from accountant import bib
+from accountant.bib import _int, _num
 
 #: largest domain size: q <= 2B must keep (q-1)^2 < 2^63 in int64 arithmetic.
 MAX_DOMAIN = 1 << 30
@@ -58,18 +59,6 @@ BLOCK_CANDIDATES = 1 << 22
 PAPER_EPS_MAX = bib.PAPER_EPS_MAX
 
 RhoSpec = Union[str, float]
-
-
-# ----------------------------------------------------------------------------
-# validation
-# ----------------------------------------------------------------------------
-
-def _int(name: str, v, lo: int, hi: Optional[int] = None) -> int:
-    return bib._int(name, v, lo, hi)
-
-
-def _num(name: str, v, lo: float, hi: float, lo_open=False, hi_open=False) -> float:
-    return bib._num(name, v, lo, hi, lo_open=lo_open, hi_open=hi_open)
 
 
 # ----------------------------------------------------------------------------
@@ -381,6 +370,10 @@ class _BlanketProtocol:
         """Estimated frequency of every element of [B] (length-B float array)."""
         return self._estimate(self._count(self._messages_of(reports)))
 
+    def element_variances(self, g) -> np.ndarray:
+        """Exact variances of the estimates of elements with true frequencies ``g`` (array)."""
+        raise NotImplementedError  # pragma: no cover - FE0 / FE1 define it
+
     def std(self, g: int = 0) -> float:
         """Exact standard deviation of an estimate whose true frequency is ``g``."""
         return math.sqrt(self.variance(g))
@@ -473,6 +466,9 @@ class FE0(_BlanketProtocol):
         k, f = self.n * self.blanket_floor, self.blanket_extra_p
         return k / self.B * (1 - 1 / self.B) + self.n * f / self.B * (1 - f / self.B)
 
+    def element_variances(self, g) -> np.ndarray:
+        return np.full(np.asarray(g).shape, self.variance())
+
     def alpha(self, beta: float) -> float:
         """Lemma 2.3 at this protocol's rho."""
         return fe0_alpha(self.n, self.B, self.rho, beta)
@@ -550,7 +546,10 @@ class FE1(_BlanketProtocol):
     def variance(self, g: int = 0) -> float:
         """Var ghat(x) for true frequency g: [(n-g) pc(1-pc) + n fl/b(1-1/b)
         + n f/b (1 - f/b)] / (1 - pc)^2."""
-        g = _int("g", g, 0, self.n)
+        return float(self.element_variances(np.array([_int("g", g, 0, self.n)]))[0])
+
+    def element_variances(self, g) -> np.ndarray:
+        g = np.asarray(g, dtype=np.float64)
         pc, k, f, b = self.p_col, self.n * self.blanket_floor, self.blanket_extra_p, self.b
         v = (self.n - g) * pc * (1 - pc) + k / b * (1 - 1 / b) + self.n * f / b * (1 - f / b)
         return v / (1.0 - pc) ** 2
@@ -637,13 +636,7 @@ def simulate_frequency(mechanism: str, n: int, B: int, eps: float, delta: Option
         msgs.append(mpu)
         sq += float(np.sum(err ** 2))
         signed += float(np.sum(err))
-        if isinstance(proto, FE1):
-            pc = proto.p_col
-            base = proto.variance(0)
-            # Var depends on g linearly: subtract g pc(1-pc)/(1-pc)^2 per element
-            var_sum += float(proto.B * base - np.sum(g) * pc / (1.0 - pc))
-        else:
-            var_sum += proto.B * proto.variance()
+        var_sum += float(np.sum(proto.element_variances(g)))
     cells = reps * proto.B
     out = {
         "mechanism": mechanism, "n": proto.n, "B": proto.B, "eps": proto.eps,

@@ -25,10 +25,7 @@ mechanism = sb.selectbox("Mechanism", ["collision", "coco", "generic"],
 n = int(sb.number_input("n (users)", min_value=1, max_value=10**12, value=100_000, step=10_000,
                         key="n"))
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
-delta = common.call(float, delta_text, where=sb)
-if delta is not None and not common.check(0 < delta < 1, f"delta must lie in (0, 1), got {delta_text}",
-                                          where=sb):
-    delta = None
+delta_ok, delta = common.delta_from_text(delta_text, where=sb)
 s = t = None
 t_ok = True
 if mechanism != "generic":
@@ -46,7 +43,7 @@ range_ok = common.check(e_min < e_max, "eps0 min must be smaller than eps0 max",
 e_ref = sb.number_input("eps0 for the headline numbers", min_value=0.001, max_value=30.0, value=1.0,
                         key="e_ref")
 
-if delta is None or not t_ok or not range_ok:
+if not delta_ok or not t_ok or not range_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 

@@ -21,10 +21,7 @@ sb.header("Inputs")
 target = float(sb.number_input("target central eps_c", min_value=0.01, max_value=20.0, value=0.5,
                                key="target"))
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
-delta = common.call(float, delta_text, where=sb)
-if delta is not None and not common.check(0 < delta < 1, f"delta must lie in (0, 1), got {delta_text}",
-                                          where=sb):
-    delta = None
+delta_ok, delta = common.delta_from_text(delta_text, where=sb)
 n = int(sb.number_input("n (users)", min_value=2, max_value=10**11, value=100_000, step=10_000,
                         key="n"))
 d = int(sb.number_input("d (coordinates)", min_value=1, max_value=10**7, value=128, key="d"))
@@ -40,7 +37,7 @@ bound = sb.radio("guarantee from", ["proved", "tight"], key="bound",
                  format_func=lambda b: {"proved": "proved bounds (clone, blanket)",
                                         "tight": "paper's Theorem 5 (not proved)"}[b],
                  help="Theorem 5 gives larger eps0 but is not a proved bound (README, Findings)")
-if delta is None or not s_ok or not m_ok:
+if not delta_ok or not s_ok or not m_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 

@@ -28,12 +28,8 @@ B = int(sb.number_input("B (domain size)", min_value=1, max_value=freq.MAX_DOMAI
 eps = float(sb.number_input("eps", min_value=0.01, max_value=20.0, value=1.0, key="eps"))
 delta_text = sb.text_input("delta", value="1/n^2", key="delta",
                            help="a number in (0, 1); '1/n^2' or empty: delta = 1/n^2")
-delta = None  # None: the library's default 1/n^2
-delta_ok = True
-if delta_text.strip().replace(" ", "") not in ("", "1/n^2"):
-    delta = common.call(float, delta_text, where=sb)
-    delta_ok = delta is not None and common.check(
-        0 < delta < 1, f"delta must lie in (0, 1), got {delta_text}", where=sb)
+# delta None: the library's default 1/n^2
+delta_ok, delta = common.delta_from_text(delta_text, where=sb, default="1/n^2")
 protocol = sb.radio("protocol", ["auto", "fe0", "fe1"], key="protocol",
                     format_func=lambda p: {"auto": "auto (FE0 if B <= n / ln n, else FE1)",
                                            "fe0": "FE0", "fe1": "FE1"}[p],
@@ -81,14 +77,13 @@ if protocol == "auto":
                            "FE1 with b = n / ln n capped at B/2, since B > n / ln n (Table 1)"))
 
 # ---------------------------------------------------------------- metrics, side by side
-TAG = {"paper": "paper", "exact": "exact"}
 cols = st.columns(2, border=True)
 for col, src, res in ((cols[0], "paper", paper), (cols[1], "exact", exact)):
     col.markdown(f"**{common.RHO_LABEL[src]}**")
     if res is None:
         col.info(common.PAPER_NOT_AVAILABLE)
         continue
-    t = TAG[src]
+    t = src
     items = [
         (f"rho ({t})", common.fmt(res["rho"]), "expected blanket messages per user"),
         (f"messages per user ({t})", common.fmt(res["messages_per_user"]),
@@ -205,7 +200,7 @@ st.caption(f"{common.FE_LABEL[sparams[0]]}, n = {sparams[1]:,}, B = {sparams[2]:
            f"eps = {sparams[3]:g}, {sparams[6]} run(s), seed {sparams[7]}, {sparams[8]} data.")
 scols = st.columns(len(results), border=True)
 for col, (src, r) in zip(scols, results.items()):
-    t = TAG[src]
+    t = src
     col.markdown(f"**{common.RHO_LABEL[src]}**")
     items = [(f"max abs error ({t})", common.fmt(r["max_abs_error"], 4),
               "max over the B elements of |estimate - true count|, mean over the runs"),
