@@ -1,90 +1,122 @@
-"""Every central-epsilon bound of the comparison set, under one name each.
+"""Every central-epsilon bound under one name, with what is proved about it as data.
 
-The names are part of the command-line contract (``--bound NAME``):
+One registry, :data:`REGISTRY`, holds a :class:`BoundSpec` per bound.  What users must
+know is data on the entry, not code spread over modules:
 
-===========================  ===================================================
+* ``kind``: ``"upper"`` (an upper bound on eps_c where it is proved), ``"lower"`` (a
+  certified lower bound on the true eps_c of the mechanism) or ``"paper"`` (the paper's
+  Theorem 5 value, reported under its own name and never as ``epsilon``);
+* ``proved_for``: the mechanisms for which the statement is a theorem *for the mechanism
+  as implemented* (for Collision and CoCo: every hash family, including the SplitMix64
+  one of :mod:`mechanisms.collision`);
+* ``reference`` and ``validity``: the paper and the stated range.
+
+"Which bound is proved for this mechanism" is then a query (:func:`proved_upper_bounds`),
+and the headline number of every surface (``epsilon`` in the CLI, ``get_epsilon``, the
+planner, tables, dashboard) is :func:`proved_epsilon`: the smallest proved upper bound.
+
+Names (the command-line contract, ``--bound NAME``):
+
+===========================  ==========================================================
 name                         bound
-===========================  ===================================================
-tight                        the mechanism's own bound (Theorem 5 / Section 7.4;
-                             stronger clone pair for ``generic``)
-lower                        Theorem 6 lower bound (Collision t >= 3s; CoCo t >= 4s)
-stronger-clone               Feldman-McMillan-Talwar 2023, numerical, generic eps0-LDP
-stronger-clone-closed        its closed form
+===========================  ==========================================================
+blanket                      privacy blanket computed exactly (BBGN19 Lemma; worst case
+                             over hash families by convex order, accountant.blanket_exact)
+lower                        certified lower bound for the real mechanism (exact
+                             divergence of post-processed shuffled outputs on concrete
+                             neighbouring datasets, accountant.mechanism_law)
+paper                        the paper's Theorem 5 pair (stronger clone pair for
+                             ``generic``); alias ``tight`` (deprecated name)
+theorem6-lower               Theorem 6's lower bound, for its own hash family only
+stronger-clone               Feldman-McMillan-Talwar 2023, numerical (erratum: not proved)
+stronger-clone-closed        its closed form (erratum: not applicable)
 clone                        Feldman-McMillan-Talwar 2021, numerical, exact pair
 clone-closed                 its closed form
 blanket-hoeffding-generic    Balle et al. 2019, Hoeffding, generic eps0-LDP
 blanket-bennett-generic      Balle et al. 2019, Bennett, generic eps0-LDP
-blanket-hoeffding            Balle et al. 2019, Hoeffding, Collision/CoCo quantities
-blanket-bennett              Balle et al. 2019, Bennett, Collision/CoCo quantities
+blanket-hoeffding            Balle et al. 2019, Hoeffding, mechanism-specific quantities
+blanket-bennett              Balle et al. 2019, Bennett, mechanism-specific quantities
 efmrtt19                     Erlingsson et al. 2019 closed form
-===========================  ===================================================
+===========================  ==========================================================
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Optional
 
 from . import blanket, closed_form
-from .divergence import DominatingPair
-from .result import BoundResult
-from .shuffle import (
+from .divergence import DominatingPair, hockey_stick_divergence
+from .pair import PairAccountant, clamp_to_eps0, search_pair_epsilon
+from .params import (
+    CAVEAT_THEOREM6,
     GenericLDP,
-    ShuffleAccountant,
+    KRRParams,
+    Params,
     _check_delta,
     _check_n,
     make_params,
-    search_pair_epsilon,
 )
+from .result import BoundResult
 
-BOUND_NAMES = (
-    "tight",
-    "lower",
-    "stronger-clone",
-    "stronger-clone-closed",
-    "clone",
-    "clone-closed",
-    "blanket-hoeffding-generic",
-    "blanket-bennett-generic",
-    "blanket-hoeffding",
-    "blanket-bennett",
-    "efmrtt19",
-)
-UPPER_BOUNDS = tuple(b for b in BOUND_NAMES if b != "lower")
-COMPARISON_BOUNDS = tuple(b for b in UPPER_BOUNDS if b != "tight")
-# Upper bounds with a proof that covers every eps0-LDP randomizer (and so Collision
-# and CoCo): FMT21's clone reduction, the privacy blanket, EFMRTT19.  ``tight`` and
-# ``stronger-clone`` rest on FMT23's reduction (see shuffle.CAVEAT_*).
-PROVED_BOUNDS = ("clone", "clone-closed", "blanket-hoeffding-generic", "blanket-bennett-generic",
-                 "blanket-hoeffding", "blanket-bennett", "efmrtt19")
+ALL = ("generic", "collision", "coco", "krr", "rr")
+HASHED = ("collision", "coco", "krr", "rr")  # mechanisms with the t-ary output structure
+ALIASES = {"tight": "paper"}
 
 
+@dataclass(frozen=True)
+class BoundSpec:
+    """One bound of the registry: what it is, for which mechanisms it is proved, how to compute it.
+
+    ``epsilon(params, n, delta, rtol)`` returns a :class:`BoundResult`;
+    ``delta(params, n, eps)`` (optional) returns ``(lower, upper)`` bounds on the bound's
+    delta at ``eps`` (both certified for the bound's own computation).
+    """
+
+    name: str
+    kind: str
+    proved_for: tuple
+    applies_to: tuple
+    reference: str
+    epsilon: Callable[..., BoundResult]
+    delta: Optional[Callable[..., tuple]] = None
+    caveat: Optional[str] = None
+
+    def proved(self, mechanism: str) -> bool:
+        return mechanism in self.proved_for
+
+
+# --------------------------------------------------------------------------- computations
 @lru_cache(maxsize=256)
 def _pair_result(params, n: int, delta: float, rtol: float):
-    """The pair search, shared by ``tight`` and ``lower`` (params are frozen, hashable)."""
-    return ShuffleAccountant(params, n).epsilon_result(delta, rtol=rtol)
+    """The paper's pair search, shared by ``paper`` and ``theorem6-lower`` (params are hashable)."""
+    return PairAccountant(params, n).epsilon_result(delta, rtol=rtol)
 
 
-def _tight(params, n, delta, rtol) -> BoundResult:
+def _paper(params, n, delta, rtol) -> BoundResult:
     res = _pair_result(params, n, delta, rtol)
-    return BoundResult("tight", res.epsilon, True, res.caveat, delta, res.achieved_delta)
+    return BoundResult("paper", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
-def _lower(params, n, delta, rtol) -> BoundResult:
+def _paper_delta(params, n, eps):
+    v = PairAccountant(params, n).divergence(eps)
+    return v.lower, min(v.upper, 1.0)
+
+
+def _theorem6(params, n, delta, rtol) -> BoundResult:
     if not params.theorem6_applies:
-        if params.name == "generic":
-            why = "no lower bound for a generic eps0-LDP randomizer in the paper"
-        elif params.name == "collision":
+        if params.name == "collision":
             why = f"Theorem 6 needs t >= 3s (t = {params.t}, s = {params.s})"
-        else:
+        elif params.name == "coco":
             why = f"the paper states equality for CoCo only when t >= 4s (t = {params.t}, s = {params.s})"
-        return BoundResult.not_applicable("lower", why, delta)
-    from .shuffle import CAVEAT_THEOREM6
-
+        else:
+            why = f"Theorem 6 is stated for Collision and CoCo, not for mechanism '{params.name}'"
+        return BoundResult.not_applicable("theorem6-lower", why, delta)
     res = _pair_result(params, n, delta, rtol)
-    return BoundResult("lower", res.lower_epsilon, res.lower_epsilon is not None,
-                       CAVEAT_THEOREM6 if res.lower_epsilon is not None else "no certified lower point found",
-                       delta)
+    ok = res.lower_epsilon is not None
+    return BoundResult("theorem6-lower", res.lower_epsilon, ok,
+                       CAVEAT_THEOREM6 if ok else "no certified lower point found", delta)
 
 
 def _stronger_clone(params, n, delta, rtol) -> BoundResult:
@@ -92,19 +124,31 @@ def _stronger_clone(params, n, delta, rtol) -> BoundResult:
     return BoundResult("stronger-clone", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
+def _stronger_clone_delta(params, n, eps):
+    return _paper_delta(GenericLDP(params.eps0), n, eps)
+
+
 def _clone(params, n, delta, rtol) -> BoundResult:
     """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation)."""
-    pair = DominatingPair.clone(n, params.eps0)
-    res = search_pair_epsilon(pair, delta, rtol)
-    return BoundResult("clone", res.epsilon, True, None, delta, res.achieved_delta)
+    res = search_pair_epsilon(DominatingPair.clone(n, params.eps0), delta, rtol)
+    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+    return BoundResult("clone", eps, True, None, delta, achieved)
+
+
+def _clone_delta(params, n, eps):
+    v = hockey_stick_divergence(DominatingPair.clone(n, params.eps0), eps)
+    return v.lower, min(v.upper, 1.0)
+
+
+def _specific_st(params) -> tuple[int, int]:
+    """(s, t) of the t-ary output structure (k-RR: s = 1, t = k)."""
+    return params.s, params.t
 
 
 def _specific(fn, name):
     def run(params, n, delta, rtol) -> BoundResult:
-        if params.name == "generic":
-            return BoundResult.not_applicable(
-                name, "mechanism-specific blanket quantities need mechanism collision or coco", delta)
-        return fn(n, params.eps0, delta, params.s, params.t)
+        s, t = _specific_st(params)
+        return fn(n, params.eps0, delta, s, t)
     return run
 
 
@@ -114,60 +158,246 @@ def _generic(fn):
     return run
 
 
-_REGISTRY: dict[str, Callable[..., BoundResult]] = {
-    "tight": _tight,
-    "lower": _lower,
-    "stronger-clone": _stronger_clone,
-    "stronger-clone-closed": _generic(closed_form.stronger_clone_closed),
-    "clone": _clone,
-    "clone-closed": _generic(closed_form.clone_closed),
-    "blanket-hoeffding-generic": _generic(blanket.blanket_hoeffding_generic),
-    "blanket-bennett-generic": _generic(blanket.blanket_bennett_generic),
-    "blanket-hoeffding": _specific(blanket.blanket_hoeffding, "blanket-hoeffding"),
-    "blanket-bennett": _specific(blanket.blanket_bennett, "blanket-bennett"),
-    "efmrtt19": _generic(closed_form.efmrtt19),
+def _bennett_delta(params, n, eps, generic: bool):
+    rv = blanket.generic_ldp_rv(params.eps0, eps) if generic else blanket.collision_rv(
+        params.eps0, eps, *_specific_st(params))
+    if eps <= 0:
+        return 0.0, 1.0
+    up = min(blanket.blanket_delta_bennett(eps, n, rv.gamma, rv.max_l, rv.second_moment_l), 1.0)
+    return 0.0, up
+
+
+def _hoeffding_delta(params, n, eps, generic: bool):
+    rv = blanket.generic_ldp_rv(params.eps0, eps) if generic else blanket.collision_rv(
+        params.eps0, eps, *_specific_st(params))
+    if eps <= 0:
+        return 0.0, 1.0
+    return 0.0, min(blanket.blanket_delta_hoeffding(eps, n, rv.gamma, rv.range_l), 1.0)
+
+
+def _blanket_law(params):
+    from .blanket_exact import CountLaw
+
+    if isinstance(params, KRRParams):
+        return CountLaw.krr_blanket(params.eps0, params.k)
+    return CountLaw.collision_blanket(params.eps0, params.s, params.t)
+
+
+def _blanket(params, n, delta, rtol) -> BoundResult:
+    from .blanket_exact import blanket_exact_epsilon
+
+    res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=rtol)
+    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+    return BoundResult("blanket", eps, True, None, delta, achieved)
+
+
+def _blanket_delta(params, n, eps):
+    from .blanket_exact import blanket_exact_delta
+
+    if eps >= params.eps0:
+        return 0.0, 0.0
+    v = blanket_exact_delta(_blanket_law(params), n, eps)
+    return v.lower, min(v.upper, 1.0)
+
+
+def _lower(params, n, delta, rtol) -> BoundResult:
+    from . import mechanism_law
+
+    return mechanism_law.lower_bound_epsilon(params, n, delta, rtol=rtol)
+
+
+def _lower_delta(params, n, eps):
+    from . import mechanism_law
+
+    return mechanism_law.lower_bound_delta(params, n, eps)
+
+
+_CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Lemma 3.5's proof fails "
+                    "below weight 1/(e^eps0+1)); shown for comparison")
+
+REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
+    BoundSpec("blanket", "upper", HASHED, HASHED,
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
+              "over hash families by convex order (accountant.blanket_exact); optimal among "
+              "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
+              _blanket, _blanket_delta),
+    BoundSpec("lower", "lower", ("collision", "krr", "rr", "generic"), ("collision", "krr", "rr", "generic"),
+              "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
+              "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
+              "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
+              _lower, _lower_delta),
+    BoundSpec("paper", "paper", (), ALL,
+              "main seed paper, Theorem 5 (Collision, CoCo; Section 7.4); stronger clone pair (FMT23) "
+              "for generic", _paper, _paper_delta),
+    BoundSpec("theorem6-lower", "lower", (), ("collision", "coco"),
+              "main seed paper, Theorem 6 (lower bound for the hash family of its proof)", _theorem6,
+              caveat=CAVEAT_THEOREM6),
+    BoundSpec("stronger-clone", "upper", (), ALL,
+              "Feldman, McMillan, Talwar, SODA 2023 (numerical pair)", _stronger_clone,
+              _stronger_clone_delta, caveat=_CAVEAT_STRONGER),
+    BoundSpec("stronger-clone-closed", "upper", (), ALL,
+              "Feldman, McMillan, Talwar, SODA 2023 (closed form)",
+              _generic(closed_form.stronger_clone_closed), caveat=_CAVEAT_STRONGER),
+    BoundSpec("clone", "upper", ALL, ALL,
+              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly)",
+              _clone, _clone_delta),
+    BoundSpec("clone-closed", "upper", ALL, ALL,
+              "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
+              _generic(closed_form.clone_closed)),
+    BoundSpec("blanket-hoeffding-generic", "upper", ALL, ALL,
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, generic eps0-LDP quantities",
+              _generic(blanket.blanket_hoeffding_generic),
+              lambda p, n, e: _hoeffding_delta(p, n, e, True)),
+    BoundSpec("blanket-bennett-generic", "upper", ALL, ALL,
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, generic eps0-LDP quantities",
+              _generic(blanket.blanket_bennett_generic),
+              lambda p, n, e: _bennett_delta(p, n, e, True)),
+    BoundSpec("blanket-hoeffding", "upper", HASHED, HASHED,
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, with gamma = t/Omega and the exact "
+              "range (accountant.blanket.collision_rv)",
+              _specific(blanket.blanket_hoeffding, "blanket-hoeffding"),
+              lambda p, n, e: _hoeffding_delta(p, n, e, False)),
+    BoundSpec("blanket-bennett", "upper", HASHED, HASHED,
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, with gamma = t/Omega and the exact "
+              "maximum and second moment (accountant.blanket.collision_rv)",
+              _specific(blanket.blanket_bennett, "blanket-bennett"),
+              lambda p, n, e: _bennett_delta(p, n, e, False)),
+    BoundSpec("efmrtt19", "upper", ALL, ALL,
+              "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
+              _generic(closed_form.efmrtt19)),
+)}
+
+BOUND_NAMES = tuple(REGISTRY)
+UPPER_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "paper"))
+COMPARISON_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind == "upper")
+# The bounds whose minimum is the headline number (the others are relaxations of these
+# or weaker on every point checked; all proved ones stay available by name).
+_HEADLINE = {
+    "generic": ("clone", "blanket-bennett-generic", "efmrtt19"),
+    "collision": ("blanket", "clone", "efmrtt19"),
+    "coco": ("blanket", "clone", "efmrtt19"),
+    "krr": ("blanket", "clone", "efmrtt19"),
+    "rr": ("blanket", "clone", "efmrtt19"),
+}
+_HEADLINE_DELTA = {
+    "generic": ("clone", "blanket-bennett-generic"),
+    "collision": ("blanket", "clone"),
+    "coco": ("blanket", "clone"),
+    "krr": ("blanket", "clone"),
+    "rr": ("blanket", "clone"),
 }
 
 
+def resolve_name(name: str) -> str:
+    """The registry name for ``name`` (accepts the deprecated alias ``tight`` for ``paper``)."""
+    name = ALIASES.get(name, name)
+    if name not in REGISTRY:
+        raise ValueError(f"bound must be one of {', '.join(BOUND_NAMES)}, got {name!r}")
+    return name
+
+
+def proved_upper_bounds(mechanism: str) -> tuple:
+    """Names of the bounds that are proved upper bounds for ``mechanism`` (a query on the data)."""
+    return tuple(b for b, s in REGISTRY.items() if s.kind == "upper" and s.proved(mechanism))
+
+
+def status(name: str, mechanism: str) -> dict:
+    """What is proved about bound ``name`` for ``mechanism``, as data for tables and pages."""
+    spec = REGISTRY[resolve_name(name)]
+    return {"name": spec.name, "kind": spec.kind, "proved": spec.proved(mechanism),
+            "reference": spec.reference, "caveat": spec.caveat}
+
+
+def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
+    spec = REGISTRY[name]
+    if params.name not in spec.applies_to:
+        return BoundResult.not_applicable(
+            name, f"bound '{name}' is not available for mechanism '{params.name}' "
+                  f"(available for: {', '.join(spec.applies_to)})", delta)
+    return None
+
+
+def compute_params_bound(name: str, params: Params, n: int, delta: float, rtol: float = 1e-9) -> BoundResult:
+    """Bound ``name`` for a parameter object (validated ``n`` and ``delta``); timed."""
+    name = resolve_name(name)
+    t0 = time.perf_counter()
+    res = _not_for(name, params, delta) or REGISTRY[name].epsilon(params, n, delta, rtol)
+    if res.applicable and res.epsilon is not None and REGISTRY[name].kind != "lower" \
+            and res.epsilon > params.eps0:
+        res = BoundResult(res.name, params.eps0, True, closed_form.NO_AMPLIFICATION, delta, 0.0)
+    return BoundResult(name, res.epsilon, res.applicable, res.reason, res.delta,
+                       res.achieved_delta, time.perf_counter() - t0)
+
+
 def compute_bound(name: str, n: int, eps0: float, delta: float, mechanism: str = "generic",
-                  s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-9) -> BoundResult:
+                  s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-9,
+                  k: Optional[int] = None) -> BoundResult:
     """Central epsilon from bound ``name`` for n shuffled reports (see module table).
 
     Returns a ``BoundResult`` with the wall-clock ``seconds`` it took; a bound outside
     its range of validity is returned as not applicable with the reason.
     """
-    if name not in _REGISTRY:
-        raise ValueError(f"bound must be one of {', '.join(BOUND_NAMES)}, got {name!r}")
+    name = resolve_name(name)
     n = _check_n(n)
     delta = _check_delta(delta)
-    params = make_params(mechanism, eps0, s=s, t=t)
-    t0 = time.perf_counter()
-    res = _REGISTRY[name](params, n, delta, rtol)
-    seconds = time.perf_counter() - t0
-    # the registry name is the contract, whatever the implementing function calls itself
-    return BoundResult(name, res.epsilon, res.applicable, res.reason, res.delta,
-                       res.achieved_delta, seconds)
+    params = make_params(mechanism, eps0, s=s, t=t, k=k)
+    return compute_params_bound(name, params, n, delta, rtol)
+
+
+def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple]:
+    """(lower, upper) on bound ``name``'s delta at ``eps``; None if the bound has no delta form."""
+    name = resolve_name(name)
+    spec = REGISTRY[name]
+    if spec.delta is None or params.name not in spec.applies_to:
+        return None
+    if eps >= params.eps0 and spec.kind == "upper":
+        return 0.0, 0.0  # (eps0, 0)-DP by post-processing
+    return spec.delta(params, n, eps)
 
 
 def compare(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,
-            t: Optional[int] = None, bounds=BOUND_NAMES, rtol: float = 1e-9) -> dict[str, BoundResult]:
+            t: Optional[int] = None, bounds=BOUND_NAMES, rtol: float = 1e-9,
+            k: Optional[int] = None) -> dict[str, BoundResult]:
     """All requested bounds on the same inputs."""
-    return {b: compute_bound(b, n, eps0, delta, mechanism, s, t, rtol) for b in bounds}
+    return {resolve_name(b): compute_bound(b, n, eps0, delta, mechanism, s, t, rtol, k) for b in bounds}
 
 
-def best_proved(results: dict[str, BoundResult]) -> Optional[BoundResult]:
-    """The smallest applicable bound among ``PROVED_BOUNDS`` (a proved upper bound)."""
-    cands = [r for k, r in results.items() if k in PROVED_BOUNDS and r.applicable and r.epsilon is not None]
+def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[BoundResult]:
+    """The smallest applicable bound among those proved for ``mechanism``."""
+    proved = proved_upper_bounds(mechanism)
+    cands = [r for b, r in results.items() if b in proved and r.applicable and r.epsilon is not None]
     return min(cands, key=lambda r: r.epsilon) if cands else None
+
+
+@lru_cache(maxsize=1024)
+def _proved_cached(params: Params, n: int, delta: float, rtol: float) -> Optional[BoundResult]:
+    res = {b: compute_params_bound(b, params, n, delta, rtol) for b in _HEADLINE[params.name]}
+    return best_proved(res, params.name)
+
+
+def proved_params_epsilon(params: Params, n: int, delta: float, rtol: float = 1e-9) -> Optional[BoundResult]:
+    """The smallest proved upper bound on eps_c (the headline number) for a parameter object."""
+    return _proved_cached(params, _check_n(n), _check_delta(delta), float(rtol))
 
 
 def proved_epsilon(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,
-                   t: Optional[int] = None, rtol: float = 1e-9) -> Optional[BoundResult]:
-    """The smallest proved upper bound on eps_c (see ``PROVED_BOUNDS``)."""
-    return best_proved(compare(n, eps0, delta, mechanism, s, t, PROVED_BOUNDS, rtol))
+                   t: Optional[int] = None, rtol: float = 1e-9, k: Optional[int] = None) -> Optional[BoundResult]:
+    """The smallest proved upper bound on eps_c (see :func:`proved_upper_bounds`)."""
+    return proved_params_epsilon(make_params(mechanism, eps0, s=s, t=t, k=k), n, delta, rtol)
+
+
+def proved_delta(params: Params, n: int, eps: float) -> tuple[float, str]:
+    """The smallest proved upper bound on delta at ``eps`` and the bound that gives it."""
+    best = (1.0, "trivial")
+    for b in _HEADLINE_DELTA[params.name]:
+        v = bound_delta(b, params, n, eps)
+        if v is not None and v[1] < best[0]:
+            best = (v[1], b)
+    return best
 
 
 def best_comparison(results: dict[str, BoundResult]) -> Optional[BoundResult]:
-    """The smallest applicable comparison bound (excludes ``tight`` and ``lower``)."""
+    """The smallest applicable comparison upper bound (excludes ``paper`` and lower bounds)."""
     cands = [r for k, r in results.items() if k in COMPARISON_BOUNDS and r.applicable and r.epsilon is not None]
     return min(cands, key=lambda r: r.epsilon) if cands else None
+

@@ -12,13 +12,13 @@ import os
 import sys
 from typing import Optional, Sequence
 
-from .shuffle import MECHANISMS, ShuffleAccountant, local_epsilon, make_params
+from .bounds import ALIASES, BOUND_NAMES, REGISTRY
+from .calibration import local_epsilon
+from .params import MECHANISMS, make_params
+from .shuffle import ShuffleAccountant
 
-BOUND_CHOICES = (
-    "tight", "lower", "stronger-clone", "stronger-clone-closed", "clone", "clone-closed",
-    "blanket-hoeffding-generic", "blanket-bennett-generic", "blanket-hoeffding", "blanket-bennett",
-    "efmrtt19",
-)
+BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)
+INVERSE_CHOICES = ("proved",) + tuple(b for b in BOUND_NAMES if REGISTRY[b].kind != "lower") + tuple(ALIASES)
 
 
 class UsageError(Exception):
@@ -53,10 +53,12 @@ def parse_float(text: str) -> float:
 
 def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
-                   help="randomizer: generic eps0-LDP (stronger clone), collision or coco")
+                   help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
+                        "response, needs --k) or rr (binary randomized response)")
     p.add_argument("--s", type=parse_count, default=None, help="sparsity s (collision, coco)")
     p.add_argument("--t", type=parse_count, default=None,
                    help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
+    p.add_argument("--k", type=parse_count, default=None, help="number of values k >= 2 (krr)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -70,8 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps0", type=parse_float, required=True, help="local budget eps0")
     p.add_argument("--delta", type=parse_float, required=True, help="target delta")
     p.add_argument("--rtol", type=parse_float, default=1e-9, help="relative tolerance on eps_c")
-    p.add_argument("--bound", default="tight", choices=BOUND_CHOICES,
-                   help="which bound (default: the mechanism's own, Theorem 5)")
+    p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
+                   help="which bound (default 'proved': the smallest proved upper bound; 'paper' is "
+                        "Theorem 5, not proved)")
     _add_mechanism_options(p)
 
     p = sub.add_parser("compare", help="every bound of the comparison set on the same inputs")
@@ -107,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=parse_count, required=True)
     p.add_argument("--eps0", type=parse_float, required=True)
     p.add_argument("--eps", type=parse_float, required=True, help="central epsilon")
+    p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
+                   help="which bound (default 'proved': the smallest proved upper bound)")
     _add_mechanism_options(p)
 
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
@@ -114,8 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", type=parse_float, required=True, help="target central epsilon")
     p.add_argument("--delta", type=parse_float, required=True)
     p.add_argument("--rtol", type=parse_float, default=1e-6, help="relative tolerance on eps0")
-    p.add_argument("--bound", default="tight", choices=("tight", "proved"),
-                   help="invert the paper's pair bound (tight) or the smallest proved bound (proved)")
+    p.add_argument("--bound", default="proved", choices=INVERSE_CHOICES,
+                   help="invert the smallest proved bound (default) or a named upper bound "
+                        "('paper' = Theorem 5, not proved)")
     _add_mechanism_options(p)
 
     p = sub.add_parser("bib", help="balls-into-bins mechanism M^BIB (Luo, Wang, Yi, Theorem 2.1)")
@@ -187,20 +193,66 @@ def _describe(params, n: int) -> dict:
         "eps0": params.eps0,
         "s": params.s,
         "t": params.t,
-        "mixture_weight": params.mixture_weight,
-        "tight": params.tight,
-        "certified": params.certified,
-        "caveat": params.caveat,
+        "k": getattr(params, "k", None),
     }
 
 
-def _add_proved(out: dict, n: int, eps0: float, delta: float, mechanism: str, s, t) -> None:
-    """The smallest proved upper bound next to the pair bound (README, Findings)."""
-    from .bounds import proved_epsilon
+def _params(args, eps0: float):
+    return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k)
 
-    best = proved_epsilon(n, eps0, delta, mechanism, s, t)
-    out["proved_epsilon"] = best.epsilon if best else None
-    out["proved_bound"] = best.name if best else None
+
+def _epsilon_command(args) -> dict:
+    params = _params(args, args.eps0)
+    out = _describe(params, args.n)
+    if args.bound not in ("proved",):
+        from .bounds import compute_bound, resolve_name, status
+
+        name = resolve_name(args.bound)
+        res = compute_bound(name, args.n, args.eps0, args.delta, args.mechanism, args.s, args.t,
+                            args.rtol, args.k)
+        st = status(name, params.name)
+        out.update(bound=name, epsilon=res.epsilon, delta=args.delta, applicable=res.applicable,
+                   reason=res.reason, achieved_delta=res.achieved_delta, kind=st["kind"],
+                   certified=st["proved"] and res.applicable, reference=st["reference"])
+        return out
+    rep = ShuffleAccountant(params, args.n).epsilon_result(args.delta, rtol=args.rtol)
+    out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
+               certified=rep.certified, lower_epsilon=rep.lower_epsilon, lower_reason=rep.lower_reason,
+               paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
+    return out
+
+
+def _delta_command(args) -> dict:
+    params = _params(args, args.eps0)
+    out = _describe(params, args.n)
+    acc = ShuffleAccountant(params, args.n, bound=args.bound)
+    rep = acc.delta_result(args.eps)
+    out.update(epsilon=rep.epsilon, delta=rep.delta, bound=rep.bound, lower_delta=rep.lower_delta,
+               lower_reason=rep.lower_reason, paper_delta=rep.paper_delta, paper_caveat=rep.paper_caveat,
+               certified=acc.bound == "proved" or REGISTRY[acc.bound].proved(params.name))
+    return out
+
+
+def _local_epsilon_command(args) -> dict:
+    from .bounds import compute_params_bound, proved_params_epsilon, resolve_name
+
+    eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
+                         rtol=args.rtol, bound=args.bound, k=args.k)
+    params = _params(args, eps0)
+    out = _describe(params, args.n)
+    if args.bound == "proved":
+        res = proved_params_epsilon(params, args.n, args.delta, 1e-9)
+        name = res.name if res is not None else "post-processing"
+        certified = True
+    else:
+        name = resolve_name(args.bound)
+        res = compute_params_bound(name, params, args.n, args.delta, 1e-9)
+        certified = REGISTRY[name].proved(params.name)
+    achieved = res.epsilon if res is not None and res.epsilon is not None else eps0
+    out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound=name, certified=certified,
+               achieved_epsilon=min(achieved, eps0),
+               achieved_delta=res.achieved_delta if res is not None else 0.0)
+    return out
 
 
 def run(argv: Optional[Sequence[str]] = None) -> dict:
@@ -208,61 +260,26 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     args = build_parser().parse_args(argv)
     if args.command == "bib":
         return _bib_command(args)
-    if args.command == "epsilon" and args.bound != "tight":
-        from .bounds import compute_bound
-
-        params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
-        res = compute_bound(args.bound, args.n, args.eps0, args.delta, args.mechanism, args.s,
-                            args.t, args.rtol)
-        out = _describe(params, args.n)
-        out.update(bound=res.name, epsilon=res.epsilon, delta=args.delta, applicable=res.applicable,
-                   reason=res.reason, achieved_delta=res.achieved_delta, lower_epsilon=None)
-        return out
     if args.command == "compare":
         from .bounds import compare
 
-        params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
-        res = compare(args.n, args.eps0, args.delta, args.mechanism, args.s, args.t, rtol=args.rtol)
+        params = _params(args, args.eps0)
+        res = compare(args.n, args.eps0, args.delta, args.mechanism, args.s, args.t, rtol=args.rtol,
+                      k=args.k)
         out = _describe(params, args.n)
         out.update(delta=args.delta, bounds={
             k: {"epsilon": v.epsilon, "applicable": v.applicable, "reason": v.reason,
-                "seconds": v.seconds, "achieved_delta": v.achieved_delta} for k, v in res.items()})
+                "seconds": v.seconds, "achieved_delta": v.achieved_delta,
+                "kind": REGISTRY[k].kind, "proved": REGISTRY[k].proved(params.name)}
+            for k, v in res.items()})
         return out
     if args.command in ("table", "figure"):
         return _grid_command(args)
     if args.command == "epsilon":
-        params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
-        acc = ShuffleAccountant(params, args.n)
-        res = acc.epsilon_result(args.delta, rtol=args.rtol)
-        out = _describe(params, acc.n)
-        out.update(epsilon=res.epsilon, delta=res.delta, achieved_delta=res.achieved_delta,
-                   lower_epsilon=res.lower_epsilon)
-        _add_proved(out, acc.n, params.eps0, args.delta, params.name, params.s, params.t)
-        return out
+        return _epsilon_command(args)
     if args.command == "delta":
-        params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
-        acc = ShuffleAccountant(params, args.n)
-        out = _describe(params, acc.n)
-        out.update(epsilon=args.eps, delta=acc.get_delta(args.eps))
-        return out
-    # local-epsilon
-    eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s,
-                         t=args.t, rtol=args.rtol, bound=args.bound)
-    params = make_params(args.mechanism, eps0, s=args.s, t=args.t)
-    acc = ShuffleAccountant(params, args.n)
-    out = _describe(params, acc.n)
-    if args.bound == "proved":
-        from .bounds import proved_epsilon
-
-        best = proved_epsilon(acc.n, eps0, args.delta, params.name, params.s, params.t)
-        out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound="proved",
-                   achieved_epsilon=best.epsilon, achieved_delta=best.achieved_delta,
-                   proved_bound=best.name, certified=True, caveat=None)
-        return out
-    res = acc.epsilon_result(args.delta, rtol=1e-9)
-    out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound="tight",
-               achieved_epsilon=res.epsilon, achieved_delta=res.achieved_delta)
-    return out
+        return _delta_command(args)
+    return _local_epsilon_command(args)
 
 
 def _bound_list(text: str) -> tuple:
@@ -331,36 +348,48 @@ def _human(command: str, out: dict) -> str:
                 f"(certified delta {out['achieved_delta']:.6g})\n{tail}")
     if command in ("table", "figure"):
         sv = out["saving_percent"]
-        extra = (f"; saving of tight over the best comparison bound: median {sv['median']:.1f}% "
+        extra = (f"; saving of the proved number over the literature's best proved bound: median {sv['median']:.1f}% "
                  f"(min {sv['min']:.1f}%, max {sv['max']:.1f}%)" if sv.get("count") else "")
         return f"wrote {out['rows']} rows to {out['out']}{extra}"
-    mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["s"] is not None else "")
-    tight = "pair bound proved" if out.get("certified") else f"pair bound {out.get('caveat')}"
+    mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
+                               else f" (k={out['k']})" if out["mechanism"] == "krr" else "")
     if command == "compare":
         lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
         for k, v in out["bounds"].items():
+            tag = {"upper": "proved" if v["proved"] else "not proved", "lower": "lower bound",
+                   "paper": "paper, not proved"}[v["kind"]]
             val = f"{v['epsilon']:.6g}" if v["applicable"] else f"not applicable: {v['reason']}"
-            lines.append(f"  {k:26s} {val}")
+            lines.append(f"  {k:26s} {val}  [{tag}]")
         return "\n".join(lines)
-    if command == "epsilon" and out.get("bound", "tight") != "tight":
+    if command == "epsilon" and "paper_epsilon" not in out:
         if not out["applicable"]:
             return f"{out['bound']}: not applicable: {out['reason']}"
-        return f"{out['bound']}: eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g}" + (
-            f" ({out['reason']})" if out["reason"] else "")
+        what = "proved upper bound" if out["certified"] else (
+            "certified lower bound" if out["kind"] == "lower" else "NOT a proved bound")
+        return (f"{out['bound']}: eps_c {'>=' if out['kind'] == 'lower' else '<='} {out['epsilon']:.10g} "
+                f"at delta = {out['delta']:.3g} ({what})" + (f"; {out['reason']}" if out["reason"] else ""))
     if command == "epsilon":
-        lines = [f"pair bound eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g} "
-                 f"(certified delta {out['achieved_delta']:.6g})",
-                 f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}, mixture weight {out['mixture_weight']:.6g}; {tight}"]
-        if out.get("proved_epsilon") is not None:
-            lines.append(f"proved upper bound: eps_c <= {out['proved_epsilon']:.10g} ({out['proved_bound']})")
+        lines = [f"eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
+                 f"certified delta {out['achieved_delta']:.6g})",
+                 f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         if out["lower_epsilon"] is not None:
-            lines.append(f"lower bound (Theorem 6's hash family): eps_c >= {out['lower_epsilon']:.10g}")
+            lines.append(f"eps_c >= {out['lower_epsilon']:.10g} (certified lower bound for the mechanism)")
+        else:
+            lines.append(f"lower bound: not available ({out['lower_reason']})")
+        if out["paper_epsilon"] is not None:
+            lines.append(f"paper's Theorem 5 value {out['paper_epsilon']:.10g} (not a proved bound)")
         return "\n".join(lines)
     if command == "delta":
-        return (f"delta <= {out['delta']:.10g} at eps = {out['epsilon']:g}\n"
-                f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}; {tight}")
-    return (f"largest eps0 = {out['eps0']:.8g} gives eps_c = {out['achieved_epsilon']:.8g} <= {out['epsilon']:g} "
-            f"at delta = {out['delta']:.3g}\nn = {out['n']}, {mech}")
+        lines = [f"delta <= {out['delta']:.10g} at eps = {out['epsilon']:g} ({out['bound']})",
+                 f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
+        if out["lower_delta"] is not None:
+            lines.append(f"delta >= {out['lower_delta']:.10g} (certified lower bound for the mechanism)")
+        if out["paper_delta"] is not None:
+            lines.append(f"paper's value {out['paper_delta']:.10g} (not a proved bound)")
+        return "\n".join(lines)
+    return (f"largest eps0 = {out['eps0']:.8g} gives eps_c <= {out['achieved_epsilon']:.8g} <= {out['epsilon']:g} "
+            f"at delta = {out['delta']:.3g} ({out['bound']}{'' if out['certified'] else ', NOT proved'})\n"
+            f"n = {out['n']}, {mech}")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -8,7 +8,8 @@ from typing import Sequence
 from .fileio import write_atomic
 
 _LABELS = {
-    "tight": "Collision (this bound, Thm 5)", "lower": "lower bound (Thm 6)",
+    "blanket": "privacy blanket, exact (proved)", "lower": "certified lower bound (mechanism)",
+    "paper": "paper's Theorem 5 (not proved)", "theorem6-lower": "Theorem 6 (its hash family)",
     "stronger-clone": "stronger clone (FMT23)", "stronger-clone-closed": "stronger clone, closed form",
     "clone": "clone (FMT21)", "clone-closed": "clone, closed form",
     "blanket-hoeffding-generic": "blanket Hoeffding (generic)",
@@ -41,7 +42,7 @@ def build_figure(rows: Sequence[dict], bounds: Sequence[str]):
                 fig.add_trace(go.Scatter(
                     x=[r["eps0"] for r in sub], y=ys, mode="lines", name=bound_label(b),
                     legendgroup=b, showlegend=(i == 0 and j == 0),
-                    line=dict(color=palette[k % len(palette)], width=3 if b == "tight" else 1.5)),
+                    line=dict(color=palette[k % len(palette)], width=3 if b == "blanket" else 1.5)),
                     row=i + 1, col=j + 1)
             fig.update_xaxes(title_text="local budget eps0", row=i + 1, col=j + 1)
         fig.update_yaxes(title_text="log2(eps0 / eps_c)", row=i + 1, col=1)

@@ -10,7 +10,7 @@ import platform
 import statistics
 import time
 
-from accountant.shuffle import CoCoParams, CollisionParams, GenericLDP, ShuffleAccountant
+from accountant.shuffle import CoCoParams, CollisionParams, GenericLDP, PairAccountant as ShuffleAccountant
 
 
 def main() -> None:

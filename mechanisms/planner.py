@@ -26,13 +26,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from accountant.shuffle import (
-    ShuffleAccountant,
-    coco_theorem7_t,
-    collision_paper_t,
-    local_epsilon,
-    make_params,
-)
+from accountant.bounds import compute_params_bound, proved_params_epsilon, resolve_name
+from accountant.calibration import local_epsilon
+from accountant.params import coco_theorem7_t, collision_paper_t, make_params
 
 from .errors import T_MAX, coco_mse, collision_mse, optimal_t
 
@@ -59,9 +55,9 @@ class Candidate:
     mse_mean: float
     mse_nonmissing: float
     mse_item: float
-    tight: Optional[bool]
     source: str
-    bound: str = "theorem 5 (not proved)"
+    bound: str = "blanket"
+    proved: bool = True
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -87,7 +83,7 @@ class Plan:
     candidates: tuple
     recommendation: Candidate
     sensitivity: dict = field(default_factory=dict)
-    bound: str = "tight"
+    bound: str = "proved"
 
     def rows(self) -> list[dict]:
         """Candidates as flat dicts (for tables / CSV)."""
@@ -158,7 +154,7 @@ def _rule_t(mechanism: str, s: int, eps0: float) -> int:
 
 
 def candidate_ts(mechanism: str, n: int, d: int, s: int, target_eps: float, delta: float,
-                 estimate: str = "mean", rtol: float = 1e-4, bound: str = "tight") -> dict[int, str]:
+                 estimate: str = "mean", rtol: float = 1e-4, bound: str = "proved") -> dict[int, str]:
     """Default candidate t values ``{t: source}`` (at most 10 per mechanism).
 
     Pilot (two fixed-point steps): eps0_1 = largest eps0 meeting the target with t
@@ -195,34 +191,33 @@ def _mse(mechanism: str, n: int, d: int, s: int, eps0: float, t: int):
 
 def evaluate(mechanism: str, t: int, n: int, d: int, s: int, target_eps: float, delta: float,
              estimate: str = "mean", source: str = "user", rtol: float = 1e-4,
-             bound: str = "tight") -> Candidate:
+             bound: str = "proved") -> Candidate:
     """Largest eps0 with eps_c(eps0, t) <= target_eps at delta, and the MSEs there.
 
-    ``bound="tight"``: eps_c of the paper's Theorem 5 pair (not proved, see
-    ``accountant.shuffle.CAVEAT_THEOREM5``); ``bound="proved"``: the smallest proved
-    upper bound (``accountant.bounds.proved_epsilon``)."""
+    ``bound="proved"`` (default): the smallest proved upper bound
+    (``accountant.bounds.proved_params_epsilon``); ``bound="paper"`` (alias ``"tight"``):
+    the paper's Theorem 5 value, not proved (README, Findings)."""
     make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism
     e0 = local_epsilon(n, target_eps, delta, mechanism, s, t=t, rtol=rtol, eps0_max=_EPS0_MAX,
                        bound=bound)
+    params = make_params(mechanism, e0, s=s, t=t)
     if bound == "proved":
-        from accountant.bounds import proved_epsilon
-
-        best = proved_epsilon(n, e0, delta, mechanism, s, t, rtol=1e-7)
-        eps_c, tight, name = best.epsilon, None, best.name
+        res = proved_params_epsilon(params, n, delta, 1e-7)
+        proved = True
     else:
-        res = ShuffleAccountant(make_params(mechanism, e0, s=s, t=t, d=d), n).epsilon_result(
-            delta, rtol=1e-7)
-        eps_c, tight, name = res.epsilon, res.tight, "theorem 5 (not proved)"
+        res = compute_params_bound(bound, params, n, delta, 1e-7)
+        proved = False
+    eps_c, name = (res.epsilon, res.name) if res is not None and res.epsilon is not None else (e0, "post-processing")
     m = _mse(mechanism, n, d, s, e0, t)
-    return Candidate(mechanism=mechanism, t=int(t), eps0=float(e0), eps_c=float(eps_c),
+    return Candidate(mechanism=mechanism, t=int(t), eps0=float(e0), eps_c=float(min(eps_c, e0)),
                      mse=float(getattr(m, _ESTIMATOR_FIELD[estimate])), mse_mean=float(m.mean),
                      mse_nonmissing=float(m.nonmissing), mse_item=float(m.item),
-                     tight=tight, source=source, bound=name)
+                     source=source, bound=name, proved=proved)
 
 
 def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str = "mean",
          mechanisms: Sequence[str] = MECHANISMS, t_values: Optional[dict | Sequence[int]] = None,
-         sensitivity: bool = True, rtol: float = 1e-4, progress=None, bound: str = "tight") -> Plan:
+         sensitivity: bool = True, rtol: float = 1e-4, progress=None, bound: str = "proved") -> Plan:
     """Recommend mechanism, t and eps0 meeting ``(target_eps, delta)`` with minimal MSE.
 
     Parameters
@@ -239,13 +234,15 @@ def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str 
         the recommendation; so the MSE at 2n is never above the MSE at n).
     rtol : relative tolerance of the eps0 search (the result is always feasible).
     progress : optional callable ``progress(done, total)`` called after each candidate.
-    bound : ``"tight"`` (the paper's Theorem 5 pair, not proved) or ``"proved"`` (the
-        smallest proved upper bound: FMT21 clone, privacy blanket, EFMRTT19).
+    bound : ``"proved"`` (default: the smallest proved upper bound, the exact privacy blanket
+        for Collision and CoCo) or ``"paper"`` (alias ``"tight"``: the paper's Theorem 5
+        value, not proved).
 
     Raises ValueError on invalid input or when no candidate t is admissible.
     """
-    if bound not in ("tight", "proved"):
-        raise ValueError(f"bound must be 'tight' or 'proved', got {bound!r}")
+    if bound not in ("tight", "proved", "paper"):
+        raise ValueError(f"bound must be 'proved' or 'paper', got {bound!r}")
+    bound = bound if bound == "proved" else resolve_name(bound)
     target_eps, delta, n, d, s, mechanisms = _check(target_eps, delta, n, d, s, estimate, mechanisms)
     per_mech: dict[str, dict[int, str]] = {}
     for mech in mechanisms:

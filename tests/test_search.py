@@ -76,10 +76,10 @@ def _random_cases(count, seed):
 @pytest.mark.parametrize("case", list(_random_cases(40, 7)), ids=lambda c: f"{c[0].name}-n{c[1]}")
 def test_search_result_certified_and_within_rtol_of_a_certified_lower_end(case):
     from accountant.divergence import hockey_stick_divergence
-    from accountant.shuffle import ShuffleAccountant, search_pair_epsilon
+    from accountant.shuffle import PairAccountant, search_pair_epsilon
 
     p, n, delta, rtol = case
-    pair = ShuffleAccountant(p, n).pair
+    pair = PairAccountant(p, n).pair
     r = search_pair_epsilon(pair, delta, rtol)
     assert hockey_stick_divergence(pair, r.epsilon, target_delta=delta).upper <= delta
     if r.epsilon == 0.0:
@@ -98,8 +98,8 @@ def test_search_result_certified_and_within_rtol_of_a_certified_lower_end(case):
 def test_search_needs_few_evaluations_at_large_n(mech, n, eps0, delta, rtol):
     """A good starting guess + Newton: 3 divergence evaluations, not a bisection
     (the step out of the rounding band used to be sized by eps_max: 16-18)."""
-    from accountant.shuffle import ShuffleAccountant, make_params
+    from accountant.shuffle import PairAccountant, make_params
 
-    r = ShuffleAccountant(make_params(mech, eps0, s=8 if mech != "generic" else None), n) \
+    r = PairAccountant(make_params(mech, eps0, s=8 if mech != "generic" else None), n) \
         .epsilon_result(delta, rtol=rtol)
     assert r.evaluations <= 4

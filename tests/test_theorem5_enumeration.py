@@ -8,7 +8,7 @@ divergence D_{e^eps}(S(D) || S(D')), D = (x1, x2..xn), D' = (x1', x2..xn), is co
 by ``accountant.enumeration`` (exact class alphabet + enumeration of all multisets;
 both reductions are validated here against the raw (H, z) alphabet and against
 ordered-tuple enumeration).  It is compared with the pair value D(P_a || Q_a) of
-``ShuffleAccountant`` (a = min(s, t - s) / Omega, NOTES-accounting.md section 1).
+``PairAccountant`` (a = min(s, t - s) / Omega, NOTES-accounting.md section 1).
 
 Findings (these tests assert them)
 ----------------------------------
@@ -59,14 +59,14 @@ from accountant.enumeration import (
     symmetry_group,
     worst_case_divergence,
 )
-from accountant.shuffle import CollisionParams, ShuffleAccountant
+from accountant.shuffle import CollisionParams, PairAccountant
 from mechanisms.collision import collision_output_distribution
 
 EPS_FRACTIONS = (0.0, 0.1, 0.3, 0.6, 0.9)
 
 
 def pair_value(s, t, eps0, n, eps):
-    acc = ShuffleAccountant(CollisionParams(s=s, eps0=eps0, t=t), n)
+    acc = PairAccountant(CollisionParams(s=s, eps0=eps0, t=t), n)
     return hockey_stick_bruteforce(acc.pair, eps), acc.get_delta(eps)
 
 
@@ -264,7 +264,7 @@ def test_theorem5_counterexamples_worst_case(d, s, t, n, eps0, frac, exact_val, 
 def test_violation_moves_certified_epsilon():
     """n = 10, eps0 = 1, t = t* = 3: the accountant's eps at delta = 1e-6 is not private."""
     eps0, t, n, delta = 1.0, 3, 10, 1e-6
-    acc = ShuffleAccountant(CollisionParams(s=1, eps0=eps0, t=t), n)
+    acc = PairAccountant(CollisionParams(s=1, eps0=eps0, t=t), n)
     eps_c = acc.get_epsilon(delta)
     assert eps_c == pytest.approx(0.9412, abs=1e-3)
     A = collision_alphabet(1, 1, t, eps0)

@@ -33,9 +33,9 @@ estimate = sb.radio("estimate", ["mean", "frequency"], key="estimate",
 mechs = tuple(sb.multiselect("mechanisms", ["collision", "coco"], default=["collision", "coco"],
                              format_func=lambda m: common.MECH_LABEL[m], key="mechs"))
 m_ok = common.check(bool(mechs), "choose at least one mechanism", where=sb)
-bound = sb.radio("guarantee from", ["proved", "tight"], key="bound",
-                 format_func=lambda b: {"proved": "proved bounds (clone, blanket)",
-                                        "tight": "paper's Theorem 5 (not proved)"}[b],
+bound = sb.radio("guarantee from", ["proved", "paper"], key="bound",
+                 format_func=lambda b: {"proved": "proved bound (exact privacy blanket)",
+                                        "paper": "paper's Theorem 5 (not proved)"}[b],
                  help="Theorem 5 gives larger eps0 but is not a proved bound (README, Findings)")
 if not delta_ok or not s_ok or not m_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")

@@ -39,7 +39,7 @@ if mechanism != "generic":
         t_rule = f"fixed:{int(sb.number_input('t', min_value=2, value=66, key='t_fixed'))}"
     else:
         t_rule = rule
-default_b = ["tight", "lower", "stronger-clone", "clone", "blanket-bennett", "efmrtt19"]
+default_b = ["blanket", "lower", "paper", "clone", "blanket-bennett", "efmrtt19"]
 chosen = sb.multiselect("bounds", list(common.BOUND_NAMES), default=default_b, key="bounds",
                         help="; ".join(f"{b}: {bound_label(b)}" for b in common.BOUND_NAMES))
 ok = common.check(bool(chosen), "choose at least one bound", where=sb)

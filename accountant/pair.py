@@ -1,0 +1,174 @@
+"""The paper's dominating pair as an accountant: Theorem 5 (Collision, CoCo) and the
+stronger clone pair (generic), evaluated exactly by :mod:`accountant.divergence`.
+
+These values are *not* proved upper bounds for the mechanisms as implemented (README,
+"Findings"; :mod:`accountant.params` caveats): the registry (:mod:`accountant.bounds`)
+reports them under the name ``paper``, never as ``epsilon``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from .divergence import DivergenceValue, DominatingPair, hockey_stick_divergence
+from .params import Params, _check_delta, _check_n
+from .search import EpsilonSearchResult, epsilon_for_delta
+
+
+def clamp_to_eps0(epsilon: float, achieved_delta: float, eps0: float) -> tuple[float, float]:
+    """An eps_c at or above eps0 (by rounding, or no amplification) becomes eps0 with delta 0.
+
+    Shuffling is post-processing of n eps0-LDP reports, each touching one user's data, so
+    the shuffled output is (eps0, 0)-DP whatever a bound computes."""
+    if epsilon >= eps0:
+        return eps0, 0.0
+    return epsilon, achieved_delta
+
+
+@dataclass(frozen=True)
+class EpsilonResult:
+    """Central epsilon of a shuffled mechanism for a target delta.
+
+    epsilon : eps_c of the dominating pair (Theorem 5 / Theorem 1), <= eps0; the
+        pair's delta at ``epsilon`` is certified <= delta (``achieved_delta``).  Whether
+        the pair dominates the shuffled mechanism is ``certified`` / ``caveat``.
+    lower_epsilon : when Theorem 6 applies, the pair's certified lower end, a lower
+        bound on eps_c for the hash family of Theorem 6's proof; otherwise None.
+    """
+
+    epsilon: float
+    delta: float
+    achieved_delta: float
+    lower_epsilon: Optional[float]
+    tight: Optional[bool]
+    evaluations: int
+    certified: bool = False
+    caveat: Optional[str] = None
+
+
+
+class PairAccountant:
+    """The paper's pair bound for n shuffled reports of one randomizer (Theorem 1 / Theorem 5).
+
+    ``get_delta(epsilon)`` returns a certified upper bound on D_{e^epsilon}(P_a || Q_a);
+    ``get_epsilon(delta)`` the smallest epsilon (to relative tolerance ``rtol``) whose
+    certified pair delta is <= ``delta``, never above eps0 (post-processing).  Certified
+    *for the pair*: whether the pair dominates the mechanism is ``params.certified``
+    (False: README, "Findings").  The proved accountant is
+    :class:`accountant.shuffle.ShuffleAccountant`.
+    """
+
+    def __init__(self, params: Params, n: int, *, method: str = "float", digits: int = 50) -> None:
+        self.params = params
+        self.n = _check_n(n)
+        if method not in ("float", "mpmath"):
+            raise ValueError(f"method must be 'float' or 'mpmath', got {method!r}")
+        self.method = method
+        self.digits = digits
+        self.pair = DominatingPair.stronger_clone(
+            self.n, params.eps0, params.mixture_weight, r=params.remainder
+        )
+
+    def divergence(self, epsilon: float, target_delta: Optional[float] = None) -> DivergenceValue:
+        return hockey_stick_divergence(
+            self.pair, epsilon, method=self.method, digits=self.digits, target_delta=target_delta
+        )
+
+    def get_delta(self, epsilon: float) -> float:
+        """Certified upper bound on delta at ``epsilon``."""
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
+            math.isfinite(float(epsilon)) and float(epsilon) >= 0.0
+        ):
+            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        return min(self.divergence(float(epsilon)).upper, 1.0)
+
+    def delta_curve(self, epsilons) -> np.ndarray:
+        """Certified upper bounds on delta over a grid of epsilons."""
+        return np.array([self.get_delta(float(e)) for e in np.atleast_1d(epsilons)])
+
+    def epsilon_result(self, delta: float, rtol: float = 1e-9) -> EpsilonResult:
+        delta = _check_delta(delta)
+        if not (0.0 < rtol < 1.0):
+            raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+        res = search_pair_epsilon(self.pair, delta, rtol, method=self.method, digits=self.digits)
+        p = self.params
+        lower = res.lower_epsilon if p.theorem6_applies else None
+        if p.theorem6_applies and lower is None and res.epsilon == 0.0:
+            lower = 0.0
+        eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, p.eps0)
+        if lower is not None:
+            lower = min(lower, eps)
+        return EpsilonResult(eps, delta, achieved, lower, p.tight, res.evaluations,
+                             p.certified, p.caveat)
+
+    def get_epsilon(self, delta: float, rtol: float = 1e-9) -> float:
+        """Certified upper bound on eps_c for the target ``delta``."""
+        return self.epsilon_result(delta, rtol).epsilon
+
+
+
+def search_pair_epsilon(pair: DominatingPair, delta: float, rtol: float = 1e-9, *,
+                        method: str = "float", digits: int = 50) -> EpsilonSearchResult:
+    """eps_c of a dominating pair: smallest eps with certified delta <= ``delta``.
+
+    The summation window is fixed once from the target (mass left out <= 1e-13
+    of it) and reused by every evaluation of the search.
+    """
+    from .divergence import TRUNCATION_FRACTION, FLOAT_REL_ERROR, _FloatWindow, _mp_window_sum, _window
+
+    log_mass = math.log(TRUNCATION_FRACTION) + math.log(delta) - math.log(2.0)
+    m_lo, m_hi, trunc = _window(pair, log_mass)
+    fw = _FloatWindow(pair, m_lo, m_hi) if method == "float" else None
+    eps_max = pair.eps_max
+
+    def evaluate(eps: float):
+        if eps >= eps_max:
+            return 0.0, trunc, 0.0
+        if fw is not None:
+            M, sd, sq = fw.sums(eps)
+            value = math.exp(M) * sd if sd > 0 else 0.0
+            qmass = math.exp(M) * sq if sq > 0 else 0.0
+            margin = FLOAT_REL_ERROR
+        else:
+            sd, sq = _mp_window_sum(pair, eps, m_lo, m_hi, digits)
+            value, qmass, margin = float(sd), float(sq), 10.0 ** (-digits + 1)
+        return value * (1 - margin), value * (1 + margin) + trunc, -math.exp(eps) * qmass
+
+    return epsilon_for_delta(evaluate, delta, eps_max, rtol=rtol, guess=gaussian_guess(pair, delta))
+
+
+def gaussian_guess(pair: DominatingPair, delta: float) -> Optional[float]:
+    """Central-limit approximation of eps_c, used only as the search's starting point.
+
+    With m ~ c n clones, X ~ N(m/2, m/4) and the threshold m/2 + h (module
+    ``divergence``), delta ~ (p - q)(1 + e^eps) / sqrt(c n) * psi(w) with
+    psi(w) = phi(w) - w Q(w) and w = tanh(eps/2) sqrt(c n) / (p - q).
+    """
+    cn = pair.c * pair.n
+    if cn < 1.0:
+        return None
+    gap = pair.p - pair.q
+    rhs = delta * math.sqrt(cn) / (2.0 * gap)
+
+    def psi(w: float) -> float:
+        return math.exp(-0.5 * w * w) / math.sqrt(2 * math.pi) - w * 0.5 * math.erfc(w / math.sqrt(2))
+
+    if rhs >= psi(0.0):
+        return None
+    lo, hi = 0.0, 1.0
+    while psi(hi) > rhs and hi < 1e3:
+        hi *= 2.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if psi(mid) > rhs:
+            lo = mid
+        else:
+            hi = mid
+    x = hi * gap / math.sqrt(cn)
+    if x >= 1.0:
+        return None
+    return 2.0 * math.atanh(x)
+

@@ -1,0 +1,356 @@
+"""Local randomizers as frozen, validated parameter objects (one per mechanism).
+
+Follows the conventions of Google's ``dp_accounting``: a parameter value object
+validated once at construction, with a message that names the parameter.  Every
+accountant, bound and search takes these objects; nothing here computes a divergence.
+
+Mixture weights (main seed paper, Lemma 2 / Theorem 5 / Section 7.4, with the
+notation fixed as in shared/NOTES-accounting.md section 1: the paper's alpha is
+the total-variation parameter beta; the weight is a = beta / (e^eps0 - 1)):
+
+=============================  ==========================================
+randomizer                     mixture weight a
+=============================  ==========================================
+generic eps0-LDP               1 / (e^eps0 + 1)   (stronger clone reduction)
+Collision (d, s, eps0, t)      min(s, t - s) / (s e^eps0 + t - s)
+CoCo (t even, t >= 2s + 2)     s / (s e^eps0 + t - s)
+k-ary randomized response      1 / (e^eps0 + k - 1)  (Collision with s = 1, t = k)
+=============================  ==========================================
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import numpy as np
+
+MECHANISMS = ("generic", "collision", "coco", "krr", "rr")
+_K_MAX = 10**9
+_EPS0_MAX = 30.0
+
+# What is and is not proved about the pair bounds computed here (README, "Findings").
+CAVEAT_GENERIC = (
+    "not proved for every eps0-LDP randomizer: by the FMT23 erratum the stronger clone reduction "
+    "holds only for randomizers with its mixture decomposition at weight 1/(e^eps0+1) (e.g. binary "
+    "randomized response); for an arbitrary eps0-LDP randomizer use the 'clone' bound (FMT21)")
+CAVEAT_THEOREM5 = (
+    "not a proved upper bound: the paper's Theorem 5 rests on FMT23 Lemma 3.5, whose proof fails for "
+    "mixture weights below 1/(e^eps0+1) (FMT23 erratum), and exact enumeration of the shuffled "
+    "output finds instances that exceed this value (accountant/enumeration.py); proved bounds: "
+    "'clone' and the blanket bounds")
+CAVEAT_THEOREM5_T2S = (
+    "not a proved upper bound: at t = 2s the worst-case weight equals 1/(e^eps0+1) and exact "
+    "enumeration found no instance above this value, but hash collisions lower the weight into the "
+    "regime where FMT23 Lemma 3.5's proof fails (erratum); proved bounds: 'clone' and the blanket bounds")
+CAVEAT_THEOREM6 = (
+    "lower bound for the hash family constructed in Theorem 6's proof (worst case over hash families), "
+    "not for uniformly random hashing; the paper's claim that it matches the upper bound is "
+    "contradicted by exact enumeration for t >= 4")
+
+
+def _check_eps0(eps0) -> float:
+    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.floating, np.integer)):
+        raise ValueError(f"eps0 must be a number in (0, {_EPS0_MAX:g}], got {eps0!r}")
+    eps0 = float(eps0)
+    if not (math.isfinite(eps0) and 0.0 < eps0 <= _EPS0_MAX):
+        raise ValueError(f"eps0 must be a number in (0, {_EPS0_MAX:g}], got {eps0!r}")
+    return eps0
+
+
+def _check_int(name: str, v, lo: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        if isinstance(v, (float, np.floating)) and float(v).is_integer():
+            v = int(v)
+        else:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    if v < lo:
+        raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    return int(v)
+
+
+def _check_s_eps0_d(params) -> tuple[int, float]:
+    """Validate the s, eps0 and optional d of a Collision/CoCo parameter object."""
+    s = _check_int("s", params.s, 1)
+    eps0 = _check_eps0(params.eps0)
+    if params.d is not None:
+        d = _check_int("d", params.d, 1)
+        if s > d:
+            raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
+        object.__setattr__(params, "d", d)
+    return s, eps0
+
+
+def collision_paper_t(s: int, eps0: float) -> int:
+    """The paper's t* = floor(s e^eps0 + 2s - 1) (Section 5, Theorem 4; Figure 2)."""
+    return int(math.floor(s * math.exp(eps0) + 2 * s - 1))
+
+
+def coco_theorem7_t(s: int, eps0: float) -> int:
+    """Theorem 7's t: the smallest even integer >= ceil(s e^eps0 + s + 2)."""
+    t = int(math.ceil(s * math.exp(eps0) + s + 2))
+    return t + (t % 2)
+
+
+class _PairStatus:
+    """What is claimed about a pair bound (README, "Findings"): no tightness, and no
+    proof that the pair dominates the shuffled mechanism; subclasses give the reason."""
+
+    @property
+    def tight(self) -> Optional[bool]:
+        """None: no tightness is claimed (Theorem 6's equality fails for t >= 4)."""
+        return None
+
+    @property
+    def certified(self) -> bool:
+        """Whether the pair bound is a proved upper bound (False for all three here)."""
+        return False
+
+
+class _HashedOmega:
+    @property
+    def omega(self) -> float:
+        """Normaliser Omega = s e^eps0 + t - s (Definition 5; Algorithm 1, line 13)."""
+        return self.s * math.exp(self.eps0) + self.t - self.s
+
+
+@dataclass(frozen=True)
+class GenericLDP(_PairStatus):
+    """Any eps0-LDP randomizer; accounted by the stronger clone reduction
+    (Feldman, McMillan, Talwar, SODA 2023; main seed paper Theorem 1)."""
+
+    eps0: float
+    name: str = field(default="generic", init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+
+    @property
+    def s(self) -> None:
+        return None
+
+    @property
+    def t(self) -> None:
+        return None
+
+    @property
+    def mixture_weight(self) -> float:
+        return 1.0 / (math.exp(self.eps0) + 1.0)
+
+    @property
+    def remainder(self) -> float:
+        """r = 1 - a (1 + e^eps0), the probability of (D1, D2) = (0, 0)."""
+        return 0.0
+
+    @property
+    def theorem6_applies(self) -> bool:
+        return False
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_GENERIC
+
+
+@dataclass(frozen=True)
+class CollisionParams(_HashedOmega, _PairStatus):
+    """(d, s, eps0, t)-Collision mechanism (Definition 5), accounted by Theorem 5.
+
+    ``t`` defaults to the paper's t* = floor(s e^eps0 + 2s - 1); ``d`` is optional
+    for accounting (the bound does not depend on it) but if given must be >= s.
+    """
+
+    s: int
+    eps0: float
+    t: Optional[int] = None
+    d: Optional[int] = None
+    name: str = field(default="collision", init=False)
+
+    def __post_init__(self) -> None:
+        s, eps0 = _check_s_eps0_d(self)
+        t = collision_paper_t(s, eps0) if self.t is None else self.t
+        t = _check_int("t", t, s + 1)
+        object.__setattr__(self, "s", s)
+        object.__setattr__(self, "eps0", eps0)
+        object.__setattr__(self, "t", t)
+
+    @property
+    def mixture_weight(self) -> float:
+        """a = min(s, t - s) / Omega (NOTES section 1: two s-subsets of [t] overlap
+        in at least 2s - t outputs when t < 2s)."""
+        return min(self.s, self.t - self.s) / self.omega
+
+    @property
+    def remainder(self) -> float:
+        s, t, e = self.s, self.t, math.exp(self.eps0)
+        return (t - 2 * s) / self.omega if t >= 2 * s else (2 * s - t) * e / self.omega
+
+    @property
+    def theorem6_applies(self) -> bool:
+        """t >= 3s: Theorem 6's construction gives a lower bound (for its hash family)."""
+        return self.t >= 3 * self.s
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_THEOREM5_T2S if self.t == 2 * self.s else CAVEAT_THEOREM5
+
+
+@dataclass(frozen=True)
+class CoCoParams(_HashedOmega, _PairStatus):
+    """(d, s, eps0, t)-CoCo mechanism (Algorithm 1), accounted as in Section 7.4.
+
+    ``t`` must be even and >= 2s + 2; it defaults to Theorem 7's choice.
+    """
+
+    s: int
+    eps0: float
+    t: Optional[int] = None
+    d: Optional[int] = None
+    name: str = field(default="coco", init=False)
+
+    def __post_init__(self) -> None:
+        s, eps0 = _check_s_eps0_d(self)
+        t = coco_theorem7_t(s, eps0) if self.t is None else self.t
+        msg = f"t must be an even integer >= 2s + 2 = {2 * s + 2} for CoCo, got {t!r}"
+        try:
+            t = _check_int("t", t, 2 * s + 2)
+        except ValueError:
+            raise ValueError(msg) from None
+        if t % 2:
+            raise ValueError(msg)
+        object.__setattr__(self, "s", s)
+        object.__setattr__(self, "eps0", eps0)
+        object.__setattr__(self, "t", t)
+
+    @property
+    def mixture_weight(self) -> float:
+        return self.s / self.omega
+
+    @property
+    def remainder(self) -> float:
+        return (self.t - 2 * self.s) / self.omega
+
+    @property
+    def theorem6_applies(self) -> bool:
+        """t >= 4s: the paper states the lower bound (equality) there."""
+        return self.t >= 4 * self.s
+
+    @property
+    def caveat(self) -> str:
+        # the weight s/Omega is below 1/(e^eps0+1) for every valid t
+        return CAVEAT_THEOREM5
+
+
+@dataclass(frozen=True)
+class KRRParams(_PairStatus):
+    """k-ary randomized response: report the true value w.p. e^eps0/(e^eps0 + k - 1), each
+    other value w.p. 1/(e^eps0 + k - 1) (Warner 1965 for k = 2; Kairouz et al. 2014).
+
+    As a shuffled mechanism it is Collision with s = 1, t = k and an injective hash, so the
+    same (t-ary) quantities apply; ``name`` is ``"rr"`` for k = 2 made by :func:`make_params`
+    with mechanism ``rr`` and ``"krr"`` otherwise.
+    """
+
+    k: int
+    eps0: float
+    name: str = "krr"
+
+    def __post_init__(self) -> None:
+        k = _check_int("k", self.k, 2)
+        if k > _K_MAX:
+            raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {self.k!r}")
+        if self.name not in ("krr", "rr"):
+            raise ValueError(f"name must be 'krr' or 'rr', got {self.name!r}")
+        if self.name == "rr" and k != 2:
+            raise ValueError(f"binary randomized response has k = 2, got k = {k}")
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+
+    @property
+    def s(self) -> int:
+        return 1
+
+    @property
+    def t(self) -> int:
+        return self.k
+
+    @property
+    def omega(self) -> float:
+        """e^eps0 + k - 1 (the normaliser; Collision's Omega with s = 1, t = k)."""
+        return math.exp(self.eps0) + self.k - 1
+
+    @property
+    def mixture_weight(self) -> float:
+        return 1.0 / self.omega
+
+    @property
+    def remainder(self) -> float:
+        return (self.k - 2) / self.omega
+
+    @property
+    def theorem6_applies(self) -> bool:
+        return False
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_GENERIC if self.k == 2 else CAVEAT_THEOREM5
+
+
+Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams]
+
+
+def make_params(mechanism: str, eps0: float, s: Optional[int] = None, t: Optional[int] = None,
+                d: Optional[int] = None, k: Optional[int] = None) -> Params:
+    """Parameter object for ``mechanism`` in {'generic', 'collision', 'coco', 'krr', 'rr'}.
+
+    Options that do not apply to the mechanism are refused (a ``ValueError`` naming them)."""
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
+    given = {"s": s, "t": t, "d": d, "k": k}
+    allowed = {"generic": (), "collision": ("s", "t", "d"), "coco": ("s", "t", "d"),
+               "krr": ("k",), "rr": ()}[mechanism]
+    extra = [name for name, v in given.items() if v is not None and name not in allowed]
+    if extra:
+        what = ", ".join(extra)
+        applies = ", ".join(allowed) if allowed else "no option"
+        raise ValueError(f"{what} does not apply to mechanism '{mechanism}' (it takes {applies})")
+    if mechanism == "generic":
+        return GenericLDP(eps0)
+    if mechanism == "krr":
+        if k is None:
+            raise ValueError("k is required for mechanism 'krr' (an integer >= 2)")
+        return KRRParams(k=k, eps0=eps0, name="krr")
+    if mechanism == "rr":
+        return KRRParams(k=2, eps0=eps0, name="rr")
+    if s is None:
+        raise ValueError(f"s is required for mechanism '{mechanism}' (an integer >= 1)")
+    cls = CollisionParams if mechanism == "collision" else CoCoParams
+    return cls(s=s, eps0=eps0, t=t, d=d)
+
+
+def _check_n(n) -> int:
+    if isinstance(n, (float, np.floating)) and math.isfinite(n) and float(n).is_integer():
+        n = int(n)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not (1 <= n <= 10**12):
+        raise ValueError(f"n must be an integer in [1, 1e12], got {n!r}")
+    return int(n)
+
+
+def _check_delta(delta) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not (
+        1e-300 <= float(delta) < 1.0
+    ):
+        raise ValueError(f"delta must be a number in [1e-300, 1), got {delta!r}")
+    return float(delta)
+
+
+def _rule_interval(mechanism: str, s: int, t: int) -> Optional[tuple[float, float]]:
+    """eps0 interval on which the default t-rule gives exactly ``t`` (None if empty)."""
+    if mechanism == "collision":
+        lo_v, hi_v = (t - 2 * s + 1) / s, (t - 2 * s + 2) / s
+    else:
+        lo_v, hi_v = (t - s - 4) / s, (t - s - 2) / s
+    if hi_v <= 0:
+        return None
+    lo = math.log(lo_v) if lo_v > 0 else 0.0
+    return max(lo, 0.0), math.log(hi_v)
+
