@@ -52,29 +52,26 @@ def test_amplification_default_change_and_invalid():
     at = page("1_Amplification.py")
     assert has_explanations(at)
     assert any("FMT23" in c.value and "erratum" in c.value for c in at.caption)
-    lib = ShuffleAccountant(CollisionParams(s=4, eps0=1.0), 100_000).get_epsilon(1e-6)
-    shown = float(metric(at, "eps_c (mechanism's bound)"))
-    assert shown == pytest.approx(lib, rel=1e-5)
-    assert metric(at, "t used") == str(collision_t_star(4, 1.0))
-    assert len(at.get("plotly_chart")) == 2 and len(at.dataframe) >= 2
-    # the pair bound is flagged as not proved, and the proved bound is shown next to it
-    from accountant.bounds import proved_epsilon
-
-    assert any("not a proved upper bound" in w.value for w in at.warning)
-    best = proved_epsilon(100_000, 1.0, 1e-6, "collision", 4, None)
-    assert float(metric(at, "proved upper bound")) == pytest.approx(best.epsilon, rel=1e-5)
-    assert best.epsilon >= shown
+    lib = ShuffleAccountant(CollisionParams(s=4, eps0=1.0), 100_000).epsilon_result(1e-6)
+    # the headline is the proved bound, with the certified lower bound beside it
+    assert at.metric[0].label == "eps_c, proved upper bound"
+    shown = float(metric(at, "eps_c, proved upper bound"))
+    assert shown == pytest.approx(lib.epsilon, rel=1e-5) and lib.bound == "blanket"
+    low = float(metric(at, "eps_c, certified lower bound"))
+    assert low == pytest.approx(lib.lower_epsilon, rel=1e-5) and low <= shown
+    # the paper's value is secondary and labelled as not proved
+    assert any("Theorem 5" in c.value and "not a proved" in c.value for c in at.caption)
     # bigger n -> smaller eps_c, equal to the library's value
     at.number_input(key="n").set_value(1_000_000).run()
     ok(at)
     lib2 = ShuffleAccountant(CollisionParams(s=4, eps0=1.0), 1_000_000).get_epsilon(1e-6)
-    shown2 = float(metric(at, "eps_c (mechanism's bound)"))
+    shown2 = float(metric(at, "eps_c, proved upper bound"))
     assert shown2 == pytest.approx(lib2, rel=1e-5) and shown2 < shown
     # CoCo with an odd fixed t: visible error beside the input, no exception
     at.selectbox(key="mechanism").set_value("coco").run()
     ok(at)
     lib3 = ShuffleAccountant(CoCoParams(s=4, eps0=1.0), 1_000_000).get_epsilon(1e-6)
-    assert float(metric(at, "eps_c (mechanism's bound)")) == pytest.approx(lib3, rel=1e-5)
+    assert float(metric(at, "eps_c, proved upper bound")) == pytest.approx(lib3, rel=1e-5)
     assert metric(at, "t used") == str(coco_t_default(4, 1.0))
     at.radio(key="t_mode").set_value("fixed value").run()
     at.number_input(key="t").set_value(11).run()
@@ -115,9 +112,9 @@ def test_planner_matches_library():
     assert metric(at, "t") == str(r.t)
     assert at.code[0].value == p.sentence() and "proved upper bound" in p.sentence()
     # switching to the paper's (unproved) Theorem 5 gives its plan, and says so
-    at.radio(key="bound").set_value("tight").run()
+    at.radio(key="bound").set_value("paper").run()
     ok(at)
-    pt = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="tight")
+    pt = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="paper")
     assert at.code[0].value == pt.sentence() and "not proved" in pt.sentence()
     assert pt.recommendation.eps0 >= r.eps0 * (1 - 1e-3)
     at.radio(key="bound").set_value("proved").run()
@@ -135,8 +132,9 @@ def test_tables_default_change_and_invalid():
     assert len(df) == 2 * 2 * 4
     first = df.iloc[0]
     row = compute_row(GridPoint(10_000, 4, 0.5, 1e-6, collision_t_star(4, 0.5), "collision"),
-                      ["tight", "lower", "stronger-clone", "clone", "blanket-bennett", "efmrtt19"])
-    assert first["tight"] == pytest.approx(row["tight"], rel=1e-12)
+                      ["blanket", "lower", "paper", "clone", "blanket-bennett", "efmrtt19"])
+    assert first["proved_epsilon"] == pytest.approx(row["blanket"], rel=1e-12)
+    assert first["paper"] == pytest.approx(row["paper"], rel=1e-12)
     assert first["t"] == row["t"]
     at.text_input(key="eps0s").set_value("1, 2").run()
     ok(at)

@@ -17,9 +17,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_names_are_the_contract():
-    assert BOUND_NAMES == ("tight", "lower", "stronger-clone", "stronger-clone-closed", "clone",
-                           "clone-closed", "blanket-hoeffding-generic", "blanket-bennett-generic",
-                           "blanket-hoeffding", "blanket-bennett", "efmrtt19")
+    assert BOUND_NAMES == ("blanket", "lower", "paper", "theorem6-lower", "stronger-clone",
+                           "stronger-clone-closed", "clone", "clone-closed", "blanket-hoeffding-generic",
+                           "blanket-bennett-generic", "blanket-hoeffding", "blanket-bennett", "efmrtt19")
+
+
+def test_proof_status_is_data():
+    from accountant.bounds import REGISTRY, proved_upper_bounds, resolve_name
+
+    assert resolve_name("tight") == "paper"
+    assert "paper" not in proved_upper_bounds("collision")
+    assert "stronger-clone" not in proved_upper_bounds("generic")  # FMT23 erratum
+    assert proved_upper_bounds("collision")[0] == "blanket" and "clone" in proved_upper_bounds("coco")
+    assert "blanket" not in proved_upper_bounds("generic")
+    assert set(proved_upper_bounds("krr")) == set(proved_upper_bounds("collision"))
+    for name, spec in REGISTRY.items():
+        assert spec.kind in ("upper", "lower", "paper") and spec.reference
+        assert set(spec.proved_for) <= set(spec.applies_to), name
 
 
 def test_clone_bound_against_brute_force():
@@ -54,8 +68,15 @@ def test_laws_on_figure2_points(n, eps0, s):
         else:
             assert r.epsilon is None and r.reason, name
     if t >= 3 * s:
-        assert res["lower"].applicable and res["lower"].epsilon <= res["tight"].epsilon
-    assert res["tight"].epsilon <= res["stronger-clone"].epsilon  # t >= 2s here
+        assert res["theorem6-lower"].applicable
+        assert res["theorem6-lower"].epsilon <= res["paper"].epsilon
+    assert res["paper"].epsilon <= res["stronger-clone"].epsilon  # t >= 2s here
+    # the exact blanket: proved, never above its Hoeffding/Bennett relaxations, at most a
+    # hair above the paper's pair value; the certified lower bound below it
+    assert res["blanket"].epsilon <= res["blanket-bennett"].epsilon * (1 + 1e-9)
+    assert res["blanket"].epsilon <= res["blanket-hoeffding"].epsilon * (1 + 1e-9)
+    assert res["paper"].epsilon * (1 - 1e-6) <= res["blanket"].epsilon <= 1.05 * res["paper"].epsilon
+    assert res["lower"].epsilon <= res["blanket"].epsilon
     # the numerical clone reduction is weaker than the stronger clone reduction
     assert res["stronger-clone"].epsilon <= res["clone"].epsilon * (1 + 1e-9)
 
@@ -65,19 +86,22 @@ def test_not_applicable_cases():
     assert not r.applicable and "eps0" in r.reason
     r = compute_bound("blanket-bennett", 10_000, 1.0, 1e-6)  # generic: needs collision/coco
     assert not r.applicable and "collision" in r.reason
-    r = compute_bound("lower", 10_000, 1.0, 1e-6, "collision", 4, 11)  # t < 3s
+    r = compute_bound("theorem6-lower", 10_000, 1.0, 1e-6, "collision", 4, 11)  # t < 3s
     assert not r.applicable and "t >= 3s" in r.reason
-    r = compute_bound("lower", 10_000, 1.0, 1e-6)
+    r = compute_bound("theorem6-lower", 10_000, 1.0, 1e-6)
     assert not r.applicable
+    r = compute_bound("blanket", 10_000, 1.0, 1e-6)  # no worst-case law for a generic randomizer
+    assert not r.applicable and "generic" in r.reason
     with pytest.raises(ValueError, match="bound must be one of"):
         compute_bound("nonsense", 100, 1.0, 1e-6)
 
 
-def test_tight_matches_accountant():
-    from accountant.shuffle import ShuffleAccountant
+def test_paper_matches_pair_accountant():
+    from accountant.shuffle import PairAccountant
 
-    r = compute_bound("tight", 50_000, 2.0, 1e-7, "collision", 8, None)
-    assert r.epsilon == ShuffleAccountant(CollisionParams(s=8, eps0=2.0), 50_000).get_epsilon(1e-7)
+    r = compute_bound("tight", 50_000, 2.0, 1e-7, "collision", 8, None)  # deprecated alias
+    assert r.name == "paper"
+    assert r.epsilon == PairAccountant(CollisionParams(s=8, eps0=2.0), 50_000).get_epsilon(1e-7)
     assert r.achieved_delta <= 1e-7
 
 
@@ -98,15 +122,19 @@ def test_rows_and_savings():
     rows = tables.compute_table(_small_grid(), workers=1, progress=False)
     for r in rows:
         assert r["t"] == math.floor(4 * math.exp(r["eps0"]) + 7)
-        assert r["log2_ratio[tight]"] == pytest.approx(math.log2(r["eps0"] / r["tight"]))
-        best = min(r[b] for b in BOUND_NAMES if b not in ("tight", "lower") and r[b] is not None)
-        assert r["saving_percent"] == pytest.approx(100 * (best - r["tight"]) / best)
+        assert r["log2_ratio[paper]"] == pytest.approx(math.log2(r["eps0"] / r["paper"]))
+        proved = ("clone", "clone-closed", "blanket-hoeffding-generic", "blanket-bennett-generic",
+                  "blanket-hoeffding", "blanket-bennett", "efmrtt19")
+        best = min(r[b] for b in proved if r[b] is not None)
+        assert r["proved_epsilon"] == r["blanket"] and r["best_proved"] == "blanket"
+        assert r["saving_percent"] == pytest.approx(100 * (best - r["blanket"]) / best)
         assert r["saving_percent"] > 0
+        assert r["lower_epsilon"] <= r["proved_epsilon"] and r["proved_over_lower"] >= 1
 
 
 def test_workers_and_dask_give_the_same_rows():
     pts = _small_grid()
-    bounds = ("tight", "clone", "efmrtt19")
+    bounds = ("paper", "clone", "efmrtt19")
     serial = tables.compute_table(pts, bounds, workers=1, progress=False)
     parallel = tables.compute_table(pts, bounds, workers=2, progress=False)
     assert serial == parallel
@@ -124,23 +152,24 @@ def test_workers_and_dask_give_the_same_rows():
 
 @pytest.mark.parametrize("ext", [".csv", ".json", ".md", ".tex"])
 def test_exports(tmp_path, ext):
-    rows = tables.compute_table(_small_grid(), ("tight", "stronger-clone"), workers=1, progress=False)
+    rows = tables.compute_table(_small_grid(), ("clone", "paper"), workers=1, progress=False)
     path = tmp_path / f"t{ext}"
     tables.write_table(rows, str(path))
     text = path.read_text()
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temp file left
     if ext == ".json":
         data = json.loads(text)
-        assert data["rows"][0]["tight"] == rows[0]["tight"]
+        assert data["rows"][0]["paper"] == rows[0]["paper"]
     elif ext == ".csv":
         lines = text.strip().splitlines()
-        assert len(lines) == 3 and lines[0].startswith("mechanism,n,s,t,eps0,delta,tight")
-        assert float(lines[1].split(",")[6]) == rows[0]["tight"]
+        # the proved number comes first, before the paper's value
+        assert len(lines) == 3 and lines[0].startswith("mechanism,n,s,t,eps0,delta,proved_epsilon,best_proved")
+        assert float(lines[1].split(",")[6]) == rows[0]["clone"] == rows[0]["proved_epsilon"]
     elif ext == ".md":
         assert text.startswith("| mechanism | n |") and text.count("\n") == 4
     else:
         assert text.startswith("\\begin{tabular}") and text.rstrip().endswith("\\end{tabular}")
-        assert "log2\\_ratio{[}tight{]}" in text
+        assert "log2\\_ratio{[}paper{]}" in text
 
 
 def run_cli(*args, cwd=ROOT):
@@ -170,7 +199,7 @@ def test_epsilon_cli_with_bound():
 def test_table_cli_and_bad_output(tmp_path):
     out = tmp_path / "grid.md"
     r = run_cli("table", "--n", "2000", "--s", "4", "--eps0", "0.5,2", "--delta", "1e-6", "--mechanism",
-                "collision", "--bounds", "tight,clone", "--out", str(out), "--workers", "1")
+                "collision", "--bounds", "paper,clone", "--out", str(out), "--workers", "1")
     assert r.returncode == 0, r.stderr
     assert out.exists() and "saving" in r.stdout
     bad = tmp_path / "grid.xlsx"
@@ -187,7 +216,7 @@ def test_table_cli_and_bad_output(tmp_path):
 def test_figure_html(tmp_path):
     out = tmp_path / "fig.html"
     r = run_cli("figure", "--out", str(out), "--n", "2000", "--s", "4", "--eps0", "0.5,1,2",
-                "--bounds", "tight,stronger-clone", "--workers", "1")
+                "--bounds", "paper,stronger-clone", "--workers", "1")
     assert r.returncode == 0, r.stderr
     html = out.read_text()
     assert "plotly" in html.lower() and "log2(eps0" in html and "local budget eps0" in html
@@ -196,7 +225,7 @@ def test_figure_html(tmp_path):
 def test_figure_png(tmp_path):
     out = tmp_path / "fig.png"
     r = run_cli("figure", "--out", str(out), "--n", "2000", "--s", "4", "--eps0", "0.5,1,2",
-                "--bounds", "tight,stronger-clone", "--workers", "1")
+                "--bounds", "paper,stronger-clone", "--workers", "1")
     assert r.returncode == 0, r.stderr
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000

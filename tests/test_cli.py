@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from accountant.shuffle import CollisionParams, GenericLDP, ShuffleAccountant
+from accountant.shuffle import CollisionParams, GenericLDP, PairAccountant, ShuffleAccountant
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,46 +20,66 @@ def run(*args):
 
 
 def test_epsilon_json():
+    """The JSON contract: ``epsilon`` is proved, the lower bound and the paper's value beside it."""
     r = run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "collision",
             "--s", "4", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    for key in ("epsilon", "delta", "mechanism", "n", "eps0", "s", "t", "mixture_weight", "tight",
-                "lower_epsilon", "achieved_delta"):
+    for key in ("epsilon", "bound", "delta", "achieved_delta", "lower_epsilon", "paper_epsilon",
+                "mechanism", "n", "eps0", "s", "t", "certified"):
         assert key in out
     p = CollisionParams(s=4, eps0=2.0)
     assert out["t"] == p.t == math.floor(4 * math.exp(2) + 7)
-    assert out["mixture_weight"] == pytest.approx(p.mixture_weight)
-    assert out["tight"] is None and out["certified"] is False and "Theorem 5" in out["caveat"]
-    assert out["proved_bound"] in ("clone", "blanket-bennett", "blanket-hoeffding", "clone-closed")
-    assert out["proved_epsilon"] >= out["epsilon"]
-    assert out["epsilon"] == pytest.approx(ShuffleAccountant(p, 100_000).get_epsilon(1e-6), rel=1e-12)
+    assert out["bound"] == "blanket" and out["certified"] is True
     assert out["achieved_delta"] <= 1e-6
-    assert out["lower_epsilon"] <= out["epsilon"]
+    assert out["epsilon"] == pytest.approx(ShuffleAccountant(p, 100_000).get_epsilon(1e-6), rel=1e-12)
+    assert out["paper_epsilon"] == pytest.approx(PairAccountant(p, 100_000).get_epsilon(1e-6), rel=1e-12)
+    # the proved number sits just above the paper's value; the lower bound below both
+    assert out["paper_epsilon"] <= out["epsilon"] <= 1.02 * out["paper_epsilon"]
+    assert 0 < out["lower_epsilon"] <= out["epsilon"]
+    assert "Theorem 5" in out["paper_caveat"]
 
 
-def test_generic_defaults_and_nulls():
+def test_generic_defaults():
     r = run("epsilon", "--n", "10000", "--eps0", "1", "--delta", "1e-6", "--json")
     out = json.loads(r.stdout)
     assert out["mechanism"] == "generic" and out["s"] is None and out["t"] is None
-    assert out["tight"] is None and out["lower_epsilon"] is None
+    assert out["bound"] in ("clone", "blanket-bennett-generic", "efmrtt19") and out["certified"]
+    assert out["paper_epsilon"] <= out["epsilon"]
+
+
+def test_krr_and_rr():
+    r = run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "krr", "--k", "7",
+            "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 0, r.stderr
+    assert out["k"] == 7 and out["bound"] == "blanket" and out["epsilon"] < 2
+    # k-RR with k values is Collision with s = 1, t = k (injective hash): same proved number
+    col = ShuffleAccountant(CollisionParams(s=1, eps0=2.0, t=7), 100_000).get_epsilon(1e-6)
+    assert out["epsilon"] == pytest.approx(col, rel=1e-12)
+    r = run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "rr", "--json")
+    assert json.loads(r.stdout)["k"] == 2
+    r = run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "rr", "--k", "3")
+    assert r.returncode == 2 and "k does not apply" in r.stderr
 
 
 def test_delta_and_local_epsilon_json():
     r = run("delta", "--n", "1e6", "--eps0", "4", "--eps", "0.03", "--mechanism", "coco", "--s", "8",
             "--json")
     out = json.loads(r.stdout)
-    assert out["epsilon"] == 0.03 and 0 < out["delta"] < 1e-6
+    assert out["epsilon"] == 0.03 and 0 < out["delta"] < 1e-6 and out["bound"] == "blanket"
+    assert out["lower_delta"] is None or out["lower_delta"] <= out["delta"]
+    assert out["paper_delta"] <= out["delta"]
     r = run("local-epsilon", "--n", "1e5", "--eps", "0.2", "--delta", "1e-7", "--json")
     out = json.loads(r.stdout)
-    assert out["eps0"] >= 0.2
+    assert out["eps0"] >= 0.2 and out["certified"] is True
     assert ShuffleAccountant(GenericLDP(out["eps0"]), 100_000).get_epsilon(1e-7) <= 0.2
 
 
 def test_human_output():
     r = run("epsilon", "--n", "10000", "--eps0", "1", "--delta", "1e-6")
-    assert r.returncode == 0 and r.stdout.startswith("pair bound eps_c <= ")
-    assert "proved upper bound: eps_c <= " in r.stdout
+    assert r.returncode == 0 and r.stdout.startswith("eps_c <= ")
+    assert "proved" in r.stdout.splitlines()[0] and "not a proved bound" in r.stdout
 
 
 @pytest.mark.parametrize("args,word", [
@@ -87,8 +107,9 @@ def test_local_epsilon_on_the_proved_bound():
     from accountant.bounds import proved_epsilon
 
     r = run("local-epsilon", "--n", "1e5", "--eps", "0.5", "--delta", "1e-6", "--mechanism", "collision",
-            "--s", "4", "--bound", "proved", "--json")
+            "--s", "4", "--json")
     out = json.loads(r.stdout)
-    assert out["bound"] == "proved" and out["certified"] is True
+    assert out["certified"] is True and out["bound"] == "blanket"
     best = proved_epsilon(100_000, out["eps0"], 1e-6, "collision", 4, out["t"])
-    assert best.epsilon <= 0.5 and best.name == out["proved_bound"]
+    assert best.epsilon <= 0.5 and best.name == out["bound"]
+    assert out["achieved_epsilon"] <= 0.5

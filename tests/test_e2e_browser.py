@@ -150,22 +150,22 @@ def test_dashboard_in_chromium(server, browser_page):
     page.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=60_000)
     _wait_idle(page)
-    before = _metric(page, "eps_c (mechanism's bound)")
+    before = _metric(page, "eps_c, proved upper bound")
     box = page.get_by_label("n (users)")
     box.fill("1000000")
     box.press("Enter")
     page.wait_for_function(
         "(b) => { const m = Array.from(document.querySelectorAll('[data-testid=\"stMetric\"]'))"
-        ".find(e => e.innerText.includes(\"eps_c (mechanism's bound)\"));"
+        ".find(e => e.innerText.includes(\"eps_c, proved upper bound\"));"
         " return m && !m.innerText.includes(b); }", arg=before, timeout=60_000)
     _wait_idle(page)
-    after = _metric(page, "eps_c (mechanism's bound)")
+    after = _metric(page, "eps_c, proved upper bound")
     assert float(after) < float(before), (before, after)
     box.fill("100000")
     box.press("Enter")
     page.wait_for_function(
         "(b) => { const m = Array.from(document.querySelectorAll('[data-testid=\"stMetric\"]'))"
-        ".find(e => e.innerText.includes(\"eps_c (mechanism's bound)\"));"
+        ".find(e => e.innerText.includes(\"eps_c, proved upper bound\"));"
         " return m && m.innerText.includes(b); }", arg=before, timeout=60_000)
     _wait_idle(page)
     box.blur()
