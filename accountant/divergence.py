@@ -235,15 +235,7 @@ class _FloatWindow:
         idx = np.flatnonzero(valid)
         if idx.size == 0:
             return 0.0, 0.0, 0.0
-        # Runs of consecutive valid m with regular steps (k advancing by 0 or 1).
-        dk = np.diff(k[idx])
-        breaks = np.flatnonzero((np.diff(idx) != 1) | (dk < 0) | (dk > 1)) + 1
-        bounds = np.concatenate(([0], breaks, [idx.size]))
-        R = np.empty(idx.size)
-        logb = np.empty(idx.size)
-        for s0, s1 in zip(bounds[:-1], bounds[1:]):
-            sl = idx[s0:s1]
-            R[s0:s1], logb[s0:s1] = self._run(m[sl], k[sl])
+        R, logb = half_tail_ratio_runs(m[idx], k[idx])
         mv, kf, hv = mf[idx], k[idx].astype(np.float64), h[idx]
         logterm = self.logB[idx] + logb
         M = float(np.max(logterm))
@@ -296,6 +288,29 @@ class _FloatWindow:
         R = np.exp(lam) * (r0[:, None] + G)
         logb = logb0[:, None] - lam
         return R.ravel()[:V], logb.ravel()[:V]
+
+
+def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R = P[Bin(m,1/2) >= k] / P[Bin(m,1/2) = k] and log P[Bin(m,1/2) = k] along a path.
+
+    ``m`` and ``k`` are integer arrays with 0 <= k <= m (any order).  The path is cut
+    into runs of consecutive m (m increasing by 1, k by 0 or 1); each run is evaluated
+    by the affine recurrences of the module docstring between exact anchors
+    (:func:`binomial.half_tail_ratio`); an irregular point is a run of length 1.
+    Shared by the pair engine and :mod:`accountant.blanket_exact`.
+    """
+    m = np.asarray(m, dtype=np.int64)
+    k = np.asarray(k, dtype=np.int64)
+    R = np.empty(m.size)
+    logb = np.empty(m.size)
+    if m.size == 0:
+        return R, logb
+    dk = np.diff(k)
+    breaks = np.flatnonzero((np.diff(m) != 1) | (dk < 0) | (dk > 1)) + 1
+    bounds = np.concatenate(([0], breaks, [m.size]))
+    for s0, s1 in zip(bounds[:-1], bounds[1:]):
+        R[s0:s1], logb[s0:s1] = _FloatWindow._run(m[s0:s1], k[s0:s1])
+    return R, logb
 
 
 def _mp_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digits: int):
