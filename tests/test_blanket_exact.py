@@ -64,7 +64,7 @@ def test_n1_is_local_divergence():
 
 @pytest.mark.parametrize("law", [LAWS[0], LAWS[4], LAWS[5]])
 def test_float_vs_mpmath(law):
-    n = 150
+    n = 80
     for eps in (0.1, 0.5):
         f = positive_part(law, n, eps, method="exact", target_delta=1e-8)
         m = positive_part(law, n, eps, method="mpmath", target_delta=1e-8)
@@ -95,7 +95,7 @@ def test_monotone_in_eps_and_n():
 
 def test_epsilon_search_certified_and_below_relaxations():
     law = CountLaw.collision_blanket(2.0, 4, 36)
-    n, delta = 300, 1e-3
+    n, delta = 150, 1e-3
     r = blanket_exact_epsilon(law, n, delta, rtol=1e-7)
     assert r.achieved_delta <= delta
     assert positive_part(law, n, r.epsilon, target_delta=delta).upper <= delta
@@ -114,9 +114,9 @@ def test_krr(k):
     assert law.p3 == pytest.approx((k - 2) / (math.e + k - 1))
     b = brute(law, 12, 0.3)
     assert positive_part(law, 12, 0.3).value == pytest.approx(b, rel=1e-12)
-    r = blanket_exact_epsilon(law, 200, 1e-2, rtol=1e-6)
+    r = blanket_exact_epsilon(law, 100, 1e-2, rtol=1e-6)
     assert 0 < r.epsilon < 1.0
-    assert r.epsilon <= blanket_bennett(200, 1.0, 1e-2, 1, k).epsilon
+    assert r.epsilon <= blanket_bennett(100, 1.0, 1e-2, 1, k).epsilon
 
 
 def test_validation():
