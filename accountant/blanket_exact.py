@@ -287,7 +287,7 @@ class _Terms:
         self.u = math.exp(eps)
 
     def row(self, m: np.ndarray, j) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(g, dg/dj, E[b . N; X > 0]) at (m, j) for increasing m (j scalar or array)."""
+        """(g, dg/dj, E[b . N; X > 0]) at the points (m, j) (paths of increasing m, j scalar or array)."""
         mf = m.astype(np.float64)
         jf = np.asarray(j, dtype=np.float64)
         lin = self.v2 * mf + self.v3 * jf
@@ -328,6 +328,19 @@ def _exact(law: CountLaw, n: int, terms: _Terms, mw, jw) -> tuple[float, float]:
         w = np.exp(logPm)
         return float(np.sum(w * g)), float(np.sum(w * q))
     Np = (n - m).astype(np.float64)
+    # rows of fixed j, concatenated into batches of ~_CHUNK * 8 points so that the
+    # tail-ratio anchors of many rows are evaluated together
+    ms, js, ws, size = [], [], [], 0
+
+    def flush():
+        nonlocal F, Qs, ms, js, ws, size
+        if ms:
+            g, _, q = terms.row(np.concatenate(ms), np.concatenate(js))
+            w = np.concatenate(ws)
+            F += float(np.sum(w * g))
+            Qs += float(np.sum(w * q))
+        ms, js, ws, size = [], [], [], 0
+
     for j in range(jw[0], jw[1] + 1):
         lw = logPm + binom_logpmf(float(j), Np, pp)
         keep = lw > -745.0
@@ -335,10 +348,13 @@ def _exact(law: CountLaw, n: int, terms: _Terms, mw, jw) -> tuple[float, float]:
             continue
         idx = np.flatnonzero(keep)
         sl = slice(idx[0], idx[-1] + 1)
-        g, _, q = terms.row(m[sl], float(j))
-        w = np.exp(lw[sl])
-        F += float(np.sum(w * g))
-        Qs += float(np.sum(w * q))
+        ms.append(m[sl])
+        js.append(np.full(idx[-1] + 1 - idx[0], float(j)))
+        ws.append(np.exp(lw[sl]))
+        size += ms[-1].size
+        if size >= 8 * _CHUNK:
+            flush()
+    flush()
     return F, Qs
 
 
@@ -400,11 +416,9 @@ def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float
         wm = np.exp(logPm_all[c0 - m_lo:c1 - m_lo + 1])
         if not np.any(wm > 0):
             continue
-        g = np.empty((js.size, m.size))
-        s = np.empty((js.size, m.size))
-        q = np.empty((js.size, m.size))
-        for i, j in enumerate(js):
-            g[i], s[i], q[i] = terms.row(m, float(j))
+        sh = (js.size, m.size)
+        g, s, q = terms.row(np.tile(m, js.size), np.repeat(js.astype(np.float64), m.size))
+        g, s, q = g.reshape(sh), s.reshape(sh), q.reshape(sh)
         Np = (n - m).astype(np.float64)
         F, S, pmf = _cond_cdf(js, Np, pp)
         P = np.where(F[1:] <= 0.5, F[1:] - F[:-1], S[:-1] - S[1:])
