@@ -73,7 +73,7 @@ from .search import epsilon_for_delta
 # mpmath are below 1e-12 for n <= 1e5 (tests/test_blanket_exact.py); the margin
 # grows with sqrt(n) to cover the cancellation at larger n.
 FLOAT_REL_ERROR = 1e-10
-# The binned path doubles its bins until (upper - lower) <= BIN_GAP * upper.
+# The binned path refines its bins until (upper - lower) <= BIN_GAP * max(upper, target).
 BIN_GAP = 1e-8
 MAX_BINS = 4096
 EXACT_MAX_TERMS = 2_000_000
@@ -248,7 +248,9 @@ def _excess(m: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     full = c < 0.0
     h[full] = 0.5 * mf[full] - c[full]
     T[full] = 1.0
-    up = ~full & (c < mf) & (c >= 0.5 * mf)
+    # upper-tail form for c >= m/2 - 1/2 (valid for every c in [0, m); the margin keeps
+    # thresholds that sit at m/2 up to rounding on one side, so runs stay long)
+    up = ~full & (c < mf) & (2.0 * c >= mf - 1.0)
     if np.any(up):
         mu, cu = m[up], c[up]
         k = np.floor(cu).astype(np.int64) + 1
@@ -256,7 +258,7 @@ def _excess(m: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         bk = np.exp(logb)
         h[up] = np.maximum(bk * (0.5 * k + (0.5 * mu - cu) * R), 0.0)
         T[up] = bk * R
-    low = ~full & (c < 0.5 * mf)
+    low = ~full & (2.0 * c < mf - 1.0)
     if np.any(low):
         ml, cl = m[low], mf[low] - c[low]
         k = np.floor(cl).astype(np.int64) + 1
@@ -558,11 +560,14 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
             while True:
                 lo_F, up_F, Qs = _binned(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
                 bins = G
-                if up_F - lo_F <= BIN_GAP * up_F or G >= MAX_BINS or G >= nj:
+                # gap measured against the larger of the value and the target: far
+                # from the target a coarser bracket decides the search just as well
+                ref = max(up_F, n * target_delta if target_delta is not None else 0.0, 1e-300)
+                if up_F - lo_F <= BIN_GAP * ref or G >= MAX_BINS or G >= nj:
                     break
                 # the gap shrinks like 1/G^2 (chord and tangents on a convex function):
                 # jump to the G expected to meet BIN_GAP, with 30% to spare
-                ratio = (up_F - lo_F) / (BIN_GAP * max(up_F, 1e-300))
+                ratio = (up_F - lo_F) / (BIN_GAP * ref)
                 G = int(min(MAX_BINS, max(2 * G, math.ceil(1.3 * G * math.sqrt(ratio)))))
             margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
         lower = max(lo_F / n * (1.0 - margin), 0.0)
