@@ -139,3 +139,19 @@ def test_validation():
         positive_part(law, 10, 0.1, method="fast")
     with pytest.raises(ValueError, match="delta"):
         blanket_exact_epsilon(law, 10, 1.5)
+
+
+def test_collision_blanket_vs_theorem5_pair():
+    """n = 1e5, s = 4, eps0 = 2, t = 36: the exact blanket is >= the Theorem 5 pair value
+    and within 1e-3 of it (coordinator's value 1.00016e-6 where the pair gives 1e-6)."""
+    from accountant.shuffle import CollisionParams, ShuffleAccountant
+
+    n = 10 ** 5
+    acc = ShuffleAccountant(CollisionParams(4, 2.0), n)
+    eps = acc.get_epsilon(1e-6)
+    pair = acc.get_delta(eps)
+    r = positive_part(CountLaw.collision_blanket(2.0, 4, 36), n, eps, target_delta=1e-6)
+    assert r.method == "binned"
+    assert r.lower >= pair
+    assert r.upper <= pair * (1 + 1e-3)
+    assert r.lower == pytest.approx(1.000157e-6, rel=1e-6)
