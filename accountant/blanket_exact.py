@@ -464,6 +464,24 @@ def _mp_exact(law: CountLaw, n: int, eps: float, mw, jw, digits: int) -> tuple[f
                 return mp.mpf(0)
             return mp.binomial(N, k) * p ** k * (1 - p) ** (N - k)
 
+        tiny = mp.mpf(10) ** (-(digits + 15))
+
+        def tail(k, m, bk):
+            # P[Bin(m, 1/2) >= k] by direct summation away from the centre
+            if 2 * k >= m:
+                tot, term, x = mp.mpf(0), bk, k
+                while x <= m and term > tiny * tot:
+                    tot += term
+                    term = term * (m - x) / (x + 1)
+                    x += 1
+                return tot
+            tot, term, x = mp.mpf(0), bk * k / (m - k + 1), k - 1
+            while x >= 0 and term > tiny * tot:
+                tot += term
+                term = term * x / (m - x + 1)
+                x -= 1
+            return 1 - tot
+
         def excess(m, c):
             # E[(d N1 + ...)_+] = sum over x of (d (x - c))_+ b(x; m) via the closed form
             if d == 0:
@@ -473,8 +491,8 @@ def _mp_exact(law: CountLaw, n: int, eps: float, mw, jw, digits: int) -> tuple[f
                 return d * (mp.mpf(m) / 2 - c)
             if k > m:
                 return mp.mpf(0)
-            T = mpmath.betainc(k, m - k + 1, 0, mp.mpf(1) / 2, regularized=True)
             b = mp.binomial(m, k) / mp.mpf(2) ** m
+            T = tail(k, m, b)
             return d * (k * b / 2 + (mp.mpf(m) / 2 - c) * T)
 
         for m in range(mw[0], mw[1] + 1):
