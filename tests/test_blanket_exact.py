@@ -155,3 +155,13 @@ def test_collision_blanket_vs_theorem5_pair():
     assert r.lower >= pair
     assert r.upper <= pair * (1 + 1e-3)
     assert r.lower == pytest.approx(1.000157e-6, rel=1e-6)
+
+
+def test_float_vs_mpmath_larger_n():
+    """Binary RR blanket (p3 = 0), n = 3000: float path within 1e-12 of 50 digits (margin 1e-10)."""
+    law = CountLaw.krr_blanket(1.0, 2)
+    f = positive_part(law, 3000, 0.12, method="exact", target_delta=1e-8)
+    m = positive_part(law, 3000, 0.12, method="mpmath", target_delta=1e-8)
+    assert f.value > 1e-12
+    assert abs(f.value - m.value) <= 1e-12 * m.value
+    assert f.lower <= m.value <= f.upper
