@@ -235,15 +235,7 @@ class _FloatWindow:
         idx = np.flatnonzero(valid)
         if idx.size == 0:
             return 0.0, 0.0, 0.0
-        # Runs of consecutive valid m with regular steps (k advancing by 0 or 1).
-        dk = np.diff(k[idx])
-        breaks = np.flatnonzero((np.diff(idx) != 1) | (dk < 0) | (dk > 1)) + 1
-        bounds = np.concatenate(([0], breaks, [idx.size]))
-        R = np.empty(idx.size)
-        logb = np.empty(idx.size)
-        for s0, s1 in zip(bounds[:-1], bounds[1:]):
-            sl = idx[s0:s1]
-            R[s0:s1], logb[s0:s1] = self._run(m[sl], k[sl])
+        R, logb = half_tail_ratio_runs(m[idx], k[idx])
         mv, kf, hv = mf[idx], k[idx].astype(np.float64), h[idx]
         logterm = self.logB[idx] + logb
         M = float(np.max(logterm))
@@ -259,9 +251,8 @@ class _FloatWindow:
         return M, sum_d, sum_q
 
     @staticmethod
-    def _run(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """R = T/b and log b along a regular run (m increasing by 1, k by 0 or 1)."""
-        V = m.size
+    def _block(m: np.ndarray, k: np.ndarray) -> int:
+        """Anchor spacing of a regular run (see ``_run``)."""
         mf = m.astype(np.float64)
         kf = k.astype(np.float64)
         # Block length from the growth rate KL(k/m || 1/2) of the recurrence's error
@@ -271,12 +262,27 @@ class _FloatWindow:
             kl = np.where(u_end < 1.0, u_end * np.log(2 * u_end) + (1 - u_end) * np.log1p(-u_end) + (1 - u_end) * math.log(2.0), math.log(2.0))
         kl_max = float(np.max(kl))
         L = _MAX_BLOCK if kl_max <= 0 else int(min(_MAX_BLOCK, max(1, math.floor(0.5 / kl_max))))
-        L = min(L, V)
+        return min(L, m.size)
+
+    @staticmethod
+    def _run(m: np.ndarray, k: np.ndarray, anchor_values=None) -> tuple[np.ndarray, np.ndarray]:
+        """R = T/b and log b along a regular run (m increasing by 1, k by 0 or 1).
+
+        ``anchor_values`` = (R, log b) at the anchors 0, L, 2L, ... (L = ``_block``),
+        if already computed (batched over runs by ``half_tail_ratio_runs``).
+        """
+        V = m.size
+        mf = m.astype(np.float64)
+        kf = k.astype(np.float64)
+        L = _FloatWindow._block(m, k)
         nb = -(-V // L)
         pad = nb * L - V
         anchors = np.arange(nb) * L
-        logb0 = binom_logpmf(k[anchors], m[anchors], 0.5)
-        r0 = half_tail_ratio(k[anchors], m[anchors])
+        if anchor_values is None:
+            logb0 = binom_logpmf(k[anchors], m[anchors], 0.5)
+            r0 = half_tail_ratio(k[anchors], m[anchors])
+        else:
+            r0, logb0 = anchor_values
         if L == 1:
             return r0, logb0
         # Step j: from position j to j+1 (the last position's step is unused).
@@ -296,6 +302,41 @@ class _FloatWindow:
         R = np.exp(lam) * (r0[:, None] + G)
         logb = logb0[:, None] - lam
         return R.ravel()[:V], logb.ravel()[:V]
+
+
+def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R = P[Bin(m,1/2) >= k] / P[Bin(m,1/2) = k] and log P[Bin(m,1/2) = k] along a path.
+
+    ``m`` and ``k`` are integer arrays with 0 <= k <= m (any order).  The path is cut
+    into runs of consecutive m (m increasing by 1, k by 0 or 1); each run is evaluated
+    by the affine recurrences of the module docstring between exact anchors
+    (:func:`binomial.half_tail_ratio`); an irregular point is a run of length 1.
+    Shared by the pair engine and :mod:`accountant.blanket_exact`.
+    """
+    m = np.asarray(m, dtype=np.int64)
+    k = np.asarray(k, dtype=np.int64)
+    R = np.empty(m.size)
+    logb = np.empty(m.size)
+    if m.size == 0:
+        return R, logb
+    dk = np.diff(k)
+    breaks = np.flatnonzero((np.diff(m) != 1) | (dk < 0) | (dk > 1)) + 1
+    bounds = np.concatenate(([0], breaks, [m.size]))
+    # anchors of every run evaluated in one batch (the continued fraction's loop
+    # then runs once, not once per run)
+    plans = []
+    for s0, s1 in zip(bounds[:-1], bounds[1:]):
+        L = _FloatWindow._block(m[s0:s1], k[s0:s1])
+        plans.append((s0, s1, s0 + np.arange(-(-(s1 - s0) // L)) * L))
+    pos = np.concatenate([pl[2] for pl in plans])
+    r_all = half_tail_ratio(k[pos], m[pos])
+    lb_all = binom_logpmf(k[pos], m[pos], 0.5)
+    off = 0
+    for s0, s1, anc in plans:
+        na = anc.size
+        R[s0:s1], logb[s0:s1] = _FloatWindow._run(m[s0:s1], k[s0:s1], (r_all[off:off + na], lb_all[off:off + na]))
+        off += na
+    return R, logb
 
 
 def _mp_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digits: int):

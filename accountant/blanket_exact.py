@@ -1,0 +1,641 @@
+r"""Exact privacy-blanket divergence: delta(eps) = E[(v1 N1 + v2 N2 + v3 N3)_+] / n.
+
+Privacy blanket (Balle, Bell, Gascon, Nissim, CRYPTO 2019, Lemma 5.3 / Theorem 3.1;
+optimal among decomposition-based bounds by Su, Cheng, Wang, S&P 2026).  If every
+local output law is R(x) = (1 - gamma) LO(x) + gamma omega, then with
+B ~ Bin(n - 1, gamma) blanket users the hockey-stick divergence of the shuffled
+multisets {Y1, W_1..W_B} vs {Y1', W_1..W_B} (W ~ omega) is exactly
+(1/(B+1)) E[(sum_{i <= B+1} L_i)_+] with L = (mu_x1(W) - e^eps mu_x1'(W)) / omega(W),
+and, since B + 1 ~ Bin(n, gamma) size-biased,
+
+    delta(eps) <= E_B[...] = (1/(gamma n)) E_{M ~ Bin(n, gamma)} E[(sum_{i <= M} L_i)_+].
+
+For Collision / CoCo / k-RR the worst case is a law of L with at most three non-zero
+atoms (per hash function the output vector is majorised by the collision-free one, so
+L is a mean-preserving contraction of the "clean" law; sums of i.i.d. variables keep
+the convex order and (.)_+ is convex).  Folding Bin(n, gamma) into a multinomial,
+
+    delta(eps) = F / n,   F = E[(v1 N1 + v2 N2 + v3 N3)_+],
+    (N0, N1, N2, N3) ~ Multinomial(n; 1 - 2 p12 - p3, p12, p12, p3),
+    v_c = a_c - u b_c,   u = e^eps,
+
+taken here as data (``CountLaw``): the blanket instances below, and lower bounds of
+the real mechanisms (p0 = 0, a_c = P_x1(c)/P_x0(c), b_c = P_x1'(c)/P_x0(c)).
+Check: n = 1 gives F = p12 v1 + p12 (v2)_+ + p3 (v3)_+, for the blanket
+(E - u)/Omega, the local hockey-stick divergence.
+
+Instances (E = e^eps0, Omega = s E + t - s):
+
+* Collision / CoCo, t >= 2s: p12 = s/Omega, p3 = (t - 2s)/Omega, a = (E, 1, 1), b = (1, E, 1);
+* Collision, s < t < 2s: j0 = 2s - t, p12 = (s - j0)/Omega, p3 = j0/Omega, a = (E, 1, E), b = (1, E, E);
+* k-ary randomized response: s = 1, t = k.
+
+Evaluation.  Condition on m = N1 + N2 ~ Bin(n, 2 p12) and N3 = j; then
+N1 ~ Bin(m, 1/2) and N3 ~ Bin(n - m, p'), p' = p3 / (1 - 2 p12), independently.  With
+d = v1 - v2 > 0 (swap 1 and 2 otherwise), X = d (N1 - c), c = alpha m + beta j,
+alpha = -v2/d, beta = -v3/d, and with k = floor(c) + 1, T = P[N1 >= k], b = P[N1 = k],
+
+    g_m(j) = E[X_+ | m, j] = d ((k/2) b + (m/2 - c) T)          (c >= m/2),
+    g_m(j) = d ((m/2 - c) + E[(N1 - (m - c))_+])                 (c < m/2, by symmetry),
+
+convex and piecewise linear in j with slope -d beta P[N1 > c].  Along m at fixed j the
+threshold is linear in m, so T/b follows the pair engine's recurrences
+(:func:`divergence.half_tail_ratio_runs`).
+
+* ``exact``: sum every (m, j) of the windows.
+* ``binned``: cut the j-window into bins on a grid fixed across m; on a bin, convexity
+  gives the chord (Edmundson-Madansky) upper bound and the tangent (subgradient) lower
+  bound, both needing only P(bin | m) and E[N3; bin | m], which follow along m from
+  F_{N'-1}(j) = F_{N'}(j) + p' P[Bin(N'-1, p') = j] (N' = n - m) between exact
+  anchors (incomplete beta), and E[N3; N3 <= j] = N' p' F_{N'}(j) - p' (N' - j) P[Bin(N', p') = j].
+  Bins are doubled until the gap is below ``BIN_GAP`` of the value.
+
+Windows in m and j come from Chernoff bounds with the mass left out at most
+``divergence.TRUNCATION_FRACTION`` of the target; X_+ <= n max(v_c)_+, so that mass times
+max(v_c)_+ is added to the upper end.  A relative float margin ``FLOAT_REL_ERROR``
+(checked against a 50-digit mpmath evaluation in the tests) is added / subtracted.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from scipy import special
+
+from .binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range
+from .divergence import TRUNCATION_FRACTION, half_tail_ratio_runs
+from .search import epsilon_for_delta
+
+# Relative float error margin of the float paths.  The upper-tail form
+# (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); measured errors against
+# mpmath are below 1e-12 for n <= 1e5 (tests/test_blanket_exact.py); the margin
+# grows with sqrt(n) to cover the cancellation at larger n.
+FLOAT_REL_ERROR = 1e-10
+# The binned path refines its bins until (upper - lower) <= BIN_GAP * max(upper, target).
+BIN_GAP = 1e-8
+MAX_BINS = 4096
+EXACT_MAX_TERMS = 2_000_000
+_CHUNK = 1 << 15
+_BLOCK = 256
+
+
+@dataclass(frozen=True)
+class CountLaw:
+    """Law of the counts and the coefficients of delta(eps) = E[(sum_c v_c N_c)_+]/n.
+
+    Parameters
+    ----------
+    p12 : probability of category 1 and of category 2, in (0, 1/2].
+    p3 : probability of category 3, >= 0, with 2 p12 + p3 <= 1 (p0 = 1 - 2 p12 - p3).
+    a, b : non-negative triples; v_c = a_c - e^eps b_c.
+    """
+
+    p12: float
+    p3: float
+    a: tuple
+    b: tuple
+
+    def __post_init__(self) -> None:
+        for name in ("p12", "p3"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
+        if not 0.0 < self.p12 <= 0.5:
+            raise ValueError(f"p12 must lie in (0, 1/2], got {self.p12!r}")
+        if not 0.0 <= self.p3 <= 1.0:
+            raise ValueError(f"p3 must lie in [0, 1], got {self.p3!r}")
+        if 2.0 * self.p12 + self.p3 > 1.0 + 1e-12:
+            raise ValueError(f"need 2 p12 + p3 <= 1, got p12={self.p12!r}, p3={self.p3!r}")
+        for name in ("a", "b"):
+            v = getattr(self, name)
+            try:
+                t = tuple(float(x) for x in v)
+            except TypeError:
+                raise ValueError(f"{name} must be a triple of numbers >= 0, got {v!r}") from None
+            if len(t) != 3 or not all(math.isfinite(x) and x >= 0.0 for x in t):
+                raise ValueError(f"{name} must be a triple of finite numbers >= 0, got {v!r}")
+            object.__setattr__(self, name, t)
+        object.__setattr__(self, "p12", float(self.p12))
+        object.__setattr__(self, "p3", float(self.p3))
+
+    @classmethod
+    def collision_blanket(cls, eps0: float, s: int, t: int) -> "CountLaw":
+        """Privacy blanket of Collision (and CoCo, same Omega) with parameters (s, t), t >= s + 1."""
+        if not (isinstance(eps0, (int, float, np.floating)) and math.isfinite(eps0) and eps0 > 0):
+            raise ValueError(f"eps0 must be a finite number > 0, got {eps0!r}")
+        for name, v in (("s", s), ("t", t)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        if t < s + 1:
+            raise ValueError(f"t must be >= s + 1, got s={s}, t={t}")
+        E = math.exp(eps0)
+        omega = s * E + (t - s)
+        if t >= 2 * s:
+            return cls(s / omega, (t - 2 * s) / omega, (E, 1.0, 1.0), (1.0, E, 1.0))
+        j0 = 2 * s - t
+        return cls((s - j0) / omega, j0 / omega, (E, 1.0, E), (1.0, E, E))
+
+    @classmethod
+    def krr_blanket(cls, eps0: float, k: int) -> "CountLaw":
+        """Privacy blanket of k-ary randomized response (k >= 2): Collision with s = 1, t = k."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+            raise ValueError(f"k must be an integer >= 2, got {k!r}")
+        return cls.collision_blanket(eps0, 1, int(k))
+
+    @property
+    def p_prime(self) -> float:
+        """P[category 3 | not category 1 or 2] = p3 / (1 - 2 p12)."""
+        rest = 1.0 - 2.0 * self.p12
+        if rest <= 0.0:
+            return 0.0
+        return min(self.p3 / rest, 1.0)
+
+    @property
+    def eps_max(self) -> float:
+        """Smallest eps with every v_c <= 0 on a category of positive probability (delta = 0 there)."""
+        cats = [0, 1] + ([2] if self.p3 > 0 else [])
+        out = 0.0
+        for c in cats:
+            if self.a[c] > 0:
+                if self.b[c] == 0:
+                    return math.inf
+                out = max(out, math.log(self.a[c] / self.b[c]))
+        return out
+
+    def coefficients(self, eps: float) -> tuple[float, float, float]:
+        """(v1, v2, v3) = a - e^eps b."""
+        u = math.exp(eps)
+        return tuple(self.a[c] - u * self.b[c] for c in range(3))
+
+
+@dataclass(frozen=True)
+class PositivePart:
+    """delta(eps) = E[(v . N)_+]/n with certified ``lower`` and ``upper`` ends.
+
+    ``value`` is the best estimate, ``slope`` d delta/d eps (steers searches only),
+    ``truncated`` the bound on left-out mass added to ``upper``, ``bins`` the number of
+    j-bins of the binned path (0 for the exact and mpmath paths).
+    """
+
+    eps: float
+    value: float
+    lower: float
+    upper: float
+    slope: float
+    truncated: float
+    method: str
+    bins: int
+
+
+# ----------------------------------------------------------------------------
+# windows and the conditional expectation g_m(j)
+# ----------------------------------------------------------------------------
+
+def _window(N: int, p: float, log_mass: float) -> tuple[int, int, float]:
+    """[lo, hi] with Chernoff bounds on P[Bin(N,p) < lo], P[Bin(N,p) > hi] <= exp(log_mass); their sum."""
+    if p <= 0.0:
+        return 0, 0, 0.0
+    if p >= 1.0:
+        return N, N, 0.0
+
+    def up(x):  # bound on log P[X >= x]
+        return float(binom_log_tail_bound(np.array([float(x)]), N, p, upper=True)[0])
+
+    def dn(x):  # bound on log P[X <= x]
+        return float(binom_log_tail_bound(np.array([float(x)]), N, p, upper=False)[0])
+
+    mean = N * p
+    a, b = int(math.floor(mean)), N + 1
+    if up(N) > log_mass:
+        hi = N
+    else:  # smallest x with up(x) <= log_mass; hi = x - 1
+        while b - a > 1:
+            mid = (a + b) // 2
+            if up(mid) <= log_mass:
+                b = mid
+            else:
+                a = mid
+        hi = min(b - 1, N)
+    a, b = -1, int(math.ceil(mean))
+    if dn(0) > log_mass:
+        lo = 0
+    else:  # largest x with dn(x) <= log_mass; lo = x + 1
+        while b - a > 1:
+            mid = (a + b) // 2
+            if dn(mid) <= log_mass:
+                a = mid
+            else:
+                b = mid
+        lo = max(a + 1, 0)
+    trunc = 0.0
+    if hi < N:
+        trunc += math.exp(up(hi + 1))
+    if lo > 0:
+        trunc += math.exp(dn(lo - 1))
+    return lo, hi, trunc
+
+
+def _excess(m: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """E[(N1 - c)_+] and P[N1 > c] (P[N1 >= c] on the reflected side), N1 ~ Bin(m, 1/2).
+
+    ``m`` increasing integers (one path), ``c`` float thresholds of the same shape.
+    """
+    mf = m.astype(np.float64)
+    h = np.zeros(m.shape)
+    T = np.zeros(m.shape)
+    full = c < 0.0
+    h[full] = 0.5 * mf[full] - c[full]
+    T[full] = 1.0
+    # upper-tail form for c >= m/2 - 1/2 (valid for every c in [0, m); the margin keeps
+    # thresholds that sit at m/2 up to rounding on one side, so runs stay long)
+    up = ~full & (c < mf) & (2.0 * c >= mf - 1.0)
+    if np.any(up):
+        mu, cu = m[up], c[up]
+        k = np.floor(cu).astype(np.int64) + 1
+        R, logb = half_tail_ratio_runs(mu, k)
+        bk = np.exp(logb)
+        h[up] = np.maximum(bk * (0.5 * k + (0.5 * mu - cu) * R), 0.0)
+        T[up] = bk * R
+    low = ~full & (2.0 * c < mf - 1.0)
+    if np.any(low):
+        ml, cl = m[low], mf[low] - c[low]
+        k = np.floor(cl).astype(np.int64) + 1
+        inside = k <= ml
+        hr = np.zeros(ml.shape)
+        Tr = np.zeros(ml.shape)
+        if np.any(inside):
+            R, logb = half_tail_ratio_runs(ml[inside], k[inside])
+            bk = np.exp(logb)
+            hr[inside] = np.maximum(bk * (0.5 * k[inside] + (0.5 * ml[inside] - cl[inside]) * R), 0.0)
+            Tr[inside] = bk * R
+        h[low] = (cl - 0.5 * ml) + hr
+        T[low] = 1.0 - Tr
+    return h, T
+
+
+class _Terms:
+    """g_m(j), its slope in j, and the Newton weight for one law at one eps."""
+
+    def __init__(self, law: CountLaw, eps: float) -> None:
+        v1, v2, v3 = law.coefficients(eps)
+        b1, b2, b3 = law.b
+        if v2 > v1:  # N1 and N2 are exchangeable: keep d = v1 - v2 >= 0
+            v1, v2, b1, b2 = v2, v1, b2, b1
+        self.d = v1 - v2
+        self.v2, self.v3 = v2, v3
+        self.b1, self.b2, self.b3 = b1, b2, b3
+        self.u = math.exp(eps)
+
+    def row(self, m: np.ndarray, j) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(g, dg/dj, E[b . N; X > 0]) at the points (m, j) (paths of increasing m, j scalar or array)."""
+        mf = m.astype(np.float64)
+        jf = np.asarray(j, dtype=np.float64)
+        lin = self.v2 * mf + self.v3 * jf
+        if self.d == 0.0:
+            pos = lin > 0
+            g = np.where(pos, lin, 0.0)
+            T = pos.astype(np.float64)
+            return g, self.v3 * T, (self.b2 * mf + self.b3 * jf) * T
+        c = np.broadcast_to(-lin / self.d, m.shape)
+        h, T = _excess(m, np.ascontiguousarray(c))
+        g = self.d * h
+        q = (self.b1 - self.b2) * (h + c * T) + (self.b2 * mf + self.b3 * jf) * T
+        return g, self.v3 * T, q
+
+
+# ----------------------------------------------------------------------------
+# evaluation paths
+# ----------------------------------------------------------------------------
+
+def _m_weights(law: CountLaw, n: int, m_lo: int, m_hi: int) -> np.ndarray:
+    p = 2.0 * law.p12
+    if p >= 1.0:
+        return np.zeros(1)
+    return binom_logpmf_range(m_lo, m_hi, n, p)
+
+
+def _exact(law: CountLaw, n: int, terms: _Terms, mw, jw) -> tuple[float, float]:
+    """Sum over every (m, j) of the windows: (F, E[b . N; X > 0])."""
+    m_lo, m_hi = mw
+    m = np.arange(m_lo, m_hi + 1, dtype=np.int64)
+    logPm = _m_weights(law, n, m_lo, m_hi)
+    pp = law.p_prime
+    F = 0.0
+    Qs = 0.0
+    if pp <= 0.0 or pp >= 1.0:
+        j = np.zeros(m.shape) if pp <= 0.0 else (n - m).astype(np.float64)
+        g, _, q = terms.row(m, j)
+        w = np.exp(logPm)
+        return float(np.sum(w * g)), float(np.sum(w * q))
+    Np = (n - m).astype(np.float64)
+    # rows of fixed j, concatenated into batches of ~_CHUNK * 8 points so that the
+    # tail-ratio anchors of many rows are evaluated together
+    ms, js, ws, size = [], [], [], 0
+
+    def flush():
+        nonlocal F, Qs, ms, js, ws, size
+        if ms:
+            g, _, q = terms.row(np.concatenate(ms), np.concatenate(js))
+            w = np.concatenate(ws)
+            F += float(np.sum(w * g))
+            Qs += float(np.sum(w * q))
+        ms, js, ws, size = [], [], [], 0
+
+    for j in range(jw[0], jw[1] + 1):
+        lw = logPm + binom_logpmf(float(j), Np, pp)
+        keep = lw > -745.0
+        if not np.any(keep):
+            continue
+        idx = np.flatnonzero(keep)
+        sl = slice(idx[0], idx[-1] + 1)
+        ms.append(m[sl])
+        js.append(np.full(idx[-1] + 1 - idx[0], float(j)))
+        ws.append(np.exp(lw[sl]))
+        size += ms[-1].size
+        if size >= 8 * _CHUNK:
+            flush()
+    flush()
+    return F, Qs
+
+
+def _cond_cdf(js: np.ndarray, Np: np.ndarray, pp: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """F = P[Bin(N', p') <= j], S = 1 - F and pmf at (grid j, N') for N' decreasing by 1.
+
+    Exact anchors (regularised incomplete beta, Loader's pmf) every ``_BLOCK`` values of
+    N'; in between pmf_{N'-1}(j) = pmf_{N'}(j) (N' - j)/(N' (1 - p')) and
+    F_{N'-1}(j) = F_{N'}(j) + p' pmf_{N'-1}(j).  Arrays of shape (len(js), len(Np)).
+    """
+    G1, V = js.size, Np.size
+    L = min(_BLOCK, V)
+    nb = -(-V // L)
+    pad = nb * L - V
+    anchors = np.arange(nb) * L
+    J = js.astype(np.float64)[:, None]
+    Na = Np[anchors][None, :]
+    inside = J < Na
+    Ja = np.broadcast_to(J, (G1, nb))
+    NaB = np.broadcast_to(Na, (G1, nb))
+    F0 = np.where(inside, special.betainc(np.maximum(NaB - Ja, 1e-300), Ja + 1.0, 1.0 - pp), 1.0)
+    S0 = np.where(inside, special.betainc(Ja + 1.0, np.maximum(NaB - Ja, 1e-300), pp), 0.0)
+    F0 = np.where(Ja < 0, 0.0, F0)
+    S0 = np.where(Ja < 0, 1.0, S0)
+    lp0 = binom_logpmf(Ja, NaB, pp)
+    # log step from N' (position i) to N' - 1 (position i + 1)
+    Npad = np.concatenate((Np, Np[-1] - 1.0 - np.arange(pad)))
+    Nb = Npad.reshape(nb, L)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.log(np.maximum(Nb[None, :, :-1] - J[:, :, None], 0.0)) - np.log(Nb[None, :, :-1] * (1.0 - pp))
+    step = np.where(np.isnan(step), -np.inf, step)
+    lp = np.empty((G1, nb, L))
+    lp[:, :, 0] = lp0
+    if L > 1:
+        lp[:, :, 1:] = lp0[:, :, None] + np.cumsum(step, axis=2)
+    pmf = np.exp(lp)
+    inc = np.zeros((G1, nb, L))
+    if L > 1:
+        inc[:, :, 1:] = pp * np.cumsum(pmf[:, :, 1:], axis=2)
+    F = np.minimum(F0[:, :, None] + inc, 1.0)
+    S = np.maximum(S0[:, :, None] - inc, 0.0)
+    sh = (G1, nb * L)
+    return F.reshape(sh)[:, :V], S.reshape(sh)[:, :V], pmf.reshape(sh)[:, :V]
+
+
+def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float, float, float]:
+    """(lower F, upper F, E[b . N; X > 0] estimate) with G j-bins (0 < p' < 1)."""
+    m_lo, m_hi = mw
+    j_lo, j_hi = jw
+    span = j_hi - (j_lo - 1)
+    js = np.unique(np.round(np.linspace(j_lo - 1, j_hi, min(G, span) + 1)).astype(np.int64))
+    width = np.diff(js).astype(np.float64)[:, None]
+    pp = law.p_prime
+    logPm_all = _m_weights(law, n, m_lo, m_hi)
+    lo_sum = up_sum = q_sum = 0.0
+    for c0 in range(m_lo, m_hi + 1, _CHUNK):
+        c1 = min(c0 + _CHUNK - 1, m_hi)
+        m = np.arange(c0, c1 + 1, dtype=np.int64)
+        wm = np.exp(logPm_all[c0 - m_lo:c1 - m_lo + 1])
+        if not np.any(wm > 0):
+            continue
+        sh = (js.size, m.size)
+        g, s, q = terms.row(np.tile(m, js.size), np.repeat(js.astype(np.float64), m.size))
+        g, s, q = g.reshape(sh), s.reshape(sh), q.reshape(sh)
+        Np = (n - m).astype(np.float64)
+        F, S, pmf = _cond_cdf(js, Np, pp)
+        P = np.where(F[1:] <= 0.5, F[1:] - F[:-1], S[:-1] - S[1:])
+        P = np.maximum(P, 0.0)
+        Jg = js[:-1].astype(np.float64)[:, None]
+        Jh = js[1:].astype(np.float64)[:, None]
+        D = (Np * pp - Jg) * P - pp * ((Np - Jh) * pmf[1:] - (Np - Jg) * pmf[:-1])
+        D = np.clip(D, 0.0, width * P)
+        rest = width * P - D
+        upper = (g[:-1] * rest + g[1:] * D) / width
+        lower = np.maximum(np.maximum(P * g[:-1] + s[:-1] * D, P * g[1:] - s[1:] * rest), 0.0)
+        qb = 0.5 * (q[:-1] + q[1:]) * P
+        lo_sum += float(np.sum(wm * np.sum(lower, axis=0)))
+        up_sum += float(np.sum(wm * np.sum(upper, axis=0)))
+        q_sum += float(np.sum(wm * np.sum(qb, axis=0)))
+    return lo_sum, up_sum, q_sum
+
+
+def _mp_exact(law: CountLaw, n: int, eps: float, mw, jw, digits: int) -> tuple[float, float]:
+    """The exact path's sum at ``digits`` digits with mpmath (closed form per (m, j))."""
+    import mpmath
+
+    with mpmath.workdps(digits + 20):
+        mp = mpmath.mp
+        u = mp.e ** mp.mpf(eps)
+        v = [mp.mpf(law.a[c]) - u * mp.mpf(law.b[c]) for c in range(3)]
+        p12, p3 = mp.mpf(law.p12), mp.mpf(law.p3)
+        pm = 2 * p12
+        rest = 1 - pm
+        pp = p3 / rest if rest > 0 else mp.mpf(0)
+        if pp > 1:
+            pp = mp.mpf(1)
+        v1, v2, v3 = v
+        if v2 > v1:
+            v1, v2 = v2, v1
+        d = v1 - v2
+        total = mp.mpf(0)
+
+        def binpmf(k, N, p):
+            if k < 0 or k > N:
+                return mp.mpf(0)
+            return mp.binomial(N, k) * p ** k * (1 - p) ** (N - k)
+
+        tiny = mp.mpf(10) ** (-(digits + 15))
+
+        def tail(k, m, bk):
+            # P[Bin(m, 1/2) >= k] by direct summation away from the centre
+            if 2 * k >= m:
+                tot, term, x = mp.mpf(0), bk, k
+                while x <= m and term > tiny * tot:
+                    tot += term
+                    term = term * (m - x) / (x + 1)
+                    x += 1
+                return tot
+            tot, term, x = mp.mpf(0), bk * k / (m - k + 1), k - 1
+            while x >= 0 and term > tiny * tot:
+                tot += term
+                term = term * x / (m - x + 1)
+                x -= 1
+            return 1 - tot
+
+        def excess(m, c):
+            # E[(d N1 + ...)_+] = sum over x of (d (x - c))_+ b(x; m) via the closed form
+            if d == 0:
+                return max(-c, 0)  # c carries -(v2 m + v3 j) here
+            k = int(mp.floor(c)) + 1
+            if k <= 0:
+                return d * (mp.mpf(m) / 2 - c)
+            if k > m:
+                return mp.mpf(0)
+            b = mp.binomial(m, k) / mp.mpf(2) ** m
+            T = tail(k, m, b)
+            return d * (k * b / 2 + (mp.mpf(m) / 2 - c) * T)
+
+        for m in range(mw[0], mw[1] + 1):
+            Pm = binpmf(m, n, pm) if pm < 1 else (mp.mpf(1) if m == n else mp.mpf(0))
+            if Pm == 0:
+                continue
+            if pp == 0 or pp == 1:
+                pairs = [(0 if pp == 0 else n - m, mp.mpf(1))]
+            else:
+                pairs = [(j, binpmf(j, n - m, pp)) for j in range(jw[0], min(jw[1], n - m) + 1)]
+            for j, Pj in pairs:
+                lin = v2 * m + v3 * j
+                c = -lin / d if d != 0 else -lin
+                total += Pm * Pj * excess(m, c)
+        return float(total), float(total)
+
+
+def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[float] = None,
+                  method: str = "auto", digits: int = 50) -> PositivePart:
+    """delta(eps) = E[(v1 N1 + v2 N2 + v3 N3)_+] / n with certified bounds.
+
+    Parameters
+    ----------
+    law : the count law and coefficients (see module docstring).
+    n : number of users, integer >= 1.
+    eps : eps >= 0.
+    target_delta : if given, the windows leave out at most TRUNCATION_FRACTION of it;
+        otherwise of a first estimate of the value.
+    method : ``"auto"`` (exact when the windows hold at most EXACT_MAX_TERMS pairs),
+        ``"exact"``, ``"binned"`` or ``"mpmath"`` (reference, small windows only).
+
+    Returns
+    -------
+    PositivePart with ``lower <= delta(eps) <= upper``.
+
+    References
+    ----------
+    Balle, Bell, Gascon, Nissim (CRYPTO 2019), Section 3 (privacy blanket); Su, Cheng,
+    Wang (S&P 2026) for the optimality of the decomposition.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    if method not in ("auto", "exact", "binned", "mpmath"):
+        raise ValueError(f"method must be 'auto', 'exact', 'binned' or 'mpmath', got {method!r}")
+    if target_delta is not None and not (0.0 < target_delta < 1.0):
+        raise ValueError(f"target_delta must lie in (0, 1), got {target_delta!r}")
+    n = int(n)
+    eps = float(eps)
+    v = law.coefficients(eps)
+    vmax = max(max(v), 0.0)
+    if vmax == 0.0 or eps >= law.eps_max:
+        return PositivePart(eps, 0.0, 0.0, 0.0, 0.0, 0.0, method, 0)
+    terms = _Terms(law, eps)
+    pp = law.p_prime
+
+    def run(log_mass: float) -> PositivePart:
+        m_lo, m_hi, tm = _window(n, 2.0 * law.p12, log_mass)
+        if 0.0 < pp < 1.0:
+            j_lo, j_hi, tj = _window(n, law.p3, log_mass)
+            nj = j_hi - j_lo + 1
+        else:
+            j_lo = j_hi = 0
+            tj, nj = 0.0, 1
+        trunc = vmax * (tm + tj)
+        meth = method
+        if meth == "auto":
+            meth = "exact" if (m_hi - m_lo + 1) * nj <= EXACT_MAX_TERMS or not (0.0 < pp < 1.0) else "binned"
+        if meth == "binned" and not (0.0 < pp < 1.0):
+            meth = "exact"
+        bins = 0
+        if meth == "exact":
+            F, Qs = _exact(law, n, terms, (m_lo, m_hi), (j_lo, j_hi))
+            lo_F = up_F = F
+            margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
+        elif meth == "mpmath":
+            lo_F, up_F = _mp_exact(law, n, eps, (m_lo, m_hi), (j_lo, j_hi), digits)
+            Qs = 0.0
+            margin = 10.0 ** (-digits + 2)
+        else:
+            G = 16
+            while True:
+                lo_F, up_F, Qs = _binned(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
+                bins = G
+                # gap measured against the larger of the value and the target: far
+                # from the target a coarser bracket decides the search just as well
+                ref = max(up_F, n * target_delta if target_delta is not None else 0.0, 1e-300)
+                if up_F - lo_F <= BIN_GAP * ref or G >= MAX_BINS or G >= nj:
+                    break
+                # the gap shrinks like 1/G^2 (chord and tangents on a convex function):
+                # jump to the G expected to meet BIN_GAP, with 30% to spare
+                ratio = (up_F - lo_F) / (BIN_GAP * ref)
+                G = int(min(MAX_BINS, max(2 * G, math.ceil(1.3 * G * math.sqrt(ratio)))))
+            margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
+        lower = max(lo_F / n * (1.0 - margin), 0.0)
+        upper = up_F / n * (1.0 + margin) + trunc
+        value = 0.5 * (lo_F + up_F) / n
+        slope = -terms.u * Qs / n
+        return PositivePart(eps, value, lower, upper, slope, trunc, meth, bins)
+
+    base = math.log(TRUNCATION_FRACTION) - math.log(4.0 * vmax)
+    if target_delta is not None:
+        return run(base + math.log(target_delta))
+    first = run(math.log(1e-30))
+    if first.value > 0 and first.truncated <= TRUNCATION_FRACTION * first.value:
+        return first
+    return run(base + math.log(max(first.value, 1e-300)))
+
+
+def blanket_exact_delta(law: CountLaw, n: int, eps: float) -> PositivePart:
+    """delta(eps) of the exact privacy blanket (:func:`positive_part` with ``method="auto"``)."""
+    return positive_part(law, n, eps)
+
+
+@dataclass(frozen=True)
+class BlanketEpsilon:
+    """epsilon (certified: upper delta <= target), achieved_delta (that upper delta),
+    lower_epsilon (largest eps found with certified lower delta > target, or None),
+    evaluations."""
+
+    epsilon: float
+    achieved_delta: float
+    lower_epsilon: Optional[float]
+    evaluations: int
+
+
+def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-9) -> BlanketEpsilon:
+    """Smallest eps with certified delta(eps) <= ``delta`` (``search.epsilon_for_delta``).
+
+    The search runs on [0, law.eps_max] (delta = 0 at eps_max, where every v_c <= 0).
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if not (isinstance(delta, (int, float, np.floating)) and 0.0 < delta < 1.0):
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    eps_max = law.eps_max
+    if not math.isfinite(eps_max):
+        raise ValueError("law has a category with a_c > 0 = b_c: delta(eps) > 0 for every eps")
+
+    def evaluate(e: float):
+        r = positive_part(law, n, e, target_delta=delta)
+        return r.lower, r.upper, r.slope
+
+    res = epsilon_for_delta(evaluate, delta, eps_max, rtol=rtol)
+    return BlanketEpsilon(res.epsilon, res.achieved_delta, res.lower_epsilon, res.evaluations)
