@@ -267,12 +267,13 @@ def _compositions(n: int, K: int):
 
 
 def count_law_delta_float(n: int, law: CountLaw, eps) -> np.ndarray:
-    r"""Float64 evaluation of ``E[(sum_c v_c N_c)_+]/n`` for large ``n`` (``K <= 3``).
+    r"""Float64 evaluation of ``E[(sum_c v_c N_c)_+]/n`` for large ``n``.
 
-    Sums over ``(N_1, N_2)`` on a grid; the remaining ``m = n - N_1 - N_2`` reports
-    split binomially between category 3 and the null category, and the inner
-    expectation ``E[(c + v_3 N_3)_+]`` is evaluated in closed form from binomial CDFs
-    (``v_3 <= 0``) or as ``c + v_3 E N_3`` when ``c + v_3 m >= 0``.  Not directed-rounded:
+    ``K <= 3`` categories plus the null one, or ``K = 4`` without a null one.  Sums over
+    ``(N_1, N_2)`` on a grid; the remaining ``m = n - N_1 - N_2`` reports split
+    binomially between category 3 and the last one (null or 4, value ``v_4``), and the
+    inner expectation ``E[(c + v_4 m + (v_3 - v_4) N_3)_+]`` is evaluated in closed form
+    from binomial CDFs (either sign of ``v_3 - v_4``) or as ``c + v_3 E N_3`` when ``c + v_3 m >= 0``.  Not directed-rounded:
     a numerical estimate (relative error ~1e-10), used for tables only.
     """
     from scipy.special import gammaln
@@ -281,12 +282,16 @@ def count_law_delta_float(n: int, law: CountLaw, eps) -> np.ndarray:
     n = _check_int("n", n, 1)
     eps = _check_eps_list(eps)
     K = len(law.p)
-    if K > 3:
-        raise ValueError("count_law_delta_float supports at most 3 categories")
+    if K > 4 or (K == 4 and abs(float(1 - mpmath.fsum(law.p))) > 1e-12):
+        raise ValueError("count_law_delta_float supports at most 3 categories plus the null "
+                         "one, or 4 categories without a null one")
     p = [float(x) for x in law.p] + [0.0] * (3 - K)
     a = [float(x) for x in law.a] + [0.0] * (3 - K)
     b = [float(x) for x in law.b] + [0.0] * (3 - K)
-    p0 = max(0.0, 1.0 - sum(p))
+    if K == 4:  # category 4 takes the place of the null category
+        p0, a4, b4 = p.pop(), a.pop(), b.pop()
+    else:
+        p0, a4, b4 = max(0.0, 1.0 - sum(p)), 0.0, 0.0
     N1, N2 = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
     ok = N1 + N2 <= n
     N1, N2 = N1[ok].astype(float), N2[ok].astype(float)
@@ -303,9 +308,10 @@ def count_law_delta_float(n: int, law: CountLaw, eps) -> np.ndarray:
     for e in eps:
         u = math.exp(e)
         v = [ai - u * bi for ai, bi in zip(a, b)]
-        c = v[0] * N1 + v[1] * N2
-        v3 = v[2]
-        if q == 0.0:
+        v4 = a4 - u * b4
+        c = v[0] * N1 + v[1] * N2 + v4 * m  # then add (v3 - v4) N3
+        v3 = v[2] - v4
+        if q == 0.0 or v3 == 0.0:
             inner = np.maximum(c, 0.0)
         elif v3 >= 0:
             inner = np.where(c >= 0, c + v3 * q * m, _pos_part_upper(c, v3, m, q))
@@ -410,12 +416,18 @@ def _category(R: int, st: tuple, t: int, categories: str):
         if R & 2 and not R & 1:
             return 2
         return 3
+    if categories == "four":
+        if R & 1 and not R & 2:
+            return 1
+        if R & 2 and not R & 1:
+            return 2
+        return 3 if R == 4 else 4
     if categories == "venn":
         return R
     if categories == "full":
         ks = tuple(sum(st[Q] for Q in range(1, 8) if Q & bit) for bit in (1, 2, 4))
         return (R,) + ks
-    raise ValueError(f"categories must be 'three', 'venn' or 'full', got {categories!r}")
+    raise ValueError(f"categories must be 'three', 'four', 'venn' or 'full', got {categories!r}")
 
 
 def collision_category_law(eps0: float, t: int, ds: CollisionDatasets,
@@ -427,7 +439,8 @@ def collision_category_law(eps0: float, t: int, ds: CollisionDatasets,
     eps0, t : Collision parameters (Definition 5), ``t > s``.
     ds : relative position of the three inputs.
     categories : ``"three"`` (1: ``z in H(Y_x1) minus H(Y_x1')``, 2: the reverse,
-        3: the rest), ``"venn"`` (z's Venn region, 8 classes) or ``"full"`` (Venn region
+        3: the rest), ``"four"`` (as ``"three"`` with ``z in H(Y_x0)`` only split off the
+        rest as category 3), ``"venn"`` (z's Venn region, 8 classes) or ``"full"`` (Venn region
         and the three image sizes: a sufficient statistic).
 
     Returns
@@ -462,6 +475,8 @@ def collision_category_law(eps0: float, t: int, ds: CollisionDatasets,
 
 
 def _lower_law(P1, P1p, P0, name) -> CountLaw:
+    keep = [i for i in range(len(P0)) if P0[i] > 0 or P1[i] > 0 or P1p[i] > 0]
+    P1, P1p, P0 = ([v[i] for i in keep] for v in (P1, P1p, P0))
     if any(p <= 0 for p in P0):
         raise ValueError("every category needs P_x0(c) > 0")
     return CountLaw(tuple(P0), tuple(a / q for a, q in zip(P1, P0)),
