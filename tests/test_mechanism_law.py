@@ -234,3 +234,15 @@ def test_blanket_law_small_t_has_overlap_atom_and_coco_same_as_collision():
 def test_validation(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_three_categories_sufficient_for_one_item_and_x0_equal_x1():
+    """s = 1, x0 = x1: the three categories lose nothing (equal to the exact divergence)."""
+    d, s, t, x1, x1p, x0, ds = CASES[1]
+    for eps0 in (0.5, 2.0):
+        ex = _exact_pair_divergence(d, s, t, eps0, x1, x1p, x0, 3, EPS)
+        three = count_law_delta_exact(3, collision_lower_count_law(eps0, t, ds, "three"), EPS)
+        np.testing.assert_allclose(three, ex, rtol=1e-10, atol=1e-15)
+    law20 = [count_law_delta_exact(20, collision_lower_count_law(1.0, t, ds, c), EPS)
+             for c in ("three", "full")]
+    np.testing.assert_allclose(law20[0], law20[1], rtol=1e-12)
