@@ -214,15 +214,25 @@ def krr_count_law(eps0: float, k: int) -> CountLaw:
 
 
 # --------------------------------------------------------------------------- evaluators
-def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS) -> np.ndarray:
+def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS,
+                          side: str = "nearest") -> np.ndarray:
     r"""``E[(sum_c v_c N_c)_+]/n`` by direct summation over the multinomial (reference).
 
     Every composition of ``n`` into the null category and the ``K`` categories is
     visited (``C(n+K, K)`` terms), in mpmath with ``dps`` digits; intended for
-    ``n <= ~60`` and ``K <= 4``.  Returns float values (rounding error ~1e-16 relative).
+    ``n <= ~60`` and ``K <= 8``.
+
+    side : ``"nearest"`` (float nearest to the mpmath value), ``"lower"`` or ``"upper"``:
+        the mpmath value minus (plus) ``n max|v| 10^(10-dps)``, an allowance that exceeds
+        the error of the ``dps``-digit arithmetic and of the ``dps``-digit law
+        parameters (relative ``~10^-dps`` each, summed over at most ``n max|v|`` of
+        absolute mass), then rounded to float downwards (upwards).  Use ``"lower"``
+        for a reported lower bound, ``"upper"`` for an upper bound.
     """
     n = _check_int("n", n, 1, 400)
     eps = _check_eps_list(eps)
+    if side not in ("nearest", "lower", "upper"):
+        raise ValueError(f"side must be 'nearest', 'lower' or 'upper', got {side!r}")
     K = len(law.p)
     if math.comb(n + K, K) > 3_000_000:
         raise ValueError(f"n = {n} with {K} categories has too many compositions")
@@ -251,7 +261,15 @@ def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS) -> np.
                 x = mpmath.fsum(vc * m for vc, m in zip(v, c))
                 if x > 0:
                     acc += w * x
-            out.append(float(acc / n))
+            val = acc / n
+            if side == "nearest":
+                out.append(float(val))
+                continue
+            margin = n * max(abs(x) for x in v) * mpmath.mpf(10) ** (10 - dps)
+            if side == "lower":
+                out.append(max(0.0, math.nextafter(float(val - margin), -math.inf)))
+            else:
+                out.append(math.nextafter(float(val + margin), math.inf))
     return np.array(out)
 
 

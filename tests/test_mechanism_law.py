@@ -80,10 +80,11 @@ def test_lower_laws_against_exact_shuffled_divergence(case):
             full = count_law_delta_exact(n, collision_lower_count_law(eps0, t, ds, "full"), EPS)
             np.testing.assert_allclose(full, ex, rtol=1e-10, atol=1e-14)  # sufficient statistic
             for cats in ("three", "four", "venn"):
-                lo = count_law_delta_exact(n, collision_lower_count_law(eps0, t, ds, cats), EPS)
+                lo = count_law_delta_exact(n, collision_lower_count_law(eps0, t, ds, cats), EPS,
+                                           side="lower")
                 assert np.all(lo <= ex + 1e-13), (cats, lo, ex)
             assert ex[0] > 0  # total variation of distinct inputs is positive
-            up = count_law_delta_exact(n, up_law, EPS)
+            up = count_law_delta_exact(n, up_law, EPS, side="upper")
             assert np.all(ex <= up + 1e-13), (ex, up)
 
 
@@ -153,6 +154,14 @@ def test_exact_evaluator_against_direct_formulas():
     fl = count_law_delta_float(30, law, [0.0, 0.5, 1.0])
     np.testing.assert_allclose(fl, ex, rtol=1e-9, atol=1e-18)
     assert np.all(np.diff(ex) < 0)
+
+
+def test_directed_results_bracket_the_value_and_vanish_at_eps_eps0():
+    law = collision_lower_count_law(1.0, 3, CollisionDatasets(1), "four")
+    eps = [0.2, 1.0]
+    lo, mid, hi = (count_law_delta_exact(6, law, eps, side=sd) for sd in ("lower", "nearest", "upper"))
+    assert np.all(lo <= mid) and np.all(mid <= hi) and np.all(hi - lo <= 1e-15 * mid + 1e-35)
+    assert lo[1] == 0.0  # eps = eps0: no divergence; rounding noise is not reported
 
 
 def test_float_evaluator_matches_exact_for_lower_laws():
@@ -229,6 +238,7 @@ def test_blanket_law_small_t_has_overlap_atom_and_coco_same_as_collision():
         (lambda: count_law_delta_exact(0, krr_count_law(1.0, 3), [0.1]), "n must"),
         (lambda: count_law_delta_exact(3, krr_count_law(1.0, 3), [-0.1]), "eps must"),
         (lambda: collision_category_law(1.0, 4, CollisionDatasets(1), "bad"), "categories"),
+        (lambda: count_law_delta_exact(3, krr_count_law(1.0, 3), [0.1], side="up"), "side"),
     ],
 )
 def test_validation(call, match):
