@@ -102,6 +102,8 @@ __all__ = [
     "collision_category_law",
     "collision_lower_count_law",
     "krr_lower_count_law",
+    "collision_dataset_candidates",
+    "best_collision_lower_bound",
 ]
 
 _MP_DPS = 50
@@ -543,3 +545,35 @@ def krr_lower_count_law(eps0: float, k: int, x0: str = "third") -> CountLaw:
         else:
             raise ValueError(f"x0 must be 'third' or 'x1', got {x0!r}")
         return _lower_law(P1, P1p, P0, f"lower krr k={k} x0={x0}")
+
+
+def collision_dataset_candidates(s: int, max_r: int = 1) -> list:
+    """Every :class:`CollisionDatasets` with ``r = |Y_x1 cap Y_x1'| <= min(max_r, s - 1)``."""
+    s = _check_int("s", s, 1)
+    max_r = _check_int("max_r", max_r, 0)
+    out = []
+    for r in range(min(max_r, s - 1) + 1):
+        for o12 in range(r + 1):
+            for o1 in range(s - r + 1):
+                for o2 in range(s - r + 1):
+                    if o1 + o2 + o12 <= s:
+                        out.append(CollisionDatasets(s, r, o1, o2, o12))
+    return out
+
+
+def best_collision_lower_bound(n: int, eps0: float, s: int, t: int, eps,
+                               categories: str = "four", max_r: int = 1) -> list:
+    """Largest lower law over :func:`collision_dataset_candidates`, for each ``eps``.
+
+    Returns a list of ``(delta_lower, CollisionDatasets)``.  Evaluated with
+    :func:`count_law_delta_float` (``n`` large) and multiplied by ``1 - 1e-9`` as a
+    safety factor for its rounding error: a numerical, not an interval-certified, value;
+    re-evaluate the chosen law with :func:`count_law_delta_exact` (``side="lower"``) or
+    a certified engine where a certificate is needed.
+    """
+    eps = _check_eps_list(eps)
+    best = [(-1.0, None)] * len(eps)
+    for ds in collision_dataset_candidates(s, max_r):
+        vals = count_law_delta_float(n, collision_lower_count_law(eps0, t, ds, categories), eps)
+        best = [max(b, (float(v) * (1 - 1e-9), ds), key=lambda z: z[0]) for b, v in zip(best, vals)]
+    return best

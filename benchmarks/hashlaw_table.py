@@ -14,21 +14,12 @@ import sys
 
 import numpy as np
 
-from accountant.mechanism_law import (CollisionDatasets, blanket_count_law,
+from accountant.mechanism_law import (blanket_count_law, collision_dataset_candidates,
                                       collision_lower_count_law, count_law_delta_float,
                                       krr_count_law, krr_lower_count_law)
 from mechanisms.errors import collision_t_star
 
 EPS = {100: [0.1, 0.2, 0.4, 0.8], 1000: [0.05, 0.1, 0.2, 0.4]}
-
-
-def candidates(s):
-    for r in range(min(s, 2)):
-        for o12 in range(r + 1):
-            for o1 in range(s - r + 1):
-                for o2 in range(s - r + 1):
-                    if o1 + o2 + o12 <= s:
-                        yield CollisionDatasets(s, r, o1, o2, o12)
 
 
 def short(ds):
@@ -43,10 +34,9 @@ def main():
             for t in sorted({collision_t_star(s, eps0), 2 * s}):
                 if t <= s:
                     continue
-                laws = {ds: collision_lower_count_law(eps0, t, ds, "four") for ds in candidates(s)}
+                laws = {ds: collision_lower_count_law(eps0, t, ds, "four") for ds in collision_dataset_candidates(s)}
                 up = blanket_count_law("collision", eps0, s, t)
                 vals100 = {ds: count_law_delta_float(100, L, EPS[100]) for ds, L in laws.items()}
-                score = {ds: v.max() for ds, v in vals100.items()}
                 top = sorted(laws, key=lambda ds: -np.log(np.maximum(vals100[ds], 1e-300)).sum())[:2]
                 for n in (100, 1000):
                     du = count_law_delta_float(n, up, EPS[n])

@@ -16,6 +16,8 @@ from accountant.mechanism_law import (
     krr_count_law,
     krr_lower_count_law,
     venn_count_law,
+    best_collision_lower_bound,
+    collision_dataset_candidates,
 )
 
 EPS = [0.0, 0.25, 0.7]
@@ -256,3 +258,20 @@ def test_three_categories_sufficient_for_one_item_and_x0_equal_x1():
     law20 = [count_law_delta_exact(20, collision_lower_count_law(1.0, t, ds, c), EPS)
              for c in ("three", "full")]
     np.testing.assert_allclose(law20[0], law20[1], rtol=1e-12)
+
+
+def test_best_lower_bound_is_a_max_over_candidates_and_below_upper():
+    eps0, s, t, n = 1.0, 2, 8, 50
+    eps = [0.1, 0.3]
+    cands = collision_dataset_candidates(s)
+    assert len(cands) == len(set(cands)) == 6 + 7  # r = 0: o1 + o2 <= 2; r = 1: 4 + 3
+    best = best_collision_lower_bound(n, eps0, s, t, eps)
+    up = count_law_delta_float(n, blanket_count_law("collision", eps0, s, t), eps)
+    for i, (val, ds) in enumerate(best):
+        each = [count_law_delta_float(n, collision_lower_count_law(eps0, t, c, "four"), eps)[i]
+                for c in cands]
+        assert val == pytest.approx(max(each), rel=1e-8) and val <= max(each)
+        assert 0 < val < up[i]
+        ex = count_law_delta_exact(n, collision_lower_count_law(eps0, t, ds, "four"), [eps[i]],
+                                   side="lower")[0]
+        assert val <= ex * (1 + 1e-12)
