@@ -261,7 +261,7 @@ def test_three_categories_sufficient_for_one_item_and_x0_equal_x1():
 
 
 def test_best_lower_bound_is_a_max_over_candidates_and_below_upper():
-    eps0, s, t, n = 1.0, 2, 8, 50
+    eps0, s, t, n = 1.0, 2, 8, 16
     eps = [0.1, 0.3]
     cands = collision_dataset_candidates(s)
     assert len(cands) == len(set(cands)) == 6 + 7  # r = 0: o1 + o2 <= 2; r = 1: 4 + 3
@@ -275,3 +275,52 @@ def test_best_lower_bound_is_a_max_over_candidates_and_below_upper():
         ex = count_law_delta_exact(n, collision_lower_count_law(eps0, t, ds, "four"), [eps[i]],
                                    side="lower")[0]
         assert val <= ex * (1 + 1e-12)
+
+
+def _majorized_by_fstar(w, s, E):
+    t = len(w)
+    fstar = np.array([E] * s + [1.0] * (t - s))
+    cw = np.cumsum(np.sort(w)[::-1])
+    return abs(cw[-1] - fstar.sum()) < 1e-9 * t * E and np.all(cw <= np.cumsum(fstar) + 1e-9 * E)
+
+
+def test_coco_weights_majorized_and_dominated_in_convex_order():
+    """CoCo's relative weights Omega P[.|x, H1, H2] are majorized by f* (so the blanket law
+    holds for CoCo), and L for random pairs is dominated in convex order by the clean law."""
+    from mechanisms.coco import coco_output_distribution
+
+    rng = np.random.default_rng(5)
+    d, s, t = 4, 2, 6
+    for eps0, eps in ((1.0, 0.2), (2.5, 0.5)):
+        E, u = math.exp(eps0), math.exp(eps)
+        om = (E + 1) * s + t - 2 * s
+        law = blanket_count_law("coco", eps0, s, t)
+        atoms = np.array([float(v) for v in law.values(eps)]) * t / om
+        probs = np.array([float(p) for p in law.p]) * om / t
+        cs = np.linspace(-E * u, E, 31)
+        clean = (probs[None, :] * np.maximum(atoms[None, :] - cs[:, None], 0)).sum(axis=1)
+        for _ in range(60):
+            h1 = rng.integers(0, t // 2, size=d)
+            h2 = rng.choice([-1, 1], size=d)
+            P = []
+            for _x in range(2):
+                idx = rng.choice(d, size=s, replace=False)
+                sg = rng.choice([-1, 1], size=s)
+                P.append(coco_output_distribution(idx, sg, h1, h2, eps0, t))
+                assert _majorized_by_fstar(om * P[-1], s, E)
+            L = t * (P[0] - u * P[1])
+            lhs = np.maximum(L[:, None] - cs[None, :], 0).mean(axis=0)
+            assert np.all(lhs <= clean + 1e-12)
+
+
+def test_collision_weights_majorized_by_fstar_for_every_hash():
+    d, s, t, eps0 = 3, 3, 4, 1.2
+    E = math.exp(eps0)
+    om = s * E + t - s
+    H = en.all_hash_functions(d, t)[::5]
+    z = np.arange(t)
+    for x in en.collision_inputs(d, s)[:4]:
+        mem = (H[:, list(x)][:, :, None] == z[None, None, :]).any(axis=1)
+        m = np.broadcast_to(mem.sum(axis=1, keepdims=True), mem.shape)
+        W = om * en.collision_prob(mem, m, s, t, eps0)
+        assert all(_majorized_by_fstar(w, s, E) for w in W)
