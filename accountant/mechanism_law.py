@@ -1,0 +1,579 @@
+r"""Count laws of the Collision / CoCo / k-RR mechanisms under random hashing.
+
+Everything here is about the shuffled hockey-stick divergence written as a *count law*:
+for categories ``c = 1..K`` (plus, for blanket laws, a null category ``0`` of value 0),
+probabilities ``p_c`` and values ``v_c = a_c - u b_c`` (``u = e^eps``),
+
+.. math:: \delta(\varepsilon) = \frac1n\,\mathbb E\Bigl[\Bigl(\sum_c v_c N_c\Bigr)_+\Bigr],
+          \qquad (N_0, N_1, \dots, N_K)\sim\mathrm{Mult}(n; p_0, p_1, \dots, p_K).
+
+Upper law (blanket, proved for every hash family)
+-------------------------------------------------
+Collision (main paper, Definition 5): given the hash ``H`` and input ``x`` with
+``A = H(Y_x)``, ``k = |A| <= s``, ``E = e^{eps0}``, ``Omega = s E + t - s``:
+``P[z|x,H] = E/Omega`` on ``A`` and ``g_k/Omega`` off ``A`` with
+``g_k = 1 + (s-k)(E-1)/(t-k)``.  Take the blanket ``omega(H, z) = P_H(H)/t`` and
+``gamma = t/Omega`` (:func:`accountant.blanket.collision_rv`), so that
+``mu_x/omega = gamma f_x(z)`` with ``f_x = E`` on ``A`` and ``g_k`` off ``A``.
+
+*Claim.*  For every ``H`` and every pair ``(x, x')``, the law of
+``L = (mu_x - u mu_{x'})/omega`` given ``H`` (``z ~ Unif[t]``) is dominated in the convex
+order by the *clean* law ``gamma * {E-u w.p. s/t, 1-uE w.p. s/t, 1-u w.p. (t-2s)/t}``
+(``t >= 2s``), resp. ``gamma * {E(1-u) w.p. j0/t, E-u and 1-uE w.p. (s-j0)/t each}``
+with ``j0 = 2s - t`` (``t < 2s``).
+
+*Proof.*  (1) ``f_x`` has sum ``Omega`` and takes the value ``E >= g_k`` on ``k`` points;
+its decreasing rearrangement has partial sums ``<=`` those of
+``f* = (E x s, 1 x (t-s))`` (the first ``k`` agree; after that ``f_x`` adds
+``g_k <= E`` while ``f*`` adds ``E`` until ``s`` terms, and the totals agree; the
+partial sums of ``f_x`` after position ``s`` are ``kE + (m-k) g_k``, a linear function
+of ``m`` ending at ``Omega``, which stays below the piecewise-linear concave partial-sum
+curve of ``f*`` through the same end point).  So ``f_x`` is majorized by ``f*`` and by
+Birkhoff's theorem ``f_x = sum_i lambda_i P_i f*`` with permutation matrices ``P_i``;
+likewise ``f_{x'} = sum_j lambda'_j P'_j f*``.  (2) Hence
+``f_x - u f_{x'} = sum_{i,j} lambda_i lambda'_j (P_i f* - u P'_j f*)``: the vector of
+values of ``L/gamma`` over ``z in [t]`` is a convex combination of *clean* vectors
+``P f* - u P' f*``, each the value vector of two s-subsets of ``[t]`` with some overlap
+``j``.  For a convex ``phi``, ``(1/t) sum_z phi(sum_m lambda_m w_m(z)) <=
+sum_m lambda_m (1/t) sum_z phi(w_m(z))`` (Jensen pointwise), so ``L`` is dominated in
+convex order by the mixture of the clean laws; all of them have mean ``1 - u``.
+(3) A clean law with overlap ``j`` has atoms ``E(1-u)`` (``j`` points), ``E-u`` and
+``1-uE`` (``s-j`` points each), ``1-u`` (``t-2s+j`` points).  Raising ``j`` by one
+replaces one ``E-u`` and one ``1-uE`` atom by ``E(1-u)`` and ``1-u``: the same sum, both
+new values lie between the old two, which is a mean-preserving contraction (a
+T-transform).  So the smallest feasible overlap ``j0 = max(0, 2s-t)`` dominates all
+others, and a mixture of laws each dominated by the same law is dominated by it.
+(4) Convex order is preserved by sums of independent copies and by mixtures over
+``H`` and over the number of blanket users, and ``(.)_+`` is convex, so the blanket
+bound of [BBGN19] (see :mod:`accountant.blanket`) evaluated with the clean law bounds
+the divergence for every hash family.  Writing the binomial number of blanket users
+and the categorical clean law as one multinomial gives the count law with
+``p = (s/Omega, s/Omega, (t-2s)/Omega)``, ``p_0 = 1 - t/Omega`` and
+``v = (E-u, 1-uE, 1-u)`` (:func:`blanket_count_law`).  CoCo (Algorithm 1): given
+``(H1, H2)`` its relative weights (:func:`mechanisms.coco.coco_output_distribution`
+times ``Omega``) are ``E`` and ``1`` on occupied pairs and ``w_m >= 1`` elsewhere with
+the same ``Omega``; that vector is again majorized by ``f*`` (same argument), so the
+same law applies.  k-RR with ``k`` values is Collision with ``s = 1``, ``t = k`` and the
+identity hash.
+
+Lower laws (the real mechanism, uniformly random hash)
+------------------------------------------------------
+For ``D = (x1, x0, ..., x0)``, ``D' = (x1', x0, ..., x0)`` the shuffled divergence is
+``(1/n) E_{W_i ~ mu_x0 iid}[(sum_i (mu_x1 - u mu_x1')(W_i)/mu_x0(W_i))_+]``.  Any
+deterministic map of each report to a category can only lower it (data processing), and
+the post-processed divergence is the count law above with ``p_c = P_x0(c)``,
+``v_c = (P_x1(c) - u P_x1'(c))/P_x0(c)`` and no null category: the histogram ``N`` of
+categories has ``P_D(N)/P_{x0}^{\otimes n}(N) = sum_c P_x1(c) N_c/(n P_x0(c))``.
+:func:`collision_category_law` computes ``P_x(c)`` exactly for the hash drawn uniformly
+from all functions ``Y -> [t]`` by a dynamic programme over the items hashed one at a
+time (the state is the number of hash values in each region of the Venn diagram of
+``H(Y_x1), H(Y_x1'), H(Y_x0)``; transition probabilities are exact rationals).  With
+``categories="full"`` the category is ``(z's Venn region, |H(Y_x1)|, |H(Y_x1')|,
+|H(Y_x0)|)``, which determines ``P[z | x, H]`` for the three inputs, so it is a
+sufficient statistic and the count law is *equal* to the exact shuffled divergence of
+the pair of datasets (checked against :mod:`accountant.enumeration`).
+
+References
+----------
+Wang et al., "Differentially Private Numerical Vector Analyses in the Local and Shuffle
+Model": Definition 5, Algorithm 1.  [BBGN19] Balle, Bell, Gascon, Nissim, "The privacy
+blanket of the shuffle model", CRYPTO 2019.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Optional, Sequence
+
+import mpmath
+import numpy as np
+
+__all__ = [
+    "CountLaw",
+    "blanket_count_law",
+    "krr_count_law",
+    "count_law_delta_exact",
+    "count_law_delta_float",
+    "CollisionDatasets",
+    "venn_count_law",
+    "collision_category_law",
+    "collision_lower_count_law",
+    "krr_lower_count_law",
+    "collision_dataset_candidates",
+    "best_collision_lower_bound",
+]
+
+_MP_DPS = 50
+
+
+# --------------------------------------------------------------------------- validation
+def _check_eps0(eps0) -> float:
+    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.integer, np.floating)):
+        raise ValueError(f"eps0 must be a finite number in (0, 50], got {eps0!r}")
+    e = float(eps0)
+    if not (math.isfinite(e) and 0.0 < e <= 50.0):
+        raise ValueError(f"eps0 must be a finite number in (0, 50], got {eps0!r}")
+    return e
+
+
+def _check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
+    rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be an integer {rng}, got {v}")
+    return v
+
+
+def _check_eps_list(eps) -> np.ndarray:
+    e = np.atleast_1d(np.asarray(eps, dtype=np.float64))
+    if e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(e < 0):
+        raise ValueError(f"eps must be finite numbers >= 0, got {eps!r}")
+    return e
+
+
+# --------------------------------------------------------------------------- count laws
+@dataclass(frozen=True)
+class CountLaw:
+    """Categorical count law: ``v_c = a_c - u b_c`` with probability ``p_c``.
+
+    ``p`` covers the non-null categories; the remaining mass ``1 - sum(p)`` is a null
+    category of value 0.  Values are stored as mpmath numbers (50 digits).
+    """
+
+    p: tuple
+    a: tuple
+    b: tuple
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not (len(self.p) == len(self.a) == len(self.b)) or len(self.p) == 0:
+            raise ValueError("p, a, b must be non-empty and of equal length")
+        if any(pc < 0 for pc in self.p) or sum(self.p) > 1 + mpmath.mpf(10) ** (-40):
+            raise ValueError("p must be non-negative with sum(p) <= 1")
+
+    @property
+    def p0(self):
+        return max(mpmath.mpf(0), 1 - sum(self.p))
+
+    def values(self, eps: float) -> list:
+        u = mpmath.exp(mpmath.mpf(eps))
+        return [ac - u * bc for ac, bc in zip(self.a, self.b)]
+
+
+def _mp(x):
+    return x if isinstance(x, mpmath.mpf) else mpmath.mpf(x.numerator) / x.denominator \
+        if isinstance(x, Fraction) else mpmath.mpf(x)
+
+
+def blanket_count_law(mechanism: str, eps0: float, s: int, t: int) -> CountLaw:
+    """Blanket upper law of Collision / CoCo (proof in the module docstring).
+
+    Parameters
+    ----------
+    mechanism : ``"collision"`` (``t > s``) or ``"coco"`` (even ``t >= 2s + 2``).
+    eps0, s, t : mechanism parameters (Definition 5 / Algorithm 1).
+
+    Returns
+    -------
+    CountLaw with (``t >= 2s``) ``p = (s, s, t - 2s)/Omega``, ``a = (E, 1, 1)``,
+    ``b = (1, E, 1)``; (``t < 2s``, ``j0 = 2s - t``) ``p = (s-j0, s-j0, j0)/Omega``,
+    ``a = (E, 1, E)``, ``b = (1, E, E)``.  The null category has ``1 - t/Omega``.
+    """
+    if mechanism not in ("collision", "coco"):
+        raise ValueError(f"mechanism must be 'collision' or 'coco', got {mechanism!r}")
+    e = _check_eps0(eps0)
+    s = _check_int("s", s, 1)
+    if mechanism == "collision":
+        t = _check_int("t", t, s + 1)
+    else:
+        t = _check_int("t", t, 2 * s + 2)
+        if t % 2:
+            raise ValueError(f"t must be an even integer >= 2s + 2 = {2 * s + 2}, got {t}")
+    with mpmath.workdps(_MP_DPS):
+        E = mpmath.exp(mpmath.mpf(e))
+        om = s * E + t - s
+        one = mpmath.mpf(1)
+        if t >= 2 * s:
+            return CountLaw((s / om, s / om, (t - 2 * s) / om), (E, one, one), (one, E, one),
+                            f"blanket {mechanism} s={s} t={t}")
+        j0 = 2 * s - t
+        return CountLaw(((s - j0) / om, (s - j0) / om, j0 / om), (E, one, E), (one, E, E),
+                        f"blanket {mechanism} s={s} t={t}")
+
+
+def krr_count_law(eps0: float, k: int) -> CountLaw:
+    """Blanket upper law of k-ary randomized response (Collision with ``s=1, t=k``).
+
+    ``p = (1, 1, k-2)/(E + k - 1)``, ``v = (E-u, 1-uE, 1-u)``; ``k = 2`` is binary RR.
+    """
+    k = _check_int("k", k, 2)
+    return blanket_count_law("collision", eps0, 1, k)
+
+
+# --------------------------------------------------------------------------- evaluators
+def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS,
+                          side: str = "nearest") -> np.ndarray:
+    r"""``E[(sum_c v_c N_c)_+]/n`` by direct summation over the multinomial (reference).
+
+    Every composition of ``n`` into the null category and the ``K`` categories is
+    visited (``C(n+K, K)`` terms), in mpmath with ``dps`` digits; intended for
+    ``n <= ~60`` and ``K <= 8``.
+
+    side : ``"nearest"`` (float nearest to the mpmath value), ``"lower"`` or ``"upper"``:
+        the mpmath value minus (plus) ``n max|v| 10^(10-dps)``, an allowance that exceeds
+        the error of the ``dps``-digit arithmetic and of the ``dps``-digit law
+        parameters (relative ``~10^-dps`` each, summed over at most ``n max|v|`` of
+        absolute mass), then rounded to float downwards (upwards).  Use ``"lower"``
+        for a reported lower bound, ``"upper"`` for an upper bound.
+    """
+    n = _check_int("n", n, 1, 400)
+    eps = _check_eps_list(eps)
+    if side not in ("nearest", "lower", "upper"):
+        raise ValueError(f"side must be 'nearest', 'lower' or 'upper', got {side!r}")
+    K = len(law.p)
+    if math.comb(n + K, K) > 3_000_000:
+        raise ValueError(f"n = {n} with {K} categories has too many compositions")
+    out = []
+    with mpmath.workdps(dps):
+        p = [_mp(x) for x in law.p]
+        p0 = max(mpmath.mpf(0), 1 - mpmath.fsum(p))
+        logp = [mpmath.log(x) if x > 0 else None for x in [p0] + p]
+        lf = [mpmath.loggamma(m + 1) for m in range(n + 1)]
+        terms = []  # (pmf, counts)
+        for comp in _compositions(n, K + 1):
+            lw = lf[n]
+            ok = True
+            for m, lp in zip(comp, logp):
+                if m:
+                    if lp is None:
+                        ok = False
+                        break
+                    lw += m * lp - lf[m]
+            if ok:
+                terms.append((mpmath.exp(lw), comp[1:]))
+        for e in eps:
+            v = law.values(float(e))
+            acc = mpmath.mpf(0)
+            for w, c in terms:
+                x = mpmath.fsum(vc * m for vc, m in zip(v, c))
+                if x > 0:
+                    acc += w * x
+            val = acc / n
+            if side == "nearest":
+                out.append(float(val))
+                continue
+            margin = n * max(abs(x) for x in v) * mpmath.mpf(10) ** (10 - dps)
+            if side == "lower":
+                out.append(max(0.0, math.nextafter(float(val - margin), -math.inf)))
+            else:
+                out.append(math.nextafter(float(val + margin), math.inf))
+    return np.array(out)
+
+
+def _compositions(n: int, K: int):
+    for bars in itertools.combinations(range(n + K - 1), K - 1):
+        prev = -1
+        row = []
+        for b in bars:
+            row.append(b - prev - 1)
+            prev = b
+        row.append(n + K - 2 - prev)
+        yield tuple(row)
+
+
+def count_law_delta_float(n: int, law: CountLaw, eps) -> np.ndarray:
+    r"""Float64 evaluation of ``E[(sum_c v_c N_c)_+]/n`` for large ``n``.
+
+    ``K <= 3`` categories plus the null one, or ``K = 4`` without a null one.  Sums over
+    ``(N_1, N_2)`` on a grid; the remaining ``m = n - N_1 - N_2`` reports split
+    binomially between category 3 and the last one (null or 4, value ``v_4``), and the
+    inner expectation ``E[(c + v_4 m + (v_3 - v_4) N_3)_+]`` is evaluated in closed form
+    from binomial CDFs (either sign of ``v_3 - v_4``) or as ``c + v_3 E N_3`` when ``c + v_3 m >= 0``.  Not directed-rounded:
+    a numerical estimate (relative error ~1e-10), used for tables only.
+    """
+    from scipy.special import gammaln
+    from scipy.stats import binom
+
+    n = _check_int("n", n, 1)
+    eps = _check_eps_list(eps)
+    K = len(law.p)
+    if K > 4 or (K == 4 and abs(float(1 - mpmath.fsum(law.p))) > 1e-12):
+        raise ValueError("count_law_delta_float supports at most 3 categories plus the null "
+                         "one, or 4 categories without a null one")
+    p = [float(x) for x in law.p] + [0.0] * (3 - K)
+    a = [float(x) for x in law.a] + [0.0] * (3 - K)
+    b = [float(x) for x in law.b] + [0.0] * (3 - K)
+    if K == 4:  # category 4 takes the place of the null category
+        p0, a4, b4 = p.pop(), a.pop(), b.pop()
+    else:
+        p0, a4, b4 = max(0.0, 1.0 - sum(p)), 0.0, 0.0
+    N1, N2 = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    ok = N1 + N2 <= n
+    N1, N2 = N1[ok].astype(float), N2[ok].astype(float)
+    m = n - N1 - N2
+    rest = p[2] + p0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lw = (gammaln(n + 1) - gammaln(N1 + 1) - gammaln(N2 + 1) - gammaln(m + 1)
+              + np.where(N1 > 0, N1 * np.log(p[0]) if p[0] > 0 else -np.inf, 0.0)
+              + np.where(N2 > 0, N2 * np.log(p[1]) if p[1] > 0 else -np.inf, 0.0)
+              + np.where(m > 0, m * np.log(rest) if rest > 0 else -np.inf, 0.0))
+    w = np.exp(lw)
+    q = p[2] / rest if rest > 0 else 0.0
+    out = []
+    for e in eps:
+        u = math.exp(e)
+        v = [ai - u * bi for ai, bi in zip(a, b)]
+        v4 = a4 - u * b4
+        c = v[0] * N1 + v[1] * N2 + v4 * m  # then add (v3 - v4) N3
+        v3 = v[2] - v4
+        if q == 0.0 or v3 == 0.0:
+            inner = np.maximum(c, 0.0)
+        elif v3 >= 0:
+            inner = np.where(c >= 0, c + v3 * q * m, _pos_part_upper(c, v3, m, q))
+        else:
+            wv = -v3
+            kmax = np.floor(c / wv + 1e-12)  # N3 <= kmax keeps c - wv N3 >= 0
+            F = np.where(kmax >= 0, binom.cdf(kmax, m, q), 0.0)
+            F1 = np.where(kmax >= 1, binom.cdf(kmax - 1, np.maximum(m - 1, 0), q), 0.0)
+            inner = np.where(c > 0, c * F - wv * m * q * F1, 0.0)
+        out.append(float(np.sum(w * inner)) / n)
+    return np.array(out)
+
+
+def _pos_part_upper(c, v3, m, q):
+    """``E[(c + v3 N3)_+]`` for ``v3 > 0``, ``c < 0``, ``N3 ~ Bin(m, q)``."""
+    from scipy.stats import binom
+
+    kmin = np.floor(-c / v3 + 1e-12)  # N3 >= kmin + 1 makes it positive
+    S = binom.sf(kmin, m, q)
+    S1 = binom.sf(kmin - 1, np.maximum(m - 1, 0), q)
+    return c * S + v3 * m * q * S1
+
+
+# --------------------------------------------------------------------------- Venn DP
+@dataclass(frozen=True)
+class CollisionDatasets:
+    """Relative position of the inputs ``x1, x1', x0`` (each an s-subset of Y).
+
+    r : ``|Y_x1 cap Y_x1'|`` (``< s``: the inputs differ).
+    o1, o2, o12 : items of ``x0`` in ``x1`` only, in ``x1'`` only, in both.  The other
+        ``s - o1 - o2 - o12`` items of ``x0`` are outside ``x1`` and ``x1'``.
+    Under a hash drawn uniformly from all functions only these counts matter.
+    """
+
+    s: int
+    r: int = 0
+    o1: int = 0
+    o2: int = 0
+    o12: int = 0
+
+    def __post_init__(self) -> None:
+        _check_int("s", self.s, 1)
+        _check_int("r", self.r, 0, self.s - 1)
+        _check_int("o1", self.o1, 0, self.s - self.r)
+        _check_int("o2", self.o2, 0, self.s - self.r)
+        _check_int("o12", self.o12, 0, self.r)
+        if self.o1 + self.o2 + self.o12 > self.s:
+            raise ValueError(f"o1 + o2 + o12 must be <= s = {self.s}")
+
+    def item_types(self) -> dict:
+        """Number of items by membership mask (bit 1: x1, bit 2: x1', bit 4: x0)."""
+        s, r = self.s, self.r
+        return {1: s - r - self.o1, 2: s - r - self.o2, 3: r - self.o12, 5: self.o1,
+                6: self.o2, 7: self.o12, 4: s - self.o1 - self.o2 - self.o12}
+
+
+@lru_cache(maxsize=256)
+def _venn_dp(types: tuple, t: int) -> dict:
+    state = {(0,) * 8: Fraction(1)}
+    for T in types:
+        new: dict = {}
+        for st, w in state.items():
+            occ = sum(st[1:])
+            if t - occ > 0:
+                ns = list(st)
+                ns[T] += 1
+                key = tuple(ns)
+                new[key] = new.get(key, 0) + w * Fraction(t - occ, t)
+            for R in range(1, 8):
+                if st[R]:
+                    ns = list(st)
+                    ns[R] -= 1
+                    ns[R | T] += 1
+                    key = tuple(ns)
+                    new[key] = new.get(key, 0) + w * Fraction(st[R], t)
+        state = new
+    return state
+
+
+def venn_count_law(ds: CollisionDatasets, t: int) -> dict:
+    """Exact law of the Venn counts of ``H(Y_x1), H(Y_x1'), H(Y_x0)`` in ``[t]``.
+
+    Returns ``{(n_0, n_1, ..., n_7): probability}`` (Fractions) where ``n_R`` is the number
+    of hash values whose set of images is the mask ``R`` (``n_0 = 0`` placeholder), for
+    ``H`` uniform over all functions ``Y -> [t]``: items are hashed one at a time, each to
+    a uniform value, occupied (moving that value from region ``R`` to ``R | T``) or fresh.
+    """
+    t = _check_int("t", t, ds.s + 1)
+    types = []
+    for T, cnt in sorted(ds.item_types().items()):
+        types += [T] * cnt
+    return _venn_dp(tuple(types), t)
+
+
+_BITS = {"x1": 1, "x1p": 2, "x0": 4}
+
+
+def _category(R: int, st: tuple, t: int, categories: str):
+    if categories == "three":
+        if R & 1 and not R & 2:
+            return 1
+        if R & 2 and not R & 1:
+            return 2
+        return 3
+    if categories == "four":
+        if R & 1 and not R & 2:
+            return 1
+        if R & 2 and not R & 1:
+            return 2
+        return 3 if R == 4 else 4
+    if categories == "venn":
+        return R
+    if categories == "full":
+        ks = tuple(sum(st[Q] for Q in range(1, 8) if Q & bit) for bit in (1, 2, 4))
+        return (R,) + ks
+    raise ValueError(f"categories must be 'three', 'four', 'venn' or 'full', got {categories!r}")
+
+
+def collision_category_law(eps0: float, t: int, ds: CollisionDatasets,
+                           categories: str = "three") -> tuple[list, dict]:
+    """Exact ``P_x(c)`` for ``x in {x1, x1', x0}`` under uniformly random hashing.
+
+    Parameters
+    ----------
+    eps0, t : Collision parameters (Definition 5), ``t > s``.
+    ds : relative position of the three inputs.
+    categories : ``"three"`` (1: ``z in H(Y_x1) minus H(Y_x1')``, 2: the reverse,
+        3: the rest), ``"four"`` (as ``"three"`` with ``z in H(Y_x0)`` only split off the
+        rest as category 3), ``"venn"`` (z's Venn region, 8 classes) or ``"full"`` (Venn region
+        and the three image sizes: a sufficient statistic).
+
+    Returns
+    -------
+    (keys, probs) with ``probs[x]`` a list of mpmath numbers aligned with ``keys``,
+    ``x in ("x1", "x1p", "x0")``.
+    """
+    e = _check_eps0(eps0)
+    s = ds.s
+    t = _check_int("t", t, s + 1)
+    law = venn_count_law(ds, t)
+    acc: dict = {}
+    with mpmath.workdps(_MP_DPS):
+        E = mpmath.exp(mpmath.mpf(e))
+        om = s * E + t - s
+        for st, w in law.items():
+            wm = _mp(w)
+            sizes = {R: st[R] for R in range(1, 8)}
+            sizes[0] = t - sum(st[1:])
+            ks = {x: sum(st[Q] for Q in range(1, 8) if Q & bit) for x, bit in _BITS.items()}
+            for R, cnt in sizes.items():
+                if cnt == 0:
+                    continue
+                c = _category(R, st, t, categories)
+                row = acc.setdefault(c, {x: mpmath.mpf(0) for x in _BITS})
+                for x, bit in _BITS.items():
+                    k = ks[x]
+                    pz = E / om if R & bit else (om - E * k) / ((t - k) * om)
+                    row[x] += wm * cnt * pz
+    keys = sorted(acc, key=lambda c: (c if isinstance(c, tuple) else (c,)))
+    return keys, {x: [acc[c][x] for c in keys] for x in _BITS}
+
+
+def _lower_law(P1, P1p, P0, name) -> CountLaw:
+    keep = [i for i in range(len(P0)) if P0[i] > 0 or P1[i] > 0 or P1p[i] > 0]
+    P1, P1p, P0 = ([v[i] for i in keep] for v in (P1, P1p, P0))
+    if any(p <= 0 for p in P0):
+        raise ValueError("every category needs P_x0(c) > 0")
+    return CountLaw(tuple(P0), tuple(a / q for a, q in zip(P1, P0)),
+                    tuple(b / q for b, q in zip(P1p, P0)), name)
+
+
+def collision_lower_count_law(eps0: float, t: int, ds: CollisionDatasets,
+                              categories: str = "three") -> CountLaw:
+    """Count law whose delta lower-bounds the real Collision mechanism's divergence.
+
+    The law of the post-processed reports of ``D = (x1, x0, ..., x0)`` vs
+    ``D' = (x1', x0, ..., x0)``: ``p_c = P_x0(c)``, ``a_c = P_x1(c)/P_x0(c)``,
+    ``b_c = P_x1'(c)/P_x0(c)`` (no null category).  With ``categories="full"`` it is
+    the exact divergence of these datasets (sufficient statistic).
+    """
+    keys, P = collision_category_law(eps0, t, ds, categories)
+    with mpmath.workdps(_MP_DPS):
+        return _lower_law(P["x1"], P["x1p"], P["x0"], f"lower collision {ds} {categories}")
+
+
+def krr_lower_count_law(eps0: float, k: int, x0: str = "third") -> CountLaw:
+    """Exact count law of k-RR for ``D = (1, x0, ..., x0)``, ``D' = (2, x0, ..., x0)``.
+
+    ``x0 = "third"`` (value 3, needs ``k >= 3``): categories ``y = 1, 2, 3, >3`` (the
+    output is sufficient up to relabelling of ``>3``), ``v = (E-u, 1-uE, (1-u)/E, 1-u)``
+    with ``p = (1, 1, E, k-3)/(E+k-1)``.  ``x0 = "x1"``: categories ``y = 1, 2, >2``,
+    ``p = (E, 1, k-2)/(E+k-1)``, ``v = (1 - u/E, E - u, 1 - u)``.  Both are exact
+    divergences of those dataset pairs (the output is sufficient).
+    """
+    e = _check_eps0(eps0)
+    k = _check_int("k", k, 2)
+    with mpmath.workdps(_MP_DPS):
+        E = mpmath.exp(mpmath.mpf(e))
+        om = E + k - 1
+        one = mpmath.mpf(1)
+        if x0 == "third":
+            if k < 3:
+                raise ValueError(f"x0='third' needs k >= 3, got k = {k}")
+            P1 = [E / om, one / om, one / om] + ([(k - 3) / om] if k > 3 else [])
+            P1p = [one / om, E / om, one / om] + ([(k - 3) / om] if k > 3 else [])
+            P0 = [one / om, one / om, E / om] + ([(k - 3) / om] if k > 3 else [])
+        elif x0 == "x1":
+            P1 = [E / om, one / om] + ([(k - 2) / om] if k > 2 else [])
+            P1p = [one / om, E / om] + ([(k - 2) / om] if k > 2 else [])
+            P0 = list(P1)
+        else:
+            raise ValueError(f"x0 must be 'third' or 'x1', got {x0!r}")
+        return _lower_law(P1, P1p, P0, f"lower krr k={k} x0={x0}")
+
+
+def collision_dataset_candidates(s: int, max_r: int = 1) -> list:
+    """Every :class:`CollisionDatasets` with ``r = |Y_x1 cap Y_x1'| <= min(max_r, s - 1)``."""
+    s = _check_int("s", s, 1)
+    max_r = _check_int("max_r", max_r, 0)
+    out = []
+    for r in range(min(max_r, s - 1) + 1):
+        for o12 in range(r + 1):
+            for o1 in range(s - r + 1):
+                for o2 in range(s - r + 1):
+                    if o1 + o2 + o12 <= s:
+                        out.append(CollisionDatasets(s, r, o1, o2, o12))
+    return out
+
+
+def best_collision_lower_bound(n: int, eps0: float, s: int, t: int, eps,
+                               categories: str = "four", max_r: int = 1) -> list:
+    """Largest lower law over :func:`collision_dataset_candidates`, for each ``eps``.
+
+    Returns a list of ``(delta_lower, CollisionDatasets)``.  Evaluated with
+    :func:`count_law_delta_float` (``n`` large) and multiplied by ``1 - 1e-9`` as a
+    safety factor for its rounding error: a numerical, not an interval-certified, value;
+    re-evaluate the chosen law with :func:`count_law_delta_exact` (``side="lower"``) or
+    a certified engine where a certificate is needed.
+    """
+    eps = _check_eps_list(eps)
+    best = [(-1.0, None)] * len(eps)
+    for ds in collision_dataset_candidates(s, max_r):
+        vals = count_law_delta_float(n, collision_lower_count_law(eps0, t, ds, categories), eps)
+        best = [max(b, (float(v) * (1 - 1e-9), ds), key=lambda z: z[0]) for b, v in zip(best, vals)]
+    return best
