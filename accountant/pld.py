@@ -286,3 +286,19 @@ def compose_all(plds: Sequence[DiscretePLD]) -> DiscretePLD:
     for p in parts[1:]:
         out = compose(out, p)
     return out
+
+
+def to_dp_accounting(pld: DiscretePLD):
+    """Export as ``dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution``.
+
+    Needs the optional extra ``[pld]`` (PyPI ``dp-accounting``).  The export carries the
+    grid pmf and the +inf atom (symmetric, as the round profiles here are); the
+    floating-point ``error`` term is not representable there and is dropped.
+    """
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as _dpl
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("to_dp_accounting needs dp-accounting: pip install '.[pld]'") from exc
+    rounded = {int(pld.offset + i): float(v) for i, v in enumerate(pld.pmf) if v > 0}
+    return _dpl.PrivacyLossDistribution.create_from_rounded_probability(
+        rounded, float(pld.inf_mass), pld.step, pessimistic_estimate=pld.pessimistic)
