@@ -94,9 +94,17 @@ def profile_support(spec: RoundSpec) -> float:
 
 @lru_cache(maxsize=256)
 def round_pld(spec: RoundSpec, step: float, pessimistic: bool = True) -> _pld.DiscretePLD:
-    """Connect-the-dots PLD of one round on the grid of ``step`` (see ``accountant.pld``)."""
-    return _pld.from_profile(lambda e: _profile_value(spec, round(e, 15)), step,
-                             profile_support(spec), pessimistic)
+    """Connect-the-dots PLD of one round on the composition grid of ``step``.
+
+    The profile is sampled every ``m * step`` with the integer m chosen so that about
+    ``DEFAULT_STEPS`` samples cover the round's support (a round with a wide support does
+    not cost more evaluations); the resulting losses lie on the grid of ``step``.
+    """
+    support = profile_support(spec)
+    m = max(1, int(support / (DEFAULT_STEPS * step)))
+    coarse = _pld.from_profile(lambda e: _profile_value(spec, round(e, 15)), step * m, support,
+                               pessimistic)
+    return _pld.refine(coarse, m)
 
 
 def default_step(specs: Sequence[RoundSpec]) -> float:
