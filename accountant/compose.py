@@ -20,8 +20,11 @@ from .shuffle import _check_delta, _check_eps0, _check_n, make_params
 ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr")
 # The profile beyond the first eps with upper delta <= this goes to the +inf atom.
 PROFILE_CUTOFF = 1e-30
-# Default number of grid steps across the smallest round's profile support.
+# Profile samples across a round's support (the connect-the-dots points).
 DEFAULT_STEPS = 40
+# The composition grid is this many times finer than the samples of the narrowest round
+# (it only matters for the optimistic PLD, whose losses are rounded down onto it).
+GRID_REFINE = 8
 
 
 @dataclass(frozen=True)
@@ -102,14 +105,15 @@ def round_pld(spec: RoundSpec, step: float, pessimistic: bool = True) -> _pld.Di
     """
     support = profile_support(spec)
     m = max(1, int(support / (DEFAULT_STEPS * step)))
-    coarse = _pld.from_profile(lambda e: _profile_value(spec, round(e, 15)), step * m, support,
-                               pessimistic)
-    return _pld.refine(coarse, m)
+    prof = lambda e: _profile_value(spec, round(e, 15))  # noqa: E731
+    if pessimistic:
+        return _pld.refine(_pld.from_profile(prof, step * m, support, True), m)
+    return _pld.from_profile(prof, step * m, support, False, grid_step=step)
 
 
 def default_step(specs: Sequence[RoundSpec]) -> float:
-    """Grid step: the smallest round's profile support divided by ``DEFAULT_STEPS``."""
-    return min(profile_support(s) for s in set(specs)) / DEFAULT_STEPS
+    """Grid step: the narrowest round's profile support / (DEFAULT_STEPS * GRID_REFINE)."""
+    return min(profile_support(s) for s in set(specs)) / (DEFAULT_STEPS * GRID_REFINE)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -116,6 +116,12 @@ class DiscretePLD:
 
 def _greatest_convex_minorant(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Values at x of the greatest convex minorant of the points (x_i, y_i), x increasing."""
+    hull = _hull_indices(x, y)
+    return np.interp(x, x[hull], y[hull])
+
+
+def _hull_indices(x: np.ndarray, y: np.ndarray) -> list:
+    """Vertices of the lower convex hull of the points (x_i, y_i), x increasing."""
     hull: list[int] = []
     for i in range(x.size):
         while len(hull) >= 2:
@@ -126,7 +132,7 @@ def _greatest_convex_minorant(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             else:
                 break
         hull.append(i)
-    return np.interp(x, x[hull], y[hull])
+    return hull
 
 
 def from_curve_points(step: float, k_max: int, values: np.ndarray, pessimistic: bool) -> DiscretePLD:
@@ -154,32 +160,74 @@ def from_curve_points(step: float, k_max: int, values: np.ndarray, pessimistic: 
 
 
 def from_profile(profile: Callable[[float], tuple[float, float]], step: float, eps_top: float,
-                 pessimistic: bool = True) -> DiscretePLD:
+                 pessimistic: bool = True, grid_step: Optional[float] = None) -> DiscretePLD:
     """Connect-the-dots PLD of a symmetric certified profile.
 
     Parameters
     ----------
     profile : eps >= 0 -> (lower, upper) certified bounds on delta(eps), the same for both
         orders of the neighbouring datasets.
-    step : grid step of the losses.
-    eps_top : grid reaches the first multiple of ``step`` >= eps_top; the profile beyond
-        it goes into the +inf atom (pessimistic).
+    step : spacing of the profile samples (and of the pessimistic PLD's losses).
+    eps_top : samples reach the first multiple of ``step`` >= eps_top; the profile beyond
+        it goes into the +inf atom (pessimistic) or is dropped (optimistic).
+    grid_step : optimistic only: the grid (default ``step``) onto which the optimistic
+        pair's losses are rounded down.
+
+    Notes
+    -----
+    Optimistic construction: points certified to lie on or below the true convex curve f
+    (in x = e^eps): (0, 1), (x_i, lower_i), and in each gap (x_i, x_{i+1}) the crossing
+    of the two neighbouring chords extended into the gap (a chord of a convex function
+    extended beyond its segment lies below it; the extension is evaluated with lower
+    values at the near end and upper values at the far end, which keeps it below).  The
+    greatest convex minorant of these points is a pair's curve below f; its losses are
+    rounded down onto the grid, which lowers every composed delta.
     """
     if not (math.isfinite(step) and step > 0):
         raise ValueError(f"step must be a finite number > 0, got {step!r}")
     k_max = max(1, int(math.ceil(eps_top / step - 1e-9)))
     pos = np.arange(0, k_max + 1) * step
     vals = np.array([profile(float(e)) for e in pos])
-    col = 1 if pessimistic else 0
-    d = vals[:, col]
     xneg = np.exp(-pos[1:])
-    dneg = 1.0 - xneg + xneg * d[1:]  # D_x(P||Q) = 1 - x + x D_{1/x}(Q||P), x = e^-eps
+
+    def both_sides(d: np.ndarray, up: bool) -> np.ndarray:
+        dneg = 1.0 - xneg + xneg * d[1:]  # D_x(P||Q) = 1 - x + x D_{1/x}(Q||P), x = e^-eps
+        dneg = dneg * (1 + 4 * _U) + 4 * _U if up else dneg * (1 - 4 * _U) - 4 * _U
+        return np.concatenate((dneg[::-1], d))
+
     if pessimistic:
-        dneg = dneg * (1 + 4 * _U) + 4 * _U
-    else:
-        dneg = dneg * (1 - 4 * _U) - 4 * _U
-    values = np.concatenate((dneg[::-1], d))
-    return from_curve_points(step, k_max, values, pessimistic)
+        return from_curve_points(step, k_max, both_sides(vals[:, 1], True), True)
+    h = step if grid_step is None else float(grid_step)
+    if not (math.isfinite(h) and h > 0):
+        raise ValueError(f"grid_step must be a finite number > 0, got {grid_step!r}")
+    lo = np.clip(both_sides(vals[:, 0], False), 0.0, 1.0)
+    up = np.clip(both_sides(vals[:, 1], True), 0.0, 1.0)
+    x = np.exp(np.arange(-k_max, k_max + 1) * step)
+    # gap i = (x_i, x_{i+1}) for i = 1 .. len-3: left line through (x_{i-1}, up), (x_i, lo);
+    # right line through (x_{i+1}, lo), (x_{i+2}, up)
+    i = np.arange(1, x.size - 2)
+    sa = (lo[i] - up[i - 1]) / (x[i] - x[i - 1])
+    sb = (up[i + 2] - lo[i + 1]) / (x[i + 2] - x[i + 1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # lo_i + sa (y - x_i) = lo_{i+1} + sb (y - x_{i+1})
+        y = (lo[i + 1] - lo[i] + sa * x[i] - sb * x[i + 1]) / (sa - sb)
+    ok = np.isfinite(y) & (y > x[i]) & (y < x[i + 1])
+    yv = lo[i][ok] + sa[ok] * (y[ok] - x[i][ok])
+    px = np.concatenate(([0.0], x, y[ok]))
+    py = np.concatenate(([1.0], lo, yv))
+    py = np.maximum(py, np.maximum(1.0 - px, 0.0))  # every curve is >= (1 - x)_+
+    order = np.argsort(px, kind="stable")
+    px, py = px[order], py[order]
+    hull = _hull_indices(px, py)
+    hx, hy = px[hull], py[hull]
+    slopes = np.minimum(np.diff(hy) / np.diff(hx), 0.0)
+    qmass = np.maximum(np.diff(np.concatenate((slopes, [0.0]))), 0.0)
+    vx = hx[1:]
+    pmass = qmass * vx
+    idx = np.floor(np.log(vx) / h - 1e-9 * (1.0 + np.abs(np.log(vx) / h))).astype(np.int64)
+    off = int(idx.min())
+    pmf = np.bincount(idx - off, weights=pmass)
+    return DiscretePLD(h, off, pmf, 0.0, False)
 
 
 def from_pmfs(p: np.ndarray, q: np.ndarray, step: float, pessimistic: bool = True) -> DiscretePLD:
