@@ -138,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target-eps", type=parse_float, default=None, help="with --delta and no p/rho: smallest rho")
     p.add_argument("--rtol", type=parse_float, default=None, help="relative tolerance of the search")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    from .compose_cli import add_compose_parser
+
+    add_compose_parser(sub, parse_count, parse_float)
     return parser
 
 
@@ -260,6 +263,10 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     args = build_parser().parse_args(argv)
     if args.command == "bib":
         return _bib_command(args)
+    if args.command == "compose":
+        from .compose_cli import run_compose
+
+        return run_compose(args)
     if args.command == "compare":
         from .bounds import compare
 
@@ -333,6 +340,10 @@ def _grid_command(args) -> dict:
 
 
 def _human(command: str, out: dict) -> str:
+    if command == "compose":
+        from .compose_cli import human
+
+        return human(out)
     if command == "bib":
         head = f"M^BIB(m={out['m']}, s={out['s']}, k={out['k']}, n={out['n']})"
         pr = "n/a" if out.get("paper_rho") is None else f"{out['paper_rho']:.6g}"
