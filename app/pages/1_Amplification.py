@@ -22,7 +22,7 @@ sb = st.sidebar
 sb.header("Inputs")
 mechanism = sb.selectbox("Mechanism", ["collision", "coco", "generic"],
                          format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
-n = int(sb.number_input("n (users)", min_value=1, max_value=10**12, value=100_000, step=10_000,
+n = int(sb.number_input("n (users)", min_value=1, max_value=common.MAX_N, value=100_000, step=10_000,
                         key="n"))
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
@@ -60,7 +60,7 @@ if head is not None:
     m3.metric("lower bound on eps_c", common.fmt(head["lower_epsilon"]),
               help="Theorem 6, for the hash family of its proof (Collision t >= 3s, CoCo t >= 4s)")
     m4.metric("t used", "n/a" if head["t"] is None else str(head["t"]))
-    m5.metric("amplification eps0 / eps_c", common.fmt(float(e_ref) / head["epsilon"], 4))
+    m5.metric("amplification eps0 / eps_c", common.ratio(float(e_ref), head["epsilon"]))
     if not head["certified"]:
         st.warning(f"The mechanism's bound is {head['caveat']}. The proved upper bound here is "
                    f"{common.fmt(head['proved_epsilon'])} ({head['proved_bound']}).")
