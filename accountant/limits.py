@@ -142,10 +142,15 @@ def float_arg(name: str, lo: float, hi: float, *, lo_open: bool = False,
     return parse
 
 
+def _count(x: float) -> str:
+    """50,000,001 for counts below 1e15 (exact), else 1.2e+20."""
+    return f"{int(x):,}" if math.isfinite(x) and abs(x) < 1e15 else f"{x:.3g}"
+
+
 def check_count(name: str, count: float, limit: float, what: str, hint: str = "") -> None:
     """Refuse work of size ``count`` above ``limit`` (message gives both)."""
     if not count <= limit:
-        raise ValueError(f"{name}: {what} {count:.3g} exceeds the limit of {limit:.3g}"
+        raise ValueError(f"{name}: {what} {_count(count)} exceeds the limit of {_count(limit)}"
                          + (f"; {hint}" if hint else ""))
 
 
