@@ -220,6 +220,11 @@ def _check_applicable(args) -> None:
     mech = getattr(args, "mechanism", None)
     if args.command in ("table", "figure"):
         return
+    if args.command == "bib":
+        per_user = args.rho if args.rho is not None else (args.p or 0.0)
+        L.check_count("--k + --n x --rho", args.k + args.n * per_user, L.MAX_BIB_BALLS,
+                      "expected blanket balls", "lower --n, --rho (or --p) or --k")
+        return
     if mech == "generic":
         for name in ("s", "t"):
             if getattr(args, name, None) is not None:

@@ -18,6 +18,9 @@ MAX_LIST
     entries of one list or ``start:stop:count`` range.
 MAX_S_WALK
     sparsity s for ``local-epsilon`` with the default t-rule (the search walks the t values).
+MAX_BIB_BALLS
+    expected blanket balls k + n rho (or k + n p) of ``bib`` (1e12 takes about 8 s and
+    0.4 GB; 1e16 took 158 s and 24 GB).
 MAX_SIM_CELLS
     n x d x reps user-coordinate cells drawn by one simulation command (memory: the
     n x d data and reports are materialised, 8 bytes per cell and several copies).
@@ -45,6 +48,7 @@ MAX_LIST = 1_000
 MAX_S_WALK = 10_000
 MAX_SIM_CELLS = 5 * 10**7
 MAX_SIM_MESSAGES = 3 * 10**8
+MAX_BIB_BALLS = 10**12
 MAX_SIM_WORK = 5 * 10**8
 MAX_SIM_USERS = 3 * 10**7
 MAX_SIM_DOMAIN = 10**7

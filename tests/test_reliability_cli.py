@@ -104,6 +104,7 @@ ACCOUNTANT_CASES += [
     (["bib"] + _with(BIB, "--m", "2.5"), "--m"),
     (["bib"] + _with(BIB, "--rho", "1e9"), "--rho"),
     (["bib"] + _with(BIB, "--rho", "-1"), "--rho"),
+    (["bib"] + _with(_with(BIB, "--n", "1e10"), "--rho", "1e6"), "1,000,000,000,000"),  # 158 s, 24 GB before
     (["bib"] + _with(BIB, "--rho", "nan"), "--rho"),
     (["bib"] + _with(BIB, "--eps", "inf"), "--eps"),
     (["bib"] + _with(BIB, "--s", None), "--s"),
