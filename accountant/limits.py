@@ -25,8 +25,10 @@ MAX_SIM_CELLS
     n x d x reps user-coordinate cells drawn by one simulation command (memory: the
     n x d data and reports are materialised, 8 bytes per cell and several copies).
 MAX_SIM_WORK
-    n x d x reps summed over every simulated instance of one command (time), and
-    messages x reps for frequency estimation.
+    n x d x reps summed over every simulated instance of one command (time).
+MAX_SIM_MESSAGES_TOTAL
+    messages x reps of one frequency-estimation command (time; a run of 3e8 messages
+    takes about a minute).
 MAX_SIM_MESSAGES, MAX_SIM_USERS, MAX_SIM_DOMAIN, MAX_SIM_CANDIDATES
     one run of FE0/FE1: messages n (1 + rho), users n, domain B (counters) and the
     preimages FE1's analyzer enumerates (about q/b per message).
@@ -50,6 +52,7 @@ MAX_SIM_CELLS = 5 * 10**7
 MAX_SIM_MESSAGES = 3 * 10**8
 MAX_BIB_BALLS = 10**12
 MAX_SIM_WORK = 5 * 10**8
+MAX_SIM_MESSAGES_TOTAL = 10**9
 MAX_SIM_USERS = 3 * 10**7
 MAX_SIM_DOMAIN = 10**7
 MAX_SIM_CANDIDATES = 3 * 10**9
@@ -302,7 +305,7 @@ def fe_refusal(cost: dict, reps: int = 1) -> Optional[str]:
     if cost["candidates"] > MAX_SIM_CANDIDATES:
         return (f"FE1's analyzer would enumerate about {cost['candidates']:.3g} preimages per run "
                 f"(about q/b per message), more than the limit of {MAX_SIM_CANDIDATES:.0e}; raise b or lower n")
-    if cost["messages"] * reps > MAX_SIM_WORK:
+    if cost["messages"] * reps > MAX_SIM_MESSAGES_TOTAL:
         return (f"reps x messages = {cost['messages'] * reps:.3g} is more than the limit of "
-                f"{MAX_SIM_WORK:.0e}; lower reps or n")
+                f"{MAX_SIM_MESSAGES_TOTAL:.0e}; lower reps or n")
     return None

@@ -288,7 +288,7 @@ def fe_curve(mechanism: str, n: int, B: int, delta: Optional[float], b: Optional
 
 
 def fe_sim_refusal(mechanism: str, n: int, B: int, eps: float, delta: Optional[float], rho: str,
-                   b: Optional[int]) -> Optional[str]:
+                   b: Optional[int], reps: int = 1) -> Optional[str]:
     """Why a simulation of this instance would be too large (None: small enough)."""
     label = RHO_LABEL[rho].split(" (")[0]
     p = fe_protocol(mechanism, n, B, eps, delta, rho, b)
@@ -307,6 +307,10 @@ def fe_sim_refusal(mechanism: str, n: int, B: int, eps: float, delta: Optional[f
         return (f"Not simulated with the {label}: FE1's analyzer would enumerate about "
                 f"{cost['candidates']:.3g} preimages per run (about q/b per message), more than "
                 f"the limit of {SIM_MAX_CANDIDATES:.0e}. Raise b or lower n.")
+    if cost["messages"] * reps > _limits.MAX_SIM_MESSAGES_TOTAL:
+        return (f"Not simulated with the {label}: {reps} run(s) would generate about "
+                f"{cost['messages'] * reps:.3g} messages in total, more than the limit of "
+                f"{_limits.MAX_SIM_MESSAGES_TOTAL:.0e}. Lower the repetitions or n.")
     return None
 
 

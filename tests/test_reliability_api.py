@@ -113,7 +113,7 @@ def test_frequency_simulation_limits():
     with pytest.raises(ValueError, match="messages"):
         frequency.simulate_frequency("fe0", 10**7, 64, 1.0, rho=100.0)
     with pytest.raises(ValueError, match="reps"):
-        frequency.simulate_frequency("fe0", 100, 64, 1.0, rho=1e6, reps=10)
+        frequency.simulate_frequency("fe0", 100, 64, 1.0, rho=1e6, reps=11)
     with pytest.raises(ValueError, match="cells"):
         frequency.frequency_table(list(range(1000, 1011)), list(range(64, 74)), [1.0])
     cost = frequency.make_protocol("fe0", 1000, 64, 1.0).simulation_cost()

@@ -97,3 +97,22 @@ def test_tables_page_reversed_eps0_range():
     ok(at)
     assert any("start < stop" in e for e in sidebar_errors(at))
     assert not at.dataframe
+
+
+def test_frequency_page_counts_repetitions_in_the_work_limit():
+    from mechanisms import frequency
+
+    at = page("6_Frequency.py")
+    assert not at.warning and not at.button(key="simulate").disabled
+    at.number_input(key="n").set_value(10**7).run()
+    assert not at.warning and not at.button(key="simulate").disabled
+    at.number_input(key="reps").set_value(50).run()
+    ok(at)
+    mech, b = frequency.table_mechanism(10**7, 100_000)  # the page's "auto" choice
+    proto = frequency.make_protocol(mech, 10**7, 100_000, 1.0, rho="exact", b=b)
+    assert proto.simulation_cost()["messages"] * 50 > L.MAX_SIM_MESSAGES_TOTAL  # refusal due
+    assert proto.simulation_cost()["messages"] * 3 <= L.MAX_SIM_MESSAGES_TOTAL
+    assert any("repetitions" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert at.button(key="simulate").disabled
+    with pytest.raises(ValueError, match="reps"):  # the library refuses the same run
+        frequency.simulate_frequency(mech, 10**7, 100_000, 1.0, rho="exact", b=b, reps=50)
