@@ -358,3 +358,16 @@ def test_workers_die_with_killed_parent(tmp_path):
         for k in kids:
             if _alive(k):
                 os.kill(int(k), signal.SIGKILL)
+
+
+def test_ctrl_c_during_simulation_exits_130():
+    p = subprocess.Popen([sys.executable, "-m", "mechanisms", "simulate", "--mechanism", "privkv",
+                          "--n", "1000000", "--d", "50", "--s", "4", "--eps0", "1", "--reps", "8"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    time.sleep(3)
+    assert p.poll() is None
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    assert p.returncode == 130 and out == ""
+    assert err.strip().splitlines() == ["interrupted"]
