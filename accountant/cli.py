@@ -353,6 +353,10 @@ def _grid_command(args) -> dict:
     size = len(ns) * len(ss) * len(eps0s) * len(deltas)
     L.check_count("grid", size, L.MAX_GRID_POINTS, "number of points (n x s x eps0 x delta)",
                   "split the grid into several runs")
+    large = sum(1 for n in ns if n > L.LARGE_N) * len(ss) * len(eps0s) * len(deltas)
+    L.check_count("grid", large, L.MAX_GRID_POINTS_LARGE_N,
+                  f"number of points with --n above {L.LARGE_N:.0e}",
+                  "split the grid into several runs")
     if getattr(args, "scheduler", None) is not None and not args.scheduler.strip():
         raise ValueError("--scheduler must be an address such as tcp://host:8786, got ''")
     try:

@@ -13,7 +13,9 @@ MAX_N
     memory grows with n (measured: ``delta`` at n = 1e10 0.8 GB and 5 s, n = 1e11 2.3 GB,
     n = 1e12 7-13 GB; ``epsilon`` at n = 1e10 0.25 GB and 3 s).
 MAX_GRID_POINTS
-    rows of ``table`` / ``figure`` (each row runs every requested bound).
+    rows of ``table`` / ``figure`` (each row runs every requested bound); rows with
+    n > LARGE_N (1e8) at most MAX_GRID_POINTS_LARGE_N (100): one such row takes seconds
+    (``compare`` at n = 1e10: 3.9 s).
 MAX_LIST
     entries of one list or ``start:stop:count`` range.
 MAX_S_WALK
@@ -47,6 +49,8 @@ from typing import Callable, Optional
 
 MAX_N = 10**10
 MAX_GRID_POINTS = 2_000
+LARGE_N = 10**8
+MAX_GRID_POINTS_LARGE_N = 100
 MAX_LIST = 1_000
 MAX_S_WALK = 10_000
 MAX_SIM_CELLS = 5 * 10**7

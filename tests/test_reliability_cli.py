@@ -133,6 +133,7 @@ def _table_cases(tmp):
         (_with(T, "--delta", "0"), "--delta"),
         (_with(T, "--delta", "2"), "--delta"),
         (_with(_with(T, "--eps0", "0.1:5:1000"), "--n", "1,2,3"), "grid"),    # grid over limit
+        (_with(_with(T, "--eps0", "0.1:5:101"), "--n", "1e9"), "above 1e+08"),  # slow rows
         (_with(T, "--mechanism", "collision") + ["--s", "4", "--eps0", "0.5,inf"], "--eps0"),
         (_with(T, "--mechanism", "collision"), "--s"),                        # missing s
         (T + ["--s", "4"], "--s"),                                            # s for generic
