@@ -12,8 +12,10 @@ import os
 import sys
 from typing import Optional, Sequence
 
+from . import limits as L
 from .bounds import ALIASES, BOUND_NAMES, REGISTRY
 from .calibration import local_epsilon
+from .limits import float_arg, int_arg
 from .params import MECHANISMS, make_params
 from .shuffle import ShuffleAccountant
 
@@ -51,14 +53,23 @@ def parse_float(text: str) -> float:
     return v
 
 
+T_MAX = 2**31 - 1
+BIB_RHO_MAX = 1e6
+N_ARG = int_arg("--n", 1, L.MAX_N)
+EPS0_ARG = float_arg("--eps0", 0.0, L.EPS_MAX, lo_open=True)
+DELTA_ARG = float_arg("--delta", 1e-300, 1.0, hi_open=True)
+RTOL_ARG = float_arg("--rtol", 1e-15, 0.1)
+
+
 def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
                    help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
                         "response, needs --k) or rr (binary randomized response)")
-    p.add_argument("--s", type=parse_count, default=None, help="sparsity s (collision, coco)")
-    p.add_argument("--t", type=parse_count, default=None,
+    p.add_argument("--s", type=int_arg("--s", 1, T_MAX), default=None,
+                   help="sparsity s (collision, coco)")
+    p.add_argument("--t", type=int_arg("--t", 1, T_MAX), default=None,
                    help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
-    p.add_argument("--k", type=parse_count, default=None, help="number of values k >= 2 (krr)")
+    p.add_argument("--k", type=int_arg("--k", 2, T_MAX), default=None, help="number of values k >= 2 (krr)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -68,20 +79,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("epsilon", help="central eps_c for a target delta")
-    p.add_argument("--n", type=parse_count, required=True, help="number of users")
-    p.add_argument("--eps0", type=parse_float, required=True, help="local budget eps0")
-    p.add_argument("--delta", type=parse_float, required=True, help="target delta")
-    p.add_argument("--rtol", type=parse_float, default=1e-9, help="relative tolerance on eps_c")
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    p.add_argument("--eps0", type=EPS0_ARG, required=True, help="local budget eps0")
+    p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta")
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c")
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound; 'paper' is "
                         "Theorem 5, not proved)")
     _add_mechanism_options(p)
 
     p = sub.add_parser("compare", help="every bound of the comparison set on the same inputs")
-    p.add_argument("--n", type=parse_count, required=True)
-    p.add_argument("--eps0", type=parse_float, required=True)
-    p.add_argument("--delta", type=parse_float, required=True)
-    p.add_argument("--rtol", type=parse_float, default=1e-9)
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    p.add_argument("--eps0", type=EPS0_ARG, required=True)
+    p.add_argument("--delta", type=DELTA_ARG, required=True)
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
     _add_mechanism_options(p)
 
     p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex")
@@ -93,50 +104,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--t-rule", default="paper", help="paper | coco | fixed:T")
     p.add_argument("--bounds", default="all", help="all or a comma-separated list of bound names")
     p.add_argument("--out", required=True, help="output file; format from the extension")
-    p.add_argument("--workers", type=parse_count, default=None, help="worker processes (default: cores)")
+    p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None, help="worker processes (default: cores)")
     p.add_argument("--scheduler", default=None, help="Dask distributed scheduler address")
-    p.add_argument("--rtol", type=parse_float, default=1e-9)
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
 
     p = sub.add_parser("figure", help="Figure 2 layout (amplification ratio vs eps0) with Plotly")
     p.add_argument("--out", required=True, help="FILE.html or FILE.png")
     p.add_argument("--n", default="10000,100000")
     p.add_argument("--s", default="4,64")
     p.add_argument("--eps0", default="0.1:5.0:50")
-    p.add_argument("--delta", type=parse_float, default=1e-6)
+    p.add_argument("--delta", type=DELTA_ARG, default=1e-6)
     p.add_argument("--bounds", default="all")
-    p.add_argument("--workers", type=parse_count, default=None)
+    p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None)
 
     p = sub.add_parser("delta", help="certified delta at a central epsilon")
-    p.add_argument("--n", type=parse_count, required=True)
-    p.add_argument("--eps0", type=parse_float, required=True)
-    p.add_argument("--eps", type=parse_float, required=True, help="central epsilon")
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    p.add_argument("--eps0", type=EPS0_ARG, required=True)
+    p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="central epsilon")
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound)")
     _add_mechanism_options(p)
 
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
-    p.add_argument("--n", type=parse_count, required=True)
-    p.add_argument("--eps", type=parse_float, required=True, help="target central epsilon")
-    p.add_argument("--delta", type=parse_float, required=True)
-    p.add_argument("--rtol", type=parse_float, default=1e-6, help="relative tolerance on eps0")
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
+    p.add_argument("--delta", type=DELTA_ARG, required=True)
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-6, help="relative tolerance on eps0")
     p.add_argument("--bound", default="proved", choices=INVERSE_CHOICES,
                    help="invert the smallest proved bound (default) or a named upper bound "
                         "('paper' = Theorem 5, not proved)")
     _add_mechanism_options(p)
 
     p = sub.add_parser("bib", help="balls-into-bins mechanism M^BIB (Luo, Wang, Yi, Theorem 2.1)")
-    p.add_argument("--m", type=parse_count, required=True, help="number of bins (paper's m or B)")
-    p.add_argument("--s", type=parse_count, required=True, help="size of the input set S")
-    p.add_argument("--k", type=parse_count, default=0, help="fixed noise balls")
-    p.add_argument("--n", type=parse_count, required=True, help="number of users")
+    p.add_argument("--m", type=int_arg("--m", 1, T_MAX), required=True, help="number of bins (paper's m or B)")
+    p.add_argument("--s", type=int_arg("--s", 1, T_MAX), required=True, help="size of the input set S")
+    p.add_argument("--k", type=int_arg("--k", 0, L.MAX_N), default=0, help="fixed noise balls")
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--p", type=parse_float, default=None, help="per-user blanket probability p")
-    g.add_argument("--rho", type=parse_float, default=None,
+    g.add_argument("--p", type=float_arg("--p", 0.0, 1.0), default=None, help="per-user blanket probability p")
+    g.add_argument("--rho", type=float_arg("--rho", 0.0, BIB_RHO_MAX), default=None,
                    help="expected blanket balls per user (rho > 1: floor(rho) balls + one with prob. frac(rho), Section 2.3)")
-    p.add_argument("--eps", type=parse_float, default=None, help="epsilon -> delta")
-    p.add_argument("--delta", type=parse_float, default=None, help="delta -> epsilon (or with --target-eps: rho)")
-    p.add_argument("--target-eps", type=parse_float, default=None, help="with --delta and no p/rho: smallest rho")
-    p.add_argument("--rtol", type=parse_float, default=None, help="relative tolerance of the search")
+    p.add_argument("--eps", type=float_arg("--eps", 0.0, L.EPS_MAX), default=None, help="epsilon -> delta")
+    p.add_argument("--delta", type=DELTA_ARG, default=None, help="delta -> epsilon (or with --target-eps: rho)")
+    p.add_argument("--target-eps", type=float_arg("--target-eps", 0.0, L.EPS_MAX, lo_open=True), default=None, help="with --delta and no p/rho: smallest rho")
+    p.add_argument("--rtol", type=RTOL_ARG, default=None, help="relative tolerance of the search")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     from .compose_cli import add_compose_parser
 
@@ -258,9 +269,37 @@ def _local_epsilon_command(args) -> dict:
     return out
 
 
+def _check_applicable(args) -> None:
+    """Options that do not apply to the chosen mechanism are refused, not ignored; work
+    bounded up front (README, Limits)."""
+    mech = getattr(args, "mechanism", None)
+    if args.command in ("table", "figure"):
+        return
+    if args.command == "bib":
+        per_user = args.rho if args.rho is not None else (args.p or 0.0)
+        L.check_count("--k + --n x --rho", args.k + args.n * per_user, L.MAX_BIB_BALLS,
+                      "expected blanket balls", "lower --n, --rho (or --p) or --k")
+        return
+    if mech is not None:
+        try:
+            make_params(mech, 1.0, s=args.s, t=args.t, k=args.k)
+        except ValueError as exc:
+            msg = str(exc)
+            for name in ("s", "t", "k"):
+                msg = msg.replace(f"{name} does not apply", f"--{name} does not apply")
+                msg = msg.replace(f"{name} is required", f"--{name} is required")
+            raise ValueError(msg) from None
+    if args.command == "local-epsilon" and mech in ("collision", "coco") and args.t is None \
+            and args.s > L.MAX_S_WALK:
+        raise ValueError(f"--s must be an integer in [1, {L.MAX_S_WALK}] for local-epsilon with the "
+                         f"default t-rule (the search walks the t values), got {args.s}; "
+                         f"pass --t to fix t")
+
+
 def run(argv: Optional[Sequence[str]] = None) -> dict:
     """Parse ``argv`` and compute; returns the JSON-ready result (raises UsageError/ValueError)."""
     args = build_parser().parse_args(argv)
+    _check_applicable(args)
     if args.command == "bib":
         return _bib_command(args)
     if args.command == "compose":
@@ -304,28 +343,52 @@ def _bound_list(text: str) -> tuple:
 def _grid_command(args) -> dict:
     from . import tables
 
-    ns = tables.parse_list(args.n, int, "n")
-    eps0s = tables.parse_list(args.eps0, float, "eps0")
+    ns = tables.parse_list(args.n, int, "--n")
+    eps0s = tables.parse_list(args.eps0, float, "--eps0")
+    for n in ns:
+        L.check_int("--n", n, 1, L.MAX_N)
+    for e0 in eps0s:
+        L.check_float("--eps0", e0, 0.0, L.EPS_MAX, lo_open=True)
     bounds = _bound_list(args.bounds)
     if args.command == "table":
         mechanism = args.mechanism
-        deltas = tables.parse_list(args.delta, float, "delta")
+        deltas = tables.parse_list(args.delta, float, "--delta")
+        for d in deltas:
+            L.check_float("--delta", d, 1e-300, 1.0, hi_open=True)
+        L.check_output_writable(args.out)
         ext = tables.check_output_path(args.out)
         t_rule = args.t_rule
     else:
         mechanism, deltas, t_rule = "collision", [args.delta], "paper"
         ext = os.path.splitext(args.out)[1].lower()
         if ext not in (".html", ".png"):
-            raise ValueError(f"out must end in .html or .png, got {args.out!r}")
-        if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
-            raise ValueError(f"out: directory of {args.out!r} does not exist")
+            raise ValueError(f"--out must end in .html or .png, got {args.out!r}")
+    L.check_output_writable(args.out)
     if mechanism == "generic":
+        if args.s is not None:
+            raise ValueError("--s applies to --mechanism collision or coco only, not to 'generic'")
+        if args.t_rule != "paper":
+            raise ValueError("--t-rule applies to --mechanism collision or coco only, not to 'generic'")
         ss = [None]
     else:
         if args.s is None:
-            raise ValueError(f"s is required for mechanism '{mechanism}' (a list of integers >= 1)")
-        ss = tables.parse_list(args.s, int, "s")
-    points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule)
+            raise ValueError(f"--s is required for mechanism '{mechanism}' (a list of integers >= 1)")
+        ss = tables.parse_list(args.s, int, "--s")
+        for v in ss:
+            L.check_int("--s", v, 1, T_MAX)
+    size = len(ns) * len(ss) * len(eps0s) * len(deltas)
+    L.check_count("grid", size, L.MAX_GRID_POINTS, "number of points (n x s x eps0 x delta)",
+                  "split the grid into several runs")
+    large = sum(1 for n in ns if n > L.LARGE_N) * len(ss) * len(eps0s) * len(deltas)
+    L.check_count("grid", large, L.MAX_GRID_POINTS_LARGE_N,
+                  f"number of points with --n above {L.LARGE_N:.0e}",
+                  "split the grid into several runs")
+    if getattr(args, "scheduler", None) is not None and not args.scheduler.strip():
+        raise ValueError("--scheduler must be an address such as tcp://host:8786, got ''")
+    try:
+        points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule)
+    except ValueError as exc:
+        raise ValueError(f"--t-rule/--s/--eps0: {exc}") from None
     for pt in points:  # validate every point before any work starts
         make_params(pt.mechanism, pt.eps0, s=pt.s, t=pt.t)
     rows = tables.compute_table(points, bounds, rtol=getattr(args, "rtol", 1e-9), workers=args.workers,
@@ -404,16 +467,22 @@ def _human(command: str, out: dict) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point; returns the exit status (0 ok, 2 bad input, 1 failure, 130 interrupted).
+
+    Errors are one line on stderr, never a traceback (:func:`accountant.limits.guarded`).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        out = run(argv)
-    except (UsageError, ValueError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
-        print(f"error: {msg}", file=sys.stderr)
-        return 2
-    command = next((a for a in argv if not a.startswith("-")), "")
-    if "--json" in argv:
-        print(json.dumps(out))
-    else:
-        print(_human(command, out))
-    return 0
+
+    def body() -> int:
+        try:
+            out = run(argv)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+        command = next((a for a in argv if not a.startswith("-")), "")
+        if "--json" in argv:
+            print(json.dumps(out))
+        else:
+            print(_human(command, out))
+        return 0
+
+    return L.guarded(body)

@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Optional, Sequence
 
 from .bounds import BOUND_NAMES, best_proved, compare
 from .fileio import write_atomic
+from .limits import MAX_LIST, worker_init
 from .params import coco_theorem7_t, collision_paper_t
 
 FORMATS = (".csv", ".json", ".md", ".tex")
@@ -37,16 +38,29 @@ def parse_list(text: str, kind: Callable = float, name: str = "value") -> list:
             parts = text.split(":")
             if len(parts) != 3:
                 raise ValueError
-            a, b, c = float(parts[0]), float(parts[1]), int(float(parts[2]))
-            if c < 1:
+            a, b, cf = float(parts[0]), float(parts[1]), float(parts[2])
+            if not (math.isfinite(cf) and cf.is_integer() and 1 <= cf):
                 raise ValueError
+            c = int(cf)
+            if c > MAX_LIST:
+                raise OverflowError
+            if c > 1 and not a < b:
+                raise ArithmeticError
             vals = [a + (b - a) * i / (c - 1) for i in range(c)] if c > 1 else [a]
         else:
             vals = [float(x) for x in text.split(",") if x.strip()]
         if not vals:
             raise ValueError
+    except OverflowError:
+        raise ValueError(f"{name}: a range has at most {MAX_LIST} points, got {text!r}") from None
+    except ArithmeticError:
+        raise ValueError(f"{name}: range start:stop:count needs start < stop, got {text!r}") from None
     except ValueError:
-        raise ValueError(f"{name} must be a comma-separated list or start:stop:count, got {text!r}")
+        raise ValueError(f"{name} must be a comma-separated list or start:stop:count, got {text!r}") from None
+    if len(vals) > MAX_LIST:
+        raise ValueError(f"{name}: a list has at most {MAX_LIST} entries, got {len(vals)}")
+    if not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"{name} must be finite numbers, got {text!r}")
     if kind is int:
         if not all(math.isfinite(v) and float(v).is_integer() for v in vals):
             raise ValueError(f"{name} must be integers, got {text!r}")
@@ -161,7 +175,12 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
             from dask.distributed import Client, as_completed
         except ImportError as exc:  # pragma: no cover - depends on the optional extra
             raise ValueError("--scheduler needs the optional dask extra: pip install -e '.[dask]'") from exc
-        with Client(scheduler, timeout="20s") as client:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, ValueError, TypeError) as exc:  # unreachable or malformed address
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise OSError(f"--scheduler: cannot connect to {scheduler!r}: {msg}") from None
+        with client:
             futs = client.map(compute_row, list(points), bounds=bounds, rtol=rtol, pure=False)
             index = {f.key: i for i, f in enumerate(futs)}
             for done, fut in enumerate(as_completed(futs), 1):
@@ -179,7 +198,8 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
             if progress:
                 _progress(i + 1, total, start)
         return rows  # type: ignore[return-value]
-    with ProcessPoolExecutor(max_workers=workers) as ex:
+    ex = ProcessPoolExecutor(max_workers=min(workers, total), initializer=worker_init)
+    try:
         futs = {ex.submit(compute_row, p, bounds, rtol): i for i, p in enumerate(points)}
         from concurrent.futures import as_completed as cf_completed
 
@@ -187,7 +207,26 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
             rows[futs[fut]] = fut.result()
             if progress:
                 _progress(done, total, start)
+    except BaseException:  # Ctrl-C, SIGTERM, a failed row: stop the pool now, not after the grid
+        _kill_pool(ex)
+        raise
+    ex.shutdown(wait=True)
     return rows  # type: ignore[return-value]
+
+
+def _kill_pool(ex: ProcessPoolExecutor) -> None:
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            p.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+    for p in procs:
+        try:
+            p.join(timeout=2)
+        except (OSError, ValueError, AttributeError, AssertionError):
+            pass
 
 
 # ----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ if _ROOT not in sys.path:
 import streamlit as st  # noqa: E402
 
 from accountant import bounds as _bounds  # noqa: E402
+from accountant import limits as _limits  # noqa: E402
 from accountant import shuffle as _shuffle  # noqa: E402
 from accountant import tables as _tables  # noqa: E402
 from mechanisms import errors as _errors  # noqa: E402
@@ -106,6 +107,21 @@ def check(cond: bool, message: str, where=None) -> bool:
 def parse_list(text: str, kind=float, name: str = "value", where=None) -> Optional[list]:
     """'1,2,3' or 'start:stop:count' -> list (tables.parse_list), error shown on failure."""
     return call(_tables.parse_list, text, kind, name, where=where)
+
+
+def check_sim_size(n: int, d: int, reps: int) -> bool:
+    """limits.check_sim_size (raises ValueError with the limit); True if within."""
+    _limits.check_sim_size(n, d, reps)
+    return True
+
+
+def ratio(eps0: float, eps_c: Optional[float]) -> str:
+    """eps0 / eps_c for display; eps_c = 0 (e.g. n = 1e10 at small eps0) gives "inf"."""
+    if eps_c is None:
+        return "n/a"
+    if eps_c <= 0:
+        return "inf (eps_c = 0)"
+    return fmt(eps0 / eps_c, 4)
 
 
 def fmt(x, digits: int = 6) -> str:
@@ -216,10 +232,13 @@ FE_EPS_GRID = tuple(_tables.parse_list("0.25:3:12", float, "eps"))
 #: messages generated per run (n (1 + rho)), users (the inputs and FE1's real tuples are
 #: held in memory: ~50 bytes per user), domain size (the Zipf weights and the B counts),
 #: and FE1's preimage candidates (about q/b per message, Lemma 2.7).
-SIM_MAX_MESSAGES = 3e8
-SIM_MAX_USERS = 3 * 10**7
-SIM_MAX_DOMAIN = 10**7
-SIM_MAX_CANDIDATES = 3e9
+SIM_MAX_MESSAGES = _limits.MAX_SIM_MESSAGES
+SIM_MAX_USERS = _limits.MAX_SIM_USERS
+SIM_MAX_DOMAIN = _limits.MAX_SIM_DOMAIN
+SIM_MAX_CANDIDATES = _limits.MAX_SIM_CANDIDATES
+#: the accountant's largest n (README, Limits): the widgets' max_value
+MAX_N = _limits.MAX_N
+MAX_SIM_CELLS = _limits.MAX_SIM_CELLS
 
 
 @st.cache_data(show_spinner=False, max_entries=500)
@@ -268,7 +287,7 @@ def fe_curve(mechanism: str, n: int, B: int, delta: Optional[float], b: Optional
 
 
 def fe_sim_refusal(mechanism: str, n: int, B: int, eps: float, delta: Optional[float], rho: str,
-                   b: Optional[int]) -> Optional[str]:
+                   b: Optional[int], reps: int = 1) -> Optional[str]:
     """Why a simulation of this instance would be too large (None: small enough)."""
     label = RHO_LABEL[rho].split(" (")[0]
     p = fe_protocol(mechanism, n, B, eps, delta, rho, b)
@@ -287,6 +306,10 @@ def fe_sim_refusal(mechanism: str, n: int, B: int, eps: float, delta: Optional[f
         return (f"Not simulated with the {label}: FE1's analyzer would enumerate about "
                 f"{cost['candidates']:.3g} preimages per run (about q/b per message), more than "
                 f"the limit of {SIM_MAX_CANDIDATES:.0e}. Raise b or lower n.")
+    if cost["messages"] * reps > _limits.MAX_SIM_MESSAGES_TOTAL:
+        return (f"Not simulated with the {label}: {reps} run(s) would generate about "
+                f"{cost['messages'] * reps:.3g} messages in total, more than the limit of "
+                f"{_limits.MAX_SIM_MESSAGES_TOTAL:.0e}. Lower the repetitions or n.")
     return None
 
 

@@ -18,7 +18,9 @@ import json
 import os
 import sys
 
+from accountant import limits as L
 from accountant.fileio import write_atomic
+from accountant.limits import float_arg, int_arg
 
 from .errors import analytic_errors
 from .frequency import DATA_KINDS, frequency_table, render_frequency_table, simulate_frequency
@@ -43,30 +45,41 @@ class _OneLineParser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _int_list(name: str):
+def _int_list(name: str, lo: int = 1, hi: int = L.MAX_SIM_CELLS):
     def parse(text: str) -> list[int]:
-        try:
-            vals = [int(v) for v in text.split(",") if v.strip() != ""]
-        except ValueError:
+        vals = [v for v in text.split(",") if v.strip() != ""]
+        if not 1 <= len(vals) <= L.MAX_LIST:
             raise argparse.ArgumentTypeError(
-                f"{name} must be a comma-separated list of integers, got {text!r}") from None
-        if not vals:
-            raise argparse.ArgumentTypeError(f"{name} must not be empty")
-        return vals
+                f"{name} must be a comma-separated list of 1 to {L.MAX_LIST} integers, got {text!r}")
+        try:
+            return [L.check_int(name, v, lo, hi) for v in vals]
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     return parse
 
 
-def _float_list(name: str):
+def _float_list(name: str, lo: float = 0.0, hi: float = L.EPS_MAX):
     def parse(text: str) -> list[float]:
-        try:
-            vals = [float(v) for v in text.split(",") if v.strip() != ""]
-        except ValueError:
+        vals = [v for v in text.split(",") if v.strip() != ""]
+        if not 1 <= len(vals) <= L.MAX_LIST:
             raise argparse.ArgumentTypeError(
-                f"{name} must be a comma-separated list of numbers, got {text!r}") from None
-        if not vals:
-            raise argparse.ArgumentTypeError(f"{name} must not be empty")
-        return vals
+                f"{name} must be a comma-separated list of 1 to {L.MAX_LIST} numbers, got {text!r}")
+        try:
+            return [L.check_float(name, v, lo, hi, lo_open=True) for v in vals]
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     return parse
+
+
+N_SIM = int_arg("--n", 1, L.MAX_SIM_USERS)
+D_ARG = int_arg("--d", 1, L.MAX_SIM_CELLS)
+S_ARG = int_arg("--s", 1, L.MAX_SIM_CELLS)
+T_ARG = int_arg("--t", 2, 2**31 - 1)
+EPS0_ARG = float_arg("--eps0", 0.0, L.EPS_MAX, lo_open=True)
+EPS_ARG = float_arg("--eps", 0.0, L.EPS_MAX, lo_open=True)
+BETA_ARG = float_arg("--beta", 0.0, 1.0, lo_open=True, hi_open=True)
+REPS_ARG = int_arg("--reps", 1, L.MAX_REPS)
+SEED_ARG = int_arg("--seed", 0, 2**63 - 1)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,53 +90,54 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="Monte-Carlo errors of one mechanism")
     sim.add_argument("--mechanism", required=True, choices=ALL_NAMES + FE_NAMES)
-    sim.add_argument("--n", required=True, type=int)
+    sim.add_argument("--n", required=True, type=N_SIM)
     g = sim.add_argument_group("sparse vectors (collision, coco, baselines)")
-    g.add_argument("--d", type=int, default=None)
-    g.add_argument("--s", type=int, default=None)
-    g.add_argument("--eps0", type=float, default=None)
-    g.add_argument("--t", type=int, default=None, help="output domain size (collision/coco)")
+    g.add_argument("--d", type=D_ARG, default=None)
+    g.add_argument("--s", type=S_ARG, default=None)
+    g.add_argument("--eps0", type=EPS0_ARG, default=None)
+    g.add_argument("--t", type=T_ARG, default=None, help="output domain size (collision/coco)")
     g.add_argument("--postprocess", choices=POSTPROCESS, default=None)
     f = sim.add_argument_group("frequency estimation (fe0, fe1; Luo, Wang, Yi)")
-    f.add_argument("--B", type=int, default=None, help="domain size")
-    f.add_argument("--eps", type=float, default=None, help="central epsilon")
-    f.add_argument("--delta", type=float, default=None, help="central delta (default 1/n^2)")
+    f.add_argument("--B", type=int_arg("--B", 2, L.MAX_SIM_DOMAIN), default=None, help="domain size")
+    f.add_argument("--eps", type=EPS_ARG, default=None, help="central epsilon")
+    f.add_argument("--delta", type=float_arg("--delta", 1e-300, 1.0, lo_open=False, hi_open=True), default=None, help="central delta (default 1/n^2)")
     f.add_argument("--rho", type=_rho, default=None,
                    help="blanket messages per user: 'exact' (default), 'paper' or a number")
-    f.add_argument("--b", type=int, default=None, help="hash range of fe1 (default n/ln n)")
-    f.add_argument("--q", type=int, default=None, help="prime >= B of fe1 (default smallest)")
+    f.add_argument("--b", type=int_arg("--b", 2, 2**31 - 1), default=None, help="hash range of fe1 (default n/ln n)")
+    f.add_argument("--q", type=int_arg("--q", 3, 2**31 - 1), default=None, help="prime >= B of fe1 (default smallest)")
     f.add_argument("--data", choices=DATA_KINDS, default=None)
-    f.add_argument("--beta", type=float, default=None,
+    f.add_argument("--beta", type=BETA_ARG, default=None,
                    help="failure probability of the reported accuracy bound (default 0.1)")
-    sim.add_argument("--reps", type=int, default=1)
-    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--reps", type=REPS_ARG, default=1)
+    sim.add_argument("--seed", type=SEED_ARG, default=0)
     sim.add_argument("--json", action="store_true")
 
     err = sub.add_parser("error", help="exact analytic errors of collision / coco")
     err.add_argument("--mechanism", required=True, choices=("collision", "coco"))
-    for name in ("n", "d", "s"):
-        err.add_argument(f"--{name}", required=True, type=int)
-    err.add_argument("--eps0", required=True, type=float)
-    err.add_argument("--t", type=int, default=None)
+    err.add_argument("--n", required=True, type=int_arg("--n", 1, 10**15))
+    err.add_argument("--d", required=True, type=int_arg("--d", 1, 2**31 - 1))
+    err.add_argument("--s", required=True, type=S_ARG)
+    err.add_argument("--eps0", required=True, type=EPS0_ARG)
+    err.add_argument("--t", type=T_ARG, default=None)
     err.add_argument("--json", action="store_true")
 
     cmp_ = sub.add_parser("compare", help="table of log10 errors (Figures 6 and 12)")
-    cmp_.add_argument("--n", required=True, type=int)
-    cmp_.add_argument("--d", required=True, type=int)
+    cmp_.add_argument("--n", required=True, type=N_SIM)
+    cmp_.add_argument("--d", required=True, type=D_ARG)
     cmp_.add_argument("--s", required=True, type=_int_list("--s"))
     cmp_.add_argument("--eps0", required=True, type=_float_list("--eps0"))
-    cmp_.add_argument("--reps", type=int, default=1)
-    cmp_.add_argument("--seed", type=int, default=0)
+    cmp_.add_argument("--reps", type=REPS_ARG, default=1)
+    cmp_.add_argument("--seed", type=SEED_ARG, default=0)
     cmp_.add_argument("--postprocess", choices=POSTPROCESS, default="none")
     cmp_.add_argument("--out", required=True, help="output file: .csv, .md or .json")
 
     fet = sub.add_parser("fe-table", help="FE0/FE1: messages and max error, paper's vs exact rho")
-    fet.add_argument("--n", required=True, type=_int_list("--n"))
-    fet.add_argument("--B", required=True, type=_int_list("--B"))
+    fet.add_argument("--n", required=True, type=_int_list("--n", 2, L.MAX_SIM_USERS))
+    fet.add_argument("--B", required=True, type=_int_list("--B", 2, L.MAX_SIM_DOMAIN))
     fet.add_argument("--eps", required=True, type=_float_list("--eps"))
-    fet.add_argument("--reps", type=int, default=5)
-    fet.add_argument("--seed", type=int, default=0)
-    fet.add_argument("--beta", type=float, default=0.1)
+    fet.add_argument("--reps", type=REPS_ARG, default=5)
+    fet.add_argument("--seed", type=SEED_ARG, default=0)
+    fet.add_argument("--beta", type=BETA_ARG, default=0.1)
     fet.add_argument("--data", choices=DATA_KINDS, default="zipf")
     fet.add_argument("--out", required=True, help="output file: .csv, .md or .json")
     return p
@@ -140,10 +154,13 @@ def _rho(text: str):
     if text in ("exact", "paper"):
         return text
     try:
-        return float(text)
+        return L.check_float("--rho", text, 0.0, RHO_MAX)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"--rho must be 'exact', 'paper' or a number >= 0, got {text!r}") from None
+            f"--rho must be 'exact', 'paper' or a number in [0, 1e6], got {text!r}") from None
+
+
+RHO_MAX = 1e6
 
 
 def _check_args(args, required: tuple[str, ...], foreign: tuple[str, ...], who: str):
@@ -202,13 +219,23 @@ def _out_format(out: str) -> str:
     ext = os.path.splitext(out)[1].lower()
     if ext not in _FORMATS:
         raise ValueError(f"--out must end in .csv, .md or .json, got {out!r}")
-    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
-        raise ValueError(f"--out directory does not exist: {out!r}")
+    L.check_output_writable(out)
     return ext
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Entry point; returns the exit status (0 ok, 2 bad input, 1 failure, 130 interrupted).
+
+    Errors are one line on stderr, never a traceback (:func:`accountant.limits.guarded`).
+    """
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or its one-line error (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    return L.guarded(lambda: _run(args))
+
+
+def _run(args) -> int:
     try:
         if args.command == "simulate" and args.mechanism in FE_NAMES:
             fe1_only = ("b", "q") if args.mechanism == "fe0" else ()
@@ -246,11 +273,6 @@ def main(argv: list[str] | None = None) -> int:
             write_atomic(args.out, render_compare(res, _FORMATS[ext]))
             note = f" (skipped, not installed: {', '.join(res['skipped'])})" if res["skipped"] else ""
             print(f"wrote {len(res['rows'])} rows to {args.out}{note}")
-    except (ValueError, MechanismUnavailableError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        sys.stderr.write(f"error: {msg}\n")
-        return EXIT_USAGE
-    except OSError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return 1
+    except MechanismUnavailableError as exc:
+        raise ValueError(str(exc)) from None
     return 0

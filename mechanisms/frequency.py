@@ -47,6 +47,7 @@ from typing import Iterator, Optional, Union
 import numpy as np
 
 from accountant import bib
+from accountant import limits as _limits
 from accountant.bib import _int, _num
 
 #: largest domain size: q <= 2B must keep (q-1)^2 < 2^63 in int64 arithmetic.
@@ -623,7 +624,11 @@ def simulate_frequency(mechanism: str, n: int, B: int, eps: float, delta: Option
     beta = _check_beta(beta)
     if data not in DATA_KINDS:
         raise ValueError(f"data must be one of {DATA_KINDS}, got {data!r}")
+    _limits.check_int("reps", reps, 1, _limits.MAX_REPS)
     proto = make_protocol(mechanism, n, B, eps, delta, rho=rho, b=b, q=q)
+    why = _limits.fe_refusal(proto.simulation_cost(), reps)
+    if why is not None:
+        raise ValueError(f"simulation of {mechanism} refused: {why} (README, Limits)")
     rng = np.random.default_rng(seed)
     max_err, msgs, sq, signed = [], [], 0.0, 0.0
     var_sum = 0.0
@@ -692,6 +697,18 @@ def frequency_table(n_values, B_values, eps_values, reps: int = 5, seed: int = 0
     """
     rows = []
     cells = [(n, B, e) for n in n_values for B in B_values for e in eps_values]
+    if not 1 <= len(cells) <= _limits.MAX_FE_CELLS:
+        raise ValueError(f"n x B x eps: between 1 and {_limits.MAX_FE_CELLS} cells, got {len(cells)}")
+    reps = _int("reps", reps, 1)
+    for n, B, e in cells:  # every cell's size checked before any simulation
+        mech, b = table_mechanism(n, B)
+        for src in ("paper", "exact"):
+            if src == "paper" and e > PAPER_EPS_MAX:
+                continue
+            why = _limits.fe_refusal(make_protocol(mech, n, B, e, rho=src, b=b).simulation_cost(),
+                                     reps * len(cells))
+            if why is not None:
+                raise ValueError(f"fe-table cell n={n}, B={B}, eps={e:g} refused: {why}")
     for i, (n, B, e) in enumerate(cells):
         mech, b = table_mechanism(n, B)
         row = {"n": int(n), "B": int(B), "eps": float(e), "delta": 1.0 / float(n) ** 2,

@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from accountant import limits as _limits
+
 from .coco import CoCo
 from .collision import Collision
 from .metrics import all_metrics, postprocess_simplex
@@ -110,7 +112,9 @@ def simulate(mechanism_name: str, n: int, d: int, s: int, eps0: float, t: int | 
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     if postprocess not in POSTPROCESS:
         raise ValueError(f"postprocess must be one of {POSTPROCESS}, got {postprocess!r}")
+    _limits.check_float("eps0", eps0, 0.0, _limits.EPS_MAX, lo_open=True)
     mech = make_mechanism(mechanism_name, d, s, eps0, t)
+    _limits.check_sim_size(n, d, reps)
     rng = np.random.default_rng(seed)
     runs: dict[str, list[float]] = {k: [] for k in METRIC_KEYS}
     analytic_runs: list[dict] = []
@@ -188,12 +192,20 @@ def compare(n: int, d: int, s_values, eps0_values, reps: int = 1, seed: int = 0,
         skipped = [b for b in BASELINE_NAMES if b not in names]
     else:
         names = list(mechanisms)
+    if len(s_values) * len(eps0_values) > _limits.MAX_LIST:
+        raise ValueError(f"s x eps0: at most {_limits.MAX_LIST} grid points, "
+                         f"got {len(s_values) * len(eps0_values)}")
+    for e in eps0_values:
+        _limits.check_float("eps0", e, 0.0, _limits.EPS_MAX, lo_open=True)
     for s in s_values:  # validate everything first
         for e in eps0_values:
             for name in names:
                 make_mechanism(name, d, s, e)
     _check_int("n", n, 1)
     _check_int("reps", reps, 1)
+    for e in eps0_values:
+        _limits.check_float("eps0", e, 0.0, _limits.EPS_MAX, lo_open=True)
+    _limits.check_sim_size(n, d, reps, len(s_values) * len(eps0_values) * max(len(names), 1))
     rows = []
     for s in s_values:
         for e in eps0_values:

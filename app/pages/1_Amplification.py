@@ -22,7 +22,7 @@ sb = st.sidebar
 sb.header("Inputs")
 mechanism = sb.selectbox("Mechanism", ["collision", "coco", "generic"],
                          format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
-n = int(sb.number_input("n (users)", min_value=1, max_value=10**12, value=100_000, step=10_000,
+n = int(sb.number_input("n (users)", min_value=1, max_value=common.MAX_N, value=100_000, step=10_000,
                         key="n"))
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
@@ -59,8 +59,7 @@ if head is not None:
                    "datasets: the true eps_c is at least this" if head["lower_epsilon"] is not None
                    else f"not available: {head['lower_reason']}")
     m3.metric("t used", "n/a" if head["t"] is None else str(head["t"]))
-    m4.metric("amplification eps0 / eps_c",
-              common.fmt(float(e_ref) / head["epsilon"], 4) if head["epsilon"] > 0 else "unbounded")
+    m4.metric("amplification eps0 / eps_c", common.ratio(float(e_ref), head["epsilon"]))
     if head["lower_epsilon"] is not None and head["lower_epsilon"] > 0:
         st.caption(f"The true eps_c of the mechanism lies in [{common.fmt(head['lower_epsilon'])}, "
                    f"{common.fmt(head['epsilon'])}] (width {100 * (head['epsilon'] / head['lower_epsilon'] - 1):.2g}%).")

@@ -22,7 +22,7 @@ target = float(sb.number_input("target central eps_c", min_value=0.01, max_value
                                key="target"))
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
-n = int(sb.number_input("n (users)", min_value=2, max_value=10**11, value=100_000, step=10_000,
+n = int(sb.number_input("n (users)", min_value=2, max_value=common.MAX_N, value=100_000, step=10_000,
                         key="n"))
 d = int(sb.number_input("d (coordinates)", min_value=1, max_value=10**7, value=128, key="d"))
 s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8, key="s"))

@@ -47,6 +47,11 @@ if None in (ns, ss, eps0s, deltas) or not ok:
     st.warning("Fix the inputs marked in the sidebar to see the table.")
     st.stop()
 
+ok = common.check(all(v <= common.MAX_N for v in ns),
+                  f"n values must be at most {common.MAX_N:.0e} (README, Limits)", where=sb)
+if not ok:
+    st.warning("Fix the inputs marked in the sidebar to see the table.")
+    st.stop()
 points = common.call(common.grid, ns, ss, eps0s, deltas, mechanism, t_rule, where=sb)
 if points is None:
     st.stop()

@@ -34,7 +34,9 @@ if mechanism in sim.OWN_MECHANISMS:
         t = int(sb.number_input("t value", min_value=2, max_value=2**31 - 2, value=4 * s + 2, key="t"))
 reps = int(sb.number_input("repetitions", min_value=1, max_value=200, value=3, key="reps"))
 seed = int(sb.number_input("seed", min_value=0, max_value=2**31, value=0, key="seed"))
-mech_ok = s_ok and common.call(sim.make_mechanism, mechanism, d, s, eps0, t, where=sb) is not None
+size_ok = common.call(common.check_sim_size, n, d, reps, where=sb) is not None
+mech_ok = s_ok and size_ok and common.call(sim.make_mechanism, mechanism, d, s, eps0, t,
+                                           where=sb) is not None
 run = st.button("Run simulation", type="primary", disabled=not mech_ok, key="run")
 if not mech_ok:
     st.warning("Fix the inputs marked in the sidebar to run the simulation.")

@@ -167,7 +167,7 @@ seed = int(sb.number_input("seed", min_value=0, max_value=2**31, value=0, key="s
 data = sb.selectbox("data", list(freq.DATA_KINDS), key="data",
                     format_func=lambda d: {"zipf": "Zipf (a = 1.1)", "uniform": "uniform"}[d])
 sources = [(src, r) for src, r in (("paper", paper), ("exact", exact)) if r is not None]
-refusals = {src: common.fe_sim_refusal(mech, n, B, eps, delta, src, b) for src, _ in sources}
+refusals = {src: common.fe_sim_refusal(mech, n, B, eps, delta, src, b, reps) for src, _ in sources}
 for msg in refusals.values():
     if msg:
         st.warning(msg)
