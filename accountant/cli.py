@@ -51,6 +51,36 @@ def parse_float(text: str) -> float:
     return v
 
 
+def parse_delta(text: str) -> tuple:
+    """A delta in (0, 1) written as a decimal string (e.g. 1e-400): (float image, log).
+
+    Parsed with mpmath, not float, so targets below the float range keep their value;
+    the float image is 0.0 when delta < ~1e-308.
+    """
+    import mpmath
+
+    try:
+        with mpmath.workdps(40):
+            v = mpmath.mpf(text.strip())
+            if not (mpmath.isfinite(v) and 0 < v < 1):
+                raise argparse.ArgumentTypeError(f"delta must lie in (0, 1), got {text!r}")
+            return float(v), float(mpmath.log(v))
+    except (ValueError, TypeError):
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
+
+
+def parse_log_delta(text: str) -> float:
+    v = parse_float(text)
+    if not v < 0:
+        raise argparse.ArgumentTypeError(f"log-delta must be < 0, got {text!r}")
+    return v
+
+
+def _add_method_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--method", default="float", choices=("float", "mpmath", "arb"),
+                   help="pair engine: float (fast), mpmath (checked reference), arb (certified)")
+
+
 def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
                    help="randomizer: generic eps0-LDP (stronger clone), collision or coco")
@@ -68,8 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("epsilon", help="central eps_c for a target delta")
     p.add_argument("--n", type=parse_count, required=True, help="number of users")
     p.add_argument("--eps0", type=parse_float, required=True, help="local budget eps0")
-    p.add_argument("--delta", type=parse_float, required=True, help="target delta")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--delta", type=parse_delta, help="target delta (decimal string, may be < 1e-308)")
+    g.add_argument("--log-delta", type=parse_log_delta, help="target natural log of delta")
     p.add_argument("--rtol", type=parse_float, default=1e-9, help="relative tolerance on eps_c")
+    _add_method_option(p)
     p.add_argument("--bound", default="tight", choices=BOUND_CHOICES,
                    help="which bound (default: the mechanism's own, Theorem 5)")
     _add_mechanism_options(p)
@@ -107,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=parse_count, required=True)
     p.add_argument("--eps0", type=parse_float, required=True)
     p.add_argument("--eps", type=parse_float, required=True, help="central epsilon")
+    _add_method_option(p)
     _add_mechanism_options(p)
 
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
@@ -208,6 +242,13 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     args = build_parser().parse_args(argv)
     if args.command == "bib":
         return _bib_command(args)
+    if args.command == "epsilon":
+        # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
+        args.log_delta = args.delta[1] if args.delta is not None else args.log_delta
+        args.delta = args.delta[0] if args.delta is not None else math.exp(args.log_delta)
+        if args.bound != "tight" and args.delta < 1e-300:
+            raise ValueError(f"delta below 1e-300 is supported by the pair bound (--bound tight) only, "
+                             f"got log(delta) = {args.log_delta}")
     if args.command == "epsilon" and args.bound != "tight":
         from .bounds import compute_bound
 
@@ -232,18 +273,24 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         return _grid_command(args)
     if args.command == "epsilon":
         params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
-        acc = ShuffleAccountant(params, args.n)
-        res = acc.epsilon_result(args.delta, rtol=args.rtol)
+        acc = ShuffleAccountant(params, args.n, method=args.method)
+        res = acc.epsilon_result(rtol=args.rtol, log_delta=args.log_delta)
         out = _describe(params, acc.n)
-        out.update(epsilon=res.epsilon, delta=res.delta, achieved_delta=res.achieved_delta,
-                   lower_epsilon=res.lower_epsilon)
-        _add_proved(out, acc.n, params.eps0, args.delta, params.name, params.s, params.t)
+        out.update(epsilon=res.epsilon, delta=args.delta, achieved_delta=res.achieved_delta,
+                   lower_epsilon=res.lower_epsilon, log_delta=args.log_delta,
+                   achieved_log_delta=res.achieved_log_delta, method=args.method)
+        if args.delta >= 1e-300:
+            _add_proved(out, acc.n, params.eps0, args.delta, params.name, params.s, params.t)
+        else:
+            out.update(proved_epsilon=None, proved_bound=None)
         return out
     if args.command == "delta":
         params = make_params(args.mechanism, args.eps0, s=args.s, t=args.t)
-        acc = ShuffleAccountant(params, args.n)
+        acc = ShuffleAccountant(params, args.n, method=args.method)
         out = _describe(params, acc.n)
-        out.update(epsilon=args.eps, delta=acc.get_delta(args.eps))
+        d = acc.delta_bounds(args.eps)
+        out.update(epsilon=args.eps, delta=min(d.upper, 1.0), log_delta=min(d.log_upper, 0.0),
+                   method=args.method)
         return out
     # local-epsilon
     eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s,
@@ -357,7 +404,7 @@ def _human(command: str, out: dict) -> str:
             lines.append(f"lower bound (Theorem 6's hash family): eps_c >= {out['lower_epsilon']:.10g}")
         return "\n".join(lines)
     if command == "delta":
-        return (f"delta <= {out['delta']:.10g} at eps = {out['epsilon']:g}\n"
+        return (f"delta <= {out['delta']:.10g} (log delta <= {out['log_delta']:.12g}) at eps = {out['epsilon']:g}\n"
                 f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}; {tight}")
     return (f"largest eps0 = {out['eps0']:.8g} gives eps_c = {out['achieved_epsilon']:.8g} <= {out['epsilon']:g} "
             f"at delta = {out['delta']:.3g}\nn = {out['n']}, {mech}")
