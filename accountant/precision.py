@@ -156,6 +156,25 @@ class _ArbBackend:
         return arb.bin_uiui(N, j) * c ** j * (1 - c) ** (N - j)
 
 
+def _thresholds(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, be, u_h, v_h) -> np.ndarray:
+    """k_m = floor(m/2 + h_m) + 1 for the window: in float64 where m/2 + h_m is farther
+    from an integer than a bound on the float error (a few ulps of each of the three
+    terms, bounded by 1e-12 (m + 1)), in the backend's arithmetic elsewhere."""
+    from .divergence import _h_coefficients
+
+    uf, vf = _h_coefficients(pair, eps)
+    m = np.arange(m_lo, m_hi + 1, dtype=np.int64)
+    x = m / 2.0 + (uf * m + vf)
+    fl = np.floor(x)
+    tol = 1e-12 * (m + 1.0 + abs(vf))
+    near = (x - fl < tol) | (fl + 1.0 - x < tol)
+    k = fl.astype(np.int64) + 1
+    for i in np.flatnonzero(near):
+        mm = int(m[i])
+        k[i] = be.floor_int(u_h * mm + v_h + be.num(mm) / 2) + 1
+    return k
+
+
 def _walk(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, be, steps: int):
     """Window sums (delta, Q(S)) in the backend's number system (see module docstring)."""
     n, N = pair.n, pair.n - 1
@@ -165,14 +184,14 @@ def _walk(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, be, steps: int
     gam = r * c / (1 - c)
     u_h, v_h = scale * (p + q - gam), scale * gam * n
     odds = c / (1 - c)
-    fac_d = 2 * (p - q) * (1 + e)
-    tot_d, tot_q = be.num(0), be.num(0)
+    ks = _thresholds(pair, eps, m_lo, m_hi, be, u_h, v_h).tolist()
+    # accumulated: sum_d = sum B_{m-1}/m (k b - 2 h T);  sum_q = sum B_{m-1} (s T - (p-q) k b / m)
+    # with s = p + q + r rho_m; delta = (p - q)(1 + e^eps) sum_d.
+    pq, pmq = p + q, p - q
+    sum_d, sum_q = be.num(0), be.num(0)
     prev = None  # (m, k, b, T, since_anchor)
-    B = None  # B_{m-1} for the current m
-    B_m = None
-    for m in range(m_lo, m_hi + 1):
-        h = u_h * m + v_h
-        k = be.floor_int(h + be.num(m) / 2) + 1
+    B_m = None  # (m - 1, B_{m-1}) carried from the previous step
+    for m, k in zip(range(m_lo, m_hi + 1), ks):
         if k > m:
             prev = None
             continue
@@ -183,8 +202,9 @@ def _walk(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, be, steps: int
         if prev is not None and prev[0] == m - 1 and k - prev[1] in (0, 1) and prev[4] < steps:
             pm, pk, pb, pT, since = prev
             if k == pk:
-                T = pT + pb * pk / (2 * (m - pk))
-                b = pb * m / (2 * (m - pk))
+                t = pb / (2 * (m - pk))
+                T = pT + t * pk
+                b = t * m
             else:
                 T = pT - pb / 2
                 b = pb * m / (2 * k)
@@ -194,10 +214,12 @@ def _walk(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, be, steps: int
             since = 0
         prev = (m, k, b, T, since)
         rho = odds * (n - m) / m
-        tot_d += fac_d * B * (b * k / 2 - h * T) / m
-        tot_q += B * ((p + q) * T - (p - q) * k * b / m + r * rho * T)
+        w = B / m
+        kb = b * k
+        sum_d += w * (kb - 2 * (u_h * m + v_h) * T)
+        sum_q += B * ((pq + r * rho) * T) - pmq * w * kb
         B_m = (m, B * rho)
-    return tot_d, tot_q
+    return pmq * (1 + e) * sum_d, sum_q
 
 
 @dataclass(frozen=True)
