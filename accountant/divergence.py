@@ -365,9 +365,10 @@ def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_tru
         M, sd, sq = fw.sums(eps)
         log_value = M + math.log(sd) if sd > 0 else -math.inf
         log_slope = -math.exp(eps) * sq / sd if sd > 0 else 0.0
-        log_margin = math.log1p(FLOAT_REL_ERROR) + FLOAT_LOG_REL_ERROR * abs(log_value)
+        log_err = FLOAT_LOG_REL_ERROR * abs(log_value) if sd > 0 else 0.0
+        log_margin = math.log1p(FLOAT_REL_ERROR) + log_err
         direct = (math.exp(M) * sd, FLOAT_REL_ERROR) if sd > 0 else (0.0, 0.0)
-        log_lower_w = log_value + math.log1p(-FLOAT_REL_ERROR) - FLOAT_LOG_REL_ERROR * abs(log_value)
+        log_lower_w = log_value + math.log1p(-FLOAT_REL_ERROR) - log_err
         log_upper_w = log_value + log_margin
         digits_out = None
     elif method == "mpmath":
