@@ -190,3 +190,17 @@ def test_float_margin_contains_its_error(n, eps0):
         assert f.log_lower <= a.log_lower
         worst = max(worst, abs(f.log_value - a.log_value))
     assert worst < FLOAT_REL_ERROR + FLOAT_LOG_REL_ERROR * abs(a.log_value)
+
+
+def test_certified_epsilon_with_arb():
+    pair = generic(10_000, 1.0)
+    from accountant.shuffle import search_pair_epsilon
+
+    f = search_pair_epsilon(pair, 1e-8, 1e-9)
+    a = search_pair_epsilon(pair, 1e-8, 1e-9, method="arb", digits=20)
+    assert a.achieved_log_delta <= math.log(1e-8)
+    # the certified interval is far narrower than the float margin: same eps_c to rtol
+    assert a.epsilon == pytest.approx(f.epsilon, rel=1e-8)
+    # certified: the arb interval's upper end at eps_c is below the target
+    assert hockey_stick_divergence(pair, a.epsilon, method="arb", digits=20,
+                                   target_delta=1e-8).upper <= 1e-8
