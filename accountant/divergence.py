@@ -27,6 +27,10 @@ R' = (2R - 1)(k+1)/(m+1)), which is evaluated in blocks between exact anchors by
 cumulative sums, so the whole sum is vectorised.  The window of m follows the
 requested delta: the mass left out is bounded by a Chernoff bound on C and added.
 
+Three evaluations of the window sum: ``float`` (this module), ``mpmath`` (reference,
+checked at two precisions) and ``arb`` (certified balls), see ``precision.py``; all
+report log(delta) so that values below 1e-308 are available.
+
 The derivative d delta / d eps = -e^eps Q(S_eps) (S_eps the positive set) comes
 from the same quantities and drives the Newton search in ``search.py``.
 """

@@ -6,6 +6,9 @@ the returned eps is a valid privacy claim) and the certified lower bound for the
 "lo" side (so the bracket also gives a certified lower end).  Steps are Newton
 steps on log delta (the slope d delta/d eps = -e^eps Q(S) comes with every
 evaluation), safeguarded by bisection; no fixed iteration count.
+The search itself (``epsilon_for_log_delta``) works on log(delta) throughout, so
+targets below the float range (delta < 1e-308) work; ``epsilon_for_delta`` is a
+wrapper for evaluators that return delta.
 """
 from __future__ import annotations
 
