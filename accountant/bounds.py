@@ -41,6 +41,7 @@ efmrtt19                     Erlingsson et al. 2019 closed form
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -401,3 +402,37 @@ def best_comparison(results: dict[str, BoundResult]) -> Optional[BoundResult]:
     cands = [r for k, r in results.items() if k in COMPARISON_BOUNDS and r.applicable and r.epsilon is not None]
     return min(cands, key=lambda r: r.epsilon) if cands else None
 
+
+
+# --------------------------------------------------------------------------- pair bounds at any precision
+PAIR_BOUNDS = ("paper", "stronger-clone", "clone")
+
+
+def pair_of(name: str, params: Params, n: int) -> DominatingPair:
+    """The dominating pair behind a pair bound (``PAIR_BOUNDS``), for the log-delta and
+    high-precision paths (``method`` 'mpmath' or 'arb', targets below 1e-300)."""
+    name = resolve_name(name)
+    if name == "paper":
+        return PairAccountant(params, n).pair
+    if name == "stronger-clone":
+        return PairAccountant(GenericLDP(params.eps0), n).pair
+    if name == "clone":
+        return DominatingPair.clone(n, params.eps0)
+    raise ValueError(f"bound '{name}' is not a pair bound; log-delta targets and --method "
+                     f"mpmath/arb are available for {', '.join(PAIR_BOUNDS)}")
+
+
+def pair_bound_epsilon(name: str, params: Params, n: int, log_delta: float, rtol: float = 1e-9,
+                       method: str = "float") -> tuple[float, float, float]:
+    """(epsilon, achieved_delta, achieved_log_delta) of pair bound ``name`` for a target
+    given as a natural log (any magnitude), clamped to eps0 (post-processing)."""
+    pair = pair_of(name, params, n)
+    delta = math.exp(log_delta)
+    res = search_pair_epsilon(pair, delta, rtol, method=method, log_delta=log_delta)
+    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+    return eps, achieved, (res.achieved_log_delta if eps == res.epsilon else -math.inf)
+
+
+def pair_bound_log_delta(name: str, params: Params, n: int, eps: float, method: str = "float"):
+    """Certified ``DivergenceValue`` (with log fields) of pair bound ``name`` at ``eps``."""
+    return hockey_stick_divergence(pair_of(name, params, n), eps, method=method)

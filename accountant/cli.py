@@ -61,6 +61,36 @@ DELTA_ARG = float_arg("--delta", 1e-300, 1.0, hi_open=True)
 RTOL_ARG = float_arg("--rtol", 1e-15, 0.1)
 
 
+def parse_delta(text: str) -> tuple:
+    """A delta in (0, 1) written as a decimal string (e.g. 1e-400): (float image, log).
+
+    Parsed with mpmath, not float, so targets below the float range keep their value;
+    the float image is 0.0 when delta < ~1e-308.
+    """
+    import mpmath
+
+    try:
+        with mpmath.workdps(40):
+            v = mpmath.mpf(text.strip())
+            if not (mpmath.isfinite(v) and 0 < v < 1):
+                raise argparse.ArgumentTypeError(f"delta must lie in (0, 1), got {text!r}")
+            return float(v), float(mpmath.log(v))
+    except (ValueError, TypeError):
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
+
+
+def parse_log_delta(text: str) -> float:
+    v = parse_float(text)
+    if not v < 0:
+        raise argparse.ArgumentTypeError(f"log-delta must be < 0, got {text!r}")
+    return v
+
+
+def _add_method_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--method", default="float", choices=("float", "mpmath", "arb"),
+                   help="pair engine: float (fast), mpmath (checked reference), arb (certified)")
+
+
 def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
                    help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
@@ -81,8 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("epsilon", help="central eps_c for a target delta")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     p.add_argument("--eps0", type=EPS0_ARG, required=True, help="local budget eps0")
-    p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--delta", type=parse_delta, help="target delta in (0, 1) (decimal string, may be < 1e-308)")
+    g.add_argument("--log-delta", type=parse_log_delta, help="target natural log of delta (< 0)")
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c")
+    _add_method_option(p)
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound; 'paper' is "
                         "Theorem 5, not proved)")
@@ -123,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="central epsilon")
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound)")
+    _add_method_option(p)
     _add_mechanism_options(p)
 
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
@@ -215,34 +249,90 @@ def _params(args, eps0: float):
     return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k)
 
 
+def _pair_path(args, name: str) -> bool:
+    """Whether the request needs the log-delta / high-precision pair path."""
+    tiny = args.command == "epsilon" and args.log_delta < math.log(1e-300)
+    if not (tiny or args.method != "float"):
+        return False
+    from .bounds import PAIR_BOUNDS
+
+    if name not in PAIR_BOUNDS:
+        why = "a target delta below 1e-300" if tiny else f"--method {args.method}"
+        raise ValueError(f"{why} is available for the pair bounds ({', '.join(PAIR_BOUNDS)}) and "
+                         f"for --bound proved (then: clone), not for --bound {name}")
+    return True
+
+
 def _epsilon_command(args) -> dict:
+    from .bounds import compute_bound, pair_bound_epsilon, resolve_name, status
+
     params = _params(args, args.eps0)
     out = _describe(params, args.n)
-    if args.bound not in ("proved",):
-        from .bounds import compute_bound, resolve_name, status
-
-        name = resolve_name(args.bound)
+    out.update(log_delta=args.log_delta, method=args.method)
+    name = "clone" if args.bound == "proved" else resolve_name(args.bound)
+    if _pair_path(args, name):
+        eps, ach, ach_log = pair_bound_epsilon(name, params, args.n, args.log_delta, args.rtol, args.method)
+        st = status(name, params.name)
+        out.update(bound=name, epsilon=eps, delta=args.delta, applicable=True, reason=st["caveat"],
+                   achieved_delta=ach, achieved_log_delta=ach_log, kind=st["kind"],
+                   certified=st["proved"], reference=st["reference"])
+        if args.bound == "proved":
+            out.update(lower_epsilon=None, lower_reason="not computed on the log-delta / high-precision path",
+                       paper_epsilon=None, paper_caveat=None,
+                       note="only the clone pair is evaluated on this path; the smallest proved bound "
+                            "needs delta >= 1e-300 and --method float")
+        return out
+    if args.bound != "proved":
         res = compute_bound(name, args.n, args.eps0, args.delta, args.mechanism, args.s, args.t,
                             args.rtol, args.k)
         st = status(name, params.name)
         out.update(bound=name, epsilon=res.epsilon, delta=args.delta, applicable=res.applicable,
                    reason=res.reason, achieved_delta=res.achieved_delta, kind=st["kind"],
                    certified=st["proved"] and res.applicable, reference=st["reference"])
-        return out
-    rep = ShuffleAccountant(params, args.n).epsilon_result(args.delta, rtol=args.rtol)
-    out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
-               certified=rep.certified, lower_epsilon=rep.lower_epsilon, lower_reason=rep.lower_reason,
-               paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
+    else:
+        rep = ShuffleAccountant(params, args.n).epsilon_result(args.delta, rtol=args.rtol)
+        out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
+                   certified=rep.certified, lower_epsilon=rep.lower_epsilon, lower_reason=rep.lower_reason,
+                   paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
+    ach = out.get("achieved_delta")
+    out["achieved_log_delta"] = math.log(ach) if ach else (None if ach is None else -math.inf)
     return out
 
 
 def _delta_command(args) -> dict:
+    from .bounds import pair_bound_log_delta, resolve_name
+
     params = _params(args, args.eps0)
     out = _describe(params, args.n)
+    name = "proved" if args.bound == "proved" else resolve_name(args.bound)
+    if name != "proved" and _pair_path(args, name):
+        v = pair_bound_log_delta(name, params, args.n, args.eps, args.method)
+        out.update(epsilon=args.eps, delta=min(v.upper, 1.0), log_delta=min(v.log_upper, 0.0),
+                   bound=name, lower_delta=None, lower_reason="not computed on the high-precision path",
+                   paper_delta=None, paper_caveat=None, method=args.method,
+                   certified=REGISTRY[name].proved(params.name))
+        return out
+    if name == "proved" and args.method != "float":
+        _pair_path(args, "clone")
+        v = pair_bound_log_delta("clone", params, args.n, args.eps, args.method)
+        out.update(epsilon=args.eps, delta=min(v.upper, 1.0), log_delta=min(v.log_upper, 0.0),
+                   bound="clone", lower_delta=None, lower_reason="not computed on the high-precision path",
+                   paper_delta=None, paper_caveat=None, method=args.method, certified=True,
+                   note="only the clone pair is evaluated with --method mpmath/arb")
+        return out
     acc = ShuffleAccountant(params, args.n, bound=args.bound)
     rep = acc.delta_result(args.eps)
-    out.update(epsilon=rep.epsilon, delta=rep.delta, bound=rep.bound, lower_delta=rep.lower_delta,
-               lower_reason=rep.lower_reason, paper_delta=rep.paper_delta, paper_caveat=rep.paper_caveat,
+    log_d = math.log(rep.delta) if rep.delta > 0 else -math.inf
+    if rep.delta < 1e-300:
+        # below the float range: the pair bounds' log form keeps the value
+        from .bounds import PAIR_BOUNDS, proved_upper_bounds
+
+        cands = [b for b in PAIR_BOUNDS if b == name or (name == "proved" and b in proved_upper_bounds(params.name))]
+        for b in cands:
+            log_d = min(log_d, pair_bound_log_delta(b, params, args.n, args.eps).log_upper)
+    out.update(epsilon=rep.epsilon, delta=rep.delta, log_delta=min(log_d, 0.0), bound=rep.bound,
+               lower_delta=rep.lower_delta, lower_reason=rep.lower_reason, paper_delta=rep.paper_delta,
+               paper_caveat=rep.paper_caveat, method=args.method,
                certified=acc.bound == "proved" or REGISTRY[acc.bound].proved(params.name))
     return out
 
@@ -304,6 +394,12 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         return _bib_command(args)
     if args.command == "compose":
         from .compose_cli import run_compose
+
+        return run_compose(args)
+    if args.command == "epsilon":
+        # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
+        args.log_delta = args.delta[1] if args.delta is not None else args.log_delta
+        args.delta = args.delta[0] if args.delta is not None else math.exp(args.log_delta)
 
         return run_compose(args)
     if args.command == "compare":
@@ -454,7 +550,8 @@ def _human(command: str, out: dict) -> str:
             lines.append(f"paper's Theorem 5 value {out['paper_epsilon']:.10g} (not a proved bound)")
         return "\n".join(lines)
     if command == "delta":
-        lines = [f"delta <= {out['delta']:.10g} at eps = {out['epsilon']:g} ({out['bound']})",
+        lines = [f"delta <= {out['delta']:.10g} (log delta <= {out['log_delta']:.12g}) at eps = {out['epsilon']:g} "
+                 f"({out['bound']}{'' if out['certified'] else ', NOT proved'})",
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         if out["lower_delta"] is not None:
             lines.append(f"delta >= {out['lower_delta']:.10g} (certified lower bound for the mechanism)")

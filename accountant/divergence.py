@@ -27,6 +27,10 @@ R' = (2R - 1)(k+1)/(m+1)), which is evaluated in blocks between exact anchors by
 cumulative sums, so the whole sum is vectorised.  The window of m follows the
 requested delta: the mass left out is bounded by a Chernoff bound on C and added.
 
+Three evaluations of the window sum: ``float`` (this module), ``mpmath`` (reference,
+checked at two precisions) and ``arb`` (certified balls), see ``precision.py``; all
+report log(delta) so that values below 1e-308 are available.
+
 The derivative d delta / d eps = -e^eps Q(S_eps) (S_eps the positive set) comes
 from the same quantities and drives the Newton search in ``search.py``.
 """
@@ -44,9 +48,15 @@ from .binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range, ha
 # (measured errors are below 1e-12; see tests/test_divergence.py).  The upper
 # bound adds it, the lower bound subtracts it.
 FLOAT_REL_ERROR = 1e-10
+# Relative bound on the error of the float path's log(delta) (from the log scale M
+# and exp/log of numbers of size |log delta|: a few hundred ulps of |log delta|).
+# Added to FLOAT_REL_ERROR on the log scale; it matters only far below the float
+# range (at log delta ~ -3.6e5 the measured error is 1.3e-10, about 3.6e-16 |log delta|;
+# tests/test_precision.py checks both margins against arb over a grid).
+FLOAT_LOG_REL_ERROR = 1e-13
 # The window leaves out at most this fraction of the target delta.
 TRUNCATION_FRACTION = 1e-13
-_LOG_TINY = math.log(1e-300) + math.log(TRUNCATION_FRACTION)
+_LOG_TINY = math.log(1e-300) + math.log(TRUNCATION_FRACTION)  # used when delta = 0
 _MAX_BLOCK = 8192
 
 
@@ -120,7 +130,12 @@ class DivergenceValue:
     ``upper`` is a certified upper bound (window sum plus floating-point margin plus
     the bound on truncated mass), ``lower`` a certified lower bound (window sum
     minus margin), ``value`` the best estimate (the window sum).  ``slope`` is
-    d delta/d eps of the window sum (<= 0).
+    d delta/d eps of the window sum (<= 0).  The ``log_*`` fields are the natural
+    logs of the same quantities (-inf for 0); they stay finite when delta is below
+    the float range (~1e-308), where ``value``/``upper``/``lower`` underflow (upper
+    is then the smallest positive float, still an upper bound).  ``log_slope`` is
+    d log(delta)/d eps of the window sum; ``digits`` the significant digits of the
+    window sum certified (arb) or agreed at two precisions (mpmath), None for float.
     """
 
     eps: float
@@ -131,22 +146,29 @@ class DivergenceValue:
     slope: float
     window: tuple[int, int]
     method: str
+    log_value: float = -math.inf
+    log_upper: float = -math.inf
+    log_lower: float = -math.inf
+    log_truncated: float = -math.inf
+    log_slope: float = 0.0
+    digits: Optional[float] = None
 
 
 # ----------------------------------------------------------------------------
 # Window selection
 # ----------------------------------------------------------------------------
 
-def _window(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]:
-    """Range [m_lo, m_hi] of m and a bound on the mass of m outside it.
+def _window_log(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]:
+    """Range [m_lo, m_hi] of m and the log of a bound on the mass of m outside it.
 
     Chooses the window so that P[C <= m_lo - 1] and P[C >= m_hi] are each at most
-    exp(log_mass) by the Chernoff bound; returns the sum of the two bounds.
+    exp(log_mass) by the Chernoff bound; returns the log of the sum of the two bounds
+    (-inf when nothing is left out), so that bounds below 1e-308 do not underflow.
     """
     n = pair.n
     N = n - 1
     if N == 0:
-        return 1, 1, 0.0
+        return 1, 1, -math.inf
     c = pair.c
     mean = N * c
 
@@ -190,12 +212,26 @@ def _window(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]:
     def log_lower(m: float) -> float:
         return float(binom_log_tail_bound(np.array([m]), N, c, upper=False)[0])
 
-    trunc = 0.0
+    log_trunc = -math.inf
     if m_hi < n:
-        trunc += math.exp(log_upper(m_hi))
+        log_trunc = float(np.logaddexp(log_trunc, log_upper(m_hi)))
     if m_lo > 1:
-        trunc += math.exp(log_lower(m_lo - 1))
-    return m_lo, m_hi, trunc
+        log_trunc = float(np.logaddexp(log_trunc, log_lower(m_lo - 1)))
+    # logaddexp is accurate to a few ulps; step up so the bound stays a bound
+    return m_lo, m_hi, _up(log_trunc)
+
+
+def _up(x: float, ulps: int = 4) -> float:
+    """x moved up by a few ulps (directed rounding of a computed upper bound)."""
+    for _ in range(ulps):
+        x = math.nextafter(x, math.inf)
+    return x
+
+
+def _window(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]:
+    """As ``_window_log``, with the bound on the left-out mass as a number."""
+    m_lo, m_hi, log_trunc = _window_log(pair, log_mass)
+    return m_lo, m_hi, math.exp(log_trunc)
 
 
 def _h_coefficients(pair: DominatingPair, eps: float) -> tuple[float, float]:
@@ -342,72 +378,108 @@ def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.n
 def _mp_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digits: int):
     """High-precision window sum of D_m and Q(S) with mpmath (returns mpf values).
 
-    Independent of the float path's anchors: binomial probabilities from log-gamma
-    at working precision, tails by direct summation re-anchored every 512 steps and
-    advanced by the exact recurrences T_{m+1}(k) = T_m(k) + b(k-1; m)/2 and
-    T_{m+1}(k+1) = T_m(k) - b(k; m)/2 in between.
+    Delegates to ``precision.mp_window_sum``: re-anchored at a distance chosen from
+    the recurrence's error growth and checked at two working precisions (raises
+    ``ArithmeticError`` if fewer than ``digits`` digits agree).
     """
-    import mpmath  # imported here: only the reference path needs it
+    from .precision import mp_window_sum
 
-    mp = mpmath.mp
-    with mpmath.workdps(digits + 30):
-        n = pair.n
-        c, p, q, r = (mp.mpf(pair.c), mp.mpf(pair.p), mp.mpf(pair.q), mp.mpf(pair.r))
-        E = mp.mpf(eps)
-        e = mp.exp(E)
-        th = mp.tanh(E / 2)
-        scale = th / (2 * (p - q))
-        gam = r * c / (1 - c)
-        N = n - 1
-        logc, log1c = mp.log(c), mp.log(1 - c)
-        lgN = mp.loggamma(N + 1)
-        log2 = mp.log(2)
-        total_d = mp.mpf(0)
-        total_q = mp.mpf(0)
-        prev = None  # (m, k, T)
+    res = mp_window_sum(pair, eps, m_lo, m_hi, digits)
+    return res.d, res.qmass
 
-        def logbin(kk, mm):
-            return mp.loggamma(mm + 1) - mp.loggamma(kk + 1) - mp.loggamma(mm - kk + 1) - mm * log2
 
-        def tail_direct(kk, mm):
-            eps_rel = mp.mpf(10) ** (-(digits + 25))
-            term = mp.exp(logbin(kk, mm))
-            s = mp.mpf(0)
-            x = kk
-            while x <= mm:
-                s += term
-                if term < eps_rel * s:
-                    break
-                term = term * (mm - x) / (x + 1)
-                x += 1
-            return s
+def _float_up(log_x: float) -> float:
+    """exp(log_x) rounded up to a representable float (smallest subnormal if it underflows)."""
+    if log_x == -math.inf:
+        return 0.0
+    v = math.exp(log_x)
+    return math.nextafter(math.nextafter(v, math.inf), math.inf)
 
-        steps = 0
-        for m in range(m_lo, m_hi + 1):
-            h = scale * (m * (p + q) + gam * (n - m))
-            k = int(mp.floor(mp.mpf(m) / 2 + h)) + 1
-            if k > m:
-                prev = None
-                continue
-            b = mp.exp(logbin(k, m))
-            if prev is not None and prev[0] == m - 1 and k - prev[1] in (0, 1) and steps < 512:
-                pm, pk, pT = prev
-                if k == pk:
-                    T = pT + mp.exp(logbin(pk - 1, pm)) / 2 if pk >= 1 else pT
-                else:
-                    T = pT - mp.exp(logbin(pk, pm)) / 2
-                steps += 1
-            else:
-                T = tail_direct(k, m)
-                steps = 0
-            prev = (m, k, T)
-            logB = lgN - mp.loggamma(m) - mp.loggamma(N - m + 2) + (m - 1) * logc + (N - m + 1) * log1c
-            B = mp.exp(logB)
-            S = b * k / 2 - h * T
-            total_d += 2 * (p - q) * (1 + e) * B * S / m
-            rho = mp.mpf(n - m) * c / (m * (1 - c))
-            total_q += B * ((p + q) * T + (q - p) * k * b / m + r * rho * T)
-        return total_d, total_q
+
+def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_trunc: float,
+                 method: str = "float", digits: int = 30, _fw: "Optional[_FloatWindow]" = None
+                 ) -> DivergenceValue:
+    """Certified bounds from the window sum over [m_lo, m_hi] plus the truncated mass.
+
+    ``log_trunc`` is the log of a bound on the mass left out of the window; -inf asks
+    for the window sum alone (a slice, e.g. for tests).  With ``method="arb"`` a finite
+    ``log_trunc`` is replaced by the same Chernoff bound evaluated in ball arithmetic.
+    """
+    if method == "float":
+        fw = _fw if _fw is not None else _FloatWindow(pair, m_lo, m_hi)
+        M, sd, sq = fw.sums(eps)
+        log_value = M + math.log(sd) if sd > 0 else -math.inf
+        log_slope = -math.exp(eps) * sq / sd if sd > 0 else 0.0
+        log_err = FLOAT_LOG_REL_ERROR * abs(log_value) if sd > 0 else 0.0
+        log_margin = math.log1p(FLOAT_REL_ERROR) + log_err
+        direct = (math.exp(M) * sd, FLOAT_REL_ERROR) if sd > 0 else (0.0, 0.0)
+        log_lower_w = log_value + math.log1p(-FLOAT_REL_ERROR) - log_err
+        log_upper_w = log_value + log_margin
+        digits_out = None
+    elif method == "mpmath":
+        import mpmath
+
+        from .precision import mp_window_sum
+
+        res = mp_window_sum(pair, eps, m_lo, m_hi, digits)
+        d, qm = res.d, res.qmass
+        if d > 0:
+            with mpmath.workdps(digits + 20):
+                log_value = float(mpmath.log(d))
+                log_slope = float(-mpmath.exp(eps) * qm / d)
+            # relative error 10^-digits (checked), plus float rounding of the log
+            rel = 10.0 ** (-digits)
+            log_upper_w = _up(log_value + rel)
+            log_lower_w = -_up(-(log_value - rel))
+            direct = (float(d), 10.0 ** (-digits + 1))
+        else:
+            log_value, log_slope, log_upper_w, log_lower_w = -math.inf, 0.0, -math.inf, -math.inf
+            direct = (0.0, 0.0)
+        digits_out = res.digits
+    elif method == "arb":
+        from .precision import arb_log_bounds, arb_log_trunc, arb_window_sum
+
+        res = arb_window_sum(pair, eps, m_lo, m_hi, digits)
+        d, qm = res.d, res.qmass
+        log_lower_w, log_upper_w = arb_log_bounds(d)
+        direct = None
+        if d > 0:
+            log_value = float(d.log().mid())
+            log_slope = float((-(qm / d) * res.d.__class__(eps).exp()).mid())
+        else:
+            log_value, log_slope = -math.inf, 0.0
+        if log_trunc > -math.inf:
+            # replace the float Chernoff bound by the same bound in ball arithmetic
+            lt = arb_log_trunc(pair, m_lo, m_hi)
+            log_trunc = -math.inf if lt is None else _up(float(lt.upper()))
+        digits_out = res.digits
+    else:
+        raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
+    log_upper = _up(float(np.logaddexp(log_upper_w, log_trunc))) if log_trunc > -math.inf else log_upper_w
+    value = math.exp(log_value) if log_value > -math.inf else 0.0
+    upper = _float_up(log_upper)
+    lower = max(math.exp(log_lower_w) * (1.0 - 1e-15), 0.0) if log_lower_w > -math.inf else 0.0
+    if direct is not None and direct[0] > 1e-290:
+        # in the float range: the same numbers as before the log scale was added
+        value, margin = direct
+        upper = value * (1.0 + margin) + math.exp(log_trunc)
+        lower = max(value * (1.0 - margin), 0.0)
+    return DivergenceValue(
+        eps=eps,
+        value=value,
+        upper=upper,
+        lower=lower,
+        truncated=_float_up(log_trunc),
+        slope=log_slope * value,
+        window=(m_lo, m_hi),
+        method=method,
+        log_value=log_value,
+        log_upper=log_upper,
+        log_lower=log_lower_w,
+        log_truncated=log_trunc,
+        log_slope=log_slope,
+        digits=digits_out,
+    )
 
 
 def hockey_stick_divergence(
@@ -415,8 +487,9 @@ def hockey_stick_divergence(
     eps: float,
     *,
     method: str = "float",
-    digits: int = 50,
+    digits: int = 30,
     target_delta: Optional[float] = None,
+    log_target_delta: Optional[float] = None,
 ) -> DivergenceValue:
     """D_{e^eps}(P || Q) for a dominating pair, with certified bounds.
 
@@ -424,15 +497,18 @@ def hockey_stick_divergence(
     ----------
     pair : the dominating pair.
     eps : eps >= 0.
-    method : ``"float"`` (fast, vectorised float64; relative error below 1e-10) or
-        ``"mpmath"`` (reference evaluation at ``digits`` significant digits).
-    target_delta : if given, the summation window is chosen so that the mass it
-        leaves out is at most ``TRUNCATION_FRACTION * target_delta``; otherwise the
-        window is chosen adaptively from the computed value.
+    method : ``"float"`` (fast, vectorised float64; relative error below 1e-10),
+        ``"mpmath"`` (reference evaluation, ``digits`` significant digits checked at
+        two working precisions) or ``"arb"`` (certified: ball arithmetic with
+        python-flint, the interval [lower, upper] contains the exact divergence).
+    target_delta, log_target_delta : if given (at most one), the summation window is
+        chosen so that the mass it leaves out is at most ``TRUNCATION_FRACTION`` times
+        the target; otherwise the window is chosen adaptively from the computed value.
 
     Returns
     -------
-    DivergenceValue with ``upper`` (a certified upper bound), ``lower`` and ``value``.
+    DivergenceValue with ``upper`` (a certified upper bound), ``lower`` and ``value``,
+    and their logs (``log_upper`` etc.), finite also below the float range.
 
     Notes
     -----
@@ -442,44 +518,39 @@ def hockey_stick_divergence(
     """
     if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
-    if method not in ("float", "mpmath"):
-        raise ValueError(f"method must be 'float' or 'mpmath', got {method!r}")
+    if method not in ("float", "mpmath", "arb"):
+        raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
+    if target_delta is not None and log_target_delta is not None:
+        raise ValueError("give at most one of target_delta and log_target_delta")
+    if target_delta is not None:
+        if not (isinstance(target_delta, (int, float, np.floating)) and 0.0 < target_delta < 1.0):
+            raise ValueError(f"target_delta must lie in (0, 1), got {target_delta!r}")
+        log_target_delta = math.log(target_delta)
+    if log_target_delta is not None and not (math.isfinite(log_target_delta) and log_target_delta < 0):
+        raise ValueError(f"log_target_delta must be a finite number < 0, got {log_target_delta!r}")
     eps = float(eps)
     if eps >= pair.eps_max:
         return DivergenceValue(eps, 0.0, 0.0, 0.0, 0.0, 0.0, (1, 0), method)
 
     def evaluate(log_mass: float):
-        m_lo, m_hi, trunc = _window(pair, log_mass)
-        if method == "float":
-            M, sd, sq = _FloatWindow(pair, m_lo, m_hi).sums(eps)
-            value = math.exp(M) * sd if sd > 0 else 0.0
-            qmass = math.exp(M) * sq if sq > 0 else 0.0
-            margin = FLOAT_REL_ERROR
-        else:
-            sd, sq = _mp_window_sum(pair, eps, m_lo, m_hi, digits)
-            value = float(sd)
-            qmass = float(sq)
-            margin = 10.0 ** (-digits + 1)
-        slope = -math.exp(eps) * qmass
-        return DivergenceValue(
-            eps=eps,
-            value=value,
-            upper=value * (1.0 + margin) + trunc,
-            lower=max(value * (1.0 - margin), 0.0),
-            truncated=trunc,
-            slope=slope,
-            window=(m_lo, m_hi),
-            method=method,
-        )
+        m_lo, m_hi, log_trunc = _window_log(pair, log_mass)
+        return window_value(pair, eps, m_lo, m_hi, log_trunc, method=method, digits=digits)
 
-    if target_delta is not None:
-        log_mass = math.log(TRUNCATION_FRACTION) + math.log(max(target_delta, 1e-300)) - math.log(2.0)
-        return evaluate(log_mass)
+    if log_target_delta is not None:
+        return evaluate(math.log(TRUNCATION_FRACTION) + log_target_delta - math.log(2.0))
+    if method != "float":
+        # the float path places the window (cheap); the method evaluates that window
+        probe = hockey_stick_divergence(pair, eps)
+        return window_value(pair, eps, probe.window[0], probe.window[1], probe.log_truncated,
+                            method=method, digits=digits)
     first = evaluate(math.log(1e-30))
-    if first.value > 0 and first.truncated <= TRUNCATION_FRACTION * first.value:
+    if first.log_value > -math.inf and (
+            first.log_truncated <= math.log(TRUNCATION_FRACTION) + first.log_value):
         return first
-    log_mass = math.log(TRUNCATION_FRACTION) + math.log(max(first.value, 1e-300)) - math.log(2.0)
-    return evaluate(max(log_mass, _LOG_TINY))
+    log_mass = math.log(TRUNCATION_FRACTION) + first.log_value - math.log(2.0)
+    if not math.isfinite(log_mass):
+        log_mass = _LOG_TINY
+    return evaluate(log_mass)
 
 
 def hockey_stick_bruteforce(pair: DominatingPair, eps: float) -> float:

@@ -8,14 +8,14 @@ reports them under the name ``paper``, never as ``epsilon``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
 
 from .divergence import DivergenceValue, DominatingPair, hockey_stick_divergence
 from .params import Params, _check_delta, _check_n
-from .search import EpsilonSearchResult, epsilon_for_delta
+from .search import EpsilonSearchResult, epsilon_for_log_delta
 
 
 def clamp_to_eps0(epsilon: float, achieved_delta: float, eps0: float) -> tuple[float, float]:
@@ -47,7 +47,16 @@ class EpsilonResult:
     evaluations: int
     certified: bool = False
     caveat: Optional[str] = None
+    log_delta: Optional[float] = None
+    achieved_log_delta: Optional[float] = None
 
+
+def _check_log_delta(log_delta) -> float:
+    if isinstance(log_delta, bool) or not isinstance(log_delta, (int, float, np.floating)) or not (
+        math.isfinite(float(log_delta)) and -1e6 <= float(log_delta) < 0.0
+    ):
+        raise ValueError(f"log_delta must be a number in [-1e6, 0), got {log_delta!r}")
+    return float(log_delta)
 
 
 class PairAccountant:
@@ -61,11 +70,13 @@ class PairAccountant:
     :class:`accountant.shuffle.ShuffleAccountant`.
     """
 
-    def __init__(self, params: Params, n: int, *, method: str = "float", digits: int = 50) -> None:
+    def __init__(self, params: Params, n: int, *, method: str = "float", digits: int = 30) -> None:
         self.params = params
         self.n = _check_n(n)
-        if method not in ("float", "mpmath"):
-            raise ValueError(f"method must be 'float' or 'mpmath', got {method!r}")
+        if method not in ("float", "mpmath", "arb"):
+            raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
+        if isinstance(digits, bool) or not isinstance(digits, int) or not 5 <= digits <= 1000:
+            raise ValueError(f"digits must be an integer in [5, 1000], got {digits!r}")
         self.method = method
         self.digits = digits
         self.pair = DominatingPair.stronger_clone(
@@ -77,67 +88,93 @@ class PairAccountant:
             self.pair, epsilon, method=self.method, digits=self.digits, target_delta=target_delta
         )
 
-    def get_delta(self, epsilon: float) -> float:
-        """Certified upper bound on delta at ``epsilon``."""
+    def delta_bounds(self, epsilon: float) -> DivergenceValue:
+        """Certified bounds on delta at ``epsilon`` (both as numbers and as logs)."""
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
             math.isfinite(float(epsilon)) and float(epsilon) >= 0.0
         ):
             raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
-        return min(self.divergence(float(epsilon)).upper, 1.0)
+        return self.divergence(float(epsilon))
+
+    def get_delta(self, epsilon: float) -> float:
+        """Certified upper bound on delta at ``epsilon``."""
+        return min(self.delta_bounds(epsilon).upper, 1.0)
+
+    def get_log_delta(self, epsilon: float) -> float:
+        """Certified upper bound on log(delta) at ``epsilon`` (finite below 1e-308; -inf
+        when delta is exactly 0, i.e. epsilon >= the pair's eps_max)."""
+        return min(self.delta_bounds(epsilon).log_upper, 0.0)
 
     def delta_curve(self, epsilons) -> np.ndarray:
         """Certified upper bounds on delta over a grid of epsilons."""
         return np.array([self.get_delta(float(e)) for e in np.atleast_1d(epsilons)])
 
-    def epsilon_result(self, delta: float, rtol: float = 1e-9) -> EpsilonResult:
-        delta = _check_delta(delta)
+    def epsilon_result(self, delta: Optional[float] = None, rtol: float = 1e-9, *,
+                       log_delta: Optional[float] = None) -> EpsilonResult:
+        """eps_c for a target ``delta`` or (for targets below 1e-300) ``log_delta``."""
+        if (delta is None) == (log_delta is None):
+            raise ValueError("give exactly one of delta and log_delta")
+        if delta is not None:
+            delta = _check_delta(delta)
+            log_target = math.log(delta)
+        else:
+            log_target = _check_log_delta(log_delta)
+            delta = math.exp(log_target)
         if not (0.0 < rtol < 1.0):
             raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
-        res = search_pair_epsilon(self.pair, delta, rtol, method=self.method, digits=self.digits)
+        res = search_pair_epsilon(self.pair, delta, rtol, method=self.method, digits=self.digits,
+                                  log_delta=log_target)
         p = self.params
         lower = res.lower_epsilon if p.theorem6_applies else None
         if p.theorem6_applies and lower is None and res.epsilon == 0.0:
             lower = 0.0
         eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, p.eps0)
+        achieved_log = res.achieved_log_delta if eps == res.epsilon else -math.inf
         if lower is not None:
             lower = min(lower, eps)
         return EpsilonResult(eps, delta, achieved, lower, p.tight, res.evaluations,
-                             p.certified, p.caveat)
+                             p.certified, p.caveat, log_target, achieved_log)
 
-    def get_epsilon(self, delta: float, rtol: float = 1e-9) -> float:
-        """Certified upper bound on eps_c for the target ``delta``."""
-        return self.epsilon_result(delta, rtol).epsilon
-
+    def get_epsilon(self, delta: Optional[float] = None, rtol: float = 1e-9, *,
+                    log_delta: Optional[float] = None) -> float:
+        """Certified upper bound on eps_c for the target ``delta`` (or ``log_delta``)."""
+        return self.epsilon_result(delta, rtol, log_delta=log_delta).epsilon
 
 
 def search_pair_epsilon(pair: DominatingPair, delta: float, rtol: float = 1e-9, *,
-                        method: str = "float", digits: int = 50) -> EpsilonSearchResult:
+                        method: str = "float", digits: int = 30,
+                        log_delta: Optional[float] = None) -> EpsilonSearchResult:
     """eps_c of a dominating pair: smallest eps with certified delta <= ``delta``.
 
     The summation window is fixed once from the target (mass left out <= 1e-13
-    of it) and reused by every evaluation of the search.
+    of it) and reused by every evaluation of the search.  The search runs on
+    log(delta); pass ``log_delta`` (then ``delta`` is only its float image, possibly
+    0) for targets below the float range.  ``method`` as in
+    ``hockey_stick_divergence``; with ``"arb"`` the result is the certified eps_c
+    (smallest eps, to ``rtol``, whose interval's upper end is <= the target).
     """
-    from .divergence import TRUNCATION_FRACTION, FLOAT_REL_ERROR, _FloatWindow, _mp_window_sum, _window
+    from .divergence import TRUNCATION_FRACTION, _FloatWindow, _window_log, window_value
 
-    log_mass = math.log(TRUNCATION_FRACTION) + math.log(delta) - math.log(2.0)
-    m_lo, m_hi, trunc = _window(pair, log_mass)
+    log_target = math.log(delta) if log_delta is None else float(log_delta)
+    log_mass = math.log(TRUNCATION_FRACTION) + log_target - math.log(2.0)
+    m_lo, m_hi, log_trunc = _window_log(pair, log_mass)
     fw = _FloatWindow(pair, m_lo, m_hi) if method == "float" else None
     eps_max = pair.eps_max
+    uppers: dict = {}
 
     def evaluate(eps: float):
         if eps >= eps_max:
-            return 0.0, trunc, 0.0
-        if fw is not None:
-            M, sd, sq = fw.sums(eps)
-            value = math.exp(M) * sd if sd > 0 else 0.0
-            qmass = math.exp(M) * sq if sq > 0 else 0.0
-            margin = FLOAT_REL_ERROR
-        else:
-            sd, sq = _mp_window_sum(pair, eps, m_lo, m_hi, digits)
-            value, qmass, margin = float(sd), float(sq), 10.0 ** (-digits + 1)
-        return value * (1 - margin), value * (1 + margin) + trunc, -math.exp(eps) * qmass
+            uppers[eps] = math.exp(log_trunc)
+            return -math.inf, log_trunc, 0.0
+        v = window_value(pair, eps, m_lo, m_hi, log_trunc, method=method, digits=digits, _fw=fw)
+        uppers[eps] = v.upper
+        return v.log_lower, v.log_upper, v.log_slope
 
-    return epsilon_for_delta(evaluate, delta, eps_max, rtol=rtol, guess=gaussian_guess(pair, delta))
+    guess = gaussian_guess(pair, delta) if delta > 0 else None
+    res = epsilon_for_log_delta(evaluate, log_target, eps_max, rtol=rtol, guess=guess)
+    # the float image of the certified upper bound, as computed by the evaluation
+    up = uppers.get(res.epsilon, res.achieved_delta)
+    return replace(res, achieved_delta=up if log_delta is None or up > 0 else res.achieved_delta)
 
 
 def gaussian_guess(pair: DominatingPair, delta: float) -> Optional[float]:

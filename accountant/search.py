@@ -6,11 +6,14 @@ the returned eps is a valid privacy claim) and the certified lower bound for the
 "lo" side (so the bracket also gives a certified lower end).  Steps are Newton
 steps on log delta (the slope d delta/d eps = -e^eps Q(S) comes with every
 evaluation), safeguarded by bisection; no fixed iteration count.
+The search itself (``epsilon_for_log_delta``) works on log(delta) throughout, so
+targets below the float range (delta < 1e-308) work; ``epsilon_for_delta`` is a
+wrapper for evaluators that return delta.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional, Tuple
 
 
@@ -30,6 +33,7 @@ class EpsilonSearchResult:
     achieved_delta: float
     lower_epsilon: Optional[float]
     evaluations: int
+    achieved_log_delta: float = -math.inf
 
 
 Evaluator = Callable[[float], Tuple[float, float, float]]
@@ -57,9 +61,50 @@ def epsilon_for_delta(
     guess : optional starting point in (0, eps_max); without it the search starts
         at eps = 0.  eps = 0 is evaluated whenever the search reaches it, so a
         target already met at eps = 0 still returns 0.
+
+    Notes
+    -----
+    A wrapper of ``epsilon_for_log_delta`` (the search works on log delta).
     """
     if not (0.0 < target < 1.0):
         raise ValueError(f"delta must lie in (0, 1), got {target!r}")
+
+    uppers: dict = {}
+
+    def log_ev(x: float):
+        d_lo, d_up, s = evaluate(x)
+        uppers[x] = d_up
+        log = lambda v: math.log(v) if v > 0 else -math.inf  # noqa: E731
+        d = d_lo if d_lo > 0 else d_up
+        return log(d_lo), log(d_up), (s / d if d > 0 else 0.0)
+
+    # the float target's log may round either way: search for the float target itself
+    # by comparing against the caller's uppers at the end (see below)
+    res = epsilon_for_log_delta(log_ev, math.log(target), eps_max, rtol, atol, max_evaluations, guess)
+    return replace(res, achieved_delta=uppers.get(res.epsilon, res.achieved_delta))
+
+
+LogEvaluator = Callable[[float], Tuple[float, float, float]]
+"""eps -> (log of lower bound on delta, log of upper bound, d log(delta) / d eps)."""
+
+
+def epsilon_for_log_delta(
+    evaluate: LogEvaluator,
+    log_target: float,
+    eps_max: float,
+    rtol: float = 1e-9,
+    atol: float = 1e-15,
+    max_evaluations: int = 500,
+    guess: Optional[float] = None,
+) -> EpsilonSearchResult:
+    """Smallest eps in [0, eps_max] whose certified log delta is <= ``log_target``.
+
+    As ``epsilon_for_delta`` but on log delta throughout, so targets below the float
+    range (delta < 1e-308) work.  ``achieved_delta`` of the result is exp of the
+    achieved log delta (0 if it underflows); ``achieved_log_delta`` is exact.
+    """
+    if not (isinstance(log_target, (int, float)) and math.isfinite(log_target) and log_target < 0.0):
+        raise ValueError(f"log_target must be a finite number < 0, got {log_target!r}")
     if not (rtol > 0.0):
         raise ValueError(f"rtol must be > 0, got {rtol!r}")
     evals = 0
@@ -72,17 +117,19 @@ def epsilon_for_delta(
     lo, hi = 0.0, eps_max
     lo_cert: Optional[float] = None
     hi_delta: Optional[float] = None
-    g_t = math.sqrt(-2.0 * math.log(target))
+    g_t = math.sqrt(-2.0 * log_target)
+    target = log_target
 
     def newton(x: float, d: float, s: float) -> Optional[float]:
         # Newton on g(eps) = sqrt(-2 log delta): nearly linear for the
         # Gaussian-like tails of shuffled pairs, so a step lands close to the root.
         # It uses the computed sum (the lower bound differs from it by the rounding
         # margin only; the upper bound also carries truncated mass, with no slope).
-        if not (0.0 < d < 1.0) or s >= 0.0 or not math.isfinite(s):
+        # (d is log delta here, s = d log delta / d eps)
+        if not (-math.inf < d < 0.0) or s >= 0.0 or not math.isfinite(s):
             return None
-        g = math.sqrt(-2.0 * math.log(d))
-        return x - (g - g_t) / (-(s / d) / g)
+        g = math.sqrt(-2.0 * d)
+        return x - (g - g_t) / (-s / g)
 
     zero_done = False
     ambiguous = 0
@@ -93,10 +140,10 @@ def epsilon_for_delta(
             d_lo, d_up, s = ev(0.0)
             zero_done = True
             if d_up <= target:
-                return EpsilonSearchResult(0.0, d_up, None, evals)
+                return _result(0.0, d_up, None, evals)
             if d_lo > target:
                 lo_cert = 0.0
-            cand = newton(0.0, d_lo if d_lo > 0 else d_up, s)
+            cand = newton(0.0, d_lo if d_lo > -math.inf else d_up, s)
             continue
         width_goal = rtol * hi + atol
         if hi - lo <= width_goal:
@@ -139,12 +186,20 @@ def epsilon_for_delta(
             lo = cand
             cand = 0.5 * (lo + hi)
             continue
-        cand = newton(cand, d_lo if d_lo > 0 else d_up, s)
+        cand = newton(cand, d_lo if d_lo > -math.inf else d_up, s)
     if hi_delta is None:
         hi_delta = ev(hi)[1]
         if hi_delta > target:  # pragma: no cover - contract violation by caller
             raise ArithmeticError("delta at eps_max exceeds the target")
-    return EpsilonSearchResult(hi, hi_delta, lo_cert, evals)
+    return _result(hi, hi_delta, lo_cert, evals)
+
+
+def _result(eps: float, log_delta: float, lo: Optional[float], evals: int) -> EpsilonSearchResult:
+    """Result with achieved_delta rounded up (an upper bound also after exp)."""
+    d = math.exp(log_delta) if log_delta > -math.inf else 0.0
+    if d > 0.0:
+        d = min(math.nextafter(math.nextafter(d, math.inf), math.inf), 1.0)
+    return EpsilonSearchResult(eps, d, lo, evals, log_delta)
 
 
 def largest_parameter_below(
