@@ -74,9 +74,9 @@ from .search import epsilon_for_delta
 # grows with sqrt(n) to cover the cancellation at larger n.
 FLOAT_REL_ERROR = 1e-10
 # The binned path refines its bins until (upper - lower) <= BIN_GAP * max(upper, target).
-BIN_GAP = 1e-8
+BIN_GAP = 1e-5
 MAX_BINS = 4096
-EXACT_MAX_TERMS = 2_000_000
+EXACT_MAX_TERMS = 200_000
 _CHUNK = 1 << 15
 _BLOCK = 256
 
@@ -620,10 +620,12 @@ class BlanketEpsilon:
     evaluations: int
 
 
-def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-9) -> BlanketEpsilon:
+def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-9,
+                          guess: Optional[float] = None) -> BlanketEpsilon:
     """Smallest eps with certified delta(eps) <= ``delta`` (``search.epsilon_for_delta``).
 
-    The search runs on [0, law.eps_max] (delta = 0 at eps_max, where every v_c <= 0).
+    The search runs on [0, law.eps_max] (delta = 0 at eps_max, where every v_c <= 0);
+    ``guess`` (e.g. a pair bound's eps_c, close to this one) only sets its starting point.
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
@@ -637,5 +639,7 @@ def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-
         r = positive_part(law, n, e, target_delta=delta)
         return r.lower, r.upper, r.slope
 
-    res = epsilon_for_delta(evaluate, delta, eps_max, rtol=rtol)
+    if guess is not None and not (0.0 < guess < eps_max):
+        guess = None
+    res = epsilon_for_delta(evaluate, delta, eps_max, rtol=rtol, guess=guess)
     return BlanketEpsilon(res.epsilon, res.achieved_delta, res.lower_epsilon, res.evaluations)

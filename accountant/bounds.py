@@ -184,10 +184,17 @@ def _blanket_law(params):
     return CountLaw.collision_blanket(params.eps0, params.s, params.t)
 
 
+# The exact blanket's eps_c is certified (its delta's upper end <= target) and within this
+# relative distance of the smallest such eps (each evaluation costs 0.05-1 s).
+BLANKET_RTOL = 1e-5
+
+
 def _blanket(params, n, delta, rtol) -> BoundResult:
     from .blanket_exact import blanket_exact_epsilon
 
-    res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=rtol)
+    guess = _pair_result(params, n, delta, 1e-6).epsilon  # within ~1e-4 of it: a start only
+    res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
+                                guess=guess if guess < params.eps0 else None)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     return BoundResult("blanket", eps, True, None, delta, achieved)
 

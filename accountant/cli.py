@@ -400,8 +400,6 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
         args.log_delta = args.delta[1] if args.delta is not None else args.log_delta
         args.delta = args.delta[0] if args.delta is not None else math.exp(args.log_delta)
-
-        return run_compose(args)
     if args.command == "compare":
         from .bounds import compare
 

@@ -15,7 +15,7 @@ from typing import Callable, Optional, Sequence
 
 from . import pld as _pld
 from .divergence import DominatingPair, hockey_stick_divergence
-from .shuffle import _check_delta, _check_eps0, _check_n, make_params
+from .params import _check_delta, _check_eps0, _check_n, make_params
 
 ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr")
 # The profile beyond the first eps with upper delta <= this goes to the +inf atom.

@@ -104,6 +104,10 @@ __all__ = [
     "krr_lower_count_law",
     "collision_dataset_candidates",
     "best_collision_lower_bound",
+    "collision_disjoint_lower_law",
+    "mechanism_lower_law",
+    "lower_bound_epsilon",
+    "lower_bound_delta",
 ]
 
 _MP_DPS = 50
@@ -577,3 +581,195 @@ def best_collision_lower_bound(n: int, eps0: float, s: int, t: int, eps,
         vals = count_law_delta_float(n, collision_lower_count_law(eps0, t, ds, categories), eps)
         best = [max(b, (float(v) * (1 - 1e-9), ds), key=lambda z: z[0]) for b, v in zip(best, vals)]
     return best
+
+
+# --------------------------------------------------------------------------- certified lower bounds at any n
+# A lower bound's float evaluation is multiplied by (1 - LOWER_MARGIN): the relative error of
+# the engine's float paths (blanket_exact.FLOAT_REL_ERROR grows like sqrt(n)) and of scipy's
+# binomial tails stays far below it.
+LOWER_MARGIN = 1e-8
+LOWER_RTOL = 1e-5
+
+
+def _merge_tail(law: CountLaw) -> CountLaw:
+    """Categories 3, 4, ... merged into one (a deterministic post-processing of the reports,
+    so the divergence can only go down): p = sum p_c, a = sum p_c a_c / p (same for b)."""
+    if len(law.p) <= 3:
+        return law
+    with mpmath.workdps(_MP_DPS):
+        p3 = sum(law.p[2:])
+        a3 = sum(pc * ac for pc, ac in zip(law.p[2:], law.a[2:])) / p3
+        b3 = sum(pc * bc for pc, bc in zip(law.p[2:], law.b[2:])) / p3
+        return CountLaw(law.p[:2] + (p3,), law.a[:2] + (a3,), law.b[:2] + (b3,), law.name + " merged")
+
+
+def _engine_law(law: CountLaw):
+    """The 3-category law as the exact engine's :class:`accountant.blanket_exact.CountLaw`."""
+    from .blanket_exact import CountLaw as EngineLaw
+
+    law = _merge_tail(law)
+    if len(law.p) != 3 or abs(law.p[0] - law.p[1]) > mpmath.mpf(10) ** -30 * law.p[0]:
+        raise ValueError("the engine needs three categories with p_1 = p_2")
+    return EngineLaw(float(law.p[0]), float(law.p[2]), tuple(float(x) for x in law.a),
+                     tuple(float(x) for x in law.b))
+
+
+def _binary_delta(n: int, p1: float, v1: float, v2: float) -> float:
+    """E[(v1 N + v2 (n - N))_+]/n for N ~ Bin(n, p1), as sums of positive tails (no cancellation)."""
+    from scipy import stats
+
+    if v1 < v2:  # N' = n - N ~ Bin(n, 1 - p1) carries the larger coefficient
+        p1, v1, v2 = 1.0 - p1, v2, v1
+    if v1 <= 0.0:
+        return 0.0
+    if v2 >= 0.0:
+        return (v1 * p1 + v2 * (1.0 - p1))
+    d = v1 - v2
+    c = -n * v2 / d                      # X > 0 iff N > c
+    k0 = math.floor(c) + 1
+    if k0 > n:
+        return 0.0
+    # E[(N - c)_+] = (k0 - c) P[N >= k0] + sum_{j > k0} P[N >= j]
+    sd = math.sqrt(max(n * p1 * (1.0 - p1), 1.0))
+    first = float(stats.binom.sf(k0 - 1, n, p1))
+    if first == 0.0:
+        return 0.0
+    total = (k0 - c) * first
+    j = k0 + 1
+    step = int(max(64, 8 * sd))
+    while j <= n:
+        js = np.arange(j, min(n, j + step - 1) + 1)
+        tails = stats.binom.sf(js - 1, n, p1)
+        total += float(np.sum(tails))
+        if tails[-1] <= 1e-18 * first or tails[-1] == 0.0:
+            break
+        j = js[-1] + 1
+    return d * total / n
+
+
+@dataclass(frozen=True)
+class LowerLaw:
+    """A dataset pair of the real mechanism whose exact divergence is evaluated at any n."""
+
+    law: CountLaw
+    datasets: str
+
+    def delta(self, n: int, eps: float) -> float:
+        """Certified lower bound on the mechanism's delta at ``eps`` (float, margin applied)."""
+        if len(self.law.p) == 2:
+            with mpmath.workdps(_MP_DPS):
+                v = [float(x) for x in self.law.values(eps)]
+            return max(_binary_delta(n, float(self.law.p[0]), v[0], v[1]) * (1 - LOWER_MARGIN), 0.0)
+        from .blanket_exact import positive_part
+
+        r = positive_part(_engine_law(self.law), n, eps)
+        return max(r.lower * (1 - LOWER_MARGIN), 0.0)
+
+    @property
+    def eps_max(self) -> float:
+        with mpmath.workdps(_MP_DPS):
+            return max(float(mpmath.log(a / b)) for a, b in zip(self.law.a, self.law.b) if a > 0 and b > 0)
+
+
+def _rr_lower_law(eps0: float) -> LowerLaw:
+    """Binary RR, D = (1, 1, ..., 1) vs D' = (2, 1, ..., 1): the count of 1-reports is sufficient."""
+    e = _check_eps0(eps0)
+    with mpmath.workdps(_MP_DPS):
+        E = mpmath.exp(mpmath.mpf(e))
+        om = E + 1
+        law = _lower_law([E / om, 1 / om], [1 / om, E / om], [E / om, 1 / om], "lower rr")
+    return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1)")
+
+
+def collision_disjoint_lower_law(eps0: float, s: int, t: int) -> CountLaw:
+    """Closed form of ``collision_lower_count_law(eps0, t, CollisionDatasets(s), "three")``.
+
+    x1, x1', x0 have pairwise disjoint item sets, so under a uniformly random hash the images
+    A1, A2, A0 are independent and a fixed z lies in each with probability
+    q = 1 - (1 - 1/t)^s.  For a report z of x0 (a function of A0 only) P[z in A1 - A2] =
+    q (1 - q).  For x1: P[z in A1 - A2] = t q (1 - q) E / Omega (z in A1 has probability
+    E/Omega), and since sum_z P[z | x1, H] = 1, E[1{z not in A1} P(z | x1, H)] =
+    1/t - q E/Omega, so P[z in A2 - A1] = q (1 - t q E/Omega).  O(1) instead of the Venn
+    programme (which it matches, tests/test_mechanism_law.py).
+    """
+    e = _check_eps0(eps0)
+    s = _check_int("s", s, 1)
+    t = _check_int("t", t, s + 1)
+    with mpmath.workdps(_MP_DPS):
+        E = mpmath.exp(mpmath.mpf(e))
+        om = s * E + t - s
+        q = 1 - (1 - mpmath.mpf(1) / t) ** s
+        own = t * q * (1 - q) * E / om          # P_x1(z in A1 - A2)
+        other = q * (1 - t * q * E / om)        # P_x1(z in A2 - A1)
+        p0 = q * (1 - q)
+        P1 = [own, other, 1 - own - other]
+        P1p = [other, own, 1 - own - other]
+        return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower collision disjoint s={s} t={t}")
+
+
+def mechanism_lower_law(params) -> Optional[LowerLaw]:
+    """The concrete neighbouring datasets used for the certified lower bound of ``params``
+    (a parameter object of :mod:`accountant.params`), or None when none is implemented.
+
+    * rr, and generic (binary RR is an eps0-LDP randomizer, so the worst case over all of
+      them is at least RR's): every other user holds the first value.
+    * krr, k >= 3: the others hold a third value (exact for k = 3; for k > 3 the outputs
+      other than the two differing values are merged, a post-processing).
+    * collision: item sets of x1, x1', x0 pairwise disjoint, hash uniformly random over all
+      functions, reports mapped to {z in H(x1) only, z in H(x1') only, other} (post-processing).
+    """
+    name = params.name
+    if name in ("rr", "generic") or (name == "krr" and params.k == 2):
+        return _rr_lower_law(params.eps0)
+    if name == "krr":
+        return LowerLaw(krr_lower_count_law(params.eps0, params.k, "third"),
+                        "D = (1, 3, ..., 3), D' = (2, 3, ..., 3)")
+    if name == "collision":
+        return LowerLaw(collision_disjoint_lower_law(params.eps0, params.s, params.t),
+                        "item sets of x1, x1' and of every other user pairwise disjoint, random hash")
+    return None
+
+
+def _no_lower(params, delta):
+    from .bounds import BoundResult
+
+    return BoundResult.not_applicable(
+        "lower", f"no certified lower bound is implemented for mechanism '{params.name}'", delta)
+
+
+def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
+    """Certified lower bound on the true eps_c of the mechanism (``BoundResult`` named
+    ``lower``): the largest eps found at which the exact divergence of the datasets of
+    :func:`mechanism_lower_law` is certified above ``delta``; 0 if none."""
+    from .bounds import BoundResult
+    from .search import epsilon_for_delta
+
+    ll = mechanism_lower_law(params)
+    if ll is None:
+        return _no_lower(params, delta)
+    top = min(ll.eps_max, float(params.eps0))
+
+    def evaluate(eps: float):
+        v = ll.delta(n, eps)
+        return v, v / (1 - LOWER_MARGIN) ** 2, 0.0
+
+    if evaluate(0.0)[0] <= delta:
+        return BoundResult("lower", 0.0, True, ll.datasets, delta)
+    # start near the pair's eps_c (brackets are within a factor ~2 of it); a lower bound
+    # needs few digits: rtol 1e-5
+    from .bounds import _pair_result
+
+    guess = 0.8 * _pair_result(params, n, delta, 1e-6).epsilon
+    res = epsilon_for_delta(evaluate, delta, top, rtol=max(rtol, LOWER_RTOL),
+                            guess=guess if 0.0 < guess < top else None)
+    lo = res.lower_epsilon if res.lower_epsilon is not None else 0.0
+    return BoundResult("lower", lo, True, ll.datasets, delta)
+
+
+def lower_bound_delta(params, n: int, eps: float):
+    """(certified lower bound on the mechanism's delta at ``eps``, same) or None."""
+    ll = mechanism_lower_law(params)
+    if ll is None:
+        return None
+    v = ll.delta(n, float(eps))
+    return v, v

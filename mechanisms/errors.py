@@ -71,7 +71,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from accountant.shuffle import coco_theorem7_t, collision_paper_t
+from accountant.params import coco_theorem7_t, collision_paper_t
 
 #: Largest output-domain size supported (hash range tables use 64-bit arithmetic).
 T_MAX = 2**31 - 1

@@ -73,11 +73,15 @@ t_rule = "paper" if t is None else f"fixed:{t}"
 points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule)
 if points is None:
     st.stop()
-rows = common.call(common.rows_with_progress, points, common.BOUND_NAMES, "Computing bounds")
+exact = sb.checkbox("curves of the exact blanket and the certified lower bound", value=pts <= 8,
+                    key="exact_curves",
+                    help="0.1-2 s per point each; the headline numbers above always use them")
+curve_bounds = common.BOUND_NAMES if exact else common.FAST_BOUNDS
+rows = common.call(common.rows_with_progress, points, curve_bounds, "Computing bounds")
 if rows is None:
     st.stop()
 
-applicable = [b for b in common.BOUND_NAMES if any(r[b] is not None for r in rows)]
+applicable = [b for b in curve_bounds if any(r[b] is not None for r in rows)]
 fig2 = build_figure(rows, applicable)  # Figure 2 layout; its colours are reused below
 color = {tr.legendgroup: tr.line.color for tr in fig2.data}
 fig = go.Figure()
@@ -102,7 +106,7 @@ st.plotly_chart(fig2, key="ratio_chart")
 # ---------------------------------------------------------------- applicability
 st.subheader("Bounds that do not apply")
 na = []
-for b in common.BOUND_NAMES:
+for b in curve_bounds:
     reasons = sorted({r["reasons"][b] for r in rows if b in r["reasons"]})
     if reasons:
         count = sum(1 for r in rows if b in r["reasons"])

@@ -27,7 +27,7 @@ mechanism = sb.selectbox("Mechanism", ["collision", "coco", "generic"],
 ns = common.parse_list(sb.text_input("n values", "10000, 100000", key="ns"), int, "n", where=sb)
 ss = [None]
 if mechanism != "generic":
-    ss = common.parse_list(sb.text_input("s values", "4, 16", key="ss"), int, "s", where=sb)
+    ss = common.parse_list(sb.text_input("s values", "4", key="ss"), int, "s", where=sb)
 eps0s = common.parse_list(sb.text_input("eps0 values", "0.5:4:4", key="eps0s"), float, "eps0", where=sb)
 deltas = common.parse_list(sb.text_input("delta values", "1e-6", key="deltas"), float, "delta", where=sb)
 t_rule = "paper"
