@@ -404,6 +404,31 @@ def proved_delta(params: Params, n: int, eps: float) -> tuple[float, str]:
     return best
 
 
+def proved_meets(params: Params, n: int, eps: float, delta: float) -> Optional[str]:
+    """Name of a proved upper bound whose certified delta at ``eps`` is <= ``delta`` (so the
+    proved eps_c is <= ``eps``), or None.  One evaluation per bound instead of an eps search:
+    the inverse's feasibility test.  Cheap bounds first; the exact blanket last."""
+    if eps >= params.eps0:
+        return "post-processing"
+    cheap = [b for b in _HEADLINE[params.name] if b != "blanket"]
+    for b in cheap:
+        spec = REGISTRY[b]
+        if spec.delta is not None:
+            v = bound_delta(b, params, n, eps)
+            if v is not None and v[1] <= delta:
+                return b
+        else:
+            r = compute_params_bound(b, params, n, delta)
+            if r.applicable and r.epsilon is not None and r.epsilon <= eps:
+                return b
+    if "blanket" in _HEADLINE[params.name]:
+        from .blanket_exact import positive_part
+
+        if eps < params.eps0 and positive_part(_blanket_law(params), n, eps, target_delta=delta).upper <= delta:
+            return "blanket"
+    return None
+
+
 def best_comparison(results: dict[str, BoundResult]) -> Optional[BoundResult]:
     """The smallest applicable comparison upper bound (excludes ``paper`` and lower bounds)."""
     cands = [r for k, r in results.items() if k in COMPARISON_BOUNDS and r.applicable and r.epsilon is not None]

