@@ -429,7 +429,9 @@ def _bound_list(text: str) -> tuple:
 
     if text == "all":
         return BOUND_NAMES
-    names = tuple(x.strip() for x in text.split(",") if x.strip())
+    from .bounds import ALIASES
+
+    names = tuple(ALIASES.get(x.strip(), x.strip()) for x in text.split(",") if x.strip())
     bad = [b for b in names if b not in BOUND_NAMES]
     if bad or not names:
         raise ValueError(f"bounds must be 'all' or names from {', '.join(BOUND_NAMES)}, got {text!r}")

@@ -18,7 +18,8 @@ from accountant.divergence import (
     window_value,
 )
 from accountant.precision import arb_window_sum, mp_window_sum
-from accountant.shuffle import ShuffleAccountant, make_params
+from accountant.pair import PairAccountant
+from accountant.params import make_params
 
 # ln(5.2235488895141e-677): delta of the generic pair at n = 1e5, eps0 = 4, eps = 3
 # (80-digit direct summation over the whole window, 46 s; see direct_window below).
@@ -112,7 +113,7 @@ def test_block_length_follows_kl_growth():
 
 @pytest.mark.parametrize("method", ["float", "mpmath", "arb"])
 def test_log_delta_contract_api(method):
-    acc = ShuffleAccountant(make_params("generic", 4.0), 100_000, method=method)
+    acc = PairAccountant(make_params("generic", 4.0), 100_000, method=method)
     v = acc.delta_bounds(3.0)
     assert abs(v.log_value - CONTRACT_LOG_DELTA) <= 1e-10 * abs(CONTRACT_LOG_DELTA)
     ld = acc.get_log_delta(3.0)
@@ -125,14 +126,14 @@ def test_log_delta_contract_api(method):
 @pytest.mark.parametrize("method", ["float", "mpmath", "arb"])
 def test_log_delta_contract_cli(method):
     r = subprocess.run([sys.executable, "-m", "accountant", "delta", "--n", "100000", "--eps0", "4",
-                        "--eps", "3", "--mechanism", "generic", "--method", method, "--json"],
+                        "--eps", "3", "--mechanism", "generic", "--bound", "stronger-clone", "--method", method, "--json"],
                        capture_output=True, text=True, check=True)
     out = json.loads(r.stdout)
     assert abs(out["log_delta"] - CONTRACT_LOG_DELTA) <= 1e-10 * abs(CONTRACT_LOG_DELTA)
 
 
 def test_epsilon_below_float_range():
-    acc = ShuffleAccountant(make_params("generic", 4.0), 100_000)
+    acc = PairAccountant(make_params("generic", 4.0), 100_000)
     res = acc.epsilon_result(log_delta=CONTRACT_LOG_DELTA, rtol=1e-10)
     # the contract point: delta(3) = exp(CONTRACT_LOG_DELTA) up to the float margin
     assert abs(res.epsilon - 3.0) < 1e-8
@@ -157,7 +158,7 @@ def test_cli_decimal_delta_and_log_delta_agree():
     assert a["epsilon"] == pytest.approx(b["epsilon"], rel=1e-12)
     assert a["achieved_log_delta"] <= a["log_delta"]
     bad = subprocess.run([sys.executable, "-m", "accountant", "epsilon", "--n", "100", "--eps0", "1",
-                          "--delta", "1e-400", "--bound", "clone"], capture_output=True, text=True)
+                          "--delta", "1e-400", "--bound", "blanket-bennett-generic"], capture_output=True, text=True)
     assert bad.returncode == 2 and "1e-300" in bad.stderr
 
 
@@ -194,7 +195,7 @@ def test_float_margin_contains_its_error(n, eps0):
 
 def test_certified_epsilon_with_arb():
     pair = generic(10_000, 1.0)
-    from accountant.shuffle import search_pair_epsilon
+    from accountant.pair import search_pair_epsilon
 
     f = search_pair_epsilon(pair, 1e-8, 1e-9)
     a = search_pair_epsilon(pair, 1e-8, 1e-9, method="arb", digits=20)
