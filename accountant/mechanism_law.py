@@ -280,14 +280,11 @@ def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS,
 
 
 def _compositions(n: int, K: int):
-    for bars in itertools.combinations(range(n + K - 1), K - 1):
-        prev = -1
-        row = []
-        for b in bars:
-            row.append(b - prev - 1)
-            prev = b
-        row.append(n + K - 2 - prev)
-        yield tuple(row)
+    """Vectors of K non-negative integers summing to n, as tuples of Python ints
+    (:func:`accountant.enumeration._compositions`)."""
+    from .enumeration import _compositions as rows
+
+    return (tuple(int(x) for x in r) for r in rows(n, K))
 
 
 def count_law_delta_float(n: int, law: CountLaw, eps) -> np.ndarray:
