@@ -81,7 +81,6 @@ blanket of the shuffle model", CRYPTO 2019.
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
