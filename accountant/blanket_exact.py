@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
@@ -170,6 +171,15 @@ class CountLaw:
         return tuple(self.a[c] - u * self.b[c] for c in range(3))
 
 
+def blanket_law(params) -> CountLaw:
+    """The blanket count law of a mechanism's parameters: k-RR / RR (``params.k``), or
+    Collision / CoCo (``params.s``, ``params.t``)."""
+    k = getattr(params, "k", None)
+    if k is not None:
+        return CountLaw.krr_blanket(params.eps0, k)
+    return CountLaw.collision_blanket(params.eps0, params.s, params.t)
+
+
 @dataclass(frozen=True)
 class PositivePart:
     """delta(eps) = E[(v . N)_+]/n with certified ``lower`` and ``upper`` ends.
@@ -194,7 +204,16 @@ class PositivePart:
 # ----------------------------------------------------------------------------
 
 def _window(N: int, p: float, log_mass: float) -> tuple[int, int, float]:
-    """[lo, hi] with Chernoff bounds on P[Bin(N,p) < lo], P[Bin(N,p) > hi] <= exp(log_mass); their sum."""
+    """[lo, hi] with Chernoff bounds on P[Bin(N,p) < lo], P[Bin(N,p) > hi] <= exp(log_mass); their sum.
+
+    ``log_mass`` is rounded down to a multiple of 1/4 (a wider window, a smaller bound),
+    so that nearby targets share one cached window.
+    """
+    return _window_q(int(N), float(p), math.floor(4.0 * log_mass) / 4.0)
+
+
+@lru_cache(maxsize=1024)
+def _window_q(N: int, p: float, log_mass: float) -> tuple[int, int, float]:
     if p <= 0.0:
         return 0, 0, 0.0
     if p >= 1.0:
@@ -511,7 +530,8 @@ def _mp_exact(law: CountLaw, n: int, eps: float, mw, jw, digits: int) -> tuple[f
 
 
 def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[float] = None,
-                  method: str = "auto", digits: int = 50) -> PositivePart:
+                  method: str = "auto", digits: int = 50,
+                  bin_gap: float = BIN_GAP) -> PositivePart:
     """delta(eps) = E[(v1 N1 + v2 N2 + v3 N3)_+] / n with certified bounds.
 
     Parameters
@@ -523,6 +543,8 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         otherwise of a first estimate of the value.
     method : ``"auto"`` (exact when the windows hold at most EXACT_MAX_TERMS pairs),
         ``"exact"``, ``"binned"`` or ``"mpmath"`` (reference, small windows only).
+    bin_gap : the binned path refines its bins until upper - lower <= bin_gap *
+        max(upper, n target_delta); a looser gap only widens [lower, upper].
 
     Returns
     -------
@@ -541,6 +563,8 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         raise ValueError(f"method must be 'auto', 'exact', 'binned' or 'mpmath', got {method!r}")
     if target_delta is not None and not (0.0 < target_delta < 1.0):
         raise ValueError(f"target_delta must lie in (0, 1), got {target_delta!r}")
+    if not (isinstance(bin_gap, (int, float)) and 0.0 < bin_gap < 1.0):
+        raise ValueError(f"bin_gap must lie in (0, 1), got {bin_gap!r}")
     n = int(n)
     eps = float(eps)
     v = law.coefficients(eps)
@@ -574,18 +598,18 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
             Qs = 0.0
             margin = 10.0 ** (-digits + 2)
         else:
-            G = 16
+            G = 16 if bin_gap < 1e-4 else 8  # a loose gap is met with fewer bins
             while True:
                 lo_F, up_F, Qs = _binned(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
                 bins = G
                 # gap measured against the larger of the value and the target: far
                 # from the target a coarser bracket decides the search just as well
                 ref = max(up_F, n * target_delta if target_delta is not None else 0.0, 1e-300)
-                if up_F - lo_F <= BIN_GAP * ref or G >= MAX_BINS or G >= nj:
+                if up_F - lo_F <= bin_gap * ref or G >= MAX_BINS or G >= nj:
                     break
                 # the gap shrinks like 1/G^2 (chord and tangents on a convex function):
-                # jump to the G expected to meet BIN_GAP, with 30% to spare
-                ratio = (up_F - lo_F) / (BIN_GAP * ref)
+                # jump to the G expected to meet bin_gap, with 30% to spare
+                ratio = (up_F - lo_F) / (bin_gap * ref)
                 G = int(min(MAX_BINS, max(2 * G, math.ceil(1.3 * G * math.sqrt(ratio)))))
             margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
         lower = max(lo_F / n * (1.0 - margin), 0.0)

@@ -53,7 +53,6 @@ from .pair import PairAccountant, clamp_to_eps0, search_pair_epsilon
 from .params import (
     CAVEAT_THEOREM6,
     GenericLDP,
-    KRRParams,
     Params,
     _check_delta,
     _check_n,
@@ -177,11 +176,9 @@ def _hoeffding_delta(params, n, eps, generic: bool):
 
 
 def _blanket_law(params):
-    from .blanket_exact import CountLaw
+    from .blanket_exact import blanket_law
 
-    if isinstance(params, KRRParams):
-        return CountLaw.krr_blanket(params.eps0, params.k)
-    return CountLaw.collision_blanket(params.eps0, params.s, params.t)
+    return blanket_law(params)
 
 
 # The exact blanket's eps_c is certified (its delta's upper end <= target) and within this

@@ -14,12 +14,18 @@ from functools import lru_cache
 from typing import Callable, Optional, Sequence
 
 from . import pld as _pld
+from .blanket_exact import blanket_law, positive_part
 from .divergence import DominatingPair, hockey_stick_divergence
 from .params import _check_delta, _check_eps0, _check_n, make_params
 
 ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr")
 # The profile beyond the first eps with upper delta <= this goes to the +inf atom.
 PROFILE_CUTOFF = 1e-30
+# The exact blanket's windows leave out at most TRUNCATION_FRACTION * PROFILE_TARGET of mass.
+PROFILE_TARGET = 1e-20
+# The exact blanket's binned path stops refining at this relative gap (its upper end is
+# certified at any gap; the PLD's own discretisation is far coarser).
+PROFILE_BIN_GAP = 1e-3
 # Profile samples across a round's support (the connect-the-dots points).
 DEFAULT_STEPS = 40
 # The composition grid is this many times finer than the samples of the narrowest round
@@ -57,21 +63,57 @@ class RoundSpec:
             raise ValueError(f"k must be an integer >= 2 for mechanism 'krr', got {self.k!r}")
 
 
+def round_law(spec: RoundSpec):
+    """The exact privacy blanket's count law of a round (``blanket_exact.blanket_law``), or
+    None for a generic eps0-LDP randomizer (no blanket decomposition is known for it)."""
+    if spec.mechanism == "generic":
+        return None
+    return blanket_law(make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, k=spec.k))
+
+
 def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     """Certified privacy profile of one round: eps >= 0 -> (lower, upper) on delta(eps).
 
-    Currently the FMT21 clone pair (Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2),
-    proved for every eps0-LDP randomizer and hence for every mechanism of
-    ``ROUND_MECHANISMS``; the profile is symmetric (D(P||Q) = D(Q||P)).
-    To switch the source, change the pair/evaluation below (one place).
+    * every mechanism: the FMT21 clone pair (Feldman, McMillan, Talwar, FOCS 2021,
+      Theorem 3.2), proved for every eps0-LDP randomizer;
+    * Collision, CoCo, k-RR, RR: also the exact privacy blanket (Balle, Bell, Gascon,
+      Nissim, CRYPTO 2019; ``accountant.blanket_exact``, worst case over the hash family),
+      the curve of one symmetric pair on counts.  The upper end is the pointwise minimum of
+      the two certified upper values (both bound every neighbouring pair's divergence at
+      each eps, so the minimum does too, and connect-the-dots of such points is a dominating
+      pair); the lower end is the blanket's certified lower value (the blanket is below
+      the clone: Su, Cheng, Wang, S&P 2026, optimality among decomposition-based bounds),
+      capped by the clone's lower and the upper end.  Where the clone's upper value is
+      already <= PROFILE_CUTOFF the blanket is not evaluated.  The blanket is evaluated with its windows leaving out at
+      most ``TRUNCATION_FRACTION * PROFILE_TARGET`` of mass (added to the upper end): the
+      profile needs absolute, not relative, accuracy below PROFILE_CUTOFF.
+
+    The profile is symmetric (D(P||Q) = D(Q||P)) for both pairs.  To switch the source,
+    change the pair/evaluation below (one place).
     """
     pair = DominatingPair.clone(spec.n, spec.eps0)
+    law = round_law(spec)
 
     def profile(eps: float) -> tuple[float, float]:
         v = hockey_stick_divergence(pair, eps)
-        return v.lower, v.upper
+        if law is None or v.upper <= PROFILE_CUTOFF:
+            return v.lower, v.upper
+        if eps >= law.eps_max:  # every v_c <= 0: delta = 0 (post-processing of eps0-LDP)
+            return 0.0, 0.0
+        b = positive_part(law, spec.n, eps, target_delta=PROFILE_TARGET, bin_gap=PROFILE_BIN_GAP)
+        up = min(v.upper, b.upper)
+        return min(b.lower, v.lower, up), up
 
     return profile
+
+
+def round_source(mechanism: str) -> str:
+    """Name of the per-round profile composed for ``mechanism`` (captions, JSON)."""
+    if mechanism not in ROUND_MECHANISMS:
+        raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, got {mechanism!r}")
+    if mechanism == "generic":
+        return "clone (FMT21)"
+    return "min(exact blanket, clone (FMT21))"
 
 
 @lru_cache(maxsize=4096)
@@ -79,20 +121,26 @@ def _profile_value(spec: RoundSpec, eps: float) -> tuple[float, float]:
     return round_profile(spec)(eps)
 
 
+def _shrink(below, e: float) -> float:
+    """Halve e while below(e / 2), then try 0.75 e up to three times."""
+    while e > 1e-6 and below(e / 2):
+        e /= 2
+    for _ in range(3):
+        if not below(0.75 * e):
+            break
+        e *= 0.75
+    return e
+
+
 @lru_cache(maxsize=512)
 def profile_support(spec: RoundSpec) -> float:
-    """An eps where the upper profile is <= PROFILE_CUTOFF (found by halving from eps0)."""
-    e = spec.eps0
-    while e > 1e-6 and _profile_value(spec, e / 2)[1] <= PROFILE_CUTOFF:
-        e /= 2
-    # refine once between e/2 and e
-    for _ in range(3):
-        mid = 0.75 * e
-        if _profile_value(spec, mid)[1] <= PROFILE_CUTOFF:
-            e = mid
-        else:
-            break
-    return e
+    """An eps where the upper profile is <= PROFILE_CUTOFF: found on the clone alone
+    (cheap) from eps0, then shrunk on the full profile from there."""
+    pair = DominatingPair.clone(spec.n, spec.eps0)
+    e = _shrink(lambda x: hockey_stick_divergence(pair, x).upper <= PROFILE_CUTOFF, spec.eps0)
+    if spec.mechanism == "generic":
+        return e
+    return _shrink(lambda x: _profile_value(spec, x)[1] <= PROFILE_CUTOFF, e)
 
 
 @lru_cache(maxsize=256)

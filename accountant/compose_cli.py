@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from .compose import ROUND_MECHANISMS, RoundSpec, compose_rounds, compose_schedule, parse_schedule
+from .compose import (ROUND_MECHANISMS, RoundSpec, compose_rounds, compose_schedule, parse_schedule,
+                      round_source)
 
 
 def add_compose_parser(sub, parse_count, parse_float) -> None:
@@ -46,11 +47,14 @@ def run_compose(args: argparse.Namespace) -> dict:
             if getattr(args, name) is None:
                 raise ValueError(f"--{name} is required (or give --schedule FILE.json)")
         spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k)
+        specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)
-    return res.as_dict()
+    # which certified per-round profile was composed (clone alone for generic rounds)
+    return {**res.as_dict(), "profile": "; ".join(sorted({round_source(s.mechanism) for s in specs}))}
 
 
 def human(out: dict) -> str:
     return (f"after {out['rounds']} rounds at delta = {out['delta']:.3g}: "
             f"eps <= {out['epsilon']:.6g} (PLD; optimistic {out['epsilon_optimistic']:.6g}), "
-            f"advanced {out['advanced_epsilon']:.6g}, naive {out['naive_epsilon']:.6g}")
+            f"advanced {out['advanced_epsilon']:.6g}, naive {out['naive_epsilon']:.6g}; "
+            f"per-round profile: {out['profile']}")

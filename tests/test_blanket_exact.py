@@ -85,6 +85,18 @@ def test_binned_brackets_exact(law):
         assert b.upper - b.lower <= BIN_GAP * max(b.upper, 1e-6) + 1e-9 * b.upper
 
 
+@pytest.mark.parametrize("law", [LAWS[0], LAWS[4]])
+def test_loose_bin_gap_still_brackets(law):
+    n = 400
+    for eps in (0.08, 0.3):
+        e = positive_part(law, n, eps, method="exact", target_delta=1e-6)
+        b = positive_part(law, n, eps, method="binned", target_delta=1e-6, bin_gap=1e-2)
+        assert b.lower <= e.value <= b.upper
+        assert b.upper - b.lower <= 1e-2 * max(b.upper, 1e-6) + 1e-9 * b.upper
+    with pytest.raises(ValueError, match="bin_gap"):
+        positive_part(law, n, 0.1, bin_gap=0.0)
+
+
 def test_monotone_in_eps_and_n():
     law = CountLaw.collision_blanket(1.0, 2, 9)
     ds = [positive_part(law, 60, e).upper for e in (0.0, 0.05, 0.2, 0.5, 0.9)]

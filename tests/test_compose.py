@@ -9,8 +9,9 @@ from scipy.stats import binom
 from accountant import cli
 from accountant.bounds import compute_bound
 from accountant.compose import (
-    RoundSpec, compose_rounds, compose_schedule, largest_eps0, parse_schedule, round_pld,
-    round_profile)
+    RoundSpec, compose_rounds, compose_schedule, largest_eps0, parse_schedule, round_law, round_pld,
+    round_profile, round_source)
+from accountant.blanket_exact import positive_part
 from accountant.pld import (
     compose, from_pmfs, from_profile, self_compose, to_dp_accounting)
 
@@ -83,6 +84,40 @@ def test_one_round_reproduces_single_round_eps():
     single = compute_bound("clone", SPEC.n, SPEC.eps0, DELTA).epsilon
     assert res.epsilon_optimistic <= single <= res.epsilon
     assert res.epsilon == pytest.approx(single, rel=5e-3)
+
+
+@pytest.mark.parametrize("mechanism, kw", [("collision", dict(s=4, t=36)), ("krr", dict(k=8)),
+                                          ("rr", {})])
+def test_one_round_of_a_mechanism_reproduces_its_exact_blanket(mechanism, kw):
+    # non-generic rounds compose the exact blanket's profile: T = 1 brackets the
+    # single-round proved eps_c (the exact blanket), well below the clone's
+    spec = RoundSpec(100_000, 2.0, mechanism, **kw)
+    res = compose_rounds(spec, 1, DELTA)
+    single = compute_bound("blanket", spec.n, spec.eps0, DELTA, mechanism, **kw).epsilon
+    assert res.epsilon_optimistic <= single <= res.epsilon
+    assert res.epsilon == pytest.approx(single, rel=2e-2)
+    assert res.epsilon < 0.8 * compute_bound("clone", spec.n, spec.eps0, DELTA).epsilon
+    assert round_source(mechanism).startswith("min(exact blanket")
+
+
+def test_blanket_profile_is_below_clone_and_composes_tighter():
+    spec = RoundSpec(100_000, 2.0, "collision", s=4, t=36)
+    clone = RoundSpec(100_000, 2.0)  # generic: the clone alone
+    assert round_source("generic") == "clone (FMT21)"
+    p, q = round_profile(spec), round_profile(clone)
+    for eps in (0.0, 0.01, 0.03, 0.1, 1.0, 2.5):
+        lo, up = p(eps)
+        lo_c, up_c = q(eps)
+        assert 0.0 <= lo <= up <= up_c
+        # the blanket's certified lower end (positive_part with the default, fine gap)
+        # stays below the profile's upper end
+        if 0.0 < eps < 2.0:
+            exact = positive_part(round_law(spec), spec.n, eps)
+            assert exact.lower <= up * (1 + 1e-9)
+    assert p(2.0) == (0.0, 0.0)  # eps >= eps0: every v_c <= 0
+    a = compose_rounds(spec, 50, DELTA)
+    b = compose_rounds(clone, 50, DELTA)
+    assert a.epsilon_optimistic <= a.epsilon < 0.7 * b.epsilon
 
 
 def test_monotone_in_rounds_and_ordering():
@@ -158,6 +193,17 @@ def test_inverse_meets_target():
     assert compose_rounds(RoundSpec(SPEC.n, e0 + 0.02), 10, DELTA).epsilon > target
 
 
+def test_inverse_meets_target_for_a_mechanism():
+    # the inverse runs on the composed exact-blanket profile: its answer is certified
+    kw = dict(mechanism="collision", s=4, t=36)
+    e0 = largest_eps0(100_000, 10, 0.5, DELTA, xtol=2e-2, **kw)
+    assert e0 is not None
+    assert compose_rounds(RoundSpec(100_000, e0, **kw), 10, DELTA).epsilon <= 0.5
+    assert compose_rounds(RoundSpec(100_000, e0 + 0.04, **kw), 10, DELTA).epsilon > 0.5
+    # the clone alone would allow a smaller eps0
+    assert largest_eps0(100_000, 10, 0.5, DELTA, xtol=2e-2) < e0
+
+
 def test_composition_errors_and_validation():
     with pytest.raises(ValueError, match="rounds"):
         compose_rounds(SPEC, 0, DELTA)
@@ -192,6 +238,7 @@ def test_cli(tmp_path, capsys):
     assert set(out) >= {"epsilon", "epsilon_optimistic", "naive_epsilon", "advanced_epsilon",
                         "rounds", "delta"}
     assert out["epsilon"] == pytest.approx(compose_rounds(SPEC, 10, DELTA).epsilon)
+    assert out["profile"] == "clone (FMT21)"
     good = tmp_path / "s.json"
     good.write_text(json.dumps([{"n": 100000, "eps0": 4, "repeat": 3}, {"n": 100000, "eps0": 2}]))
     assert cli.main(["compose", "--schedule", str(good), "--delta", "1e-6", "--json"]) == 0

@@ -51,8 +51,11 @@ target = float(sb.number_input("target total eps (for the largest eps0)", min_va
 if not delta_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
-st.caption("Per-round profile: FMT21 clone reduction (proved for every eps0-LDP randomizer, "
-           "so it covers every mechanism listed).")
+_source = _compose.round_source(mechanism)
+st.caption(f"Per-round profile: {_source}. The FMT21 clone is proved for every eps0-LDP "
+           "randomizer; the exact privacy blanket (Collision, CoCo, k-RR, RR, worst case over "
+           "the hash family) is the optimal decomposition-based bound; the upper profile is the "
+           "smaller of the two at each eps.")
 
 Ts = sorted(set(int(x) for x in np.unique(np.geomspace(1, rounds, min(rounds, 12)).round())) | {rounds})
 with st.spinner("Composing the rounds..."):
