@@ -202,7 +202,8 @@ def _half_tail_ratio_cf(k: np.ndarray, m: np.ndarray, max_iter: int = 1_000_000)
     d = np.where(np.abs(d) < tiny, tiny, d)
     d = 1.0 / d
     h = d.copy()
-    active = np.ones(a.shape, dtype=bool)
+    out = np.empty(a.shape, dtype=ld)
+    idx = np.arange(a.size)  # positions (in ``out``) of the entries still iterating
     for it in range(1, max_iter + 1):
         m2 = ld(2 * it)
         aa = it * (b - it) * x / ((qam + m2) * (a + m2))
@@ -211,7 +212,7 @@ def _half_tail_ratio_cf(k: np.ndarray, m: np.ndarray, max_iter: int = 1_000_000)
         c = 1 + aa / c
         c = np.where(np.abs(c) < tiny, tiny, c)
         d = 1 / d
-        h = np.where(active, h * d * c, h)
+        h = h * d * c
         aa = -(a + it) * (qab + it) * x / ((a + m2) * (qap + m2))
         d = 1 + aa * d
         d = np.where(np.abs(d) < tiny, tiny, d)
@@ -219,13 +220,18 @@ def _half_tail_ratio_cf(k: np.ndarray, m: np.ndarray, max_iter: int = 1_000_000)
         c = np.where(np.abs(c) < tiny, tiny, c)
         d = 1 / d
         dl = d * c
-        h = np.where(active, h * dl, h)
-        active &= np.abs(dl - 1) > 1e-18
-        if not np.any(active):
-            break
+        h = h * dl
+        done = np.abs(dl - 1) <= 1e-18
+        if np.any(done):
+            out[idx[done]] = h[done]
+            keep = ~done
+            if not np.any(keep):
+                break
+            # converged entries leave the iteration (each iterates only as long as it needs)
+            idx, a, b, qab, qap, qam, c, d, h = (v[keep] for v in (idx, a, b, qab, qap, qam, c, d, h))
     else:  # pragma: no cover - guarded by callers' regime
         raise ArithmeticError("binomial tail continued fraction did not converge")
-    return (h / 2).astype(np.float64)
+    return (out / 2).astype(np.float64)
 
 
 def half_tail_ratio(k, m) -> np.ndarray:

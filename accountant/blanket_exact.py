@@ -256,39 +256,48 @@ def _window_q(N: int, p: float, log_mass: float) -> tuple[int, int, float]:
     return lo, hi, trunc
 
 
+def _upper_tail(m: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(E[(N1 - c)_+], P[N1 > c]) for N1 ~ Bin(m, 1/2) and thresholds m/2 - 1/2 <= c."""
+    k = np.floor(c).astype(np.int64) + 1
+    h = np.zeros(m.shape)
+    T = np.zeros(m.shape)
+    live = k <= m
+    if np.all(live):
+        R, logb = half_tail_ratio_runs(m, k)
+        bk = np.exp(logb)
+        return np.maximum(bk * (0.5 * k + (0.5 * m - c) * R), 0.0), bk * R
+    if np.any(live):
+        ml, kl, cl = m[live], k[live], c[live]
+        R, logb = half_tail_ratio_runs(ml, kl)
+        bk = np.exp(logb)
+        h[live] = np.maximum(bk * (0.5 * kl + (0.5 * ml - cl) * R), 0.0)
+        T[live] = bk * R
+    return h, T
+
+
 def _excess(m: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """E[(N1 - c)_+] and P[N1 > c] (P[N1 >= c] on the reflected side), N1 ~ Bin(m, 1/2).
 
     ``m`` increasing integers (one path), ``c`` float thresholds of the same shape.
     """
     mf = m.astype(np.float64)
+    # upper-tail form for c >= m/2 - 1/2 (valid for every c >= 0; the margin keeps
+    # thresholds that sit at m/2 up to rounding on one side, so runs stay long)
+    up = 2.0 * c >= mf - 1.0
+    full = c < 0.0
+    if not np.any(full) and np.all(up):  # the common case: one branch, no indexing
+        return _upper_tail(m, c)
+    up &= ~full
     h = np.zeros(m.shape)
     T = np.zeros(m.shape)
-    full = c < 0.0
     h[full] = 0.5 * mf[full] - c[full]
     T[full] = 1.0
-    # upper-tail form for c >= m/2 - 1/2 (valid for every c in [0, m); the margin keeps
-    # thresholds that sit at m/2 up to rounding on one side, so runs stay long)
-    up = ~full & (c < mf) & (2.0 * c >= mf - 1.0)
     if np.any(up):
-        mu, cu = m[up], c[up]
-        k = np.floor(cu).astype(np.int64) + 1
-        R, logb = half_tail_ratio_runs(mu, k)
-        bk = np.exp(logb)
-        h[up] = np.maximum(bk * (0.5 * k + (0.5 * mu - cu) * R), 0.0)
-        T[up] = bk * R
+        h[up], T[up] = _upper_tail(m[up], c[up])
     low = ~full & (2.0 * c < mf - 1.0)
     if np.any(low):
         ml, cl = m[low], mf[low] - c[low]
-        k = np.floor(cl).astype(np.int64) + 1
-        inside = k <= ml
-        hr = np.zeros(ml.shape)
-        Tr = np.zeros(ml.shape)
-        if np.any(inside):
-            R, logb = half_tail_ratio_runs(ml[inside], k[inside])
-            bk = np.exp(logb)
-            hr[inside] = np.maximum(bk * (0.5 * k[inside] + (0.5 * ml[inside] - cl[inside]) * R), 0.0)
-            Tr[inside] = bk * R
+        hr, Tr = _upper_tail(ml, cl)
         h[low] = (cl - 0.5 * ml) + hr
         T[low] = 1.0 - Tr
     return h, T
