@@ -16,6 +16,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
+import numpy as np  # noqa: E402
 import streamlit as st  # noqa: E402
 
 from accountant import bounds as _bounds  # noqa: E402
@@ -124,14 +125,65 @@ def ratio(eps0: float, eps_c: Optional[float]) -> str:
     return fmt(eps0 / eps_c, 4)
 
 
-def fmt(x, digits: int = 6) -> str:
+def fmt(x, digits: int = 6, direction: Optional[str] = None) -> str:
+    """The dashboard's one number formatter.
+
+    * None / NaN -> "n/a"; +-inf -> "inf" / "-inf"; integers -> thousands separators
+      (1,000,000,000);
+    * floats -> ``digits`` significant digits, trailing zeros dropped; fixed notation for
+      1e-3 <= |x| < 10^digits (0.001234, 12.35), scientific otherwise (1.32e-4, 9.3e+7);
+    * ``direction``: "up" rounds toward +inf (an upper bound stays an upper bound once
+      printed), "down" toward -inf (a lower bound, a largest admissible eps0), None to
+      nearest.
+    """
+    from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
+
     if x is None:
         return "n/a"
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "n/a"
-        return f"{x:.{digits}g}"
-    return str(x)
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, (int, np.integer)):
+        return f"{int(x):,}"
+    x = float(x)
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0.0:
+        return "0"
+    if direction not in (None, "up", "down"):
+        raise ValueError(f"direction must be None, 'up' or 'down', got {direction!r}")
+    mode = {None: ROUND_HALF_EVEN, "up": ROUND_CEILING, "down": ROUND_FLOOR}[direction]
+    d = Decimal(x)  # exact value of the float
+    r = d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=mode)
+    exp = r.adjusted()
+    if -3 <= exp < digits:
+        text = format(r, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    mant = format(r.scaleb(-exp), "f")
+    mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
+    return f"{mant}e{'+' if exp > 0 else '-'}{abs(exp)}"
+
+
+def log_axis(title: str, values=None) -> dict:
+    """Layout of a log axis (plotly ``xaxis=``/``yaxis=`` or ``update_*axes(**...)``).
+
+    Labels are decades written as powers of ten (no SI prefixes such as "100u", no
+    repeated minor labels such as "2" for both 0.2 and 2).  When ``values`` span less than
+    1.5 decades, decades alone would leave the axis almost unlabelled: ticks then sit at
+    1-2-5 multiples, each labelled in full with :func:`fmt`.
+    """
+    ax = dict(title=title, type="log", exponentformat="power", showexponent="all")
+    vals = [float(v) for v in (values if values is not None else ())
+            if v is not None and math.isfinite(float(v)) and float(v) > 0]
+    if vals and max(vals) / min(vals) < 30.0:
+        lo, hi = min(vals), max(vals)
+        ticks = [m * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+                 for m in (1, 2, 5) if lo / 1.6 <= m * 10.0 ** k <= hi * 1.6]
+        ax.update(tickvals=ticks, ticktext=[fmt(v, 3) for v in ticks])
+    else:
+        ax["dtick"] = 1
+    return ax
 
 
 def to_csv(rows: Sequence[dict]) -> str:
@@ -182,16 +234,43 @@ def grid(ns, ss, eps0s, deltas, mechanism: str, t_rule: str):
     return _tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule)
 
 
+class Progress:
+    """A progress bar with a remaining-time estimate: ``update(done, total)``, then ``close()``.
+
+    The estimate (elapsed / done x remaining) appears once a unit is done; ``unit`` names
+    what is counted ("points", "candidates", "runs")."""
+
+    def __init__(self, label: str, unit: str) -> None:
+        import time
+
+        self._clock = time.perf_counter
+        self._start = self._clock()
+        self.label, self.unit = label, unit
+        self._bar = st.progress(0.0, text=f"{label}...")
+
+    def update(self, done: int, total: int) -> None:
+        total = max(int(total), 1)
+        done = min(int(done), total)
+        text = f"{self.label}: {done}/{total} {self.unit}"
+        if 0 < done < total:
+            left = (self._clock() - self._start) / done * (total - done)
+            text += f", about {left:.0f} s left" if left >= 1 else ", under a second left"
+        self._bar.progress(done / total, text=text)
+
+    def close(self) -> None:
+        self._bar.empty()
+
+
 def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing") -> list[dict]:
     """compute rows one by one (cached), with a progress bar while it runs."""
     rows = []
-    bar = st.progress(0.0, text=label) if len(points) > 1 else None
+    bar = Progress(label, "points") if len(points) > 1 else None
     for i, p in enumerate(points):
         rows.append(table_row(p.mechanism, p.n, p.s, p.eps0, p.delta, p.t, tuple(bounds)))
         if bar is not None:
-            bar.progress((i + 1) / len(points), text=f"{label}: {i + 1}/{len(points)} points")
+            bar.update(i + 1, len(points))
     if bar is not None:
-        bar.empty()
+        bar.close()
     return rows
 
 
@@ -206,10 +285,25 @@ def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optiona
             "paper_epsilon": rep.paper_epsilon, "paper_caveat": rep.paper_caveat, "t": params.t}
 
 
-@st.cache_data(show_spinner=False, max_entries=200)
+@st.cache_resource
+def _plan_store() -> dict:
+    """Plans shared by every session of this server (the plan() cache)."""
+    return {}
+
+
 def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str,
-         mechanisms: tuple, bound: str = "proved") -> "_planner.Plan":
-    return _planner.plan(target_eps, delta, n, d, s, estimate, mechanisms, bound=bound)
+         mechanisms: tuple, bound: str = "proved", progress=None) -> "_planner.Plan":
+    """Cached :func:`mechanisms.planner.plan`; ``progress(done, total)`` is called while a
+    plan is computed (a plain dict cache: st.cache_data cannot replay a progress bar
+    created outside the cached function)."""
+    key = (float(target_eps), float(delta), int(n), int(d), int(s), estimate, tuple(mechanisms), bound)
+    store = _plan_store()
+    if key not in store:
+        if len(store) >= 200:
+            store.pop(next(iter(store)))
+        store[key] = _planner.plan(target_eps, delta, n, d, s, estimate, mechanisms, bound=bound,
+                                   progress=progress)
+    return store[key]
 
 
 @st.cache_data(show_spinner=False, max_entries=200)

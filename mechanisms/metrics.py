@@ -79,3 +79,23 @@ def all_metrics(est: Estimates, item_true, mean_true, nonmissing_true) -> dict:
         "tve_mean": tve(est.mean, mean_true),
         "mae_mean": mae(est.mean, mean_true),
     }
+
+
+def mean_ci(values, level: float = 0.95) -> tuple[float, float, float]:
+    """(mean, lower, upper): Student-t confidence interval for the mean of i.i.d. runs.
+
+    With one run the interval is (nan, nan): no spread can be estimated.  Used for the
+    empirical MSE over independent simulation runs (each run's squared error is one draw).
+    """
+    from scipy import stats
+
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
+        raise ValueError("values must be a non-empty 1-d sequence of finite numbers")
+    m = float(np.mean(x))
+    if x.size < 2:
+        return m, float("nan"), float("nan")
+    half = float(stats.t.ppf(0.5 + level / 2.0, x.size - 1) * np.std(x, ddof=1) / np.sqrt(x.size))
+    return m, m - half, m + half

@@ -40,6 +40,10 @@ _LABEL = {"collision": "Collision", "coco": "CoCo"}
 _FACTORS_OPT = (0.5, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0)
 _FACTORS_RULE = (0.8, 1.0, 1.25)
 _EPS0_MAX = 20.0
+# a recommended local budget above this gives each report little protection on its own
+LOW_LOCAL_PROTECTION_EPS0 = 5.0
+# eps0 / eps_c below this: shuffling hardly amplifies (n too small for the target)
+LITTLE_AMPLIFICATION = 1.1
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,38 @@ class Plan:
             r.update(c.to_dict())
             r["recommended"] = c == self.recommendation
             out.append(r)
+        return out
+
+    def warnings(self) -> list[str]:
+        """Plain-language cautions about the recommendation (empty when there are none).
+
+        * eps0 > ``LOW_LOCAL_PROTECTION_EPS0``: each report alone is only eps0-LDP, a
+          likelihood ratio of e^eps0 (e^5 ~ 148) against the shuffler or a breach;
+        * eps0 at the search's cap (``_EPS0_MAX``): the target holds for every eps0 tried;
+        * eps0 / eps_c < ``LITTLE_AMPLIFICATION``: n is too small for shuffling to amplify
+          the local budget towards the target;
+        * MSE > s: the expected squared error exceeds the largest squared norm of the
+          quantity estimated (s non-zeros, each at most 1 in size), so noise dominates.
+        """
+        c = self.recommendation
+        out = []
+        if c.eps0 >= _EPS0_MAX * (1 - 1e-6):
+            out.append(f"The target holds for every local eps0 up to {_EPS0_MAX:g}, the "
+                       f"planner's cap: the local randomizer gives practically no protection "
+                       f"on its own; consider a smaller target eps_c.")
+        elif c.eps0 > LOW_LOCAL_PROTECTION_EPS0:
+            out.append(f"The recommended local eps0 = {c.eps0:.3g} is above "
+                       f"{LOW_LOCAL_PROTECTION_EPS0:g}: each report alone allows a likelihood "
+                       f"ratio of e^{c.eps0:.3g} ~ {math.exp(c.eps0):.3g} to whoever sees it "
+                       f"before shuffling; the central guarantee rests on the shuffler.")
+        if c.eps_c > 0 and c.eps0 / c.eps_c < LITTLE_AMPLIFICATION:
+            out.append(f"Shuffling hardly helps here: eps0 / eps_c = {c.eps0 / c.eps_c:.3g} "
+                       f"(n = {self.n:,} is too small for this target; local DP alone gives "
+                       f"almost the same guarantee).")
+        if c.mse > self.s:
+            out.append(f"The expected squared error {c.mse:.3g} exceeds s = {self.s}, the "
+                       f"largest squared norm of the {self.estimate} vector: at n = {self.n:,} "
+                       f"the estimate is dominated by noise.")
         return out
 
     def sentence(self, n: Optional[int] = None) -> str:
@@ -236,7 +272,9 @@ def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str 
         (over the 5 best t values at ``n`` plus each mechanism's best, which contain
         the recommendation; so the MSE at 2n is never above the MSE at n).
     rtol : relative tolerance of the eps0 search (the result is always feasible).
-    progress : optional callable ``progress(done, total)`` called after each candidate.
+    progress : optional callable ``progress(done, total)`` called after each candidate
+        evaluation (sensitivity runs included; ``total`` may shrink once, when the
+        sensitivity runs' candidates are known, and ends equal to ``done``).
     bound : ``"proved"`` (default: the smallest proved upper bound, the exact privacy blanket
         for Collision and CoCo) or ``"paper"`` (alias ``"tight"``: the paper's Theorem 5
         value, not proved).
@@ -265,12 +303,16 @@ def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str 
     if total == 0:
         raise ValueError("no admissible t among t_values (Collision needs t > s; "
                          "CoCo needs an even t >= 2s + 2)")
+    n_sens = [nn for nn in (max(1, n // 2), 2 * n) if nn <= 10**12] if sensitivity else []
+    # progress counts every candidate evaluation, the sensitivity runs' included (their
+    # count is an upper bound until the main candidates are ranked)
+    grand = total + len(n_sens) * min(total, 5 + len(mechanisms))
     cands = []
     for mech, ts in per_mech.items():
         for t, src in ts.items():
             cands.append(evaluate(mech, t, n, d, s, target_eps, delta, estimate, src, rtol, bound))
             if progress is not None:
-                progress(len(cands), total)
+                progress(len(cands), grand)
     best = min(cands, key=lambda c: (c.mse, c.mechanism, c.t))
     sens: dict = {}
     # the sensitivity runs re-use the most promising t values: the 5 best candidates
@@ -279,12 +321,15 @@ def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str 
     keep = ranked[:5] + [next(c for c in ranked if c.mechanism == m) for m in mechanisms
                          if any(c.mechanism == m for c in ranked)]
     short = {m: sorted({c.t for c in keep if c.mechanism == m}) for m in mechanisms}
-    if sensitivity:
-        for nn in (max(1, n // 2), 2 * n):
-            if nn > 10**12:
-                continue
-            sub = plan(target_eps, delta, nn, d, s, estimate, mechanisms, short,
-                       sensitivity=False, rtol=rtol, bound=bound)
-            sens[nn] = sub.recommendation
+    per_sub = sum(len(v) for v in short.values())
+    grand = total + len(n_sens) * per_sub
+    for i, nn in enumerate(n_sens):
+        sub_progress = None
+        if progress is not None:
+            def sub_progress(k, _total, base=total + i * per_sub):
+                progress(base + k, grand)
+        sub = plan(target_eps, delta, nn, d, s, estimate, mechanisms, short,
+                   sensitivity=False, rtol=rtol, bound=bound, progress=sub_progress)
+        sens[nn] = sub.recommendation
     return Plan(target_eps=target_eps, delta=delta, n=n, d=d, s=s, estimate=estimate,
                 candidates=tuple(cands), recommendation=best, sensitivity=sens, bound=bound)

@@ -1,6 +1,7 @@
 """Dashboard pages under streamlit.testing (no browser): defaults render, numbers match the
 library, inputs change the numbers, bad input gives a visible error and no exception."""
 import os
+import sys
 
 import pytest
 
@@ -15,6 +16,8 @@ from mechanisms.planner import plan  # noqa: E402
 from mechanisms.simulate import simulate  # noqa: E402
 
 APP = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "app")
+sys.path.insert(0, APP)
+import common as appcommon  # noqa: E402  (the dashboard's formatter)
 
 
 def page(name: str) -> AppTest:
@@ -108,16 +111,25 @@ def test_planner_matches_library():
     # default: the proved bounds
     p = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="proved")
     r = p.recommendation
-    assert metric(at, "local eps0") == f"{r.eps0:.6g}"
+    assert metric(at, "local eps0") == appcommon.fmt(r.eps0, 6, "down")
     assert metric(at, "t") == str(r.t)
     assert at.code[0].value == p.sentence() and "proved upper bound" in p.sentence()
-    # switching to the paper's (unproved) Theorem 5 gives its plan, and says so
+    assert not any("inputs changed" in w.value for w in at.warning)
+    # switching to the paper's (unproved) Theorem 5: the old plan stays, marked stale,
+    # until "Compute plan" is pressed; then its plan shows, and says so
     at.radio(key="bound").set_value("paper").run()
     ok(at)
+    assert at.code[0].value == p.sentence()
+    assert any("inputs changed" in w.value for w in at.warning)
+    at.button(key="compute").click().run()
+    ok(at)
+    assert not any("inputs changed" in w.value for w in at.warning)
     pt = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="paper")
     assert at.code[0].value == pt.sentence() and "not proved" in pt.sentence()
     assert pt.recommendation.eps0 >= r.eps0 * (1 - 1e-3)
     at.radio(key="bound").set_value("proved").run()
+    at.button(key="compute").click().run()
+    assert at.code[0].value == p.sentence()
     sens = at.dataframe[0].value
     assert sorted(sens["n"]) == [50_000, 100_000, 200_000]
     at.number_input(key="s").set_value(200).run()  # s > d = 128
@@ -154,6 +166,12 @@ def test_simulation_run_and_invalid():
     emp = sum(r["mse_mean"] for r in runs) / 3
     assert df.iloc[0]["empirical MSE (mean over runs)"] == pytest.approx(emp, rel=1e-12)
     assert df.iloc[0]["exact / analytic MSE"] == pytest.approx(runs[0]["analytic"]["mse_mean"])
+    # the 95% interval from the 3 runs (Student t, 2 degrees of freedom), around the mean
+    vals = [r["mse_mean"] for r in runs]
+    sd = (sum((v - emp) ** 2 for v in vals) / 2) ** 0.5
+    half = 0.95 / 0.04875 ** 0.5 * sd / 3 ** 0.5
+    assert df.iloc[0]["95% CI low"] == pytest.approx(emp - half, rel=1e-9)
+    assert df.iloc[0]["95% CI high"] == pytest.approx(emp + half, rel=1e-9)
     at.selectbox(key="mechanism").set_value("coco").run()
     at.radio(key="t_mode").set_value("fixed value").run()
     at.number_input(key="t").set_value(11).run()
@@ -173,14 +191,14 @@ def test_frequency_default_matches_library():
     assert default_b(n, B) == 50_000  # auto: FE1 (B > n / ln n) with Table 1's b
     ex = FE1.make(n, B, 1.0, delta, rho="exact")
     pa = FE1.make(n, B, 1.0, delta, rho="paper")
-    assert metric(at, "rho (exact)") == f"{ex.rho:.6g}"
-    assert metric(at, "rho (paper)") == f"{pa.rho:.6g}"
-    assert metric(at, "messages per user (exact)") == f"{ex.messages_per_user:.6g}"
+    assert metric(at, "rho (exact)") == appcommon.fmt(ex.rho, 6)
+    assert metric(at, "rho (paper)") == appcommon.fmt(pa.rho, 6)
+    assert metric(at, "messages per user (exact)") == appcommon.fmt(ex.messages_per_user, 6)
     assert metric(at, "bits per message (exact)") == str(ex.bits_per_message)
-    assert metric(at, "certified delta (paper)") == f"{pa.certified_delta():.6g}"
-    assert metric(at, "error bound alpha (exact)") == f"{ex.alpha(0.1):.4g}"
-    assert metric(at, "alpha, proof form (paper)") == f"{pa.alpha(0.1, form='proof'):.4g}"
-    assert metric(at, "std per element (exact)") == f"{ex.std(0):.4g}"
+    assert metric(at, "certified delta (paper)") == appcommon.fmt(pa.certified_delta(), 6)
+    assert metric(at, "error bound alpha (exact)") == appcommon.fmt(ex.alpha(0.1), 4)
+    assert metric(at, "alpha, proof form (paper)") == appcommon.fmt(pa.alpha(0.1, form='proof'), 4)
+    assert metric(at, "std per element (exact)") == appcommon.fmt(ex.std(0), 4)
     saving = 100 * (1 - ex.rho / pa.rho)
     assert any(f"saves {saving:.1f}% of the blanket messages" in m.value for m in at.markdown)
     assert len(at.get("plotly_chart")) == 1
@@ -188,7 +206,7 @@ def test_frequency_default_matches_library():
     # FE0 forced: its exact rho, and no b input
     at.radio(key="protocol").set_value("fe0").run()
     ok(at)
-    assert metric(at, "rho (exact)") == f"{FE0.make(n, B, 1.0, delta).rho:.6g}"
+    assert metric(at, "rho (exact)") == appcommon.fmt(FE0.make(n, B, 1.0, delta).rho, 6)
     assert not any(r.key == "b_mode" for r in at.radio)
 
 
@@ -200,7 +218,7 @@ def test_frequency_paper_rho_not_available_above_3():
     assert any(i.value == "not available: Theorem 2.1 needs eps <= 3" for i in at.info)
     assert not any(m.label.endswith("(paper)") for m in at.metric)
     ex = FE1.make(10_000, 100_000, 4.0, 1e-8, rho="exact")
-    assert metric(at, "rho (exact)") == f"{ex.rho:.6g}"
+    assert metric(at, "rho (exact)") == appcommon.fmt(ex.rho, 6)
     assert not at.error
 
 
@@ -217,7 +235,7 @@ def test_frequency_invalid_inputs():
     at.number_input(key="b").set_value(500).run()
     ok(at)
     assert not at.error
-    assert metric(at, "rho (exact)") == f"{FE1.make(10_000, 100_000, 1.0, 1e-8, b=500).rho:.6g}"
+    assert metric(at, "rho (exact)") == appcommon.fmt(FE1.make(10_000, 100_000, 1.0, 1e-8, b=500).rho, 6)
     at.text_input(key="delta").set_value("2").run()
     ok(at)
     assert any("delta must lie in (0, 1)" in e.value for e in at.error) and not at.metric
@@ -237,8 +255,8 @@ def test_frequency_simulate_and_refusal():
     ok(at)
     for src in ("paper", "exact"):
         r = simulate_frequency("fe0", 2000, 50, 1.0, rho=src, reps=3, seed=0, beta=0.1)
-        assert metric(at, f"max abs error ({src})") == f"{r['max_abs_error']:.4g}"
-        assert metric(at, f"bound alpha ({src})") == f"{r['alpha']:.4g}"
+        assert metric(at, f"max abs error ({src})") == appcommon.fmt(r['max_abs_error'], 4)
+        assert metric(at, f"bound alpha ({src})") == appcommon.fmt(r['alpha'], 4)
         assert r["max_abs_error"] < r["alpha"]
     # too many messages with the paper's rho: refused with a visible message, no hang
     at.number_input(key="n").set_value(20_000_000).run()

@@ -146,3 +146,26 @@ def test_simulate_missing_baselines_message(monkeypatch):
     with pytest.raises(sim.MechanismUnavailableError, match="privkv.*not available"):
         sim.simulate("privkv", n=10, d=4, s=1, eps0=1.0)
     assert sim.available_mechanisms() == ["collision", "coco"]
+
+
+def test_mean_ci_literal_and_coverage():
+    from mechanisms.metrics import mean_ci
+
+    m, lo, hi = mean_ci([1.0, 2.0, 3.0])
+    # mean 2, sd 1; Student t with 2 degrees of freedom has the closed-form quantile
+    # t_p = (2p - 1) / sqrt(2 p (1 - p)), so t_{0.975, 2} = 0.95 / sqrt(0.04875)
+    assert m == 2.0
+    assert hi - m == pytest.approx(0.95 / 0.04875 ** 0.5 / 3 ** 0.5, rel=1e-10)
+    assert m - lo == pytest.approx(hi - m, rel=1e-12)
+    assert all(v != v for v in mean_ci([5.0])[1:])  # one run: no interval
+    # coverage of the 95% interval on exponential draws (fixed seed): 0.93-0.97
+    rng = np.random.default_rng(11)
+    hits = 0
+    for _ in range(2000):
+        _, a, b = mean_ci(rng.exponential(2.0, size=200))
+        hits += a <= 2.0 <= b
+    assert 0.93 <= hits / 2000 <= 0.97
+    with pytest.raises(ValueError, match="level"):
+        mean_ci([1.0, 2.0], level=1.5)
+    with pytest.raises(ValueError, match="finite"):
+        mean_ci([])

@@ -5,7 +5,7 @@ import pytest
 
 from accountant.shuffle import ShuffleAccountant, make_params
 from mechanisms.errors import coco_mse, collision_mse
-from mechanisms.planner import Plan, candidate_ts, evaluate, plan
+from mechanisms.planner import Candidate, Plan, candidate_ts, evaluate, plan
 
 ARGS = dict(target_eps=0.5, delta=1e-6, n=20_000, d=64, s=4)
 
@@ -117,3 +117,52 @@ def test_plan_on_the_proved_bound():
         assert pair.get_epsilon(1e-6) <= 0.5 + 1e-9
     with pytest.raises(ValueError, match="bound must be"):
         plan(0.5, 1e-6, 20_000, 64, 4, bound="theorem")
+
+
+def _plan_with(eps0: float, eps_c: float, mse: float, n: int = 1000, s: int = 4) -> Plan:
+    c = Candidate(mechanism="collision", t=12, eps0=eps0, eps_c=eps_c, mse=mse, mse_mean=mse,
+                  mse_nonmissing=mse, mse_item=mse, source="grid")
+    return Plan(target_eps=eps_c, delta=1e-6, n=n, d=64, s=s, estimate="mean",
+                candidates=(c,), recommendation=c)
+
+
+@pytest.mark.parametrize("eps0,eps_c,mse,expected", [
+    (2.0, 0.5, 0.1, []),
+    (4.99, 0.5, 0.1, []),
+    (6.0, 0.5, 0.1, ["above 5"]),
+    (20.0, 0.5, 0.1, ["up to 20"]),
+    (0.52, 0.5, 0.1, ["hardly helps"]),
+    (2.0, 0.5, 4.5, ["dominated by noise"]),
+    (8.0, 7.5, 40.0, ["above 5", "hardly helps", "dominated by noise"]),
+])
+def test_plan_warnings(eps0, eps_c, mse, expected):
+    w = _plan_with(eps0, eps_c, mse).warnings()
+    assert len(w) == len(expected), w
+    for text, key in zip(w, expected):
+        assert key in text
+
+
+def test_plan_warnings_on_a_real_small_n():
+    # n = 100 users, target 0.5: the paper's pair lets eps0 reach ~1.5 at best, and the
+    # mean of 100 users' 128-dimensional vectors is dominated by the noise
+    p = plan(0.5, 1e-6, 100, 128, 8, "mean", ("collision",), t_values=[60, 90, 140],
+             sensitivity=False, bound="paper")
+    w = p.warnings()
+    assert p.recommendation.mse > 8 and any("dominated by noise" in x for x in w)
+
+
+def test_progress_counts_every_evaluation():
+    calls = []
+    p = plan(0.5, 1e-6, 20_000, 64, 4, "mean", ("collision", "coco"), t_values=[12, 20, 40],
+             bound="paper", progress=lambda k, tot: calls.append((k, tot)))
+    done = [k for k, _ in calls]
+    assert done == list(range(1, len(calls) + 1))
+    assert calls[-1][0] == calls[-1][1]  # ends at 100%
+    assert all(k <= tot for k, tot in calls)
+    # main candidates + the two sensitivity runs over the short list (5 best + each
+    # mechanism's best)
+    ranked = sorted(p.candidates, key=lambda c: (c.mse, c.mechanism, c.t))
+    short = {(c.mechanism, c.t) for c in ranked[:5]}
+    short |= {next((c.mechanism, c.t) for c in ranked if c.mechanism == m) for m in ("collision", "coco")}
+    assert len(p.candidates) == 6 and len(short) == 5
+    assert len(calls) == 6 + 2 * 5 and calls[0][1] == 6 + 2 * 6  # first total: upper bound

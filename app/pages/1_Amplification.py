@@ -52,17 +52,17 @@ head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, 
 if head is not None:
     st.subheader(f"At eps0 = {e_ref:g}")
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("eps_c, proved upper bound", common.fmt(head["epsilon"]),
+    m1.metric("eps_c, proved upper bound", common.fmt(head["epsilon"], 6, "up"),
               help=f"smallest upper bound proved for this mechanism as implemented: {head['bound']}")
-    m2.metric("eps_c, certified lower bound", common.fmt(head["lower_epsilon"]),
+    m2.metric("eps_c, certified lower bound", common.fmt(head["lower_epsilon"], 6, "down"),
               help="exact divergence of the real mechanism's shuffled outputs on concrete neighbouring "
                    "datasets: the true eps_c is at least this" if head["lower_epsilon"] is not None
                    else f"not available: {head['lower_reason']}")
     m3.metric("t used", "n/a" if head["t"] is None else str(head["t"]))
     m4.metric("amplification eps0 / eps_c", common.ratio(float(e_ref), head["epsilon"]))
     if head["lower_epsilon"] is not None and head["lower_epsilon"] > 0:
-        st.caption(f"The true eps_c of the mechanism lies in [{common.fmt(head['lower_epsilon'])}, "
-                   f"{common.fmt(head['epsilon'])}] (width {100 * (head['epsilon'] / head['lower_epsilon'] - 1):.2g}%).")
+        st.caption(f"The true eps_c of the mechanism lies in [{common.fmt(head['lower_epsilon'], 6, 'down')}, "
+                   f"{common.fmt(head['epsilon'], 6, 'up')}] (width {100 * (head['epsilon'] / head['lower_epsilon'] - 1):.2g}%).")
     if head["paper_epsilon"] is not None:
         st.caption(f"The paper's Theorem 5 value is {common.fmt(head['paper_epsilon'])}: not a proved "
                    f"bound ({head['paper_caveat']}).")
@@ -90,9 +90,10 @@ for b in applicable:
                              name=bound_label(b),
                              line=dict(width=3 if b == "blanket" else 1.5, color=color.get(b))))
 fig.update_layout(title=f"Central eps_c against local eps0 ({common.MECH_LABEL[mechanism]}, "
-                        f"n = {n:,}, delta = {delta:g}; lower is better)",
-                  xaxis_title="local budget eps0 (nats)", yaxis_title="central eps_c (nats)",
-                  yaxis=dict(type="log", dtick=1), legend_title="bound", template="plotly_white",
+                        f"n = {n:,}, delta = {common.fmt(delta)}; lower is better)",
+                  xaxis_title="local budget eps0 (nats)",
+                  yaxis=common.log_axis("central eps_c (nats)", [r[b] for r in rows for b in applicable]),
+                  legend_title="bound", template="plotly_white",
                   height=460)
 st.plotly_chart(fig, key="eps_c_chart")
 

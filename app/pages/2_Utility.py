@@ -88,8 +88,8 @@ for mech in ("collision", "coco"):
         fig.add_trace(go.Scatter(x=c["t"], y=c[k], mode="lines",
                                  name=f"{common.MECH_LABEL[mech]}: {NAME[k]}",
                                  line=dict(color=COL[mech], dash=DASH[k])))
-fig.update_layout(xaxis_title="hash range t (buckets)", yaxis_title="probability (per report)",
-                  xaxis_type="log", yaxis=dict(type="log", dtick=1), template="plotly_white",
+fig.update_layout(xaxis=common.log_axis("hash range t (buckets)"),
+                  yaxis=common.log_axis("probability (per report)"), template="plotly_white",
                   height=420, legend_title="mechanism: rate", margin=dict(t=30))
 st.plotly_chart(fig, key="rates_chart")
 if not cv["coco"]["t"].size:
@@ -131,9 +131,8 @@ for j, est in enumerate(("mean", "nonmissing", "item")):
                                          legendgroup="opt", showlegend=(j == 0 and mech == "collision"),
                                          marker=dict(color=COL[mech], symbol="x", size=10)),
                               row=1, col=j + 1)
-    fig.update_xaxes(title_text="hash range t (buckets)", type="log", row=1, col=j + 1)
-    fig.update_yaxes(type="log", row=1, col=j + 1)
-fig.update_yaxes(title_text="MSE (sum over coordinates)", row=1, col=1)
+    fig.update_xaxes(**common.log_axis("hash range t (buckets)"), row=1, col=j + 1)
+    fig.update_yaxes(**common.log_axis("MSE (sum over coordinates)" if j == 0 else ""), row=1, col=j + 1)
 fig.update_layout(template="plotly_white", height=420, legend_title="mechanism / marker",
                   margin=dict(t=50))
 st.plotly_chart(fig, key="mse_chart")
@@ -191,8 +190,9 @@ for mech in ["collision", "coco", *BASELINES]:
     fig.add_trace(go.Scatter(x=[r["eps0"] for r in pts], y=[r[f"mse_{est_b}"] for r in pts],
                              mode="lines+markers", name=common.MECH_LABEL.get(mech, mech),
                              line=dict(width=3 if mech in ("collision", "coco") else 1.5)))
-fig.update_layout(xaxis_title="local budget eps0 (nats)", yaxis_title=f"MSE of {NAME[est_b]} (log scale)",
-                  yaxis=dict(type="log", dtick=1), template="plotly_white", height=420,
+fig.update_layout(xaxis_title="local budget eps0 (nats)",
+                  yaxis=common.log_axis(f"MSE of {NAME[est_b]} (sum over coordinates)"),
+                  template="plotly_white", height=420,
                   legend_title="mechanism", margin=dict(t=30))
 st.plotly_chart(fig, key="baselines_chart")
 st.caption("Collision and CoCo at the paper's t; baselines with their analytic MSE on the default "

@@ -37,22 +37,39 @@ bound = sb.radio("guarantee from", ["proved", "paper"], key="bound",
                  format_func=lambda b: {"proved": "proved bound (exact privacy blanket)",
                                         "paper": "paper's Theorem 5 (not proved)"}[b],
                  help="Theorem 5 gives larger eps0 but is not a proved bound (README, Findings)")
-if not delta_ok or not s_ok or not m_ok:
+inputs = (target, delta, n, d, s, estimate, mechs, bound)
+valid = delta_ok and s_ok and m_ok
+compute = sb.button("Compute plan", type="primary", disabled=not valid, key="compute",
+                    help="The search inverts the proved bound for about 20 (mechanism, t) "
+                         "candidates and takes several seconds; it runs when you press this.")
+if not valid:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
-with st.spinner("Searching eps0 for every candidate t (a few seconds)..."):
-    p = common.call(common.plan, target, delta, n, d, s, estimate, mechs, bound)
-if p is None:
-    st.stop()
+stored = st.session_state.get("plan_result")
+if compute or stored is None:  # the first visit plans the defaults
+    bar = common.Progress("Searching the largest eps0 for every candidate t", "candidates")
+    p = common.call(common.plan, *inputs, progress=bar.update)
+    bar.close()
+    if p is None:
+        st.stop()
+    stored = st.session_state["plan_result"] = (inputs, p)
+shown, p = stored
+if shown != inputs:
+    st.warning(f"The inputs changed: the results below are still those for target eps_c = "
+               f"{common.fmt(shown[0])}, delta = {common.fmt(shown[1])}, n = {shown[2]:,}, "
+               f"d = {shown[3]:,}, s = {shown[4]}. Press **Compute plan** to update them.",
+               icon=":material/history:")
 
 r = p.recommendation
 st.subheader("Recommendation")
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("mechanism", common.MECH_LABEL[r.mechanism])
 c2.metric("t", str(r.t))
-c3.metric("local eps0", f"{r.eps0:.6g}")
-c4.metric("MSE", f"{r.mse:.4g}", help="exact, summed over coordinates, for n users")
+c3.metric("local eps0", common.fmt(r.eps0, 6, "down"))
+c4.metric("MSE", common.fmt(r.mse, 4), help="exact, summed over coordinates, for n users")
+for w in p.warnings():
+    st.warning(w)
 st.code(p.sentence(), language=None, wrap_lines=True)
 st.caption(common.ERRATUM_CAPTION)
 
@@ -74,12 +91,15 @@ fig.add_trace(go.Scatter(x=[r.t], y=[r.mse], mode="markers", name="recommended",
                          marker=dict(symbol="star", size=16, color="gold",
                                      line=dict(color="black", width=1))))
 fig.update_layout(
-    xaxis=dict(title="hash range t (buckets)", type="log"),
-    yaxis=dict(title=f"MSE of the {estimate} estimate (sum over coordinates)", type="log"),
+    title=f"Error against t at the largest admissible eps0 (target eps_c = {common.fmt(p.target_eps)}, "
+          f"delta = {common.fmt(p.delta)}, n = {p.n:,}, d = {p.d:,}, s = {p.s})",
+    xaxis=common.log_axis("hash range t (buckets)", [c.t for c in p.candidates]),
+    yaxis=common.log_axis(f"MSE of the {p.estimate} estimate (sum over coordinates)",
+                          [c.mse for c in p.candidates]),
     yaxis2=dict(title="largest admissible local eps0 (nats)", overlaying="y", side="right",
                 showgrid=False),
     template="plotly_white", height=460, legend=dict(orientation="h", y=-0.2),
-    legend_title="curve", margin=dict(t=30))
+    legend_title="curve", margin=dict(t=60))
 st.plotly_chart(fig, key="tradeoff_chart")
 
 st.subheader("Sensitivity to n")

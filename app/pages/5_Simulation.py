@@ -9,6 +9,7 @@ import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
 from mechanisms import simulate as sim  # noqa: E402
+from mechanisms.metrics import mean_ci  # noqa: E402
 
 common.page_header(
     "Simulation",
@@ -43,15 +44,15 @@ if not mech_ok:
 
 params = (mechanism, n, d, s, eps0, t, reps, seed)
 if run and mech_ok:
-    bar = st.progress(0.0, text="Simulating")
+    bar = common.Progress("Simulating", "runs")
     runs = []
     for i in range(reps):
         res = common.call(sim.simulate, mechanism, n, d, s, eps0, t, reps=1, seed=seed + i)
         if res is None:
             break
         runs.append(res)
-        bar.progress((i + 1) / reps, text=f"Simulating: run {i + 1}/{reps}")
-    bar.empty()
+        bar.update(i + 1, reps)
+    bar.close()
     if len(runs) == reps:
         st.session_state["sim_result"] = (params, runs)
 
@@ -72,14 +73,18 @@ LABEL = {"mse_mean": "mean", "mse_nonmissing": "frequency (non-missing)", "mse_i
 table = []
 for k in ("mse_mean", "mse_nonmissing", "mse_item"):
     vals = [r[k] for r in runs]
-    emp = sum(vals) / len(vals)
+    emp, lo, hi = mean_ci(vals)
     exact = [r["analytic"][k] for r in runs if "analytic" in r and k in r["analytic"]]
     ex = sum(exact) / len(exact) if len(exact) == len(runs) else None
     table.append({"estimator": LABEL[k], "empirical MSE (mean over runs)": emp,
+                  "95% CI low": None if lo != lo else lo, "95% CI high": None if hi != hi else hi,
                   "min over runs": min(vals), "max over runs": max(vals),
                   "exact / analytic MSE": ex,
-                  "empirical / exact": (emp / ex) if ex else None})
+                  "empirical / exact": (emp / ex) if ex else None,
+                  "exact inside CI": None if (ex is None or lo != lo) else bool(lo <= ex <= hi)})
 st.dataframe(table, hide_index=True, key="sim_table", column_config=common.number_columns(table))
+st.caption("95% CI: Student-t interval for the expected MSE from the independent runs "
+           "(needs at least 2 runs); an exact value inside it agrees with the simulation.")
 src = runs[0].get("analytic", {}).get("applies_to")
 if src:
     st.caption(f"Exact column: {src}.")
@@ -91,10 +96,18 @@ common.download_csv([{**{kk: vv for kk, vv in r.items() if kk != "analytic"},
 fig = go.Figure()
 xs = [row["estimator"] for row in table]
 fig.add_trace(go.Bar(x=xs, y=[row["empirical MSE (mean over runs)"] for row in table],
-                     name="empirical", marker_color="#1f77b4"))
+                     name="empirical (95% CI)", marker_color="#1f77b4",
+                     error_y=dict(type="data", symmetric=False,
+                                  array=[(row["95% CI high"] or row["empirical MSE (mean over runs)"])
+                                         - row["empirical MSE (mean over runs)"] for row in table],
+                                  arrayminus=[row["empirical MSE (mean over runs)"]
+                                              - (row["95% CI low"] or row["empirical MSE (mean over runs)"])
+                                              for row in table])))
 fig.add_trace(go.Bar(x=xs, y=[row["exact / analytic MSE"] for row in table], name="exact / analytic",
                      marker_color="#ff7f0e"))
 fig.update_layout(barmode="group", xaxis_title="estimator",
+                  title=f"Empirical against exact MSE ({common.MECH_LABEL.get(mname, mname)}, n = {n_:,}, "
+                        f"d = {d_:,}, s = {s_}, eps0 = {common.fmt(e_)}, {reps_} run(s))",
                   yaxis_title="MSE (sum over coordinates)", template="plotly_white", height=420,
-                  legend_title="error", margin=dict(t=30))
+                  legend_title="error", margin=dict(t=60))
 st.plotly_chart(fig, key="sim_chart")

@@ -9,6 +9,7 @@ import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
 from mechanisms import frequency as freq  # noqa: E402
+from mechanisms.metrics import mean_ci  # noqa: E402
 
 common.page_header(
     "Frequency estimation with blanket messages (FE0/FE1)",
@@ -150,7 +151,7 @@ if curve is not None:
                              marker=dict(symbol="star", size=15, color="gold",
                                          line=dict(color="black", width=1))))
     fig.update_layout(xaxis=dict(title="eps"),
-                      yaxis=dict(title="messages per user (1 + rho)", type="log"),
+                      yaxis=common.log_axis("messages per user (1 + rho)"),
                       template="plotly_white", height=440, legend=dict(orientation="h", y=-0.2),
                       legend_title="rho", margin=dict(t=30))
     st.plotly_chart(fig, key="messages_chart")
@@ -229,6 +230,9 @@ for src, r in results.items():
         if k in r:
             row[lab] = r[k]
     runs = r["max_abs_error_runs"]
+    _, lo, hi = mean_ci(runs)
+    row["max abs error, 95% CI low"] = None if lo != lo else lo
+    row["max abs error, 95% CI high"] = None if hi != hi else hi
     row["max abs error, min over runs"] = min(runs)
     row["max abs error, max over runs"] = max(runs)
     sim_rows.append(row)
@@ -236,7 +240,8 @@ st.dataframe(sim_rows, hide_index=True, key="sim_table",
              column_config=common.number_columns(sim_rows))
 st.caption("The bound alpha (Lemma 2.3 / 2.6) holds with probability >= 1 - beta for the maximum "
            "error over all B elements; the exact RMSE is the square root of the mean exact "
-           "variance over the elements.")
+           "variance over the elements. 95% CI: Student-t interval for the expected maximum "
+           "error from the independent runs (at least 2 runs).")
 common.download_csv([{kk: vv for kk, vv in r.items() if kk != "max_abs_error_runs"}
                      | {"max_abs_error_runs": " ".join(f"{e:.6g}" for e in r["max_abs_error_runs"])}
                      for r in results.values()], f"frequency_{sparams[0]}_simulation.csv",

@@ -54,9 +54,11 @@ if not delta_ok:
 _source = _compose.round_source(mechanism)
 st.caption(f"Per-round profile: {_source}. The FMT21 clone is proved for every eps0-LDP "
            "randomizer; the exact privacy blanket (Collision, CoCo, k-RR, RR, worst case over "
-           "the hash family) is the optimal decomposition-based bound; the upper profile is the "
-           "smaller of the two at each eps.")
+           "the hash family) is the optimal decomposition-based bound; where its value is below "
+           "1e-20 the smaller of the two is used.")
 
+round_title = (f"{common.MECH_LABEL.get(mechanism, mechanism)}, n = {n:,}, eps0 = {common.fmt(eps0)}"
+               + (f", s = {s}" if s is not None else "") + (f", k = {k}" if k is not None else ""))
 Ts = sorted(set(int(x) for x in np.unique(np.geomspace(1, rounds, min(rounds, 12)).round())) | {rounds})
 with st.spinner("Composing the rounds..."):
     rows = common.call(curve, n, eps0, mechanism, s, t, k, delta, tuple(Ts))
@@ -64,10 +66,10 @@ if rows is None:
     st.stop()
 last = rows[-1]
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("PLD eps (upper bound)", f"{last['epsilon']:.4g}")
-c2.metric("PLD optimistic", f"{last['epsilon_optimistic']:.4g}")
-c3.metric("advanced composition", f"{last['advanced_epsilon']:.4g}")
-c4.metric("naive composition", f"{last['naive_epsilon']:.4g}")
+c1.metric("PLD eps (upper bound)", common.fmt(last['epsilon'], 4, "up"))
+c2.metric("PLD optimistic", common.fmt(last['epsilon_optimistic'], 4, "down"))
+c3.metric("advanced composition", common.fmt(last['advanced_epsilon'], 4, "up"))
+c4.metric("naive composition", common.fmt(last['naive_epsilon'], 4, "up"))
 
 fig = go.Figure()
 fig.add_trace(go.Scatter(x=Ts, y=[r["epsilon"] for r in rows], name="PLD (pessimistic)",
@@ -78,8 +80,11 @@ fig.add_trace(go.Scatter(x=Ts, y=[r["advanced_epsilon"] for r in rows], name="ad
                          mode="lines+markers"))
 fig.add_trace(go.Scatter(x=Ts, y=[r["naive_epsilon"] for r in rows], name="naive",
                          mode="lines+markers"))
-fig.update_layout(xaxis=dict(title="rounds T", type="log"),
-                  yaxis=dict(title=f"total eps at delta = {delta:g}", type="log"))
+fig.update_layout(xaxis=common.log_axis("rounds T", Ts),
+                  yaxis=common.log_axis(f"total eps at delta = {common.fmt(delta)} (nats)",
+                                        [r[k] for r in rows for k in ("epsilon", "epsilon_optimistic",
+                                                                      "advanced_epsilon", "naive_epsilon")]),
+                  title=f"Total eps after T rounds ({round_title}, delta = {common.fmt(delta)})")
 st.plotly_chart(fig, use_container_width=True)
 
 st.subheader("Largest per-round eps0 for a total budget")
@@ -88,5 +93,5 @@ with st.spinner("Searching eps0..."):
 if e0 is None:
     st.info(f"No eps0 >= 0.01 meets total eps {target:g} after {rounds} rounds.")
 else:
-    st.metric("largest eps0 per round", f"{e0:.4g}",
+    st.metric("largest eps0 per round", common.fmt(e0, 4, "down"),
               help="checked: T rounds at this eps0 give a PLD upper bound <= the target")
