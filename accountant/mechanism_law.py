@@ -652,14 +652,19 @@ class LowerLaw:
 
     def delta(self, n: int, eps: float) -> float:
         """Certified lower bound on the mechanism's delta at ``eps`` (float, margin applied)."""
+        return self.delta_and_slope(n, eps)[0]
+
+    def delta_and_slope(self, n: int, eps: float) -> tuple[float, float]:
+        """(:meth:`delta`, an estimate of d delta / d eps for a search's Newton steps; 0 when
+        none is at hand).  Only the first is a certified number."""
         if len(self.law.p) == 2:
             with mpmath.workdps(_MP_DPS):
                 v = [float(x) for x in self.law.values(eps)]
-            return max(_binary_delta(n, float(self.law.p[0]), v[0], v[1]) * (1 - LOWER_MARGIN), 0.0)
+            return max(_binary_delta(n, float(self.law.p[0]), v[0], v[1]) * (1 - LOWER_MARGIN), 0.0), 0.0
         from .blanket_exact import positive_part
 
         r = positive_part(_engine_law(self.law), n, eps)
-        return max(r.lower * (1 - LOWER_MARGIN), 0.0)
+        return max(r.lower * (1 - LOWER_MARGIN), 0.0), r.slope * (1 - LOWER_MARGIN)
 
     @property
     def eps_max(self) -> float:
@@ -746,16 +751,16 @@ def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
     top = min(ll.eps_max, float(params.eps0))
 
     def evaluate(eps: float):
-        v = ll.delta(n, eps)
-        return v, v / (1 - LOWER_MARGIN) ** 2, 0.0
+        v, slope = ll.delta_and_slope(n, eps)
+        return v, v / (1 - LOWER_MARGIN) ** 2, slope
 
     if evaluate(0.0)[0] <= delta:
         return BoundResult("lower", 0.0, True, ll.datasets, delta)
     # start near the pair's eps_c (brackets are within a factor ~2 of it); a lower bound
     # needs few digits: rtol 1e-5
-    from .bounds import _pair_result
+    from .bounds import PAIR_GUESS_RTOL, _pair_result
 
-    guess = 0.8 * _pair_result(params, n, delta, 1e-6).epsilon
+    guess = 0.8 * _pair_result(params, n, delta, PAIR_GUESS_RTOL).epsilon
     res = epsilon_for_delta(evaluate, delta, top, rtol=max(rtol, LOWER_RTOL),
                             guess=guess if 0.0 < guess < top else None)
     lo = res.lower_epsilon if res.lower_epsilon is not None else 0.0
