@@ -178,12 +178,26 @@ def log_axis(title: str, values=None) -> dict:
             if v is not None and math.isfinite(float(v)) and float(v) > 0]
     if vals and max(vals) / min(vals) < 30.0:
         lo, hi = min(vals), max(vals)
-        ticks = [m * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
-                 for m in (1, 2, 5) if lo / 1.6 <= m * 10.0 ** k <= hi * 1.6]
-        ax.update(tickvals=ticks, ticktext=[fmt(v, 3) for v in ticks])
+        decades = range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+        ticks: list = []
+        # the coarsest set of "nice" mantissas that puts at least 3 ticks inside the data
+        for mants in ((1, 2, 5), (1, 1.5, 2, 3, 5, 7), (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9),
+                      tuple(1 + i / 10 for i in range(90))):
+            ticks = [m * 10.0 ** k for k in decades for m in mants if lo <= m * 10.0 ** k <= hi]
+            if len(ticks) >= 3:
+                break
+        ax.update(tickvals=ticks, ticktext=[_tick_text(v) for v in ticks])
     else:
         ax["dtick"] = 1
     return ax
+
+
+def _tick_text(v: float) -> str:
+    """A tick label: whole numbers below 1e6 with separators (2,000), else :func:`fmt`."""
+    r = round(v)
+    if 1 <= v < 1e6 and abs(v - r) < 1e-9 * v:
+        return f"{int(r):,}"
+    return fmt(v, 3)
 
 
 def to_csv(rows: Sequence[dict]) -> str:
@@ -216,9 +230,14 @@ def flat(rows: Sequence[dict]) -> list[dict]:
 
 
 def number_columns(rows: Sequence[dict]) -> dict:
-    """column_config showing float columns with 4 significant digits (not rounded to 0)."""
-    cols = {k for r in rows for k, v in r.items() if isinstance(v, float)}
-    return {k: st.column_config.NumberColumn(k, format="%.4g") for k in cols}
+    """column_config: float columns with 4 significant digits (not rounded to 0), integer
+    columns (counts: n, d, t, B) with thousands separators and no digit cut off."""
+    floats = {k for r in rows for k, v in r.items() if isinstance(v, float)}
+    ints = {k for r in rows for k, v in r.items()
+            if isinstance(v, (int, np.integer)) and not isinstance(v, bool)} - floats
+    cfg = {k: st.column_config.NumberColumn(k, format="%.4g") for k in floats}
+    cfg.update({k: st.column_config.NumberColumn(k, format="localized") for k in ints})
+    return cfg
 
 
 # --------------------------------------------------------------------------- cached calls

@@ -52,3 +52,22 @@ def test_directed_rounding_is_on_the_safe_side():
 def test_bad_direction():
     with pytest.raises(ValueError, match="direction"):
         common.fmt(1.0, 4, "sideways")
+
+
+def test_log_axis_decades_and_narrow_ranges():
+    wide = common.log_axis("eps", [1e-5, 0.2, 3.0])
+    assert wide["type"] == "log" and wide["dtick"] == 1 and wide["exponentformat"] == "power"
+    assert "tickvals" not in wide  # decades only: no "2" for both 0.2 and 2, no SI prefix
+    narrow = common.log_axis("MSE", [7.2e-4, 1.03e-3])
+    assert narrow["ticktext"] == ["8e-4", "9e-4", "0.001"]
+    assert all(7.2e-4 <= v <= 1.03e-3 for v in narrow["tickvals"])
+    ts = common.log_axis("t", [1178, 26480])
+    assert ts["ticktext"] == ["2,000", "5,000", "10,000", "20,000"]
+    assert common.log_axis("x", [])["dtick"] == 1
+
+
+def test_number_columns_counts_and_floats():
+    cfg = common.number_columns([{"n": 10**9, "eps": 0.5, "name": "a", "ok": True}])
+    assert set(cfg) == {"n", "eps"}
+    assert cfg["n"]["type_config"]["format"] == "localized"
+    assert cfg["eps"]["type_config"]["format"] == "%.4g"
