@@ -65,6 +65,7 @@ from typing import Optional
 import numpy as np
 from scipy import special
 
+from . import parallel as _parallel
 from .binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range
 from .divergence import TRUNCATION_FRACTION, half_tail_ratio_runs
 from .search import epsilon_for_delta
@@ -79,6 +80,8 @@ BIN_GAP = 1e-5
 MAX_BINS = 4096
 EXACT_MAX_TERMS = 200_000
 _CHUNK = 1 << 15
+# m-windows from this size on are split into chunks run on threads (accountant.parallel)
+_MIN_SPLIT = 4096
 _BLOCK = 256
 
 
@@ -352,25 +355,25 @@ def _exact(law: CountLaw, n: int, terms: _Terms, mw, jw) -> tuple[float, float]:
     pp = law.p_prime
     F = 0.0
     Qs = 0.0
-    if pp <= 0.0 or pp >= 1.0:
-        j = np.zeros(m.shape) if pp <= 0.0 else (n - m).astype(np.float64)
-        g, _, q = terms.row(m, j)
-        w = np.exp(logPm)
-        return float(np.sum(w * g)), float(np.sum(w * q))
+    if pp <= 0.0 or pp >= 1.0:  # N3 is 0 or n - m: one row, split along m across threads
+        step = m.size if m.size < _MIN_SPLIT else -(-m.size // _parallel.threads())
+
+        def part(i0: int) -> tuple[float, float]:
+            mm = m[i0:i0 + step]
+            j = np.zeros(mm.shape) if pp <= 0.0 else (n - mm).astype(np.float64)
+            g, _, q = terms.row(mm, j)
+            w = np.exp(logPm[i0:i0 + step])
+            return float(np.sum(w * g)), float(np.sum(w * q))
+
+        F = Qs = 0.0
+        for f, q in _parallel.map_ordered(part, range(0, m.size, step)):
+            F += f
+            Qs += q
+        return F, Qs
     Np = (n - m).astype(np.float64)
     # rows of fixed j, concatenated into batches of ~_CHUNK * 8 points so that the
-    # tail-ratio anchors of many rows are evaluated together
-    ms, js, ws, size = [], [], [], 0
-
-    def flush():
-        nonlocal F, Qs, ms, js, ws, size
-        if ms:
-            g, _, q = terms.row(np.concatenate(ms), np.concatenate(js))
-            w = np.concatenate(ws)
-            F += float(np.sum(w * g))
-            Qs += float(np.sum(w * q))
-        ms, js, ws, size = [], [], [], 0
-
+    # tail-ratio anchors of many rows are evaluated together; batches run on threads
+    batches, ms, js, ws, size = [], [], [], [], 0
     for j in range(jw[0], jw[1] + 1):
         lw = logPm + binom_logpmf(float(j), Np, pp)
         keep = lw > -745.0
@@ -383,8 +386,19 @@ def _exact(law: CountLaw, n: int, terms: _Terms, mw, jw) -> tuple[float, float]:
         ws.append(np.exp(lw[sl]))
         size += ms[-1].size
         if size >= 8 * _CHUNK:
-            flush()
-    flush()
+            batches.append((ms, js, ws))
+            ms, js, ws, size = [], [], [], 0
+    if ms:
+        batches.append((ms, js, ws))
+
+    def batch(b) -> tuple[float, float]:
+        g, _, q = terms.row(np.concatenate(b[0]), np.concatenate(b[1]))
+        w = np.concatenate(b[2])
+        return float(np.sum(w * g)), float(np.sum(w * q))
+
+    for f, q in _parallel.map_ordered(batch, batches):
+        F += f
+        Qs += q
     return F, Qs
 
 
@@ -439,13 +453,13 @@ def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float
     width = np.diff(js).astype(np.float64)[:, None]
     pp = law.p_prime
     logPm_all = _m_weights(law, n, m_lo, m_hi)
-    lo_sum = up_sum = q_sum = 0.0
-    for c0 in range(m_lo, m_hi + 1, _CHUNK):
-        c1 = min(c0 + _CHUNK - 1, m_hi)
+
+    def chunk(c0: int) -> tuple[float, float, float]:
+        c1 = min(c0 + step - 1, m_hi)
         m = np.arange(c0, c1 + 1, dtype=np.int64)
         wm = np.exp(logPm_all[c0 - m_lo:c1 - m_lo + 1])
         if not np.any(wm > 0):
-            continue
+            return 0.0, 0.0, 0.0
         sh = (js.size, m.size)
         g, s, q = terms.row(np.tile(m, js.size), np.repeat(js.astype(np.float64), m.size))
         g, s, q = g.reshape(sh), s.reshape(sh), q.reshape(sh)
@@ -461,9 +475,19 @@ def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float
         upper = (g[:-1] * rest + g[1:] * D) / width
         lower = np.maximum(np.maximum(P * g[:-1] + s[:-1] * D, P * g[1:] - s[1:] * rest), 0.0)
         qb = 0.5 * (q[:-1] + q[1:]) * P
-        lo_sum += float(np.sum(wm * np.sum(lower, axis=0)))
-        up_sum += float(np.sum(wm * np.sum(upper, axis=0)))
-        q_sum += float(np.sum(wm * np.sum(qb, axis=0)))
+        return (float(np.sum(wm * np.sum(lower, axis=0))), float(np.sum(wm * np.sum(upper, axis=0))),
+                float(np.sum(wm * np.sum(qb, axis=0))))
+
+    # chunks of at most _CHUNK values of m; a window of _MIN_SPLIT values or more is cut
+    # into at least as many chunks as there are threads (the sums then differ from the
+    # serial ones by summation order only, far inside FLOAT_REL_ERROR)
+    size = m_hi - m_lo + 1
+    step = _CHUNK if size < _MIN_SPLIT else min(_CHUNK, -(-size // _parallel.threads()))
+    lo_sum = up_sum = q_sum = 0.0
+    for lo, up, q in _parallel.map_ordered(chunk, range(m_lo, m_hi + 1, step)):
+        lo_sum += lo
+        up_sum += up
+        q_sum += q
     return lo_sum, up_sum, q_sum
 
 

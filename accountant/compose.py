@@ -9,14 +9,14 @@ its heterogeneous form).
 from __future__ import annotations
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Optional, Sequence
 
+from . import parallel as _parallel
 from . import pld as _pld
 from .blanket_exact import blanket_law, positive_part
+from .bounds import bound_delta
 from .divergence import DominatingPair, hockey_stick_divergence
 from .params import _check_delta, _check_eps0, _check_n, make_params
 
@@ -140,12 +140,28 @@ def _shrink(below, e: float) -> float:
 
 @lru_cache(maxsize=512)
 def profile_support(spec: RoundSpec) -> float:
-    """An eps where the upper profile is <= PROFILE_CUTOFF: found on the clone alone
-    (cheap) from eps0, then shrunk on the full profile from there."""
+    """An eps where the upper profile is <= PROFILE_CUTOFF (the profile beyond it goes to
+    the +inf atom, so the choice affects tightness only, never validity).
+
+    Near the cutoff the clone decides (the blanket's truncation floor is ~1e-20), and
+    clone evaluations deep in the tail are costly: the search starts where Bennett's
+    closed-form blanket bound (microseconds) is below the cutoff, moves up by doubling
+    until the clone is below it too, then halves on the full profile.
+    """
     pair = DominatingPair.clone(spec.n, spec.eps0)
-    e = _shrink(lambda x: hockey_stick_divergence(pair, x).upper <= PROFILE_CUTOFF, spec.eps0)
+    clone_below = lambda x: hockey_stick_divergence(pair, x).upper <= PROFILE_CUTOFF  # noqa: E731
+    params = make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, k=spec.k)
+    cheap = "blanket-bennett-generic" if spec.mechanism == "generic" else "blanket-bennett"
+
+    def bennett_below(x: float) -> bool:
+        v = bound_delta(cheap, params, spec.n, x)
+        return v is not None and v[1] <= PROFILE_CUTOFF
+
+    e = _shrink(bennett_below, spec.eps0)
+    while e < spec.eps0 and not clone_below(e):
+        e = min(2.0 * e, spec.eps0)
     if spec.mechanism == "generic":
-        return e
+        return _shrink(clone_below, e)
     return _shrink(lambda x: _profile_value(spec, x)[1] <= PROFILE_CUTOFF, e)
 
 
@@ -166,17 +182,9 @@ def round_pld(spec: RoundSpec, step: float, pessimistic: bool = True) -> _pld.Di
 
 
 def _each_distinct(fn: Callable, specs: Sequence[RoundSpec]) -> None:
-    """Run ``fn`` on every distinct spec, on up to two threads (results land in the
-    caches; NumPy releases the GIL in the heavy array work, which halves a heterogeneous
-    schedule's set-up on two cores)."""
-    distinct = list(dict.fromkeys(specs))
-    workers = min(2, os.cpu_count() or 1, len(distinct))
-    if workers <= 1:
-        for sp in distinct:
-            fn(sp)
-        return
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(fn, distinct))
+    """Run ``fn`` on every distinct spec on the engines' threads (``accountant.parallel``;
+    results land in the caches; the evaluations inside then run serially)."""
+    _parallel.map_ordered(fn, list(dict.fromkeys(specs)))
 
 
 def default_step(specs: Sequence[RoundSpec]) -> float:
