@@ -276,20 +276,29 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
 
 def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
                  mechanism: str = "generic", s: Optional[int] = None, t: Optional[int] = None,
-                 k: Optional[int] = None, eps0_max: float = 10.0, xtol: float = 1e-3) -> Optional[float]:
+                 k: Optional[int] = None, eps0_max: float = 10.0, xtol: float = 1e-3,
+                 progress=None) -> Optional[float]:
     """Largest per-round eps0 (to ``xtol``) whose T-round PLD eps is <= target_epsilon.
 
     Monotone bisection on eps0; the returned eps0 is one that was checked to meet the
-    target (None if even eps0 = xtol does not).
+    target (None if even eps0 = xtol does not).  ``progress(done, total)``, if given, is
+    called after each composition (total: the bisection's worst-case count).
     """
     rounds = _check_rounds(rounds)
     delta = _check_delta(delta)
     if not (math.isfinite(target_epsilon) and target_epsilon > 0):
         raise ValueError(f"target_epsilon must be a finite number > 0, got {target_epsilon!r}")
 
+    total = 2 + max(0, math.ceil(math.log2(max(eps0_max - xtol, xtol) / xtol)))
+    done = [0]
+
     def meets(e0: float) -> bool:
         spec = RoundSpec(n, e0, mechanism, s, t, k)
-        return compose_rounds(spec, rounds, delta).epsilon <= target_epsilon
+        ok = compose_rounds(spec, rounds, delta).epsilon <= target_epsilon
+        done[0] += 1
+        if progress is not None:
+            progress(min(done[0], total), total)
+        return ok
 
     lo, hi = xtol, eps0_max
     if not meets(lo):

@@ -430,9 +430,10 @@ def fe_sim_refusal(mechanism: str, n: int, B: int, eps: float, delta: Optional[f
     return None
 
 
-@st.cache_data(show_spinner=False, max_entries=100)
 def fe_simulate(mechanism: str, n: int, B: int, eps: float, delta: Optional[float], rho: str,
-                b: Optional[int], reps: int, seed: int, data: str, beta: float) -> dict:
-    """frequency.simulate_frequency (cached: same seed, same result)."""
+                b: Optional[int], reps: int, seed: int, data: str, beta: float,
+                progress=None) -> dict:
+    """frequency.simulate_frequency (not cached: it runs on the button, its result is kept
+    in the session; ``progress(done, reps)`` drives the page's progress bar)."""
     return _frequency.simulate_frequency(mechanism, n, B, eps, delta, rho=rho, b=b, reps=reps,
-                                         seed=seed, data=data, beta=beta)
+                                         seed=seed, data=data, beta=beta, progress=progress)

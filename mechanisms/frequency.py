@@ -608,8 +608,10 @@ def make_protocol(mechanism: str, n: int, B: int, eps: float, delta: Optional[fl
 def simulate_frequency(mechanism: str, n: int, B: int, eps: float, delta: Optional[float] = None,
                        rho: RhoSpec = "exact", b: Optional[int] = None, q: Optional[int] = None,
                        reps: int = 1, seed: int = 0, data: str = "zipf",
-                       beta: float = 0.1) -> dict:
+                       beta: float = 0.1, progress=None) -> dict:
     """Monte-Carlo run of FE0 / FE1 on synthetic data; errors over the whole domain.
+
+    ``progress``: optional ``progress(done, reps)`` called after each run.
 
     Returns a dict with the protocol's parameters, ``messages_per_user`` (simulated
     mean over runs; ``messages_per_user_expected`` = 1 + rho), ``max_abs_error`` (mean
@@ -642,6 +644,8 @@ def simulate_frequency(mechanism: str, n: int, B: int, eps: float, delta: Option
         sq += float(np.sum(err ** 2))
         signed += float(np.sum(err))
         var_sum += float(np.sum(proto.element_variances(g)))
+        if progress is not None:
+            progress(len(max_err), reps)
     cells = reps * proto.B
     out = {
         "mechanism": mechanism, "n": proto.n, "B": proto.B, "eps": proto.eps,

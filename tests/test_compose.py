@@ -251,3 +251,14 @@ def test_cli(tmp_path, capsys):
     bad.write_text("[{")
     assert cli.main(["compose", "--schedule", str(bad), "--delta", "1e-6"]) == 2
     assert "invalid JSON" in capsys.readouterr().err
+
+
+def test_largest_eps0_reports_progress():
+    from accountant.compose import largest_eps0
+
+    calls = []
+    e0 = largest_eps0(10**5, 10, 1.0, 1e-6, xtol=0.05, progress=lambda k, tot: calls.append((k, tot)))
+    assert e0 is not None and calls
+    total = calls[0][1]
+    assert total == 2 + 8  # ceil(log2((10 - 0.05) / 0.05)) = 8 bisection steps
+    assert [k for k, _ in calls] == list(range(1, len(calls) + 1)) and len(calls) <= total

@@ -445,3 +445,13 @@ def test_simulation_cost():
                                    "domain": 100}
     with pytest.raises(ValueError, match="g must"):
         f.variance(10 ** 4 + 1)
+
+
+def test_simulate_frequency_reports_progress_per_run():
+    from mechanisms.frequency import simulate_frequency
+
+    calls = []
+    r = simulate_frequency("fe0", 2000, 50, 1.0, reps=3, seed=1,
+                           progress=lambda k, tot: calls.append((k, tot)))
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+    assert r == simulate_frequency("fe0", 2000, 50, 1.0, reps=3, seed=1)  # no effect on results

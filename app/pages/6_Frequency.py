@@ -177,14 +177,16 @@ run = st.button("Simulate", type="primary", disabled=not runnable, key="simulate
 params = (mech, n, B, eps, delta, b, reps, seed, data, beta)
 if run and runnable:
     results = {}
-    with st.spinner(f"Simulating {reps} run(s) with the "
-                    f"{' and the '.join(common.RHO_LABEL[s].split(' (')[0] for s in runnable)}..."):
-        for src in runnable:
-            res = common.call(common.fe_simulate, mech, n, B, eps, delta, src, b, reps, seed, data,
-                              beta)
-            if res is None:
-                break
-            results[src] = res
+    bar = common.Progress(f"Simulating with the "
+                          f"{' and the '.join(common.RHO_LABEL[s].split(' (')[0] for s in runnable)}",
+                          "runs")
+    for i, src in enumerate(runnable):
+        res = common.call(common.fe_simulate, mech, n, B, eps, delta, src, b, reps, seed, data,
+                          beta, progress=lambda k, _r, i=i: bar.update(i * reps + k, len(runnable) * reps))
+        if res is None:
+            break
+        results[src] = res
+    bar.close()
     if len(results) == len(runnable):
         st.session_state["fe_sim"] = (params, results)
 

@@ -20,14 +20,29 @@ common.explain(("eps0", "eps_c", "delta"))
 
 
 @st.cache_data(show_spinner=False)
-def curve(n, eps0, mechanism, s, t, k, delta, rounds_list):
+def composed(n, eps0, mechanism, s, t, k, delta, T):
     spec = _compose.RoundSpec(n, eps0, mechanism, s, t, k)
-    return [_compose.compose_rounds(spec, T, delta).as_dict() for T in rounds_list]
+    return _compose.compose_rounds(spec, T, delta).as_dict()
 
 
-@st.cache_data(show_spinner=False)
+def curve(n, eps0, mechanism, s, t, k, delta, rounds_list):
+    bar = common.Progress("Composing the rounds", "values of T")
+    rows = []
+    for i, T in enumerate(rounds_list):
+        rows.append(composed(n, eps0, mechanism, s, t, k, delta, T))
+        bar.update(i + 1, len(rounds_list))
+    bar.close()
+    return rows
+
+
 def inverse(n, rounds, target, delta, mechanism, s, t, k):
-    return _compose.largest_eps0(n, rounds, target, delta, mechanism, s, t, k, xtol=1e-2)
+    # not st.cache_data'd: the library caches each round's PLD, so a repeat is fast
+    bar = common.Progress("Searching the largest eps0", "compositions")
+    try:
+        return _compose.largest_eps0(n, rounds, target, delta, mechanism, s, t, k, xtol=1e-2,
+                                     progress=bar.update)
+    finally:
+        bar.close()
 
 
 sb = st.sidebar
@@ -60,8 +75,7 @@ st.caption(f"Per-round profile: {_source}. The FMT21 clone is proved for every e
 round_title = (f"{common.MECH_LABEL.get(mechanism, mechanism)}, n = {n:,}, eps0 = {common.fmt(eps0)}"
                + (f", s = {s}" if s is not None else "") + (f", k = {k}" if k is not None else ""))
 Ts = sorted(set(int(x) for x in np.unique(np.geomspace(1, rounds, min(rounds, 12)).round())) | {rounds})
-with st.spinner("Composing the rounds..."):
-    rows = common.call(curve, n, eps0, mechanism, s, t, k, delta, tuple(Ts))
+rows = common.call(curve, n, eps0, mechanism, s, t, k, delta, tuple(Ts))
 if rows is None:
     st.stop()
 last = rows[-1]
@@ -88,8 +102,7 @@ fig.update_layout(xaxis=common.log_axis("rounds T", Ts),
 st.plotly_chart(fig, use_container_width=True)
 
 st.subheader("Largest per-round eps0 for a total budget")
-with st.spinner("Searching eps0..."):
-    e0 = common.call(inverse, n, rounds, target, delta, mechanism, s, t, k)
+e0 = common.call(inverse, n, rounds, target, delta, mechanism, s, t, k)
 if e0 is None:
     st.info(f"No eps0 >= 0.01 meets total eps {target:g} after {rounds} rounds.")
 else:
