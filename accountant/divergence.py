@@ -42,6 +42,7 @@ from typing import Optional
 
 import numpy as np
 
+from . import parallel as _parallel
 from .binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range, half_tail_ratio
 
 # Relative bound on the floating-point error of the float path's window sum
@@ -58,6 +59,8 @@ FLOAT_LOG_REL_ERROR = 1e-13
 TRUNCATION_FRACTION = 1e-13
 _LOG_TINY = math.log(1e-300) + math.log(TRUNCATION_FRACTION)  # used when delta = 0
 _MAX_BLOCK = 8192
+# float-path windows with at least this many terms are split across threads
+_SPLIT_TERMS = 8192
 
 
 @dataclass(frozen=True)
@@ -271,20 +274,30 @@ class _FloatWindow:
         idx = np.flatnonzero(valid)
         if idx.size == 0:
             return 0.0, 0.0, 0.0
-        R, logb = half_tail_ratio_runs(m[idx], k[idx])
-        mv, kf, hv = mf[idx], k[idx].astype(np.float64), h[idx]
-        logterm = self.logB[idx] + logb
-        M = float(np.max(logterm))
+
+        def piece(ii: np.ndarray) -> tuple[float, float, float]:
+            R, logb = half_tail_ratio_runs(m[ii], k[ii])
+            mv, kf, hv = mf[ii], k[ii].astype(np.float64), h[ii]
+            logterm = self.logB[ii] + logb
+            Mi = float(np.max(logterm))
+            if not math.isfinite(Mi):
+                return -math.inf, 0.0, 0.0
+            w = np.exp(logterm - Mi)
+            s_fac = np.maximum(0.5 * kf - hv * R, 0.0)
+            # (plain multiply-and-sum: BLAS dot spawns threads, which costs more than it
+            # saves on a small busy machine)
+            qpos = ((p + q) + r * self.rho[ii]) * R - (p - q) * kf / mv
+            return Mi, float(np.sum(w * s_fac / mv)), float(np.sum(w * qpos))
+
+        # a long window is cut into one piece per thread (each piece re-anchors its runs)
+        parts = _parallel.threads() if idx.size >= _SPLIT_TERMS else 1
+        pieces = _parallel.map_ordered(piece, np.array_split(idx, parts))
+        M = max(pm for pm, _, _ in pieces)
         if not math.isfinite(M):
             return 0.0, 0.0, 0.0
-        w = np.exp(logterm - M)
-        s_fac = np.maximum(0.5 * kf - hv * R, 0.0)
-        # (plain multiply-and-sum: BLAS dot spawns threads, which costs more than it
-        # saves on a small busy machine)
-        sum_d = float(np.sum(w * s_fac / mv)) * 2.0 * (p - q) * (1.0 + math.exp(eps))
-        qpos = ((p + q) + r * self.rho[idx]) * R - (p - q) * kf / mv
-        sum_q = float(np.sum(w * qpos))
-        return M, sum_d, sum_q
+        sum_d = sum(d * math.exp(pm - M) for pm, d, _ in pieces if math.isfinite(pm))
+        sum_q = sum(qq * math.exp(pm - M) for pm, _, qq in pieces if math.isfinite(pm))
+        return M, sum_d * 2.0 * (p - q) * (1.0 + math.exp(eps)), sum_q
 
     @staticmethod
     def _block(m: np.ndarray, k: np.ndarray) -> int:

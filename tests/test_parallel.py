@@ -33,3 +33,15 @@ def test_engine_sums_agree_across_thread_counts(monkeypatch):
         for u, v in ((x.lower, y.lower), (x.upper, y.upper), (x.value, y.value)):
             assert abs(u - v) <= 1e-13 * abs(v)
     assert all(r.lower <= r.upper for r in a) and a[0].value > a[1].value > 0
+
+
+def test_pair_engine_agrees_across_thread_counts(monkeypatch):
+    from accountant.divergence import DominatingPair, hockey_stick_divergence
+
+    pair = DominatingPair.clone(10**8, 1.0)  # window of ~10^5 terms: split
+    a = [hockey_stick_divergence(pair, e) for e in (1e-3, 3e-3)]
+    monkeypatch.setattr(parallel, "MAX_THREADS", 1)
+    b = [hockey_stick_divergence(pair, e) for e in (1e-3, 3e-3)]
+    for x, y in zip(a, b):
+        assert abs(x.upper - y.upper) <= 1e-13 * y.upper and abs(x.lower - y.lower) <= 1e-13 * y.lower
+        assert 0 < x.lower <= x.upper
