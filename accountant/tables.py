@@ -16,8 +16,6 @@ import io
 import json
 import math
 import os
-import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence
@@ -26,6 +24,7 @@ from .bounds import BOUND_NAMES, best_proved, compare
 from .fileio import write_atomic
 from .limits import MAX_LIST, worker_init
 from .params import coco_theorem7_t, collision_paper_t
+from .progress import ProgressBar
 
 FORMATS = (".csv", ".json", ".md", ".tex")
 
@@ -141,26 +140,6 @@ def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: flo
     return row
 
 
-_last_draw = [0.0]
-
-
-def _progress(done: int, total: int, start: float) -> None:
-    """A one-line progress bar on stderr, drawn once the grid takes over a second."""
-    now = time.perf_counter()
-    elapsed = now - start
-    if done < total and (elapsed < 1.0 or now - _last_draw[0] < 0.25):
-        return
-    if done == total and elapsed < 1.0:
-        return
-    _last_draw[0] = now
-    width = 30
-    fill = int(width * done / max(total, 1))
-    sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} rows, {elapsed:.1f}s")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
 def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9,
                   workers: Optional[int] = None, scheduler: Optional[str] = None,
                   progress: bool = True) -> list[dict]:
@@ -168,7 +147,7 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
     process), or the Dask distributed scheduler at ``scheduler``."""
     bounds = tuple(bounds)
     total = len(points)
-    start = time.perf_counter()
+    bar = ProgressBar(total, "rows") if progress else None
     rows: list[Optional[dict]] = [None] * total
     if scheduler:
         try:
@@ -185,8 +164,8 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
             index = {f.key: i for i, f in enumerate(futs)}
             for done, fut in enumerate(as_completed(futs), 1):
                 rows[index[fut.key]] = fut.result()
-                if progress:
-                    _progress(done, total, start)
+                if bar is not None:
+                    bar.update(done)
         return rows  # type: ignore[return-value]
     if workers is None:
         workers = os.cpu_count() or 1
@@ -195,8 +174,8 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
     if workers == 1 or total <= 1:
         for i, p in enumerate(points):
             rows[i] = compute_row(p, bounds, rtol)
-            if progress:
-                _progress(i + 1, total, start)
+            if bar is not None:
+                bar.update(i + 1)
         return rows  # type: ignore[return-value]
     ex = ProcessPoolExecutor(max_workers=min(workers, total), initializer=worker_init)
     try:
@@ -205,8 +184,8 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
 
         for done, fut in enumerate(cf_completed(futs), 1):
             rows[futs[fut]] = fut.result()
-            if progress:
-                _progress(done, total, start)
+            if bar is not None:
+                bar.update(done)
     except BaseException:  # Ctrl-C, SIGTERM, a failed row: stop the pool now, not after the grid
         _kill_pool(ex)
         raise

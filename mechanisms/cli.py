@@ -21,6 +21,7 @@ import sys
 from accountant import limits as L
 from accountant.fileio import write_atomic
 from accountant.limits import float_arg, int_arg
+from accountant.progress import ProgressBar
 
 from .errors import analytic_errors
 from .frequency import DATA_KINDS, frequency_table, render_frequency_table, simulate_frequency
@@ -257,19 +258,18 @@ def _run(args) -> int:
         elif args.command == "fe-table":
             ext = _out_format(args.out)
 
-            def progress(i, total):
-                sys.stderr.write(f"\r{i}/{total} cells")
-                sys.stderr.flush()
-
+            bar = ProgressBar(0, "cells")
             res = frequency_table(args.n, args.B, args.eps, reps=args.reps, seed=args.seed,
-                                  beta=args.beta, data=args.data, progress=progress)
-            sys.stderr.write("\n")
+                                  beta=args.beta, data=args.data, progress=bar)
+            bar.close()
             write_atomic(args.out, render_frequency_table(res, _FORMATS[ext]))
             print(f"wrote {len(res['rows'])} rows to {args.out}")
         else:  # compare
             ext = _out_format(args.out)
+            bar = ProgressBar(0, "cells")
             res = compare(args.n, args.d, args.s, args.eps0, reps=args.reps, seed=args.seed,
-                          postprocess=args.postprocess)
+                          postprocess=args.postprocess, progress=bar)
+            bar.close()
             write_atomic(args.out, render_compare(res, _FORMATS[ext]))
             note = f" (skipped, not installed: {', '.join(res['skipped'])})" if res["skipped"] else ""
             print(f"wrote {len(res['rows'])} rows to {args.out}{note}")

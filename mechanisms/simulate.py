@@ -171,8 +171,10 @@ COMPARE_COLUMNS: tuple[str, ...] = (
 
 
 def compare(n: int, d: int, s_values, eps0_values, reps: int = 1, seed: int = 0,
-            mechanisms=None, postprocess: str = "none") -> dict:
+            mechanisms=None, postprocess: str = "none", progress=None) -> dict:
     """Errors of several mechanisms over a grid of ``s`` and ``eps0`` (Figures 6 and 12).
+
+    ``progress``: optional ``progress(done, total)`` called after each (s, eps0, mechanism) cell.
 
     ``mechanisms=None`` uses every available mechanism and lists the baselines that
     are not installed under ``skipped``.  All parameters are validated before any
@@ -207,11 +209,14 @@ def compare(n: int, d: int, s_values, eps0_values, reps: int = 1, seed: int = 0,
         _limits.check_float("eps0", e, 0.0, _limits.EPS_MAX, lo_open=True)
     _limits.check_sim_size(n, d, reps, len(s_values) * len(eps0_values) * max(len(names), 1))
     rows = []
+    total = len(s_values) * len(eps0_values) * len(names)
     for s in s_values:
         for e in eps0_values:
             for name in names:
                 r = simulate(name, n, d, s, e, reps=reps, seed=seed, postprocess=postprocess)
                 rows.append({k: r.get(k) for k in COMPARE_COLUMNS})
+                if progress is not None:
+                    progress(len(rows), total)
     return {"params": {"n": n, "d": d, "s": s_values, "eps0": eps0_values, "reps": reps,
                        "seed": seed, "postprocess": postprocess, "mechanisms": names},
             "skipped": skipped, "rows": rows}
