@@ -12,6 +12,14 @@ import time
 from typing import Callable, Optional, TextIO
 
 
+def seconds_left(elapsed: float, done: int, total: int) -> Optional[float]:
+    """Estimate of the remaining time at a constant rate (None before the first unit or
+    once finished).  Shared by the command-line bar and the dashboard's bar."""
+    if not 0 < done < total:
+        return None
+    return elapsed / done * (total - done)
+
+
 class ProgressBar:
     """``update(done[, total])`` after each unit of work, ``close()`` at the end.
 
@@ -42,8 +50,9 @@ class ProgressBar:
         fill = int(self.WIDTH * self.done / max(self.total, 1))
         out = (f"[{'#' * fill}{'.' * (self.WIDTH - fill)}] {self.done}/{self.total} {self.unit}, "
                f"{elapsed:.1f}s")
-        if 0 < self.done < self.total:
-            out += f", about {elapsed / self.done * (self.total - self.done):.0f}s left"
+        left = seconds_left(elapsed, self.done, self.total)
+        if left is not None:
+            out += f", about {left:.0f}s left"
         return out
 
     def update(self, done: int, total: Optional[int] = None) -> None:

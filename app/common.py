@@ -21,6 +21,7 @@ import streamlit as st  # noqa: E402
 
 from accountant import bounds as _bounds  # noqa: E402
 from accountant import limits as _limits  # noqa: E402
+from accountant import progress as _progress  # noqa: E402
 from accountant import shuffle as _shuffle  # noqa: E402
 from accountant import tables as _tables  # noqa: E402
 from mechanisms import errors as _errors  # noqa: E402
@@ -271,8 +272,8 @@ class Progress:
         total = max(int(total), 1)
         done = min(int(done), total)
         text = f"{self.label}: {done}/{total} {self.unit}"
-        if 0 < done < total:
-            left = (self._clock() - self._start) / done * (total - done)
+        left = _progress.seconds_left(self._clock() - self._start, done, total)
+        if left is not None:
             text += f", about {left:.0f} s left" if left >= 1 else ", under a second left"
         self._bar.progress(done / total, text=text)
 
