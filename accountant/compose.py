@@ -76,8 +76,8 @@ def round_law(spec: RoundSpec):
 def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     """Certified privacy profile of one round: eps >= 0 -> (lower, upper) on delta(eps).
 
-    * every mechanism: the FMT21 clone pair (Feldman, McMillan, Talwar, FOCS 2021,
-      Theorem 3.2), proved for every eps0-LDP randomizer;
+    * generic: the FMT21 clone pair (Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2),
+      proved for every eps0-LDP randomizer;
     * Collision, CoCo, k-RR, RR: the exact privacy blanket (Balle, Bell, Gascon, Nissim,
       CRYPTO 2019; ``accountant.blanket_exact``, worst case over the hash family), the
       curve of one symmetric pair on counts, evaluated with its windows leaving out at most

@@ -9,7 +9,6 @@ leaves localhost, that the privacy headline is the proved bound, that no metric 
 off, and records redraw times (printed, and written to $REDRAW_TIMES if set).
 """
 import os
-import shutil
 import socket
 import subprocess
 import sys
