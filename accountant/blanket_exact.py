@@ -50,9 +50,17 @@ threshold is linear in m, so T/b follows the pair engine's recurrences
   anchors (incomplete beta), and E[N3; N3 <= j] = N' p' F_{N'}(j) - p' (N' - j) P[Bin(N', p') = j].
   Bins are doubled until the gap is below ``BIN_GAP`` of the value.
 
-Windows in m and j come from Chernoff bounds with the mass left out at most
-``divergence.TRUNCATION_FRACTION`` of the target; X_+ <= n max(v_c)_+, so that mass times
-max(v_c)_+ is added to the upper end.  A relative float margin ``FLOAT_REL_ERROR``
+Windows in m and j leave out at most ``TRUNCATION`` of the target, bounded in one of two
+ways and added to the upper end (the narrower pair of windows is used):
+
+* crude: X_+ <= n max(v_c)_+, so the left-out mass (Chernoff bounds on the binomial
+  marginals of m and N3) times max(v_c)_+;
+* tilted: x_+ <= e^{theta x} / (e theta) for every theta > 0, so for any set A of counts
+  E[X_+; A] <= M(theta) Q(A) / (e theta), M(theta) = (sum_c p_c e^{theta v_c})^n and Q
+  the multinomial with probabilities p_c e^{theta v_c} / M(theta)^{1/n} (exponential
+  tilting); with theta the minimiser of M, M is within a small factor of n delta, so the
+  windows only need Q-mass ~ TRUNCATION out, not ~ TRUNCATION delta: about 6 instead of
+  10 standard deviations each side at n = 1e10, delta = 1e-10.  A relative float margin ``FLOAT_REL_ERROR``
 (checked against a 50-digit mpmath evaluation in the tests) is added / subtracted.
 """
 from __future__ import annotations
@@ -67,7 +75,7 @@ from scipy import special
 
 from . import parallel as _parallel
 from .binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range
-from .divergence import TRUNCATION_FRACTION, half_tail_ratio_runs
+from .divergence import half_tail_ratio_runs
 from .search import epsilon_for_delta
 
 # Relative float error margin of the float paths.  The upper-tail form
@@ -83,6 +91,12 @@ _CHUNK = 1 << 15
 # m-windows from this size on are split into chunks run on threads (accountant.parallel)
 _MIN_SPLIT = 4096
 _BLOCK = 256
+# fraction of the target delta that the windows may leave out (bounded and added to the
+# upper end); far below BIN_GAP, so it costs nothing visible in eps
+TRUNCATION = 1e-8
+# the tilted bound is tried when the crude m-window holds at least this many values
+# (below, windows are cheap and the crude ones are cached across eps)
+_TILT_FROM = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -223,40 +237,103 @@ def _window_q(N: int, p: float, log_mass: float) -> tuple[int, int, float]:
         return N, N, 0.0
 
     def up(x):  # bound on log P[X >= x]
-        return float(binom_log_tail_bound(np.array([float(x)]), N, p, upper=True)[0])
+        return binom_log_tail_bound(np.asarray(x, dtype=np.float64), N, p, upper=True)
 
     def dn(x):  # bound on log P[X <= x]
-        return float(binom_log_tail_bound(np.array([float(x)]), N, p, upper=False)[0])
+        return binom_log_tail_bound(np.asarray(x, dtype=np.float64), N, p, upper=False)
+
+    def first_true(pred, a: int, b: int) -> int:
+        """Smallest x in (a, b] with pred(x), pred monotone (False ... True) and pred(b) True:
+        the interval is cut into 64 pieces per vectorised step."""
+        while b - a > 1:
+            xs = np.unique(np.linspace(a, b, 66)[1:-1].astype(np.int64))
+            xs = xs[(xs > a) & (xs < b)]
+            if xs.size == 0:
+                break
+            ok = pred(xs)
+            i = int(np.argmax(ok)) if np.any(ok) else xs.size
+            if i < xs.size:
+                b = int(xs[i])
+            if i > 0:
+                a = int(xs[i - 1])
+        return b
 
     mean = N * p
-    a, b = int(math.floor(mean)), N + 1
     if up(N) > log_mass:
         hi = N
     else:  # smallest x with up(x) <= log_mass; hi = x - 1
-        while b - a > 1:
-            mid = (a + b) // 2
-            if up(mid) <= log_mass:
-                b = mid
-            else:
-                a = mid
-        hi = min(b - 1, N)
-    a, b = -1, int(math.ceil(mean))
+        hi = min(first_true(lambda x: up(x) <= log_mass, int(math.floor(mean)), N) - 1, N)
     if dn(0) > log_mass:
         lo = 0
-    else:  # largest x with dn(x) <= log_mass; lo = x + 1
-        while b - a > 1:
-            mid = (a + b) // 2
-            if dn(mid) <= log_mass:
-                a = mid
-            else:
-                b = mid
-        lo = max(a + 1, 0)
+    else:  # largest x with dn(x) <= log_mass, i.e. smallest x with dn(x) > log_mass; lo = x
+        lo = max(first_true(lambda x: dn(x) > log_mass, -1, int(math.ceil(mean))), 0)
     trunc = 0.0
     if hi < N:
-        trunc += math.exp(up(hi + 1))
+        trunc += math.exp(float(up(hi + 1)))
     if lo > 0:
-        trunc += math.exp(dn(lo - 1))
+        trunc += math.exp(float(dn(lo - 1)))
     return lo, hi, trunc
+
+
+def _tilt(law: CountLaw, v) -> Optional[tuple[float, float, float, float]]:
+    """(theta, log of an upper bound on sum_c p_c e^{theta v_c}, tilted q1 + q2, tilted q3), or
+    None when no theta > 0 lowers the moment generating function (mean >= 0)."""
+    p = (law.p12, law.p12, law.p3)
+    vv = tuple(float(x) for x in v)
+    if sum(a * b for a, b in zip(p, vv)) >= 0.0 or max(vv) <= 0.0:
+        return None
+    cap = 700.0 / max(abs(x) for x in vv)
+
+    def slope(th: float) -> float:  # d/d theta of sum_c p_c e^{theta v_c}, increasing
+        return sum(a * b * math.exp(th * b) for a, b in zip(p, vv))
+
+    lo, hi = 0.0, min(1.0 / max(vv), cap)
+    while slope(hi) < 0.0 and hi < cap:
+        lo, hi = hi, min(2.0 * hi, cap)
+    for _ in range(200):  # bisection to 1e-9 relative (any theta > 0 gives a valid bound)
+        if hi - lo <= 1e-9 * hi:
+            break
+        mid = 0.5 * (lo + hi)
+        if slope(mid) < 0.0:
+            lo = mid
+        else:
+            hi = mid
+    th = hi
+    w = [a * math.exp(th * b) for a, b in zip(p, vv)]
+    z1 = math.fsum(a * math.expm1(th * b) for a, b in zip(p, vv))  # z - 1 (p0 has v = 0)
+    logz = math.log1p(z1)
+    # a relative 1e-12 of |log z| plus 1e-15 covers the rounding of this float evaluation
+    logz_up = logz + 1e-12 * abs(logz) + 1e-15
+    z = 1.0 + z1
+    return th, logz_up, (w[0] + w[1]) / z, w[2] / z
+
+
+def _windows(law: CountLaw, n: int, v, allowed: float) -> tuple[tuple[int, int], tuple[int, int], float]:
+    """m- and j-windows whose left-out part contributes at most ``allowed`` to delta, and that
+    contribution's bound (crude or tilted, see the module docstring; the narrower is used)."""
+    pp = law.p_prime
+    two_d = 0.0 < pp < 1.0
+    vmax = max(max(v), 0.0)
+    log_mass = math.log(allowed / (4.0 * vmax))
+    m_lo, m_hi, tm = _window(n, 2.0 * law.p12, log_mass)
+    j_lo, j_hi, tj = _window(n, law.p3, log_mass) if two_d else (0, 0, 0.0)
+    best = ((m_lo, m_hi), (j_lo, j_hi), vmax * (tm + tj))
+    if m_hi - m_lo + 1 < _TILT_FROM:
+        return best
+    tilt = _tilt(law, v)
+    if tilt is None:
+        return best
+    th, logz, qm, q3 = tilt
+    # E[X_+; out] <= M Q(out) / (e theta), M = z^n; per tail Q-mass <= allowed n e theta / (4 M)
+    log_factor = n * logz - 1.0 - math.log(th) - math.log(n)  # log(M / (e theta n))
+    log_q = math.log(allowed / 4.0) - log_factor
+    if log_q >= 0.0:
+        return best
+    a_lo, a_hi, ta = _window(n, qm, log_q)
+    b_lo, b_hi, tb = _window(n, q3, log_q) if two_d else (0, 0, 0.0)
+    if (a_hi - a_lo + 1) * (b_hi - b_lo + 1) >= (m_hi - m_lo + 1) * (j_hi - j_lo + 1):
+        return best
+    return (a_lo, a_hi), (b_lo, b_hi), math.exp(log_factor) * (ta + tb)
 
 
 def _upper_tail(m: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -564,7 +641,8 @@ def _mp_exact(law: CountLaw, n: int, eps: float, mw, jw, digits: int) -> tuple[f
 
 def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[float] = None,
                   method: str = "auto", digits: int = 50,
-                  bin_gap: float = BIN_GAP) -> PositivePart:
+                  bin_gap: float = BIN_GAP, min_bins: int = 3,
+                  truncation: float = TRUNCATION) -> PositivePart:
     """delta(eps) = E[(v1 N1 + v2 N2 + v3 N3)_+] / n with certified bounds.
 
     Parameters
@@ -572,12 +650,16 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
     law : the count law and coefficients (see module docstring).
     n : number of users, integer >= 1.
     eps : eps >= 0.
-    target_delta : if given, the windows leave out at most TRUNCATION_FRACTION of it;
+    target_delta : if given, the windows leave out at most TRUNCATION of it;
         otherwise of a first estimate of the value.
     method : ``"auto"`` (exact when the windows hold at most EXACT_MAX_TERMS pairs),
         ``"exact"``, ``"binned"`` or ``"mpmath"`` (reference, small windows only).
     bin_gap : the binned path refines its bins until upper - lower <= bin_gap *
         max(upper, n target_delta); a looser gap only widens [lower, upper].
+    truncation : fraction of ``target_delta`` (or of a first estimate) that the windows may
+        leave out (bounded and added to ``upper``).
+    min_bins : bins of the binned path's first pass (3 meet BIN_GAP at large n; a profile
+        whose values are differenced, as in :mod:`accountant.compose`, wants more).
 
     Returns
     -------
@@ -598,6 +680,10 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         raise ValueError(f"target_delta must lie in (0, 1), got {target_delta!r}")
     if not (isinstance(bin_gap, (int, float)) and 0.0 < bin_gap < 1.0):
         raise ValueError(f"bin_gap must lie in (0, 1), got {bin_gap!r}")
+    if not (isinstance(truncation, (int, float)) and 0.0 < truncation < 1.0):
+        raise ValueError(f"truncation must lie in (0, 1), got {truncation!r}")
+    if isinstance(min_bins, bool) or not isinstance(min_bins, (int, np.integer)) or not 1 <= min_bins <= MAX_BINS:
+        raise ValueError(f"min_bins must be an integer in [1, {MAX_BINS}], got {min_bins!r}")
     n = int(n)
     eps = float(eps)
     v = law.coefficients(eps)
@@ -607,15 +693,9 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
     terms = _Terms(law, eps)
     pp = law.p_prime
 
-    def run(log_mass: float) -> PositivePart:
-        m_lo, m_hi, tm = _window(n, 2.0 * law.p12, log_mass)
-        if 0.0 < pp < 1.0:
-            j_lo, j_hi, tj = _window(n, law.p3, log_mass)
-            nj = j_hi - j_lo + 1
-        else:
-            j_lo = j_hi = 0
-            tj, nj = 0.0, 1
-        trunc = vmax * (tm + tj)
+    def run(allowed: float) -> PositivePart:
+        (m_lo, m_hi), (j_lo, j_hi), trunc = _windows(law, n, v, allowed)
+        nj = j_hi - j_lo + 1
         meth = method
         if meth == "auto":
             meth = "exact" if (m_hi - m_lo + 1) * nj <= EXACT_MAX_TERMS or not (0.0 < pp < 1.0) else "binned"
@@ -631,7 +711,10 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
             Qs = 0.0
             margin = 10.0 ** (-digits + 2)
         else:
-            G = 8  # usually enough (the gap shrinks like 1/G^2); refined below when not
+            # 3 bins meet BIN_GAP from n ~ 1e7 on (measured: 2.5e-8 at n = 1e10, 1.6e-4
+            # at n = 1e6); the gap shrinks like 1/G^2, so a miss jumps straight to the G
+            # expected to meet it
+            G = min_bins
             while True:
                 lo_F, up_F, Qs = _binned(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
                 bins = G
@@ -651,13 +734,12 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         slope = -terms.u * Qs / n
         return PositivePart(eps, value, lower, upper, slope, trunc, meth, bins)
 
-    base = math.log(TRUNCATION_FRACTION) - math.log(4.0 * vmax)
     if target_delta is not None:
-        return run(base + math.log(target_delta))
-    first = run(math.log(1e-30))
-    if first.value > 0 and first.truncated <= TRUNCATION_FRACTION * first.value:
+        return run(truncation * target_delta)
+    first = run(4.0 * vmax * 1e-30)
+    if first.value > 0 and first.truncated <= truncation * first.value:
         return first
-    return run(base + math.log(max(first.value, 1e-300)))
+    return run(truncation * max(first.value, 1e-300))
 
 
 def blanket_exact_delta(law: CountLaw, n: int, eps: float) -> PositivePart:

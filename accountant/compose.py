@@ -23,11 +23,16 @@ from .params import _check_delta, _check_eps0, _check_n, make_params
 ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr")
 # The profile beyond the first eps with upper delta <= this goes to the +inf atom.
 PROFILE_CUTOFF = 1e-30
-# The exact blanket's windows leave out at most TRUNCATION_FRACTION * PROFILE_TARGET of mass.
+# The exact blanket's windows leave out at most PROFILE_TRUNCATION * PROFILE_TARGET of mass
+# (a floor of 1e-33 on the upper profile, below PROFILE_CUTOFF).
 PROFILE_TARGET = 1e-20
+PROFILE_TRUNCATION = 1e-13
 # The exact blanket's binned path stops refining at this relative gap (its upper end is
 # certified at any gap; the PLD's own discretisation is far coarser).
 PROFILE_BIN_GAP = 1e-3
+# first pass of the binned path: the profile is differenced into a PLD, so its values
+# must vary smoothly in eps; 8 bins keep the gap far inside PROFILE_BIN_GAP
+PROFILE_MIN_BINS = 8
 # Profile samples across a round's support (the connect-the-dots points).
 DEFAULT_STEPS = 40
 # The composition grid is this many times finer than the samples of the narrowest round
@@ -103,7 +108,8 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
             return v.lower, v.upper
         if eps >= law.eps_max:  # every v_c <= 0: delta = 0 (post-processing of eps0-LDP)
             return 0.0, 0.0
-        b = positive_part(law, spec.n, eps, target_delta=PROFILE_TARGET, bin_gap=PROFILE_BIN_GAP)
+        b = positive_part(law, spec.n, eps, target_delta=PROFILE_TARGET, bin_gap=PROFILE_BIN_GAP,
+                          min_bins=PROFILE_MIN_BINS, truncation=PROFILE_TRUNCATION)
         if b.upper > PROFILE_TARGET:
             return b.lower, b.upper
         v = hockey_stick_divergence(pair, eps)

@@ -754,8 +754,8 @@ def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
         v, slope = ll.delta_and_slope(n, eps)
         return v, v / (1 - LOWER_MARGIN) ** 2, slope
 
-    if evaluate(0.0)[0] <= delta:
-        return BoundResult("lower", 0.0, True, ll.datasets, delta)
+    # (no separate check at eps = 0: the search evaluates eps = 0 whenever it gets there,
+    # and then certifies no point above the target, which gives 0 below)
     # start near the pair's eps_c (brackets are within a factor ~2 of it); a lower bound
     # needs few digits: rtol 1e-5
     from .bounds import PAIR_GUESS_RTOL, _pair_result
