@@ -86,7 +86,7 @@ FLOAT_REL_ERROR = 1e-10
 # The binned path refines its bins until (upper - lower) <= BIN_GAP * max(upper, target).
 BIN_GAP = 1e-5
 MAX_BINS = 4096
-EXACT_MAX_TERMS = 200_000
+EXACT_MAX_TERMS = 20_000
 _CHUNK = 1 << 15
 # m-windows from this size on are split into chunks run on threads (accountant.parallel)
 _MIN_SPLIT = 4096
@@ -641,7 +641,7 @@ def _mp_exact(law: CountLaw, n: int, eps: float, mw, jw, digits: int) -> tuple[f
 
 def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[float] = None,
                   method: str = "auto", digits: int = 50,
-                  bin_gap: float = BIN_GAP, min_bins: int = 3,
+                  bin_gap: float = BIN_GAP, min_bins: Optional[int] = None,
                   truncation: float = TRUNCATION) -> PositivePart:
     """delta(eps) = E[(v1 N1 + v2 N2 + v3 N3)_+] / n with certified bounds.
 
@@ -658,8 +658,10 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         max(upper, n target_delta); a looser gap only widens [lower, upper].
     truncation : fraction of ``target_delta`` (or of a first estimate) that the windows may
         leave out (bounded and added to ``upper``).
-    min_bins : bins of the binned path's first pass (3 meet BIN_GAP at large n; a profile
-        whose values are differenced, as in :mod:`accountant.compose`, wants more).
+    min_bins : bins of the binned path's first pass; by default 3 for m-windows of at least
+        ``_TILT_FROM`` values (they meet BIN_GAP there: 2.5e-8 at n = 1e10) and 8 below
+        (3 would need a second pass); a profile whose values are differenced, as in
+        :mod:`accountant.compose`, asks for 8.
 
     Returns
     -------
@@ -682,7 +684,8 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         raise ValueError(f"bin_gap must lie in (0, 1), got {bin_gap!r}")
     if not (isinstance(truncation, (int, float)) and 0.0 < truncation < 1.0):
         raise ValueError(f"truncation must lie in (0, 1), got {truncation!r}")
-    if isinstance(min_bins, bool) or not isinstance(min_bins, (int, np.integer)) or not 1 <= min_bins <= MAX_BINS:
+    if min_bins is not None and (isinstance(min_bins, bool) or not isinstance(min_bins, (int, np.integer))
+                                 or not 1 <= min_bins <= MAX_BINS):
         raise ValueError(f"min_bins must be an integer in [1, {MAX_BINS}], got {min_bins!r}")
     n = int(n)
     eps = float(eps)
@@ -711,10 +714,10 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
             Qs = 0.0
             margin = 10.0 ** (-digits + 2)
         else:
-            # 3 bins meet BIN_GAP from n ~ 1e7 on (measured: 2.5e-8 at n = 1e10, 1.6e-4
+            # 3 bins meet BIN_GAP on long m-windows (measured: 2.5e-8 at n = 1e10, 1.6e-4
             # at n = 1e6); the gap shrinks like 1/G^2, so a miss jumps straight to the G
             # expected to meet it
-            G = min_bins
+            G = min_bins if min_bins is not None else (3 if m_hi - m_lo + 1 >= _TILT_FROM else 8)
             while True:
                 lo_F, up_F, Qs = _binned(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
                 bins = G
