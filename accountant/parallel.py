@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterable, TypeVar
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Callable, Iterable, Optional, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -28,12 +28,21 @@ def threads() -> int:
     return max(1, min(MAX_THREADS, os.cpu_count() or 1))
 
 
-def map_ordered(fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-    """``[fn(x) for x in items]``, on up to :func:`threads` threads."""
+def map_ordered(fn: Callable[[T], R], items: Iterable[T],
+                progress: Optional[Callable[[int, int], None]] = None) -> list[R]:
+    """``[fn(x) for x in items]``, on up to :func:`threads` threads.
+
+    ``progress(done, total)``, if given, is called in the caller's thread each time an
+    item finishes (in completion order)."""
     items = list(items)
     workers = min(threads(), len(items))
     if workers <= 1:
-        return [fn(x) for x in items]
+        out = []
+        for x in items:
+            out.append(fn(x))
+            if progress is not None:
+                progress(len(out), len(items))
+        return out
 
     def run(x: T) -> R:
         _state.inside = True
@@ -43,4 +52,8 @@ def map_ordered(fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
             _state.inside = False
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(run, items))
+        futures = [pool.submit(run, x) for x in items]
+        if progress is not None:
+            for done, _ in enumerate(as_completed(futures), 1):
+                progress(done, len(items))
+        return [f.result() for f in futures]

@@ -242,12 +242,17 @@ def number_columns(rows: Sequence[dict]) -> dict:
 
 
 # --------------------------------------------------------------------------- cached calls
-@st.cache_data(show_spinner=False, max_entries=2000)
-def table_row(mechanism: str, n: int, s: Optional[int], eps0: float, delta: float,
-              t: Optional[int], bounds: tuple) -> dict:
-    """tables.compute_row for one point (cached per input)."""
-    pt = _tables.GridPoint(n, s, eps0, delta, t, mechanism)
-    return _tables.compute_row(pt, bounds)
+@st.cache_resource
+def _row_store() -> dict:
+    """Table rows shared by every session of this server (a plain dict, filled from the
+    engine threads of :func:`rows_with_progress`; st.cache_data is per script thread)."""
+    return {}
+
+
+#: the curves' search tolerance: certified upper ends within 1e-6 of the smallest certified
+#: eps_c (the Tables page and its downloads keep the library's 1e-9)
+CURVE_RTOL = 1e-6
+_ROW_STORE_MAX = 4000
 
 
 def grid(ns, ss, eps0s, deltas, mechanism: str, t_rule: str):
@@ -281,17 +286,26 @@ class Progress:
         self._bar.empty()
 
 
-def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing") -> list[dict]:
-    """compute rows one by one (cached), with a progress bar while it runs."""
-    rows = []
-    bar = Progress(label, "points") if len(points) > 1 else None
-    for i, p in enumerate(points):
-        rows.append(table_row(p.mechanism, p.n, p.s, p.eps0, p.delta, p.t, tuple(bounds)))
-        if bar is not None:
-            bar.update(i + 1, len(points))
+def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing",
+                       rtol: float = 1e-9) -> list[dict]:
+    """tables.compute_row for every point (cached per input), rows missing from the cache
+    computed a few at a time on the engines' threads (:mod:`accountant.parallel`), with a
+    progress bar and a time-left estimate while they run."""
+    from accountant import parallel as _parallel
+
+    store = _row_store()
+    keys = [(p.mechanism, p.n, p.s, p.eps0, p.delta, p.t, tuple(bounds), float(rtol)) for p in points]
+    todo = [k for k in dict.fromkeys(keys) if k not in store]
+    bar = Progress(label, "points") if len(todo) > 1 else None
+    rows = _parallel.map_ordered(
+        lambda k: _tables.compute_row(_tables.GridPoint(k[1], k[2], k[3], k[4], k[5], k[0]), k[6], k[7]),
+        todo, progress=bar.update if bar is not None else None)
+    while store and len(store) + len(todo) > _ROW_STORE_MAX:
+        store.pop(next(iter(store)))
+    store.update(zip(todo, rows))
     if bar is not None:
         bar.close()
-    return rows
+    return [dict(store[k]) for k in keys]
 
 
 @st.cache_data(show_spinner=False, max_entries=500)

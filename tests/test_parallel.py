@@ -45,3 +45,20 @@ def test_pair_engine_agrees_across_thread_counts(monkeypatch):
     for x, y in zip(a, b):
         assert abs(x.upper - y.upper) <= 1e-13 * y.upper and abs(x.lower - y.lower) <= 1e-13 * y.lower
         assert 0 < x.lower <= x.upper
+
+
+def test_map_ordered_reports_progress_in_the_callers_thread():
+    import threading
+
+    caller = threading.get_ident()
+    seen = []
+
+    def progress(done, total):
+        assert threading.get_ident() == caller
+        seen.append((done, total))
+
+    out = parallel.map_ordered(lambda x: x * x, range(7), progress=progress)
+    assert out == [x * x for x in range(7)]
+    assert seen == [(i, 7) for i in range(1, 8)]
+    seen.clear()
+    assert parallel.map_ordered(lambda x: x, [], progress=progress) == [] and seen == []

@@ -77,7 +77,8 @@ exact = sb.checkbox("curves of the exact blanket and the certified lower bound",
                     key="exact_curves",
                     help="0.1-2 s per point each; the headline numbers above always use them")
 curve_bounds = common.BOUND_NAMES if exact else common.FAST_BOUNDS
-rows = common.call(common.rows_with_progress, points, curve_bounds, "Computing bounds")
+rows = common.call(common.rows_with_progress, points, curve_bounds, "Computing bounds",
+                   rtol=common.CURVE_RTOL)
 if rows is None:
     st.stop()
 
