@@ -60,7 +60,9 @@ ways and added to the upper end (the narrower pair of windows is used):
   the multinomial with probabilities p_c e^{theta v_c} / M(theta)^{1/n} (exponential
   tilting); with theta the minimiser of M, M is within a small factor of n delta, so the
   windows only need Q-mass ~ TRUNCATION out, not ~ TRUNCATION delta: about 6 instead of
-  10 standard deviations each side at n = 1e10, delta = 1e-10.  A relative float margin ``FLOAT_REL_ERROR``
+  10 standard deviations each side at n = 1e10, delta = 1e-10.
+
+A relative float margin ``FLOAT_REL_ERROR``
 (checked against a 50-digit mpmath evaluation in the tests) is added / subtracted.
 """
 from __future__ import annotations
