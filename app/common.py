@@ -242,6 +242,15 @@ def number_columns(rows: Sequence[dict]) -> dict:
 
 
 # --------------------------------------------------------------------------- cached calls
+def _store_put(store: dict, items, limit: int) -> None:
+    """Insert ``items`` (new key, value pairs) into a shared store, then drop the oldest
+    entries beyond ``limit`` (never the ones just inserted)."""
+    items = list(items)
+    store.update(items)
+    while len(store) > max(limit, len(items)):
+        store.pop(next(iter(store)))
+
+
 @st.cache_resource
 def _row_store() -> dict:
     """Table rows shared by every session of this server (a plain dict, filled from the
@@ -289,20 +298,18 @@ class Progress:
 def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing",
                        rtol: float = 1e-9) -> list[dict]:
     """tables.compute_row for every point (cached per input), rows missing from the cache
-    computed a few at a time on the engines' threads (:mod:`accountant.parallel`), with a
+    computed on the engines' threads (:mod:`accountant.parallel`), with a
     progress bar and a time-left estimate while they run."""
     from accountant import parallel as _parallel
 
     store = _row_store()
-    keys = [(p.mechanism, p.n, p.s, p.eps0, p.delta, p.t, tuple(bounds), float(rtol)) for p in points]
+    bounds, rtol = tuple(bounds), float(rtol)
+    keys = [(p, bounds, rtol) for p in points]  # GridPoint is frozen (hashable)
     todo = [k for k in dict.fromkeys(keys) if k not in store]
     bar = Progress(label, "points") if len(todo) > 1 else None
-    rows = _parallel.map_ordered(
-        lambda k: _tables.compute_row(_tables.GridPoint(k[1], k[2], k[3], k[4], k[5], k[0]), k[6], k[7]),
-        todo, progress=bar.update if bar is not None else None)
-    while store and len(store) + len(todo) > _ROW_STORE_MAX:
-        store.pop(next(iter(store)))
-    store.update(zip(todo, rows))
+    rows = _parallel.map_ordered(lambda k: _tables.compute_row(*k), todo,
+                                 progress=bar.update if bar is not None else None)
+    _store_put(store, zip(todo, rows), _ROW_STORE_MAX)
     if bar is not None:
         bar.close()
     return [dict(store[k]) for k in keys]
@@ -333,10 +340,9 @@ def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str,
     key = (float(target_eps), float(delta), int(n), int(d), int(s), estimate, tuple(mechanisms), bound)
     store = _plan_store()
     if key not in store:
-        if len(store) >= 200:
-            store.pop(next(iter(store)))
-        store[key] = _planner.plan(target_eps, delta, n, d, s, estimate, mechanisms, bound=bound,
-                                   progress=progress)
+        result = _planner.plan(target_eps, delta, n, d, s, estimate, mechanisms, bound=bound,
+                               progress=progress)
+        _store_put(store, [(key, result)], 200)
     return store[key]
 
 
