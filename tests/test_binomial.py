@@ -85,3 +85,17 @@ def test_chernoff_bound_is_an_upper_bound(N, p):
         if k_lo >= 0:
             true = stats.binom.logcdf(k_lo, N, p)
             assert binom_log_tail_bound(np.array([k_lo]), N, p, upper=False)[0] >= true
+
+
+@pytest.mark.parametrize("gap", [1e-15, 1e-12, 1e-9, 1e-6])
+def test_logpmf_p_near_one_keeps_the_small_mean(gap):
+    """p = 1 - gap: the mean n q = n - n p is a tiny difference carried as two terms; the
+    deviance must use both (dropping the low part cost 7e-3 in log P[Bin(9200, 1 - 1e-12)
+    = 9100], and the exact blanket's binned path, whose p' = p3 / (1 - 2 p12) is ~1 for
+    laws without a null category, returned an upper end 1.4% below the value)."""
+    p = 1.0 - gap
+    for n, ks in ((9200, (9100, 9199, 9200, 5000)), (9101, (9100, 1)), (10, (5, 9))):
+        got = binom_logpmf(np.array(ks, dtype=np.float64), np.full(len(ks), float(n)), p)
+        for k, g in zip(ks, got):
+            ref = float(mp_logpmf(k, n, p))
+            assert abs(g - ref) <= 1e-12 * max(1.0, abs(ref)), (n, p, k, g, ref)

@@ -206,3 +206,16 @@ def test_tilted_truncation_bounds_the_left_out_part(law, eps, monkeypatch):
     out = (F_all - F_in) / n
     assert out > 0.0
     assert out <= trunc <= allowed * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("gap", [1e-13, 1e-11, 1e-9, 1e-6])
+def test_binned_path_with_p_prime_near_one(gap):
+    """p' = p3 / (1 - 2 p12) = 1 - gap (few null users): the binned bracket must contain
+    the exact sum (it missed it by 1.4% at gap 1e-12 before binom_logpmf kept the low part
+    of n q)."""
+    law = CountLaw(0.05, 0.9 * (1.0 - gap), (2.0, 0.8, 0.9), (0.8, 2.0, 0.9))
+    for eps in (0.08, 0.02):
+        rb = positive_part(law, 10**4, eps, method="binned")
+        rx = positive_part(law, 10**4, eps, method="exact")
+        assert rb.lower <= rx.upper and rx.lower <= rb.upper, (gap, eps, rb, rx)
+        assert rb.bins > 1
