@@ -436,6 +436,12 @@ def _category(R: int, st: tuple, t: int, categories: str):
         if R & 2 and not R & 1:
             return 2
         return 3
+    if categories == "isolated":
+        if R == 1:
+            return 1
+        if R == 2:
+            return 2
+        return 3
     if categories == "four":
         if R & 1 and not R & 2:
             return 1
@@ -447,7 +453,8 @@ def _category(R: int, st: tuple, t: int, categories: str):
     if categories == "full":
         ks = tuple(sum(st[Q] for Q in range(1, 8) if Q & bit) for bit in (1, 2, 4))
         return (R,) + ks
-    raise ValueError(f"categories must be 'three', 'four', 'venn' or 'full', got {categories!r}")
+    raise ValueError("categories must be 'three', 'isolated', 'four', 'venn' or 'full', "
+                     f"got {categories!r}")
 
 
 def collision_category_law(eps0: float, t: int, ds: CollisionDatasets,
@@ -459,9 +466,11 @@ def collision_category_law(eps0: float, t: int, ds: CollisionDatasets,
     eps0, t : Collision parameters (Definition 5), ``t > s``.
     ds : relative position of the three inputs.
     categories : ``"three"`` (1: ``z in H(Y_x1) minus H(Y_x1')``, 2: the reverse,
-        3: the rest), ``"four"`` (as ``"three"`` with ``z in H(Y_x0)`` only split off the
-        rest as category 3), ``"venn"`` (z's Venn region, 8 classes) or ``"full"`` (Venn region
-        and the three image sizes: a sufficient statistic).
+        3: the rest), ``"isolated"`` (1: ``z`` in ``H(Y_x1)`` only, outside ``H(Y_x1')`` and
+        ``H(Y_x0)``, 2: the same for ``x1'``, 3: the rest), ``"four"`` (as ``"three"`` with
+        ``z in H(Y_x0)`` only split off the rest as category 3), ``"venn"`` (z's Venn region,
+        8 classes) or ``"full"`` (Venn region and the three image sizes: a sufficient
+        statistic).
 
     Returns
     -------
@@ -606,8 +615,12 @@ def _engine_law(law: CountLaw):
     law = _merge_tail(law)
     if len(law.p) != 3 or abs(law.p[0] - law.p[1]) > mpmath.mpf(10) ** -30 * law.p[0]:
         raise ValueError("the engine needs three categories with p_1 = p_2")
-    return EngineLaw(float(law.p[0]), float(law.p[2]), tuple(float(x) for x in law.a),
-                     tuple(float(x) for x in law.b))
+    p12 = float(law.p[0])
+    # no null category (p sums to 1): p3 = 1 - 2 p12 in floats, so that the engine sees
+    # p' = p3 / (1 - 2 p12) = 1 exactly and sums over m alone (a rounded p' < 1 would send it
+    # to the two-dimensional path: 0.5 s instead of 0.2 s at n = 1e10)
+    p3 = 1.0 - 2.0 * p12 if abs(sum(law.p) - 1) < mpmath.mpf(10) ** -30 else float(law.p[2])
+    return EngineLaw(p12, p3, tuple(float(x) for x in law.a), tuple(float(x) for x in law.b))
 
 
 def _binary_delta(n: int, p1: float, v1: float, v2: float) -> float:
@@ -645,31 +658,47 @@ def _binary_delta(n: int, p1: float, v1: float, v2: float) -> float:
 
 @dataclass(frozen=True)
 class LowerLaw:
-    """A dataset pair of the real mechanism whose exact divergence is evaluated at any n."""
+    """A dataset pair of the real mechanism whose exact divergence is evaluated at any n.
+
+    ``law`` is the count law of a post-processing of the pair's reports; ``alternatives``
+    are other post-processings of the *same* reports.  Each one's divergence is a lower
+    bound (data processing), so the largest is taken at each eps.
+    """
 
     law: CountLaw
     datasets: str
+    alternatives: tuple = ()
 
     def delta(self, n: int, eps: float) -> float:
         """Certified lower bound on the mechanism's delta at ``eps`` (float, margin applied)."""
         return self.delta_and_slope(n, eps)[0]
 
-    def delta_and_slope(self, n: int, eps: float) -> tuple[float, float]:
+    def delta_and_slope(self, n: int, eps: float, target: Optional[float] = None) -> tuple[float, float]:
         """(:meth:`delta`, an estimate of d delta / d eps for a search's Newton steps; 0 when
-        none is at hand).  Only the first is a certified number."""
-        if len(self.law.p) == 2:
-            with mpmath.workdps(_MP_DPS):
-                v = [float(x) for x in self.law.values(eps)]
-            return max(_binary_delta(n, float(self.law.p[0]), v[0], v[1]) * (1 - LOWER_MARGIN), 0.0), 0.0
-        from .blanket_exact import positive_part
-
-        r = positive_part(_engine_law(self.law), n, eps)
-        return max(r.lower * (1 - LOWER_MARGIN), 0.0), r.slope * (1 - LOWER_MARGIN)
+        none is at hand).  Only the first is a certified number.  ``target`` (a search's
+        delta) lets the engine's windows follow it; what they leave out only lowers a
+        lower end, so any target is safe."""
+        return max(_law_delta_and_slope(law, n, eps, target)
+                   for law in (self.law,) + tuple(self.alternatives))
 
     @property
     def eps_max(self) -> float:
         with mpmath.workdps(_MP_DPS):
-            return max(float(mpmath.log(a / b)) for a, b in zip(self.law.a, self.law.b) if a > 0 and b > 0)
+            return max(float(mpmath.log(a / b)) for law in (self.law,) + tuple(self.alternatives)
+                       for a, b in zip(law.a, law.b) if a > 0 and b > 0)
+
+
+def _law_delta_and_slope(law: CountLaw, n: int, eps: float,
+                         target: Optional[float] = None) -> tuple[float, float]:
+    """(certified lower end of one lower law's delta at eps, margin applied; slope estimate)."""
+    if len(law.p) == 2:
+        with mpmath.workdps(_MP_DPS):
+            v = [float(x) for x in law.values(eps)]
+        return max(_binary_delta(n, float(law.p[0]), v[0], v[1]) * (1 - LOWER_MARGIN), 0.0), 0.0
+    from .blanket_exact import positive_part
+
+    r = positive_part(_engine_law(law), n, eps, target_delta=target)
+    return max(r.lower * (1 - LOWER_MARGIN), 0.0), r.slope * (1 - LOWER_MARGIN)
 
 
 def _rr_lower_law(eps0: float) -> LowerLaw:
@@ -682,30 +711,49 @@ def _rr_lower_law(eps0: float) -> LowerLaw:
     return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1)")
 
 
-def collision_disjoint_lower_law(eps0: float, s: int, t: int) -> CountLaw:
-    """Closed form of ``collision_lower_count_law(eps0, t, CollisionDatasets(s), "three")``.
+def collision_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = "isolated") -> CountLaw:
+    """Closed form of ``collision_lower_count_law(eps0, t, CollisionDatasets(s), categories)``
+    for ``categories`` ``"isolated"`` or ``"three"``.
 
     x1, x1', x0 have pairwise disjoint item sets, so under a uniformly random hash the images
     A1, A2, A0 are independent and a fixed z lies in each with probability
-    q = 1 - (1 - 1/t)^s.  For a report z of x0 (a function of A0 only) P[z in A1 - A2] =
-    q (1 - q).  For x1: P[z in A1 - A2] = t q (1 - q) E / Omega (z in A1 has probability
-    E/Omega), and since sum_z P[z | x1, H] = 1, E[1{z not in A1} P(z | x1, H)] =
-    1/t - q E/Omega, so P[z in A2 - A1] = q (1 - t q E/Omega).  O(1) instead of the Venn
-    programme (which it matches, tests/test_mechanism_law.py).
+    q = 1 - (1 - 1/t)^s.  A report falls in its own image with probability
+    w = t q E / Omega (E/Omega per point of the image, E|A| = t q), and the images it is not
+    drawn from are independent of it.
+
+    * ``"isolated"``: 1 = z in A1 only (outside A2 and A0), 2 = z in A2 only, 3 = the rest:
+      P_x1(1) = w (1 - q)^2, P_x1(2) = P_x0(1) = P_x0(2) = (1 - w) q (1 - q).
+    * ``"three"``: 1 = z in A1 - A2, 2 = z in A2 - A1, 3 = the rest:
+      P_x1(1) = w (1 - q), P_x1(2) = (1 - w) q, P_x0(1) = P_x0(2) = q (1 - q).
+
+    x1' mirrors x1.  Neither is a refinement of the other.  A z in A1 that also lies in A0
+    is reported by the other users as often as by x1 (likelihood ratio P_x1/P_x0 = 1 there,
+    7.16 outside A0 at s = 4, t = 36, eps0 = 2), so leaving it out of category 1
+    ("isolated") sharpens the evidence: at n = 1e4, delta = 1e-6 the certified eps goes
+    from 0.0567 to 0.0699 (the 8 Venn regions, the exact divergence of these datasets,
+    give 0.0705).  When the images overlap heavily (t ~ 3s, small eps0) category 1 of
+    "isolated" gets too rare and "three" is the larger (0.00160 against 0.00131 at s = 4,
+    t = 11, eps0 = 0.1); :func:`mechanism_lower_law` takes the larger of the two.  O(1)
+    instead of the Venn programme (which they match, tests/test_lower_bounds.py).
     """
     e = _check_eps0(eps0)
     s = _check_int("s", s, 1)
     t = _check_int("t", t, s + 1)
+    if categories not in ("isolated", "three"):
+        raise ValueError(f"categories must be 'isolated' or 'three', got {categories!r}")
     with mpmath.workdps(_MP_DPS):
         E = mpmath.exp(mpmath.mpf(e))
         om = s * E + t - s
         q = 1 - (1 - mpmath.mpf(1) / t) ** s
-        own = t * q * (1 - q) * E / om          # P_x1(z in A1 - A2)
-        other = q * (1 - t * q * E / om)        # P_x1(z in A2 - A1)
-        p0 = q * (1 - q)
+        w = t * q * E / om
+        if categories == "isolated":
+            own, other, p0 = w * (1 - q) ** 2, (1 - w) * q * (1 - q), (1 - w) * q * (1 - q)
+        else:
+            own, other, p0 = w * (1 - q), (1 - w) * q, q * (1 - q)
         P1 = [own, other, 1 - own - other]
         P1p = [other, own, 1 - own - other]
-        return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower collision disjoint s={s} t={t}")
+        return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0],
+                          f"lower collision disjoint {categories} s={s} t={t}")
 
 
 def mechanism_lower_law(params) -> Optional[LowerLaw]:
@@ -717,7 +765,9 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
     * krr, k >= 3: the others hold a third value (exact for k = 3; for k > 3 the outputs
       other than the two differing values are merged, a post-processing).
     * collision: item sets of x1, x1', x0 pairwise disjoint, hash uniformly random over all
-      functions, reports mapped to {z in H(x1) only, z in H(x1') only, other} (post-processing).
+      functions, reports mapped to {z in H(x1) only, z in H(x1') only, other}, "only"
+      meaning outside the other two images, or outside the other differing input's image
+      (two post-processings, the larger divergence taken).
     """
     name = params.name
     if name in ("rr", "generic") or (name == "krr" and params.k == 2):
@@ -726,8 +776,10 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
         return LowerLaw(krr_lower_count_law(params.eps0, params.k, "third"),
                         "D = (1, 3, ..., 3), D' = (2, 3, ..., 3)")
     if name == "collision":
-        return LowerLaw(collision_disjoint_lower_law(params.eps0, params.s, params.t),
-                        "item sets of x1, x1' and of every other user pairwise disjoint, random hash")
+        e, s, t = params.eps0, params.s, params.t
+        return LowerLaw(collision_disjoint_lower_law(e, s, t, "isolated"),
+                        "item sets of x1, x1' and of every other user pairwise disjoint, random hash",
+                        (collision_disjoint_lower_law(e, s, t, "three"),))
     return None
 
 
@@ -751,7 +803,7 @@ def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
     top = min(ll.eps_max, float(params.eps0))
 
     def evaluate(eps: float):
-        v, slope = ll.delta_and_slope(n, eps)
+        v, slope = ll.delta_and_slope(n, eps, delta)
         return v, v / (1 - LOWER_MARGIN) ** 2, slope
 
     # (no separate check at eps = 0: the search evaluates eps = 0 whenever it gets there,

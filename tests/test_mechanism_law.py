@@ -81,7 +81,7 @@ def test_lower_laws_against_exact_shuffled_divergence(case):
             ex = _exact_pair_divergence(d, s, t, eps0, x1, x1p, x0, n, EPS)
             full = count_law_delta_exact(n, collision_lower_count_law(eps0, t, ds, "full"), EPS)
             np.testing.assert_allclose(full, ex, rtol=1e-10, atol=1e-14)  # sufficient statistic
-            for cats in ("three", "four", "venn"):
+            for cats in ("three", "isolated", "four", "venn"):
                 lo = count_law_delta_exact(n, collision_lower_count_law(eps0, t, ds, cats), EPS,
                                            side="lower")
                 assert np.all(lo <= ex + 1e-13), (cats, lo, ex)
