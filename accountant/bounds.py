@@ -232,7 +232,8 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "over hash families by convex order (accountant.blanket_exact); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
               _blanket, _blanket_delta),
-    BoundSpec("lower", "lower", ("collision", "krr", "rr", "generic"), ("collision", "krr", "rr", "generic"),
+    BoundSpec("lower", "lower", ("collision", "coco", "krr", "rr", "generic"),
+              ("collision", "coco", "krr", "rr", "generic"),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",

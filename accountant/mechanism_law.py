@@ -104,6 +104,7 @@ __all__ = [
     "collision_dataset_candidates",
     "best_collision_lower_bound",
     "collision_disjoint_lower_law",
+    "coco_disjoint_lower_law",
     "mechanism_lower_law",
     "lower_bound_epsilon",
     "lower_bound_delta",
@@ -756,6 +757,56 @@ def collision_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = 
                           f"lower collision disjoint {categories} s={s} t={t}")
 
 
+def coco_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = "isolated") -> CountLaw:
+    """Lower law of CoCo (Algorithm 1) for x1, x1', x0 with pairwise disjoint coordinate
+    sets under uniformly random ``H1`` (pair, ``h = t/2`` of them) and ``H2`` (bucket in the
+    pair), for ``categories`` ``"isolated"`` or ``"three"``.
+
+    Category 1 is "z is the favoured bucket H(jb) of a pair holding exactly one entry of
+    x1 (its writer for sure), and no entry of x1'", and for ``"isolated"`` also no entry
+    of x0; category 2 mirrors it for x1'; 3 is the rest.  Per pair, P[occupied by x] =
+    q = 1 - (1 - 1/h)^s and P[exactly one entry of x] = q1 = s (1/h) (1 - 1/h)^(s-1); a
+    report lies in its own occupied pairs with probability w = h q (E + 1) / Omega and is
+    otherwise uniform on its free buckets (:func:`mechanisms.coco.coco_output_distribution`);
+    the favoured bucket of a one-entry pair has probability E / Omega, and the hashes of
+    the other inputs are independent of the report.  Hence
+
+    * ``"isolated"``: P_x1(1) = h q1 (E / Omega) (1 - q)^2 and
+      P_x1(2) = P_x0(1) = P_x0(2) = (1 - w) (q1 / 2) (1 - q);
+    * ``"three"``: P_x1(1) = h q1 (E / Omega) (1 - q), P_x1(2) = (1 - w) q1 / 2 and
+      P_x0(1) = P_x0(2) = (q1 / 2) (1 - q) (x0's report may lie in its own pairs);
+
+    x1' mirrors x1.  Reports are mapped to categories by a function of (H1, H2, z) and the
+    datasets: a post-processing, so each law's divergence is a lower bound.  Checked
+    against enumeration of all (H1, H2) in tests/test_lower_bounds.py.
+    """
+    e = _check_eps0(eps0)
+    s = _check_int("s", s, 1)
+    t = _check_int("t", t, 2 * s + 2)
+    if t % 2:
+        raise ValueError(f"t must be even for CoCo, got {t}")
+    if categories not in ("isolated", "three"):
+        raise ValueError(f"categories must be 'isolated' or 'three', got {categories!r}")
+    with mpmath.workdps(_MP_DPS):
+        E = mpmath.exp(mpmath.mpf(e))
+        om = s * E + t - s
+        h = t // 2
+        q = 1 - (1 - mpmath.mpf(1) / h) ** s
+        q1 = s * (1 - mpmath.mpf(1) / h) ** (s - 1) / h
+        w = h * q * (E + 1) / om
+        if categories == "isolated":
+            own = h * q1 * E / om * (1 - q) ** 2
+            other = (1 - w) * q1 / 2 * (1 - q)
+            p0 = other
+        else:
+            own = h * q1 * E / om * (1 - q)
+            other = (1 - w) * q1 / 2
+            p0 = q1 / 2 * (1 - q)
+        P1 = [own, other, 1 - own - other]
+        P1p = [other, own, 1 - own - other]
+        return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower coco disjoint {categories} s={s} t={t}")
+
+
 def mechanism_lower_law(params) -> Optional[LowerLaw]:
     """The concrete neighbouring datasets used for the certified lower bound of ``params``
     (a parameter object of :mod:`accountant.params`), or None when none is implemented.
@@ -768,6 +819,9 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
       functions, reports mapped to {z in H(x1) only, z in H(x1') only, other}, "only"
       meaning outside the other two images, or outside the other differing input's image
       (two post-processings, the larger divergence taken).
+    * coco: the same with coordinate sets, categories from the favoured buckets of one-entry
+      pairs (:func:`coco_disjoint_lower_law`).
+    Both need d >= 3 s when d is given (None otherwise).
     """
     name = params.name
     if name in ("rr", "generic") or (name == "krr" and params.k == 2):
@@ -775,19 +829,27 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
     if name == "krr":
         return LowerLaw(krr_lower_count_law(params.eps0, params.k, "third"),
                         "D = (1, 3, ..., 3), D' = (2, 3, ..., 3)")
-    if name == "collision":
+    if name in ("collision", "coco"):
         e, s, t = params.eps0, params.s, params.t
-        return LowerLaw(collision_disjoint_lower_law(e, s, t, "isolated"),
-                        "item sets of x1, x1' and of every other user pairwise disjoint, random hash",
-                        (collision_disjoint_lower_law(e, s, t, "three"),))
+        if getattr(params, "d", None) is not None and params.d < 3 * s:
+            return None  # three pairwise disjoint inputs need d >= 3 s (see _no_lower)
+        law = collision_disjoint_lower_law if name == "collision" else coco_disjoint_lower_law
+        what = "item" if name == "collision" else "coordinate"
+        return LowerLaw(law(e, s, t, "isolated"),
+                        f"{what} sets of x1, x1' and of every other user pairwise disjoint, random hash",
+                        (law(e, s, t, "three"),))
     return None
 
 
 def _no_lower(params, delta):
     from .bounds import BoundResult
 
-    return BoundResult.not_applicable(
-        "lower", f"no certified lower bound is implemented for mechanism '{params.name}'", delta)
+    if params.name in ("collision", "coco"):
+        reason = (f"the certified lower bound uses three inputs with pairwise disjoint supports, "
+                  f"which needs d >= 3 s = {3 * params.s}, got d = {params.d}")
+    else:
+        reason = f"no certified lower bound is implemented for mechanism '{params.name}'"
+    return BoundResult.not_applicable("lower", reason, delta)
 
 
 def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):

@@ -1,8 +1,10 @@
 """Certified lower bounds of the real mechanisms (accountant.mechanism_law.lower_bound_*)
 against exact multinomial summation, the Venn programme over all hash functions, and the
 proved upper bounds: the bracket [lower, upper] must hold and be ordered."""
+import itertools
 import math
 
+import numpy as np
 import pytest
 
 from accountant import mechanism_law as M
@@ -20,7 +22,7 @@ def test_disjoint_closed_form_matches_venn_programme(s, t, cats):
         assert float(x) == pytest.approx(float(y), rel=1e-13)
 
 
-@pytest.mark.parametrize("mech,kw", [("collision", dict(s=2, t=7)), ("krr", dict(k=3)),
+@pytest.mark.parametrize("mech,kw", [("collision", dict(s=2, t=7)), ("coco", dict(s=2, t=8)), ("krr", dict(k=3)),
                                      ("krr", dict(k=6)), ("rr", {}), ("generic", {})])
 def test_lower_delta_equals_exact_summation(mech, kw):
     """The engine (3 categories) and the binomial sum (2 categories) against 50-digit
@@ -37,7 +39,7 @@ def test_lower_delta_equals_exact_summation(mech, kw):
         assert got == pytest.approx(float(ex), rel=1e-7, abs=1e-300)
 
 
-@pytest.mark.parametrize("mech,kw", [("collision", dict(s=4)), ("krr", dict(k=8)), ("rr", {}),
+@pytest.mark.parametrize("mech,kw", [("collision", dict(s=4)), ("coco", dict(s=4)), ("krr", dict(k=8)), ("rr", {}),
                                      ("generic", {})])
 @pytest.mark.parametrize("n", [50, 10**4, 10**6])
 def test_bracket_ordered(mech, kw, n):
@@ -65,10 +67,64 @@ def test_collision_lower_below_proved_and_gap_from_random_hash():
     assert 1.1 < up.epsilon / lo.epsilon < 1.3
 
 
-def test_coco_lower_not_available_with_reason():
-    rep = ShuffleAccountant(make_params("coco", 1.0, s=2), 10**4).epsilon_result(1e-6)
+def _coco_enumerated_category_probs(eps0, s, t):
+    """P_x(category) for both categorisations by enumeration of every H1 (pair) and H2
+    (bucket) on the 3 s coordinates, with Algorithm 1's exact output law."""
+    from mechanisms.coco import coco_output_distribution
+
+    h, d = t // 2, 3 * s
+    X = {"x1": list(range(s)), "x1p": list(range(s, 2 * s)), "x0": list(range(2 * s, 3 * s))}
+    acc = {c: {x: np.zeros(3) for x in X} for c in ("isolated", "three")}
+    combos = 0
+    for h1 in itertools.product(range(h), repeat=d):
+        h1 = np.array(h1)
+        for h2 in itertools.product((-1, 1), repeat=d):
+            h2 = np.array(h2)
+            P = {x: coco_output_distribution(X[x], [1] * s, h1, h2, eps0, t) for x in X}
+            occ, fav = {}, {}
+            for x, idx in X.items():
+                cnt = np.bincount(h1[idx], minlength=h)
+                occ[x] = cnt > 0
+                fav[x] = {int(h1[j]) + h * int(h2[j] > 0) for j in idx if cnt[h1[j]] == 1}
+            for c in acc:
+                cat = np.full(t, 2)
+                for z in range(t):
+                    k = z % h
+                    free0 = c == "three" or not occ["x0"][k]
+                    if z in fav["x1"] and not occ["x1p"][k] and free0:
+                        cat[z] = 0
+                    if z in fav["x1p"] and not occ["x1"][k] and free0:
+                        cat[z] = 1
+                for x in X:
+                    acc[c][x] += np.bincount(cat, weights=P[x], minlength=3)
+            combos += 1
+    return {c: {x: v / combos for x, v in a.items()} for c, a in acc.items()}
+
+
+@pytest.mark.parametrize("eps0,s,t", [(1.3, 1, 4), (0.7, 2, 6)])
+def test_coco_lower_law_matches_enumeration_of_all_hashes(eps0, s, t):
+    brute = _coco_enumerated_category_probs(eps0, s, t)
+    for cats in ("isolated", "three"):
+        law = M.coco_disjoint_lower_law(eps0, s, t, cats)
+        P0 = [float(p) for p in law.p]
+        P1 = [float(a * p) for a, p in zip(law.a, law.p)]
+        P1p = [float(b * p) for b, p in zip(law.b, law.p)]
+        np.testing.assert_allclose(brute[cats]["x0"], P0, atol=1e-12)
+        np.testing.assert_allclose(brute[cats]["x1"], P1, atol=1e-12)
+        np.testing.assert_allclose(brute[cats]["x1p"], P1p, atol=1e-12)
+
+
+def test_coco_bracket():
+    """CoCo now has a certified lower bound below the proved one (n = 1e5, eps0 = 2, s = 4,
+    Theorem 7's t), and none, with the reason, when d < 3 s leaves no room for three
+    disjoint inputs."""
+    p = make_params("coco", 2.0, s=4)
+    rep = ShuffleAccountant(p, 10**5).epsilon_result(1e-6)
+    assert rep.lower_epsilon is not None and 0.5 < rep.lower_epsilon / rep.epsilon < 1.0
+    assert M.lower_bound_delta(p, 10**5, rep.lower_epsilon)[0] > 1e-6
+    rep = ShuffleAccountant(make_params("coco", 1.0, s=2, d=5), 10**4).epsilon_result(1e-6)
     assert rep.lower_epsilon is None
-    assert "coco" in rep.lower_reason
+    assert "d >= 3 s = 6" in rep.lower_reason
 
 
 def test_binary_delta_symmetry_and_zero():
@@ -94,6 +150,6 @@ def test_isolated_categories_certify_more_than_regions():
     old = M.LowerLaw(M.collision_lower_count_law(2.0, 36, M.CollisionDatasets(4), "three"), "three")
     assert old.delta(10**4, lo) < 0.75e-6 < 1e-6 < M.mechanism_lower_law(p).delta(10**4, lo)
     ds = M.CollisionDatasets(2)
-    iso = M.count_law_delta_exact(12, M.collision_lower_count_law(1.5, 5, ds, "isolated"), [0.1, 0.5])
-    venn = M.count_law_delta_exact(12, M.collision_lower_count_law(1.5, 5, ds, "venn"), [0.1, 0.5])
+    iso = M.count_law_delta_exact(6, M.collision_lower_count_law(1.5, 5, ds, "isolated"), [0.1, 0.5])
+    venn = M.count_law_delta_exact(6, M.collision_lower_count_law(1.5, 5, ds, "venn"), [0.1, 0.5])
     assert all(a <= b * (1 + 1e-30) for a, b in zip(iso, venn))
