@@ -857,7 +857,7 @@ def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
     ``lower``): the largest eps found at which the exact divergence of the datasets of
     :func:`mechanism_lower_law` is certified above ``delta``; 0 if none."""
     from .bounds import BoundResult
-    from .search import epsilon_for_delta
+    from .search import largest_eps_above
 
     ll = mechanism_lower_law(params)
     if ll is None:
@@ -868,16 +868,13 @@ def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
         v, slope = ll.delta_and_slope(n, eps, delta)
         return v, v / (1 - LOWER_MARGIN) ** 2, slope
 
-    # (no separate check at eps = 0: the search evaluates eps = 0 whenever it gets there,
-    # and then certifies no point above the target, which gives 0 below)
     # start near the pair's eps_c (brackets are within a factor ~2 of it); a lower bound
-    # needs few digits: rtol 1e-5
+    # needs few digits (rtol 1e-5) and no certified upper end
     from .bounds import PAIR_GUESS_RTOL, _pair_result
 
     guess = 0.8 * _pair_result(params, n, delta, PAIR_GUESS_RTOL).epsilon
-    res = epsilon_for_delta(evaluate, delta, top, rtol=max(rtol, LOWER_RTOL),
-                            guess=guess if 0.0 < guess < top else None)
-    lo = res.lower_epsilon if res.lower_epsilon is not None else 0.0
+    lo, _ = largest_eps_above(evaluate, delta, top, rtol=max(rtol, LOWER_RTOL),
+                              guess=guess if 0.0 < guess < top else None)
     return BoundResult("lower", lo, True, ll.datasets, delta)
 
 

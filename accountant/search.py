@@ -231,3 +231,67 @@ def largest_parameter_below(
             b = mid
         evals += 1
     return a
+
+
+def largest_eps_above(
+    evaluate: Evaluator,
+    target: float,
+    eps_max: float,
+    rtol: float = 1e-5,
+    guess: Optional[float] = None,
+    max_evaluations: int = 60,
+) -> Tuple[float, int]:
+    """A certified point below the root, for lower bounds: (eps, evaluations).
+
+    Returns the largest eps found whose certified lower bound on delta exceeds
+    ``target`` (0.0 if none), for delta non-increasing in eps.  Unlike
+    ``epsilon_for_delta`` it does not certify an upper end: Newton steps on
+    sqrt(-2 log delta) aim just below the root, and the search stops at a certified
+    point within ``rtol`` of the root that Newton predicts from it (or when a certified
+    bracket is that narrow).  The returned eps is a valid lower bound whatever the
+    prediction's accuracy; only its closeness to the root rests on it.  Saves the
+    evaluation that certifies the upper end (4 -> 3 in the usual case).
+    """
+    if not (0.0 < target < 1.0):
+        raise ValueError(f"delta must lie in (0, 1), got {target!r}")
+    if not (rtol > 0.0):
+        raise ValueError(f"rtol must be > 0, got {rtol!r}")
+    g_t = math.sqrt(-2.0 * math.log(target))
+
+    def newton(x: float, d: float, s: float) -> Optional[float]:
+        # root of g(eps) = sqrt(-2 log delta) - g_t from x; d = delta, s = d delta / d eps
+        if not (0.0 < d < 1.0) or not (s < 0.0) or not math.isfinite(s):
+            return None
+        g = math.sqrt(-2.0 * math.log(d))
+        dg = -s / (d * g)  # > 0
+        return x - (g - g_t) / dg
+
+    lo, hi = 0.0, eps_max
+    lo_cert = False
+    zero_done = False
+    evals = 0
+    cand = guess if (guess is not None and 0.0 < guess < eps_max) else 0.5 * eps_max
+    while evals < max_evaluations and hi - lo > rtol * hi:
+        if cand is not None and cand <= 0.0 and not zero_done and not lo_cert:
+            cand = 0.0  # Newton puts the root at or below 0: settle eps = 0
+        elif cand is None or not (lo < cand < hi):
+            cand = 0.5 * (lo + hi)
+        d_lo, d_up, s = evaluate(cand)
+        evals += 1
+        if cand == 0.0:
+            zero_done = True
+            if d_lo <= target:
+                return 0.0, evals  # nothing above the target: the trivial lower bound
+        root: Optional[float]
+        if d_lo > target:
+            lo, lo_cert = cand, True
+            root = newton(cand, d_lo, s)
+            if root is not None and root - cand <= rtol * root:
+                break
+        else:
+            # nothing certified above the target here, nor (delta non-increasing) above
+            # here: aim at the root of the lower bound
+            hi = cand
+            root = newton(cand, d_lo if d_lo > 0.0 else d_up, s)
+        cand = None if root is None else root * (1.0 - 0.5 * rtol)
+    return (lo if lo_cert else 0.0), evals

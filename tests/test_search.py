@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from accountant.search import epsilon_for_delta, largest_parameter_below
+from accountant.search import epsilon_for_delta, largest_eps_above, largest_parameter_below
 
 
 def gaussian_like(mu):
@@ -103,3 +103,50 @@ def test_search_needs_few_evaluations_at_large_n(mech, n, eps0, delta, rtol):
     r = PairAccountant(make_params(mech, eps0, s=8 if mech != "generic" else None), n) \
         .epsilon_result(delta, rtol=rtol)
     assert r.evaluations <= 4
+
+
+# ---------------------------------------------------------------- largest_eps_above
+
+@pytest.mark.parametrize("mu", [0.05, 0.5, 2.0])
+@pytest.mark.parametrize("target", [1e-3, 1e-9])
+@pytest.mark.parametrize("guess_factor", [None, 0.5, 0.8, 1.3])
+def test_largest_eps_above_gaussian(mu, target, guess_factor):
+    """Certified above the target, within rtol below the root, few evaluations from a
+    guess within 30% (the lower bound's use), any start (bisection) otherwise."""
+    ev = gaussian_like(mu)
+    root = epsilon_for_delta(ev, target, 60.0, rtol=1e-12).epsilon
+    guess = None if guess_factor is None else guess_factor * root
+    eps, evals = largest_eps_above(ev, target, 60.0, rtol=1e-5, guess=guess)
+    assert ev(eps)[0] > target
+    assert root * (1 - 1e-5) <= eps < root
+    assert evals <= (4 if guess_factor in (0.8, 1.3) else 40)
+
+
+def test_largest_eps_above_old_search_parity():
+    """Same answer (to rtol) as the lower end of the bracketed search, one evaluation fewer."""
+    ev = gaussian_like(0.3)
+    res = epsilon_for_delta(ev, 1e-6, 60.0, rtol=1e-5, guess=0.8 * 3.0)
+    eps, evals = largest_eps_above(ev, 1e-6, 60.0, rtol=1e-5, guess=0.8 * 3.0)
+    assert eps == pytest.approx(res.lower_epsilon, rel=2e-5)
+    assert evals < res.evaluations
+
+
+def test_largest_eps_above_zero_and_bands():
+    # target met at eps = 0: the trivial lower bound 0, found without bisecting down
+    eps, evals = largest_eps_above(lambda e: (0.1 * math.exp(-e), 0.1 * math.exp(-e), -0.1 * math.exp(-e)),
+                                   0.5, 1.0, guess=0.3)
+    assert eps == 0.0 and evals <= 3
+    # above the target everywhere below eps_max: eps_max itself is never claimed, the answer
+    # is within rtol below it
+    eps, _ = largest_eps_above(lambda e: (0.9, 0.9, 0.0), 0.5, 2.0)
+    assert 2.0 * (1 - 1e-5) <= eps < 2.0
+    # lower and upper bounds a factor 2 apart around the target: stops, certified by the
+    # lower bound, near the lower bound's root log(0.7/1e-3)/10
+    def wide(e):
+        d = math.exp(-10 * e)
+        return 0.7 * d, 1.4 * d, -10 * d
+
+    eps, evals = largest_eps_above(wide, 1e-3, 5.0, rtol=1e-9)
+    assert 0.7 * math.exp(-10 * eps) > 1e-3
+    assert eps == pytest.approx(math.log(700.0) / 10, rel=1e-8)
+    assert evals < 60
