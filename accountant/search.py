@@ -282,7 +282,6 @@ def largest_eps_above(
             zero_done = True
             if d_lo <= target:
                 return 0.0, evals  # nothing above the target: the trivial lower bound
-        root: Optional[float]
         if d_lo > target:
             lo, lo_cert = cand, True
             root = newton(cand, d_lo, s)
