@@ -88,9 +88,9 @@ class BoundSpec:
 
 
 # --------------------------------------------------------------------------- computations
-# The pair search that gives the exact searches (blanket, lower) their starting point (one
-# cached search serves both; 1e-6 measured faster overall than sharing the paper value's
-# 1e-9 search, whose closer start costs the blanket search an extra evaluation).
+# The pair search that gives a lower-bound search its starting point where no saddle-point
+# estimate is at hand (binary RR's two-category law; the blanket and the other lower laws
+# start from :mod:`accountant.saddle`).
 PAIR_GUESS_RTOL = 1e-6
 
 
@@ -136,7 +136,7 @@ def _stronger_clone_delta(params, n, eps):
 
 def _clone(params, n, delta, rtol) -> BoundResult:
     """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation)."""
-    res = search_pair_epsilon(DominatingPair.clone(n, params.eps0), delta, rtol)
+    res = search_pair_epsilon(DominatingPair.clone(n, params.eps0), delta, rtol, predict=True)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     return BoundResult("clone", eps, True, None, delta, achieved)
 
@@ -195,9 +195,9 @@ BLANKET_RTOL = 1e-5
 def _blanket(params, n, delta, rtol) -> BoundResult:
     from .blanket_exact import blanket_exact_epsilon
 
-    guess = _pair_result(params, n, delta, PAIR_GUESS_RTOL).epsilon  # within ~1e-4: a start only
+    # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts
     res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
-                                guess=guess if guess < params.eps0 else None)
+                                certify_bracket=False)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     return BoundResult("blanket", eps, True, None, delta, achieved)
 

@@ -48,6 +48,7 @@ def epsilon_for_delta(
     atol: float = 1e-15,
     max_evaluations: int = 500,
     guess: Optional[float] = None,
+    predict: bool = False,
 ) -> EpsilonSearchResult:
     """Smallest eps in [0, eps_max] whose certified delta is <= target.
 
@@ -61,6 +62,12 @@ def epsilon_for_delta(
     guess : optional starting point in (0, eps_max); without it the search starts
         at eps = 0.  eps = 0 is evaluated whenever the search reaches it, so a
         target already met at eps = 0 still returns 0.
+    predict : if True, stop at the first certified point (upper delta <= target)
+        from which a Newton step on sqrt(-2 log delta_upper) puts the root within
+        rtol * eps + atol below it, without certifying a lower end (``lower_epsilon``
+        may then be None).  The returned eps is certified either way; only its
+        closeness to the smallest certified eps rests on the prediction.  With a
+        guess a little above the root this is one evaluation instead of two.
 
     Notes
     -----
@@ -80,7 +87,8 @@ def epsilon_for_delta(
 
     # the float target's log may round either way: search for the float target itself
     # by comparing against the caller's uppers at the end (see below)
-    res = epsilon_for_log_delta(log_ev, math.log(target), eps_max, rtol, atol, max_evaluations, guess)
+    res = epsilon_for_log_delta(log_ev, math.log(target), eps_max, rtol, atol, max_evaluations, guess,
+                                predict)
     return replace(res, achieved_delta=uppers.get(res.epsilon, res.achieved_delta))
 
 
@@ -96,6 +104,7 @@ def epsilon_for_log_delta(
     atol: float = 1e-15,
     max_evaluations: int = 500,
     guess: Optional[float] = None,
+    predict: bool = False,
 ) -> EpsilonSearchResult:
     """Smallest eps in [0, eps_max] whose certified log delta is <= ``log_target``.
 
@@ -161,6 +170,10 @@ def epsilon_for_log_delta(
         d_lo, d_up, s = ev(cand)
         if d_up <= target:
             hi, hi_delta = cand, d_up
+            if predict:
+                root = newton(cand, d_up, s)
+                if root is not None and cand - root <= rtol * cand + atol:
+                    break
         elif d_lo > target:
             lo = lo_cert = cand
             nxt = newton(cand, d_lo, s)

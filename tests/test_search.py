@@ -150,3 +150,24 @@ def test_largest_eps_above_zero_and_bands():
     assert 0.7 * math.exp(-10 * eps) > 1e-3
     assert eps == pytest.approx(math.log(700.0) / 10, rel=1e-8)
     assert evals < 60
+
+
+# ---------------------------------------------------------------- predict (one-sided stop)
+
+@pytest.mark.parametrize("mu", [0.05, 0.5, 2.0])
+@pytest.mark.parametrize("target", [1e-3, 1e-9])
+@pytest.mark.parametrize("guess_factor", [None, 0.9, 1 + 2e-6, 1.3])
+def test_predict_stop_certified_within_rtol(mu, target, guess_factor):
+    """predict=True: the answer is certified (upper <= target) and within rtol above the
+    root; a start just above the root costs one evaluation, any other start at most the
+    bracketed search's count."""
+    ev = gaussian_like(mu)
+    root = epsilon_for_delta(ev, target, 60.0, rtol=1e-12).epsilon
+    guess = None if guess_factor is None else guess_factor * root
+    full = epsilon_for_delta(ev, target, 60.0, rtol=1e-5, guess=guess)
+    res = epsilon_for_delta(ev, target, 60.0, rtol=1e-5, guess=guess, predict=True)
+    assert ev(res.epsilon)[1] <= target
+    assert root <= res.epsilon <= root * (1 + 1e-5) + 1e-15
+    assert res.evaluations <= full.evaluations
+    if guess_factor == 1 + 2e-6:
+        assert res.evaluations == 1 and res.lower_epsilon is None

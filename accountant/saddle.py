@@ -1,0 +1,120 @@
+"""Saddle-point estimates of E[(Z_1 + ... + Z_n)_+] for i.i.d. Z with finitely many atoms.
+
+Not certified: these numbers only give the monotone searches (:mod:`accountant.search`) a
+starting point close enough that one evaluation of the certified engine usually settles
+eps_c.  Both engines' divergences have this form: the exact blanket
+(:mod:`accountant.blanket_exact`, delta = E[S_+] / n) and the dominating pair
+(:mod:`accountant.divergence`; folding C ~ Bin(n - 1, c) into Bin(n, c) by size bias,
+delta = 2 (p - q)(1 + e^eps) / (n c) E[S_+] with Z = 1/2 - a, -1/2 - a w.p. c/2 each and
+-b w.p. 1 - c, see :func:`accountant.pair.saddle_guess`).
+
+With theta the minimiser of m(theta) = E e^{theta Z}, E[S_+] = m^n E_Q[S_+ e^{-theta S}] for
+the tilted law Q, under which S has mean 0, variance sigma^2 = n k2 and third cumulant n k3;
+an Edgeworth term on the normal density gives
+E_Q[S_+ e^{-theta S}] ~ sigma (J1(a) + g/6 (J4(a) - 3 J2(a))), a = theta sigma,
+g = n k3 / sigma^3, J_k(a) = int_0^inf y^k e^{-a y} phi(y) dy.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+from scipy import special
+
+_PHI0 = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def mgf_minimiser(p, vv) -> float:
+    """theta > 0 within 1e-9 relative of the minimiser of sum_c p_c e^{theta v_c} (bisection on
+    its increasing derivative); needs sum_c p_c v_c < 0 < max v_c."""
+    cap = 700.0 / max(abs(x) for x in vv)
+
+    def slope(th: float) -> float:  # d/d theta of sum_c p_c e^{theta v_c}, increasing
+        return sum(a * b * math.exp(th * b) for a, b in zip(p, vv))
+
+    lo, hi = 0.0, min(1.0 / max(vv), cap)
+    while slope(hi) < 0.0 and hi < cap:
+        lo, hi = hi, min(2.0 * hi, cap)
+    for _ in range(200):  # bisection to 1e-9 relative (any theta > 0 gives a valid bound)
+        if hi - lo <= 1e-9 * hi:
+            break
+        mid = 0.5 * (lo + hi)
+        if slope(mid) < 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def laplace_moments(a: float) -> tuple[float, float, float]:
+    """(J1, J2, J4) with J_k(a) = int_0^inf y^k e^{-a y} phi(y) dy, a > 0 (phi the standard
+    normal density): J0 = e^{a^2/2} P[Z > a], J1 = phi(0) - a J0, J_{k+1} = k J_{k-1} - a J_k;
+    for a > 30 the asymptotic series J_k ~ phi(0) sum_i (-1)^i (k + 2i)! / (2^i i! a^{k+2i+1})
+    (8 terms) avoids the recursion's cancellation."""
+    if a > 30.0:
+        def series(k: int) -> float:
+            return _PHI0 * sum((-1) ** i * math.factorial(k + 2 * i)
+                               / (2 ** i * math.factorial(i) * a ** (k + 2 * i + 1)) for i in range(8))
+        return series(1), series(2), series(4)
+    J = [0.5 * float(special.erfcx(a / math.sqrt(2.0)))]
+    J.append(_PHI0 - a * J[0])
+    for k in range(1, 4):
+        J.append(k * J[k - 1] - a * J[k])
+    return J[1], J[2], J[4]
+
+
+def log_positive_part(p: Sequence[float], v: Sequence[float], n: int) -> Optional[float]:
+    """Saddle-point estimate of log E[(Z_1 + ... + Z_n)_+], P[Z = v_c] = p_c (the rest of the
+    mass at 0).  ``-inf`` when no v_c > 0 has p_c > 0, None when E Z >= 0 (no estimate)."""
+    cats = [(float(pc), float(vc)) for pc, vc in zip(p, v) if pc > 0.0 and vc != 0.0]
+    if not any(vc > 0.0 for _, vc in cats):
+        return -math.inf
+    if sum(pc * vc for pc, vc in cats) >= 0.0:
+        return None
+    try:
+        return _log_positive_part(cats, n)
+    except (OverflowError, ZeroDivisionError, ValueError):
+        return None  # extreme atoms (a minimiser at the exponent cap): no estimate
+
+
+def _log_positive_part(cats, n: int) -> Optional[float]:
+    vmax = max(abs(vc) for _, vc in cats)
+    th = mgf_minimiser(tuple(pc for pc, _ in cats), tuple(vc for _, vc in cats))
+    if th * vmax >= 699.0:
+        return None
+    for _ in range(3):  # Newton polish of the minimiser (bisected to 1e-9 already)
+        d1 = sum(a * b * math.exp(th * b) for a, b in cats)
+        d2 = sum(a * b * b * math.exp(th * b) for a, b in cats)
+        step = d1 / d2
+        if not abs(step) <= 1e-6 * th:
+            break
+        th -= step
+    z1 = math.fsum(a * math.expm1(th * b) for a, b in cats)  # m(theta) - 1
+    z = 1.0 + z1
+    k2 = sum(a * math.exp(th * b) * b * b for a, b in cats) / z
+    k3 = sum(a * math.exp(th * b) * b ** 3 for a, b in cats) / z
+    sigma = math.sqrt(n * k2)
+    J1, J2, J4 = laplace_moments(th * sigma)
+    val = J1 + (n * k3 / sigma ** 3) / 6.0 * (J4 - 3.0 * J2)
+    if not val > 0.0:  # the Edgeworth term overshoots (tiny n): the normal term alone
+        val = J1
+    if not (val > 0.0 and z > 0.0):
+        return None
+    return n * math.log1p(z1) + math.log(sigma) + math.log(val)
+
+
+def root_of_decreasing(f, log_target: float, hi: float, rtol: float = 1e-10) -> Optional[float]:
+    """Smallest x in [0, hi] (to ``rtol``, by bisection) with f(x) <= log_target for an estimate
+    f non-increasing in x; f(x) None counts as above the target.  None if no x < hi was found
+    at or below the target (no estimate)."""
+    lo, top = 0.0, hi
+    for _ in range(80):
+        if hi - lo <= rtol * hi:
+            break
+        mid = 0.5 * (lo + hi)
+        fx = f(mid)
+        if fx is None or fx > log_target:
+            lo = mid
+        else:
+            hi = mid
+    return None if hi == top else hi
