@@ -27,6 +27,8 @@ lower                        certified lower bound for the real mechanism (exact
                              neighbouring datasets, accountant.mechanism_law)
 paper                        the paper's Theorem 5 pair (stronger clone pair for
                              ``generic``); alias ``tight`` (deprecated name)
+lower-worst-hash             certified lower bound for the worst hash family (one fixed
+                             clean hash): the floor under any bound proved for every family
 theorem6-lower               Theorem 6's lower bound, for its own hash family only
 stronger-clone               Feldman-McMillan-Talwar 2023, numerical (erratum: not proved)
 stronger-clone-closed        its closed form (erratum: not applicable)
@@ -223,6 +225,21 @@ def _lower_delta(params, n, eps):
     return mechanism_law.lower_bound_delta(params, n, eps)
 
 
+def _worst_hash(params, n, delta, rtol) -> BoundResult:
+    from . import mechanism_law
+
+    return mechanism_law.worst_hash_lower_epsilon(params, n, delta, rtol=rtol)
+
+
+def _worst_hash_delta(params, n, eps):
+    from . import mechanism_law
+
+    return mechanism_law.worst_hash_lower_delta(params, n, eps)
+
+
+_CAVEAT_WORST_HASH = ("lower bound for the worst hash family (one fixed clean hash), not for the "
+                      "SplitMix64 family: no bound proved for every hash family can be smaller")
+
 _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Lemma 3.5's proof fails "
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
@@ -238,6 +255,11 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
               _lower, _lower_delta),
+    BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco"),
+              "exact divergence of post-processed shuffled outputs under one fixed clean hash "
+              "(accountant.mechanism_law.worst_hash_lower_law): certified lower bound on eps_c of the "
+              "worst hash family, so the exact blanket is optimal among bounds for every family",
+              _worst_hash, _worst_hash_delta, caveat=_CAVEAT_WORST_HASH),
     BoundSpec("paper", "paper", (), ALL,
               "main seed paper, Theorem 5 (Collision, CoCo; Section 7.4); stronger clone pair (FMT23) "
               "for generic", _paper, _paper_delta),

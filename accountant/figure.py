@@ -9,6 +9,7 @@ from .fileio import write_atomic
 
 _LABELS = {
     "blanket": "privacy blanket, exact (proved)", "lower": "certified lower bound (mechanism)",
+    "lower-worst-hash": "certified lower bound (worst hash family)",
     "paper": "paper's Theorem 5 (not proved)", "theorem6-lower": "Theorem 6 (its hash family)",
     "stronger-clone": "stronger clone (FMT23)", "stronger-clone-closed": "stronger clone, closed form",
     "clone": "clone (FMT21)", "clone-closed": "clone, closed form",
@@ -33,7 +34,7 @@ def build_figure(rows: Sequence[dict], bounds: Sequence[str]):
     titles = [f"n = {n:g}, s = {s}" for n in ns for s in ss]
     fig = make_subplots(rows=len(ns), cols=len(ss), subplot_titles=titles, shared_yaxes=True)
     palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-               "#bcbd22", "#17becf", "#ff7f0e", "#393b79"]
+               "#bcbd22", "#17becf", "#ff7f0e", "#393b79", "#637939", "#8c6d31", "#843c39"]
     for i, n in enumerate(ns):
         for j, s in enumerate(ss):
             sub = sorted((r for r in rows if r["n"] == n and r["s"] == s), key=lambda r: r["eps0"])

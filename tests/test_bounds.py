@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_names_are_the_contract():
-    assert BOUND_NAMES == ("blanket", "lower", "paper", "theorem6-lower", "stronger-clone",
+    assert BOUND_NAMES == ("blanket", "lower", "lower-worst-hash", "paper", "theorem6-lower", "stronger-clone",
                            "stronger-clone-closed", "clone", "clone-closed", "blanket-hoeffding-generic",
                            "blanket-bennett-generic", "blanket-hoeffding", "blanket-bennett", "efmrtt19")
 
