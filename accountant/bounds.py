@@ -73,7 +73,12 @@ class BoundSpec:
 
     ``epsilon(params, n, delta, rtol)`` returns a :class:`BoundResult`;
     ``delta(params, n, eps)`` (optional) returns ``(lower, upper)`` bounds on the bound's
-    delta at ``eps`` (both certified for the bound's own computation).
+    delta at ``eps`` (both certified for the bound's own computation).  ``engine`` says what
+    one evaluation costs: ``"closed-form"`` (a formula or a one-dimensional root, about a
+    millisecond), ``"pair"`` (a search of the pair engine, :mod:`accountant.divergence`:
+    0.01-0.1 s at n = 1e9) or ``"exact"`` (the exact blanket engine,
+    :mod:`accountant.blanket_exact`: 0.05-0.5 s at n = 1e9), so that a page can draw the cheap
+    ones first.
     """
 
     name: str
@@ -84,6 +89,7 @@ class BoundSpec:
     epsilon: Callable[..., BoundResult]
     delta: Optional[Callable[..., tuple]] = None
     caveat: Optional[str] = None
+    engine: str = "closed-form"
 
     def proved(self, mechanism: str) -> bool:
         return mechanism in self.proved_for
@@ -248,33 +254,33 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.blanket_exact); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
-              _blanket, _blanket_delta),
+              _blanket, _blanket_delta, engine="exact"),
     BoundSpec("lower", "lower", ("collision", "coco", "krr", "rr", "generic"),
               ("collision", "coco", "krr", "rr", "generic"),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
-              _lower, _lower_delta),
+              _lower, _lower_delta, engine="exact"),
     BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco"),
               "exact divergence of post-processed shuffled outputs under one fixed clean hash "
               "(accountant.mechanism_law.worst_hash_lower_law): certified lower bound on eps_c of the "
               "worst hash family, so the exact blanket is optimal among bounds for every family",
-              _worst_hash, _worst_hash_delta, caveat=_CAVEAT_WORST_HASH),
+              _worst_hash, _worst_hash_delta, caveat=_CAVEAT_WORST_HASH, engine="exact"),
     BoundSpec("paper", "paper", (), ALL,
               "main seed paper, Theorem 5 (Collision, CoCo; Section 7.4); stronger clone pair (FMT23) "
-              "for generic", _paper, _paper_delta),
+              "for generic", _paper, _paper_delta, engine="pair"),
     BoundSpec("theorem6-lower", "lower", (), ("collision", "coco"),
               "main seed paper, Theorem 6 (lower bound for the hash family of its proof)", _theorem6,
-              caveat=CAVEAT_THEOREM6),
+              caveat=CAVEAT_THEOREM6, engine="pair"),
     BoundSpec("stronger-clone", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (numerical pair)", _stronger_clone,
-              _stronger_clone_delta, caveat=_CAVEAT_STRONGER),
+              _stronger_clone_delta, caveat=_CAVEAT_STRONGER, engine="pair"),
     BoundSpec("stronger-clone-closed", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (closed form)",
               _generic(closed_form.stronger_clone_closed), caveat=_CAVEAT_STRONGER),
     BoundSpec("clone", "upper", ALL, ALL,
               "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly)",
-              _clone, _clone_delta),
+              _clone, _clone_delta, engine="pair"),
     BoundSpec("clone-closed", "upper", ALL, ALL,
               "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
               _generic(closed_form.clone_closed)),

@@ -20,6 +20,10 @@ _LABELS = {
 }
 
 
+# one colour per bound whatever subset is drawn (a chart drawn in stages keeps its colours)
+_COLOR_INDEX = {b: i for i, b in enumerate(_LABELS)}
+
+
 def bound_label(name: str) -> str:
     return _LABELS.get(name, name)
 
@@ -43,7 +47,8 @@ def build_figure(rows: Sequence[dict], bounds: Sequence[str]):
                 fig.add_trace(go.Scatter(
                     x=[r["eps0"] for r in sub], y=ys, mode="lines", name=bound_label(b),
                     legendgroup=b, showlegend=(i == 0 and j == 0),
-                    line=dict(color=palette[k % len(palette)], width=3 if b == "blanket" else 1.5)),
+                    line=dict(color=palette[_COLOR_INDEX.get(b, k) % len(palette)],
+                              width=3 if b == "blanket" else 1.5)),
                     row=i + 1, col=j + 1)
             fig.update_xaxes(title_text="local budget eps0", row=i + 1, col=j + 1)
         fig.update_yaxes(title_text="log2(eps0 / eps_c)", row=i + 1, col=1)

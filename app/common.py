@@ -315,6 +315,13 @@ def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing",
     return [dict(store[k]) for k in keys]
 
 
+def rows_cached(points, bounds: Sequence[str], rtol: float = 1e-9) -> bool:
+    """Whether :func:`rows_with_progress` would answer from its store alone."""
+    store = _row_store()
+    bounds, rtol = tuple(bounds), float(rtol)
+    return all((p, bounds, rtol) in store for p in points)
+
+
 @st.cache_data(show_spinner=False, max_entries=500)
 def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optional[int],
                    t: Optional[int]) -> dict:
@@ -354,8 +361,11 @@ def optimal_t(mechanism: str, estimator: str, d: int, s: int, eps0: float) -> tu
 BOUND_NAMES = _bounds.BOUND_NAMES
 # the exact blanket and the certified lower bound cost 0.1-2 s per point (docs/BENCHMARKS.md):
 # grids draw them on request, headline numbers always
-EXACT_BOUNDS = ("blanket", "lower", "lower-worst-hash")
+EXACT_BOUNDS = tuple(b for b in BOUND_NAMES if _bounds.REGISTRY[b].engine == "exact")
 FAST_BOUNDS = tuple(b for b in BOUND_NAMES if b not in EXACT_BOUNDS)
+# formulas and one-dimensional roots (about a millisecond a point): a chart draws these
+# first and adds the engine-based curves when they are done
+CLOSED_FORM_BOUNDS = tuple(b for b in BOUND_NAMES if _bounds.REGISTRY[b].engine == "closed-form")
 
 
 # --------------------------------------------------------------------------- frequency (FE0/FE1)

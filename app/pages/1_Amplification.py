@@ -48,24 +48,33 @@ if not delta_ok or not t_ok or not range_ok:
     st.stop()
 
 # ---------------------------------------------------------------- headline point
-head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t)
-if head is not None:
+# filled after the closed-form chart is drawn (milliseconds), so that both show new inputs fast
+head_box = st.container()
+
+
+def show_headline() -> None:
+    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t)
+    if head is None:
+        return
     st.subheader(f"At eps0 = {e_ref:g}")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("eps_c, proved upper bound", common.fmt(head["epsilon"], 6, "up"),
               help=f"smallest upper bound proved for this mechanism as implemented: {head['bound']}")
     m2.metric("eps_c, certified lower bound", common.fmt(head["lower_epsilon"], 6, "down"),
               help="exact divergence of the real mechanism's shuffled outputs on concrete neighbouring "
-                   "datasets: the true eps_c is at least this" if head["lower_epsilon"] is not None
-                   else f"not available: {head['lower_reason']}")
+                   "datasets (uniformly random hash): the true eps_c is at least this"
+                   if head["lower_epsilon"] is not None else f"not available: {head['lower_reason']}")
     m3.metric("t used", "n/a" if head["t"] is None else str(head["t"]))
     m4.metric("amplification eps0 / eps_c", common.ratio(float(e_ref), head["epsilon"]))
     if head["lower_epsilon"] is not None and head["lower_epsilon"] > 0:
         st.caption(f"The true eps_c of the mechanism lies in [{common.fmt(head['lower_epsilon'], 6, 'down')}, "
-                   f"{common.fmt(head['epsilon'], 6, 'up')}] (width {100 * (head['epsilon'] / head['lower_epsilon'] - 1):.2g}%).")
+                   f"{common.fmt(head['epsilon'], 6, 'up')}] (width "
+                   f"{100 * (head['epsilon'] / head['lower_epsilon'] - 1):.2g}%; lower end for a uniformly "
+                   "random hash, upper end for every hash family).")
     if head["paper_epsilon"] is not None:
         st.caption(f"The paper's Theorem 5 value is {common.fmt(head['paper_epsilon'])}: not a proved "
                    f"bound ({head['paper_caveat']}).")
+
 
 # ---------------------------------------------------------------- curves
 eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
@@ -73,37 +82,58 @@ t_rule = "paper" if t is None else f"fixed:{t}"
 points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule)
 if points is None:
     st.stop()
-exact = sb.checkbox("curves of the exact blanket and the certified lower bound", value=pts <= 8,
+exact = sb.checkbox("curves of the exact blanket and the certified lower bounds", value=pts <= 8,
                     key="exact_curves",
                     help="0.1-2 s per point each; the headline numbers above always use them")
 curve_bounds = common.BOUND_NAMES if exact else common.FAST_BOUNDS
-rows = common.call(common.rows_with_progress, points, curve_bounds, "Computing bounds",
-                   rtol=common.CURVE_RTOL)
+
+
+def draw(rows: list, bounds: tuple, eps_slot, ratio_slot, stage: str) -> None:
+    """Both charts of ``bounds`` over ``rows``, into their placeholders."""
+    applicable = [b for b in bounds if any(r[b] is not None for r in rows)]
+    fig2 = build_figure(rows, applicable)  # Figure 2 layout; its colours are reused below
+    color = {tr.legendgroup: tr.line.color for tr in fig2.data}
+    fig = go.Figure()
+    for b in applicable:
+        fig.add_trace(go.Scatter(x=[r["eps0"] for r in rows], y=[r[b] for r in rows], mode="lines",
+                                 name=bound_label(b),
+                                 line=dict(width=3 if b == "blanket" else 1.5, color=color.get(b))))
+    fig.update_layout(title=f"Central eps_c against local eps0 ({common.MECH_LABEL[mechanism]}, "
+                            f"n = {n:,}, delta = {common.fmt(delta)}; lower is better)",
+                      xaxis_title="local budget eps0 (nats)",
+                      yaxis=common.log_axis("central eps_c (nats)", [r[b] for r in rows for b in applicable]),
+                      legend_title="bound", template="plotly_white",
+                      height=460)
+    eps_slot.plotly_chart(fig, key=f"eps_c_chart{stage}")
+    fig2.update_layout(width=None, height=560, legend_title="bound",
+                       legend=dict(orientation="h", y=-0.22, x=0),
+                       title=fig2.layout.title.text.replace("delta", "amplification ratio; delta"))
+    fig2.update_xaxes(title_text="local budget eps0 (nats)")
+    fig2.update_yaxes(title_text="log2(eps0 / eps_c) (bits)")
+    ratio_slot.plotly_chart(fig2, key=f"ratio_chart{stage}")
+
+
+progress_slot, eps_slot, note_slot, ratio_slot = st.empty(), st.empty(), st.empty(), st.empty()
+if not common.rows_cached(points, curve_bounds, common.CURVE_RTOL):
+    # the closed forms first (milliseconds), so the page shows the new inputs at once; the
+    # engine-based curves (pair searches, 0.05-0.2 s a point at n = 1e9) follow with progress
+    quick = tuple(b for b in curve_bounds if b in common.CLOSED_FORM_BOUNDS)
+    with progress_slot.container():
+        quick_rows = common.call(common.rows_with_progress, points, quick, "Computing the closed forms",
+                                 rtol=common.CURVE_RTOL)
+    if quick_rows is not None:
+        draw(quick_rows, quick, eps_slot, ratio_slot, "_quick")
+        note_slot.caption("Closed-form bounds drawn; the numerically exact curves (pair searches"
+                          + (", exact blanket" if exact else "") + ") are being computed.")
+with head_box:
+    show_headline()
+with progress_slot.container():
+    rows = common.call(common.rows_with_progress, points, curve_bounds, "Computing the exact curves",
+                       rtol=common.CURVE_RTOL)
 if rows is None:
     st.stop()
-
-applicable = [b for b in curve_bounds if any(r[b] is not None for r in rows)]
-fig2 = build_figure(rows, applicable)  # Figure 2 layout; its colours are reused below
-color = {tr.legendgroup: tr.line.color for tr in fig2.data}
-fig = go.Figure()
-for b in applicable:
-    fig.add_trace(go.Scatter(x=[r["eps0"] for r in rows], y=[r[b] for r in rows], mode="lines",
-                             name=bound_label(b),
-                             line=dict(width=3 if b == "blanket" else 1.5, color=color.get(b))))
-fig.update_layout(title=f"Central eps_c against local eps0 ({common.MECH_LABEL[mechanism]}, "
-                        f"n = {n:,}, delta = {common.fmt(delta)}; lower is better)",
-                  xaxis_title="local budget eps0 (nats)",
-                  yaxis=common.log_axis("central eps_c (nats)", [r[b] for r in rows for b in applicable]),
-                  legend_title="bound", template="plotly_white",
-                  height=460)
-st.plotly_chart(fig, key="eps_c_chart")
-
-fig2.update_layout(width=None, height=560, legend_title="bound",
-                   legend=dict(orientation="h", y=-0.22, x=0),
-                   title=fig2.layout.title.text.replace("delta", "amplification ratio; delta"))
-fig2.update_xaxes(title_text="local budget eps0 (nats)")
-fig2.update_yaxes(title_text="log2(eps0 / eps_c) (bits)")
-st.plotly_chart(fig2, key="ratio_chart")
+draw(rows, curve_bounds, eps_slot, ratio_slot, "")
+note_slot.caption(f"All {len(curve_bounds)} bounds computed at {len(rows)} values of eps0 (n = {n:,}).")
 
 # ---------------------------------------------------------------- applicability
 st.subheader("Bounds that do not apply")
