@@ -264,7 +264,7 @@ def _pair_path(args, name: str) -> bool:
 
 
 def _epsilon_command(args) -> dict:
-    from .bounds import compute_bound, pair_bound_epsilon, resolve_name, status
+    from .bounds import compute_bound, compute_params_bound, pair_bound_epsilon, resolve_name, status
 
     params = _params(args, args.eps0)
     out = _describe(params, args.n)
@@ -294,6 +294,11 @@ def _epsilon_command(args) -> dict:
         out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
                    certified=rep.certified, lower_epsilon=rep.lower_epsilon, lower_reason=rep.lower_reason,
                    paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
+        if params.name in REGISTRY["lower-worst-hash"].applies_to:
+            # how far any bound proved for every hash family could go (see README, Findings)
+            wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)
+            out.update(worst_hash_lower_epsilon=min(wh.epsilon, rep.epsilon) if wh.applicable else None,
+                       worst_hash_lower_reason=None if wh.applicable else wh.reason)
     ach = out.get("achieved_delta")
     out["achieved_log_delta"] = math.log(ach) if ach else (None if ach is None else -math.inf)
     return out
@@ -544,10 +549,15 @@ def _human(command: str, out: dict) -> str:
         lines = [f"eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
                  f"certified delta {out['achieved_delta']:.6g})",
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
+        hashed = "worst_hash_lower_epsilon" in out
         if out["lower_epsilon"] is not None:
-            lines.append(f"eps_c >= {out['lower_epsilon']:.10g} (certified lower bound for the mechanism)")
+            lines.append(f"eps_c >= {out['lower_epsilon']:.10g} (certified lower bound for the mechanism"
+                         + (", uniformly random hash)" if hashed else ")"))
         else:
             lines.append(f"lower bound: not available ({out['lower_reason']})")
+        if hashed and out["worst_hash_lower_epsilon"] is not None:
+            lines.append(f"eps_c >= {out['worst_hash_lower_epsilon']:.10g} for the worst hash family "
+                         "(no bound proved for every hash family can be smaller)")
         if out["paper_epsilon"] is not None:
             lines.append(f"paper's Theorem 5 value {out['paper_epsilon']:.10g} (not a proved bound)")
         return "\n".join(lines)

@@ -38,6 +38,12 @@ def test_epsilon_json():
     assert out["paper_epsilon"] <= out["epsilon"] <= 1.02 * out["paper_epsilon"]
     assert 0 < out["lower_epsilon"] <= out["epsilon"]
     assert "Theorem 5" in out["paper_caveat"]
+    # the worst hash family's certified lower end: within 1e-4 of the proved number, above the
+    # random hash's lower end, and the Theorem 5 value between it and the proved number
+    assert out["lower_epsilon"] < out["worst_hash_lower_epsilon"] <= out["paper_epsilon"] <= out["epsilon"]
+    assert out["epsilon"] / out["worst_hash_lower_epsilon"] < 1 + 1e-4
+    assert "worst hash family" in run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6",
+                                      "--mechanism", "collision", "--s", "4").stdout
 
 
 def test_generic_defaults():
