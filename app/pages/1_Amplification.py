@@ -151,6 +151,13 @@ else:
 
 # ---------------------------------------------------------------- numbers
 st.subheader("Numbers")
-table = [{k: v for k, v in r.items() if k != "reasons"} for r in rows]
+# without the exact blanket the rows' "proved" columns would name the best of the drawn bounds,
+# not the headline's proved number: leave them out and say how to get them
+hidden = {"reasons"} | (set() if exact else {"proved_epsilon", "best_proved", "lower_epsilon", "proved_over_paper",
+                                            "proved_over_lower", "best_literature", "saving_percent"})
+if not exact:
+    st.caption("The proved eps_c per eps0 (exact blanket) and the certified lower bounds are in the table "
+               "when the exact curves are ticked in the sidebar.")
+table = [{k: v for k, v in r.items() if k not in hidden} for r in rows]
 st.dataframe(table, hide_index=True, key="numbers", column_config=common.number_columns(table))
 common.download_csv(table, f"amplification_{mechanism}_n{n}.csv", key="dl_amp")
