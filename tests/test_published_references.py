@@ -13,9 +13,30 @@ What is checked: our implementations of the same relaxations (``blanket-hoeffdin
 ``blanket-bennett[-generic]``, derived in accountant/blanket.py from the paper, not from their
 code) give the same numbers, and the exact blanket (``blanket``, what the relaxations relax)
 is below both for k-RR at every point.
+
+Feldman, McMillan, Talwar, "Hiding among the clones" (FOCS 2021): apple/ml-shuffling-amplification
+at commit 993d285a546114bf8c70c33d053dca322a755707, ``computeamplification.numericalanalysis(n,
+eps0, delta, num_iterations=20, step=1, upperbound=True/False)`` (a bisection of 20 steps on
+[0, closed form]: the two ends bracket the clone pair's eps_c up to the bisection's
+resolution) and ``closedformanalysis``.  Our ``clone`` (the same pair, summed exactly) must lie
+in their bracket; their closed form is a looser variant of the theorem's statement (factor
+(1 - e^-eps0)/(1 + e^(-eps0 - eps)) instead of (e^eps0 - 1)/(e^eps0 + 1)), above our
+``clone-closed``, which is above the exact pair.
+
+Su, Cheng, Wang (S&P 2026): Optimal-amplification-bound/Decomposition-Based-Optimal-Bounds-for-
+Shuffle-DP at commit d3b769dca7f9b225abd2f20500361c899baef108, ``FFTbound(mechanism).get_eps``
+(FFT of the amplification variable's law on a grid of (e^eps0 - 1)/1200 with upward rounding,
+bisection to 1e-5, cupy replaced by numpy) with ``RRMechanism(eps0, k)`` (the same law as our
+exact k-RR blanket, so ours must be below theirs and close) and ``LDPMechanism(eps0)`` (their
+"standard clone" law, which lacks the factor 2e^eps0/(e^eps0 + 1): see
+tests/test_clone_as_blanket.py; theirs lies above that law's exact value and below the proved
+clone pair).
 """
+import math
+
 import pytest
 
+from accountant.blanket_exact import CountLaw, blanket_exact_epsilon
 from accountant.bounds import compute_bound
 
 DELTA = 1e-6
@@ -74,3 +95,85 @@ def test_blanket_relaxations_match_balle_et_al_code(k, n, eps0, hoeffding, benne
         assert exact.epsilon <= min(hoeffding, bennett)
         if min(hoeffding, bennett) < eps0:
             assert exact.epsilon < min(hoeffding, bennett)
+
+
+FMT21_NUMERICAL = [  # (n, eps0, their lower, their upper, bisection resolution)
+    (1000, 0.5, 0.07052227507297357, 0.0737838600436111, 3.19e-07),
+    (1000, 1.0, 0.1824080214699256, 0.1902452684726237, 6.19e-07),
+    (1000, 2.0, 0.5454044342041016, 0.5627040863037109, 1.91e-06),
+    (1000, 4.0, 3.9899559020996094, 3.994464874267578, 3.81e-06),
+    (10000, 0.5, 0.020401450586322194, 0.021533655420530536, 9.98e-08),
+    (10000, 1.0, 0.053005403126148556, 0.055561684182607915, 2.22e-07),
+    (10000, 2.0, 0.15504473758386172, 0.16183767490578788, 4.99e-07),
+    (10000, 4.0, 0.6008453369140625, 0.625335693359375, 3.81e-06),
+    (100000, 0.5, 0.005812562490230799, 0.006200835674755946, 3.04e-08),
+    (100000, 1.0, 0.015282103593473859, 0.016168286957898365, 7.18e-08),
+    (100000, 2.0, 0.04502571341662782, 0.04726270437355263, 1.82e-07),
+    (100000, 4.0, 0.16977014222218134, 0.1769731677695816, 5.13e-07),
+]
+FMT21_CLOSED = [  # (n, eps0, their closedformanalysis)
+    (1000, 0.5, 0.33483647172226294),
+    (1000, 1.0, 0.6495375524107758),
+    (10000, 0.5, 0.10468237511990537),
+    (10000, 1.0, 0.2332655961237434),
+    (10000, 2.0, 0.5235509772345485),
+    (100000, 0.5, 0.031914552225181435),
+    (100000, 1.0, 0.07529011566478624),
+    (100000, 2.0, 0.19057970666626542),
+    (100000, 4.0, 0.5378040242374512),
+]
+SCW_FFT = [  # (k or None for their generic 'standard clone' law, n, eps0, their FFTbound eps)
+    (None, 1000, 0.5, 0.06965450320418717),
+    (None, 1000, 1.0, 0.1780744746881776),
+    (None, 1000, 2.0, 0.5274589271888732),
+    (None, 1000, 4.0, 3.9810104417591092),
+    (2, 1000, 0.5, 0.06285928870542909),
+    (2, 1000, 1.0, 0.14899518628526598),
+    (2, 1000, 2.0, 0.39779743196105954),
+    (2, 1000, 4.0, 1.8533712031612395),
+    (8, 1000, 0.5, 0.0334917000295934),
+    (8, 1000, 1.0, 0.08900304834974312),
+    (8, 1000, 2.0, 0.29322900279998776),
+    (8, 1000, 4.0, 1.5941854769420627),
+    (None, 10000, 1.0, 0.051839158843173194),
+    (None, 10000, 4.0, 0.5773247692432404),
+    (2, 10000, 1.0, 0.043432008940153755),
+    (2, 10000, 4.0, 0.4113473327102662),
+    (8, 10000, 1.0, 0.026845506591266978),
+    (None, 10000, 0.5, 0.020337963928629077),
+    (None, 10000, 2.0, 0.14963007521977378),
+    (2, 10000, 0.5, 0.018216734891775527),
+    (2, 10000, 2.0, 0.1155261498533448),
+    (8, 10000, 0.5, 0.009687094035752963),
+    (8, 10000, 2.0, 0.08665484831334148),
+]
+
+
+@pytest.mark.parametrize("n,eps0,lo,up,res", FMT21_NUMERICAL)
+def test_clone_pair_inside_fmt21_code_bracket(n, eps0, lo, up, res):
+    ours = compute_bound("clone", n, eps0, DELTA).epsilon
+    assert lo - 1.5 * res <= ours <= up
+    # their lower end undercounts the pair's delta a little (up to 1.7e-4 of eps here)
+    assert ours == pytest.approx(lo, rel=3e-4)
+
+
+@pytest.mark.parametrize("n,eps0,theirs", FMT21_CLOSED)
+def test_fmt21_closed_forms_ordered(n, eps0, theirs):
+    closed = compute_bound("clone-closed", n, eps0, DELTA)
+    assert closed.applicable
+    assert compute_bound("clone", n, eps0, DELTA).epsilon < closed.epsilon < theirs
+
+
+@pytest.mark.parametrize("k,n,eps0,theirs", SCW_FFT)
+def test_against_su_cheng_wang_fft(k, n, eps0, theirs):
+    if k is not None:
+        # same law, theirs discretised upwards on a coarse grid: ours below, within 5%
+        ours = compute_bound("blanket", n, eps0, DELTA, mechanism="krr", k=k).epsilon
+        assert 0.95 * theirs <= ours <= theirs
+    else:
+        E = math.exp(eps0)
+        no_factor = CountLaw(1.0 / (2.0 * E), 0.0, (E, 1.0, 0.0), (1.0, E, 0.0))
+        exact_no_factor = blanket_exact_epsilon(no_factor, n, DELTA, rtol=1e-7).epsilon
+        clone = compute_bound("clone", n, eps0, DELTA).epsilon
+        assert exact_no_factor <= theirs <= 1.02 * exact_no_factor
+        assert theirs < clone
