@@ -21,6 +21,7 @@ import streamlit as st  # noqa: E402
 
 from accountant import bounds as _bounds  # noqa: E402
 from accountant import limits as _limits  # noqa: E402
+from accountant import numfmt as _numfmt  # noqa: E402
 from accountant import progress as _progress  # noqa: E402
 from accountant import shuffle as _shuffle  # noqa: E402
 from accountant import tables as _tables  # noqa: E402
@@ -126,44 +127,7 @@ def ratio(eps0: float, eps_c: Optional[float]) -> str:
     return fmt(eps0 / eps_c, 4)
 
 
-def fmt(x, digits: int = 6, direction: Optional[str] = None) -> str:
-    """The dashboard's one number formatter.
-
-    * None / NaN -> "n/a"; +-inf -> "inf" / "-inf"; integers -> thousands separators
-      (1,000,000,000);
-    * floats -> ``digits`` significant digits, trailing zeros dropped; fixed notation for
-      1e-3 <= |x| < 10^digits (0.001234, 12.35), scientific otherwise (1.32e-4, 9.3e+7);
-    * ``direction``: "up" rounds toward +inf (an upper bound stays an upper bound once
-      printed), "down" toward -inf (a lower bound, a largest admissible eps0), None to
-      nearest.
-    """
-    from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
-
-    if x is None:
-        return "n/a"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, (int, np.integer)):
-        return f"{int(x):,}"
-    x = float(x)
-    if math.isnan(x):
-        return "n/a"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if x == 0.0:
-        return "0"
-    if direction not in (None, "up", "down"):
-        raise ValueError(f"direction must be None, 'up' or 'down', got {direction!r}")
-    mode = {None: ROUND_HALF_EVEN, "up": ROUND_CEILING, "down": ROUND_FLOOR}[direction]
-    d = Decimal(x)  # exact value of the float
-    r = d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=mode)
-    exp = r.adjusted()
-    if -3 <= exp < digits:
-        text = format(r, "f")
-        return text.rstrip("0").rstrip(".") if "." in text else text
-    mant = format(r.scaleb(-exp), "f")
-    mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
-    return f"{mant}e{'+' if exp > 0 else '-'}{abs(exp)}"
+fmt = _numfmt.fmt  # the one formatter (accountant.numfmt), re-exported for the pages
 
 
 def log_axis(title: str, values=None) -> dict:
