@@ -90,6 +90,7 @@ class BoundSpec:
     delta: Optional[Callable[..., tuple]] = None
     caveat: Optional[str] = None
     engine: str = "closed-form"
+    cite: tuple = ()  # BibTeX keys of accountant.references (the papers a table's head cites)
 
     def proved(self, mechanism: str) -> bool:
         return mechanism in self.proved_for
@@ -254,7 +255,7 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.blanket_exact); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
-              _blanket, _blanket_delta, engine="exact"),
+              _blanket, _blanket_delta, engine="exact", cite=("balle2019blanket", "su2026decomposition")),
     BoundSpec("lower", "lower", ("collision", "coco", "krr", "rr", "generic"),
               ("collision", "coco", "krr", "rr", "generic"),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
@@ -268,43 +269,43 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               _worst_hash, _worst_hash_delta, caveat=_CAVEAT_WORST_HASH, engine="exact"),
     BoundSpec("paper", "paper", (), ALL,
               "main seed paper, Theorem 5 (Collision, CoCo; Section 7.4); stronger clone pair (FMT23) "
-              "for generic", _paper, _paper_delta, engine="pair"),
+              "for generic", _paper, _paper_delta, engine="pair", cite=("wang2023numerical",)),
     BoundSpec("theorem6-lower", "lower", (), ("collision", "coco"),
               "main seed paper, Theorem 6 (lower bound for the hash family of its proof)", _theorem6,
-              caveat=CAVEAT_THEOREM6, engine="pair"),
+              caveat=CAVEAT_THEOREM6, engine="pair", cite=("wang2023numerical",)),
     BoundSpec("stronger-clone", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (numerical pair)", _stronger_clone,
-              _stronger_clone_delta, caveat=_CAVEAT_STRONGER, engine="pair"),
+              _stronger_clone_delta, caveat=_CAVEAT_STRONGER, engine="pair", cite=("feldman2023stronger",)),
     BoundSpec("stronger-clone-closed", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (closed form)",
-              _generic(closed_form.stronger_clone_closed), caveat=_CAVEAT_STRONGER),
+              _generic(closed_form.stronger_clone_closed), caveat=_CAVEAT_STRONGER, cite=("feldman2023stronger",)),
     BoundSpec("clone", "upper", ALL, ALL,
               "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly)",
-              _clone, _clone_delta, engine="pair"),
+              _clone, _clone_delta, engine="pair", cite=("feldman2021hiding",)),
     BoundSpec("clone-closed", "upper", ALL, ALL,
               "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
-              _generic(closed_form.clone_closed)),
+              _generic(closed_form.clone_closed), cite=("feldman2021hiding",)),
     BoundSpec("blanket-hoeffding-generic", "upper", ALL, ALL,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, generic eps0-LDP quantities",
               _generic(blanket.blanket_hoeffding_generic),
-              lambda p, n, e: _hoeffding_delta(p, n, e, True)),
+              lambda p, n, e: _hoeffding_delta(p, n, e, True), cite=("balle2019blanket",)),
     BoundSpec("blanket-bennett-generic", "upper", ALL, ALL,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, generic eps0-LDP quantities",
               _generic(blanket.blanket_bennett_generic),
-              lambda p, n, e: _bennett_delta(p, n, e, True)),
+              lambda p, n, e: _bennett_delta(p, n, e, True), cite=("balle2019blanket",)),
     BoundSpec("blanket-hoeffding", "upper", HASHED, HASHED,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, with gamma = t/Omega and the exact "
               "range (accountant.blanket.collision_rv)",
               _specific(blanket.blanket_hoeffding, "blanket-hoeffding"),
-              lambda p, n, e: _hoeffding_delta(p, n, e, False)),
+              lambda p, n, e: _hoeffding_delta(p, n, e, False), cite=("balle2019blanket",)),
     BoundSpec("blanket-bennett", "upper", HASHED, HASHED,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, with gamma = t/Omega and the exact "
               "maximum and second moment (accountant.blanket.collision_rv)",
               _specific(blanket.blanket_bennett, "blanket-bennett"),
-              lambda p, n, e: _bennett_delta(p, n, e, False)),
+              lambda p, n, e: _bennett_delta(p, n, e, False), cite=("balle2019blanket",)),
     BoundSpec("efmrtt19", "upper", ALL, ALL,
               "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
-              _generic(closed_form.efmrtt19)),
+              _generic(closed_form.efmrtt19), cite=("erlingsson2019amplification",)),
 )}
 
 BOUND_NAMES = tuple(REGISTRY)

@@ -128,27 +128,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
     _add_mechanism_options(p)
 
-    p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex")
+    p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex (docs/tables.md)")
     p.add_argument("--n", required=True, help="list, e.g. 10000,100000")
     p.add_argument("--s", default=None, help="list of s (collision, coco)")
+    p.add_argument("--k", default=None, help="list of k (krr)")
     p.add_argument("--eps0", required=True, help="list or start:stop:count, e.g. 0.1:5.0:50")
     p.add_argument("--delta", required=True, help="list of delta")
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS)
     p.add_argument("--t-rule", default="paper", help="paper | coco | fixed:T")
-    p.add_argument("--bounds", default="all", help="all or a comma-separated list of bound names")
-    p.add_argument("--out", required=True, help="output file; format from the extension")
+    p.add_argument("--bounds", default=None,
+                   help="bounds to compute: all or a comma-separated list (default: those the columns need)")
+    p.add_argument("--columns", default=None,
+                   help="comma-separated fields and bound names (default: n, s/t/delta where they vary, "
+                        "eps0, proved_epsilon, lower_epsilon, paper_epsilon, best_literature, "
+                        "literature_epsilon, saving_percent)")
+    p.add_argument("--all-bounds", action="store_true",
+                   help="every bound and every field (the wide table; LaTeX: landscape longtable)")
+    p.add_argument("--long", action="store_true",
+                   help="tidy long format: one row per point and bound")
+    p.add_argument("--digits", type=int_arg("--digits", 1, 17), default=4,
+                   help="significant digits in csv/md/tex (upper bounds round up, lower bounds down; "
+                        "JSON keeps full precision)")
+    p.add_argument("--out", required=True, help="output file; format from the extension (.tex also writes .bib)")
     p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None, help="worker processes (default: cores)")
     p.add_argument("--scheduler", default=None, help="Dask distributed scheduler address")
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
+    p.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
 
     p = sub.add_parser("figure", help="Figure 2 layout (amplification ratio vs eps0) with Plotly")
-    p.add_argument("--out", required=True, help="FILE.html or FILE.png")
+    p.add_argument("--out", required=True, help="FILE.html, .png, .pdf or .svg")
     p.add_argument("--n", default="10000,100000")
     p.add_argument("--s", default="4,64")
     p.add_argument("--eps0", default="0.1:5.0:50")
     p.add_argument("--delta", type=DELTA_ARG, default=1e-6)
     p.add_argument("--bounds", default="all")
+    p.add_argument("--width", type=float_arg("--width (inches)", 1.0, 20.0), default=None,
+                   help="figure width in inches (default 3.5: one column of a two-column paper)")
     p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None)
+    p.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
 
     p = sub.add_parser("delta", help="certified delta at a central epsilon")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
@@ -421,7 +438,7 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
             for k, v in res.items()})
         return out
     if args.command in ("table", "figure"):
-        return _grid_command(args)
+        return _grid_command(args, argv if argv is not None else sys.argv[1:])
     if args.command == "epsilon":
         return _epsilon_command(args)
     if args.command == "delta":
@@ -443,7 +460,7 @@ def _bound_list(text: str) -> tuple:
     return names
 
 
-def _grid_command(args) -> dict:
+def _grid_command(args, argv: Sequence[str] = ()) -> dict:
     from . import tables
 
     ns = tables.parse_list(args.n, int, "--n")
@@ -452,7 +469,8 @@ def _grid_command(args) -> dict:
         L.check_int("--n", n, 1, L.MAX_N)
     for e0 in eps0s:
         L.check_float("--eps0", e0, 0.0, L.EPS_MAX, lo_open=True)
-    bounds = _bound_list(args.bounds)
+    ks: list = [None]
+    columns = None
     if args.command == "table":
         mechanism = args.mechanism
         deltas = tables.parse_list(args.delta, float, "--delta")
@@ -461,17 +479,39 @@ def _grid_command(args) -> dict:
         L.check_output_writable(args.out)
         ext = tables.check_output_path(args.out)
         t_rule = args.t_rule
+        if args.columns is not None and args.all_bounds:
+            raise ValueError("--columns and --all-bounds exclude each other (--all-bounds is every column)")
+        columns = tables.parse_columns(args.columns) if args.columns is not None else None
+        if args.bounds is not None:
+            bounds = _bound_list(args.bounds)
+        elif args.all_bounds or args.long:
+            bounds = BOUND_NAMES
+        else:
+            bounds = tables.paper_bounds(mechanism, columns or ())
+        if mechanism == "krr":
+            if args.k is None:
+                raise ValueError("--k is required for mechanism 'krr' (a list of integers >= 2)")
+            ks = tables.parse_list(args.k, int, "--k")
+            for v in ks:
+                L.check_int("--k", v, 2, T_MAX)
+        elif args.k is not None:
+            raise ValueError(f"--k applies to --mechanism krr only, not to '{mechanism}'")
+        if ext == ".tex":
+            L.check_output_writable(tables.bib_path(args.out), "--out (its .bib)")
     else:
+        bounds = _bound_list(args.bounds)
         mechanism, deltas, t_rule = "collision", [args.delta], "paper"
         ext = os.path.splitext(args.out)[1].lower()
-        if ext not in (".html", ".png"):
-            raise ValueError(f"--out must end in .html or .png, got {args.out!r}")
+        from .figure import FIGURE_FORMATS
+
+        if ext not in FIGURE_FORMATS:
+            raise ValueError(f"--out must end in {', '.join(FIGURE_FORMATS)}, got {args.out!r}")
     L.check_output_writable(args.out)
-    if mechanism == "generic":
+    if mechanism not in ("collision", "coco"):
         if args.s is not None:
-            raise ValueError("--s applies to --mechanism collision or coco only, not to 'generic'")
+            raise ValueError(f"--s applies to --mechanism collision or coco only, not to '{mechanism}'")
         if args.t_rule != "paper":
-            raise ValueError("--t-rule applies to --mechanism collision or coco only, not to 'generic'")
+            raise ValueError(f"--t-rule applies to --mechanism collision or coco only, not to '{mechanism}'")
         ss = [None]
     else:
         if args.s is None:
@@ -479,30 +519,51 @@ def _grid_command(args) -> dict:
         ss = tables.parse_list(args.s, int, "--s")
         for v in ss:
             L.check_int("--s", v, 1, T_MAX)
-    size = len(ns) * len(ss) * len(eps0s) * len(deltas)
-    L.check_count("grid", size, L.MAX_GRID_POINTS, "number of points (n x s x eps0 x delta)",
+    size = len(ns) * len(ss) * len(ks) * len(eps0s) * len(deltas)
+    L.check_count("grid", size, L.MAX_GRID_POINTS, "number of points (n x s x k x eps0 x delta)",
                   "split the grid into several runs")
-    large = sum(1 for n in ns if n > L.LARGE_N) * len(ss) * len(eps0s) * len(deltas)
+    large = sum(1 for n in ns if n > L.LARGE_N) * len(ss) * len(ks) * len(eps0s) * len(deltas)
     L.check_count("grid", large, L.MAX_GRID_POINTS_LARGE_N,
                   f"number of points with --n above {L.LARGE_N:.0e}",
                   "split the grid into several runs")
     if getattr(args, "scheduler", None) is not None and not args.scheduler.strip():
         raise ValueError("--scheduler must be an address such as tcp://host:8786, got ''")
     try:
-        points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule)
+        points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=ks)
     except ValueError as exc:
         raise ValueError(f"--t-rule/--s/--eps0: {exc}") from None
     for pt in points:  # validate every point before any work starts
-        make_params(pt.mechanism, pt.eps0, s=pt.s, t=pt.t)
-    rows = tables.compute_table(points, bounds, rtol=getattr(args, "rtol", 1e-9), workers=args.workers,
+        make_params(pt.mechanism, pt.eps0, s=pt.s, t=pt.t, k=pt.k)
+    rtol = getattr(args, "rtol", 1e-9)
+    rows = tables.compute_table(points, bounds, rtol=rtol, workers=args.workers,
                                 scheduler=getattr(args, "scheduler", None))
+    import shlex
+
+    meta = tables.provenance("python -m accountant " + shlex.join(argv), rtol=rtol, method="float")
+    out = {"command": args.command, "format": ext.lstrip("."), "rows": len(rows), "bounds": list(bounds),
+           "parameters": {"mechanism": mechanism, "n": ns, "s": ss if ss != [None] else None,
+                          "k": ks if ks != [None] else None, "eps0": eps0s, "delta": deltas,
+                          "t_rule": t_rule if mechanism in ("collision", "coco") else None},
+           "meta": meta}
     if args.command == "table":
-        tables.write_table(rows, args.out)
+        if args.long:
+            cols = list(tables.LONG_FIELDS)
+            out["rows"] = len(tables.long_rows(rows, [c for c in (columns or ()) if c in REGISTRY] or None))
+        elif args.all_bounds:
+            cols = tables.wide_columns(rows)
+        else:
+            cols = columns if columns is not None else tables.default_columns(rows)
+        chosen = cols if (args.all_bounds or columns is not None) else None  # None: the default
+        written = tables.write_table(rows, args.out, None if args.long else chosen, args.digits, meta,
+                                     long=args.long)
+        out.update(out=args.out, paths=written, columns=cols, digits=args.digits, long=args.long)
     else:
         from .figure import write_figure
 
-        write_figure(rows, bounds, args.out)
-    return {"out": args.out, "rows": len(rows), "saving_percent": tables.saving_summary(rows)}
+        write_figure(rows, bounds, args.out, width_in=args.width)
+        out.update(out=args.out, paths=[args.out], columns=None)
+    out["saving_percent"] = tables.saving_summary(rows)
+    return out
 
 
 def _human(command: str, out: dict) -> str:
@@ -524,10 +585,13 @@ def _human(command: str, out: dict) -> str:
         return (f"{head}, p={out['p']:.6g}: eps <= {out['eps']:.10g} at delta = {out['delta']:.3g} "
                 f"(certified delta {out['achieved_delta']:.6g})\n{tail}")
     if command in ("table", "figure"):
+        from .numfmt import fmt
+
         sv = out["saving_percent"]
-        extra = (f"; saving of the proved number over the literature's best proved bound: median {sv['median']:.1f}% "
-                 f"(min {sv['min']:.1f}%, max {sv['max']:.1f}%)" if sv.get("count") else "")
-        return f"wrote {out['rows']} rows to {out['out']}{extra}"
+        extra = (f"; saving of the proved number over the literature's best proved bound: median "
+                 f"{fmt(sv['median'], 3, 'down')}% (min {fmt(sv['min'], 3, 'down')}%, "
+                 f"max {fmt(sv['max'], 3, 'down')}%)" if sv.get("count") else "")
+        return f"wrote {out['rows']} rows to {' and '.join(out['paths'])}{extra}"
     mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
                                else f" (k={out['k']})" if out["mechanism"] == "krr" else "")
     if command == "compare":

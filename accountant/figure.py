@@ -1,11 +1,24 @@
 """Figure 2 layout with Plotly: amplification ratio log2(eps0/eps_c) against eps0,
-one line per bound, one panel per (n, s)."""
+one line per bound, one panel per (n, s).
+
+Files: .html (self-contained), and through a headless Chromium (Debian's ``chromium``; no
+network, no extra Python package) .png (screenshot), .pdf (print of the page: vector,
+fonts embedded) and .svg (Plotly.js ``toImage`` in the page: vector, text as text).  The
+labels are the dashboard's (:func:`bound_label`), numbers go through
+:func:`accountant.numfmt.fmt`; written files are one column of a two-column paper wide
+(3.5 in) unless asked otherwise.
+"""
 from __future__ import annotations
 
 import os
 from typing import Sequence
 
 from .fileio import write_atomic
+from .numfmt import fmt
+
+FIGURE_FORMATS = (".html", ".png", ".pdf", ".svg")
+COLUMN_WIDTH_IN = 3.5  # one column of a two-column paper
+CSS_PX_PER_IN = 96
 
 _LABELS = {
     "blanket": "privacy blanket, exact (proved)", "lower": "certified lower bound (mechanism)",
@@ -28,8 +41,9 @@ def bound_label(name: str) -> str:
     return _LABELS.get(name, name)
 
 
-def build_figure(rows: Sequence[dict], bounds: Sequence[str]):
-    """Plotly figure from table rows (all with the same delta)."""
+def build_figure(rows: Sequence[dict], bounds: Sequence[str], width_in: float | None = None):
+    """Plotly figure from table rows (all with the same delta).  ``width_in``: the width of
+    a printed figure in inches (small fonts, legend below); None: the dashboard's size."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -53,8 +67,22 @@ def build_figure(rows: Sequence[dict], bounds: Sequence[str]):
             fig.update_xaxes(title_text="local budget eps0", row=i + 1, col=j + 1)
         fig.update_yaxes(title_text="log2(eps0 / eps_c)", row=i + 1, col=1)
     delta = rows[0]["delta"] if rows else None
-    fig.update_layout(title=f"Amplification by shuffling (delta = {delta:g}; higher is better)",
-                      height=380 * len(ns), width=520 * len(ss) + 260, template="plotly_white")
+    title = f"Amplification by shuffling (delta = {fmt(delta, 3)}; higher is better)"
+    if width_in is None:
+        fig.update_layout(title=title, height=380 * len(ns), width=520 * len(ss) + 260,
+                          template="plotly_white")
+        return fig
+    width = int(round(width_in * CSS_PX_PER_IN))
+    legend_px = 11 * len(bounds) + 8  # one entry per line below the panels
+    panels_px = int(0.7 * width / max(1, len(ss))) * len(ns) + 30 * len(ns)
+    height = panels_px + 30 + 28 + legend_px
+    fig.update_layout(title=dict(text=f"delta = {fmt(delta, 3)}; higher is better", font=dict(size=9)),
+                      height=height, width=width, template="plotly_white",
+                      font=dict(size=7, family="DejaVu Sans, Liberation Sans, Arial, sans-serif"),
+                      margin=dict(l=40, r=8, t=30, b=28 + legend_px),
+                      legend=dict(orientation="v", yref="container", y=0.0, yanchor="bottom",
+                                  xanchor="left", x=0.0, font=dict(size=7), tracegroupgap=0))
+    fig.update_annotations(font_size=8)
     return fig
 
 
@@ -73,44 +101,108 @@ def find_chromium() -> str | None:
     return None
 
 
-def html_to_png(html: str, width: int, height: int) -> bytes:
-    """Render a self-contained HTML page to PNG with a headless Chromium (Debian's
-    ``chromium`` package); raises ValueError if none is installed or it fails."""
+def _run_chromium(args: list, what: str, tmp: str, timeout: float = 120):
     import subprocess
-    import tempfile
 
     exe = find_chromium()
     if exe is None:
-        raise ValueError("out: PNG export needs a Chromium browser (Debian package 'chromium') "
-                         "or Plotly's 'kaleido'; use .html")
+        raise ValueError(f"out: {what} export needs a Chromium browser (Debian package 'chromium'); use .html")
+    cmd = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={os.path.join(tmp, 'profile')}", *args]
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ValueError(f"out: Chromium could not render the {what} ({exc.__class__.__name__})") from exc
+
+
+def html_to_png(html: str, width: int, height: int, scale: float = 1.0) -> bytes:
+    """Render a self-contained HTML page to PNG with a headless Chromium (Debian's
+    ``chromium`` package); raises ValueError if none is installed or it fails."""
+    import tempfile
+
     with tempfile.TemporaryDirectory() as tmp:
         page = os.path.join(tmp, "figure.html")
         png = os.path.join(tmp, "figure.png")
         with open(page, "w", encoding="utf-8") as fh:
             fh.write(html)
-        cmd = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={os.path.join(tmp, 'profile')}",
-               f"--window-size={width},{height}", "--virtual-time-budget=10000",
-               f"--screenshot={png}", "file://" + page]
-        try:
-            subprocess.run(cmd, capture_output=True, timeout=120, check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise ValueError(f"out: Chromium could not render the PNG ({exc.__class__.__name__})") from exc
+        _run_chromium([f"--window-size={width},{height}", f"--force-device-scale-factor={scale:g}",
+                       "--virtual-time-budget=10000", f"--screenshot={png}", "file://" + page], "PNG", tmp)
         if not os.path.exists(png) or os.path.getsize(png) == 0:
             raise ValueError("out: Chromium did not produce the PNG; use .html")
         with open(png, "rb") as fh:
             return fh.read()
 
 
-def write_figure(rows: Sequence[dict], bounds: Sequence[str], path: str) -> None:
-    """Write the Figure 2 layout as .html (self-contained) or .png, whole or not at all."""
-    fig = build_figure(rows, bounds)
+def _page(fig, width: int, height: int, script: str = "") -> str:
+    """The figure alone on a page of its own size (no margins), plotly.js inlined."""
+    div = fig.to_html(include_plotlyjs=True, full_html=False, div_id="fig",
+                      config={"staticPlot": True, "displayModeBar": False})
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><style>"
+            f"@page {{ size: {width}px {height}px; margin: 0 }} html, body {{ margin: 0; padding: 0; }}"
+            f"</style></head><body>{div}{script}</body></html>")
+
+
+def html_to_pdf(fig, width: int, height: int) -> bytes:
+    """Vector PDF of the figure: Chromium prints the page (the plot is SVG in the page, so
+    text stays text and fonts are embedded as subsets)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "figure.html")
+        pdf = os.path.join(tmp, "figure.pdf")
+        with open(page, "w", encoding="utf-8") as fh:
+            fh.write(_page(fig, width, height))
+        _run_chromium(["--no-pdf-header-footer", "--virtual-time-budget=10000", f"--print-to-pdf={pdf}",
+                       "file://" + page], "PDF", tmp)
+        if not os.path.exists(pdf) or os.path.getsize(pdf) == 0:
+            raise ValueError("out: Chromium did not produce the PDF; use .html")
+        with open(pdf, "rb") as fh:
+            return fh.read()
+
+
+_SVG_SCRIPT = """<pre id="svgout"></pre><script>
+Plotly.toImage(document.getElementById('fig'), {format: 'svg', width: %d, height: %d}).then(function (url) {
+  var text = decodeURIComponent(url.slice(url.indexOf(',') + 1));
+  document.getElementById('svgout').textContent = btoa(unescape(encodeURIComponent(text)));
+});
+</script>"""
+
+
+def html_to_svg(fig, width: int, height: int) -> bytes:
+    """SVG of the figure from Plotly.js's own ``toImage`` in a headless Chromium page (the
+    page's DOM is dumped; the SVG travels base64-encoded so no markup is re-parsed)."""
+    import base64
+    import re
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "figure.html")
+        with open(page, "w", encoding="utf-8") as fh:
+            fh.write(_page(fig, width, height, _SVG_SCRIPT % (width, height)))
+        res = _run_chromium(["--virtual-time-budget=10000", "--dump-dom", "file://" + page], "SVG", tmp)
+    m = re.search(r'<pre id="svgout">([A-Za-z0-9+/=]+)</pre>', res.stdout.decode("utf-8", "replace"))
+    if m is None:
+        raise ValueError("out: Chromium did not produce the SVG; use .html")
+    data = base64.b64decode(m.group(1))
+    if not data.lstrip().startswith(b"<svg"):
+        raise ValueError("out: Chromium produced no SVG document; use .html")
+    return data
+
+
+def write_figure(rows: Sequence[dict], bounds: Sequence[str], path: str,
+                 width_in: float | None = COLUMN_WIDTH_IN) -> None:
+    """Write the Figure 2 layout as .html (self-contained), .png, .pdf or .svg, whole or not
+    at all; ``width_in`` inches wide (default one column; None: the dashboard's size)."""
     ext = os.path.splitext(path)[1].lower()
-    if ext == ".html":
-        write_atomic(path, fig.to_html(include_plotlyjs=True, full_html=True))
-        return
+    if ext not in FIGURE_FORMATS:
+        raise ValueError(f"out must end in {', '.join(FIGURE_FORMATS)}, got {path!r}")
+    fig = build_figure(rows, bounds, COLUMN_WIDTH_IN if width_in is None else width_in)
     width, height = int(fig.layout.width), int(fig.layout.height)
-    try:
-        data = fig.to_image(format="png")  # Plotly's kaleido, if installed
-    except Exception:
-        data = html_to_png(fig.to_html(include_plotlyjs=True, full_html=True), width + 40, height + 40)
+    if ext == ".html":
+        data = fig.to_html(include_plotlyjs=True, full_html=True)
+    elif ext == ".pdf":
+        data = html_to_pdf(fig, width, height)
+    elif ext == ".svg":
+        data = html_to_svg(fig, width, height)
+    else:
+        data = html_to_png(_page(fig, width, height), width, height, scale=4.0)
     write_atomic(path, data)

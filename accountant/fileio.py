@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from typing import Union
+from typing import Sequence, Tuple, Union
 
 
 def _umask() -> int:
@@ -50,3 +50,59 @@ def write_atomic(path: str, data: Union[str, bytes]) -> None:
         except OSError:
             pass
         raise
+
+
+def write_atomic_group(items: Sequence[Tuple[str, Union[str, bytes]]]) -> None:
+    """Write several files whole, all or none (a .tex table and its .bib).
+
+    Every file is first written to a temporary file beside its target (the step that
+    can fail on a full disk); the targets are then replaced one after the other.  If a
+    replacement fails, the targets already replaced get their old content back (or are
+    removed if they did not exist), so readers never see one new file with an old one.
+    """
+    staged: list = []  # (target, tmp, backup or None, existed)
+    try:
+        for path, data in items:
+            if os.path.islink(path):
+                path = os.path.realpath(path)
+            directory = os.path.dirname(os.path.abspath(path))
+            try:
+                mode = stat.S_IMODE(os.stat(path).st_mode)
+            except FileNotFoundError:
+                mode = 0o666 & ~_umask()
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.splitext(path)[1])
+            staged.append([path, tmp, None])
+            os.fchmod(fd, mode)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+        for entry in staged:
+            path = entry[0]
+            if os.path.exists(path):
+                fd, bak = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".bak-")
+                os.close(fd)
+                with open(path, "rb") as src, open(bak, "wb") as dst:
+                    dst.write(src.read())
+                entry[2] = bak
+        done: list = []
+        try:
+            for path, tmp, _ in staged:
+                os.replace(tmp, path)
+                done.append(path)
+        except BaseException:
+            for path, _, bak in staged:
+                if path in done:
+                    if bak is not None:
+                        os.replace(bak, path)
+                    else:
+                        os.unlink(path)
+            raise
+    finally:
+        for _, tmp, bak in staged:
+            for f in (tmp, bak):
+                if f is not None and os.path.exists(f):
+                    try:
+                        os.unlink(f)
+                    except OSError:
+                        pass

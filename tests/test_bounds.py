@@ -154,22 +154,24 @@ def test_workers_and_dask_give_the_same_rows():
 def test_exports(tmp_path, ext):
     rows = tables.compute_table(_small_grid(), ("clone", "paper"), workers=1, progress=False)
     path = tmp_path / f"t{ext}"
-    tables.write_table(rows, str(path))
+    written = tables.write_table(rows, str(path), meta=tables.provenance("test"))
     text = path.read_text()
-    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temp file left
+    # no temp file left; a .tex table has its .bib beside it
+    expected = {path.name} | ({"t.bib"} if ext == ".tex" else set())
+    assert {p.name for p in tmp_path.iterdir()} == expected == {os.path.basename(w) for w in written}
     if ext == ".json":
         data = json.loads(text)
-        assert data["rows"][0]["paper"] == rows[0]["paper"]
+        assert data["rows"][0]["paper"] == rows[0]["paper"] and data["meta"]["command"] == "test"
     elif ext == ".csv":
-        lines = text.strip().splitlines()
-        # the proved number comes first, before the paper's value
-        assert len(lines) == 3 and lines[0].startswith("mechanism,n,s,t,eps0,delta,proved_epsilon,best_proved")
-        assert float(lines[1].split(",")[6]) == rows[0]["clone"] == rows[0]["proved_epsilon"]
+        lines = [ln for ln in text.strip().splitlines() if not ln.startswith("#")]
+        # the proved number comes first, before the paper's value; printed rounded up
+        assert len(lines) == 3 and lines[0].startswith("n,t,eps0,proved_epsilon,lower_epsilon,paper_epsilon")
+        assert rows[0]["clone"] == rows[0]["proved_epsilon"] <= float(lines[1].split(",")[3])
     elif ext == ".md":
-        assert text.startswith("| mechanism | n |") and text.count("\n") == 4
+        assert text.startswith("<!--") and "| n | t | eps0 | eps_c (proved) |" in text
     else:
-        assert text.startswith("\\begin{tabular}") and text.rstrip().endswith("\\end{tabular}")
-        assert "log2\\_ratio{[}paper{]}" in text
+        assert "\\begin{table}" in text and "\\toprule" in text and "\\cite{wang2023numerical}" in text
+        assert "wang2023numerical" in (tmp_path / "t.bib").read_text()
 
 
 def run_cli(*args, cwd=ROOT):
