@@ -444,7 +444,7 @@ def to_markdown(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, d
     cols = list(columns) if columns is not None else wide_columns(rows)
     out = []
     if meta:
-        out += ["<!--"] + ["  " + line.replace("--", "- -") for line in _meta_lines(meta)] + ["-->"]
+        out += ["<!--"] + ["  " + line.replace("-->", "-- >") for line in _meta_lines(meta)] + ["-->"]
     heads = [_FIELDS[c][1] if c in _FIELDS else c for c in cols]
     out += ["| " + " | ".join(_md_escape(h) for h in heads) + " |",
             "|" + "".join("---|" if c in ("mechanism", "best_proved", "best_literature", "bound", "kind")
