@@ -664,14 +664,14 @@ def write_table(rows: Sequence[dict], path: str, columns: Optional[Sequence[str]
     if ext != ".tex":
         write_atomic(path, render(rows, ext, columns, digits, meta, long))
         return [path]
-    cols = list(LONG_FIELDS) if long else (list(columns) if columns is not None else default_columns(rows))
     stem = os.path.splitext(os.path.basename(path))[0]
-    tex = render(rows, ext, columns, digits, meta, long, bib_stem=stem)
-    bib = to_bibtex(rows if not long else [], cols if not long else [], meta)
     if long:
-        bib = to_bibtex([], [], meta)
+        tex, bib = render(rows, ext, columns, digits, meta, long, bib_stem=stem), to_bibtex([], [], meta)
+    else:
+        tex, bib = latex_pair(rows, stem, columns, digits, meta)
     write_atomic_group([(path, tex), (bib_path(path), bib)])
     return [path, bib_path(path)]
+
 
 def saving_summary(rows: Iterable[dict]) -> dict:
     """Min / median / max of the saving of the proved number over the best proved bound of
@@ -693,3 +693,23 @@ def paper_bounds(mechanism: str, columns: Sequence[str] = ()) -> tuple:
     names += [c for c in columns if c in REGISTRY]
     names += [c[11:-1] for c in columns if c.startswith("log2_ratio[") and c[11:-1] in REGISTRY]
     return tuple(b for b in REGISTRY if b in names)
+
+
+def latex_pair(rows: Sequence[dict], stem: str, columns: Optional[Sequence[str]] = None,
+               digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None) -> tuple[str, str]:
+    """(``stem``.tex, ``stem``.bib) texts: the LaTeX table and the BibTeX it cites."""
+    cols = list(columns) if columns is not None else default_columns(rows)
+    return (render(rows, ".tex", cols, digits, meta, bib_stem=stem), to_bibtex(rows, cols, meta))
+
+
+def latex_zip(rows: Sequence[dict], stem: str, columns: Optional[Sequence[str]] = None,
+              digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None) -> bytes:
+    """A zip of ``stem``.tex and ``stem``.bib (one download for the dashboard)."""
+    import zipfile
+
+    tex, bib = latex_pair(rows, stem, columns, digits, meta)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(f"{stem}.tex", tex)
+        zf.writestr(f"{stem}.bib", bib)
+    return buf.getvalue()

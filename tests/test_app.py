@@ -9,6 +9,7 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from accountant.shuffle import CoCoParams, CollisionParams, ShuffleAccountant  # noqa: E402
+from accountant import tables  # noqa: E402
 from accountant.tables import GridPoint, compute_row  # noqa: E402
 from mechanisms.errors import coco_t_default, collision_t_star  # noqa: E402
 from mechanisms.frequency import FE0, FE1, default_b, simulate_frequency  # noqa: E402
@@ -144,8 +145,13 @@ def test_tables_default_change_and_invalid():
     assert len(df) == 2 * 1 * 4  # n values x s values (default "4") x eps0 values
     first = df.iloc[0]
     row = compute_row(GridPoint(10_000, 4, 0.5, 1e-6, collision_t_star(4, 0.5), "collision"),
-                      ["blanket", "lower", "paper", "clone", "blanket-bennett", "efmrtt19"])
+                      tables.paper_bounds("collision"))
+    # the paper's columns first, as `python -m accountant table` writes them
+    assert list(df.columns[:4]) == tables.default_columns([row, {**row, "t": 0}])[:4] == ["n", "t", "eps0",
+                                                                                        "proved_epsilon"]
     assert first["proved_epsilon"] == pytest.approx(row["blanket"], rel=1e-12)
+    assert first["lower_epsilon"] == pytest.approx(row["lower_epsilon"], rel=1e-12)
+    assert first["literature_epsilon"] == pytest.approx(row["literature_epsilon"], rel=1e-12)
     assert first["paper"] == pytest.approx(row["paper"], rel=1e-12)
     assert first["t"] == row["t"]
     at.text_input(key="eps0s").set_value("1, 2").run()

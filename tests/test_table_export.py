@@ -287,3 +287,16 @@ def test_figure_vector_formats_carry_the_labels(tmp_path, ext):
         assert label in text, (label, text[:500])
     assert "delta = 1e-6" in text  # the title's number through accountant.numfmt.fmt
     assert list(tmp_path.iterdir()) == [out]
+
+
+def test_latex_zip_for_the_dashboard(rows):
+    import zipfile
+
+    meta = tables.provenance("dashboard")
+    data = tables.latex_zip(rows, "bounds_collision", meta=meta)
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert sorted(zf.namelist()) == ["bounds_collision.bib", "bounds_collision.tex"]
+        tex, bib = zf.read("bounds_collision.tex").decode(), zf.read("bounds_collision.bib").decode()
+    assert "% command: dashboard" in tex and r"\bibliography{bounds_collision}" in tex
+    for key in tables.cited_keys(rows, tables.default_columns(rows)):
+        assert r"\cite{" in tex and ("@misc{" + key in bib or "@inproceedings{" + key in bib)

@@ -39,9 +39,12 @@ if mechanism != "generic":
         t_rule = f"fixed:{int(sb.number_input('t', min_value=2, value=66, key='t_fixed'))}"
     else:
         t_rule = rule
-default_b = ["blanket", "lower", "paper", "clone", "blanket-bennett", "efmrtt19"]
+default_b = list(tables.paper_bounds(mechanism))  # the bounds of the paper columns, as the CLI
 chosen = sb.multiselect("bounds", list(common.BOUND_NAMES), default=default_b, key="bounds",
                         help="; ".join(f"{b}: {bound_label(b)}" for b in common.BOUND_NAMES))
+digits = int(sb.number_input("digits", min_value=1, max_value=tables.MAX_DIGITS, value=tables.DEFAULT_DIGITS,
+                             key="digits", help="significant digits in the CSV, Markdown and LaTeX files: "
+                                                "upper bounds round up, lower bounds down (JSON: full precision)"))
 ok = common.check(bool(chosen), "choose at least one bound", where=sb)
 if None in (ns, ss, eps0s, deltas) or not ok:
     st.warning("Fix the inputs marked in the sidebar to see the table.")
@@ -82,13 +85,27 @@ summary = tables.saving_summary(rows)
 if summary:
     st.caption("Saving of the mechanism's bound over the best comparison bound: " +
                ", ".join(f"{k} = {common.fmt(v, 4)}" for k, v in summary.items()))
-st.dataframe(common.flat(rows), hide_index=True, key="table",
+# the paper's columns (as `python -m accountant table`), then each chosen bound's eps_c
+columns = tables.default_columns(rows) + [b for b in bounds if b in rows[0]]
+st.dataframe([{c: r.get(c) for c in columns} for r in rows], hide_index=True, key="table",
              column_config=common.number_columns(rows))
+st.caption("proved_epsilon: smallest proved upper bound; lower_epsilon: certified lower bound; "
+           "paper_epsilon: the paper's Theorem 5 (not proved); best_literature / literature_epsilon: the "
+           "best previously published proved bound; saving_percent: the saving over it.")
+with st.expander("Every field (the wide table)"):
+    st.dataframe(common.flat(rows), hide_index=True, key="table_wide",
+                 column_config=common.number_columns(rows))
 
-st.write("Download")
+meta = tables.provenance(
+    f"dashboard Tables page: mechanism={mechanism}, n={ns}, s={ss}, eps0={eps0s}, delta={deltas}, "
+    f"t_rule={t_rule}, bounds={','.join(bounds)}", rtol=1e-9, method="float")
+stem = f"bounds_{mechanism}"
+st.write("Download (the paper's columns, with provenance; LaTeX with its BibTeX)")
 cols = st.columns(4)
-for col, ext, mime, label in zip(cols, tables.FORMATS,
-                                 ["text/csv", "application/json", "text/markdown", "text/x-tex"],
-                                 ["CSV", "JSON", "Markdown", "LaTeX"]):
-    col.download_button(label, tables.render(rows, ext), file_name=f"bounds_{mechanism}{ext}",
-                        mime=mime, key=f"dl{ext}")
+cols[0].download_button("LaTeX + BibTeX (.zip)", tables.latex_zip(rows, stem, columns, digits, meta),
+                        file_name=f"{stem}.zip", mime="application/zip", key="dl.zip")
+for col, ext, mime, label in zip(cols[1:], (".csv", ".json", ".md"),
+                                 ["text/csv", "application/json", "text/markdown"],
+                                 ["CSV", "JSON", "Markdown"]):
+    col.download_button(label, tables.render(rows, ext, columns if ext != ".json" else None, digits, meta),
+                        file_name=f"{stem}{ext}", mime=mime, key=f"dl{ext}")
