@@ -13,16 +13,11 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: str, data: Union[str, bytes]) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same directory and
-    ``os.replace``: readers see the old file or the complete new one, never a part.
-
-    The new file gets the mode of the file it replaces, or the mode a plain ``open``
-    would give (0666 minus the umask), not mkstemp's 0600.  A symlinked ``path`` is
-    written through: its target is replaced and the link kept.  The temporary file is
-    removed on every exit path (exceptions, KeyboardInterrupt, and SIGTERM when the
-    command runs under :func:`accountant.limits.guarded`).
-    """
+def _stage(path: str, data: Union[str, bytes]) -> Tuple[str, str]:
+    """Write ``data`` to a temporary file beside ``path`` (through a symlink: beside its
+    target), with the mode of the file it will replace or that of a plain ``open`` (0666
+    minus the umask), not mkstemp's 0600; returns (target, temporary).  The temporary
+    file is removed if writing fails."""
     if os.path.islink(path):
         path = os.path.realpath(path)
     directory = os.path.dirname(os.path.abspath(path))
@@ -33,22 +28,38 @@ def write_atomic(path: str, data: Union[str, bytes]) -> None:
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.splitext(path)[1])
     try:
         os.fchmod(fd, mode)
-        if isinstance(data, bytes):
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return path, tmp
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def write_atomic(path: str, data: Union[str, bytes]) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same directory and
+    ``os.replace``: readers see the old file or the complete new one, never a part.
+
+    The new file gets the mode of the file it replaces, or the mode a plain ``open``
+    would give (0666 minus the umask), not mkstemp's 0600.  A symlinked ``path`` is
+    written through: its target is replaced and the link kept.  The temporary file is
+    removed on every exit path (exceptions, KeyboardInterrupt, and SIGTERM when the
+    command runs under :func:`accountant.limits.guarded`).
+    """
+    path, tmp = _stage(path, data)
+    try:
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         raise
 
 
@@ -60,31 +71,17 @@ def write_atomic_group(items: Sequence[Tuple[str, Union[str, bytes]]]) -> None:
     replacement fails, the targets already replaced get their old content back (or are
     removed if they did not exist), so readers never see one new file with an old one.
     """
-    staged: list = []  # (target, tmp, backup or None, existed)
+    staged: list = []  # [target, tmp, backup or None]
     try:
         for path, data in items:
-            if os.path.islink(path):
-                path = os.path.realpath(path)
-            directory = os.path.dirname(os.path.abspath(path))
-            try:
-                mode = stat.S_IMODE(os.stat(path).st_mode)
-            except FileNotFoundError:
-                mode = 0o666 & ~_umask()
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.splitext(path)[1])
-            staged.append([path, tmp, None])
-            os.fchmod(fd, mode)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data if isinstance(data, bytes) else data.encode("utf-8"))
-                fh.flush()
-                os.fsync(fh.fileno())
+            staged.append(list(_stage(path, data)) + [None])
         for entry in staged:
             path = entry[0]
             if os.path.exists(path):
                 fd, bak = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".bak-")
-                os.close(fd)
-                with open(path, "rb") as src, open(bak, "wb") as dst:
-                    dst.write(src.read())
                 entry[2] = bak
+                with os.fdopen(fd, "wb") as dst, open(path, "rb") as src:
+                    dst.write(src.read())
         done: list = []
         try:
             for path, tmp, _ in staged:
@@ -102,7 +99,4 @@ def write_atomic_group(items: Sequence[Tuple[str, Union[str, bytes]]]) -> None:
         for _, tmp, bak in staged:
             for f in (tmp, bak):
                 if f is not None and os.path.exists(f):
-                    try:
-                        os.unlink(f)
-                    except OSError:
-                        pass
+                    _unlink(f)
