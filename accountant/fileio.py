@@ -29,6 +29,8 @@ def _stage(path: str, data: Union[str, bytes]) -> Tuple[str, str]:
     try:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
+            if not isinstance(data, (str, bytes)):
+                raise TypeError(f"data must be str or bytes, got {type(data).__name__}")
             fh.write(data if isinstance(data, bytes) else data.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
