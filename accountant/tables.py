@@ -394,12 +394,15 @@ def _meta_lines(meta: Optional[dict]) -> list[str]:
     return [f"{k}: {'n/a' if v is None else v}" for k, v in meta.items()]
 
 
+INPUT_DIGITS = {"csv": 12, "text": 6}  # eps0, delta: never cut to ``digits`` (JSON: exact)
+
+
 def _cell(row: dict, col: str, digits: int, thousands: bool = False) -> str:
     v = row.get(col)
     if isinstance(v, str):
         return v
     if isinstance(v, float) and col in ("eps0", "delta"):
-        return fmt(v, 12)  # inputs: as given, never cut to ``digits``
+        return fmt(v, INPUT_DIGITS["text" if thousands else "csv"])
     return fmt(v, digits, column_direction(col, row), thousands=thousands)
 
 
@@ -513,13 +516,13 @@ def _tex_cell(row: dict, col: str, digits: int) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "n/a" if v is None or math.isnan(v) else _tex(fmt(v))
     if col == "delta" and isinstance(v, float):
-        return _math(_tex_number(fmt(v, 12)))
+        return _math(_tex_number(fmt(v, INPUT_DIGITS["text"])))
     return _math(_tex_number(_cell(row, col, digits, thousands=True)))
 
 
 def _tex_value(v) -> str:
     if isinstance(v, float):
-        return "$" + _tex_number(fmt(v, 12)) + "$"
+        return "$" + _tex_number(fmt(v, INPUT_DIGITS["text"])) + "$"
     return _tex(v)
 
 
