@@ -523,6 +523,8 @@ def _tex_cell(row: dict, col: str, digits: int) -> str:
 def _tex_value(v) -> str:
     if isinstance(v, float):
         return "$" + _tex_number(fmt(v, INPUT_DIGITS["text"])) + "$"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return "$" + _tex_number(fmt(v)) + "$"
     return _tex(v)
 
 
@@ -612,7 +614,7 @@ def to_latex(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digi
                   r"\midrule", r"\endhead", r"\bottomrule", r"\endfoot", *body,
                   r"\end{longtable}", r"\end{landscape}"]
     else:
-        lines += [r"\begin{table}[tbp]", r"\centering", r"\footnotesize", r"\setlength{\tabcolsep}{3pt}",
+        lines += [r"\begin{table}[tbp]", r"\centering", r"\footnotesize", r"\setlength{\tabcolsep}{2pt}",
                   caption, label, r"\begin{tabular}{@{}" + spec + "@{}}", r"\toprule", head, r"\midrule",
                   *body, r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ TEXLIVE = "texlive-latex-base texlive-latex-recommended texlive-latex-extra"
 GRIDS = {
     "collision": ["--mechanism", "collision", "--s", "4"],
     "coco": ["--mechanism", "coco", "--s", "4"],
+    "coco-two-s": ["--mechanism", "coco", "--s", "4,16"],  # s (and t) vary: two more columns
     "krr": ["--mechanism", "krr", "--k", "8"],
 }
 
