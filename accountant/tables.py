@@ -68,8 +68,9 @@ def parse_list(text: str, kind: Callable = float, name: str = "value") -> list:
 
 
 def resolve_t(rule: str, mechanism: str, s: Optional[int], eps0: float) -> Optional[int]:
-    """t for one grid point: 'paper' (t*), 'coco' (Theorem 7) or 'fixed:T'."""
-    if mechanism == "generic":
+    """t for one grid point: 'paper' (t*), 'coco' (Theorem 7) or 'fixed:T' (None for the
+    mechanisms without a hash range: generic, k-RR, RR)."""
+    if mechanism not in ("collision", "coco"):
         return None
     if rule == "paper":
         return collision_paper_t(s, eps0) if mechanism == "collision" else coco_theorem7_t(s, eps0)
@@ -91,11 +92,14 @@ class GridPoint:
     delta: float
     t: Optional[int]
     mechanism: str
+    k: Optional[int] = None  # k-RR's alphabet size
 
 
 def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[float],
-               deltas: Sequence[float], mechanism: str, t_rule: str = "paper") -> list[GridPoint]:
-    if mechanism == "generic":
+               deltas: Sequence[float], mechanism: str, t_rule: str = "paper",
+               k: Optional[int] = None) -> list[GridPoint]:
+    """Every combination of the lists; ``k`` is k-RR's alphabet size (only for 'krr')."""
+    if mechanism not in ("collision", "coco"):
         ss = [None]
     pts = []
     for n in ns:
@@ -103,16 +107,19 @@ def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[f
             for delta in deltas:
                 for e0 in eps0s:
                     pts.append(GridPoint(int(n), s, float(e0), float(delta),
-                                         resolve_t(t_rule, mechanism, s, e0), mechanism))
+                                         resolve_t(t_rule, mechanism, s, e0), mechanism,
+                                         k if mechanism == "krr" else None))
     return pts
 
 
 def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9) -> dict:
     """One table row: inputs, the proved number first, each bound's eps_c (None if not
     applicable), ratios, saving."""
-    res = compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, bounds, rtol)
+    res = compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, bounds, rtol,
+                  k=point.k)
     names = list(res)
     row: dict = {"mechanism": point.mechanism, "n": point.n, "s": point.s, "t": point.t,
+                 **({"k": point.k} if point.k is not None else {}),
                  "eps0": point.eps0, "delta": point.delta}
     proved = best_proved(res, point.mechanism)
     row["proved_epsilon"] = proved.epsilon if proved else None
