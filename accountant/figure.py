@@ -57,6 +57,15 @@ def default_curve_bounds(mechanism: str) -> tuple:
     return tuple(b for b in BOUND_NAMES if b in wanted)
 
 
+def draft_indices(count: int, every: int = 6) -> list:
+    """Indices of a curve's first draft: every ``every``-th point and the last one (a chart
+    drawn in two passes shows the whole range at once, then fills in; each drafted point is
+    a point of the final curve, computed once)."""
+    if count < 1 or every < 1:
+        raise ValueError(f"count and every must be >= 1, got {count}, {every}")
+    return sorted(set(range(0, count, every)) | {count - 1})
+
+
 def literature_epsilon(row: dict):
     """The best previously published proved eps_c of a table row (None when the row has none
     or it is the proved bound itself, as for the generic randomizer)."""

@@ -11,7 +11,7 @@ import streamlit as st  # noqa: E402
 import common  # noqa: E402
 from accountant.bounds import REGISTRY  # noqa: E402
 from accountant.figure import (CURVE_LABELS, bound_color, bound_label, build_figure,  # noqa: E402
-                               default_curve_bounds, literature_epsilon)
+                               default_curve_bounds, draft_indices, literature_epsilon)
 from accountant.shuffle import make_params  # noqa: E402
 
 common.page_header(
@@ -132,7 +132,7 @@ def literature_name(rows: list) -> str:
     return ", ".join(bound_label(b) for b in names)
 
 
-def draw(rows: list, eps_slot, ratio_slot) -> None:
+def draw(rows: list, eps_slot, ratio_slot, stage: str = "") -> None:
     xs = [r["eps0"] for r in rows]
     fig = go.Figure()
     lower = [r["lower_epsilon"] for r in rows]
@@ -168,7 +168,7 @@ def draw(rows: list, eps_slot, ratio_slot) -> None:
                       xaxis_title="local budget eps0 (nats)",
                       yaxis=common.log_axis("central eps_c (nats)", ys_all),
                       legend_title="bound", template="plotly_white", height=460)
-    eps_slot.plotly_chart(fig, key="eps_c_chart")
+    eps_slot.plotly_chart(fig, key=f"eps_c_chart{stage}")
     published = {r["best_literature"] for r in rows if literature_epsilon(r) is not None}
     shown = [b for b in curve_bounds if (b in extra or b in published or b in ("blanket", "lower", "paper")
                                          or b == "clone") and any(r.get(b) is not None for r in rows)]
@@ -178,10 +178,21 @@ def draw(rows: list, eps_slot, ratio_slot) -> None:
                        title=fig2.layout.title.text.replace("delta", "amplification ratio; delta"))
     fig2.update_xaxes(title_text="local budget eps0 (nats)")
     fig2.update_yaxes(title_text="log2(eps0 / eps_c) (bits)")
-    ratio_slot.plotly_chart(fig2, key="ratio_chart")
+    ratio_slot.plotly_chart(fig2, key=f"ratio_chart{stage}")
 
 
 progress_slot, eps_slot, note_slot, ratio_slot = st.empty(), st.empty(), st.empty(), st.empty()
+draft = [points[i] for i in draft_indices(len(points))]
+if len(draft) < len(points) and not common.rows_cached(points, curve_bounds, common.CURVE_RTOL):
+    # a first draft over the whole range (every 6th eps0), then the points in between;
+    # each point is computed once (the rows are cached per point)
+    with progress_slot.container():
+        draft_rows = common.call(common.rows_with_progress, draft, curve_bounds, "Computing a first draft",
+                                 rtol=common.CURVE_RTOL)
+    if draft_rows is not None:
+        draw(draft_rows, eps_slot, ratio_slot, "_draft")
+        note_slot.caption(f"First draft: {len(draft)} of {len(points)} values of eps0 (n = {n:,}); "
+                          "the points in between are being computed.")
 with progress_slot.container():
     rows = common.call(common.rows_with_progress, points, curve_bounds, "Computing the curves",
                        rtol=common.CURVE_RTOL)
