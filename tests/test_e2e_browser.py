@@ -168,11 +168,18 @@ def _wait_metric_change(page, label, before, timeout=120_000):
 
 
 def _table_cells(page) -> list[str]:
-    """The text of every rendered cell of every st.dataframe (glide's accessible grid)."""
-    return page.evaluate(
-        "() => Array.from(document.querySelectorAll('[data-testid=\"stDataFrame\"] "
-        "[role=\"gridcell\"], [data-testid=\"stDataFrame\"] td'))"
-        ".map(e => e.innerText.trim())")
+    """The text of the rendered cells of every st.dataframe (glide's accessible grid, drawn
+    for a table in view: each table is scrolled into view first; at least one cell each)."""
+    cells: list[str] = []
+    frames = page.locator('[data-testid="stDataFrame"]')
+    for i in range(frames.count()):
+        frame = frames.nth(i)
+        frame.scroll_into_view_if_needed()
+        sel = '[role="gridcell"], td'
+        page.wait_for_function("(e) => e.querySelectorAll('[role=\"gridcell\"], td').length > 0",
+                               arg=frame.element_handle(), timeout=20_000)
+        cells += frame.locator(sel).evaluate_all("els => els.map(e => e.innerText.trim())")
+    return cells
 
 
 def _no_none_cells(page, name):
