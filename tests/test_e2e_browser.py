@@ -167,23 +167,30 @@ def _wait_metric_change(page, label, before, timeout=120_000):
         " return m && !m.innerText.includes(b); }", arg=[label, before], timeout=timeout)
 
 
-def _table_cells(page) -> list[str]:
-    """The text of the rendered cells of every st.dataframe (glide's accessible grid, drawn
-    for a table in view: each table is scrolled into view first; at least one cell each)."""
+def _table_cells(page, name: str) -> list[str]:
+    """The text of the rendered cells of every visible st.dataframe (glide's accessible grid,
+    drawn for a table in view: each table is scrolled into view first)."""
+    from playwright.sync_api import TimeoutError as PwTimeout
+
     cells: list[str] = []
     frames = page.locator('[data-testid="stDataFrame"]')
     for i in range(frames.count()):
         frame = frames.nth(i)
+        if not frame.is_visible():
+            continue  # e.g. inside a closed expander
         frame.scroll_into_view_if_needed()
         sel = '[role="gridcell"], td'
-        page.wait_for_function("(e) => e.querySelectorAll('[role=\"gridcell\"], td').length > 0",
-                               arg=frame.element_handle(), timeout=20_000)
+        try:
+            page.wait_for_function("(e) => e.querySelectorAll('[role=\"gridcell\"], td').length > 0",
+                                   arg=frame.element_handle(), timeout=10_000)
+        except PwTimeout:
+            raise AssertionError(f"{name}: table {i} shows no cells: {frame.inner_text()[:300]!r}")
         cells += frame.locator(sel).evaluate_all("els => els.map(e => e.innerText.trim())")
     return cells
 
 
 def _no_none_cells(page, name):
-    cells = _table_cells(page)
+    cells = _table_cells(page, name)
     bad = [c for c in cells if c.lower() in ("none", "nan", "null", "n/a")]
     assert not bad, (name, bad[:10])
     return len(cells)
