@@ -124,12 +124,13 @@ def check_sim_size(n: int, d: int, reps: int) -> bool:
 
 
 def ratio(eps0: float, eps_c: Optional[float]) -> str:
-    """eps0 / eps_c for display; eps_c = 0 (e.g. n = 1e10 at small eps0) gives "inf"."""
+    """eps0 / eps_c for display; eps_c = 0 (e.g. n = 1e10 at small eps0) gives "inf".
+    eps_c is an upper bound, so the amplification it proves is printed rounded down."""
     if eps_c is None:
         return "n/a"
     if eps_c <= 0:
         return "inf (eps_c = 0)"
-    return fmt(eps0 / eps_c, 4)
+    return fmt(eps0 / eps_c, 4, "down")
 
 
 def fmt(x, digits: int = 6, direction: Optional[str] = None) -> str:

@@ -121,3 +121,9 @@ def test_tables_page_has_krr():
     assert not at.exception, [e.value for e in at.exception]
     df = at.dataframe[0].value
     assert list(df["k"]) == [10] * len(df) and not df.isna().any().any() and not df.isin(["None", "nan", "n/a"]).any().any()
+
+
+def test_amplification_ratio_is_rounded_down():
+    # eps0 / (an upper bound on eps_c) is a lower bound on the amplification
+    assert common.ratio(1.0, 3.0) == "0.3333" and common.ratio(2.0, 3.0) == "0.6666"
+    assert common.ratio(1.0, 0.0) == "inf (eps_c = 0)" and common.ratio(1.0, None) == "n/a"
