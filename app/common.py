@@ -283,15 +283,22 @@ def bound_column(key: str) -> tuple:
 
 
 def table(rows: Sequence[dict], key: str, help: Optional[dict] = None,
-          directions: Optional[dict] = None, where=None, as_text: Sequence[str] = ()) -> None:
+          directions: Optional[dict] = None, where=None, as_text: Sequence[str] = (),
+          short: Optional[Sequence[str]] = None) -> None:
     """st.dataframe of ``rows`` with no "None"/"nan" cell: a column with a missing value is
     printed by :func:`fmt` (``directions[col]``: "up", "down" or None) with :data:`DASH`
     for the gaps, explained in the column help; the other numeric columns keep numbers
     (:func:`number_columns`) unless named in ``as_text`` (bounds: directed rounding).
-    Nested dicts are flattened to text (:func:`flat`)."""
+    Nested dicts are flattened to text (:func:`flat`).  With ``short`` (column names), only
+    those are shown unless the "All columns" toggle above the table is on."""
     rows = flat(rows)
     help, directions = help or {}, directions or {}
     cols = list(dict.fromkeys(k for r in rows for k in r))
+    if short is not None and not (where or st).toggle(
+            f"All columns ({len(cols)})", value=False, key=f"{key}_all_columns",
+            help="the default shows the inputs and the main numbers; this adds every column"):
+        cols = [c for c in cols if c in short]
+        rows = [{c: r.get(c) for c in cols} for r in rows]
 
     def missing(v) -> bool:
         return v is None or (isinstance(v, float) and math.isnan(v))

@@ -170,6 +170,13 @@ def test_tables_default_change_and_invalid():
     assert float(first["lower"]) <= row["lower"] and float(first["proved_epsilon"]) >= row["blanket"]
     assert not df.isin(["None", "nan", "n/a"]).any().any()
     assert first["t"] == row["t"]
+    # a short default column set (no ratios), every column on request
+    assert "log2_ratio[blanket]" not in df.columns and len(df.columns) <= 16
+    at.toggle(key="table_all_columns").set_value(True).run()
+    ok(at)
+    assert "log2_ratio[blanket]" in at.dataframe[0].value.columns
+    assert not at.dataframe[0].value.isin(["None", "nan", "n/a"]).any().any()
+    at.toggle(key="table_all_columns").set_value(False).run()
     at.text_input(key="eps0s").set_value("1, 2").run()
     ok(at)
     assert len(at.dataframe[0].value) == 2 * 1 * 2

@@ -87,7 +87,9 @@ if summary:
                ", ".join(f"{k} = {common.fmt(v, 4)}" for k, v in summary.items()))
 bound_cols = [c for c in rows[0] if common.bound_column(c)[1]] if rows else []
 common.table(rows, "table", help={c: common.bound_column(c)[1] for c in bound_cols},
-             directions={c: common.bound_column(c)[0] for c in bound_cols}, as_text=bound_cols)
+             directions={c: common.bound_column(c)[0] for c in bound_cols}, as_text=bound_cols,
+             short=("n", "s", "t", "k", "eps0", "delta", "proved_epsilon", "best_proved", "lower_epsilon",
+                    "paper_epsilon", *bounds))
 
 st.write("Download")
 cols = st.columns(4)
