@@ -329,6 +329,13 @@ _HEADLINE_DELTA = {
 }
 
 
+def headline_bounds(mechanism: str) -> tuple:
+    """The bounds whose minimum is the proved eps_c of ``mechanism`` (:func:`proved_epsilon`)."""
+    if mechanism not in _HEADLINE:
+        raise ValueError(f"mechanism must be one of {', '.join(_HEADLINE)}, got {mechanism!r}")
+    return _HEADLINE[mechanism]
+
+
 def resolve_name(name: str) -> str:
     """The registry name for ``name`` (accepts the deprecated alias ``tight`` for ``paper``)."""
     name = ALIASES.get(name, name)

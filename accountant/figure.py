@@ -35,10 +35,57 @@ _LABELS = {
 
 # one colour per bound whatever subset is drawn (a chart drawn in stages keeps its colours)
 _COLOR_INDEX = {b: i for i, b in enumerate(_LABELS)}
+_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+            "#bcbd22", "#17becf", "#ff7f0e", "#393b79", "#637939", "#8c6d31", "#843c39")
+
+#: the colour of every bound on every chart and page (one mapping); "proved" (the smallest
+#: proved upper bound of a row) shares the exact blanket's colour, "literature" (the best
+#: previously published proved bound of a row) its own
+BOUND_COLORS = {**{b: _PALETTE[i % len(_PALETTE)] for b, i in _COLOR_INDEX.items()},
+                "proved": _PALETTE[0], "literature": "#000000"}
+
+#: the derived curves of a table row (tables.compute_row) drawn on the default chart
+CURVE_LABELS = {"proved": "proved upper bound", "lower": "certified lower bound",
+                "paper": "paper's Theorem 5 (not proved)",
+                "literature": "best published proved bound"}
 
 
 def bound_label(name: str) -> str:
     return _LABELS.get(name, name)
+
+
+def bound_color(name: str) -> str:
+    """The colour of bound ``name`` (or of a derived curve, "proved" / "literature")."""
+    return BOUND_COLORS.get(name, "#333333")
+
+
+def default_curve_bounds(mechanism: str) -> tuple:
+    """The registry bounds a row needs for the default chart of ``mechanism``: every bound
+    whose minimum is the proved eps_c (bounds.headline_bounds), the certified lower bound and
+    the paper's Theorem 5 value.  The row's ``proved_epsilon`` is the main line and its best
+    proved bound other than the exact blanket (``best_literature``) the published comparison."""
+    from .bounds import BOUND_NAMES, headline_bounds
+
+    wanted = set(headline_bounds(mechanism)) | {"lower", "paper"}
+    return tuple(b for b in BOUND_NAMES if b in wanted)
+
+
+def draft_indices(count: int, every: int = 6) -> list:
+    """Indices of a curve's first draft: every ``every``-th point and the last one (a chart
+    drawn in two passes shows the whole range at once, then fills in; each drafted point is
+    a point of the final curve, computed once)."""
+    if count < 1 or every < 1:
+        raise ValueError(f"count and every must be >= 1, got {count}, {every}")
+    return sorted(set(range(0, count, every)) | {count - 1})
+
+
+def literature_epsilon(row: dict):
+    """The best previously published proved eps_c of a table row (None when the row has none
+    or it is the proved bound itself, as for the generic randomizer)."""
+    name = row.get("best_literature")
+    if name is None or name == row.get("best_proved"):
+        return None
+    return row.get(name)
 
 
 def build_figure(rows: Sequence[dict], bounds: Sequence[str], width_in: float | None = None):
@@ -49,10 +96,8 @@ def build_figure(rows: Sequence[dict], bounds: Sequence[str], width_in: float | 
 
     ns = sorted({r["n"] for r in rows})
     ss = sorted({r["s"] for r in rows}, key=lambda v: (v is None, v))
-    titles = [f"n = {n:g}, s = {s}" for n in ns for s in ss]
+    titles = [f"n = {n:,}" + ("" if s is None else f", s = {s}") for n in ns for s in ss]
     fig = make_subplots(rows=len(ns), cols=len(ss), subplot_titles=titles, shared_yaxes=True)
-    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-               "#bcbd22", "#17becf", "#ff7f0e", "#393b79", "#637939", "#8c6d31", "#843c39"]
     for i, n in enumerate(ns):
         for j, s in enumerate(ss):
             sub = sorted((r for r in rows if r["n"] == n and r["s"] == s), key=lambda r: r["eps0"])
@@ -61,7 +106,7 @@ def build_figure(rows: Sequence[dict], bounds: Sequence[str], width_in: float | 
                 fig.add_trace(go.Scatter(
                     x=[r["eps0"] for r in sub], y=ys, mode="lines", name=bound_label(b),
                     legendgroup=b, showlegend=(i == 0 and j == 0),
-                    line=dict(color=palette[_COLOR_INDEX.get(b, k) % len(palette)],
+                    line=dict(color=bound_color(b),
                               width=3 if b == "blanket" else 1.5)),
                     row=i + 1, col=j + 1)
             fig.update_xaxes(title_text="local budget eps0", row=i + 1, col=j + 1)

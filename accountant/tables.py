@@ -69,8 +69,9 @@ def parse_list(text: str, kind: Callable = float, name: str = "value") -> list:
 
 
 def resolve_t(rule: str, mechanism: str, s: Optional[int], eps0: float) -> Optional[int]:
-    """t for one grid point: 'paper' (t*), 'coco' (Theorem 7) or 'fixed:T'."""
-    if mechanism in ("generic", "krr", "rr"):
+    """t for one grid point: 'paper' (t*), 'coco' (Theorem 7) or 'fixed:T' (None for the
+    mechanisms without a hash range: generic, k-RR, RR)."""
+    if mechanism not in ("collision", "coco"):
         return None
     if rule == "paper":
         return collision_paper_t(s, eps0) if mechanism == "collision" else coco_theorem7_t(s, eps0)
@@ -121,9 +122,8 @@ def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: flo
                   k=point.k)
     names = list(res)
     row: dict = {"mechanism": point.mechanism, "n": point.n, "s": point.s, "t": point.t,
+                 **({"k": point.k} if point.k is not None else {}),
                  "eps0": point.eps0, "delta": point.delta}
-    if point.mechanism == "krr":
-        row["k"] = point.k
     proved = best_proved(res, point.mechanism)
     row["proved_epsilon"] = proved.epsilon if proved else None
     row["best_proved"] = proved.name if proved else None

@@ -15,20 +15,29 @@ common.page_header(
     "the order, and the analyst sees an (eps_c, delta)-DP collection.")
 common.explain()
 st.subheader("Pages")
-st.markdown(
-    "* **Amplification**: central eps_c against local eps0 for every bound (Figure 2), which "
-    "bounds apply, the proved eps_c with its certified lower bound, and the paper's value beside them.\n"
-    "* **Utility**: collision rates (Figure 4) and exact MSE (Figure 5) of Collision and CoCo "
-    "against the hash range t, and the baselines' errors against eps0.\n"
-    "* **Planner**: for a target (eps_c, delta), the mechanism, t and eps0 with the smallest error, "
-    "with a sentence to paste into a design document.\n"
-    "* **Tables**: grids of bounds over n, s, eps0 and delta, downloadable as CSV, JSON, Markdown "
-    "and LaTeX.\n"
-    "* **Simulation**: Monte-Carlo runs of Collision, CoCo and the baselines against the exact "
-    "error formulas.\n"
-    "* **Frequency**: frequency estimation with blanket messages (FE0/FE1, Luo, Wang, Yi): "
-    "messages per user, error bounds and simulations with the paper's rho against the exact "
-    "balls-into-bins accounting.")
+#: every page of the dashboard with the one question it answers
+PAGES = (
+    ("pages/1_Amplification.py", "Amplification",
+     "What central eps_c may I cite for n shuffled reports at local eps0? The proved bound, its certified "
+     "lower bound, the paper's value and the literature, against eps0 (Figure 2)."),
+    ("pages/2_Utility.py", "Utility",
+     "How accurate are Collision and CoCo? Collision rates (Figure 4) and exact MSE (Figure 5) against the "
+     "hash range t, and the baselines' errors against eps0."),
+    ("pages/3_Planner.py", "Planner",
+     "For a target (eps_c, delta), which mechanism, t and eps0 give the smallest error?"),
+    ("pages/4_Tables.py", "Tables",
+     "What are the bounds over a grid of n, s, eps0 and delta? Downloadable as CSV, JSON, Markdown, LaTeX."),
+    ("pages/5_Simulation.py", "Simulation",
+     "Do Monte-Carlo runs of Collision, CoCo and the baselines match the exact error formulas?"),
+    ("pages/6_Frequency.py", "Frequency",
+     "How many blanket messages does frequency estimation (FE0/FE1) need: the paper's rho against the "
+     "exact accounting?"),
+    ("pages/7_Rounds.py", "Rounds",
+     "What is the central guarantee after T shuffled rounds (PLD against naive and advanced composition), "
+     "and the largest eps0 per round for a total budget?"),
+)
+for path, name, question in PAGES:
+    st.page_link(path, label=f"**{name}**: {question}")
 st.caption(common.ERRATUM_CAPTION)
 st.caption("Every number shown is computed by the `accountant` and `mechanisms` packages; "
            "every table can be downloaded as CSV.")

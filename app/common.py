@@ -62,7 +62,13 @@ ERRATUM_CAPTION = ("Every eps_c headline is a proved upper bound for the mechani
                    "enumeration finds instances where Theorem 5's value is exceeded: they are shown only "
                    "under their own names. See README, 'Findings'.")
 
-MECH_LABEL = {"generic": "generic eps0-LDP", "collision": "Collision", "coco": "CoCo"}
+MECH_LABEL = {"generic": "generic eps0-LDP", "collision": "Collision", "coco": "CoCo",
+              "krr": "k-RR (k-ary randomized response)", "rr": "binary RR"}
+#: the mechanisms whose accounting the library covers, in the order of the pages' menus
+ACCOUNTED_MECHANISMS = ("collision", "coco", "krr", "rr", "generic")
+#: a table cell with no number, and what it means (in the column help)
+DASH = "–"
+DASH_HELP = "'–': not available (the bound does not apply at this point; see 'Bounds that do not apply')."
 
 
 def page_header(title: str, intro: str) -> None:
@@ -119,12 +125,13 @@ def check_sim_size(n: int, d: int, reps: int) -> bool:
 
 
 def ratio(eps0: float, eps_c: Optional[float]) -> str:
-    """eps0 / eps_c for display; eps_c = 0 (e.g. n = 1e10 at small eps0) gives "inf"."""
+    """eps0 / eps_c for display; eps_c = 0 (e.g. n = 1e10 at small eps0) gives "inf".
+    eps_c is an upper bound, so the amplification it proves is printed rounded down."""
     if eps_c is None:
         return "n/a"
     if eps_c <= 0:
         return "inf (eps_c = 0)"
-    return fmt(eps0 / eps_c, 4)
+    return fmt(eps0 / eps_c, 4, "down")
 
 
 fmt = _numfmt.fmt  # the one formatter (accountant.numfmt), re-exported for the pages
@@ -194,6 +201,85 @@ def flat(rows: Sequence[dict]) -> list[dict]:
     return out
 
 
+def readable_table(rows: Sequence[dict], columns: dict) -> tuple[list[dict], dict]:
+    """(rows of text, column_config) for st.dataframe: every number through :func:`fmt`.
+
+    ``columns`` maps a row key to ``(title, direction, help)``: ``direction`` "up" for upper
+    bounds (printed rounded up), "down" for lower bounds, None otherwise, ``"text"`` for a
+    name; missing values (None, NaN) print as :data:`DASH`, explained in the help."""
+    out = []
+    for r in rows:
+        line = {}
+        for key, (title, direction, _) in columns.items():
+            v = r.get(key)
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                line[title] = DASH
+            elif direction == "text" or isinstance(v, str):
+                line[title] = str(v)
+            else:
+                line[title] = fmt(v, 4 if isinstance(v, float) else 6, direction)
+        out.append(line)
+    cfg = {title: st.column_config.TextColumn(title, help=f"{text} {DASH_HELP}")
+           for title, _, text in columns.values()}
+    return out, cfg
+
+
+def bound_column(key: str) -> tuple:
+    """(direction, help) of a column of table rows (tables.compute_row): upper bounds print
+    rounded up, lower bounds down, an amplification ratio the other way round."""
+    kinds = {b: _bounds.REGISTRY[b].kind for b in BOUND_NAMES}
+    if key.startswith("log2_ratio[") and key[11:-1] in kinds:
+        name = key[11:-1]
+        return ("up" if kinds[name] == "lower" else "down",
+                f"log2(eps0 / eps_c) of bound '{name}' (bits): the amplification.")
+    if key in kinds:
+        kind = kinds[key]
+        return ("down" if kind == "lower" else "up",
+                f"eps_c of bound '{key}' (nats); {_bounds.REGISTRY[key].reference}.")
+    return {"proved_epsilon": ("up", "smallest proved upper bound on eps_c (nats), rounded up."),
+            "lower_epsilon": ("down", "certified lower bound on the true eps_c (nats), rounded down."),
+            "paper_epsilon": ("up", "the paper's Theorem 5 value (nats): not a proved bound."),
+            "literature_epsilon": ("up", "the best previously published proved bound (nats), rounded up."),
+            "proved_over_paper": (None, "proved eps_c / paper's value."),
+            "proved_over_lower": ("up", "proved eps_c / certified lower bound (>= 1)."),
+            "saving_percent": (None, "how much smaller the proved eps_c is than the best published "
+                                     "proved one, in percent."),
+            }.get(key, (None, ""))
+
+
+def table(rows: Sequence[dict], key: str, help: Optional[dict] = None,
+          directions: Optional[dict] = None, where=None, as_text: Sequence[str] = (),
+          short: Optional[Sequence[str]] = None) -> None:
+    """st.dataframe of ``rows`` with no "None"/"nan" cell: a column with a missing value is
+    printed by :func:`fmt` (``directions[col]``: "up", "down" or None) with :data:`DASH`
+    for the gaps, explained in the column help; the other numeric columns keep numbers
+    (:func:`number_columns`) unless named in ``as_text`` (bounds: directed rounding).
+    Nested dicts are flattened to text (:func:`flat`).  With ``short`` (column names), only
+    those are shown unless the "All columns" toggle above the table is on."""
+    rows = flat(rows)
+    help, directions = help or {}, directions or {}
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    if short is not None and not (where or st).toggle(
+            f"All columns ({len(cols)})", value=False, key=f"{key}_all_columns",
+            help="the default shows the inputs and the main numbers; this adds every column"):
+        cols = [c for c in short if c in cols]  # in the order asked for
+        rows = [{c: r.get(c) for c in cols} for r in rows]
+
+    def missing(v) -> bool:
+        return v is None or (isinstance(v, float) and math.isnan(v))
+
+    gappy = {c for c in cols if c in as_text or any(missing(r.get(c)) for r in rows)}
+    columns = {c: (c, directions.get(c), help.get(c, "")) for c in gappy}
+    text, text_cfg = readable_table(rows, columns)
+    out = [{c: (t[c] if c in gappy else r.get(c)) for c in cols} for r, t in zip(rows, text)]
+    cfg = number_columns([{c: v for c, v in r.items() if c not in gappy} for r in rows])
+    for c, col in cfg.items():
+        if help.get(c):
+            col["help"] = help[c]
+    cfg.update(text_cfg)
+    (where or st).dataframe(out, hide_index=True, key=key, column_config=cfg)
+
+
 def number_columns(rows: Sequence[dict]) -> dict:
     """column_config: float columns with 4 significant digits (not rounded to 0), integer
     columns (counts: n, d, t, B) with thousands separators and no digit cut off."""
@@ -228,8 +314,8 @@ CURVE_RTOL = 1e-6
 _ROW_STORE_MAX = 4000
 
 
-def grid(ns, ss, eps0s, deltas, mechanism: str, t_rule: str):
-    return _tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule)
+def grid(ns, ss, eps0s, deltas, mechanism: str, t_rule: str, k: Optional[int] = None):
+    return _tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=[k])
 
 
 class Progress:
@@ -288,9 +374,9 @@ def rows_cached(points, bounds: Sequence[str], rtol: float = 1e-9) -> bool:
 
 @st.cache_data(show_spinner=False, max_entries=500)
 def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optional[int],
-                   t: Optional[int]) -> dict:
+                   t: Optional[int], k: Optional[int] = None) -> dict:
     """The headline numbers: proved eps_c, certified lower bound, paper's value (library call)."""
-    params = _shuffle.make_params(mechanism, eps0, s=s, t=t)
+    params = _shuffle.make_params(mechanism, eps0, s=s, t=t, k=k)
     rep = _shuffle.ShuffleAccountant(params, n).epsilon_result(delta)
     return {"epsilon": rep.epsilon, "bound": rep.bound, "achieved_delta": rep.achieved_delta,
             "lower_epsilon": rep.lower_epsilon, "lower_reason": rep.lower_reason,

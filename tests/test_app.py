@@ -61,8 +61,26 @@ def test_amplification_default_change_and_invalid():
     assert at.metric[0].label == "eps_c, proved upper bound"
     shown = float(metric(at, "eps_c, proved upper bound"))
     assert shown == pytest.approx(lib.epsilon, rel=1e-5) and lib.bound == "blanket"
-    low = float(metric(at, "eps_c, certified lower bound"))
-    assert low == pytest.approx(lib.lower_epsilon, rel=1e-5) and low <= shown
+    # the proved eps_c is the one big number; the lower bound beside it, and the bracket
+    assert [m.label for m in at.metric] == ["eps_c, proved upper bound"]
+    text = " ".join(m.value for m in at.markdown)
+    low = appcommon.fmt(lib.lower_epsilon, 6, "down")
+    assert f"certified lower bound **{low}**" in text and float(low) <= shown
+    assert f"lies in [{low}, {appcommon.fmt(lib.epsilon, 6, 'up')}]" in text
+    # the numbers table: text through the one formatter, a dash for nothing, short by default
+    df = at.dataframe[-1].value
+    assert list(df.columns) == ["eps0", "t", "proved eps_c", "lower eps_c", "bracket width %",
+                                "paper (not proved)", "best published", "published bound"]
+    assert not df.isin(["None", "nan", "n/a"]).any().any()
+    row = compute_row(GridPoint(100_000, 4, 0.1, 1e-6, collision_t_star(4, 0.1), "collision"),
+                      ["blanket", "lower", "paper", "clone", "efmrtt19"], appcommon.CURVE_RTOL)
+    assert df.iloc[0]["proved eps_c"] == appcommon.fmt(row["proved_epsilon"], 4, "up")
+    assert df.iloc[0]["lower eps_c"] == appcommon.fmt(row["lower_epsilon"], 4, "down")
+    assert float(df.iloc[0]["lower eps_c"]) <= row["lower_epsilon"] <= row["proved_epsilon"] \
+        <= float(df.iloc[0]["proved eps_c"])
+    at.toggle(key="all_columns").set_value(True).run()
+    ok(at)
+    assert len(at.dataframe[-1].value.columns) > 8 and not at.dataframe[-1].value.isin(["None", "nan"]).any().any()
     # the paper's value is secondary and labelled as not proved
     assert any("Theorem 5" in c.value and "not a proved" in c.value for c in at.caption)
     # bigger n -> smaller eps_c, equal to the library's value
@@ -76,7 +94,7 @@ def test_amplification_default_change_and_invalid():
     ok(at)
     lib3 = ShuffleAccountant(CoCoParams(s=4, eps0=1.0), 1_000_000).get_epsilon(1e-6)
     assert float(metric(at, "eps_c, proved upper bound")) == pytest.approx(lib3, rel=1e-5)
-    assert metric(at, "t used") == str(coco_t_default(4, 1.0))
+    assert f"t used: {coco_t_default(4, 1.0):,}" in " ".join(m.value for m in at.markdown)
     at.radio(key="t_mode").set_value("fixed value").run()
     at.number_input(key="t").set_value(11).run()
     ok(at)
@@ -149,11 +167,22 @@ def test_tables_default_change_and_invalid():
     # the paper's columns first, as `python -m accountant table` writes them
     assert list(df.columns[:4]) == tables.default_columns([row, {**row, "t": 0}])[:4] == ["n", "t", "eps0",
                                                                                         "proved_epsilon"]
-    assert first["proved_epsilon"] == pytest.approx(row["blanket"], rel=1e-12)
-    assert first["lower_epsilon"] == pytest.approx(row["lower_epsilon"], rel=1e-12)
-    assert first["literature_epsilon"] == pytest.approx(row["literature_epsilon"], rel=1e-12)
-    assert first["paper"] == pytest.approx(row["paper"], rel=1e-12)
+    # bounds printed by the one formatter: upper bounds rounded up, lower bounds down
+    assert first["proved_epsilon"] == appcommon.fmt(row["blanket"], 4, "up")
+    assert first["paper_epsilon"] == appcommon.fmt(row["paper"], 4, "up")
+    assert first["lower_epsilon"] == appcommon.fmt(row["lower_epsilon"], 4, "down")
+    assert first["literature_epsilon"] == appcommon.fmt(row["literature_epsilon"], 4, "up")
+    assert float(first["lower_epsilon"]) <= row["lower_epsilon"]
+    assert float(first["proved_epsilon"]) >= row["blanket"]
+    assert not df.isin(["None", "nan", "n/a"]).any().any()
     assert first["t"] == row["t"]
+    # a short default column set (no ratios), every column on request
+    assert "log2_ratio[blanket]" not in df.columns and len(df.columns) <= 16
+    at.toggle(key="table_all_columns").set_value(True).run()
+    ok(at)
+    assert "log2_ratio[blanket]" in at.dataframe[0].value.columns
+    assert not at.dataframe[0].value.isin(["None", "nan", "n/a"]).any().any()
+    at.toggle(key="table_all_columns").set_value(False).run()
     at.text_input(key="eps0s").set_value("1, 2").run()
     ok(at)
     assert len(at.dataframe[0].value) == 2 * 1 * 2

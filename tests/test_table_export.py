@@ -260,7 +260,7 @@ def _pdf_text(data: bytes) -> str:
 
 
 LABELS = ("clone (FMT21)", "privacy blanket, exact (proved)", "log2(eps0 / eps_c)", "local budget eps0",
-          "n = 2000, s = 4")
+          "n = 2,000, s = 4")
 
 
 @pytest.mark.parametrize("ext", [".pdf", ".svg"])

@@ -1,4 +1,5 @@
-"""Amplification: central eps_c against local eps0 for every bound (Figure 2)."""
+"""Amplification: central eps_c against local eps0 (the proved bound, its certified lower
+bound, the paper's value and the literature; Figure 2)."""
 import os
 import sys
 
@@ -8,7 +9,9 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
-from accountant.figure import bound_label, build_figure  # noqa: E402
+from accountant.bounds import REGISTRY  # noqa: E402
+from accountant.figure import (CURVE_LABELS, bound_color, bound_label, build_figure,  # noqa: E402
+                               default_curve_bounds, draft_indices, literature_epsilon)
 from accountant.shuffle import make_params  # noqa: E402
 
 common.page_header(
@@ -20,21 +23,25 @@ st.caption(common.ERRATUM_CAPTION)
 
 sb = st.sidebar
 sb.header("Inputs")
-mechanism = sb.selectbox("Mechanism", ["collision", "coco", "generic"],
+mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS),
                          format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
 n = int(sb.number_input("n (users)", min_value=1, max_value=common.MAX_N, value=100_000, step=10_000,
                         key="n"))
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
-s = t = None
+s = t = k = None
 t_ok = True
-if mechanism != "generic":
+if mechanism in ("collision", "coco"):
     s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=100_000, value=4, key="s"))
     t_mode = sb.radio("t (hash range)", ["paper's rule", "fixed value"], key="t_mode",
                       help="Collision: t* = floor(s e^eps0 + 2s - 1); CoCo: Theorem 7's even t.")
     if t_mode == "fixed value":
         t = int(sb.number_input("t value", min_value=1, max_value=2**31 - 2, value=4 * s + 2, key="t"))
         t_ok = common.call(make_params, mechanism, 1.0, s=s, t=t, where=sb) is not None
+elif mechanism == "krr":
+    k = int(sb.number_input("k (alphabet size)", min_value=2, max_value=2**31 - 2, value=10, key="k",
+                            help="k-ary randomized response: the true value with probability "
+                                 "e^eps0 / (e^eps0 + k - 1), each other value otherwise"))
 c1, c2, c3 = sb.columns(3)
 e_min = c1.number_input("eps0 min", min_value=0.001, max_value=30.0, value=0.1, key="e_min")
 e_max = c2.number_input("eps0 max", min_value=0.001, max_value=30.0, value=5.0, key="e_max")
@@ -47,64 +54,125 @@ if not delta_ok or not t_ok or not range_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
+label = common.MECH_LABEL[mechanism] + (f", k = {k:,}" if k is not None else "")
+
+
 # ---------------------------------------------------------------- headline point
-# filled after the closed-form chart is drawn (milliseconds), so that both show new inputs fast
-head_box = st.container()
+def bracket_html(lower: float, upper: float, paper) -> str:
+    """The interval (lower, proved) drawn to scale on [0, largest value shown]."""
+    top = max(v for v in (upper, paper, lower) if v is not None) * 1.08
+    x = lambda v: 100.0 * v / top  # noqa: E731
+    bar = (f'<div style="position:relative;height:18px;background:#eef2f7;border-radius:3px;margin:4px 0">'
+           f'<div title="certified lower bound .. proved upper bound" style="position:absolute;'
+           f'left:{x(lower):.3f}%;width:{max(x(upper) - x(lower), 0.4):.3f}%;height:100%;'
+           f'background:{bound_color("proved")};opacity:.55"></div>')
+    if paper is not None:
+        bar += (f'<div title="paper\'s Theorem 5 (not proved)" style="position:absolute;left:{x(paper):.3f}%;'
+                f'width:2px;height:100%;background:{bound_color("paper")}"></div>')
+    return bar + "</div>"
 
 
 def show_headline() -> None:
-    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t)
+    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, k)
     if head is None:
         return
-    st.subheader(f"At eps0 = {e_ref:g}")
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("eps_c, proved upper bound", common.fmt(head["epsilon"], 6, "up"),
-              help=f"smallest upper bound proved for this mechanism as implemented: {head['bound']}")
-    m2.metric("eps_c, certified lower bound", common.fmt(head["lower_epsilon"], 6, "down"),
-              help="exact divergence of the real mechanism's shuffled outputs on concrete neighbouring "
-                   "datasets (uniformly random hash): the true eps_c is at least this"
-                   if head["lower_epsilon"] is not None else f"not available: {head['lower_reason']}")
-    m3.metric("t used", "n/a" if head["t"] is None else str(head["t"]))
-    m4.metric("amplification eps0 / eps_c", common.ratio(float(e_ref), head["epsilon"]))
-    if head["lower_epsilon"] is not None and head["lower_epsilon"] > 0:
-        st.caption(f"The true eps_c of the mechanism lies in [{common.fmt(head['lower_epsilon'], 6, 'down')}, "
-                   f"{common.fmt(head['epsilon'], 6, 'up')}] (width "
-                   f"{100 * (head['epsilon'] / head['lower_epsilon'] - 1):.2g}%; lower end for a uniformly "
-                   "random hash, upper end for every hash family).")
-    if head["paper_epsilon"] is not None:
-        st.caption(f"The paper's Theorem 5 value is {common.fmt(head['paper_epsilon'])}: not a proved "
+    up, lo, paper = head["epsilon"], head["lower_epsilon"], head["paper_epsilon"]
+    st.subheader(f"At eps0 = {common.fmt(float(e_ref))} ({label}, n = {n:,})")
+    main, side = st.columns([3, 2])
+    main.metric("eps_c, proved upper bound", common.fmt(up, 6, "up"),
+                help=f"smallest upper bound proved for this mechanism as implemented "
+                     f"({bound_label(head['bound'])}): the number to cite")
+    amp = common.ratio(float(e_ref), up)
+    lines = []
+    if lo is not None:
+        lines.append(f"certified lower bound **{common.fmt(lo, 6, 'down')}**: the true eps_c is at "
+                     "least this (exact divergence of the real mechanism's shuffled outputs on concrete "
+                     "neighbouring datasets" + (", uniformly random hash)" if mechanism in ("collision", "coco")
+                                                else ")"))
+    else:
+        lines.append(f"certified lower bound: not available ({head['lower_reason']})")
+    if head["t"] is not None and mechanism in ("collision", "coco"):
+        lines.append(f"t used: {head['t']:,}")
+    lines.append(f"amplification eps0 / eps_c: {amp}")
+    side.markdown("\n".join(f"* {x}" for x in lines))
+    if lo is not None and lo > 0:
+        width = up - lo
+        st.markdown(f"**The true eps_c lies in [{common.fmt(lo, 6, 'down')}, {common.fmt(up, 6, 'up')}]**, "
+                    f"width {common.fmt(width, 2, 'up')} ({common.fmt(100 * width / lo, 2, 'up')}% of "
+                    "the lower end)" + ("; lower end for a uniformly random hash, upper end for every hash "
+                                        "family" if mechanism in ("collision", "coco") else "") + ".")
+        st.markdown(bracket_html(lo, up, paper), unsafe_allow_html=True)
+    if paper is not None:
+        st.caption(f"The paper's Theorem 5 value is {common.fmt(paper, 6, 'up')}: not a proved "
                    f"bound ({head['paper_caveat']}).")
 
+
+head_box = st.container()
+with head_box:
+    show_headline()
 
 # ---------------------------------------------------------------- curves
 eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
 t_rule = "paper" if t is None else f"fixed:{t}"
-points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule)
+points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k)
 if points is None:
     st.stop()
-exact = sb.checkbox("curves of the exact blanket and the certified lower bounds", value=pts <= 8,
-                    key="exact_curves",
-                    help="0.1-2 s per point each; the headline numbers above always use them")
-curve_bounds = common.BOUND_NAMES if exact else common.FAST_BOUNDS
+base = default_curve_bounds(mechanism)
+others = [b for b in common.BOUND_NAMES if mechanism in REGISTRY[b].applies_to]
+extra = st.multiselect(
+    "More bounds on the chart", others, default=[], key="extra_bounds", format_func=bound_label,
+    help="Every bound of the registry that applies to this mechanism; the chart shows by default the "
+         "proved upper bound, the certified lower bound, the paper's Theorem 5 value and the best "
+         "previously published proved bound. Exact-engine and pair bounds take 0.05-0.2 s a point.")
+curve_bounds = tuple(b for b in common.BOUND_NAMES if b in set(base) | set(extra))
 
 
-def draw(rows: list, bounds: tuple, eps_slot, ratio_slot, stage: str) -> None:
-    """Both charts of ``bounds`` over ``rows``, into their placeholders."""
-    applicable = [b for b in bounds if any(r[b] is not None for r in rows)]
-    fig2 = build_figure(rows, applicable)  # Figure 2 layout; its colours are reused below
-    color = {tr.legendgroup: tr.line.color for tr in fig2.data}
+def literature_name(rows: list) -> str:
+    names = sorted({r["best_literature"] for r in rows if literature_epsilon(r) is not None})
+    return ", ".join(bound_label(b) for b in names)
+
+
+def draw(rows: list, eps_slot, ratio_slot, stage: str = "") -> None:
+    xs = [r["eps0"] for r in rows]
     fig = go.Figure()
-    for b in applicable:
-        fig.add_trace(go.Scatter(x=[r["eps0"] for r in rows], y=[r[b] for r in rows], mode="lines",
-                                 name=bound_label(b),
-                                 line=dict(width=3 if b == "blanket" else 1.5, color=color.get(b))))
-    fig.update_layout(title=f"Central eps_c against local eps0 ({common.MECH_LABEL[mechanism]}, "
-                            f"n = {n:,}, delta = {common.fmt(delta)}; lower is better)",
+    lower = [r["lower_epsilon"] for r in rows]
+    proved = [r["proved_epsilon"] for r in rows]
+    ys_all = [v for v in lower + proved if v]
+    if any(v is not None for v in lower):
+        fig.add_trace(go.Scatter(x=xs, y=lower, mode="lines", name=CURVE_LABELS["lower"],
+                                 line=dict(width=1, color=bound_color("lower"))))
+    fig.add_trace(go.Scatter(
+        x=xs, y=proved, mode="lines", name=CURVE_LABELS["proved"],
+        fill="tonexty" if any(v is not None for v in lower) else None,
+        fillcolor="rgba(31,119,180,0.22)", line=dict(width=3.5, color=bound_color("proved")),
+        hovertemplate="eps0 %{x}<br>proved eps_c %{y}<extra></extra>"))
+    paper = [r.get("paper_epsilon") for r in rows]
+    if any(v is not None for v in paper):
+        fig.add_trace(go.Scatter(x=xs, y=paper, mode="lines", name=CURVE_LABELS["paper"],
+                                 line=dict(width=1.5, dash="dash", color=bound_color("paper"))))
+        ys_all += [v for v in paper if v]
+    lit = [literature_epsilon(r) for r in rows]
+    if any(v is not None for v in lit):
+        fig.add_trace(go.Scatter(x=xs, y=lit, mode="lines",
+                                 name=f"{CURVE_LABELS['literature']} ({literature_name(rows)})",
+                                 line=dict(width=1.5, color=bound_color("literature"))))
+        ys_all += [v for v in lit if v]
+    for b in extra:
+        ys = [r.get(b) for r in rows]
+        if any(v is not None for v in ys):
+            fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=bound_label(b),
+                                     line=dict(width=1.2, color=bound_color(b))))
+            ys_all += [v for v in ys if v]
+    fig.update_layout(title=f"Central eps_c against local eps0 ({label}, n = {n:,}, "
+                            f"delta = {common.fmt(delta)}; lower is better)",
                       xaxis_title="local budget eps0 (nats)",
-                      yaxis=common.log_axis("central eps_c (nats)", [r[b] for r in rows for b in applicable]),
-                      legend_title="bound", template="plotly_white",
-                      height=460)
+                      yaxis=common.log_axis("central eps_c (nats)", ys_all),
+                      legend_title="bound", template="plotly_white", height=460)
     eps_slot.plotly_chart(fig, key=f"eps_c_chart{stage}")
+    published = {r["best_literature"] for r in rows if literature_epsilon(r) is not None}
+    shown = [b for b in curve_bounds if (b in extra or b in published or b in ("blanket", "lower", "paper")
+                                         or b == "clone") and any(r.get(b) is not None for r in rows)]
+    fig2 = build_figure(rows, shown)
     fig2.update_layout(width=None, height=560, legend_title="bound",
                        legend=dict(orientation="h", y=-0.22, x=0),
                        title=fig2.layout.title.text.replace("delta", "amplification ratio; delta"))
@@ -114,26 +182,25 @@ def draw(rows: list, bounds: tuple, eps_slot, ratio_slot, stage: str) -> None:
 
 
 progress_slot, eps_slot, note_slot, ratio_slot = st.empty(), st.empty(), st.empty(), st.empty()
-if not common.rows_cached(points, curve_bounds, common.CURVE_RTOL):
-    # the closed forms first (milliseconds), so the page shows the new inputs at once; the
-    # engine-based curves (pair searches, 0.05-0.2 s a point at n = 1e9) follow with progress
-    quick = tuple(b for b in curve_bounds if b in common.CLOSED_FORM_BOUNDS)
+draft = [points[i] for i in draft_indices(len(points))]
+if len(draft) < len(points) and not common.rows_cached(points, curve_bounds, common.CURVE_RTOL):
+    # a first draft over the whole range (every 6th eps0), then the points in between;
+    # each point is computed once (the rows are cached per point)
     with progress_slot.container():
-        quick_rows = common.call(common.rows_with_progress, points, quick, "Computing the closed forms",
+        draft_rows = common.call(common.rows_with_progress, draft, curve_bounds, "Computing a first draft",
                                  rtol=common.CURVE_RTOL)
-    if quick_rows is not None:
-        draw(quick_rows, quick, eps_slot, ratio_slot, "_quick")
-        note_slot.caption("Closed-form bounds drawn; the numerically exact curves (pair searches"
-                          + (", exact blanket" if exact else "") + ") are being computed.")
-with head_box:
-    show_headline()
+    if draft_rows is not None:
+        draw(draft_rows, eps_slot, ratio_slot, "_draft")
+        note_slot.caption(f"First draft: {len(draft)} of {len(points)} values of eps0 (n = {n:,}); "
+                          "the points in between are being computed.")
 with progress_slot.container():
-    rows = common.call(common.rows_with_progress, points, curve_bounds, "Computing the exact curves",
+    rows = common.call(common.rows_with_progress, points, curve_bounds, "Computing the curves",
                        rtol=common.CURVE_RTOL)
 if rows is None:
     st.stop()
-draw(rows, curve_bounds, eps_slot, ratio_slot, "")
-note_slot.caption(f"All {len(curve_bounds)} bounds computed at {len(rows)} values of eps0 (n = {n:,}).")
+draw(rows, eps_slot, ratio_slot)
+note_slot.caption(f"{len(curve_bounds)} bounds computed at {len(rows)} values of eps0 (n = {n:,}); "
+                  "the shaded band is the bracket (certified lower bound, proved upper bound).")
 
 # ---------------------------------------------------------------- applicability
 st.subheader("Bounds that do not apply")
@@ -151,13 +218,31 @@ else:
 
 # ---------------------------------------------------------------- numbers
 st.subheader("Numbers")
-# without the exact blanket the rows' "proved" columns would name the best of the drawn bounds,
-# not the headline's proved number: leave them out and say how to get them
-hidden = {"reasons"} | (set() if exact else {"proved_epsilon", "best_proved", "lower_epsilon", "proved_over_paper",
-                                            "proved_over_lower", "best_literature", "saving_percent"})
-if not exact:
-    st.caption("The proved eps_c per eps0 (exact blanket) and the certified lower bounds are in the table "
-               "when the exact curves are ticked in the sidebar.")
-table = [{k: v for k, v in r.items() if k not in hidden} for r in rows]
-st.dataframe(table, hide_index=True, key="numbers", column_config=common.number_columns(table))
-common.download_csv(table, f"amplification_{mechanism}_n{n}.csv", key="dl_amp")
+for r in rows:
+    r["literature_epsilon"] = literature_epsilon(r)
+    r["literature_name"] = bound_label(r["best_literature"]) if r["literature_epsilon"] is not None else None
+    r["bracket_percent"] = (100.0 * (r["proved_epsilon"] - r["lower_epsilon"]) / r["lower_epsilon"]
+                            if r["proved_epsilon"] and r["lower_epsilon"] else None)
+columns = {
+    "eps0": ("eps0", None, "local budget of each report (nats)."),
+    **({"t": ("t", None, "hash range used at this eps0 (buckets).")} if mechanism in ("collision", "coco")
+       else {}),
+    "proved_epsilon": ("proved eps_c", "up", "smallest proved upper bound on the central eps_c (nats), "
+                                             "rounded up: the number to cite."),
+    "lower_epsilon": ("lower eps_c", "down", "certified lower bound on the true eps_c (nats), rounded down."),
+    "bracket_percent": ("bracket width %", "up", "(proved - lower) / lower, in percent, rounded up."),
+    "paper_epsilon": ("paper (not proved)", "up", "the paper's Theorem 5 value (nats): not a proved bound."),
+    "literature_epsilon": ("best published", "up", "best previously published proved upper bound (nats)."),
+    "literature_name": ("published bound", "text", "which published bound gives that value."),
+}
+all_cols = st.toggle("All columns (every bound's eps_c and the amplification ratios)", value=False,
+                     key="all_columns")
+if all_cols:
+    for key in list(curve_bounds) + [f"log2_ratio[{b}]" for b in curve_bounds] + ["saving_percent"]:
+        direction, text = common.bound_column(key)
+        title = bound_label(key) if key in curve_bounds else key.replace("log2_ratio", "log2 ratio ")
+        columns[key] = (title, direction, text)
+table, config = common.readable_table(rows, columns)
+st.dataframe(table, hide_index=True, key="numbers", column_config=config)
+common.download_csv([{k: v for k, v in r.items() if k != "reasons"} for r in rows],
+                    f"amplification_{mechanism}_n{n}.csv", key="dl_amp")

@@ -138,7 +138,7 @@ fig.update_layout(template="plotly_white", height=420, legend_title="mechanism /
 st.plotly_chart(fig, key="mse_chart")
 st.caption("Markers: open circle = the paper's t (Collision t* = floor(s e^eps0 + 2s - 1), CoCo "
            "Theorem 7); cross = the numerical optimum (may lie outside the plotted t range).")
-st.dataframe(marks, hide_index=True, key="marks_table")
+common.table(marks, "marks_table")
 common.download_csv(marks, "utility_optimal_t.csv", "Download paper/optimal t (CSV)", key="dl_marks")
 curve_rows = []
 for mech in ("collision", "coco"):

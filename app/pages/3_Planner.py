@@ -109,12 +109,10 @@ for nn, c in sorted(p.sensitivity.items()):
     sens_rows.append({"n": nn, "mechanism": c.mechanism, "t": c.t, "eps0": c.eps0, "eps_c": c.eps_c,
                       "mse": c.mse})
 sens_rows.sort(key=lambda x: x["n"])
-st.dataframe(sens_rows, hide_index=True, key="sens_table",
-             column_config=common.number_columns(sens_rows))
+common.table(sens_rows, "sens_table")
 st.caption("The same recommendation recomputed for half and twice the number of users.")
 common.download_csv(sens_rows, "planner_sensitivity.csv", "Download sensitivity (CSV)", key="dl_sens")
 
 st.subheader("All candidates")
-st.dataframe(p.rows(), hide_index=True, key="cand_table",
-             column_config=common.number_columns(p.rows()))
+common.table(p.rows(), "cand_table")
 common.download_csv(p.rows(), "planner_candidates.csv", "Download candidates (CSV)", key="dl_cand")

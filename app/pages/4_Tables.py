@@ -22,16 +22,19 @@ st.caption("Lists: comma-separated values (1e4, 1e5) or start:stop:count (0.5:5:
 
 sb = st.sidebar
 sb.header("Grid")
-mechanism = sb.selectbox("Mechanism", ["collision", "coco", "generic"],
+mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS),
                          format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
 ns = common.parse_list(sb.text_input("n values", "10000, 100000", key="ns"), int, "n", where=sb)
 ss = [None]
-if mechanism != "generic":
+k = None
+if mechanism == "krr":
+    k = int(sb.number_input("k (alphabet size)", min_value=2, max_value=2**31 - 2, value=10, key="k"))
+if mechanism in ("collision", "coco"):
     ss = common.parse_list(sb.text_input("s values", "4", key="ss"), int, "s", where=sb)
 eps0s = common.parse_list(sb.text_input("eps0 values", "0.5:4:4", key="eps0s"), float, "eps0", where=sb)
 deltas = common.parse_list(sb.text_input("delta values", "1e-6", key="deltas"), float, "delta", where=sb)
 t_rule = "paper"
-if mechanism != "generic":
+if mechanism in ("collision", "coco"):
     rule = sb.selectbox("t rule", ["paper", "coco", "fixed"], key="t_rule",
                         help="paper: the mechanism's default rule (Collision t*, CoCo Theorem 7); "
                              "coco: Theorem 7's rule; fixed: one t for every row")
@@ -55,7 +58,7 @@ ok = common.check(all(v <= common.MAX_N for v in ns),
 if not ok:
     st.warning("Fix the inputs marked in the sidebar to see the table.")
     st.stop()
-points = common.call(common.grid, ns, ss, eps0s, deltas, mechanism, t_rule, where=sb)
+points = common.call(common.grid, ns, ss, eps0s, deltas, mechanism, t_rule, k, where=sb)
 if points is None:
     st.stop()
 if not common.check(len(points) <= MAX_POINTS,
@@ -69,7 +72,7 @@ from accountant.shuffle import make_params  # noqa: E402
 bad = []
 for p in points:
     try:
-        make_params(p.mechanism, p.eps0, s=p.s, t=p.t)
+        make_params(p.mechanism, p.eps0, s=p.s, t=p.t, k=p.k)
     except ValueError as exc:
         bad.append(str(exc))
 if bad:
@@ -85,16 +88,13 @@ summary = tables.saving_summary(rows)
 if summary:
     st.caption("Saving of the mechanism's bound over the best comparison bound: " +
                ", ".join(f"{k} = {common.fmt(v, 4)}" for k, v in summary.items()))
-# the paper's columns (as `python -m accountant table`), then each chosen bound's eps_c
-columns = tables.default_columns(rows) + [b for b in bounds if b in rows[0]]
-st.dataframe([{c: r.get(c) for c in columns} for r in rows], hide_index=True, key="table",
-             column_config=common.number_columns(rows))
-st.caption("proved_epsilon: smallest proved upper bound; lower_epsilon: certified lower bound; "
-           "paper_epsilon: the paper's Theorem 5 (not proved); best_literature / literature_epsilon: the "
-           "best previously published proved bound; saving_percent: the saving over it.")
-with st.expander("Every field (the wide table)"):
-    st.dataframe(common.flat(rows), hide_index=True, key="table_wide",
-                 column_config=common.number_columns(rows))
+# the paper's columns (as `python -m accountant table` writes them), then each bound chosen
+# beyond them; every field with the "All columns" toggle
+columns = tables.default_columns(rows) + [b for b in bounds if b not in default_b and b in rows[0]]
+bound_cols = [c for c in rows[0] if common.bound_column(c)[1]] if rows else []
+common.table(rows, "table", help={c: common.bound_column(c)[1] for c in bound_cols},
+             directions={c: common.bound_column(c)[0] for c in bound_cols}, as_text=bound_cols,
+             short=columns)
 
 meta = tables.provenance(
     f"dashboard Tables page: mechanism={mechanism}, n={ns}, s={ss}, eps0={eps0s}, delta={deltas}, "

@@ -82,7 +82,7 @@ for k in ("mse_mean", "mse_nonmissing", "mse_item"):
                   "exact / analytic MSE": ex,
                   "empirical / exact": (emp / ex) if ex else None,
                   "exact inside CI": None if (ex is None or lo != lo) else bool(lo <= ex <= hi)})
-st.dataframe(table, hide_index=True, key="sim_table", column_config=common.number_columns(table))
+common.table(table, "sim_table")
 st.caption("95% CI: Student-t interval for the expected MSE from the independent runs "
            "(needs at least 2 runs); an exact value inside it agrees with the simulation.")
 src = runs[0].get("analytic", {}).get("applies_to")

@@ -125,8 +125,7 @@ else:
 
 metric_rows = [r for r in (paper, exact) if r is not None]
 with st.expander("All numbers as a table"):
-    st.dataframe(metric_rows, hide_index=True, key="metrics_table",
-                 column_config=common.number_columns(metric_rows))
+    common.table(metric_rows, "metrics_table")
 common.download_csv(metric_rows, f"frequency_{mech}_metrics.csv", "Download metrics (CSV)",
                     key="dl_metrics")
 
@@ -238,8 +237,7 @@ for src, r in results.items():
     row["max abs error, min over runs"] = min(runs)
     row["max abs error, max over runs"] = max(runs)
     sim_rows.append(row)
-st.dataframe(sim_rows, hide_index=True, key="sim_table",
-             column_config=common.number_columns(sim_rows))
+common.table(sim_rows, "sim_table")
 st.caption("The bound alpha (Lemma 2.3 / 2.6) holds with probability >= 1 - beta for the maximum "
            "error over all B elements; the exact RMSE is the square root of the mean exact "
            "variance over the elements. 95% CI: Student-t interval for the expected maximum "

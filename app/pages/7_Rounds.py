@@ -47,7 +47,8 @@ def inverse(n, rounds, target, delta, mechanism, s, t, k):
 
 sb = st.sidebar
 sb.header("Per-round inputs")
-mechanism = sb.selectbox("mechanism", _compose.ROUND_MECHANISMS, key="mechanism")
+mechanism = sb.selectbox("mechanism", _compose.ROUND_MECHANISMS, key="mechanism",
+                         format_func=lambda m: common.MECH_LABEL.get(m, m))
 n = int(sb.number_input("n (users per round)", min_value=2, max_value=10**9, value=100_000,
                         step=10_000, key="n"))
 eps0 = float(sb.number_input("local eps0 per round", min_value=0.01, max_value=10.0, value=4.0,
@@ -99,7 +100,7 @@ fig.update_layout(xaxis=common.log_axis("rounds T", Ts),
                                         [r[k] for r in rows for k in ("epsilon", "epsilon_optimistic",
                                                                       "advanced_epsilon", "naive_epsilon")]),
                   title=f"Total eps after T rounds ({round_title}, delta = {common.fmt(delta)})")
-st.plotly_chart(fig, use_container_width=True)
+st.plotly_chart(fig, key="rounds_chart")
 
 st.subheader("Largest per-round eps0 for a total budget")
 e0 = common.call(inverse, n, rounds, target, delta, mechanism, s, t, k)

@@ -1,0 +1,73 @@
+"""Time of the whole Amplification page at its defaults: the headline numbers
+(``ShuffleAccountant.epsilon_result`` at eps0 = 1) and the default chart's curves (the
+proved eps_c, the certified lower bound, the paper's Theorem 5 value and the best published
+proved bound: ``figure.default_curve_bounds``) at 25 values of eps0 in [0.1, 5], computed as
+the page computes them (``tables.compute_row`` on :mod:`accountant.parallel`'s threads,
+the page's curve tolerance), cold caches per row.  "first draft" is the headline plus the
+page's first pass (every 6th eps0: ``figure.draft_indices``), "page" everything.
+
+Usage: python benchmarks/bench_amplification.py [mechanism ...]   (default: collision)
+Goal (issue 31): <= 1 s for n <= 1e8, <= 2 s at n = 1e9.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from accountant import bounds, parallel, tables  # noqa: E402
+from accountant.figure import default_curve_bounds, draft_indices  # noqa: E402
+from accountant.params import make_params  # noqa: E402
+from accountant.shuffle import ShuffleAccountant  # noqa: E402
+
+CURVE_RTOL = 1e-6  # app/common.py CURVE_RTOL
+S, K, DELTA, EPS_REF, POINTS = 4, 10, 1e-6, 1.0, 25  # the page's defaults (k-RR: k = 10)
+
+
+def _clear() -> None:
+    bounds._pair_result.cache_clear()
+    bounds._proved_cached.cache_clear()
+
+
+def row(mechanism: str, n: int) -> str:
+    s = S if mechanism in ("collision", "coco") else None
+    k = K if mechanism == "krr" else None
+    eps0s = [0.1 + (5.0 - 0.1) * i / (POINTS - 1) for i in range(POINTS)]
+    points = tables.build_grid([n], [s], eps0s, [DELTA], mechanism, "paper", k=k)
+    curve_bounds = default_curve_bounds(mechanism)
+    _clear()
+    t0 = time.perf_counter()
+    params = make_params(mechanism, EPS_REF, s=s, t=tables.resolve_t("paper", mechanism, s, EPS_REF), k=k)
+    head = ShuffleAccountant(params, n).epsilon_result(DELTA)
+    t1 = time.perf_counter()
+    first = set(draft_indices(len(points)))  # the page's first draft, then the points in between
+    compute = lambda p: tables.compute_row(p, curve_bounds, CURVE_RTOL)  # noqa: E731
+    parallel.map_ordered(compute, [p for i, p in enumerate(points) if i in first])
+    t_draft = time.perf_counter()
+    parallel.map_ordered(compute, [p for i, p in enumerate(points) if i not in first])
+    t2 = time.perf_counter()
+    goal = 1.0 if n <= 10 ** 8 else 2.0
+    total = t2 - t0
+    return (f"| {mechanism} | {n:.0e} | {len(curve_bounds)} | {head.epsilon:.6g} | {t1 - t0:.2f} | "
+            f"{t_draft - t0:.2f} | {t2 - t1:.2f} | {total:.2f} | {goal:g} | {'yes' if total <= goal else 'no'} |")
+
+
+def main() -> int:
+    mechs = sys.argv[1:] or ["collision"]
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, {parallel.threads()} threads, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+          f"{os.getloadavg()[0]:.1f} at the start")
+    print("| mechanism | n | bounds | headline eps_c | headline s | first draft s | curves s | page s "
+          "| goal s | met |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for mech in mechs:
+        for e in (4, 5, 6, 8, 9):
+            print(row(mech, 10 ** e), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
