@@ -23,6 +23,7 @@ from typing import Callable, Iterable, Optional, Sequence
 from .bounds import BOUND_NAMES, best_proved, compare
 from .fileio import write_atomic
 from .limits import MAX_LIST, worker_init
+from .optional import require
 from .params import coco_theorem7_t, collision_paper_t
 from .progress import ProgressBar
 
@@ -150,10 +151,8 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
     bar = ProgressBar(total, "rows") if progress else None
     rows: list[Optional[dict]] = [None] * total
     if scheduler:
-        try:
-            from dask.distributed import Client, as_completed
-        except ImportError as exc:  # pragma: no cover - depends on the optional extra
-            raise ValueError("--scheduler needs the optional dask extra: pip install -e '.[dask]'") from exc
+        require("distributed", "--scheduler (a Dask cluster)")
+        from dask.distributed import Client, as_completed
         try:
             client = Client(scheduler, timeout="10s")
         except (OSError, ValueError, TypeError) as exc:  # unreachable or malformed address
