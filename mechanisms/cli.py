@@ -24,9 +24,10 @@ from accountant.limits import float_arg, int_arg
 from accountant.progress import ProgressBar
 
 from .errors import analytic_errors
-from .frequency import DATA_KINDS, frequency_table, render_frequency_table, simulate_frequency
+from .frequency import DATA_KINDS, TABLE_COLUMNS, frequency_table, render_frequency_table, simulate_frequency
 from .simulate import (
     ALL_NAMES,
+    COMPARE_COLUMNS,
     POSTPROCESS,
     MechanismUnavailableError,
     _jsonable,
@@ -83,8 +84,68 @@ REPS_ARG = int_arg("--reps", 1, L.MAX_REPS)
 SEED_ARG = int_arg("--seed", 0, 2**63 - 1)
 
 
+# (command, example) -- the five most common: printed when no command is given
+COMMON = (
+    ("simulate", "simulate --mechanism coco --n 100000 --d 256 --s 8 --eps0 1"),
+    ("error", "error --mechanism collision --n 100000 --d 256 --s 8 --eps0 1"),
+    ("compare", "compare --n 10000 --d 64 --s 4,8 --eps0 0.5,2 --out t.md"),
+    ("simulate", "simulate --mechanism fe1 --n 100000 --B 1000 --eps 1"),
+    ("fe-table", "fe-table --n 10000 --B 100,1000 --eps 1,3 --reps 2 --out fe.md"),
+)
+EXAMPLES = {
+    "simulate": ("simulate --mechanism coco --n 100000 --d 256 --s 8 --eps0 1",
+                 "simulate --mechanism collision --n 100000 --d 256 --s 8 --eps0 1 --reps 5 --json",
+                 "simulate --mechanism fe0 --n 100000 --B 100 --eps 1 --rho paper"),
+    "error": ("error --mechanism collision --n 100000 --d 256 --s 8 --eps0 1",
+              "error --mechanism coco --n 100000 --d 128 --s 8 --eps0 0.5 --json"),
+    "compare": ("compare --n 10000 --d 64 --s 4,8 --eps0 0.5,2 --out t.md",
+                "compare --n 10000 --d 64 --s 4,8 --eps0 0.5,2 --reps 3 --out t.csv --json"),
+    "fe-table": ("fe-table --n 10000 --B 100,1000 --eps 1,3 --reps 2 --out fe.md",
+                 "fe-table --n 10000 --B 100 --eps 0.5,1 --out fe.csv --json"),
+}
+DEFAULTS_NOTE = ("--mechanism has no default here (each is named); the privacy accounting of the "
+                 "shuffled reports is `shuffle-dp` (python -m accountant): its default mechanism is "
+                 "the generic eps0-LDP randomizer and its default bound the smallest proved upper "
+                 "bound.")
+
+
+def _prog() -> str:
+    """The name the user typed: the console command or ``python -m mechanisms``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return name if name.startswith("shuffle-dp") else "python -m mechanisms"
+
+
+def _epilog(prog: str, examples) -> str:
+    import textwrap
+
+    return ("examples:\n" + "\n".join(f"  {prog} {e}" for e in examples) + "\n\n"
+            + textwrap.fill(DEFAULTS_NOTE, 79))
+
+
+def _add_help_examples(parser: argparse.ArgumentParser, sub) -> None:
+    """Every --help ends with examples and says where the defaults are."""
+    prog = _prog()
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = _epilog(prog, [e for _, e in COMMON[:3]])
+    for name, sp in sub.choices.items():
+        sp.formatter_class = argparse.RawDescriptionHelpFormatter
+        sp.epilog = _epilog(prog, EXAMPLES.get(name, ()))
+
+
+def no_command_text() -> str:
+    """Usage and the five most common commands (``python -m mechanisms`` alone)."""
+    import textwrap
+
+    prog = _prog()
+    lines = [build_parser().format_usage().rstrip(), "", "most common commands:"]
+    lines += [f"  {prog} {example}" for _, example in COMMON]
+    lines += ["", f"{prog} COMMAND --help shows every option and more examples.",
+              textwrap.fill(DEFAULTS_NOTE, 79)]
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _OneLineParser(prog="python -m mechanisms",
+    p = _OneLineParser(prog=_prog(),
                        description="Collision / CoCo mechanisms: simulation, exact errors, "
                                    "comparison tables (Wang et al.).")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
@@ -141,6 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
     fet.add_argument("--beta", type=BETA_ARG, default=0.1)
     fet.add_argument("--data", choices=DATA_KINDS, default="zipf")
     fet.add_argument("--out", required=True, help="output file: .csv, .md or .json")
+    for w in (cmp_, fet):
+        w.add_argument("--json", action="store_true",
+                       help="print a JSON summary of what was written (path, format, rows, "
+                            "columns, parameters)")
+    _add_help_examples(p, sub)
     return p
 
 
@@ -229,11 +295,23 @@ def main(argv: list[str] | None = None) -> int:
 
     Errors are one line on stderr, never a traceback (:func:`accountant.limits.guarded`).
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        sys.stderr.write(no_command_text() + "\n")
+        return EXIT_USAGE
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or its one-line error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     return L.guarded(lambda: _run(args))
+
+
+def _written(args, ext: str, res: dict, columns) -> dict:
+    """The --json summary of a written table: what, where, how big, from which inputs."""
+    params = {k: v for k, v in vars(args).items() if k not in ("command", "out", "json")}
+    return _jsonable({"command": args.command, "path": args.out, "format": _FORMATS[ext],
+                      "rows": len(res["rows"]), "columns": list(columns), "parameters": params,
+                      "skipped": list(res.get("skipped", []))})
 
 
 def _run(args) -> int:
@@ -263,7 +341,10 @@ def _run(args) -> int:
                                   beta=args.beta, data=args.data, progress=bar)
             bar.close()
             write_atomic(args.out, render_frequency_table(res, _FORMATS[ext]))
-            print(f"wrote {len(res['rows'])} rows to {args.out}")
+            if args.json:
+                print(json.dumps(_written(args, ext, res, TABLE_COLUMNS)))
+            else:
+                print(f"wrote {len(res['rows'])} rows to {args.out}")
         else:  # compare
             ext = _out_format(args.out)
             bar = ProgressBar(0, "cells")
@@ -272,7 +353,10 @@ def _run(args) -> int:
             bar.close()
             write_atomic(args.out, render_compare(res, _FORMATS[ext]))
             note = f" (skipped, not installed: {', '.join(res['skipped'])})" if res["skipped"] else ""
-            print(f"wrote {len(res['rows'])} rows to {args.out}{note}")
+            if args.json:
+                print(json.dumps(_written(args, ext, res, COMPARE_COLUMNS)))
+            else:
+                print(f"wrote {len(res['rows'])} rows to {args.out}{note}")
     except MechanismUnavailableError as exc:
         raise ValueError(str(exc)) from None
     return 0
