@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Optional, Sequence
 
+from . import cli_help
 from . import limits as L
 from .bounds import ALIASES, BOUND_NAMES, REGISTRY
 from .calibration import local_epsilon
@@ -138,12 +139,6 @@ EXAMPLES = {
 }
 
 
-def _prog() -> str:
-    """The name the user typed: the console command or ``python -m accountant``."""
-    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return name if name.startswith("shuffle-dp") else "python -m accountant"
-
-
 NOTES = {  # commands whose defaults differ from DEFAULTS_NOTE
     "figure": "Defaults: mechanism collision (the paper's Figure 2) and every bound of the "
               "comparison set (--bounds all); the proved bound is marked as such.",
@@ -152,38 +147,13 @@ NOTES = {  # commands whose defaults differ from DEFAULTS_NOTE
 }
 
 
-def _epilog(prog: str, examples: Sequence[str], note: str = DEFAULTS_NOTE) -> str:
-    import textwrap
-
-    return ("examples:\n" + "\n".join(f"  {prog} {e}" for e in examples) + "\n\n"
-            + textwrap.fill(note, 79))
-
-
-def _add_help_examples(parser: argparse.ArgumentParser, sub) -> None:
-    """Every --help ends with examples and names the default mechanism and bound."""
-    prog = _prog()
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = _epilog(prog, [e for _, e in COMMON[:3]])
-    for name, p in sub.choices.items():
-        p.formatter_class = argparse.RawDescriptionHelpFormatter
-        p.epilog = _epilog(prog, EXAMPLES.get(name, ()), NOTES.get(name, DEFAULTS_NOTE))
-
-
 def no_command_text() -> str:
     """Usage and the five most common commands (``python -m accountant`` alone)."""
-    import textwrap
-
-    prog = _prog()
-    lines = [build_parser().format_usage().rstrip(), "", "most common commands:"]
-    for name, example in COMMON:
-        lines.append(f"  {prog} {example}")
-    lines += ["", f"{prog} COMMAND --help shows every option and more examples.",
-              textwrap.fill(DEFAULTS_NOTE, 79)]
-    return "\n".join(lines)
+    return cli_help.no_command_text(build_parser(), COMMON, DEFAULTS_NOTE)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=_prog(),
+    parser = _Parser(prog=cli_help.prog_name("accountant"),
                      description="Privacy amplification by shuffling: exact accounting.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -265,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .compose_cli import add_compose_parser
 
     add_compose_parser(sub, parse_count, parse_float)
-    _add_help_examples(parser, sub)
+    cli_help.add_help_examples(parser, sub, COMMON, EXAMPLES, DEFAULTS_NOTE, NOTES)
     return parser
 
 

@@ -18,6 +18,7 @@ import json
 import os
 import sys
 
+from accountant import cli_help
 from accountant import limits as L
 from accountant.fileio import write_atomic
 from accountant.limits import float_arg, int_arg
@@ -109,43 +110,13 @@ DEFAULTS_NOTE = ("--mechanism has no default here (each is named); the privacy a
                  "bound.")
 
 
-def _prog() -> str:
-    """The name the user typed: the console command or ``python -m mechanisms``."""
-    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return name if name.startswith("shuffle-dp") else "python -m mechanisms"
-
-
-def _epilog(prog: str, examples) -> str:
-    import textwrap
-
-    return ("examples:\n" + "\n".join(f"  {prog} {e}" for e in examples) + "\n\n"
-            + textwrap.fill(DEFAULTS_NOTE, 79))
-
-
-def _add_help_examples(parser: argparse.ArgumentParser, sub) -> None:
-    """Every --help ends with examples and says where the defaults are."""
-    prog = _prog()
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = _epilog(prog, [e for _, e in COMMON[:3]])
-    for name, sp in sub.choices.items():
-        sp.formatter_class = argparse.RawDescriptionHelpFormatter
-        sp.epilog = _epilog(prog, EXAMPLES.get(name, ()))
-
-
 def no_command_text() -> str:
     """Usage and the five most common commands (``python -m mechanisms`` alone)."""
-    import textwrap
-
-    prog = _prog()
-    lines = [build_parser().format_usage().rstrip(), "", "most common commands:"]
-    lines += [f"  {prog} {example}" for _, example in COMMON]
-    lines += ["", f"{prog} COMMAND --help shows every option and more examples.",
-              textwrap.fill(DEFAULTS_NOTE, 79)]
-    return "\n".join(lines)
+    return cli_help.no_command_text(build_parser(), COMMON, DEFAULTS_NOTE)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _OneLineParser(prog=_prog(),
+    p = _OneLineParser(prog=cli_help.prog_name("mechanisms"),
                        description="Collision / CoCo mechanisms: simulation, exact errors, "
                                    "comparison tables (Wang et al.).")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
@@ -206,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         w.add_argument("--json", action="store_true",
                        help="print a JSON summary of what was written (path, format, rows, "
                             "columns, parameters)")
-    _add_help_examples(p, sub)
+    cli_help.add_help_examples(p, sub, COMMON, EXAMPLES, DEFAULTS_NOTE)
     return p
 
 

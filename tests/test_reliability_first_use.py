@@ -109,31 +109,26 @@ ACC_COMMANDS = sorted(acli.build_parser()._subparsers._group_actions[0].choices)
 MECH_COMMANDS = sorted(mcli.build_parser()._subparsers._group_actions[0].choices)
 
 
-@pytest.mark.parametrize("argv", [["--help"]] + [[c, "--help"] for c in ACC_COMMANDS])
-def test_accountant_help_ends_with_examples(argv, capsys):
+HELP_CASES = ([(acli, "accountant", a) for a in [["--help"]] + [[c, "--help"] for c in ACC_COMMANDS]]
+              + [(mcli, "mechanisms", a) for a in [["--help"]] + [[c, "--help"] for c in MECH_COMMANDS]])
+
+
+@pytest.mark.parametrize("cli, module, argv", HELP_CASES,
+                         ids=[f"{m}-{a[0]}" for _, m, a in HELP_CASES])
+def test_help_ends_with_examples_and_defaults(cli, module, argv, capsys):
     with pytest.raises(SystemExit) as ei:
-        acli.build_parser().parse_args(argv)
+        cli.build_parser().parse_args(argv)
     assert ei.value.code == 0
     out = capsys.readouterr().out
     tail = out.split("examples:\n", 1)
     assert len(tail) == 2, out
-    ex = [ln for ln in tail[1].splitlines() if ln.startswith("  python -m accountant ")]
+    ex = [ln for ln in tail[1].splitlines() if ln.startswith(f"  python -m {module} ")]
     assert 2 <= len(ex) <= 3
-    if argv[0] not in ("figure", "bib"):
-        assert "--mechanism generic" in tail[1] and "--bound proved" in tail[1]
-
-
-@pytest.mark.parametrize("argv", [["--help"]] + [[c, "--help"] for c in MECH_COMMANDS])
-def test_mechanisms_help_ends_with_examples(argv, capsys):
-    with pytest.raises(SystemExit) as ei:
-        mcli.build_parser().parse_args(argv)
-    assert ei.value.code == 0
-    out = capsys.readouterr().out
-    tail = out.split("examples:\n", 1)
-    assert len(tail) == 2, out
-    ex = [ln for ln in tail[1].splitlines() if ln.startswith("  python -m mechanisms ")]
-    assert 2 <= len(ex) <= 3
-    assert "generic eps0-LDP randomizer" in " ".join(tail[1].split())
+    note = " ".join(tail[1].split())
+    if module == "mechanisms":
+        assert "generic eps0-LDP randomizer" in note
+    elif argv[0] not in ("figure", "bib"):
+        assert "--mechanism generic" in note and "--bound proved" in note
 
 
 @pytest.mark.parametrize("cli, module", [(acli, "accountant"), (mcli, "mechanisms")])
