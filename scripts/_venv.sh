@@ -26,12 +26,12 @@ apt_install() {  # apt_install PKG...: install the missing Debian packages (quie
 
 ensure_venv() {  # ensure_venv DIR: DIR/bin/python exists and runs
   local dir="$1"
+  if [ -x "$dir/bin/python" ] && "$dir/bin/python" -c 'import sys' 2>/dev/null; then
+    return 0
+  fi
   if ! command -v "$PY" >/dev/null 2>&1; then
     echo "scripts: $PY not found; install Python >= 3.10 or set PYTHON=/path/to/python3" >&2
     return 1
-  fi
-  if [ -x "$dir/bin/python" ] && "$dir/bin/python" -c 'import sys' 2>/dev/null; then
-    return 0
   fi
   rm -rf "$dir"
   if ! "$PY" -c 'import venv, ensurepip' 2>/dev/null; then
@@ -47,7 +47,8 @@ ensure_venv() {  # ensure_venv DIR: DIR/bin/python exists and runs
 
 pip_install() {  # pip_install DIR ARGS...: `pip install ARGS` unless nothing changed since
   local dir="$1"; shift  # the last install (same arguments, pyproject.toml and constraints/)
-  local stamp="$dir/.installed" want
+  local stamp want  # one stamp per argument list, so run.sh and test.sh do not undo each other
+  stamp="$dir/.installed-$(echo "$*" | sha256sum | cut -c1-12)"
   want="$(cat pyproject.toml constraints/*.txt 2>/dev/null | sha256sum | cut -c1-16) $*"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     return 0

@@ -62,6 +62,8 @@ def test_rerun_installs_only_when_something_changed(tmp_path):
     assert len(again) == 1  # nothing changed: no second install
     other = [c for c in _pip(work, "-e", ".") if "pip install" in c]
     assert len(other) == 2  # other arguments: install
+    back = [c for c in _pip(work, "-e", "'.[test]'") if "pip install" in c]
+    assert len(back) == 2  # run.sh then test.sh again: each keeps its own stamp
     with open(work / "pyproject.toml", "a") as fh:
         fh.write("\n# changed\n")
     changed = [c for c in _pip(work, "-e", ".") if "pip install" in c]
