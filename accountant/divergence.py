@@ -43,6 +43,7 @@ from typing import Optional
 import numpy as np
 
 from . import parallel as _parallel
+from .optional import require
 from .binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range, half_tail_ratio
 
 # Relative bound on the floating-point error of the float path's window sum
@@ -533,6 +534,8 @@ def hockey_stick_divergence(
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     if method not in ("float", "mpmath", "arb"):
         raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
+    if method == "arb":
+        require("flint", "method 'arb' (certified ball arithmetic)")
     if target_delta is not None and log_target_delta is not None:
         raise ValueError("give at most one of target_delta and log_target_delta")
     if target_delta is not None:

@@ -47,6 +47,8 @@ import signal
 import sys
 from typing import Callable, Optional
 
+from .optional import MissingDependency
+
 MAX_N = 10**10
 MAX_GRID_POINTS = 2_000
 LARGE_N = 10**8
@@ -207,18 +209,22 @@ def _on_sigterm(signum, frame):  # pragma: no cover - exercised by subprocess te
 def guarded(fn: Callable[[], int]) -> int:
     """Run a command body under the error contract; returns the exit status.
 
-    ValueError -> 2 (bad input, one line); OSError, MemoryError, unreachable scheduler
+    ValueError -> 2 (bad input, one line); a missing optional package -> 2 (one line
+    naming what to install, :mod:`accountant.optional`); OSError, MemoryError, unreachable scheduler
     -> 1 (one line); KeyboardInterrupt -> 130 with "interrupted"; SIGTERM -> 143.
     No traceback reaches the user.
     """
-    old = None
+    old = old_int = None
     try:
         old = signal.signal(signal.SIGTERM, _on_sigterm)
+        # Ctrl-C even when started as a background job (`cmd &`, nohup), which inherits
+        # SIGINT ignored: Python then leaves it ignored and the command could not be stopped
+        old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     except ValueError:  # not the main thread
         pass
     try:
         return fn()
-    except ValueError as exc:
+    except (ValueError, MissingDependency) as exc:
         _say(exc)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -240,11 +246,12 @@ def guarded(fn: Callable[[], int]) -> int:
             return EXIT_FAILURE
         raise
     finally:
-        if old is not None:
-            try:
-                signal.signal(signal.SIGTERM, old)
-            except (ValueError, TypeError):
-                pass
+        for signum, handler in ((signal.SIGTERM, old), (signal.SIGINT, old_int)):
+            if handler is not None:
+                try:
+                    signal.signal(signum, handler)
+                except (ValueError, TypeError):
+                    pass
 
 
 def _say(exc: BaseException) -> None:

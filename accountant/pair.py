@@ -14,6 +14,7 @@ from typing import Optional
 import numpy as np
 
 from .divergence import DivergenceValue, DominatingPair, hockey_stick_divergence
+from .optional import require
 from .params import Params, _check_delta, _check_n
 from .saddle import log_positive_part, root_of_decreasing
 from .search import EpsilonSearchResult, epsilon_for_log_delta
@@ -76,6 +77,8 @@ class PairAccountant:
         self.n = _check_n(n)
         if method not in ("float", "mpmath", "arb"):
             raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
+        if method == "arb":
+            require("flint", "method 'arb' (certified ball arithmetic)")
         if isinstance(digits, bool) or not isinstance(digits, int) or not 5 <= digits <= 1000:
             raise ValueError(f"digits must be an integer in [5, 1000], got {digits!r}")
         self.method = method

@@ -40,6 +40,8 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from .optional import require
+
 _U = 2.0 ** -53  # unit roundoff of float64
 # Mass cut from each tail per convolution (accounted for on the safe side).
 TAIL_MASS = 1e-22
@@ -343,10 +345,8 @@ def to_dp_accounting(pld: DiscretePLD):
     grid pmf and the +inf atom (symmetric, as the round profiles here are); the
     floating-point ``error`` term is not representable there and is dropped.
     """
-    try:
-        from dp_accounting.pld import privacy_loss_distribution as _dpl
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("to_dp_accounting needs dp-accounting: pip install '.[pld]'") from exc
+    require("dp_accounting", "to_dp_accounting (export to Google's dp_accounting)")
+    from dp_accounting.pld import privacy_loss_distribution as _dpl
     rounded = {int(pld.offset + i): float(v) for i, v in enumerate(pld.pmf) if v > 0}
     return _dpl.PrivacyLossDistribution.create_from_rounded_probability(
         rounded, float(pld.inf_mass), pld.step, pessimistic_estimate=pld.pessimistic)

@@ -34,6 +34,7 @@ from typing import Optional
 import numpy as np
 
 from .divergence import DominatingPair, _window_log
+from .optional import require
 
 _LN10 = math.log(10.0)
 # Longest distance between exact anchors (caps the cost of one bad block).
@@ -125,7 +126,7 @@ class _ArbBackend:
     name = "arb"
 
     def __init__(self) -> None:
-        import flint
+        flint = require("flint", "method 'arb' (certified ball arithmetic)")
 
         self.flint = flint
         self.arb = flint.arb
@@ -276,7 +277,7 @@ def mp_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digits
 def arb_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digits: int = 30
                    ) -> HighPrecisionSum:
     """Ball-arithmetic window sum: balls that contain the exact window sums."""
-    import flint
+    flint = require("flint", "method 'arb' (certified ball arithmetic)")
 
     if not (isinstance(digits, int) and 5 <= digits <= 1000):
         raise ValueError(f"digits must be an integer in [5, 1000], got {digits!r}")

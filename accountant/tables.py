@@ -24,6 +24,7 @@ from .bounds import BOUND_NAMES, best_proved, compare
 from .fileio import write_atomic, write_atomic_group
 from .limits import MAX_LIST, worker_init
 from .numfmt import fmt
+from .optional import require
 from .params import coco_theorem7_t, collision_paper_t
 from .progress import ProgressBar
 
@@ -163,10 +164,8 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
     bar = ProgressBar(total, "rows") if progress else None
     rows: list[Optional[dict]] = [None] * total
     if scheduler:
-        try:
-            from dask.distributed import Client, as_completed
-        except ImportError as exc:  # pragma: no cover - depends on the optional extra
-            raise ValueError("--scheduler needs the optional dask extra: pip install -e '.[dask]'") from exc
+        require("distributed", "--scheduler (a Dask cluster)")
+        from dask.distributed import Client, as_completed
         try:
             client = Client(scheduler, timeout="10s")
         except (OSError, ValueError, TypeError) as exc:  # unreachable or malformed address

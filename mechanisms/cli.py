@@ -18,15 +18,17 @@ import json
 import os
 import sys
 
+from accountant import cli_help
 from accountant import limits as L
 from accountant.fileio import write_atomic
 from accountant.limits import float_arg, int_arg
 from accountant.progress import ProgressBar
 
 from .errors import analytic_errors
-from .frequency import DATA_KINDS, frequency_table, render_frequency_table, simulate_frequency
+from .frequency import DATA_KINDS, TABLE_COLUMNS, frequency_table, render_frequency_table, simulate_frequency
 from .simulate import (
     ALL_NAMES,
+    COMPARE_COLUMNS,
     POSTPROCESS,
     MechanismUnavailableError,
     _jsonable,
@@ -83,8 +85,38 @@ REPS_ARG = int_arg("--reps", 1, L.MAX_REPS)
 SEED_ARG = int_arg("--seed", 0, 2**63 - 1)
 
 
+# (command, example) -- the five most common: printed when no command is given
+COMMON = (
+    ("simulate", "simulate --mechanism coco --n 100000 --d 256 --s 8 --eps0 1"),
+    ("error", "error --mechanism collision --n 100000 --d 256 --s 8 --eps0 1"),
+    ("compare", "compare --n 10000 --d 64 --s 4,8 --eps0 0.5,2 --out t.md"),
+    ("simulate", "simulate --mechanism fe1 --n 100000 --B 1000 --eps 1"),
+    ("fe-table", "fe-table --n 10000 --B 100,1000 --eps 1,3 --reps 2 --out fe.md"),
+)
+EXAMPLES = {
+    "simulate": ("simulate --mechanism coco --n 100000 --d 256 --s 8 --eps0 1",
+                 "simulate --mechanism collision --n 100000 --d 256 --s 8 --eps0 1 --reps 5 --json",
+                 "simulate --mechanism fe0 --n 100000 --B 100 --eps 1 --rho paper"),
+    "error": ("error --mechanism collision --n 100000 --d 256 --s 8 --eps0 1",
+              "error --mechanism coco --n 100000 --d 128 --s 8 --eps0 0.5 --json"),
+    "compare": ("compare --n 10000 --d 64 --s 4,8 --eps0 0.5,2 --out t.md",
+                "compare --n 10000 --d 64 --s 4,8 --eps0 0.5,2 --reps 3 --out t.csv --json"),
+    "fe-table": ("fe-table --n 10000 --B 100,1000 --eps 1,3 --reps 2 --out fe.md",
+                 "fe-table --n 10000 --B 100 --eps 0.5,1 --out fe.csv --json"),
+}
+DEFAULTS_NOTE = ("--mechanism has no default here (each is named); the privacy accounting of the "
+                 "shuffled reports is `shuffle-dp` (python -m accountant): its default mechanism is "
+                 "the generic eps0-LDP randomizer and its default bound the smallest proved upper "
+                 "bound.")
+
+
+def no_command_text() -> str:
+    """Usage and the five most common commands (``python -m mechanisms`` alone)."""
+    return cli_help.no_command_text(build_parser(), COMMON, DEFAULTS_NOTE)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _OneLineParser(prog="python -m mechanisms",
+    p = _OneLineParser(prog=cli_help.prog_name("mechanisms"),
                        description="Collision / CoCo mechanisms: simulation, exact errors, "
                                    "comparison tables (Wang et al.).")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
@@ -141,6 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
     fet.add_argument("--beta", type=BETA_ARG, default=0.1)
     fet.add_argument("--data", choices=DATA_KINDS, default="zipf")
     fet.add_argument("--out", required=True, help="output file: .csv, .md or .json")
+    for w in (cmp_, fet):
+        w.add_argument("--json", action="store_true",
+                       help="print a JSON summary of what was written (path, format, rows, "
+                            "columns, parameters)")
+    cli_help.add_help_examples(p, sub, COMMON, EXAMPLES, DEFAULTS_NOTE)
     return p
 
 
@@ -229,11 +266,23 @@ def main(argv: list[str] | None = None) -> int:
 
     Errors are one line on stderr, never a traceback (:func:`accountant.limits.guarded`).
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        sys.stderr.write(no_command_text() + "\n")
+        return EXIT_USAGE
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or its one-line error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     return L.guarded(lambda: _run(args))
+
+
+def _written(args, ext: str, res: dict, columns) -> dict:
+    """The --json summary of a written table: what, where, how big, from which inputs."""
+    params = {k: v for k, v in vars(args).items() if k not in ("command", "out", "json")}
+    return _jsonable({"command": args.command, "path": args.out, "format": _FORMATS[ext],
+                      "rows": len(res["rows"]), "columns": list(columns), "parameters": params,
+                      "skipped": list(res.get("skipped", []))})
 
 
 def _run(args) -> int:
@@ -263,7 +312,10 @@ def _run(args) -> int:
                                   beta=args.beta, data=args.data, progress=bar)
             bar.close()
             write_atomic(args.out, render_frequency_table(res, _FORMATS[ext]))
-            print(f"wrote {len(res['rows'])} rows to {args.out}")
+            if args.json:
+                print(json.dumps(_written(args, ext, res, TABLE_COLUMNS)))
+            else:
+                print(f"wrote {len(res['rows'])} rows to {args.out}")
         else:  # compare
             ext = _out_format(args.out)
             bar = ProgressBar(0, "cells")
@@ -272,7 +324,10 @@ def _run(args) -> int:
             bar.close()
             write_atomic(args.out, render_compare(res, _FORMATS[ext]))
             note = f" (skipped, not installed: {', '.join(res['skipped'])})" if res["skipped"] else ""
-            print(f"wrote {len(res['rows'])} rows to {args.out}{note}")
+            if args.json:
+                print(json.dumps(_written(args, ext, res, COMPARE_COLUMNS)))
+            else:
+                print(f"wrote {len(res['rows'])} rows to {args.out}{note}")
     except MechanismUnavailableError as exc:
         raise ValueError(str(exc)) from None
     return 0

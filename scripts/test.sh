@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
 # Everything the tests need, on a fresh machine, then the tests.
-# (The README's test command; .ci/run calls it.)
+# (The README's test command; .ci/run calls it.)  Makes .venv/ with $PYTHON (default
+# python3) and installs the package with its test extra there (skipped when nothing
+# changed).  Extra arguments go to pytest, e.g. `bash scripts/test.sh tests/test_cli.py -x`.
+# A full run (no arguments) then runs a smoke subset with the lowest supported versions
+# (constraints/minimum.txt) in .venv-min/; SKIP_MINIMUM=1 skips that step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Browser tests and PNG export use Debian's Chromium (headless, no network).
-if ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+. scripts/_venv.sh
+# Browser tests and PNG export use Debian's Chromium (headless, no network);
+# the LaTeX export test compiles with pdflatex.
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base texlive-latex-recommended texlive-latex-extra)
+[ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+ensure_venv .venv
+pip_install .venv -e '.[test]'
+.venv/bin/python -m pytest "$@"
+if [ $# -eq 0 ] && [ "${SKIP_MINIMUM:-0}" != 1 ]; then
+  echo "scripts: smoke tests with the minimum versions (constraints/minimum.txt)" >&2
+  ensure_venv .venv-min
+  pip_install .venv-min -c constraints/minimum.txt -e . pytest hypothesis
+  .venv-min/bin/python -m pytest -q tests/test_cli.py tests/test_mech_cli.py tests/test_app.py
 fi
-python3 -m pip install -q -e '.[test]'
-python3 -m pytest "$@"

@@ -109,7 +109,7 @@ ACCOUNTANT_CASES += [
     (["bib"] + _with(BIB, "--eps", "inf"), "--eps"),
     (["bib"] + _with(BIB, "--s", None), "--s"),
     (["frobnicate"], "command"),
-    ([], "command"),
+    # no arguments at all: usage and common commands (test_reliability_first_use.py)
 ]
 
 
@@ -299,10 +299,24 @@ def _alive(pid: str) -> bool:
         return False
 
 
-def _start_table(out):
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            f = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _ignore_sigint() -> None:  # what a shell does to a background job (`cmd &`)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_table(out, preexec=None):
     p = subprocess.Popen([sys.executable, "-m", "accountant", *BIG_TABLE, "--out", out], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+                         start_new_session=True, preexec_fn=preexec)
     deadline = time.monotonic() + 30
     kids: list = []
     while time.monotonic() < deadline:  # wait until both workers run
@@ -323,10 +337,13 @@ def _no_survivors(kids):
     return not any(_alive(k) for k in kids)
 
 
-def test_ctrl_c_exits_130_and_stops_pool(tmp_path):
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "sigint-ignored"])
+def test_ctrl_c_exits_130_and_stops_pool(tmp_path, background):
     out = str(tmp_path / "t.csv")
-    p, kids = _start_table(out)
-    os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    p, kids = _start_table(out, _ignore_sigint if background else None)
+    # the child itself (its own session): holds however the suite is started (foreground,
+    # background job, no terminal, CI)
+    os.kill(p.pid, signal.SIGINT)
     t = time.monotonic()
     _, err = p.communicate(timeout=20)
     assert time.monotonic() - t < 15
@@ -361,14 +378,19 @@ def test_workers_die_with_killed_parent(tmp_path):
                 os.kill(int(k), signal.SIGKILL)
 
 
-def test_ctrl_c_during_simulation_exits_130():
-    p = subprocess.Popen([sys.executable, "-m", "mechanisms", "simulate", "--mechanism", "privkv",
-                          "--n", "1000000", "--d", "50", "--s", "4", "--eps0", "1", "--reps", "8"],
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "sigint-ignored"])
+def test_ctrl_c_during_simulation_exits_130(background):
+    # about 18 s of work (10 runs of SUCCINCT); the signal once the child has used 1.5 s of
+    # CPU time (past its imports, inside the simulation), however loaded the machine is
+    p = subprocess.Popen([sys.executable, "-m", "mechanisms", "simulate", "--mechanism", "succinct",
+                          "--n", "1000000", "--d", "50", "--s", "4", "--eps0", "1", "--reps", "10"],
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
-    time.sleep(3)
+                         start_new_session=True, preexec_fn=_ignore_sigint if background else None)
+    deadline = time.monotonic() + 60
+    while _cpu_seconds(p.pid) < 1.5 and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert p.poll() is None
-    os.killpg(p.pid, signal.SIGINT)
+    os.kill(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=20)
     assert p.returncode == 130 and out == ""
     assert err.strip().splitlines() == ["interrupted"]
