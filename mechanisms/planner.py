@@ -64,6 +64,8 @@ ROUNDS_MAX_CERTIFY = 8
 # aims this much below the target, so that one certified composition usually suffices
 ROUNDS_MARGIN = 4e-3
 MAX_ROUNDS = 100_000
+# relative MSE differences below this are within the eps0 searches' tolerance
+CAP_COST_RESOLUTION = 1e-3
 
 
 class InfeasiblePlan(ValueError):
@@ -138,7 +140,9 @@ class Plan:
         """Relative extra MSE caused by the cap (0 when it does not bind), or None without a cap."""
         if self.uncapped is None:
             return None
-        return max(0.0, self.recommendation.mse / self.uncapped.mse - 1.0)
+        cost = self.recommendation.mse / self.uncapped.mse - 1.0
+        # below the searches' own resolution (eps0 to rtol 1e-4): the cap does not bind
+        return cost if cost > CAP_COST_RESOLUTION else 0.0
 
     def rows(self) -> list[dict]:
         """Candidates as flat dicts (for tables / CSV)."""
@@ -498,7 +502,7 @@ def _composed_eps0(mechanism, s, t, ns, target, delta, eps0_max, start=None) -> 
             raise InfeasiblePlan(
                 f"no per-round eps0 >= {ROUNDS_EPS0_MIN:g} meets total eps = {target:g} over "
                 f"{len(ns)} rounds at delta = {delta:g}: the smallest total reachable at this n "
-                f"is about {_up(c)} (give a target >= that, fewer rounds or a larger delta)", c)
+                f"is {_up(c)} (the certified composition at eps0 = {ROUNDS_EPS0_MIN:g}; give a target >= that, fewer rounds or a larger delta)", c)
         # the estimate is low by the ratio c / target: aim the estimate that much lower
         goal *= min(target / c, 1.0 - 1e-4) * (1.0 - 1e-4)
         e0 = min(_approx_composed_eps0(mechanism, s, t, ns, goal, delta, eps0_max, start=e0),
