@@ -502,7 +502,8 @@ def _composed_eps0(mechanism, s, t, ns, target, delta, eps0_max, start=None) -> 
             raise InfeasiblePlan(
                 f"no per-round eps0 >= {ROUNDS_EPS0_MIN:g} meets total eps = {target:g} over "
                 f"{len(ns)} rounds at delta = {delta:g}: the smallest total reachable at this n "
-                f"is {_up(c)} (the certified composition at eps0 = {ROUNDS_EPS0_MIN:g}; give a target >= that, fewer rounds or a larger delta)", c)
+                f"is {_up(c)} (the certified composition at eps0 = {ROUNDS_EPS0_MIN:g}; give a "
+                f"target >= that, fewer rounds or a larger delta)", c)
         # the estimate is low by the ratio c / target: aim the estimate that much lower
         goal *= min(target / c, 1.0 - 1e-4) * (1.0 - 1e-4)
         e0 = min(_approx_composed_eps0(mechanism, s, t, ns, goal, delta, eps0_max, start=e0),
@@ -531,7 +532,8 @@ def _round_target(mechanisms, ns, d, s, target, delta, estimate, eps0_max) -> tu
             raise InfeasiblePlan(
                 f"no per-round eps0 >= {ROUNDS_EPS0_MIN:g} meets total eps = {target:g} over "
                 f"{T} rounds at delta = {delta:g}: the smallest total reachable at this n is "
-                f"about {_up(c)} (give a target >= that, fewer rounds or a larger delta)", c)
+                f"{_up(c)} (the certified composition at eps0 = {ROUNDS_EPS0_MIN:g}; give a "
+                f"target >= that, fewer rounds or a larger delta)", c)
     e_p = _approx_composed_eps0(mech, s, t0, ns, target, delta, eps0_max, start=max(e_guess, 0.1))
     a = approx_epsilon(blanket_law(make_params(mech, e_p, s=s, t=t0)), n0, d_ref)
     eps_ref = e_p if a is None else min(a, e_p)
