@@ -459,30 +459,32 @@ def _approx_composed_eps0(mechanism, s, t, ns, goal, delta, eps0_max, start: flo
         return memo[e0]
 
     x = min(max(start, ROUNDS_EPS0_MIN), eps0_max)
+    f = 1.01  # a good start is usually within 1-3%: the bracket grows 1.01, 1.04, 1.17, 1.87, ...
     if over(x) <= 0:
         lo, hi = x, None
         while hi is None:
             if lo >= eps0_max:
                 return eps0_max
-            y = min(2.0 * lo, eps0_max)
+            y = min(f * lo, eps0_max)
             if over(y) > 0:
                 hi = y
             else:
-                lo = y
+                lo, f = y, f ** 4
     else:
         lo, hi = None, x
         while lo is None:
             if hi <= ROUNDS_EPS0_MIN:
                 return ROUNDS_EPS0_MIN
-            y = max(hi / 2.0, ROUNDS_EPS0_MIN)
+            y = max(hi / f, ROUNDS_EPS0_MIN)
             if over(y) <= 0:
                 lo = y
             else:
-                hi = y
-    return brentq(over, lo, hi, xtol=1e-6, rtol=1e-5)
+                hi, f = y, f ** 4
+    return brentq(over, lo, hi, xtol=1e-6, rtol=1e-4)
 
 
-def _composed_eps0(mechanism, s, t, ns, target, delta, eps0_max, start=None) -> tuple[float, float]:
+def _composed_eps0(mechanism, s, t, ns, target, delta, eps0_max, start=None,
+                   start_is_estimate: bool = False) -> tuple[float, float]:
     """(largest eps0, its certified composed eps) for the rounds ``ns`` at fixed t: the
     estimate (:func:`_approx_composed_eps0`) places it, and the certified composition
     (:func:`accountant.compose.compose_schedule`) is evaluated there, moving down by the
@@ -492,8 +494,11 @@ def _composed_eps0(mechanism, s, t, ns, target, delta, eps0_max, start=None) -> 
         return compose_schedule(_specs(mechanism, s, t, e0, ns), delta).epsilon
 
     goal = target * (1.0 - ROUNDS_MARGIN)
-    e0 = _approx_composed_eps0(mechanism, s, t, ns, goal, delta, eps0_max,
-                               start=1.0 if start is None else start)
+    if start_is_estimate:  # ``start`` already inverts the estimate at ``goal``
+        e0 = start
+    else:
+        e0 = _approx_composed_eps0(mechanism, s, t, ns, goal, delta, eps0_max,
+                                   start=1.0 if start is None else start)
     for _ in range(ROUNDS_MAX_CERTIFY):
         c = certified(e0)
         if c <= target:
@@ -523,8 +528,9 @@ def _round_target(mechanisms, ns, d, s, target, delta, estimate, eps0_max) -> tu
     d_ref = delta / T
     mech = mechanisms[0]
     e_guess = target / math.sqrt(T)
-    ts, _, ms = screen(mech, n0, d, s, e_guess, d_ref, estimate, eps0_max)
-    t0 = int(ts[int(np.argmin(ms))])
+    ts, e0s, ms = screen(mech, n0, d, s, e_guess, d_ref, estimate, eps0_max)
+    k = int(np.argmin(ms))
+    t0 = int(ts[k])
     e_lo = approx_schedule_epsilon(_specs(mech, s, t0, ROUNDS_EPS0_MIN, ns), delta)
     if e_lo > target:
         c = compose_schedule(_specs(mech, s, t0, ROUNDS_EPS0_MIN, ns), delta).epsilon
@@ -534,7 +540,8 @@ def _round_target(mechanisms, ns, d, s, target, delta, estimate, eps0_max) -> tu
                 f"{T} rounds at delta = {delta:g}: the smallest total reachable at this n is "
                 f"{_up(c)} (the certified composition at eps0 = {ROUNDS_EPS0_MIN:g}; give a "
                 f"target >= that, fewer rounds or a larger delta)", c)
-    e_p = _approx_composed_eps0(mech, s, t0, ns, target, delta, eps0_max, start=max(e_guess, 0.1))
+    # the screen's eps0 at (target / sqrt(T), delta / T) is usually within a few % of e_p
+    e_p = _approx_composed_eps0(mech, s, t0, ns, target, delta, eps0_max, start=float(e0s[k]))
     a = approx_epsilon(blanket_law(make_params(mech, e_p, s=s, t=t0)), n0, d_ref)
     eps_ref = e_p if a is None else min(a, e_p)
     return max(min(eps_ref, _EPS0_MAX), 1e-9), d_ref
@@ -689,7 +696,10 @@ def _search(mechanisms, release, d, s, target, delta, estimate, top, rtol, bound
         # certified composition costs 0.3-0.5 s); the others stay estimates (eps_c None)
         est = []
         for _, mech, t, _e in finalists:
-            e = _approx_composed_eps0(mech, s, t, release, target, delta, top, start=_e)
+            # at the certification's goal (ROUNDS_MARGIN below the target): the ranking is the
+            # same, and the winner's first certified composition is tried right there
+            e = _approx_composed_eps0(mech, s, t, release, target * (1.0 - ROUNDS_MARGIN), delta,
+                                      top, start=_e)
             est.append(_candidate(mech, t, n, d, s, e, None, estimate, "estimate",
                                   "PLD composition estimate", False))
         est.sort(key=lambda c: (c.mse, c.mechanism, c.t))
@@ -700,7 +710,8 @@ def _search(mechanisms, release, d, s, target, delta, estimate, top, rtol, bound
             c = evaluate(mech, t, n, d, s, target, delta, estimate, "finalist", rtol, bound, top,
                          guess=e0)
         else:
-            e, eps = _composed_eps0(mech, s, t, release, target, delta, top, start=e0)
+            e, eps = _composed_eps0(mech, s, t, release, target, delta, top, start=e0,
+                                    start_is_estimate=True)
             c = _candidate(mech, t, n, d, s, e, eps, estimate, "finalist", "PLD composition", True)
         proved.append(c)
         cands.append(c)
