@@ -447,10 +447,11 @@ def _specs(mechanism, s, t, e0, ns) -> list:
     return [memo.setdefault(x, RoundSpec(x, e0, mechanism, s, t)) for x in ns]
 
 
-def _approx_composed_eps0(mechanism, s, t, ns, goal, delta, eps0_max, start: float = 1.0) -> float:
+def _approx_composed_eps0(mechanism, s, t, ns, goal, delta, eps0_max, start: float = 1.0,
+                          rtol: float = 1e-4) -> float:
     """Largest eps0 in [ROUNDS_EPS0_MIN, eps0_max] whose composition *estimate*
-    (:func:`accountant.compose.approx_schedule_epsilon`) is <= goal: a bracket grown by
-    factors of 2 from ``start``, then brentq to 1e-5 relative (not certified)."""
+    (:func:`accountant.compose.approx_schedule_epsilon`) is <= goal: a bracket grown from
+    ``start`` by factors 1.01, 1.04, 1.17, ..., then brentq to ``rtol`` (not certified)."""
     memo: dict = {}
 
     def over(e0):
@@ -480,7 +481,7 @@ def _approx_composed_eps0(mechanism, s, t, ns, goal, delta, eps0_max, start: flo
                 lo = y
             else:
                 hi, f = y, f ** 4
-    return brentq(over, lo, hi, xtol=1e-6, rtol=1e-4)
+    return brentq(over, lo, hi, xtol=1e-6, rtol=rtol)
 
 
 def _composed_eps0(mechanism, s, t, ns, target, delta, eps0_max, start=None,
@@ -541,7 +542,8 @@ def _round_target(mechanisms, ns, d, s, target, delta, estimate, eps0_max) -> tu
                 f"{_up(c)} (the certified composition at eps0 = {ROUNDS_EPS0_MIN:g}; give a "
                 f"target >= that, fewer rounds or a larger delta)", c)
     # the screen's eps0 at (target / sqrt(T), delta / T) is usually within a few % of e_p
-    e_p = _approx_composed_eps0(mech, s, t0, ns, target, delta, eps0_max, start=float(e0s[k]))
+    e_p = _approx_composed_eps0(mech, s, t0, ns, target, delta, eps0_max, start=float(e0s[k]),
+                                rtol=1e-3)  # it only sets the screen's per-round target
     a = approx_epsilon(blanket_law(make_params(mech, e_p, s=s, t=t0)), n0, d_ref)
     eps_ref = e_p if a is None else min(a, e_p)
     return max(min(eps_ref, _EPS0_MAX), 1e-9), d_ref
