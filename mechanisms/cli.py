@@ -194,7 +194,7 @@ def _mechanism_list(text: str) -> tuple:
 def _run_plan(args) -> int:
     from accountant.compose_cli import read_schedule
 
-    from .planner import InfeasiblePlan, plan, render_plan
+    from .planner import MAX_ROUNDS, InfeasiblePlan, plan, render_plan
 
     if args.schedule is None and args.n is None:
         raise ValueError("--n is required (or give --schedule FILE.json)")
@@ -202,7 +202,7 @@ def _run_plan(args) -> int:
         raise ValueError("--schedule gives the users of each round; do not give --n with it")
     if args.s > args.d:
         raise ValueError(f"--s must be an integer in [1, --d = {args.d}], got {args.s}")
-    schedule = read_schedule(args.schedule) if args.schedule is not None else None
+    schedule = read_schedule(args.schedule, MAX_ROUNDS) if args.schedule is not None else None
     try:
         p = plan(args.eps, args.delta, args.n if args.n is not None else 1, args.d, args.s,
                  args.estimate, args.mechanisms, sensitivity=args.sensitivity, rounds=args.rounds,

@@ -323,6 +323,13 @@ def test_cli_json_and_text(capsys, tmp_path):
     out = capsys.readouterr().out
     assert rc == 0 and "3 scheduled rounds" in out and "Collision" in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+    # a huge schedule is refused before its rounds are expanded
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps([{"n": 20000, "eps0": 1, "repeat": 10**12}]))
+    rc = cli_main(["plan", "--d", "64", "--s", "4", "--eps", "1", "--delta", "1e-6",
+                   "--schedule", str(big)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "exceed the limit of 100,000" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("argv,msg", [
