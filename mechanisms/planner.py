@@ -15,8 +15,10 @@ Given a target central guarantee ``(target_eps, delta)`` of the whole release (o
    No privacy claim rests on the screen: it only places the finalists;
 2. for each mechanism's best ``t`` (the **finalist**) finds the largest eps0 *on the
    proved bound* (:func:`accountant.calibration.local_epsilon` with the screen's value as
-   its starting point; with rounds: bisection-by-secant on the certified PLD composition
-   :func:`accountant.compose.compose_schedule`), capped at ``max_eps0``;
+   its starting point; with rounds: the composition estimate ranks the mechanisms, and the
+   winner's eps0 is certified on the PLD composition
+   :func:`accountant.compose.compose_schedule`, moved down until it meets the total),
+   capped at ``max_eps0``;
 3. recommends the finalist with the smallest MSE and **certifies** it once more at the
    end: its proved eps_c (one round) or its composed eps (T rounds / schedule) is
    ``<= target_eps``.  Every eps_c reported is that proved number; screen points carry
