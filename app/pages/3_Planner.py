@@ -20,7 +20,8 @@ common.explain()
 sb = st.sidebar
 sb.header("Inputs")
 target = float(sb.number_input("target central eps_c", min_value=0.01, max_value=20.0, value=0.5,
-                               key="target", help="of the whole release: all rounds composed"))
+                               key="target"))
+sb.caption("the target is for the whole release: all rounds composed")
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
 n = int(sb.number_input("n (users per round)", min_value=2, max_value=common.MAX_N, value=100_000,
