@@ -346,3 +346,10 @@ def test_cli_bad_input_one_line_exit_2(capsys, argv, msg):
     rc = cli_main(base + argv)
     err = capsys.readouterr().err
     assert rc == 2 and msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_help_has_examples(capsys):
+    assert cli_main(["plan", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out and out.count("python -m mechanisms plan") >= 3
+    assert "--max-eps0" in out and "--schedule" in out and "--rounds" in out
