@@ -158,7 +158,7 @@ per-round mechanism, t and eps0.  Every epsilon printed is a proved upper bound.
 
 
 def _add_plan_parser(sub) -> None:
-    from .planner import MAX_ROUNDS
+    from .planner import DELTA_MIN, MAX_ROUNDS
 
     pl = sub.add_parser("plan", help="mechanism, t and eps0 with the smallest error for a target (eps, delta)",
                         epilog=_PLAN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -169,7 +169,8 @@ def _add_plan_parser(sub) -> None:
     pl.add_argument("--eps", required=True, type=float_arg("--eps", 0.0, 20.0, lo_open=True),
                     help="target central epsilon of the whole release")
     pl.add_argument("--delta", required=True,
-                    type=float_arg("--delta", 1e-300, 1.0, lo_open=False, hi_open=True))
+                    type=float_arg("--delta", DELTA_MIN, 1.0, lo_open=False, hi_open=True),
+                    help=f"target central delta, in [{DELTA_MIN:g}, 1)")
     pl.add_argument("--estimate", choices=("mean", "frequency"), default="mean")
     pl.add_argument("--mechanisms", type=_mechanism_list, default=("collision", "coco"),
                     help="comma-separated subset of collision,coco (default both)")

@@ -66,6 +66,8 @@ ROUNDS_MAX_CERTIFY = 8
 # aims this much below the target, so that one certified composition usually suffices
 ROUNDS_MARGIN = 4e-3
 MAX_ROUNDS = 100_000
+# smallest delta planned (work grows fast below: see _check)
+DELTA_MIN = 1e-30
 # relative MSE differences below this are within the eps0 searches' tolerance
 CAP_COST_RESOLUTION = 1e-3
 
@@ -275,8 +277,10 @@ def _check(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
             math.isfinite(float(target_eps)) and 0 < float(target_eps) <= _EPS0_MAX):
         raise ValueError(f"target epsilon must be a number in (0, {_EPS0_MAX:g}], got {target_eps!r}")
     if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not (
-            1e-300 <= float(delta) < 1):
-        raise ValueError(f"delta must be a number in [1e-300, 1), got {delta!r}")
+            DELTA_MIN <= float(delta) < 1):
+        raise ValueError(f"delta must be a number in [{DELTA_MIN:g}, 1), got {delta!r} (the "
+                         f"planner's limit: below it the proved inversions take minutes; "
+                         f"measured 5.8 s at 1e-30, 32 s at 1e-60, 333 s at 1e-100, n = 1e5)")
     if estimate not in ESTIMATES:
         raise ValueError(f"estimate must be one of {ESTIMATES}, got {estimate!r}")
     mechanisms = tuple(mechanisms)

@@ -165,6 +165,7 @@ def test_frequency_and_user_t_values():
     (dict(s=100), "s must be"),
     (dict(target_eps=-1.0), "target epsilon"),
     (dict(delta=1.5), "delta"),
+    (dict(delta=1e-31), "planner's limit"),
     (dict(n=0), "n must be"),
     (dict(estimate="median"), "estimate"),
     (dict(mechanisms=("hadamard",)), "mechanisms"),
@@ -334,6 +335,7 @@ def test_cli_json_and_text(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv,msg", [
     (["--n", "0"], "--n must be"),
+    (["--n", "1000", "--delta", "1e-40"], "--delta must be a number in [1e-30, 1)"),
     (["--n", "1000", "--max-eps0", "-1"], "--max-eps0"),
     (["--n", "1000", "--rounds", "0"], "--rounds"),
     (["--n", "1000", "--mechanisms", "collision,foo"], "--mechanisms"),
