@@ -14,6 +14,7 @@ dashboard runs it (with the sensitivity); the time is that of the plan() call in
 process (imports excluded, every cache cold), the table shows the median over --repeat
 runs and the recommendation.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,21 +59,29 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print("| case | goal (s) | CLI: plan() s (median) | page: with n/2, 2n s (median) | recommendation |")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+    print(
+        "| case | goal (s) | CLI: plan() s (median) | page: with n/2, 2n s (median) | recommendation |"
+    )
     print("|---|---|---|---|---|")
     for name, kw, goal in CASES:
         cli = [run(dict(kw, sensitivity=False)) for _ in range(args.repeat)]
         page = [run(dict(kw, sensitivity=True)) for _ in range(args.repeat)]
         r = cli[0]
-        rec = (f"{r['mechanism']} t={r['t']} eps0={r['eps0']:.4f} eps={r['epsilon']:.5f} "
-               f"MSE={r['mse']:.4g}")
-        print(f"| {name} | {'-' if goal is None else goal} | "
-              f"{statistics.median(x['seconds'] for x in cli):.2f} "
-              f"({min(x['seconds'] for x in cli):.2f}-{max(x['seconds'] for x in cli):.2f}) | "
-              f"{statistics.median(x['seconds'] for x in page):.2f} "
-              f"({min(x['seconds'] for x in page):.2f}-{max(x['seconds'] for x in page):.2f}) | {rec} |")
+        rec = (
+            f"{r['mechanism']} t={r['t']} eps0={r['eps0']:.4f} eps={r['epsilon']:.5f} "
+            f"MSE={r['mse']:.4g}"
+        )
+        print(
+            f"| {name} | {'-' if goal is None else goal} | "
+            f"{statistics.median(x['seconds'] for x in cli):.2f} "
+            f"({min(x['seconds'] for x in cli):.2f}-{max(x['seconds'] for x in cli):.2f}) | "
+            f"{statistics.median(x['seconds'] for x in page):.2f} "
+            f"({min(x['seconds'] for x in page):.2f}-{max(x['seconds'] for x in page):.2f}) | {rec} |"
+        )
     return 0
 
 

@@ -1,5 +1,6 @@
 """Deployment planner: feasibility on the proved bound, never worse than an exhaustive search,
 rounds and schedules on the certified composition, the local-protection cap, the command line."""
+
 import json
 import math
 
@@ -11,8 +12,16 @@ from accountant.compose import RoundSpec, compose_rounds, compose_schedule
 from accountant.shuffle import ShuffleAccountant, make_params
 from mechanisms.cli import main as cli_main
 from mechanisms.errors import coco_mse, collision_mse
-from mechanisms.planner import (Candidate, InfeasiblePlan, Plan, evaluate, plan, render_plan,
-                                screen, screen_eps0)
+from mechanisms.planner import (
+    Candidate,
+    InfeasiblePlan,
+    Plan,
+    evaluate,
+    plan,
+    render_plan,
+    screen,
+    screen_eps0,
+)
 
 ARGS = dict(target_eps=0.5, delta=1e-6, n=20_000, d=64, s=4)
 
@@ -40,8 +49,13 @@ def test_recommendation_meets_target(mean_plan):
     params = make_params(r.mechanism, r.eps0, s=ARGS["s"], t=r.t)
     assert proved_meets(params, ARGS["n"], ARGS["target_eps"], ARGS["delta"]) is not None
     # and is (close to) the largest such eps0: 0.1% more breaks the target on the proved bound
-    assert not _proved_ok(Candidate(r.mechanism, r.t, r.eps0 * 1.001, None, 0, 0, 0, 0, ""),
-                          ARGS["n"], ARGS["s"], ARGS["target_eps"], ARGS["delta"])
+    assert not _proved_ok(
+        Candidate(r.mechanism, r.t, r.eps0 * 1.001, None, 0, 0, 0, 0, ""),
+        ARGS["n"],
+        ARGS["s"],
+        ARGS["target_eps"],
+        ARGS["delta"],
+    )
     # the unproved Theorem 5 pair allows at least as much
     acc = ShuffleAccountant(make_params(r.mechanism, r.eps0, s=ARGS["s"], t=r.t), ARGS["n"])
     assert acc.get_epsilon(ARGS["delta"]) <= ARGS["target_eps"] * (1 + 1e-9)
@@ -56,8 +70,11 @@ def test_recommendation_has_minimal_mse(mean_plan):
         assert c.mse == pytest.approx(float(fn(ARGS["n"], ARGS["d"], ARGS["s"], c.eps0, c.t).mean))
     # the proved finalist's eps0 is within 1e-3 of the screen's estimate at the same t
     for c in proved:
-        sc = [x for x in mean_plan.candidates if x.source == "screen" and x.t == c.t
-              and x.mechanism == c.mechanism]
+        sc = [
+            x
+            for x in mean_plan.candidates
+            if x.source == "screen" and x.t == c.t and x.mechanism == c.mechanism
+        ]
         assert sc and abs(sc[0].eps0 / c.eps0 - 1) < 1e-3
 
 
@@ -98,7 +115,9 @@ GRID = [
 
 @pytest.mark.parametrize("n,d,s,target,delta,estimate,cap", GRID)
 def test_never_worse_than_an_exhaustive_search(n, d, s, target, delta, estimate, cap):
-    p = plan(target, delta, n, d, s, estimate, sensitivity=False, max_eps0=cap, compare_uncapped=False)
+    p = plan(
+        target, delta, n, d, s, estimate, sensitivity=False, max_eps0=cap, compare_uncapped=False
+    )
     r = p.recommendation
     assert _proved_ok(r, n, s, target, delta) and r.eps_c <= target
     if cap is not None:
@@ -126,8 +145,9 @@ def test_larger_n_more_budget_less_error(mean_plan):
     assert sens[2 * n].mse < r.mse < sens[n // 2].mse
     assert sens[2 * n].eps0 >= r.eps0 >= sens[n // 2].eps0
     for nn, c in sens.items():
-        assert c.eps_c <= ARGS["target_eps"] and _proved_ok(c, nn, ARGS["s"], ARGS["target_eps"],
-                                                             ARGS["delta"])
+        assert c.eps_c <= ARGS["target_eps"] and _proved_ok(
+            c, nn, ARGS["s"], ARGS["target_eps"], ARGS["delta"]
+        )
 
 
 def test_sentence_and_render(mean_plan):
@@ -161,22 +181,25 @@ def test_frequency_and_user_t_values():
     assert all(math.isfinite(c.eps0) for c in p.candidates)
 
 
-@pytest.mark.parametrize("kw,msg", [
-    (dict(s=100), "s must be"),
-    (dict(target_eps=-1.0), "target epsilon"),
-    (dict(delta=1.5), "delta"),
-    (dict(delta=1e-31), "planner's limit"),
-    (dict(n=0), "n must be"),
-    (dict(estimate="median"), "estimate"),
-    (dict(mechanisms=("hadamard",)), "mechanisms"),
-    (dict(t_values=[3]), "no admissible t"),
-    (dict(max_eps0=0.0), "max_eps0"),
-    (dict(max_eps0=25.0), "max_eps0"),
-    (dict(rounds=0), "rounds"),
-    (dict(rounds=2, schedule=[100, 200]), "not both"),
-    (dict(schedule=[]), "schedule"),
-    (dict(rounds=3, bound="paper"), "proved"),
-])
+@pytest.mark.parametrize(
+    "kw,msg",
+    [
+        (dict(s=100), "s must be"),
+        (dict(target_eps=-1.0), "target epsilon"),
+        (dict(delta=1.5), "delta"),
+        (dict(delta=1e-31), "planner's limit"),
+        (dict(n=0), "n must be"),
+        (dict(estimate="median"), "estimate"),
+        (dict(mechanisms=("hadamard",)), "mechanisms"),
+        (dict(t_values=[3]), "no admissible t"),
+        (dict(max_eps0=0.0), "max_eps0"),
+        (dict(max_eps0=25.0), "max_eps0"),
+        (dict(rounds=0), "rounds"),
+        (dict(rounds=2, schedule=[100, 200]), "not both"),
+        (dict(schedule=[]), "schedule"),
+        (dict(rounds=3, bound="paper"), "proved"),
+    ],
+)
 def test_invalid_input(kw, msg):
     args = dict(ARGS, estimate="mean")
     args.update(kw)
@@ -185,8 +208,18 @@ def test_invalid_input(kw, msg):
 
 
 def test_plan_on_the_proved_bound():
-    p = plan(0.5, 1e-6, 20_000, 64, 4, "mean", ("collision",), t_values=[12, 40, 120],
-             sensitivity=False, bound="proved")
+    p = plan(
+        0.5,
+        1e-6,
+        20_000,
+        64,
+        4,
+        "mean",
+        ("collision",),
+        t_values=[12, 40, 120],
+        sensitivity=False,
+        bound="proved",
+    )
     assert p.bound == "proved" and "proved upper bound" in p.sentence()
     for c in p.candidates:
         best = proved_epsilon(20_000, c.eps0, 1e-6, "collision", 4, c.t)
@@ -212,21 +245,42 @@ def test_cap_is_respected_and_its_cost_reported(mean_plan):
 
 
 def _plan_with(eps0: float, eps_c: float, mse: float, n: int = 1000, s: int = 4, cap=None) -> Plan:
-    c = Candidate(mechanism="collision", t=12, eps0=eps0, eps_c=eps_c, mse=mse, mse_mean=mse,
-                  mse_nonmissing=mse, mse_item=mse, source="finalist")
-    return Plan(target_eps=eps_c, delta=1e-6, n=n, d=64, s=s, estimate="mean",
-                candidates=(c,), recommendation=c, max_eps0=cap)
+    c = Candidate(
+        mechanism="collision",
+        t=12,
+        eps0=eps0,
+        eps_c=eps_c,
+        mse=mse,
+        mse_mean=mse,
+        mse_nonmissing=mse,
+        mse_item=mse,
+        source="finalist",
+    )
+    return Plan(
+        target_eps=eps_c,
+        delta=1e-6,
+        n=n,
+        d=64,
+        s=s,
+        estimate="mean",
+        candidates=(c,),
+        recommendation=c,
+        max_eps0=cap,
+    )
 
 
-@pytest.mark.parametrize("eps0,eps_c,mse,expected", [
-    (2.0, 0.5, 0.1, []),
-    (4.99, 0.5, 0.1, []),
-    (6.0, 0.5, 0.1, ["above 5"]),
-    (20.0, 0.5, 0.1, ["up to 20"]),
-    (0.52, 0.5, 0.1, ["hardly helps"]),
-    (2.0, 0.5, 4.5, ["dominated by noise"]),
-    (8.0, 7.5, 40.0, ["above 5", "hardly helps", "dominated by noise"]),
-])
+@pytest.mark.parametrize(
+    "eps0,eps_c,mse,expected",
+    [
+        (2.0, 0.5, 0.1, []),
+        (4.99, 0.5, 0.1, []),
+        (6.0, 0.5, 0.1, ["above 5"]),
+        (20.0, 0.5, 0.1, ["up to 20"]),
+        (0.52, 0.5, 0.1, ["hardly helps"]),
+        (2.0, 0.5, 4.5, ["dominated by noise"]),
+        (8.0, 7.5, 40.0, ["above 5", "hardly helps", "dominated by noise"]),
+    ],
+)
 def test_plan_warnings_each_say_what_removes_them(eps0, eps_c, mse, expected):
     w = _plan_with(eps0, eps_c, mse).warnings()
     assert len(w) == len(expected), w
@@ -241,13 +295,23 @@ def test_plan_warnings_each_say_what_removes_them(eps0, eps_c, mse, expected):
 
 def test_noise_warning_remedy_is_sufficient():
     """The n the noise warning asks for does bring the MSE below s."""
-    p = plan(0.5, 1e-6, 100, 128, 8, "mean", ("collision",), t_values=[60, 90, 140],
-             sensitivity=False)
+    p = plan(
+        0.5, 1e-6, 100, 128, 8, "mean", ("collision",), t_values=[60, 90, 140], sensitivity=False
+    )
     w = [x for x in p.warnings() if "dominated by noise" in x]
     assert w and p.recommendation.mse > 8
     need = math.ceil(100 * p.recommendation.mse / 8)
-    q = plan(0.5, 1e-6, need, 128, 8, "mean", ("collision",), t_values=[p.recommendation.t],
-             sensitivity=False)
+    q = plan(
+        0.5,
+        1e-6,
+        need,
+        128,
+        8,
+        "mean",
+        ("collision",),
+        t_values=[p.recommendation.t],
+        sensitivity=False,
+    )
     assert q.recommendation.mse <= 8
 
 
@@ -269,7 +333,9 @@ def test_rounds_meet_the_total_on_the_certified_composition():
     comp = compose_rounds(RoundSpec(n, r.eps0, r.mechanism, 4, r.t), T, delta).epsilon
     assert comp <= target and comp == pytest.approx(p.epsilon, rel=1e-12)
     # near the largest per-round eps0 for this t: 2% more breaks the total
-    assert compose_rounds(RoundSpec(n, r.eps0 * 1.02, r.mechanism, 4, r.t), T, delta).epsilon > target
+    assert (
+        compose_rounds(RoundSpec(n, r.eps0 * 1.02, r.mechanism, 4, r.t), T, delta).epsilon > target
+    )
     # per-round budget below the single-round plan's, above target / T (PLD beats naive)
     single = plan(target, delta, n, 64, 4, sensitivity=False).recommendation
     assert target / T < r.eps0 < single.eps0
@@ -300,49 +366,110 @@ def test_infeasible_request_says_the_smallest_reachable_target():
 
 
 def test_cli_infeasible_is_one_line_exit_2(capsys):
-    rc = cli_main(["plan", "--n", "2", "--d", "16", "--s", "2", "--eps", "0.01", "--delta", "1e-6",
-                   "--rounds", "100"])
+    rc = cli_main(
+        [
+            "plan",
+            "--n",
+            "2",
+            "--d",
+            "16",
+            "--s",
+            "2",
+            "--eps",
+            "0.01",
+            "--delta",
+            "1e-6",
+            "--rounds",
+            "100",
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 2 and "smallest total reachable" in err and len(err.strip().splitlines()) == 1
 
 
 # ------------------------------------------------------------------ command line
 def test_cli_json_and_text(capsys, tmp_path):
-    rc = cli_main(["plan", "--n", "20000", "--d", "64", "--s", "4", "--eps", "0.5", "--delta", "1e-6",
-                   "--max-eps0", "3", "--json"])
+    rc = cli_main(
+        [
+            "plan",
+            "--n",
+            "20000",
+            "--d",
+            "64",
+            "--s",
+            "4",
+            "--eps",
+            "0.5",
+            "--delta",
+            "1e-6",
+            "--max-eps0",
+            "3",
+            "--json",
+        ]
+    )
     assert rc == 0
     d = json.loads(capsys.readouterr().out)
-    for k in ("mechanism", "t", "eps0", "epsilon", "mse", "rounds", "candidates", "warnings",
-              "sentence", "cap_cost", "uncapped"):
+    for k in (
+        "mechanism",
+        "t",
+        "eps0",
+        "epsilon",
+        "mse",
+        "rounds",
+        "candidates",
+        "warnings",
+        "sentence",
+        "cap_cost",
+        "uncapped",
+    ):
         assert k in d
     assert d["eps0"] <= 3 and d["epsilon"] <= 0.5 and d["rounds"] == 1
     assert all({"mechanism", "t", "eps0", "mse"} <= set(c) for c in d["candidates"])
     sched = tmp_path / "s.json"
     sched.write_text(json.dumps([{"n": 20000, "eps0": 1, "repeat": 3}]))
-    rc = cli_main(["plan", "--d", "64", "--s", "4", "--eps", "1", "--delta", "1e-6",
-                   "--schedule", str(sched), "--mechanisms", "collision"])
+    rc = cli_main(
+        [
+            "plan",
+            "--d",
+            "64",
+            "--s",
+            "4",
+            "--eps",
+            "1",
+            "--delta",
+            "1e-6",
+            "--schedule",
+            str(sched),
+            "--mechanisms",
+            "collision",
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0 and "3 scheduled rounds" in out and "Collision" in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
     # a huge schedule is refused before its rounds are expanded
     big = tmp_path / "big.json"
     big.write_text(json.dumps([{"n": 20000, "eps0": 1, "repeat": 10**12}]))
-    rc = cli_main(["plan", "--d", "64", "--s", "4", "--eps", "1", "--delta", "1e-6",
-                   "--schedule", str(big)])
+    rc = cli_main(
+        ["plan", "--d", "64", "--s", "4", "--eps", "1", "--delta", "1e-6", "--schedule", str(big)]
+    )
     err = capsys.readouterr().err
     assert rc == 2 and "exceed the limit of 100,000" in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("argv,msg", [
-    (["--n", "0"], "--n must be"),
-    (["--n", "1000", "--delta", "1e-40"], "--delta must be a number in [1e-30, 1)"),
-    (["--n", "1000", "--max-eps0", "-1"], "--max-eps0"),
-    (["--n", "1000", "--rounds", "0"], "--rounds"),
-    (["--n", "1000", "--mechanisms", "collision,foo"], "--mechanisms"),
-    (["--n", "1000", "--s", "100"], "--s must be"),
-    ([], "--n is required"),
-    (["--schedule", "/nonexistent/x.json"], "cannot read"),
-])
+@pytest.mark.parametrize(
+    "argv,msg",
+    [
+        (["--n", "0"], "--n must be"),
+        (["--n", "1000", "--delta", "1e-40"], "--delta must be a number in [1e-30, 1)"),
+        (["--n", "1000", "--max-eps0", "-1"], "--max-eps0"),
+        (["--n", "1000", "--rounds", "0"], "--rounds"),
+        (["--n", "1000", "--mechanisms", "collision,foo"], "--mechanisms"),
+        (["--n", "1000", "--s", "100"], "--s must be"),
+        ([], "--n is required"),
+        (["--schedule", "/nonexistent/x.json"], "cannot read"),
+    ],
+)
 def test_cli_bad_input_one_line_exit_2(capsys, argv, msg):
     base = ["plan", "--d", "64", "--s", "4", "--eps", "0.5", "--delta", "1e-6"]
     rc = cli_main(base + argv)
