@@ -34,7 +34,8 @@ def _check_target(epsilon) -> float:
 
 def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generic",
                   s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-6,
-                  eps0_max: float = 20.0, bound: str = "proved", k: Optional[int] = None) -> float:
+                  eps0_max: float = 20.0, bound: str = "proved", k: Optional[int] = None,
+                  guess: Optional[float] = None) -> float:
     """Largest eps0 (to relative tolerance ``rtol``) whose eps_c(eps0) <= ``epsilon`` at ``delta``.
 
     Parameters
@@ -45,6 +46,9 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     t : fixed output size; ``None`` follows the mechanism's default rule, under which
         eps_c is a saw-tooth in eps0 (t jumps); the search then also tries the eps0
         intervals of the next ``T_WALK_MAX`` values of t beyond its first answer.
+    guess : ``bound="proved"`` only: an estimate of the answer (e.g. a saddle-point screen)
+        used instead of the paper's pair inverse to place the proved search; it changes the
+        cost, never the guarantee (every candidate is checked on the proved bound).
 
     Returns
     -------
@@ -86,7 +90,8 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
 
     lo = min(epsilon, eps0_max)
     if bound == "proved":
-        return _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo)
+        return _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
+                                      guess)
     best = largest_parameter_below(eps_c, epsilon, lo, eps0_max, rtol=rtol)
     if best is None:  # pragma: no cover - eps_c(lo) <= lo <= epsilon
         raise ArithmeticError("inverse: eps0 = epsilon was not feasible")
@@ -113,7 +118,8 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     return best
 
 
-def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo) -> float:
+def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
+                           guess=None) -> float:
     """The proved inverse, started from the inverse of the paper's pair bound.
 
     The pair bound costs milliseconds and lies within ~1e-4 of the exact blanket, which
@@ -124,8 +130,11 @@ def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0
     proved curve is not monotone near a seam, the answer is verified but may not be the
     largest.
     """
-    g = local_epsilon(n, epsilon, delta, mechanism, s, t, rtol=min(rtol, 1e-6), eps0_max=eps0_max,
-                      bound="paper", k=k)
+    if guess is not None and math.isfinite(guess) and guess > 0:
+        g = min(float(guess), eps0_max)
+    else:
+        g = local_epsilon(n, epsilon, delta, mechanism, s, t, rtol=min(rtol, 1e-6), eps0_max=eps0_max,
+                          bound="paper", k=k)
     g = max(g, lo)
     if eps_c(g) <= epsilon:
         a, b, step = g, None, 1e-3

@@ -355,3 +355,49 @@ def parse_schedule(data) -> list[RoundSpec]:
             raise ValueError(f"round {i}: {exc}") from None
         out.extend([spec] * rep)
     return out
+
+
+# --------------------------------------------------------------------------- uncertified estimate
+def _approx_profile(spec: RoundSpec):
+    """Saddle-point estimate of a round's privacy profile (``blanket_exact.approx_log_delta``)
+    and the eps beyond which it is <= PROFILE_CUTOFF.  Not certified: a starting point only."""
+    from .blanket_exact import approx_epsilon, approx_log_delta
+
+    law = round_law(spec)
+    if law is None:
+        raise ValueError("the saddle-point estimate needs a blanket law (collision, coco, krr, rr)")
+
+    def profile(eps: float) -> tuple[float, float]:
+        if eps >= law.eps_max:
+            return 0.0, 0.0
+        # at eps = 0 the saddle point is undefined (mean 0): take it just above; deep in the
+        # tail (near eps_max) the estimate may fail where delta is negligible: 0 there
+        lp = approx_log_delta(law, spec.n, max(eps, 1e-9))
+        if lp is None:
+            v = positive_part(law, spec.n, eps).upper if eps < 1e-3 else 0.0
+        else:
+            v = math.exp(lp)
+        v = min(v, 1.0)
+        return v, v
+
+    top = approx_epsilon(law, spec.n, PROFILE_CUTOFF)
+    top = law.eps_max if top is None else min(top, law.eps_max)
+    return profile, max(top, 1e-9)
+
+
+def approx_schedule_epsilon(specs: Sequence[RoundSpec], delta: float) -> float:
+    """Estimate of ``compose_schedule(specs, delta).epsilon``: the same connect-the-dots
+    construction and FFT composition, with the saddle-point profile in place of the certified
+    one (milliseconds instead of about 0.4 s per distinct round).  NOT a bound: callers use
+    it to place a search, then certify with :func:`compose_schedule`."""
+    specs = list(specs)
+    if not specs:
+        raise ValueError("the schedule must contain at least one round")
+    delta = _check_delta(delta)
+    profs = {sp: _approx_profile(sp) for sp in dict.fromkeys(specs)}
+    step = min(top for _, top in profs.values()) / (DEFAULT_STEPS * GRID_REFINE)
+    plds = {}
+    for sp, (prof, top) in profs.items():
+        m = max(1, int(top / (DEFAULT_STEPS * step)))
+        plds[sp] = _pld.refine(_pld.from_profile(prof, step * m, top, True), m)
+    return _pld.compose_all([plds[sp] for sp in specs]).get_epsilon(delta)

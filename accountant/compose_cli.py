@@ -28,19 +28,34 @@ def add_compose_parser(sub, parse_count, parse_float) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def read_schedule(path: str, max_rounds: int | None = None) -> list:
+    """Round specs from a schedule file (JSON, :func:`accountant.compose.parse_schedule`);
+    ValueError (one line) when it cannot be read or parsed, or (``max_rounds``) when its
+    rounds, repeats counted, exceed ``max_rounds`` (checked before they are expanded)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise ValueError(f"schedule: cannot read {path!r}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"schedule: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    if max_rounds is not None and isinstance(data, list):
+        total = 0
+        for r in data:
+            rep = r.get("repeat", 1) if isinstance(r, dict) else 1
+            total += rep if isinstance(rep, (int, float)) and not isinstance(rep, bool) and rep > 0 else 1
+        if total > max_rounds:
+            raise ValueError(f"schedule: {total:,.0f} rounds (repeats counted) exceed the limit "
+                             f"of {max_rounds:,}")
+    return parse_schedule(data)
+
+
 def run_compose(args: argparse.Namespace) -> dict:
     """Compute the comparison; ValueError on bad input (one line)."""
     if args.schedule is not None:
         if any(v is not None for v in (args.rounds, args.n, args.eps0)):
             raise ValueError("--schedule replaces --rounds/--n/--eps0; give one or the other")
-        try:
-            with open(args.schedule, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except OSError as exc:
-            raise ValueError(f"schedule: cannot read {args.schedule!r}: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"schedule: invalid JSON at line {exc.lineno}: {exc.msg}") from None
-        specs = parse_schedule(data)
+        specs = read_schedule(args.schedule)
         res = compose_schedule(specs, args.delta, args.step)
     else:
         for name in ("rounds", "n", "eps0"):

@@ -390,14 +390,17 @@ def _plan_store() -> dict:
 
 
 def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str,
-         mechanisms: tuple, bound: str = "proved", progress=None) -> "_planner.Plan":
-    """Cached :func:`mechanisms.planner.plan`; ``progress(done, total)`` is called while a
-    plan is computed (a plain dict cache: st.cache_data cannot replay a progress bar
-    created outside the cached function)."""
-    key = (float(target_eps), float(delta), int(n), int(d), int(s), estimate, tuple(mechanisms), bound)
+         mechanisms: tuple, bound: str = "proved", rounds: int = 1,
+         max_eps0: Optional[float] = None, progress=None) -> "_planner.Plan":
+    """Cached :func:`mechanisms.planner.plan` (with the n/2 and 2n sensitivity);
+    ``progress(done, total)`` is called while a plan is computed (a plain dict cache:
+    st.cache_data cannot replay a progress bar created outside the cached function)."""
+    key = (float(target_eps), float(delta), int(n), int(d), int(s), estimate, tuple(mechanisms), bound,
+           int(rounds), None if max_eps0 is None else float(max_eps0))
     store = _plan_store()
     if key not in store:
         result = _planner.plan(target_eps, delta, n, d, s, estimate, mechanisms, bound=bound,
+                               rounds=None if rounds == 1 else int(rounds), max_eps0=max_eps0,
                                progress=progress)
         _store_put(store, [(key, result)], 200)
     return store[key]

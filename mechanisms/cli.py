@@ -1,4 +1,4 @@
-"""Command line: ``python -m mechanisms {simulate, error, compare, fe-table}``.
+"""Command line: ``python -m mechanisms {simulate, error, compare, fe-table, plan}``.
 
 Thin layer over :mod:`mechanisms.simulate` and :mod:`mechanisms.errors`: parse,
 call, print.  Invalid parameters print one line on stderr and exit with status 2.
@@ -10,6 +10,7 @@ Examples
     python -m mechanisms compare --n 100000 --d 256 --s 4,8,16,32 --eps0 0.1,0.5,1,2 --out t.md
     python -m mechanisms simulate --mechanism fe1 --n 1000000 --B 100000 --eps 1 --rho exact --json
     python -m mechanisms fe-table --n 10000,1000000 --B 100,100000 --eps 0.5,1,3 --out fe.md
+    python -m mechanisms plan --n 100000 --d 128 --s 8 --eps 0.5 --delta 1e-6 --max-eps0 3
 """
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ COMMON = (
     ("simulate", "simulate --mechanism coco --n 100000 --d 256 --s 8 --eps0 1"),
     ("error", "error --mechanism collision --n 100000 --d 256 --s 8 --eps0 1"),
     ("compare", "compare --n 10000 --d 64 --s 4,8 --eps0 0.5,2 --out t.md"),
-    ("simulate", "simulate --mechanism fe1 --n 100000 --B 1000 --eps 1"),
+    ("plan", "plan --n 100000 --d 128 --s 8 --eps 0.5 --delta 1e-6"),
     ("fe-table", "fe-table --n 10000 --B 100,1000 --eps 1,3 --reps 2 --out fe.md"),
 )
 EXAMPLES = {
@@ -103,7 +104,15 @@ EXAMPLES = {
                 "compare --n 10000 --d 64 --s 4,8 --eps0 0.5,2 --reps 3 --out t.csv --json"),
     "fe-table": ("fe-table --n 10000 --B 100,1000 --eps 1,3 --reps 2 --out fe.md",
                  "fe-table --n 10000 --B 100 --eps 0.5,1 --out fe.csv --json"),
+    "plan": ("plan --n 100000 --d 128 --s 8 --eps 0.5 --delta 1e-6",
+             "plan --n 100000 --d 128 --s 8 --eps 0.5 --delta 1e-6 --max-eps0 3 --json",
+             "plan --n 100000 --d 128 --s 8 --eps 1 --delta 1e-6 --rounds 100",
+             "plan --d 128 --s 8 --eps 1 --delta 1e-6 --schedule rounds.json"),
 }
+NOTES = {"plan": "The --schedule file has the format of 'python -m accountant compose --schedule' "
+                 "(a JSON list of rounds {n, eps0, ..., repeat?}); the rounds' n and repeat are used, "
+                 "the plan chooses the per-round mechanism, t and eps0.  Every epsilon printed is a "
+                 "proved upper bound."}
 DEFAULTS_NOTE = ("--mechanism has no default here (each is named); the privacy accounting of the "
                  "shuffled reports is `shuffle-dp` (python -m accountant): its default mechanism is "
                  "the generic eps0-LDP randomizer and its default bound the smallest proved upper "
@@ -177,8 +186,67 @@ def build_parser() -> argparse.ArgumentParser:
         w.add_argument("--json", action="store_true",
                        help="print a JSON summary of what was written (path, format, rows, "
                             "columns, parameters)")
-    cli_help.add_help_examples(p, sub, COMMON, EXAMPLES, DEFAULTS_NOTE)
+    _add_plan_parser(sub)
+    cli_help.add_help_examples(p, sub, COMMON, EXAMPLES, DEFAULTS_NOTE, NOTES)
     return p
+
+
+def _add_plan_parser(sub) -> None:
+    from .planner import DELTA_MIN, MAX_ROUNDS
+
+    pl = sub.add_parser("plan", help="mechanism, t and eps0 with the smallest error for a target (eps, delta)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pl.add_argument("--n", type=int_arg("--n", 1, L.MAX_N), default=None,
+                    help="users (per round; not with --schedule)")
+    pl.add_argument("--d", required=True, type=int_arg("--d", 1, 2**31 - 1))
+    pl.add_argument("--s", required=True, type=int_arg("--s", 1, 2**31 - 1))
+    pl.add_argument("--eps", required=True, type=float_arg("--eps", 0.0, 20.0, lo_open=True),
+                    help="target central epsilon of the whole release")
+    pl.add_argument("--delta", required=True,
+                    type=float_arg("--delta", DELTA_MIN, 1.0, lo_open=False, hi_open=True),
+                    help=f"target central delta, in [{DELTA_MIN:g}, 1)")
+    pl.add_argument("--estimate", choices=("mean", "frequency"), default="mean")
+    pl.add_argument("--mechanisms", type=_mechanism_list, default=("collision", "coco"),
+                    help="comma-separated subset of collision,coco (default both)")
+    g = pl.add_mutually_exclusive_group()
+    g.add_argument("--rounds", type=int_arg("--rounds", 1, MAX_ROUNDS), default=None,
+                   help="T identical rounds; the target is for their composition")
+    g.add_argument("--schedule", default=None, help="JSON schedule file (see below)")
+    pl.add_argument("--max-eps0", dest="max_eps0", type=float_arg("--max-eps0", 0.0, 20.0, lo_open=True),
+                    default=None, help="local-protection cap on eps0 (per round)")
+    pl.add_argument("--sensitivity", action="store_true", help="also plan for n/2 and 2n")
+    pl.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _mechanism_list(text: str) -> tuple:
+    vals = tuple(v.strip() for v in text.split(",") if v.strip())
+    if not vals or any(v not in ("collision", "coco") for v in vals):
+        raise argparse.ArgumentTypeError(
+            f"--mechanisms must be a comma-separated subset of collision,coco, got {text!r}")
+    return tuple(dict.fromkeys(vals))
+
+
+def _run_plan(args) -> int:
+    from accountant.compose_cli import read_schedule
+
+    from .planner import MAX_ROUNDS, InfeasiblePlan, plan, render_plan
+
+    if args.schedule is None and args.n is None:
+        raise ValueError("--n is required (or give --schedule FILE.json)")
+    if args.schedule is not None and args.n is not None:
+        raise ValueError("--schedule gives the users of each round; do not give --n with it")
+    if args.s > args.d:
+        raise ValueError(f"--s must be an integer in [1, --d = {args.d}], got {args.s}")
+    schedule = read_schedule(args.schedule, MAX_ROUNDS) if args.schedule is not None else None
+    try:
+        p = plan(args.eps, args.delta, args.n if args.n is not None else 1, args.d, args.s,
+                 args.estimate, args.mechanisms, sensitivity=args.sensitivity, rounds=args.rounds,
+                 schedule=schedule, max_eps0=args.max_eps0)
+    except InfeasiblePlan as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    print(json.dumps(_jsonable(p.as_dict())) if args.json else render_plan(p))
+    return 0
 
 
 _FORMATS = {".csv": "csv", ".md": "md", ".json": "json"}
@@ -286,6 +354,8 @@ def _written(args, ext: str, res: dict, columns) -> dict:
 
 
 def _run(args) -> int:
+    if args.command == "plan":
+        return _run_plan(args)
     try:
         if args.command == "simulate" and args.mechanism in FE_NAMES:
             fe1_only = ("b", "q") if args.mechanism == "fe0" else ()

@@ -101,6 +101,16 @@ def _check_eps0(eps0) -> float:
     return e
 
 
+def _eps0_values(eps0):
+    """A scalar eps0 (as :func:`_check_eps0`) or an array of them (broadcast against t)."""
+    if isinstance(eps0, np.ndarray) and eps0.ndim > 0:
+        e = eps0.astype(np.float64)
+        if not (np.all(np.isfinite(e)) and np.all(e > 0.0) and np.all(e <= 700.0)):
+            raise ValueError(f"eps0 must be finite numbers in (0, 700], got {eps0!r}")
+        return e
+    return _check_eps0(eps0)
+
+
 def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
@@ -226,11 +236,11 @@ def collision_rates(s: int, eps0: float, t):
 
 
 def _collision_core(s, e, ta):
-    E = math.exp(e)
+    E = np.exp(e)
     omega = s * E + ta - s
     p = E / omega
     q = 1.0 / ta
-    gap = (ta - s) * math.expm1(e) / (ta * omega)  # p - q without cancellation
+    gap = (ta - s) * np.expm1(e) / (ta * omega)  # p - q without cancellation
     v_in = p * (1 - p) / gap**2
     v_out = q * (1 - q) / gap**2
     return v_in, v_out
@@ -267,6 +277,8 @@ def collision_pair_covariance(s: int, eps0: float, t):
 def collision_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
     """Exact MSEs of Collision's three estimators (sum over coordinates / items).
 
+    ``eps0`` may be an array broadcast against ``t`` (the planner's trade-off curve).
+
     ``item = mean = nonmissing = (s p(1-p) + (2d - s) q(1-q)) / (n (p-q)^2)``;
     exact for every dataset in ``X_s`` (the total does not depend on the data; see
     the module docstring for the derivation, including the zero covariance that makes
@@ -275,7 +287,7 @@ def collision_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
     n = _check_int("n", n, 1)
     d = _check_int("d", d, 1)
     s = _check_int("s", s, 1, d)
-    e = _check_eps0(eps0)
+    e = _eps0_values(eps0)
     ta = _check_collision_t(t, s)
     v_in, v_out = _collision_core(s, e, ta)
     tot = (s * v_in + (2 * d - s) * v_out) / n
@@ -386,8 +398,8 @@ def coco_rates(s: int, eps0: float, t) -> CoCoRates:
 
 
 def _coco_core(s, e, ta):
-    E = math.exp(e)
-    em1 = math.expm1(e)
+    E = np.exp(e)
+    em1 = np.expm1(e)
     omega = (E + 1) * s + ta - 2 * s
     pow_ = 1.0 - ta / (2.0 * s) * (-np.expm1(s * np.log1p(-2.0 / ta)))
     pt = pow_ * (E + 1) / (2 * omega) + (1 - pow_) * E / omega
@@ -426,6 +438,8 @@ def coco_estimator_variances(s: int, eps0: float, t) -> dict:
 def coco_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
     """Exact MSEs of CoCo (Lemma 3, equations (8) and (9), divided by ``n``).
 
+    ``eps0`` may be an array broadcast against ``t`` (the planner's trade-off curve).
+
     ``nonmissing = (s (Pt+Po)(1-Pt-Po) + (d-s) 2Pf(1-2Pf)) / (n (Pt+Po-2Pf)^2)`` (8),
     ``mean = (s ((Pt+Po) - (Pt-Po)^2) + (d-s) 2Pf) / (n (Pt-Po)^2)`` (9),
     ``item = (nonmissing + mean) / 2`` (item estimators ``(N +/- M)/2``).
@@ -435,7 +449,7 @@ def coco_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
     n = _check_int("n", n, 1)
     d = _check_int("d", d, 1)
     s = _check_int("s", s, 1, d)
-    e = _check_eps0(eps0)
+    e = _eps0_values(eps0)
     ta = _check_coco_t(t, s)
     vn1, vn0, vm1, vm0, _ = _coco_core(s, e, ta)
     nm = (s * vn1 + (d - s) * vn0) / n

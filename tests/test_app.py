@@ -127,30 +127,54 @@ def test_utility_default_change_and_invalid():
 
 def test_planner_matches_library():
     at = page("3_Planner.py")
-    # default: the proved bounds
+    # default: the proved bounds, drawn on the first visit, no button
     p = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="proved")
     r = p.recommendation
+    assert not at.button
     assert metric(at, "local eps0") == appcommon.fmt(r.eps0, 6, "down")
     assert metric(at, "t") == str(r.t)
+    assert metric(at, "proved eps of the release") == appcommon.fmt(p.epsilon, 6, "up")
     assert at.code[0].value == p.sentence() and "proved upper bound" in p.sentence()
-    assert not any("inputs changed" in w.value for w in at.warning)
-    # switching to the paper's (unproved) Theorem 5: the old plan stays, marked stale,
-    # until "Compute plan" is pressed; then its plan shows, and says so
+    sens = at.dataframe[0].value
+    assert sorted(sens["n"]) == [50_000, 100_000, 200_000]
+    # every input change redraws: the paper's (unproved) Theorem 5
     at.radio(key="bound").set_value("paper").run()
     ok(at)
-    assert at.code[0].value == p.sentence()
-    assert any("inputs changed" in w.value for w in at.warning)
-    at.button(key="compute").click().run()
-    ok(at)
-    assert not any("inputs changed" in w.value for w in at.warning)
     pt = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="paper")
     assert at.code[0].value == pt.sentence() and "not proved" in pt.sentence()
     assert pt.recommendation.eps0 >= r.eps0 * (1 - 1e-3)
     at.radio(key="bound").set_value("proved").run()
-    at.button(key="compute").click().run()
     assert at.code[0].value == p.sentence()
-    sens = at.dataframe[0].value
-    assert sorted(sens["n"]) == [50_000, 100_000, 200_000]
+    # the cap: respected, its cost shown, drawn on the chart
+    at.checkbox(key="use_cap").check().run()
+    at.number_input(key="cap").set_value(3.0).run()
+    ok(at)
+    pc = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="proved", max_eps0=3.0)
+    assert metric(at, "local eps0") == appcommon.fmt(pc.recommendation.eps0, 6, "down")
+    assert float(metric(at, "local eps0")) <= 3.0
+    assert metric(at, "error cost of the cap") == f"+{100 * pc.cap_cost:.3g}%"
+    assert at.code[0].value == pc.sentence()
+    import json
+
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = [tr.get("name", "") for tr in spec["data"]]
+    assert "cap: eps0 <= 3" in names and "recommended" in names
+    capline = spec["data"][names.index("cap: eps0 <= 3")]
+    assert capline["y"] == [3.0, 3.0] and capline["yaxis"] == "y2"
+    at.checkbox(key="use_cap").uncheck().run()
+    # rounds: the per-round plan on the certified composition
+    at.number_input(key="rounds").set_value(10).run()
+    ok(at)
+    pr = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), rounds=10)
+    assert metric(at, "local eps0 per round") == appcommon.fmt(pr.recommendation.eps0, 6, "down")
+    assert metric(at, "proved eps of the 10 rounds") == appcommon.fmt(pr.epsilon, 6, "up")
+    assert pr.epsilon <= 0.5 and "10 rounds composed" in at.code[0].value
+    # rounds with the unproved bound: a visible error, no exception
+    at.radio(key="bound").set_value("paper").run()
+    ok(at)
+    assert any("proved composition only" in e.value for e in at.error)
+    at.radio(key="bound").set_value("proved").run()
+    at.number_input(key="rounds").set_value(1).run()
     at.number_input(key="s").set_value(200).run()  # s > d = 128
     ok(at)
     assert any("s must satisfy" in e.value for e in at.error)

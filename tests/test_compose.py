@@ -262,3 +262,19 @@ def test_largest_eps0_reports_progress():
     total = calls[0][1]
     assert total == 2 + 8  # ceil(log2((10 - 0.05) / 0.05)) = 8 bisection steps
     assert [k for k, _ in calls] == list(range(1, len(calls) + 1)) and len(calls) <= total
+
+
+def test_approx_schedule_epsilon_tracks_the_certified_composition():
+    """The planner's estimate (saddle-point profile, same PLD construction) is within 1% of
+    the certified composition; it is not itself used as a bound."""
+    from accountant.compose import approx_schedule_epsilon
+
+    for spec, T in ((RoundSpec(100_000, 1.5, "collision", 8, 60), 50),
+                    (RoundSpec(20_000, 3.0, "coco", 4, 40), 10)):
+        cert = compose_rounds(spec, T, 1e-6).epsilon
+        est = approx_schedule_epsilon([spec] * T, 1e-6)
+        assert abs(est / cert - 1) < 0.01, (spec, est, cert)
+    mixed = [RoundSpec(20_000, 2.0, "coco", 4, 40), RoundSpec(40_000, 2.0, "coco", 4, 40)] * 3
+    assert abs(approx_schedule_epsilon(mixed, 1e-6) / compose_schedule(mixed, 1e-6).epsilon - 1) < 0.01
+    with pytest.raises(ValueError, match="blanket law"):
+        approx_schedule_epsilon([RoundSpec(1000, 1.0)], 1e-6)

@@ -213,3 +213,16 @@ def test_inverse_without_amplification_returns_target():
     # n = 1: no amplification, eps0 = eps is the answer (it used to fail with None)
     assert local_epsilon(1, 0.3, 1e-9, bound="paper") == pytest.approx(0.3, rel=1e-6)
     assert local_epsilon(1, 0.3, 1e-9, bound="clone") == pytest.approx(0.3, rel=1e-6)
+
+
+def test_local_epsilon_guess_changes_cost_not_answer():
+    """A starting guess (the planner's screen) only places the proved search: the answer is
+    verified on the proved bound and agrees with the unguided one to the tolerance."""
+    from accountant.bounds import proved_epsilon
+
+    n, eps, delta = 20_000, 0.5, 1e-6
+    ref = local_epsilon(n, eps, delta, "collision", 4, t=40, rtol=1e-5)
+    for g in (ref * 0.8, ref * 1.001, ref * 1.3, 19.0):
+        e0 = local_epsilon(n, eps, delta, "collision", 4, t=40, rtol=1e-5, guess=g)
+        assert proved_epsilon(n, e0, delta, "collision", 4, 40).epsilon <= eps
+        assert e0 == pytest.approx(ref, rel=3e-5)

@@ -1,4 +1,5 @@
-"""Planner: mechanism, t and eps0 with the smallest error for a target (eps_c, delta)."""
+"""Planner: mechanism, t and eps0 with the smallest error for a target (eps, delta)."""
+
 import os
 import sys
 
@@ -11,63 +12,136 @@ import common  # noqa: E402
 
 common.page_header(
     "Deployment planner",
-    "Give the central guarantee you must meet; the planner finds, for Collision and CoCo and a "
-    "range of hash sizes t, the largest local eps0 that meets it and the exact error there, and "
-    "recommends the most accurate choice.")
+    "Give the central guarantee the whole release must meet (one round or T rounds composed); "
+    "the planner screens every hash size t of Collision and CoCo, finds on the proved bound the "
+    "largest local eps0 that meets it at the best ones, and recommends the most accurate choice. "
+    "It redraws when an input changes.",
+)
 common.explain()
 
 sb = st.sidebar
 sb.header("Inputs")
-target = float(sb.number_input("target central eps_c", min_value=0.01, max_value=20.0, value=0.5,
-                               key="target"))
+target = float(
+    sb.number_input("target central eps_c", min_value=0.01, max_value=20.0, value=0.5, key="target")
+)
+sb.caption("the target is for the whole release: all rounds composed")
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
-n = int(sb.number_input("n (users)", min_value=2, max_value=common.MAX_N, value=100_000, step=10_000,
-                        key="n"))
+n = int(
+    sb.number_input(
+        "n (users per round)",
+        min_value=2,
+        max_value=common.MAX_N,
+        value=100_000,
+        step=10_000,
+        key="n",
+    )
+)
 d = int(sb.number_input("d (coordinates)", min_value=1, max_value=10**7, value=128, key="d"))
 s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8, key="s"))
 s_ok = common.check(s <= d, f"s must satisfy 1 <= s <= d = {d}, got s = {s}", where=sb)
-estimate = sb.radio("estimate", ["mean", "frequency"], key="estimate",
-                    format_func=lambda e: {"mean": "mean of the values",
-                                           "frequency": "frequency of the keys (non-missing)"}[e])
-mechs = tuple(sb.multiselect("mechanisms", ["collision", "coco"], default=["collision", "coco"],
-                             format_func=lambda m: common.MECH_LABEL[m], key="mechs"))
+estimate = sb.radio(
+    "estimate",
+    ["mean", "frequency"],
+    key="estimate",
+    format_func=lambda e: {
+        "mean": "mean of the values",
+        "frequency": "frequency of the keys (non-missing)",
+    }[e],
+)
+mechs = tuple(
+    sb.multiselect(
+        "mechanisms",
+        ["collision", "coco"],
+        default=["collision", "coco"],
+        format_func=lambda m: common.MECH_LABEL[m],
+        key="mechs",
+    )
+)
 m_ok = common.check(bool(mechs), "choose at least one mechanism", where=sb)
-bound = sb.radio("guarantee from", ["proved", "paper"], key="bound",
-                 format_func=lambda b: {"proved": "proved bound (exact privacy blanket)",
-                                        "paper": "paper's Theorem 5 (not proved)"}[b],
-                 help="Theorem 5 gives larger eps0 but is not a proved bound (README, Findings)")
-inputs = (target, delta, n, d, s, estimate, mechs, bound)
-valid = delta_ok and s_ok and m_ok
-compute = sb.button("Compute plan", type="primary", disabled=not valid, key="compute",
-                    help="The search inverts the proved bound for about 20 (mechanism, t) "
-                         "candidates and takes several seconds; it runs when you press this.")
-if not valid:
+rounds = int(
+    sb.number_input(
+        "rounds T",
+        min_value=1,
+        max_value=10_000,
+        value=1,
+        key="rounds",
+        help="T identical rounds of n users; the target is for their PLD "
+        "composition (a certified upper bound)",
+    )
+)
+use_cap = sb.checkbox(
+    "cap the local eps0",
+    value=False,
+    key="use_cap",
+    help="local protection: each report alone is at most eps0-LDP",
+)
+cap = (
+    float(
+        sb.number_input(
+            "max local eps0",
+            min_value=0.05,
+            max_value=20.0,
+            value=3.0,
+            key="cap",
+            disabled=not use_cap,
+        )
+    )
+    if use_cap
+    else None
+)
+bound = sb.radio(
+    "guarantee from",
+    ["proved", "paper"],
+    key="bound",
+    format_func=lambda b: {
+        "proved": "proved bound (exact privacy blanket)",
+        "paper": "paper's Theorem 5 (not proved)",
+    }[b],
+    help="Theorem 5 gives larger eps0 but is not a proved bound (README, Findings); "
+    "rounds are always planned on the proved composition",
+)
+b_ok = common.check(
+    rounds == 1 or bound == "proved",
+    "rounds are planned on the proved composition only: choose the proved bound",
+    where=sb,
+)
+if not (delta_ok and s_ok and m_ok and b_ok):
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
-stored = st.session_state.get("plan_result")
-if compute or stored is None:  # the first visit plans the defaults
-    bar = common.Progress("Searching the largest eps0 for every candidate t", "candidates")
-    p = common.call(common.plan, *inputs, progress=bar.update)
-    bar.close()
-    if p is None:
-        st.stop()
-    stored = st.session_state["plan_result"] = (inputs, p)
-shown, p = stored
-if shown != inputs:
-    st.warning(f"The inputs changed: the results below are still those for target eps_c = "
-               f"{common.fmt(shown[0])}, delta = {common.fmt(shown[1])}, n = {shown[2]:,}, "
-               f"d = {shown[3]:,}, s = {shown[4]}. Press **Compute plan** to update them.",
-               icon=":material/history:")
+bar = common.Progress("Screening t and certifying the finalists", "steps")
+p = common.call(
+    common.plan, target, delta, n, d, s, estimate, mechs, bound, rounds, cap, progress=bar.update
+)
+bar.close()
+if p is None:
+    st.stop()
 
 r = p.recommendation
 st.subheader("Recommendation")
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("mechanism", common.MECH_LABEL[r.mechanism])
 c2.metric("t", str(r.t))
-c3.metric("local eps0", common.fmt(r.eps0, 6, "down"))
-c4.metric("MSE", common.fmt(r.mse, 4), help="exact, summed over coordinates, for n users")
+c3.metric("local eps0" if p.rounds == 1 else "local eps0 per round", common.fmt(r.eps0, 6, "down"))
+c4.metric(
+    "MSE" if p.rounds == 1 else "MSE per round",
+    common.fmt(r.mse, 4),
+    help="exact, summed over coordinates, for n users",
+)
+c5, c6 = st.columns(2)
+c5.metric(
+    "proved eps of the release" if p.rounds == 1 else f"proved eps of the {p.rounds} rounds",
+    common.fmt(p.epsilon, 6, "up"),
+)
+if p.uncapped is not None:
+    c6.metric(
+        "error cost of the cap",
+        f"+{100 * p.cap_cost:.3g}%",
+        help=f"against the uncapped plan: {common.MECH_LABEL[p.uncapped.mechanism]} "
+        f"t = {p.uncapped.t}, eps0 = {common.fmt(p.uncapped.eps0, 4, 'down')}, "
+        f"MSE = {common.fmt(p.uncapped.mse, 4)}",
+    )
 for w in p.warnings():
     st.warning(w)
 st.code(p.sentence(), language=None, wrap_lines=True)
@@ -77,40 +151,111 @@ st.subheader("Trade-off: error against t at the largest admissible eps0")
 fig = go.Figure()
 colors = {"collision": "#1f77b4", "coco": "#d62728"}
 for mech in mechs:
-    cs = [c for c in p.candidates if c.mechanism == mech]
-    fig.add_trace(go.Scatter(
-        x=[c.t for c in cs], y=[c.mse for c in cs], mode="lines+markers",
-        name=f"{common.MECH_LABEL[mech]}: MSE", line=dict(color=colors[mech]),
-        customdata=[[c.eps0, c.eps_c, c.source] for c in cs],
-        hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 = %{customdata[0]:.4g}"
-                      "<br>eps_c = %{customdata[1]:.4g}<br>%{customdata[2]}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=[c.t for c in cs], y=[c.eps0 for c in cs], mode="lines",
-                             name=f"{common.MECH_LABEL[mech]}: eps0", yaxis="y2",
-                             line=dict(color=colors[mech], dash="dot", width=1)))
-fig.add_trace(go.Scatter(x=[r.t], y=[r.mse], mode="markers", name="recommended",
-                         marker=dict(symbol="star", size=16, color="gold",
-                                     line=dict(color="black", width=1))))
+    cs = [c for c in p.candidates if c.mechanism == mech and c.source == "screen"]
+    fig.add_trace(
+        go.Scatter(
+            x=[c.t for c in cs],
+            y=[c.mse for c in cs],
+            mode="lines+markers",
+            name=f"{common.MECH_LABEL[mech]}: MSE (screen)",
+            line=dict(color=colors[mech]),
+            customdata=[[c.eps0] for c in cs],
+            hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 ~ %{customdata[0]:.4g} (estimate)"
+            "<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[c.t for c in cs],
+            y=[c.eps0 for c in cs],
+            mode="lines",
+            name=f"{common.MECH_LABEL[mech]}: eps0",
+            yaxis="y2",
+            line=dict(color=colors[mech], dash="dot", width=1),
+        )
+    )
+    fin = [c for c in p.candidates if c.mechanism == mech and c.source in ("finalist", "estimate")]
+    if fin:
+        fig.add_trace(
+            go.Scatter(
+                x=[c.t for c in fin],
+                y=[c.mse for c in fin],
+                mode="markers",
+                name=f"{common.MECH_LABEL[mech]}: best t",
+                marker=dict(color=colors[mech], size=11, symbol="diamond"),
+                customdata=[[c.eps0, "n/a" if c.eps_c is None else f"{c.eps_c:.4g}"] for c in fin],
+                hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 = %{customdata[0]:.4g}"
+                "<br>proved eps = %{customdata[1]}<extra></extra>",
+            )
+        )
+fig.add_trace(
+    go.Scatter(
+        x=[r.t],
+        y=[r.mse],
+        mode="markers",
+        name="recommended",
+        marker=dict(symbol="star", size=16, color="gold", line=dict(color="black", width=1)),
+    )
+)
+if cap is not None:  # the cap, on the eps0 axis, across the t range
+    ts_all = [c.t for c in p.candidates]
+    fig.add_trace(
+        go.Scatter(
+            x=[min(ts_all), max(ts_all)],
+            y=[cap, cap],
+            mode="lines",
+            yaxis="y2",
+            name=f"cap: eps0 <= {common.fmt(cap)}",
+            line=dict(color="black", dash="dash", width=1.5),
+        )
+    )
 fig.update_layout(
-    title=f"Error against t at the largest admissible eps0 (target eps_c = {common.fmt(p.target_eps)}, "
-          f"delta = {common.fmt(p.delta)}, n = {p.n:,}, d = {p.d:,}, s = {p.s})",
+    title=f"Error against t at the largest admissible eps0 (target eps = {common.fmt(p.target_eps)}, "
+    f"delta = {common.fmt(p.delta)}, n = {p.n:,}, d = {p.d:,}, s = {p.s}"
+    + ("" if p.rounds == 1 else f", {p.rounds} rounds")
+    + ")",
     xaxis=common.log_axis("hash range t (buckets)", [c.t for c in p.candidates]),
-    yaxis=common.log_axis(f"MSE of the {p.estimate} estimate (sum over coordinates)",
-                          [c.mse for c in p.candidates]),
-    yaxis2=dict(title="largest admissible local eps0 (nats)", overlaying="y", side="right",
-                showgrid=False),
-    template="plotly_white", height=460, legend=dict(orientation="h", y=-0.2),
-    legend_title="curve", margin=dict(t=60))
+    yaxis=common.log_axis(
+        f"MSE of the {p.estimate} estimate (sum over coordinates)", [c.mse for c in p.candidates]
+    ),
+    yaxis2=dict(
+        title="largest admissible local eps0 (nats)", overlaying="y", side="right", showgrid=False
+    ),
+    template="plotly_white",
+    height=460,
+    legend=dict(orientation="h", y=-0.2),
+    legend_title="curve",
+    margin=dict(t=60),
+)
 st.plotly_chart(fig, key="tradeoff_chart")
+st.caption(
+    "The curves are the screen (a saddle-point estimate of the exact blanket, within "
+    "~1e-4 of it, used to place the search); the diamonds are each mechanism's best t, "
+    "whose eps0 was found on the proved bound (or, with rounds, estimated for the "
+    "mechanism not recommended); the star is the recommendation, certified at the end."
+)
 
 st.subheader("Sensitivity to n")
-sens_rows = [{"n": n, "mechanism": r.mechanism, "t": r.t, "eps0": r.eps0, "eps_c": r.eps_c,
-              "mse": r.mse}]
+sens_rows = [
+    {"n": n, "mechanism": r.mechanism, "t": r.t, "eps0": r.eps0, "eps_c": r.eps_c, "mse": r.mse}
+]
 for nn, c in sorted(p.sensitivity.items()):
-    sens_rows.append({"n": nn, "mechanism": c.mechanism, "t": c.t, "eps0": c.eps0, "eps_c": c.eps_c,
-                      "mse": c.mse})
+    sens_rows.append(
+        {
+            "n": nn,
+            "mechanism": c.mechanism,
+            "t": c.t,
+            "eps0": c.eps0,
+            "eps_c": c.eps_c,
+            "mse": c.mse,
+        }
+    )
 sens_rows.sort(key=lambda x: x["n"])
 common.table(sens_rows, "sens_table")
-st.caption("The same recommendation recomputed for half and twice the number of users.")
+st.caption(
+    "The same plan for half and twice the number of users (with rounds: the recommended "
+    "t, its per-round eps0 searched again on the certified composition)."
+)
 common.download_csv(sens_rows, "planner_sensitivity.csv", "Download sensitivity (CSV)", key="dl_sens")
 
 st.subheader("All candidates")
