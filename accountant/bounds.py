@@ -178,7 +178,7 @@ def _bennett_delta(params, n, eps, generic: bool):
     if eps <= 0:
         return 0.0, 1.0
     up = min(blanket.blanket_delta_bennett(eps, n, rv.gamma, rv.max_l, rv.second_moment_l), 1.0)
-    return 0.0, up
+    return 0.0, _no_underflow(up, eps, params.eps0)
 
 
 def _hoeffding_delta(params, n, eps, generic: bool):
@@ -186,7 +186,14 @@ def _hoeffding_delta(params, n, eps, generic: bool):
         params.eps0, eps, *_specific_st(params))
     if eps <= 0:
         return 0.0, 1.0
-    return 0.0, min(blanket.blanket_delta_hoeffding(eps, n, rv.gamma, rv.range_l), 1.0)
+    return 0.0, _no_underflow(min(blanket.blanket_delta_hoeffding(eps, n, rv.gamma, rv.range_l), 1.0),
+                              eps, params.eps0)
+
+
+def _no_underflow(up: float, eps: float, eps0: float) -> float:
+    """An upper bound that underflowed to 0 below eps0 (where delta > 0) is rounded up to the
+    smallest positive float: rounding of an upper bound is directed up, never to 0."""
+    return math.ulp(0.0) if up == 0.0 and eps < eps0 else up
 
 
 def _blanket_law(params):
