@@ -409,7 +409,7 @@ def _grid_command(args) -> dict:
     for n in ns:
         L.check_int("--n", n, 1, L.MAX_N)
     for e0 in eps0s:
-        L.check_float("--eps0", e0, 0.0, L.EPS_MAX, lo_open=True)
+        L.check_eps0(e0, "--eps0")
     bounds = _bound_list(args.bounds)
     if args.command == "table":
         mechanism = args.mechanism

@@ -359,12 +359,12 @@ def parse_schedule(data) -> list[RoundSpec]:
                 raise ValueError(f"round {i}: field {f!r} must be an integer, got {v!r}")
         if isinstance(r["eps0"], bool) or not isinstance(r["eps0"], (int, float)):
             raise ValueError(f"round {i}: field 'eps0' must be a number, got {r['eps0']!r}")
-        from .limits import EPS_MAX, MAX_ROUNDS, T_MAX, check_float, check_int, check_n
+        from .limits import MAX_ROUNDS, T_MAX, check_eps0, check_int, check_n
 
         try:  # ranges checked on the JSON values (a 400-digit n is refused, not overflowed)
             rep = check_int("field 'repeat'", r.get("repeat", 1), 1, MAX_ROUNDS)
             n = check_n(r["n"], "field 'n'")
-            eps0 = check_float("field 'eps0'", r["eps0"], 0.0, EPS_MAX, lo_open=True)
+            eps0 = check_eps0(r["eps0"], "field 'eps0'")
             ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
                     for f in ("s", "t", "k")}
             spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival)

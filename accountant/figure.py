@@ -83,7 +83,9 @@ def html_to_png(html: str, width: int, height: int) -> bytes:
     if exe is None:
         raise ValueError("out: PNG export needs a Chromium browser (Debian package 'chromium') "
                          "or Plotly's 'kaleido'; use .html")
-    with tempfile.TemporaryDirectory() as tmp:
+    tmp = tempfile.mkdtemp(prefix="accountant-png-")
+    proc = None
+    try:
         page = os.path.join(tmp, "figure.html")
         png = os.path.join(tmp, "figure.png")
         with open(page, "w", encoding="utf-8") as fh:
@@ -92,13 +94,51 @@ def html_to_png(html: str, width: int, height: int) -> bytes:
                f"--window-size={width},{height}", "--virtual-time-budget=10000",
                f"--screenshot={png}", "file://" + page]
         try:
-            subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+            # its own session: on Ctrl-C / SIGTERM the whole browser (renderers, zygote) is
+            # killed below, before its profile is removed
+            # ... and its own temporary files (org.chromium.*) go into our directory too
+            env = dict(os.environ, TMPDIR=tmp)
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    stdin=subprocess.DEVNULL, start_new_session=True, env=env)
+            proc.wait(timeout=120)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise ValueError(f"out: Chromium could not render the PNG ({exc.__class__.__name__})") from exc
         if not os.path.exists(png) or os.path.getsize(png) == 0:
             raise ValueError("out: Chromium did not produce the PNG; use .html")
         with open(png, "rb") as fh:
             return fh.read()
+    finally:
+        _stop_browser(proc)
+        _remove_tree(tmp)
+
+
+def _stop_browser(proc) -> None:
+    """Kill Chromium's whole process group (it forks renderers that write to the profile)."""
+    import signal
+    import subprocess
+
+    if proc is None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait
+        pass
+
+
+def _remove_tree(path: str) -> None:
+    """Remove the temporary profile; a process of the group may still be exiting, so retry."""
+    import shutil
+    import time
+
+    for _ in range(50):
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.exists(path):
+            return
+        time.sleep(0.1)
 
 
 def write_figure(rows: Sequence[dict], bounds: Sequence[str], path: str) -> None:

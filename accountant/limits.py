@@ -70,6 +70,10 @@ EPS_MAX = 30.0
 # their cost limits); the epsilon command's --log-delta reaches further for the pair
 # bounds, down to LOG_DELTA_MIN.
 DELTA_MIN = 1e-300
+# The local budget eps0 every command, page and function accepts: [EPS0_MIN, EPS_MAX].
+# Below EPS0_MIN, e^-eps0 and 1 + eps0 are no longer distinct floats in the engines (the
+# clone pair's c = e^-eps0 rounds to 1 at eps0 ~ 1e-16; simulations divide by e^eps0 - 1).
+EPS0_MIN = 1e-10
 LOG_DELTA_MIN = -10_000.0
 # Composition: rounds of one command (--rounds, or the rounds of a schedule after
 # "repeat"); the composed PLD's grid grows with the rounds (measured: 1e4 rounds 9 s and
@@ -159,6 +163,11 @@ def check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False
 def check_delta(value, name: str = "delta") -> float:
     """The target delta in [DELTA_MIN, 1): the one range of every command and function."""
     return check_float(name, value, DELTA_MIN, 1.0, hi_open=True)
+
+
+def check_eps0(value, name: str = "eps0") -> float:
+    """The local budget eps0 in [EPS0_MIN, EPS_MAX]."""
+    return check_float(name, value, EPS0_MIN, EPS_MAX)
 
 
 def check_n(value, name: str = "n") -> int:
@@ -369,4 +378,4 @@ def n_arg(name: str = "--n") -> Callable[[str], int]:
 
 
 def eps0_arg(name: str = "--eps0") -> Callable[[str], float]:
-    return float_arg(name, 0.0, EPS_MAX, lo_open=True)
+    return float_arg(name, EPS0_MIN, EPS_MAX)

@@ -50,12 +50,12 @@ CAVEAT_THEOREM6 = (
 
 
 def _check_eps0(eps0) -> float:
-    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.floating, np.integer)):
-        raise ValueError(f"eps0 must be a number in (0, {_EPS0_MAX:g}], got {eps0!r}")
-    eps0 = float(eps0)
-    if not (math.isfinite(eps0) and 0.0 < eps0 <= _EPS0_MAX):
-        raise ValueError(f"eps0 must be a number in (0, {_EPS0_MAX:g}], got {eps0!r}")
-    return eps0
+    """eps0 in [EPS0_MIN, EPS_MAX] (accountant.limits.check_eps0, the one range everywhere)."""
+    from .limits import check_eps0
+
+    if isinstance(eps0, (str, bytes)) or eps0 is None:
+        raise ValueError(f"eps0 must be a number in [1e-10, {_EPS0_MAX:g}], got {eps0!r}")
+    return check_eps0(eps0)
 
 
 def _check_int(name: str, v, lo: int) -> int:

@@ -282,8 +282,13 @@ def render(rows: Sequence[dict], ext: str) -> str:
 
 
 def write_table(rows: Sequence[dict], path: str) -> None:
+    """Write ``rows`` to ``path`` (format from the extension); ValueError naming ``path`` when
+    it cannot be written (checked before rendering: missing directory, /proc, read-only)."""
     ext = check_output_path(path)
-    write_atomic(path, render(rows, ext))
+    from .limits import check_output_writable
+
+    target = check_output_writable(path, "path")
+    write_atomic(target, render(rows, ext))
 
 
 def saving_summary(rows: Iterable[dict]) -> dict:

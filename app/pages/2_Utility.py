@@ -25,7 +25,7 @@ d = int(sb.number_input("d (coordinates)", min_value=1, max_value=10**7, value=6
 s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=4, key="s"))
 s_ok = common.check(s <= d, f"s must satisfy 1 <= s <= d = {d}, got s = {s}", where=sb)
 eps0 = float(sb.number_input("eps0", min_value=0.01, max_value=20.0, value=1.0, key="eps0"))
-n = int(sb.number_input("n (users)", min_value=1, max_value=10**12, value=10_000, step=1000, key="n"))
+n = int(sb.number_input("n (users)", min_value=1, max_value=10**10, value=10_000, step=1000, key="n"))
 auto_t = sb.checkbox("automatic t range", value=True, key="auto_t",
                      help="from s + 1 to three times the largest error-optimal t (at least 200)")
 if auto_t and s_ok:
