@@ -342,6 +342,9 @@ def check_sim_size(n: int, d: int, reps: int, instances: int = 1) -> None:
     """Refuse a sparse-vector simulation whose memory (n x d per run) or total work
     (n x d x reps x instances) exceeds MAX_SIM_CELLS / MAX_SIM_WORK."""
     check_int("reps", reps, 1, MAX_REPS)
+    # memory: the randomisers hold arrays of size d and t ~ 3 s per run, whatever n is
+    # (d = 5e7 with s = d at n = 1 peaked above 2.4 GB)
+    check_int("d", d, 1, MAX_SIM_DOMAIN)
     check_count("n x d", float(n) * float(d), MAX_SIM_CELLS, "user-coordinate cells per run",
                 "lower n or d")
     check_count("n x d x reps", float(n) * float(d) * reps * instances, MAX_SIM_WORK,

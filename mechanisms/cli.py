@@ -75,7 +75,7 @@ def _float_list(name: str, lo: float = 0.0, hi: float = L.EPS_MAX):
 
 
 N_SIM = int_arg("--n", 1, L.MAX_SIM_USERS)
-D_ARG = int_arg("--d", 1, L.MAX_SIM_CELLS)
+D_ARG = int_arg("--d", 1, L.MAX_SIM_DOMAIN)
 S_ARG = int_arg("--s", 1, L.MAX_SIM_CELLS)
 T_ARG = int_arg("--t", 2, 2**31 - 1)
 EPS0_ARG = L.eps0_arg()
