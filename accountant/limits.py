@@ -85,6 +85,10 @@ MAX_NESTING = 20
 # loss-grid samples of one round's profile (support / --step); each sample is a
 # certified divergence evaluation
 MAX_PROFILE_SAMPLES = 4_000
+# the Utility page's baseline curves (23 eps0 values x 5 baselines): their analytic errors
+# are computed coordinate by coordinate (PrivKV: 20 s per eps0 at d = 1e7), so the curves
+# are drawn for d up to this value and replaced by a note above it
+MAX_BASELINE_D = 200_000
 # an integer-valued parameter at most this large (s, t, k, m)
 T_MAX = 2**31 - 1
 

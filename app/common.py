@@ -386,6 +386,7 @@ SIM_MAX_DOMAIN = _limits.MAX_SIM_DOMAIN
 SIM_MAX_CANDIDATES = _limits.MAX_SIM_CANDIDATES
 #: the accountant's largest n (README, Limits): the widgets' max_value
 MAX_N = _limits.MAX_N
+MAX_BASELINE_D = _limits.MAX_BASELINE_D
 MAX_SIM_CELLS = _limits.MAX_SIM_CELLS
 
 

@@ -159,6 +159,12 @@ eps_grid = [round(x, 3) for x in np.linspace(0.5, 6.0, 23)]
 @st.cache_data(show_spinner=False)
 def baseline_rows(n, d, s, eps_grid):
     rows, notes = [], {}
+    baselines = BASELINES if d <= common.MAX_BASELINE_D else ()
+    if not baselines:  # cost model (accountant.limits.MAX_BASELINE_D)
+        for b in BASELINES:
+            notes[b] = (f"not drawn for d > {common.MAX_BASELINE_D:,}: the baselines' analytic "
+                        "errors are computed coordinate by coordinate (about 20 s per eps0 at "
+                        "d = 1e7); lower d to see them")
     for e in eps_grid:
         for mech in ("collision", "coco"):
             try:
@@ -168,7 +174,7 @@ def baseline_rows(n, d, s, eps_grid):
                 continue
             rows.append({"mechanism": mech, "eps0": e, "t": a["t"], "mse_mean": a["mse_mean"],
                          "mse_nonmissing": a["mse_nonmissing"], "mse_item": a["mse_item"]})
-        for b in BASELINES:
+        for b in baselines:
             try:
                 a = default_analytic_mse(b, n, d, s, e)
             except (ValueError, NotImplementedError) as exc:
