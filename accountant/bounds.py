@@ -146,7 +146,14 @@ def _clone(params, n, delta, rtol) -> BoundResult:
     """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation)."""
     res = search_pair_epsilon(DominatingPair.clone(n, params.eps0), delta, rtol, predict=True)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
-    return BoundResult("clone", eps, True, None, delta, achieved)
+    capped = res.evaluations == 0 and eps >= params.eps0
+    return BoundResult("clone", eps, True, WINDOW_NOTE if capped else None, delta, achieved)
+
+
+# said when the cost model narrowed a pair window so far that no eps below eps0 is certified
+WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (accountant.divergence."
+               "MAX_WINDOW_TERMS) and the mass it leaves out exceeds the target, so eps0 "
+               "(post-processing) is reported; a larger delta or smaller n gives a tighter number")
 
 
 def _clone_delta(params, n, eps):

@@ -180,3 +180,19 @@ def test_random_valid_inputs_answer_or_refuse_under_the_cap(args, tmp_path_facto
     assert_clean(r, full)
     if r.returncode == 0:
         json.loads(r.stdout)
+
+
+def test_capped_clone_says_so_and_stays_proved():
+    """n = 1e10 at delta = 1e-300: the clone window would need ~3.6e6 terms; the capped
+    window cannot certify any eps below eps0, so eps0 is reported with the cost-limit note
+    (JSON ``reason``), while the headline stays the smallest proved bound."""
+    from accountant.bounds import WINDOW_NOTE, compute_params_bound, proved_params_epsilon
+    from accountant.params import make_params
+
+    p = make_params("generic", 1.0)
+    r = compute_params_bound("clone", p, 10**10, 1e-300)
+    assert r.epsilon == 1.0 and r.reason == WINDOW_NOTE
+    head = proved_params_epsilon(p, 10**10, 1e-300)
+    assert head.epsilon < 0.01 and head.achieved_delta <= 1e-300
+    small = compute_params_bound("clone", p, 10**6, 1e-6)
+    assert small.reason is None and small.epsilon < 0.01
