@@ -91,12 +91,14 @@ BIN_GAP = 1e-5
 MAX_BINS = 4096
 EXACT_MAX_TERMS = 20_000
 # Cost model of the binned path.  One chunk holds at most MAX_CHUNK_CELLS (bin, m) cells
-# (~12 float arrays of that size: ~0.2 GB per thread); the bins are refined only while
-# bins x m-window stays within MAX_BINNED_CELLS (time: ~2e7 cells take about 2-4 s here).
+# (some 40 float arrays of that size were measured: ~0.2 GB per thread at 2^19); the bins are
+# refined only while bins x m-window stays within MAX_BINNED_CELLS (time: 1e7 cells about
+# 4-8 s an evaluation here; measured at n = 1e5, eps0 = 4, delta = 1e-300: 1.9 GB and 35 s
+# per bound before these caps, 0.5 GB and 17 s after, the same eps).
 # A bracket still wider than BIN_GAP then is kept as it is: its upper end is proved, only
 # looser (the search's answer is a slightly larger, still certified, eps).
-MAX_CHUNK_CELLS = 1 << 21
-MAX_BINNED_CELLS = 2 * 10**7
+MAX_CHUNK_CELLS = 1 << 19
+MAX_BINNED_CELLS = 10**7
 _CHUNK = 1 << 15
 # m-windows from this size on are split into chunks run on threads (accountant.parallel)
 _MIN_SPLIT = 4096
