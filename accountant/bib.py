@@ -77,6 +77,8 @@ from typing import Optional
 
 import numpy as np
 
+from .limits import MAX_BIB_BALLS, MAX_N, check_count
+
 from .binomial import binom_log_tail_bound, binom_logpmf_range, half_tail_ratio
 
 FLOAT_REL_ERROR = 1e-9
@@ -117,8 +119,10 @@ def _check(m, s, k, n, p):
     m = _int("m", m, 2)
     s = _int("s", s, 1, m - 1)
     k = _int("k", k, 0)
-    n = _int("n", n, 0)
+    n = _int("n", n, 0, MAX_N)
     p = _num("p", p, 0.0, 1.0)
+    # the same work limit as the command line (accountant.limits.MAX_BIB_BALLS)
+    check_count("k + n p", k + n * p, MAX_BIB_BALLS, "expected blanket balls", "lower n, p (or rho) or k")
     return m, s, k, n, p
 
 

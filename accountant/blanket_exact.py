@@ -90,6 +90,15 @@ FLOAT_REL_ERROR = 1e-10
 BIN_GAP = 1e-5
 MAX_BINS = 4096
 EXACT_MAX_TERMS = 20_000
+# Cost model of the binned path.  One chunk holds at most MAX_CHUNK_CELLS (bin, m) cells
+# (some 40 float arrays of that size were measured: ~0.2 GB per thread at 2^19); the bins are
+# refined only while bins x m-window stays within MAX_BINNED_CELLS (time: 1e7 cells about
+# 4-8 s an evaluation here; measured at n = 1e5, eps0 = 4, delta = 1e-300: 1.9 GB and 35 s
+# per bound before these caps, 0.5 GB and 17 s after, the same eps).
+# A bracket still wider than BIN_GAP then is kept as it is: its upper end is proved, only
+# looser (the search's answer is a slightly larger, still certified, eps).
+MAX_CHUNK_CELLS = 1 << 19
+MAX_BINNED_CELLS = 10**7
 _CHUNK = 1 << 15
 # m-windows from this size on are split into chunks run on threads (accountant.parallel)
 _MIN_SPLIT = 4096
@@ -566,6 +575,8 @@ def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float
     # serial ones by summation order only, far inside FLOAT_REL_ERROR)
     size = m_hi - m_lo + 1
     step = _CHUNK if size < _MIN_SPLIT else min(_CHUNK, -(-size // _parallel.threads()))
+    # memory: a chunk holds about 12 arrays of (bins x m values); keep each below MAX_CHUNK_CELLS
+    step = max(1, min(step, MAX_CHUNK_CELLS // js.size))
     lo_sum = up_sum = q_sum = 0.0
     for lo, up, q in _parallel.map_ordered(chunk, range(m_lo, m_hi + 1, step)):
         lo_sum += lo
@@ -736,6 +747,11 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
                 # jump to the G expected to meet bin_gap, with 30% to spare
                 ratio = (up_F - lo_F) / (bin_gap * ref)
                 G = int(min(MAX_BINS, max(2 * G, math.ceil(1.3 * G * math.sqrt(ratio)))))
+                G_cap = MAX_BINNED_CELLS // (m_hi - m_lo + 1)
+                if G > G_cap:  # cost model: keep the (proved, looser) bracket we have
+                    if G_cap <= bins:
+                        break
+                    G = int(G_cap)
             margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
         lower = max(lo_F / n * (1.0 - margin), 0.0)
         upper = up_F / n * (1.0 + margin) + trunc

@@ -147,7 +147,14 @@ def _clone(params, n, delta, rtol) -> BoundResult:
     """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation)."""
     res = search_pair_epsilon(DominatingPair.clone(n, params.eps0), delta, rtol, predict=True)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
-    return BoundResult("clone", eps, True, None, delta, achieved)
+    capped = res.evaluations == 0 and eps >= params.eps0
+    return BoundResult("clone", eps, True, WINDOW_NOTE if capped else None, delta, achieved)
+
+
+# said when the cost model narrowed a pair window so far that no eps below eps0 is certified
+WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (accountant.divergence."
+               "MAX_WINDOW_TERMS) and the mass it leaves out exceeds the target, so eps0 "
+               "(post-processing) is reported; a larger delta or smaller n gives a tighter number")
 
 
 def _clone_delta(params, n, eps):
@@ -179,7 +186,7 @@ def _bennett_delta(params, n, eps, generic: bool):
     if eps <= 0:
         return 0.0, 1.0
     up = min(blanket.blanket_delta_bennett(eps, n, rv.gamma, rv.max_l, rv.second_moment_l), 1.0)
-    return 0.0, up
+    return 0.0, _no_underflow(up, eps, params.eps0)
 
 
 def _hoeffding_delta(params, n, eps, generic: bool):
@@ -187,7 +194,14 @@ def _hoeffding_delta(params, n, eps, generic: bool):
         params.eps0, eps, *_specific_st(params))
     if eps <= 0:
         return 0.0, 1.0
-    return 0.0, min(blanket.blanket_delta_hoeffding(eps, n, rv.gamma, rv.range_l), 1.0)
+    return 0.0, _no_underflow(min(blanket.blanket_delta_hoeffding(eps, n, rv.gamma, rv.range_l), 1.0),
+                              eps, params.eps0)
+
+
+def _no_underflow(up: float, eps: float, eps0: float) -> float:
+    """An upper bound that underflowed to 0 below eps0 (where delta > 0) is rounded up to the
+    smallest positive float: rounding of an upper bound is directed up, never to 0."""
+    return math.ulp(0.0) if up == 0.0 and eps < eps0 else up
 
 
 def _blanket_law(params):

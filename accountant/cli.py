@@ -34,58 +34,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def parse_count(text: str) -> int:
-    """An integer that may be written as 1e8 or 100000000."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
-    if not (math.isfinite(v) and v.is_integer()):
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
-    return int(v)
-
-
-def parse_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
-    if not math.isfinite(v):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return v
-
-
-T_MAX = 2**31 - 1
+T_MAX = L.T_MAX
 BIB_RHO_MAX = 1e6
-N_ARG = int_arg("--n", 1, L.MAX_N)
-EPS0_ARG = float_arg("--eps0", 0.0, L.EPS_MAX, lo_open=True)
-DELTA_ARG = float_arg("--delta", 1e-300, 1.0, hi_open=True)
+N_ARG = L.n_arg()
+EPS0_ARG = L.eps0_arg()
+DELTA_ARG = L.delta_arg()
 RTOL_ARG = float_arg("--rtol", 1e-15, 0.1)
 
 
-def parse_delta(text: str) -> tuple:
-    """A delta in (0, 1) written as a decimal string (e.g. 1e-400): (float image, log).
-
-    Parsed with mpmath, not float, so targets below the float range keep their value;
-    the float image is 0.0 when delta < ~1e-308.
-    """
-    import mpmath
-
-    try:
-        with mpmath.workdps(40):
-            v = mpmath.mpf(text.strip())
-            if not (mpmath.isfinite(v) and 0 < v < 1):
-                raise argparse.ArgumentTypeError(f"delta must lie in (0, 1), got {text!r}")
-            return float(v), float(mpmath.log(v))
-    except (ValueError, TypeError):
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
-
-
-def parse_log_delta(text: str) -> float:
-    v = parse_float(text)
-    if not v < 0:
-        raise argparse.ArgumentTypeError(f"log-delta must be < 0, got {text!r}")
-    return v
+LOG_DELTA_ARG = float_arg("--log-delta", L.LOG_DELTA_MIN, 0.0, hi_open=True)
 
 
 def _add_method_option(p: argparse.ArgumentParser) -> None:
@@ -161,8 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     p.add_argument("--eps0", type=EPS0_ARG, required=True, help="local budget eps0")
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--delta", type=parse_delta, help="target delta in (0, 1) (decimal string, may be < 1e-308)")
-    g.add_argument("--log-delta", type=parse_log_delta, help="target natural log of delta (< 0)")
+    g.add_argument("--delta", type=DELTA_ARG, help="target delta in [1e-300, 1)")
+    g.add_argument("--log-delta", type=LOG_DELTA_ARG,
+                   help="target natural log of delta in [-10000, 0) (pair bounds below log(1e-300))")
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c")
     _add_method_option(p)
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
@@ -251,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     from .compose_cli import add_compose_parser
 
-    add_compose_parser(sub, parse_count, parse_float)
+    add_compose_parser(sub)
     cli_help.add_help_examples(parser, sub, COMMON, EXAMPLES, DEFAULTS_NOTE, NOTES)
     return parser
 
@@ -477,8 +435,8 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         return run_compose(args)
     if args.command == "epsilon":
         # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
-        args.log_delta = args.delta[1] if args.delta is not None else args.log_delta
-        args.delta = args.delta[0] if args.delta is not None else math.exp(args.log_delta)
+        args.log_delta = math.log(args.delta) if args.delta is not None else args.log_delta
+        args.delta = args.delta if args.delta is not None else math.exp(args.log_delta)
     if args.command == "compare":
         from .bounds import compare
 
@@ -523,14 +481,14 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
     for n in ns:
         L.check_int("--n", n, 1, L.MAX_N)
     for e0 in eps0s:
-        L.check_float("--eps0", e0, 0.0, L.EPS_MAX, lo_open=True)
+        L.check_eps0(e0, "--eps0")
     ks: list = [None]
     columns = None
     if args.command == "table":
         mechanism = args.mechanism
         deltas = tables.parse_list(args.delta, float, "--delta")
         for d in deltas:
-            L.check_float("--delta", d, 1e-300, 1.0, hi_open=True)
+            L.check_delta(d, "--delta")
         L.check_output_writable(args.out)
         ext = tables.check_output_path(args.out)
         t_rule = args.t_rule

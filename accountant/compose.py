@@ -225,9 +225,24 @@ class CompositionResult:
 
 
 def _check_rounds(rounds) -> int:
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
-    return rounds
+    """rounds in [1, MAX_ROUNDS] (accountant.limits, with the reason)."""
+    from .limits import MAX_ROUNDS, check_rounds
+
+    if isinstance(rounds, (str, bytes)) or rounds is None:
+        raise ValueError(f"rounds must be an integer in [1, {MAX_ROUNDS}], got {rounds!r}")
+    return check_rounds(rounds)
+
+
+def _check_step(step, specs: Sequence[RoundSpec]) -> float:
+    """A loss-grid step in (0, 1] whose profile samples per round stay within
+    MAX_PROFILE_SAMPLES (each sample is a certified divergence evaluation)."""
+    from .limits import MAX_PROFILE_SAMPLES, check_count, check_float
+
+    step = check_float("step", step, 0.0, 1.0, lo_open=True)
+    widest = max(profile_support(s) for s in set(specs))
+    check_count("step", widest / step, MAX_PROFILE_SAMPLES, "profile samples per round",
+                f"raise --step to at least {widest / MAX_PROFILE_SAMPLES:.3g} or omit it")
+    return step
 
 
 def composed_plds(specs: Sequence[RoundSpec], step: float):
@@ -252,9 +267,8 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float,
     if not specs:
         raise ValueError("the schedule must contain at least one round")
     delta = _check_delta(delta)
-    step = default_step(specs) if step is None else float(step)
-    if not (math.isfinite(step) and step > 0):
-        raise ValueError(f"step must be a finite number > 0, got {step!r}")
+    _check_rounds(len(specs))
+    step = default_step(specs) if step is None else _check_step(step, specs)
     T = len(specs)
     pess, opt = composed_plds(specs, step)
     per_naive = {s: round_pld(s, step, True).get_epsilon(delta / T) for s in set(specs)}
@@ -270,7 +284,7 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
     """Central eps after ``rounds`` identical rounds of ``spec`` at total ``delta``."""
     rounds = _check_rounds(rounds)
     delta = _check_delta(delta)
-    step = default_step([spec]) if step is None else float(step)
+    step = default_step([spec]) if step is None else _check_step(step, [spec])
     pess = _pld.self_compose(round_pld(spec, step, True), rounds)
     opt = _pld.self_compose(round_pld(spec, step, False), rounds)
     single = round_pld(spec, step, True)
@@ -341,18 +355,25 @@ def parse_schedule(data) -> list[RoundSpec]:
         for f in ("n", "s", "t", "k", "repeat"):
             v = r.get(f)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                                  or not float(v).is_integer()):
+                                  or (isinstance(v, float) and not v.is_integer())):
                 raise ValueError(f"round {i}: field {f!r} must be an integer, got {v!r}")
         if isinstance(r["eps0"], bool) or not isinstance(r["eps0"], (int, float)):
             raise ValueError(f"round {i}: field 'eps0' must be a number, got {r['eps0']!r}")
-        rep = int(r.get("repeat", 1))
-        if rep < 1:
-            raise ValueError(f"round {i}: field 'repeat' must be >= 1, got {rep}")
-        ival = {f: (int(r[f]) if r.get(f) is not None else None) for f in ("s", "t", "k")}
-        try:
-            spec = RoundSpec(int(r["n"]), float(r["eps0"]), r.get("mechanism", "generic"), **ival)
+        from .limits import MAX_ROUNDS, T_MAX, check_eps0, check_int, check_n
+
+        try:  # ranges checked on the JSON values (a 400-digit n is refused, not overflowed)
+            rep = check_int("field 'repeat'", r.get("repeat", 1), 1, MAX_ROUNDS)
+            n = check_n(r["n"], "field 'n'")
+            eps0 = check_eps0(r["eps0"], "field 'eps0'")
+            ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
+                    for f in ("s", "t", "k")}
+            spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival)
         except ValueError as exc:
             raise ValueError(f"round {i}: {exc}") from None
+        if len(out) + rep > MAX_ROUNDS:
+            raise ValueError(f"round {i}: the schedule has more than {MAX_ROUNDS:,} rounds (with "
+                             f"'repeat'), the limit (memory and time of the composed PLD grow with "
+                             "the rounds)")
         out.extend([spec] * rep)
     return out
 

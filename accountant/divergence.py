@@ -60,6 +60,10 @@ FLOAT_LOG_REL_ERROR = 1e-13
 TRUNCATION_FRACTION = 1e-13
 _LOG_TINY = math.log(1e-300) + math.log(TRUNCATION_FRACTION)  # used when delta = 0
 _MAX_BLOCK = 8192
+# Cost model of the window sum: at most this many terms of m (about 200 bytes each on the
+# float path, so ~0.1 GB; ~0.3 s an evaluation); a longer window is narrowed and its extra left-out mass added to
+# the upper end (a looser but still proved bound), see ``_window_log``.
+MAX_WINDOW_TERMS = 500_000
 # float-path windows with at least this many terms are split across threads
 _SPLIT_TERMS = 8192
 
@@ -173,6 +177,46 @@ def _window_log(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]
     N = n - 1
     if N == 0:
         return 1, 1, -math.inf
+    m_lo, m_hi = _window_ends(pair, log_mass)
+    if m_hi - m_lo + 1 > MAX_WINDOW_TERMS:
+        # cost model: a window longer than MAX_WINDOW_TERMS (memory ~ 200 bytes a term) is
+        # narrowed by raising the left-out mass; what it leaves out is bounded below and
+        # added to the upper end, so the result stays a proved (looser) upper bound
+        lo_lm, hi_lm = log_mass, 0.0
+        for _ in range(200):
+            mid = 0.5 * (lo_lm + hi_lm)
+            a, b = _window_ends(pair, mid)
+            if b - a + 1 > MAX_WINDOW_TERMS:
+                lo_lm = mid
+            else:
+                hi_lm = mid
+            if hi_lm - lo_lm <= 1e-9 * max(1.0, abs(hi_lm)):
+                break
+        m_lo, m_hi = _window_ends(pair, hi_lm)
+        if m_hi - m_lo + 1 > MAX_WINDOW_TERMS:  # pragma: no cover - defensive
+            mid = (m_lo + m_hi) // 2
+            m_lo, m_hi = mid - MAX_WINDOW_TERMS // 2 + 1, mid + MAX_WINDOW_TERMS // 2
+    c = pair.c
+
+    def log_upper(m: float) -> float:
+        return float(binom_log_tail_bound(np.array([m]), N, c, upper=True)[0])
+
+    def log_lower(m: float) -> float:
+        return float(binom_log_tail_bound(np.array([m]), N, c, upper=False)[0])
+
+    log_trunc = -math.inf
+    if m_hi < n:
+        log_trunc = float(np.logaddexp(log_trunc, log_upper(m_hi)))
+    if m_lo > 1:
+        log_trunc = float(np.logaddexp(log_trunc, log_lower(m_lo - 1)))
+    # logaddexp is accurate to a few ulps; step up so the bound stays a bound
+    return m_lo, m_hi, _up(log_trunc)
+
+
+def _window_ends(pair: DominatingPair, log_mass: float) -> tuple[int, int]:
+    """[m_lo, m_hi] placed by the scalar Chernoff bound (see ``_window_log``)."""
+    n = pair.n
+    N = n - 1
     c = pair.c
     mean = N * c
 
@@ -209,20 +253,7 @@ def _window_log(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]
             else:
                 hi = mid
         m_lo = max(lo, 1)
-
-    def log_upper(m: float) -> float:
-        return float(binom_log_tail_bound(np.array([m]), N, c, upper=True)[0])
-
-    def log_lower(m: float) -> float:
-        return float(binom_log_tail_bound(np.array([m]), N, c, upper=False)[0])
-
-    log_trunc = -math.inf
-    if m_hi < n:
-        log_trunc = float(np.logaddexp(log_trunc, log_upper(m_hi)))
-    if m_lo > 1:
-        log_trunc = float(np.logaddexp(log_trunc, log_lower(m_lo - 1)))
-    # logaddexp is accurate to a few ulps; step up so the bound stays a bound
-    return m_lo, m_hi, _up(log_trunc)
+    return m_lo, m_hi
 
 
 def _up(x: float, ulps: int = 4) -> float:
@@ -419,6 +450,8 @@ def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_tru
     for the window sum alone (a slice, e.g. for tests).  With ``method="arb"`` a finite
     ``log_trunc`` is replaced by the same Chernoff bound evaluated in ball arithmetic.
     """
+    if eps >= pair.eps_max:  # delta = 0 exactly (every term is 0, also outside the window)
+        return DivergenceValue(eps, 0.0, 0.0, 0.0, 0.0, 0.0, (m_lo, m_hi), method)
     if method == "float":
         fw = _fw if _fw is not None else _FloatWindow(pair, m_lo, m_hi)
         M, sd, sq = fw.sums(eps)

@@ -10,6 +10,7 @@ labels are the dashboard's (:func:`bound_label`), numbers go through
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Sequence
 
@@ -146,25 +147,46 @@ def find_chromium() -> str | None:
     return None
 
 
-def _run_chromium(args: list, what: str, tmp: str, timeout: float = 120):
+def _run_chromium(args: list, what: str, tmp: str, timeout: float = 120) -> bytes:
+    """Run headless Chromium on ``args`` and return what it printed; its profile and its own
+    temporary files (org.chromium.*) go into ``tmp``.  It runs in a session of its own, and
+    on any way out (a Ctrl-C or SIGTERM included) its whole process group (renderers, zygote)
+    is killed before ``tmp`` is removed (:func:`_scratch`)."""
     import subprocess
 
     exe = find_chromium()
     if exe is None:
         raise ValueError(f"out: {what} export needs a Chromium browser (Debian package 'chromium'); use .html")
     cmd = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={os.path.join(tmp, 'profile')}", *args]
+    proc = None
     try:
-        return subprocess.run(cmd, capture_output=True, timeout=timeout, check=False)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                env=dict(os.environ, TMPDIR=tmp))
+        out, _ = proc.communicate(timeout=timeout)
+        return out
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ValueError(f"out: Chromium could not render the {what} ({exc.__class__.__name__})") from exc
+    finally:
+        _stop_browser(proc)
+
+
+@contextlib.contextmanager
+def _scratch():
+    """A temporary directory for one Chromium run, removed on every way out."""
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="accountant-figure-")
+    try:
+        yield tmp
+    finally:
+        _remove_tree(tmp)
 
 
 def html_to_png(html: str, width: int, height: int, scale: float = 1.0) -> bytes:
     """Render a self-contained HTML page to PNG with a headless Chromium (Debian's
     ``chromium`` package); raises ValueError if none is installed or it fails."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
+    with _scratch() as tmp:
         page = os.path.join(tmp, "figure.html")
         png = os.path.join(tmp, "figure.png")
         with open(page, "w", encoding="utf-8") as fh:
@@ -175,6 +197,35 @@ def html_to_png(html: str, width: int, height: int, scale: float = 1.0) -> bytes
             raise ValueError("out: Chromium did not produce the PNG; use .html")
         with open(png, "rb") as fh:
             return fh.read()
+
+
+def _stop_browser(proc) -> None:
+    """Kill Chromium's whole process group (it forks renderers that write to the profile)."""
+    import signal
+    import subprocess
+
+    if proc is None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait
+        pass
+
+
+def _remove_tree(path: str) -> None:
+    """Remove the temporary profile; a process of the group may still be exiting, so retry."""
+    import shutil
+    import time
+
+    for _ in range(50):
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.exists(path):
+            return
+        time.sleep(0.1)
 
 
 def _page(fig, width: int, height: int, script: str = "") -> str:
@@ -189,9 +240,7 @@ def _page(fig, width: int, height: int, script: str = "") -> str:
 def html_to_pdf(fig, width: int, height: int) -> bytes:
     """Vector PDF of the figure: Chromium prints the page (the plot is SVG in the page, so
     text stays text and fonts are embedded as subsets)."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
+    with _scratch() as tmp:
         page = os.path.join(tmp, "figure.html")
         pdf = os.path.join(tmp, "figure.pdf")
         with open(page, "w", encoding="utf-8") as fh:
@@ -217,14 +266,13 @@ def html_to_svg(fig, width: int, height: int) -> bytes:
     page's DOM is dumped; the SVG travels base64-encoded so no markup is re-parsed)."""
     import base64
     import re
-    import tempfile
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with _scratch() as tmp:
         page = os.path.join(tmp, "figure.html")
         with open(page, "w", encoding="utf-8") as fh:
             fh.write(_page(fig, width, height, _SVG_SCRIPT % (width, height)))
         res = _run_chromium(["--virtual-time-budget=10000", "--dump-dom", "file://" + page], "SVG", tmp)
-    m = re.search(r'<pre id="svgout">([A-Za-z0-9+/=]+)</pre>', res.stdout.decode("utf-8", "replace"))
+    m = re.search(r'<pre id="svgout">([A-Za-z0-9+/=]+)</pre>', res.decode("utf-8", "replace"))
     if m is None:
         raise ValueError("out: Chromium did not produce the SVG; use .html")
     data = base64.b64decode(m.group(1))

@@ -67,6 +67,32 @@ MAX_FE_CELLS = 100
 MAX_REPS = 1_000
 MAX_WORKERS = 256
 EPS_MAX = 30.0
+# The target delta every command, page and library function accepts: [DELTA_MIN, 1).
+# Every engine serves it in bounded time and memory (windows in log space, narrowed to
+# their cost limits); the epsilon command's --log-delta reaches further for the pair
+# bounds, down to LOG_DELTA_MIN.
+DELTA_MIN = 1e-300
+# The local budget eps0 every command, page and function accepts: [EPS0_MIN, EPS_MAX].
+# Below EPS0_MIN, e^-eps0 and 1 + eps0 are no longer distinct floats in the engines (the
+# clone pair's c = e^-eps0 rounds to 1 at eps0 ~ 1e-16; simulations divide by e^eps0 - 1).
+EPS0_MIN = 1e-10
+LOG_DELTA_MIN = -10_000.0
+# Composition: rounds of one command (--rounds, or the rounds of a schedule after
+# "repeat"); the composed PLD's grid grows with the rounds (measured: 1e4 rounds 9 s and
+# 0.27 GB, 1e5 rounds > 100 s and > 1.5 GB).
+MAX_ROUNDS = 10_000
+# a schedule file: at most this many bytes; JSON nesting deeper than MAX_NESTING refused
+MAX_SCHEDULE_BYTES = 1_000_000
+MAX_NESTING = 20
+# loss-grid samples of one round's profile (support / --step); each sample is a
+# certified divergence evaluation
+MAX_PROFILE_SAMPLES = 4_000
+# the Utility page's baseline curves (23 eps0 values x 5 baselines): their analytic errors
+# are computed coordinate by coordinate (PrivKV: 20 s per eps0 at d = 1e7), so the curves
+# are drawn for d up to this value and replaced by a note above it
+MAX_BASELINE_D = 200_000
+# an integer-valued parameter at most this large (s, t, k, m)
+T_MAX = 2**31 - 1
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -86,10 +112,21 @@ def int_range(name: str, lo: int, hi: Optional[int] = None) -> str:
         f"{name} must be an integer >= {_g(lo)}"
 
 
+def _shown(value) -> str:
+    """repr of a rejected value, cut to MAX_SHOWN characters (a 400-digit number stays one line)."""
+    r = repr(value)
+    return r if len(r) <= MAX_SHOWN else f"{r[:20]}...{r[-8:]} ({len(r)} characters)"
+
+
+MAX_SHOWN = 40
+
+
 def check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
     """``value`` as an int in ``[lo, hi]`` (integral floats such as 1e8 accepted)."""
-    msg = f"{int_range(name, lo, hi)}, got {value!r}"
+    msg = f"{int_range(name, lo, hi)}, got {_shown(value)}"
     if isinstance(value, str):
+        if len(value) > 100:
+            raise ValueError(msg)
         try:
             value = float(value.strip())
         except ValueError:
@@ -112,7 +149,7 @@ def check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False
                 hi_open: bool = False) -> float:
     """``value`` as a finite float in the interval (open ends as flagged)."""
     rng = f"{'(' if lo_open else '['}{_g(float(lo))}, {_g(float(hi))}{')' if hi_open else ']'}"
-    msg = f"{name} must be a number in {rng}, got {value!r}"
+    msg = f"{name} must be a number in {rng}, got {_shown(value)}"
     if isinstance(value, str):
         try:
             value = float(value.strip())
@@ -122,11 +159,35 @@ def check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False
         raise ValueError(msg)
     try:
         v = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(msg) from None
     if not math.isfinite(v) or v < lo or v > hi or (lo_open and v == lo) or (hi_open and v == hi):
         raise ValueError(msg)
     return v
+
+
+def check_delta(value, name: str = "delta") -> float:
+    """The target delta in [DELTA_MIN, 1): the one range of every command and function."""
+    return check_float(name, value, DELTA_MIN, 1.0, hi_open=True)
+
+
+def check_eps0(value, name: str = "eps0") -> float:
+    """The local budget eps0 in [EPS0_MIN, EPS_MAX]."""
+    return check_float(name, value, EPS0_MIN, EPS_MAX)
+
+
+def check_n(value, name: str = "n") -> int:
+    """Users n in [1, MAX_N] (the library and every command)."""
+    return check_int(name, value, 1, MAX_N)
+
+
+def check_rounds(value, name: str = "rounds") -> int:
+    """Composition rounds in [1, MAX_ROUNDS]."""
+    return check_int(name, value, 1, MAX_ROUNDS)
+
+
+def check_rtol(value, name: str = "rtol", lo: float = 1e-15, hi: float = 0.1) -> float:
+    return check_float(name, value, lo, hi)
 
 
 def int_arg(name: str, lo: int, hi: Optional[int] = None) -> Callable[[str], int]:
@@ -292,6 +353,9 @@ def check_sim_size(n: int, d: int, reps: int, instances: int = 1) -> None:
     """Refuse a sparse-vector simulation whose memory (n x d per run) or total work
     (n x d x reps x instances) exceeds MAX_SIM_CELLS / MAX_SIM_WORK."""
     check_int("reps", reps, 1, MAX_REPS)
+    # memory: the randomisers hold arrays of size d and t ~ 3 s per run, whatever n is
+    # (d = 5e7 with s = d at n = 1 peaked above 2.4 GB)
+    check_int("d", d, 1, MAX_SIM_DOMAIN)
     check_count("n x d", float(n) * float(d), MAX_SIM_CELLS, "user-coordinate cells per run",
                 "lower n or d")
     check_count("n x d x reps", float(n) * float(d) * reps * instances, MAX_SIM_WORK,
@@ -316,3 +380,16 @@ def fe_refusal(cost: dict, reps: int = 1) -> Optional[str]:
         return (f"reps x messages = {cost['messages'] * reps:.3g} is more than the limit of "
                 f"{MAX_SIM_MESSAGES_TOTAL:.0e}; lower reps or n")
     return None
+
+
+# one argparse helper per parameter, shared by every command
+def delta_arg(name: str = "--delta") -> Callable[[str], float]:
+    return float_arg(name, DELTA_MIN, 1.0, hi_open=True)
+
+
+def n_arg(name: str = "--n") -> Callable[[str], int]:
+    return int_arg(name, 1, MAX_N)
+
+
+def eps0_arg(name: str = "--eps0") -> Callable[[str], float]:
+    return float_arg(name, EPS0_MIN, EPS_MAX)

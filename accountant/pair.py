@@ -167,14 +167,19 @@ def search_pair_epsilon(pair: DominatingPair, delta: float, rtol: float = 1e-9, 
     log_target = math.log(delta) if log_delta is None else float(log_delta)
     log_mass = math.log(TRUNCATION_FRACTION) + log_target - math.log(2.0)
     m_lo, m_hi, log_trunc = _window_log(pair, log_mass)
-    fw = _FloatWindow(pair, m_lo, m_hi) if method == "float" else None
     eps_max = pair.eps_max
+    if log_trunc >= log_target and math.isfinite(eps_max):
+        # cost model: the window was narrowed to MAX_WINDOW_TERMS and what it leaves out
+        # already exceeds the target, so no eps below eps_max can be certified on it; the
+        # proved answer is eps_max (delta = 0 there), without an evaluation
+        return EpsilonSearchResult(eps_max, 0.0, None, 0, -math.inf)
+    fw = _FloatWindow(pair, m_lo, m_hi) if method == "float" else None
     uppers: dict = {}
 
     def evaluate(eps: float):
-        if eps >= eps_max:
-            uppers[eps] = math.exp(log_trunc)
-            return -math.inf, log_trunc, 0.0
+        if eps >= eps_max:  # P <= e^eps Q everywhere: delta = 0 exactly (also outside the window)
+            uppers[eps] = 0.0
+            return -math.inf, -math.inf, 0.0
         v = window_value(pair, eps, m_lo, m_hi, log_trunc, method=method, digits=digits, _fw=fw)
         uppers[eps] = v.upper
         return v.log_lower, v.log_upper, v.log_slope

@@ -50,12 +50,12 @@ CAVEAT_THEOREM6 = (
 
 
 def _check_eps0(eps0) -> float:
-    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.floating, np.integer)):
-        raise ValueError(f"eps0 must be a number in (0, {_EPS0_MAX:g}], got {eps0!r}")
-    eps0 = float(eps0)
-    if not (math.isfinite(eps0) and 0.0 < eps0 <= _EPS0_MAX):
-        raise ValueError(f"eps0 must be a number in (0, {_EPS0_MAX:g}], got {eps0!r}")
-    return eps0
+    """eps0 in [EPS0_MIN, EPS_MAX] (accountant.limits.check_eps0, the one range everywhere)."""
+    from .limits import check_eps0
+
+    if isinstance(eps0, (str, bytes)) or eps0 is None:
+        raise ValueError(f"eps0 must be a number in [1e-10, {_EPS0_MAX:g}], got {eps0!r}")
+    return check_eps0(eps0)
 
 
 def _check_int(name: str, v, lo: int) -> int:
@@ -328,19 +328,23 @@ def make_params(mechanism: str, eps0: float, s: Optional[int] = None, t: Optiona
 
 
 def _check_n(n) -> int:
-    if isinstance(n, (float, np.floating)) and math.isfinite(n) and float(n).is_integer():
+    """n in [1, MAX_N] (accountant.limits: the same limit as the command line)."""
+    from .limits import check_n
+
+    if isinstance(n, np.integer):
         n = int(n)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not (1 <= n <= 10**12):
-        raise ValueError(f"n must be an integer in [1, 1e12], got {n!r}")
-    return int(n)
+    if isinstance(n, str):
+        raise ValueError(f"n must be an integer in [1, 1e10], got {n!r}")
+    return check_n(n)
 
 
 def _check_delta(delta) -> float:
-    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not (
-        1e-300 <= float(delta) < 1.0
-    ):
+    """delta in [DELTA_MIN, 1) (accountant.limits.check_delta: the one range everywhere)."""
+    from .limits import check_delta
+
+    if isinstance(delta, (str, bytes)) or delta is None:
         raise ValueError(f"delta must be a number in [1e-300, 1), got {delta!r}")
-    return float(delta)
+    return check_delta(delta)
 
 
 def _rule_interval(mechanism: str, s: int, t: int) -> Optional[tuple[float, float]]:

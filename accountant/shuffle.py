@@ -20,6 +20,7 @@ import numpy as np
 
 from . import bounds
 from .calibration import local_epsilon
+from .limits import check_rtol
 from .pair import EpsilonResult, PairAccountant, gaussian_guess, search_pair_epsilon
 from .params import (
     MECHANISMS,
@@ -92,13 +93,16 @@ class ShuffleAccountant:
     Parameters
     ----------
     params : a parameter object of :mod:`accountant.params` (``make_params``).
-    n : number of users, 1 <= n <= 1e12.
+    n : number of users, 1 <= n <= 1e10 (accountant.limits.MAX_N).
     bound : ``"proved"`` (default: the smallest proved upper bound,
         :func:`accountant.bounds.proved_params_epsilon`) or the name of one registry bound
         (``accountant.bounds.BOUND_NAMES``; ``"paper"`` is the unproved Theorem 5 value).
     """
 
     def __init__(self, params: Params, n: int, *, bound: str = "proved") -> None:
+        if not isinstance(params, (GenericLDP, CollisionParams, CoCoParams, KRRParams)):
+            raise ValueError("params must be a parameter object from accountant.params.make_params "
+                             f"(GenericLDP, CollisionParams, CoCoParams, KRRParams), got {type(params).__name__}")
         self.params = params
         self.n = _check_n(n)
         if bound != "proved":
@@ -116,6 +120,7 @@ class ShuffleAccountant:
     def get_epsilon(self, delta: float, rtol: float = 1e-9) -> float:
         """Upper bound on eps_c for the target ``delta`` (proved unless ``bound='paper'``...)."""
         delta = _check_delta(delta)
+        rtol = check_rtol(rtol)
         res = self._upper(delta, rtol)
         if res is None or not res.applicable or res.epsilon is None:
             raise ValueError(f"bound '{self.bound}' gives no number here: "
@@ -126,8 +131,7 @@ class ShuffleAccountant:
                        paper: bool = True) -> EpsilonReport:
         """The headline epsilon with the certified lower bound and the paper's value beside it."""
         delta = _check_delta(delta)
-        if not (0.0 < rtol < 1.0):
-            raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+        rtol = check_rtol(rtol)
         up = self._upper(delta, rtol)
         if up is None or not up.applicable or up.epsilon is None:
             eps, name, ach = self.params.eps0, "post-processing", 0.0

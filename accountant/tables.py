@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Optional, Sequence
 
 from .bounds import BOUND_NAMES, best_proved, compare
 from .fileio import write_atomic, write_atomic_group
-from .limits import MAX_LIST, worker_init
+from .limits import MAX_LIST, check_output_writable, worker_init
 from .numfmt import fmt
 from .optional import require
 from .params import coco_theorem7_t, collision_paper_t
@@ -663,11 +663,14 @@ def render(rows: Sequence[dict], ext: str, columns: Optional[Sequence[str]] = No
 def write_table(rows: Sequence[dict], path: str, columns: Optional[Sequence[str]] = None,
                 digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None, long: bool = False) -> list[str]:
     """Write the table (and, for .tex, its .bib beside it: both or neither); returns the
-    paths written."""
+    paths written.  ValueError naming ``path`` when it cannot be written (checked before
+    rendering: missing directory, /proc, read-only)."""
     ext = check_output_path(path)
+    path = check_output_writable(path, "path")
     if ext != ".tex":
         write_atomic(path, render(rows, ext, columns, digits, meta, long))
         return [path]
+    check_output_writable(bib_path(path), "path (its .bib)")
     stem = os.path.splitext(os.path.basename(path))[0]
     if long:
         tex, bib = render(rows, ext, columns, digits, meta, long, bib_stem=stem), to_bibtex([], [], meta)

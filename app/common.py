@@ -100,8 +100,8 @@ def delta_from_text(text: str, where=None, default: Optional[str] = None):
     an empty text or that text gives (True, None): the library's default delta."""
     if default is not None and text.strip().replace(" ", "") in ("", default):
         return True, None
-    delta = call(float, text, where=where)
-    if delta is None or not check(0 < delta < 1, f"delta must lie in (0, 1), got {text}", where=where):
+    delta = call(_limits.check_delta, text, where=where)  # the one delta range of every command
+    if delta is None:
         return False, None
     return True, delta
 
@@ -439,6 +439,7 @@ SIM_MAX_DOMAIN = _limits.MAX_SIM_DOMAIN
 SIM_MAX_CANDIDATES = _limits.MAX_SIM_CANDIDATES
 #: the accountant's largest n (README, Limits): the widgets' max_value
 MAX_N = _limits.MAX_N
+MAX_BASELINE_D = _limits.MAX_BASELINE_D
 MAX_SIM_CELLS = _limits.MAX_SIM_CELLS
 
 

@@ -69,6 +69,8 @@ def _float_list(name: str, lo: float = 0.0, hi: float = L.EPS_MAX):
             raise argparse.ArgumentTypeError(
                 f"{name} must be a comma-separated list of 1 to {L.MAX_LIST} numbers, got {text!r}")
         try:
+            if name == "--eps0":  # the one eps0 range (accountant.limits.check_eps0)
+                return [L.check_eps0(v, name) for v in vals]
             return [L.check_float(name, v, lo, hi, lo_open=True) for v in vals]
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
@@ -76,10 +78,10 @@ def _float_list(name: str, lo: float = 0.0, hi: float = L.EPS_MAX):
 
 
 N_SIM = int_arg("--n", 1, L.MAX_SIM_USERS)
-D_ARG = int_arg("--d", 1, L.MAX_SIM_CELLS)
+D_ARG = int_arg("--d", 1, L.MAX_SIM_DOMAIN)
 S_ARG = int_arg("--s", 1, L.MAX_SIM_CELLS)
 T_ARG = int_arg("--t", 2, 2**31 - 1)
-EPS0_ARG = float_arg("--eps0", 0.0, L.EPS_MAX, lo_open=True)
+EPS0_ARG = L.eps0_arg()
 EPS_ARG = float_arg("--eps", 0.0, L.EPS_MAX, lo_open=True)
 BETA_ARG = float_arg("--beta", 0.0, 1.0, lo_open=True, hi_open=True)
 REPS_ARG = int_arg("--reps", 1, L.MAX_REPS)
@@ -142,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     f = sim.add_argument_group("frequency estimation (fe0, fe1; Luo, Wang, Yi)")
     f.add_argument("--B", type=int_arg("--B", 2, L.MAX_SIM_DOMAIN), default=None, help="domain size")
     f.add_argument("--eps", type=EPS_ARG, default=None, help="central epsilon")
-    f.add_argument("--delta", type=float_arg("--delta", 1e-300, 1.0, lo_open=False, hi_open=True), default=None, help="central delta (default 1/n^2)")
+    f.add_argument("--delta", type=L.delta_arg(), default=None, help="central delta (default 1/n^2)")
     f.add_argument("--rho", type=_rho, default=None,
                    help="blanket messages per user: 'exact' (default), 'paper' or a number")
     f.add_argument("--b", type=int_arg("--b", 2, 2**31 - 1), default=None, help="hash range of fe1 (default n/ln n)")

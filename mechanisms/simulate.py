@@ -112,7 +112,7 @@ def simulate(mechanism_name: str, n: int, d: int, s: int, eps0: float, t: int | 
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     if postprocess not in POSTPROCESS:
         raise ValueError(f"postprocess must be one of {POSTPROCESS}, got {postprocess!r}")
-    _limits.check_float("eps0", eps0, 0.0, _limits.EPS_MAX, lo_open=True)
+    _limits.check_eps0(eps0)
     mech = make_mechanism(mechanism_name, d, s, eps0, t)
     _limits.check_sim_size(n, d, reps)
     rng = np.random.default_rng(seed)
@@ -198,7 +198,7 @@ def compare(n: int, d: int, s_values, eps0_values, reps: int = 1, seed: int = 0,
         raise ValueError(f"s x eps0: at most {_limits.MAX_LIST} grid points, "
                          f"got {len(s_values) * len(eps0_values)}")
     for e in eps0_values:
-        _limits.check_float("eps0", e, 0.0, _limits.EPS_MAX, lo_open=True)
+        _limits.check_eps0(e)
     for s in s_values:  # validate everything first
         for e in eps0_values:
             for name in names:
@@ -206,7 +206,7 @@ def compare(n: int, d: int, s_values, eps0_values, reps: int = 1, seed: int = 0,
     _check_int("n", n, 1)
     _check_int("reps", reps, 1)
     for e in eps0_values:
-        _limits.check_float("eps0", e, 0.0, _limits.EPS_MAX, lo_open=True)
+        _limits.check_eps0(e)
     _limits.check_sim_size(n, d, reps, len(s_values) * len(eps0_values) * max(len(names), 1))
     rows = []
     total = len(s_values) * len(eps0_values) * len(names)

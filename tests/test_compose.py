@@ -222,7 +222,7 @@ def test_composition_errors_and_validation():
     ([{"n": 1000, "eps0": 1}, {"n": 1000}], "round 1: missing field 'eps0'"),
     ([{"n": 1000, "eps0": 1, "mechanism": "collision"}], "round 0: s is required"),
     ([{"n": 1000.5, "eps0": 1}], "round 0: field 'n' must be an integer"),
-    ([{"n": 1000, "eps0": -1}], "round 0: eps0 must be"),
+    ([{"n": 1000, "eps0": -1}], "round 0: field 'eps0' must be"),
     ([{"n": 1000, "eps0": 1, "foo": 2}], "round 0: unknown field 'foo'"),
     ({"n": 1000}, "non-empty JSON list"),
 ])

@@ -146,20 +146,24 @@ def test_epsilon_below_float_range():
     assert acc.get_log_delta(e400 * (1 - 1e-6)) > -400 * math.log(10)
 
 
-def test_cli_decimal_delta_and_log_delta_agree():
+def test_cli_log_delta_below_float_range_and_delta_contract():
+    """--log-delta reaches below 1e-300 for the pair bounds; --delta has the one range
+    [1e-300, 1) of every command (issue 28 item 6)."""
     def run(*a):
         r = subprocess.run([sys.executable, "-m", "accountant", "epsilon", "--n", "100000", "--eps0", "4",
                             *a, "--json"], capture_output=True, text=True, check=True)
         return json.loads(r.stdout)
 
-    a = run("--delta", "1e-400")
     b = run("--log-delta", repr(-400 * math.log(10)))
-    assert abs(a["log_delta"] - (-400 * math.log(10))) < 1e-12
-    assert a["epsilon"] == pytest.approx(b["epsilon"], rel=1e-12)
-    assert a["achieved_log_delta"] <= a["log_delta"]
-    bad = subprocess.run([sys.executable, "-m", "accountant", "epsilon", "--n", "100", "--eps0", "1",
-                          "--delta", "1e-400", "--bound", "blanket-bennett-generic"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "1e-300" in bad.stderr
+    assert abs(b["log_delta"] - (-400 * math.log(10))) < 1e-12
+    assert b["achieved_log_delta"] <= b["log_delta"]
+    c = run("--delta", "1e-300")
+    assert c["epsilon"] < b["epsilon"]
+    for cmd in (["epsilon", "--n", "100", "--eps0", "1"], ["compare", "--n", "100", "--eps0", "1"]):
+        bad = subprocess.run([sys.executable, "-m", "accountant", *cmd, "--delta", "1e-400"],
+                             capture_output=True, text=True)
+        assert bad.returncode == 2 and "--delta must be a number in [1e-300, 1)" in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1
 
 
 def _slice(pair, eps, width):

@@ -232,3 +232,62 @@ def test_table_write_through_cli_keeps_symlink_and_mode(tmp_path):
     assert link.is_symlink() and text.startswith("# tool: accountant") and "\nn,eps0," in text
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
     assert sorted(os.listdir(tmp_path)) == ["l.csv", "t.csv"]
+
+
+# ----------------------------------------------------------------- issue 27 / issue 28 item 6
+def test_issue27_item8_api_gaps_are_clear_value_errors(tmp_path):
+    from accountant.params import make_params
+
+    with pytest.raises(ValueError, match=r"^params must be a parameter object"):
+        ShuffleAccountant(None, 1000)
+    acc = ShuffleAccountant(make_params("generic", 1.0), 1000)
+    with pytest.raises(ValueError, match=r"^rtol must be a number in \[1e-15, 0.1\], got None"):
+        acc.get_epsilon(1e-6, rtol=None)
+    with pytest.raises(ValueError, match=r"^rtol must be a number"):
+        acc.epsilon_result(1e-6, rtol="x")
+    with pytest.raises(ValueError, match=r"^path: .*'/proc'"):
+        tables.write_table([], "/proc/x.csv")
+    with pytest.raises(ValueError, match=r"directory .* does not exist"):
+        tables.write_table([], str(tmp_path / "missing" / "x.csv"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_issue27_item5_library_enforces_the_cli_limits():
+    from accountant import bib
+    from accountant.compose import RoundSpec, compose_rounds
+
+    with pytest.raises(ValueError, match=r"^n must be an integer in \[0, 10000000000\]"):
+        bib.bib_epsilon(1e-6, 100, 2, 0, 10**12, 0.5)
+    with pytest.raises(ValueError, match=r"expected blanket balls .* exceeds the limit"):
+        bib.bib_divergence(1.0, 100, 2, 10**13, 10**10, 1.0)
+    with pytest.raises(ValueError, match=r"^n must be an integer in \[1, 1e10\]"):
+        ShuffleAccountant(GenericLDP(1.0), 10**12)
+    with pytest.raises(ValueError, match=r"^rounds must be an integer in \[1, 10000\]"):
+        compose_rounds(RoundSpec(1000, 1.0), 10**6, 1e-6)
+    with pytest.raises(ValueError, match=r"^step must be a number in \(0, 1\]"):
+        compose_rounds(RoundSpec(1000, 1.0), 2, 1e-6, step=0.0)
+    with pytest.raises(ValueError, match=r"^step: profile samples per round .* exceeds the limit"):
+        compose_rounds(RoundSpec(1000, 1.0), 2, 1e-6, step=1e-9)
+
+
+@pytest.mark.parametrize("value", [1e-301, 0.0, 1.0, 1e-400, float("nan"), "1e-6", None], ids=repr)
+def test_issue28_item6_one_delta_range_in_the_library(value):
+    from accountant.bounds import proved_epsilon
+    from accountant.compose import RoundSpec, compose_rounds
+
+    for call in (lambda: ShuffleAccountant(GenericLDP(1.0), 100).get_epsilon(value),
+                 lambda: proved_epsilon(100, 1.0, value),
+                 lambda: compose_rounds(RoundSpec(100, 1.0), 2, value),
+                 lambda: local_epsilon(100, 1.0, value)):
+        with pytest.raises(ValueError, match=r"delta must be a number in \[1e-300, 1\)"):
+            call()
+
+
+def test_issue27_item6_tiny_eps0_refused_with_the_range():
+    for value in (1e-17, 1e-320, 0.0):
+        with pytest.raises(ValueError, match=r"^eps0 must be a number in \[1e-10, 30\]"):
+            GenericLDP(value)
+        with pytest.raises(ValueError, match=r"^eps0 must be a number in \[1e-10, 30\]"):
+            sim.simulate("coco", 100, 16, 2, value)
+    # the smallest accepted eps0 answers (post-processing: eps_c <= eps0)
+    assert 0.0 <= ShuffleAccountant(GenericLDP(1e-10), 1000).get_epsilon(1e-6) <= 1e-10

@@ -115,3 +115,33 @@ def test_frequency_page_counts_repetitions_in_the_work_limit():
     assert at.button(key="simulate").disabled
     with pytest.raises(ValueError, match="reps"):  # the library refuses the same run
         frequency.simulate_frequency(mech, 10**7, 100_000, 1.0, rho="exact", b=b, reps=50)
+
+
+# ----------------------------------------------------------------- issue 27 item 5 / issue 28 item 6
+def test_utility_page_large_d_and_s_answers_with_a_note():
+    """d = 1e7, s = 1e6 (was: no answer after 150 s): the t range is refused with its limit
+    (automatic range) or the curves are drawn and the baselines replaced by a note."""
+    at = AppTest.from_file(os.path.join(APP, "pages", "2_Utility.py"), default_timeout=120).run()
+    at.sidebar.number_input(key="d").set_value(10**7)
+    at.sidebar.number_input(key="s").set_value(10**6)
+    at.run()
+    assert not at.exception
+    assert any("at most 200,000" in e.value for e in at.error)
+    at.sidebar.checkbox(key="auto_t").uncheck()
+    at.run()
+    at.sidebar.number_input(key="t_min").set_value(10**6 + 1)
+    at.sidebar.number_input(key="t_max").set_value(10**6 + 2000)
+    at.run()
+    assert not at.exception and not at.error
+    notes = [c.value for c in at.caption if "not drawn for d > 200,000" in c.value]
+    assert len(notes) == 5  # every baseline, each with the limit and what to do
+
+
+def test_pages_delta_input_uses_the_one_range():
+    import app.common as common  # noqa: F401  (the pages' helper)
+
+    from accountant.limits import check_delta
+
+    for bad in ("1e-400", "0", "1", "x"):
+        with pytest.raises(ValueError, match=r"^delta must be a number in \[1e-300, 1\)"):
+            check_delta(bad)

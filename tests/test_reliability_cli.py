@@ -394,3 +394,50 @@ def test_ctrl_c_during_simulation_exits_130(background):
     out, err = p.communicate(timeout=20)
     assert p.returncode == 130 and out == ""
     assert err.strip().splitlines() == ["interrupted"]
+
+
+# ----------------------------------------------------------------- issue 27 item 7
+def _browser_children(pid: int) -> list:
+    """pids of processes whose command line mentions our temporary PNG profile."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as fh:
+                    if b"accountant-figure-" in fh.read():
+                        out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+@pytest.mark.parametrize("sig,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_during_png_export_removes_the_profile(tmp_path, sig, status):
+    """Ctrl-C / SIGTERM while Chromium renders: exit 130 / 143, the temporary profile is
+    removed and no browser process survives (was: exit 1 'Directory not empty')."""
+    import tempfile
+
+    import pathlib
+    import shutil
+
+    # a short TMPDIR of our own (Chromium's socket paths must stay below 108 characters)
+    tmpdir = pathlib.Path(tempfile.mkdtemp(prefix="t27-", dir="/tmp"))
+    env = dict(os.environ, PYTHONPATH=ROOT, TMPDIR=str(tmpdir))
+    p = subprocess.Popen([sys.executable, "-m", "accountant", "figure", "--out", str(tmp_path / "f.png"),
+                          "--n", "1000", "--s", "4", "--eps0", "0.5:1:2"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _browser_children(p.pid) and p.poll() is None:
+        time.sleep(0.05)
+    assert p.poll() is None, "the export finished before Chromium was seen"
+    time.sleep(0.5)  # Chromium is writing its profile
+    p.send_signal(sig)  # the child itself, not an inherited process group
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == status, err
+    assert "Traceback" not in err and "Directory not empty" not in err
+    time.sleep(0.3)
+    left = list(tmpdir.iterdir())
+    shutil.rmtree(tmpdir, ignore_errors=True)
+    assert left == []
+    assert not (tmp_path / "f.png").exists()
+    assert _browser_children(p.pid) == []
