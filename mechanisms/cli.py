@@ -110,14 +110,14 @@ EXAMPLES = {
              "plan --n 100000 --d 128 --s 8 --eps 1 --delta 1e-6 --rounds 100",
              "plan --d 128 --s 8 --eps 1 --delta 1e-6 --schedule rounds.json"),
 }
-NOTES = {"plan": "The --schedule file has the format of 'python -m accountant compose --schedule' "
-                 "(a JSON list of rounds {n, eps0, ..., repeat?}); the rounds' n and repeat are used, "
-                 "the plan chooses the per-round mechanism, t and eps0.  Every epsilon printed is a "
-                 "proved upper bound."}
 DEFAULTS_NOTE = ("--mechanism has no default here (each is named); the privacy accounting of the "
                  "shuffled reports is `shuffle-dp` (python -m accountant): its default mechanism is "
                  "the generic eps0-LDP randomizer and its default bound the smallest proved upper "
                  "bound.")
+NOTES = {"plan": "The --schedule file has the format of 'python -m accountant compose --schedule' "
+                 "(a JSON list of rounds {n, eps0, ..., repeat?}); the rounds' n and repeat are used, "
+                 "the plan chooses the per-round mechanism, t and eps0.  Every epsilon printed is a "
+                 "proved upper bound. " + DEFAULTS_NOTE}
 
 
 def no_command_text() -> str:
