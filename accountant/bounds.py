@@ -371,16 +371,18 @@ def compute_params_bound(name: str, params: Params, n: int, delta: float, rtol: 
 
 def compute_bound(name: str, n: int, eps0: float, delta: float, mechanism: str = "generic",
                   s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-9,
-                  k: Optional[int] = None) -> BoundResult:
+                  k: Optional[int] = None, d: Optional[int] = None) -> BoundResult:
     """Central epsilon from bound ``name`` for n shuffled reports (see module table).
 
     Returns a ``BoundResult`` with the wall-clock ``seconds`` it took; a bound outside
-    its range of validity is returned as not applicable with the reason.
+    its range of validity is returned as not applicable with the reason.  ``d`` (Collision,
+    CoCo: the dimension) is what the lower bounds' datasets need (d >= 3s; without it they
+    are not applicable); the upper bounds do not depend on it.
     """
     name = resolve_name(name)
     n = _check_n(n)
     delta = _check_delta(delta)
-    params = make_params(mechanism, eps0, s=s, t=t, k=k)
+    params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d)
     return compute_params_bound(name, params, n, delta, rtol)
 
 
@@ -397,9 +399,9 @@ def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple
 
 def compare(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,
             t: Optional[int] = None, bounds=BOUND_NAMES, rtol: float = 1e-9,
-            k: Optional[int] = None) -> dict[str, BoundResult]:
-    """All requested bounds on the same inputs."""
-    return {resolve_name(b): compute_bound(b, n, eps0, delta, mechanism, s, t, rtol, k) for b in bounds}
+            k: Optional[int] = None, d: Optional[int] = None) -> dict[str, BoundResult]:
+    """All requested bounds on the same inputs (``d``: see :func:`compute_bound`)."""
+    return {resolve_name(b): compute_bound(b, n, eps0, delta, mechanism, s, t, rtol, k, d) for b in bounds}
 
 
 def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[BoundResult]:

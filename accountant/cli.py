@@ -100,6 +100,10 @@ def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--t", type=int_arg("--t", 1, T_MAX), default=None,
                    help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
     p.add_argument("--k", type=int_arg("--k", 2, T_MAX), default=None, help="number of values k >= 2 (krr)")
+    p.add_argument("--d", type=int_arg("--d", 1, T_MAX), default=None,
+                   help="dimension d >= s (collision, coco): the certified lower bounds use three inputs "
+                        "on pairwise disjoint s-sets, which exist only for d >= 3s; without --d no lower "
+                        "bound is reported for collision/coco (the upper bound does not depend on d)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -242,11 +246,25 @@ def _describe(params, n: int) -> dict:
         "s": params.s,
         "t": params.t,
         "k": getattr(params, "k", None),
+        "d": getattr(params, "d", None),
     }
 
 
 def _params(args, eps0: float):
-    return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k)
+    return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d)
+
+
+def _lower_fields(name: str, params, applicable: bool) -> dict:
+    """The dataset pair and hash model behind lower bound ``name`` (None when not applicable)."""
+    from . import mechanism_law as M
+
+    ll = None
+    if applicable:
+        ll = M.mechanism_lower_law(params) if name == "lower" else \
+            M.worst_hash_lower(params)[0] if name == "lower-worst-hash" else None
+    if ll is None:
+        return {"lower_dataset": None, "lower_hash_model": None}
+    return {"lower_dataset": ll.datasets, "lower_hash_model": ll.hash_model}
 
 
 def _pair_path(args, name: str) -> bool:
@@ -284,21 +302,27 @@ def _epsilon_command(args) -> dict:
         return out
     if args.bound != "proved":
         res = compute_bound(name, args.n, args.eps0, args.delta, args.mechanism, args.s, args.t,
-                            args.rtol, args.k)
+                            args.rtol, args.k, args.d)
         st = status(name, params.name)
         out.update(bound=name, epsilon=res.epsilon, delta=args.delta, applicable=res.applicable,
                    reason=res.reason, achieved_delta=res.achieved_delta, kind=st["kind"],
                    certified=st["proved"] and res.applicable, reference=st["reference"])
+        if st["kind"] == "lower":
+            out.update(_lower_fields(name, params, res.applicable))
     else:
         rep = ShuffleAccountant(params, args.n).epsilon_result(args.delta, rtol=args.rtol)
         out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
                    certified=rep.certified, lower_epsilon=rep.lower_epsilon, lower_reason=rep.lower_reason,
+                   lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model,
                    paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
         if params.name in REGISTRY["lower-worst-hash"].applies_to:
             # how far any bound proved for every hash family could go (see README, Findings)
             wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)
+            wf = _lower_fields("lower-worst-hash", params, wh.applicable)
             out.update(worst_hash_lower_epsilon=min(wh.epsilon, rep.epsilon) if wh.applicable else None,
-                       worst_hash_lower_reason=None if wh.applicable else wh.reason)
+                       worst_hash_lower_reason=None if wh.applicable else wh.reason,
+                       worst_hash_lower_dataset=wf["lower_dataset"],
+                       worst_hash_lower_hash_model=wf["lower_hash_model"])
     ach = out.get("achieved_delta")
     out["achieved_log_delta"] = math.log(ach) if ach else (None if ach is None else -math.inf)
     return out
@@ -336,7 +360,8 @@ def _delta_command(args) -> dict:
         for b in cands:
             log_d = min(log_d, pair_bound_log_delta(b, params, args.n, args.eps).log_upper)
     out.update(epsilon=rep.epsilon, delta=rep.delta, log_delta=min(log_d, 0.0), bound=rep.bound,
-               lower_delta=rep.lower_delta, lower_reason=rep.lower_reason, paper_delta=rep.paper_delta,
+               lower_delta=rep.lower_delta, lower_reason=rep.lower_reason,
+               lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model, paper_delta=rep.paper_delta,
                paper_caveat=rep.paper_caveat, method=args.method,
                certified=acc.bound == "proved" or REGISTRY[acc.bound].proved(params.name))
     return out
@@ -379,10 +404,10 @@ def _check_applicable(args) -> None:
         return
     if mech is not None:
         try:
-            make_params(mech, 1.0, s=args.s, t=args.t, k=args.k)
+            make_params(mech, 1.0, s=args.s, t=args.t, k=args.k, d=getattr(args, "d", None))
         except ValueError as exc:
             msg = str(exc)
-            for name in ("s", "t", "k"):
+            for name in ("s", "t", "k", "d"):
                 msg = msg.replace(f"{name} does not apply", f"--{name} does not apply")
                 msg = msg.replace(f"{name} is required", f"--{name} is required")
             raise ValueError(msg) from None
@@ -412,12 +437,13 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
 
         params = _params(args, args.eps0)
         res = compare(args.n, args.eps0, args.delta, args.mechanism, args.s, args.t, rtol=args.rtol,
-                      k=args.k)
+                      k=args.k, d=args.d)
         out = _describe(params, args.n)
         out.update(delta=args.delta, bounds={
             k: {"epsilon": v.epsilon, "applicable": v.applicable, "reason": v.reason,
                 "seconds": v.seconds, "achieved_delta": v.achieved_delta,
-                "kind": REGISTRY[k].kind, "proved": REGISTRY[k].proved(params.name)}
+                "kind": REGISTRY[k].kind, "proved": REGISTRY[k].proved(params.name),
+                **(_lower_fields(k, params, v.applicable) if REGISTRY[k].kind == "lower" else {})}
             for k, v in res.items()})
         return out
     if args.command in ("table", "figure"):
@@ -551,8 +577,10 @@ def _human(command: str, out: dict) -> str:
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         hashed = "worst_hash_lower_epsilon" in out
         if out["lower_epsilon"] is not None:
+            hm = out.get("lower_hash_model")
             lines.append(f"eps_c >= {out['lower_epsilon']:.10g} (certified lower bound for the mechanism"
-                         + (", uniformly random hash)" if hashed else ")"))
+                         + (f", {hm})" if hm else ")"))
+            lines.append(f"  datasets: {out['lower_dataset']}")
         else:
             lines.append(f"lower bound: not available ({out['lower_reason']})")
         if hashed and out["worst_hash_lower_epsilon"] is not None:

@@ -106,6 +106,7 @@ __all__ = [
     "collision_disjoint_lower_law",
     "coco_disjoint_lower_law",
     "mechanism_lower_law",
+    "needs_d_reason",
     "lower_bound_epsilon",
     "lower_bound_delta",
     "worst_hash_lower_law",
@@ -672,6 +673,7 @@ class LowerLaw:
     law: CountLaw
     datasets: str
     alternatives: tuple = ()
+    hash_model: Optional[str] = None  # "uniformly random hash", "one fixed hash", None (no hash)
 
     def delta(self, n: int, eps: float) -> float:
         """Certified lower bound on the mechanism's delta at ``eps`` (float, margin applied)."""
@@ -729,7 +731,7 @@ def _rr_lower_law(eps0: float) -> LowerLaw:
         E = mpmath.exp(mpmath.mpf(e))
         om = E + 1
         law = _lower_law([E / om, 1 / om], [1 / om, E / om], [E / om, 1 / om], "lower rr")
-    return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1)")
+    return LowerLaw(law, "binary randomized response: D = (1, 1, ..., 1), D' = (2, 1, ..., 1)")
 
 
 def collision_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = "isolated") -> CountLaw:
@@ -827,6 +829,23 @@ def coco_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = "isol
         return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower coco disjoint {categories} s={s} t={t}")
 
 
+def needs_d_reason(params, what: str = "the certified lower bound") -> Optional[str]:
+    """Why the disjoint-support construction of ``params`` (Collision / CoCo) does not
+    exist, or None when it does: three inputs with pairwise disjoint s-sets need the
+    dimension ``d`` to be known and ``d >= 3 s``.  Without ``d`` no lower number is
+    reported (a lower bound states its dataset, and the dataset needs d)."""
+    if params.name not in ("collision", "coco"):
+        return None
+    s, d = params.s, getattr(params, "d", None)
+    if d is None:
+        return (f"{what} uses three inputs with pairwise disjoint s-sets, which needs the dimension: "
+                f"give d (--d), the construction needs d >= 3 s = {3 * s}")
+    if d < 3 * s:
+        return (f"{what} uses three inputs with pairwise disjoint supports, "
+                f"which needs d >= 3 s = {3 * s}, got d = {d}")
+    return None
+
+
 def mechanism_lower_law(params) -> Optional[LowerLaw]:
     """The concrete neighbouring datasets used for the certified lower bound of ``params``
     (a parameter object of :mod:`accountant.params`), or None when none is implemented.
@@ -841,23 +860,29 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
       (two post-processings, the larger divergence taken).
     * coco: the same with coordinate sets, categories from the favoured buckets of one-entry
       pairs (:func:`coco_disjoint_lower_law`).
-    Both need d >= 3 s when d is given (None otherwise).
+    Both need the dimension ``d`` with d >= 3 s (None otherwise, :func:`needs_d_reason`).
+    ``datasets`` and ``hash_model`` of the result say what the lower bound is about.
     """
     name = params.name
-    if name in ("rr", "generic") or (name == "krr" and params.k == 2):
+    if name == "generic":
+        ll = _rr_lower_law(params.eps0)
+        return LowerLaw(ll.law, "binary randomized response (one eps0-LDP randomizer of the class): "
+                        "D = (1, 1, ..., 1), D' = (2, 1, ..., 1)")
+    if name == "rr" or (name == "krr" and params.k == 2):
         return _rr_lower_law(params.eps0)
     if name == "krr":
         return LowerLaw(krr_lower_count_law(params.eps0, params.k, "third"),
                         "D = (1, 3, ..., 3), D' = (2, 3, ..., 3)")
     if name in ("collision", "coco"):
         e, s, t = params.eps0, params.s, params.t
-        if getattr(params, "d", None) is not None and params.d < 3 * s:
-            return None  # three pairwise disjoint inputs need d >= 3 s (see _no_lower)
+        if needs_d_reason(params) is not None:
+            return None
         law = collision_disjoint_lower_law if name == "collision" else coco_disjoint_lower_law
         what = "item" if name == "collision" else "coordinate"
         return LowerLaw(law(e, s, t, "isolated"),
-                        f"{what} sets of x1, x1' and of every other user pairwise disjoint, random hash",
-                        (law(e, s, t, "three"),))
+                        f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0): {what} sets of x1, x1' and x0 "
+                        f"pairwise disjoint s-sets of [d], d = {params.d} >= 3s = {3 * s}",
+                        (law(e, s, t, "three"),), "uniformly random hash")
     return None
 
 
@@ -919,19 +944,19 @@ def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
         return None, (f"the worst-hash lower bound is for Collision and CoCo (a hash family to choose); "
                       f"for '{name}' use 'lower'")
     s, t = params.s, params.t
-    if getattr(params, "d", None) is not None and params.d < 3 * s:
-        return None, (f"the worst-hash lower bound uses three inputs with pairwise disjoint supports, "
-                      f"which needs d >= 3 s = {3 * s}, got d = {params.d}")
     if t < 2 * s or (t == 2 * s and s < 2):
         return None, (f"the worst-hash lower bound needs disjoint favoured buckets for x1 and x1' and an "
                       f"even split for x0: t >= 2s (and s >= 2 at t = 2s), got s = {s}, t = {t}")
+    why = needs_d_reason(params, "the worst-hash lower bound")
+    if why is not None:
+        return None, why
     m = min(s, t - 2 * s)
     what = "items hashed injectively" if name == "collision" else "one entry per occupied pair"
     return LowerLaw(worst_hash_lower_law(params.eps0, s, t),
-                    f"one fixed hash (the worst family): x1, x1' {what} on disjoint buckets, "
-                    f"x0 on {m} other bucket(s)" if m > 0 else
-                    f"one fixed hash (the worst family): x1, x1' {what} on disjoint buckets, "
-                    f"x0 on one bucket of each"), None
+                    f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0), disjoint s-sets of [d] "
+                    f"(d = {params.d}), one fixed hash (the worst family): x1, x1' {what} on disjoint "
+                    + (f"buckets, x0 on {m} other bucket(s)" if m > 0 else "buckets, x0 on one bucket of each"),
+                    hash_model="one fixed hash"), None
 
 
 def worst_hash_lower_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
@@ -957,10 +982,8 @@ def worst_hash_lower_delta(params, n: int, eps: float):
 def _no_lower(params, delta):
     from .bounds import BoundResult
 
-    if params.name in ("collision", "coco"):
-        reason = (f"the certified lower bound uses three inputs with pairwise disjoint supports, "
-                  f"which needs d >= 3 s = {3 * params.s}, got d = {params.d}")
-    else:
+    reason = needs_d_reason(params)
+    if reason is None:
         reason = f"no certified lower bound is implemented for mechanism '{params.name}'"
     return BoundResult.not_applicable("lower", reason, delta)
 

@@ -35,6 +35,12 @@ if mechanism != "generic":
     if t_mode == "fixed value":
         t = int(sb.number_input("t value", min_value=1, max_value=2**31 - 2, value=4 * s + 2, key="t"))
         t_ok = common.call(make_params, mechanism, 1.0, s=s, t=t, where=sb) is not None
+    d = int(sb.number_input("d (dimension)", min_value=1, max_value=2**31 - 2, value=max(1000, 3 * s), key="d",
+                            help="only the certified lower bound depends on d: its datasets put three "
+                                 "users on pairwise disjoint s-sets, which needs d >= 3s"))
+    t_ok = common.check(d >= s, f"d must be >= s = {s}, got {d}", where=sb) and t_ok
+else:
+    d = None
 c1, c2, c3 = sb.columns(3)
 e_min = c1.number_input("eps0 min", min_value=0.001, max_value=30.0, value=0.1, key="e_min")
 e_max = c2.number_input("eps0 max", min_value=0.001, max_value=30.0, value=5.0, key="e_max")
@@ -53,7 +59,7 @@ head_box = st.container()
 
 
 def show_headline() -> None:
-    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t)
+    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, d)
     if head is None:
         return
     st.subheader(f"At eps0 = {e_ref:g}")
@@ -61,8 +67,9 @@ def show_headline() -> None:
     m1.metric("eps_c, proved upper bound", common.fmt(head["epsilon"], 6, "up"),
               help=f"smallest upper bound proved for this mechanism as implemented: {head['bound']}")
     m2.metric("eps_c, certified lower bound", common.fmt(head["lower_epsilon"], 6, "down"),
-              help="exact divergence of the real mechanism's shuffled outputs on concrete neighbouring "
-                   "datasets (uniformly random hash): the true eps_c is at least this"
+              help=f"exact divergence of the real mechanism's shuffled outputs on {head['lower_dataset']}"
+                   + (f" ({head['lower_hash_model']})" if head["lower_hash_model"] else "")
+                   + ": the true eps_c is at least this"
                    if head["lower_epsilon"] is not None else f"not available: {head['lower_reason']}")
     m3.metric("t used", "n/a" if head["t"] is None else str(head["t"]))
     m4.metric("amplification eps0 / eps_c", common.ratio(float(e_ref), head["epsilon"]))
