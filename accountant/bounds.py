@@ -142,15 +142,22 @@ def _stronger_clone_delta(params, n, eps):
     return _paper_delta(GenericLDP(params.eps0), n, eps)
 
 
+def _clone_pair(params, n) -> DominatingPair:
+    """FMT21's clone pair; for a variation-ratio randomizer with its (p, q) (mixing 1/q)."""
+    if params.name == "variation-ratio":
+        return DominatingPair.clone_pq(n, params.p, params.q)
+    return DominatingPair.clone(n, params.eps0)
+
+
 def _clone(params, n, delta, rtol) -> BoundResult:
     """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation)."""
-    res = search_pair_epsilon(DominatingPair.clone(n, params.eps0), delta, rtol, predict=True)
+    res = search_pair_epsilon(_clone_pair(params, n), delta, rtol, predict=True)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     return BoundResult("clone", eps, True, None, delta, achieved)
 
 
 def _clone_delta(params, n, eps):
-    v = hockey_stick_divergence(DominatingPair.clone(n, params.eps0), eps)
+    v = hockey_stick_divergence(_clone_pair(params, n), eps)
     return v.lower, min(v.upper, 1.0)
 
 
@@ -255,8 +262,8 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "over hash families by convex order (accountant.blanket_exact); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
               _blanket, _blanket_delta, engine="exact"),
-    BoundSpec("lower", "lower", ("collision", "coco", "krr", "rr", "generic"),
-              ("collision", "coco", "krr", "rr", "generic"),
+    BoundSpec("lower", "lower", ("collision", "coco", "krr", "rr", "generic", "variation-ratio"),
+              ("collision", "coco", "krr", "rr", "generic", "variation-ratio"),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
@@ -278,8 +285,9 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
     BoundSpec("stronger-clone-closed", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (closed form)",
               _generic(closed_form.stronger_clone_closed), caveat=_CAVEAT_STRONGER),
-    BoundSpec("clone", "upper", ALL, ALL,
-              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly)",
+    BoundSpec("clone", "upper", ALL + ("variation-ratio",), ALL + ("variation-ratio",),
+              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly; for "
+              "variation-ratio parameters the same reduction with mixing 1/q and ratio p)",
               _clone, _clone_delta, engine="pair"),
     BoundSpec("clone-closed", "upper", ALL, ALL,
               "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
@@ -318,6 +326,7 @@ _HEADLINE = {
     "coco": ("blanket", "clone", "efmrtt19"),
     "krr": ("blanket", "clone", "efmrtt19"),
     "rr": ("blanket", "clone", "efmrtt19"),
+    "variation-ratio": ("clone",),
 }
 _HEADLINE_DELTA = {
     "generic": ("clone", "blanket-bennett-generic"),
@@ -325,6 +334,7 @@ _HEADLINE_DELTA = {
     "coco": ("blanket", "clone"),
     "krr": ("blanket", "clone"),
     "rr": ("blanket", "clone"),
+    "variation-ratio": ("clone",),
 }
 
 
@@ -402,6 +412,13 @@ def compare(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Op
             k: Optional[int] = None, d: Optional[int] = None) -> dict[str, BoundResult]:
     """All requested bounds on the same inputs (``d``: see :func:`compute_bound`)."""
     return {resolve_name(b): compute_bound(b, n, eps0, delta, mechanism, s, t, rtol, k, d) for b in bounds}
+
+
+def compare_params(params: Params, n: int, delta: float, bounds=BOUND_NAMES,
+                   rtol: float = 1e-9) -> dict[str, BoundResult]:
+    """All requested bounds for a parameter object (validated ``n`` and ``delta``)."""
+    n, delta = _check_n(n), _check_delta(delta)
+    return {resolve_name(b): compute_params_bound(b, params, n, delta, rtol) for b in bounds}
 
 
 def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[BoundResult]:

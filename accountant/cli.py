@@ -55,6 +55,7 @@ def parse_float(text: str) -> float:
 
 T_MAX = 2**31 - 1
 BIB_RHO_MAX = 1e6
+VR_P_MAX = math.exp(L.EPS_MAX)  # variation-ratio p, q: e^eps0 with eps0 <= 30
 N_ARG = int_arg("--n", 1, L.MAX_N)
 EPS0_ARG = float_arg("--eps0", 0.0, L.EPS_MAX, lo_open=True)
 DELTA_ARG = float_arg("--delta", 1e-300, 1.0, hi_open=True)
@@ -94,7 +95,8 @@ def _add_method_option(p: argparse.ArgumentParser) -> None:
 def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
                    help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
-                        "response, needs --k) or rr (binary randomized response)")
+                        "response, needs --k), rr (binary randomized response) or variation-ratio "
+                        "(any randomizer by Wang et al.'s parameters --p --beta [--q])")
     p.add_argument("--s", type=int_arg("--s", 1, T_MAX), default=None,
                    help="sparsity s (collision, coco)")
     p.add_argument("--t", type=int_arg("--t", 1, T_MAX), default=None,
@@ -104,6 +106,14 @@ def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
                    help="dimension d >= s (collision, coco): the certified lower bounds use three inputs "
                         "on pairwise disjoint s-sets, which exist only for d >= 3s; without --d no lower "
                         "bound is reported for collision/coco (the upper bound does not depend on d)")
+    p.add_argument("--p", type=float_arg("--p", 1.0, VR_P_MAX, lo_open=True), default=None,
+                   help="variation-ratio: likelihood ratio bound p > 1 between the two differing "
+                        "users' outputs (e^eps0 for eps0-LDP); eps0 = ln p")
+    p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
+                   help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
+    p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
+                   help="variation-ratio: ratio bound q > 1 of a differing user's output to any other "
+                        "user's (default: p)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -114,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("epsilon", help="central eps_c for a target delta")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
-    p.add_argument("--eps0", type=EPS0_ARG, required=True, help="local budget eps0")
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; for variation-ratio give --p instead)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", type=parse_delta, help="target delta in (0, 1) (decimal string, may be < 1e-308)")
     g.add_argument("--log-delta", type=parse_log_delta, help="target natural log of delta (< 0)")
@@ -127,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="every bound of the comparison set on the same inputs")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
-    p.add_argument("--eps0", type=EPS0_ARG, required=True)
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; for variation-ratio give --p instead)")
     p.add_argument("--delta", type=DELTA_ARG, required=True)
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
     _add_mechanism_options(p)
@@ -156,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("delta", help="certified delta at a central epsilon")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
-    p.add_argument("--eps0", type=EPS0_ARG, required=True)
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; for variation-ratio give --p instead)")
     p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="central epsilon")
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound)")
@@ -247,11 +260,17 @@ def _describe(params, n: int) -> dict:
         "t": params.t,
         "k": getattr(params, "k", None),
         "d": getattr(params, "d", None),
+        **({"p": params.p, "beta": params.beta, "q": params.q} if params.name == "variation-ratio" else {}),
     }
 
 
-def _params(args, eps0: float):
-    return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d)
+def _params(args, eps0: Optional[float]):
+    return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d,
+                       **_vr_options(args))
+
+
+def _vr_options(args) -> dict:
+    return {name: getattr(args, name, None) for name in ("p", "beta", "q")}
 
 
 def _lower_fields(name: str, params, applicable: bool) -> dict:
@@ -282,7 +301,7 @@ def _pair_path(args, name: str) -> bool:
 
 
 def _epsilon_command(args) -> dict:
-    from .bounds import compute_bound, compute_params_bound, pair_bound_epsilon, resolve_name, status
+    from .bounds import compute_params_bound, pair_bound_epsilon, resolve_name, status
 
     params = _params(args, args.eps0)
     out = _describe(params, args.n)
@@ -301,8 +320,7 @@ def _epsilon_command(args) -> dict:
                             "needs delta >= 1e-300 and --method float")
         return out
     if args.bound != "proved":
-        res = compute_bound(name, args.n, args.eps0, args.delta, args.mechanism, args.s, args.t,
-                            args.rtol, args.k, args.d)
+        res = compute_params_bound(name, params, args.n, args.delta, args.rtol)
         st = status(name, params.name)
         out.update(bound=name, epsilon=res.epsilon, delta=args.delta, applicable=res.applicable,
                    reason=res.reason, achieved_delta=res.achieved_delta, kind=st["kind"],
@@ -402,12 +420,27 @@ def _check_applicable(args) -> None:
         L.check_count("--k + --n x --rho", args.k + args.n * per_user, L.MAX_BIB_BALLS,
                       "expected blanket balls", "lower --n, --rho (or --p) or --k")
         return
+    if mech is not None and args.command != "compose":
+        if mech == "variation-ratio":
+            if args.command == "local-epsilon":
+                raise ValueError("--mechanism variation-ratio: local-epsilon searches eps0, but the "
+                                 "variation-ratio parameters fix p = e^eps0; use epsilon/delta/compare")
+            if getattr(args, "eps0", None) is not None:
+                raise ValueError("--eps0 does not apply to mechanism 'variation-ratio' (eps0 = ln p: give --p)")
+            if args.p is None:
+                raise ValueError("--p is required for mechanism 'variation-ratio' (a number in (1, e^30])")
+        elif getattr(args, "eps0", 1.0) is None:
+            raise ValueError("--eps0 is required (a number in (0, 30])")
     if mech is not None:
         try:
-            make_params(mech, 1.0, s=args.s, t=args.t, k=args.k, d=getattr(args, "d", None))
+            vr = _vr_options(args)
+            eps0 = None if mech == "variation-ratio" else 1.0
+            make_params(mech, eps0, s=args.s, t=args.t, k=args.k, d=getattr(args, "d", None), **vr)
         except ValueError as exc:
             msg = str(exc)
-            for name in ("s", "t", "k", "d"):
+            for name in ("s", "t", "k", "d", "p", "beta", "q"):
+                if msg.startswith(f"{name} must be"):
+                    msg = "--" + msg
                 msg = msg.replace(f"{name} does not apply", f"--{name} does not apply")
                 msg = msg.replace(f"{name} is required", f"--{name} is required")
             raise ValueError(msg) from None
@@ -435,9 +468,10 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     if args.command == "compare":
         from .bounds import compare
 
+        from .bounds import compare_params
+
         params = _params(args, args.eps0)
-        res = compare(args.n, args.eps0, args.delta, args.mechanism, args.s, args.t, rtol=args.rtol,
-                      k=args.k, d=args.d)
+        res = compare_params(params, args.n, args.delta, rtol=args.rtol)
         out = _describe(params, args.n)
         out.update(delta=args.delta, bounds={
             k: {"epsilon": v.epsilon, "applicable": v.applicable, "reason": v.reason,
@@ -481,6 +515,9 @@ def _grid_command(args) -> dict:
     bounds = _bound_list(args.bounds)
     if args.command == "table":
         mechanism = args.mechanism
+        if mechanism == "variation-ratio":
+            raise ValueError("--mechanism variation-ratio is not available in table (its grid has no "
+                             "--p/--beta/--q); use epsilon or compare")
         deltas = tables.parse_list(args.delta, float, "--delta")
         for d in deltas:
             L.check_float("--delta", d, 1e-300, 1.0, hi_open=True)
@@ -555,7 +592,9 @@ def _human(command: str, out: dict) -> str:
                  f"(min {sv['min']:.1f}%, max {sv['max']:.1f}%)" if sv.get("count") else "")
         return f"wrote {out['rows']} rows to {out['out']}{extra}"
     mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
-                               else f" (k={out['k']})" if out["mechanism"] == "krr" else "")
+                               else f" (k={out['k']})" if out["mechanism"] == "krr"
+                               else f" (p={out['p']:.10g}, beta={out['beta']:.10g}, q={out['q']:.10g})"
+                               if out["mechanism"] == "variation-ratio" else "")
     if command == "compare":
         lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
         for k, v in out["bounds"].items():

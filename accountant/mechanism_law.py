@@ -846,6 +846,40 @@ def needs_d_reason(params, what: str = "the certified lower bound") -> Optional[
     return None
 
 
+def variation_ratio_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
+    """(LowerLaw, None) or (None, why) for a :class:`accountant.params.VariationRatioParams`.
+
+    The member of the class used: three inputs and three outputs (A, B, C), with
+    ``alpha = beta/(p - 1)``, ``r = alpha p / q``:
+
+        R(x1) = (p alpha, alpha, 1 - (1 + p) alpha),  R(x1') = (alpha, p alpha, 1 - (1 + p) alpha),
+        R(x0) = (r, r, 1 - 2 r).
+
+    It has ratio p and total variation (p - 1) alpha = beta between x1 and x1', and
+    R(x1)/R(x0) = (q, q/p, (1 - (1 + p) alpha)/(1 - 2r)): it belongs to the class when
+    2r <= 1 and the last ratio is <= q (checked; otherwise no lower bound, with the reason).
+    For D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0) the counts of A, B, C are sufficient,
+    so the count law's divergence is the exact divergence of this randomizer.  It is the law
+    of Wang et al.'s ``Delta`` (their upper *and* lower bound; wangsw/PrivacyAmplification).
+    """
+    p, q, a = params.p, params.q, params.alpha
+    with mpmath.workdps(_MP_DPS):
+        P, Q = mpmath.mpf(p), mpmath.mpf(q)
+        # alpha <= 1/(1+p) (beta <= (p-1)/(p+1), up to the rounding of beta's float): a smaller
+        # alpha is a member with a smaller total variation, still in the class
+        A = min(mpmath.mpf(params.beta) / (P - 1), 1 / (1 + P))
+        r = A * P / Q
+        rest1, rest0 = 1 - (1 + P) * A, 1 - 2 * r
+        if rest0 < 0 or (rest1 > 0 and (rest0 <= 0 or rest1 > Q * rest0)):
+            return None, (f"no randomizer of the three-output form has these parameters (p = {p:g}, "
+                          f"beta = {params.beta:g}, q = {q:g}: the blanket output C of x0 is too rare "
+                          f"for ratio q); no certified lower bound")
+        law = _lower_law([P * A, A, rest1], [A, P * A, rest1], [r, r, rest0],
+                         f"lower variation-ratio p={p:g} beta={params.beta:g} q={q:g}")
+    return LowerLaw(law, f"three-output randomizer with ratio p, total variation beta, ratio q to x0 "
+                         f"(alpha = beta/(p-1) = {a:.6g}): D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0)"), None
+
+
 def mechanism_lower_law(params) -> Optional[LowerLaw]:
     """The concrete neighbouring datasets used for the certified lower bound of ``params``
     (a parameter object of :mod:`accountant.params`), or None when none is implemented.
@@ -864,6 +898,8 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
     ``datasets`` and ``hash_model`` of the result say what the lower bound is about.
     """
     name = params.name
+    if name == "variation-ratio":
+        return variation_ratio_lower(params)[0]
     if name == "generic":
         ll = _rr_lower_law(params.eps0)
         return LowerLaw(ll.law, "binary randomized response (one eps0-LDP randomizer of the class): "
@@ -983,6 +1019,8 @@ def _no_lower(params, delta):
     from .bounds import BoundResult
 
     reason = needs_d_reason(params)
+    if reason is None and params.name == "variation-ratio":
+        reason = variation_ratio_lower(params)[1]
     if reason is None:
         reason = f"no certified lower bound is implemented for mechanism '{params.name}'"
     return BoundResult.not_applicable("lower", reason, delta)

@@ -25,7 +25,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-MECHANISMS = ("generic", "collision", "coco", "krr", "rr")
+MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "variation-ratio")
 _K_MAX = 10**9
 _EPS0_MAX = 30.0
 
@@ -295,24 +295,137 @@ class KRRParams(_PairStatus):
         return CAVEAT_GENERIC if self.k == 2 else CAVEAT_THEOREM5
 
 
-Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams]
+_P_MAX = math.exp(_EPS0_MAX)
 
 
-def make_params(mechanism: str, eps0: float, s: Optional[int] = None, t: Optional[int] = None,
-                d: Optional[int] = None, k: Optional[int] = None) -> Params:
-    """Parameter object for ``mechanism`` in {'generic', 'collision', 'coco', 'krr', 'rr'}.
+def _check_pos(name: str, v, lo: float, hi: float, lo_open: bool = True, hi_open: bool = False) -> float:
+    rng = f"{'(' if lo_open else '['}{lo:.10g}, {hi:.10g}{')' if hi_open else ']'}"
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number in {rng}, got {v!r}")
+    x = float(v)
+    ok = math.isfinite(x) and (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
+    if not ok:
+        raise ValueError(f"{name} must be a number in {rng}, got {v!r}")
+    return x
+
+
+@dataclass(frozen=True)
+class VariationRatioParams:
+    """Any local randomizer described by its variation-ratio parameters (p, beta, q)
+    (Wang, Peng, Lyu et al., "Privacy amplification via shuffling: unified, simplified, and
+    tightened", VLDB 2024; their repository wangsw/PrivacyAmplification lists (p, beta, q) for
+    k-RR, local hashing, Hadamard response, subset selection, Laplace, ...).
+
+    The class of randomizers R it stands for (the statement every number here is about):
+
+    * p: for the two differing inputs x1, x1', ``R(x1)(y) <= p R(x1')(y)`` and the reverse
+      (p = e^eps0 for an eps0-LDP randomizer), 1 < p <= e^30;
+    * beta: their total variation distance ``TV(R(x1), R(x1')) <= beta``,
+      0 < beta <= (p - 1)/(p + 1) (the largest total variation a ratio-p pair can have);
+    * q: for every input x of the other users, ``R(x1)(y) <= q R(x)(y)`` and
+      ``R(x1')(y) <= q R(x)(y)`` (q = e^eps0 for an eps0-LDP randomizer), 1 < q <= e^30;
+      default q = p.
+
+    ``eps0`` is ln p.  Proved upper bound: FMT21's clone reduction (Feldman, McMillan, Talwar,
+    FOCS 2021, Section 3) with its mixing probability c = 1/q: the reduction needs
+    ``R(x) >= c (R(x1) + R(x1'))/2`` for every other user's x, which the q condition gives, and
+    the ratio p between R(x1) and R(x1') for the first user's pair; Theorem 3.2 is the case
+    c = e^{-eps0}, p = e^{eps0} (:meth:`accountant.divergence.DominatingPair.clone_pq`).  Wang et al.'s own
+    number (their Theorem: the three-output pair with weight alpha = beta/(p - 1)) is the exact
+    divergence of one member of the class (:func:`accountant.mechanism_law.variation_ratio_lower_law`),
+    hence a certified *lower* bound on the class's worst case; as an upper bound it rests on the
+    same reduction as the main paper's Theorem 5 (FMT23 Lemma 3.5), whose proof fails (README,
+    Findings), so it is reported as the lower end, not as a proved upper bound.
+    """
+
+    p: float
+    beta: float
+    q: Optional[float] = None
+    name: str = field(default="variation-ratio", init=False)
+    eps0: float = field(default=0.0, init=False)
+
+    def __post_init__(self) -> None:
+        p = _check_pos("p", self.p, 1.0, _P_MAX)
+        bmax = (p - 1.0) / (p + 1.0)
+        beta = _check_pos("beta", self.beta, 0.0, bmax)
+        q = p if self.q is None else _check_pos("q", self.q, 1.0, _P_MAX)
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "beta", beta)
+        object.__setattr__(self, "q", q)
+        object.__setattr__(self, "eps0", math.log(p))
+
+    @property
+    def s(self) -> None:
+        return None
+
+    @property
+    def t(self) -> None:
+        return None
+
+    @property
+    def alpha(self) -> float:
+        """alpha = beta/(p - 1): the weight of Wang et al.'s three-output pair."""
+        return self.beta / (self.p - 1.0)
+
+    @property
+    def mixture_weight(self) -> float:
+        """alpha (the weight of Wang et al.'s pair; used as a search's starting point only)."""
+        return self.alpha
+
+    @property
+    def remainder(self) -> float:
+        return max(0.0, 1.0 - self.alpha * (1.0 + self.p))
+
+    @property
+    def tight(self) -> Optional[bool]:
+        return None
+
+    @property
+    def certified(self) -> bool:
+        return False
+
+    @property
+    def theorem6_applies(self) -> bool:
+        return False
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_VARIATION_RATIO
+
+
+CAVEAT_VARIATION_RATIO = (
+    "Wang et al.'s variation-ratio value is the exact divergence of one randomizer of the class "
+    "(a certified lower bound on the class's worst case); as an upper bound it rests on the "
+    "reduction of FMT23 Lemma 3.5, whose proof fails (erratum); proved: the general clone bound")
+
+Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, VariationRatioParams]
+
+
+def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
+                d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
+                beta: Optional[float] = None, q: Optional[float] = None) -> Params:
+    """Parameter object for ``mechanism`` in {'generic', 'collision', 'coco', 'krr', 'rr',
+    'variation-ratio'}.  ``variation-ratio`` takes ``p`` (or ``eps0``, then p = e^eps0, not
+    both), ``beta`` and optionally ``q`` (:class:`VariationRatioParams`).
 
     Options that do not apply to the mechanism are refused (a ``ValueError`` naming them)."""
     if mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
-    given = {"s": s, "t": t, "d": d, "k": k}
+    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q}
     allowed = {"generic": (), "collision": ("s", "t", "d"), "coco": ("s", "t", "d"),
-               "krr": ("k",), "rr": ()}[mechanism]
+               "krr": ("k",), "rr": (), "variation-ratio": ("p", "beta", "q")}[mechanism]
     extra = [name for name, v in given.items() if v is not None and name not in allowed]
     if extra:
         what = ", ".join(extra)
         applies = ", ".join(allowed) if allowed else "no option"
         raise ValueError(f"{what} does not apply to mechanism '{mechanism}' (it takes {applies})")
+    if mechanism == "variation-ratio":
+        if beta is None:
+            raise ValueError("beta is required for mechanism 'variation-ratio' (a number in (0, (p-1)/(p+1)])")
+        if (p is None) == (eps0 is None):
+            raise ValueError("p: give exactly one of p (a number in (1, e^30]) and eps0 (then p = e^eps0) "
+                             "for mechanism 'variation-ratio'")
+        return VariationRatioParams(p=math.exp(_check_eps0(eps0)) if p is None else p, beta=beta, q=q)
     if mechanism == "generic":
         return GenericLDP(eps0)
     if mechanism == "krr":

@@ -189,8 +189,8 @@ class ShuffleAccountant:
                 lo_d = min(v[0], d)
         pap_d, pap_cav = None, None
         if paper:
-            pap_d = bounds.bound_delta("paper", self.params, self.n, eps)[1]
-            pap_cav = self.params.caveat
+            v = bounds.bound_delta("paper", self.params, self.n, eps)
+            pap_d, pap_cav = (None, None) if v is None else (v[1], self.params.caveat)
         ds, hm = _lower_statement(self.params) if lo_d is not None else (None, None)
         return DeltaReport(eps, d, name, lo_d, lo_reason, pap_d, pap_cav, ds, hm)
 
