@@ -62,8 +62,10 @@ from .params import (
 )
 from .result import BoundResult
 
-ALL = ("generic", "collision", "coco", "krr", "rr")
-HASHED = ("collision", "coco", "krr", "rr")  # mechanisms with the t-ary output structure
+ALL = ("generic", "collision", "coco", "krr", "rr", "olh")
+HASHED = ("collision", "coco", "krr", "rr", "olh")  # mechanisms with the t-ary output structure
+# the bounds that hold for every eps0-LDP randomizer (only eps0 enters them)
+LDP = ALL + ("oue",)
 ALIASES = {"tight": "paper"}
 
 
@@ -257,18 +259,17 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
-    BoundSpec("blanket", "upper", HASHED, HASHED,
+    BoundSpec("blanket", "upper", HASHED + ("oue",), HASHED + ("oue",),
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.blanket_exact); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
               _blanket, _blanket_delta, engine="exact"),
-    BoundSpec("lower", "lower", ("collision", "coco", "krr", "rr", "generic", "variation-ratio"),
-              ("collision", "coco", "krr", "rr", "generic", "variation-ratio"),
+    BoundSpec("lower", "lower", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
               _lower, _lower_delta, engine="exact"),
-    BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco"),
+    BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco", "olh"),
               "exact divergence of post-processed shuffled outputs under one fixed clean hash "
               "(accountant.mechanism_law.worst_hash_lower_law): certified lower bound on eps_c of the "
               "worst hash family, so the exact blanket is optimal among bounds for every family",
@@ -285,18 +286,18 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
     BoundSpec("stronger-clone-closed", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (closed form)",
               _generic(closed_form.stronger_clone_closed), caveat=_CAVEAT_STRONGER),
-    BoundSpec("clone", "upper", ALL + ("variation-ratio",), ALL + ("variation-ratio",),
+    BoundSpec("clone", "upper", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
               "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly; for "
               "variation-ratio parameters the same reduction with mixing 1/q and ratio p)",
               _clone, _clone_delta, engine="pair"),
-    BoundSpec("clone-closed", "upper", ALL, ALL,
+    BoundSpec("clone-closed", "upper", LDP, LDP,
               "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
               _generic(closed_form.clone_closed)),
-    BoundSpec("blanket-hoeffding-generic", "upper", ALL, ALL,
+    BoundSpec("blanket-hoeffding-generic", "upper", LDP, LDP,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, generic eps0-LDP quantities",
               _generic(blanket.blanket_hoeffding_generic),
               lambda p, n, e: _hoeffding_delta(p, n, e, True)),
-    BoundSpec("blanket-bennett-generic", "upper", ALL, ALL,
+    BoundSpec("blanket-bennett-generic", "upper", LDP, LDP,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, generic eps0-LDP quantities",
               _generic(blanket.blanket_bennett_generic),
               lambda p, n, e: _bennett_delta(p, n, e, True)),
@@ -310,7 +311,7 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "maximum and second moment (accountant.blanket.collision_rv)",
               _specific(blanket.blanket_bennett, "blanket-bennett"),
               lambda p, n, e: _bennett_delta(p, n, e, False)),
-    BoundSpec("efmrtt19", "upper", ALL, ALL,
+    BoundSpec("efmrtt19", "upper", LDP, LDP,
               "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
               _generic(closed_form.efmrtt19)),
 )}
@@ -326,6 +327,8 @@ _HEADLINE = {
     "coco": ("blanket", "clone", "efmrtt19"),
     "krr": ("blanket", "clone", "efmrtt19"),
     "rr": ("blanket", "clone", "efmrtt19"),
+    "olh": ("blanket", "clone", "efmrtt19"),
+    "oue": ("blanket", "clone", "efmrtt19"),
     "variation-ratio": ("clone",),
 }
 _HEADLINE_DELTA = {
@@ -334,6 +337,8 @@ _HEADLINE_DELTA = {
     "coco": ("blanket", "clone"),
     "krr": ("blanket", "clone"),
     "rr": ("blanket", "clone"),
+    "olh": ("blanket", "clone"),
+    "oue": ("blanket", "clone"),
     "variation-ratio": ("clone",),
 }
 

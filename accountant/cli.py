@@ -95,13 +95,17 @@ def _add_method_option(p: argparse.ArgumentParser) -> None:
 def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
                    help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
-                        "response, needs --k), rr (binary randomized response) or variation-ratio "
+                        "response, needs --k), rr (binary randomized response), olh (optimized local "
+                        "hashing, --k [--g]), oue (optimized unary encoding, --k) or variation-ratio "
                         "(any randomizer by Wang et al.'s parameters --p --beta [--q])")
     p.add_argument("--s", type=int_arg("--s", 1, T_MAX), default=None,
                    help="sparsity s (collision, coco)")
     p.add_argument("--t", type=int_arg("--t", 1, T_MAX), default=None,
                    help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
-    p.add_argument("--k", type=int_arg("--k", 2, T_MAX), default=None, help="number of values k >= 2 (krr)")
+    p.add_argument("--k", type=int_arg("--k", 2, T_MAX), default=None,
+                   help="number of values k >= 2 (krr, olh, oue: the domain size)")
+    p.add_argument("--g", type=int_arg("--g", 2, T_MAX), default=None,
+                   help="olh: hash range g >= 2 (default round(e^eps0) + 1, Wang et al. 2017)")
     p.add_argument("--d", type=int_arg("--d", 1, T_MAX), default=None,
                    help="dimension d >= s (collision, coco): the certified lower bounds use three inputs "
                         "on pairwise disjoint s-sets, which exist only for d >= 3s; without --d no lower "
@@ -258,8 +262,9 @@ def _describe(params, n: int) -> dict:
         "eps0": params.eps0,
         "s": params.s,
         "t": params.t,
-        "k": getattr(params, "k", None),
-        "d": getattr(params, "d", None),
+        "k": params.d if params.name == "olh" else getattr(params, "k", None),
+        "d": None if params.name == "olh" else getattr(params, "d", None),
+        **({"g": params.t} if params.name == "olh" else {}),
         **({"p": params.p, "beta": params.beta, "q": params.q} if params.name == "variation-ratio" else {}),
     }
 
@@ -270,7 +275,8 @@ def _params(args, eps0: Optional[float]):
 
 
 def _vr_options(args) -> dict:
-    return {name: getattr(args, name, None) for name in ("p", "beta", "q")}
+    """The options of variation-ratio (p, beta, q) and olh (g)."""
+    return {name: getattr(args, name, None) for name in ("p", "beta", "q", "g")}
 
 
 def _lower_fields(name: str, params, applicable: bool) -> dict:
@@ -429,6 +435,8 @@ def _check_applicable(args) -> None:
                 raise ValueError("--eps0 does not apply to mechanism 'variation-ratio' (eps0 = ln p: give --p)")
             if args.p is None:
                 raise ValueError("--p is required for mechanism 'variation-ratio' (a number in (1, e^30])")
+        elif args.command == "local-epsilon" and getattr(args, "g", None) is not None:
+            raise ValueError("--g does not apply to local-epsilon (olh's g follows eps0: round(e^eps0) + 1)")
         elif getattr(args, "eps0", 1.0) is None:
             raise ValueError("--eps0 is required (a number in (0, 30])")
     if mech is not None:
@@ -438,7 +446,7 @@ def _check_applicable(args) -> None:
             make_params(mech, eps0, s=args.s, t=args.t, k=args.k, d=getattr(args, "d", None), **vr)
         except ValueError as exc:
             msg = str(exc)
-            for name in ("s", "t", "k", "d", "p", "beta", "q"):
+            for name in ("s", "t", "k", "d", "p", "beta", "q", "g"):
                 if msg.startswith(f"{name} must be"):
                     msg = "--" + msg
                 msg = msg.replace(f"{name} does not apply", f"--{name} does not apply")
@@ -515,9 +523,9 @@ def _grid_command(args) -> dict:
     bounds = _bound_list(args.bounds)
     if args.command == "table":
         mechanism = args.mechanism
-        if mechanism == "variation-ratio":
-            raise ValueError("--mechanism variation-ratio is not available in table (its grid has no "
-                             "--p/--beta/--q); use epsilon or compare")
+        if mechanism in ("variation-ratio", "olh", "oue"):
+            raise ValueError(f"--mechanism {mechanism} is not available in table (its grid has no "
+                             "--p/--beta/--q/--k/--g); use epsilon or compare")
         deltas = tables.parse_list(args.delta, float, "--delta")
         for d in deltas:
             L.check_float("--delta", d, 1e-300, 1.0, hi_open=True)
@@ -592,7 +600,8 @@ def _human(command: str, out: dict) -> str:
                  f"(min {sv['min']:.1f}%, max {sv['max']:.1f}%)" if sv.get("count") else "")
         return f"wrote {out['rows']} rows to {out['out']}{extra}"
     mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
-                               else f" (k={out['k']})" if out["mechanism"] == "krr"
+                               else f" (k={out['k']})" if out["mechanism"] in ("krr", "oue")
+                               else f" (k={out['k']}, g={out['g']})" if out["mechanism"] == "olh"
                                else f" (p={out['p']:.10g}, beta={out['beta']:.10g}, q={out['q']:.10g})"
                                if out["mechanism"] == "variation-ratio" else "")
     if command == "compare":

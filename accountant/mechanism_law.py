@@ -834,9 +834,11 @@ def needs_d_reason(params, what: str = "the certified lower bound") -> Optional[
     exist, or None when it does: three inputs with pairwise disjoint s-sets need the
     dimension ``d`` to be known and ``d >= 3 s``.  Without ``d`` no lower number is
     reported (a lower bound states its dataset, and the dataset needs d)."""
-    if params.name not in ("collision", "coco"):
+    if params.name not in ("collision", "coco", "olh"):
         return None
     s, d = params.s, getattr(params, "d", None)
+    if params.name == "olh" and d < 3:
+        return f"{what} uses three distinct values, which needs k >= 3, got k = {d}"
     if d is None:
         return (f"{what} uses three inputs with pairwise disjoint s-sets, which needs the dimension: "
                 f"give d (--d), the construction needs d >= 3 s = {3 * s}")
@@ -844,6 +846,37 @@ def needs_d_reason(params, what: str = "the certified lower bound") -> Optional[
         return (f"{what} uses three inputs with pairwise disjoint supports, "
                 f"which needs d >= 3 s = {3 * s}, got d = {d}")
     return None
+
+
+def oue_lower_law(eps0: float, k: int) -> LowerLaw:
+    """Certified lower law of optimized unary encoding (true bit 1 w.p. a = 1/2, other bits 1
+    w.p. b = 1/(e^eps0 + 1)) for D = (1, 3, ..., 3), D' = (2, 3, ..., 3) (k >= 3; k = 2:
+    D = (1, 1, ..., 1), D' = (2, 1, ..., 1)).  Each report is mapped to
+    {bits (y1, y2, y3) = (1, 0, 0), (0, 1, 0), other} (k = 2: (y1, y2) = (1, 0), (0, 1),
+    other), a post-processing, so the exact divergence of the three-category count law is a
+    lower bound on the mechanism's:
+
+        P_x1 = (a(1-b)^2, (1-a)b(1-b), rest),  P_x1' mirrored,
+        P_x3 = (b(1-b)(1-a), b(1-b)(1-a), rest)
+
+    (bit 3 = 0 is evidence of the differing user: the others send it as 1 w.p. 1/2).
+    """
+    e = _check_eps0(eps0)
+    k = _check_int("k", k, 2)
+    with mpmath.workdps(_MP_DPS):
+        a, b = mpmath.mpf(1) / 2, 1 / (mpmath.exp(mpmath.mpf(e)) + 1)
+        if k >= 3:
+            P1 = [a * (1 - b) ** 2, (1 - a) * b * (1 - b)]
+            P0 = [b * (1 - b) * (1 - a)] * 2
+        else:
+            P1 = [a * (1 - b), (1 - a) * b]
+            P0 = list(P1)
+        P1p = [P1[1], P1[0]]
+        law = _lower_law(P1 + [1 - sum(P1)], P1p + [1 - sum(P1p)], P0 + [1 - sum(P0)],
+                         f"lower oue k={k}")
+    if k >= 3:
+        return LowerLaw(law, "D = (1, 3, ..., 3), D' = (2, 3, ..., 3) (reports reduced to bits 1, 2, 3)")
+    return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1) (reports reduced to bits 1, 2)")
 
 
 def variation_ratio_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
@@ -909,6 +942,15 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
     if name == "krr":
         return LowerLaw(krr_lower_count_law(params.eps0, params.k, "third"),
                         "D = (1, 3, ..., 3), D' = (2, 3, ..., 3)")
+    if name == "oue":
+        return oue_lower_law(params.eps0, params.k)
+    if name == "olh":
+        if needs_d_reason(params) is not None:
+            return None
+        e, t = params.eps0, params.t
+        return LowerLaw(collision_disjoint_lower_law(e, 1, t, "isolated"),
+                        f"D = (1, 3, ..., 3), D' = (2, 3, ..., 3) of [k], k = {params.d}",
+                        (collision_disjoint_lower_law(e, 1, t, "three"),), "uniformly random hash")
     if name in ("collision", "coco"):
         e, s, t = params.eps0, params.s, params.t
         if needs_d_reason(params) is not None:
@@ -976,7 +1018,7 @@ def worst_hash_lower_law(eps0: float, s: int, t: int) -> CountLaw:
 def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
     """(:class:`LowerLaw` of :func:`worst_hash_lower_law` for ``params``, None) or (None, why)."""
     name = params.name
-    if name not in ("collision", "coco"):
+    if name not in ("collision", "coco", "olh"):
         return None, (f"the worst-hash lower bound is for Collision and CoCo (a hash family to choose); "
                       f"for '{name}' use 'lower'")
     s, t = params.s, params.t

@@ -25,7 +25,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "variation-ratio")
+MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
 _K_MAX = 10**9
 _EPS0_MAX = 30.0
 
@@ -295,6 +295,84 @@ class KRRParams(_PairStatus):
         return CAVEAT_GENERIC if self.k == 2 else CAVEAT_THEOREM5
 
 
+def olh_default_g(eps0: float) -> int:
+    """OLH's hash range g = round(e^eps0) + 1 (Wang, Blocki, Li, Jha, USENIX Security 2017,
+    Section 4.4: the variance is minimised at g = e^eps0 + 1)."""
+    return int(round(math.exp(eps0))) + 1
+
+
+@dataclass(frozen=True)
+class OLHParams(CollisionParams):
+    """Optimized local hashing (Wang et al., USENIX Security 2017): a hash H: [k] -> [g] drawn
+    per report, then g-ary randomized response of H(x): H(x) w.p. e^eps0/(e^eps0 + g - 1).
+
+    It is the (d = k, s = 1, eps0, t = g)-Collision mechanism (one item per user), so every
+    Collision quantity applies: the exact blanket of g-ary RR is a proved upper bound for
+    every hash family (accountant.mechanism_law, module docstring: with s = 1 a collision
+    H(x1) = H(x1') is a mean-preserving contraction of the no-collision law), the lower bound
+    uses three distinct values (k >= 3) and a uniformly random hash.  ``k`` (the domain size)
+    is stored as ``d``, ``g`` as ``t``; the constructor is ``OLHParams(eps0, k, g=None)``.
+    """
+
+    name: str = field(default="olh", init=False)
+
+    def __init__(self, eps0: float, k: int, g: Optional[int] = None) -> None:  # noqa: D107
+        k = _check_int("k", k, 2)
+        if k > _K_MAX:
+            raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {k!r}")
+        eps0 = _check_eps0(eps0)
+        g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
+        object.__setattr__(self, "name", "olh")
+        CollisionParams.__init__(self, s=1, eps0=eps0, t=g, d=k)
+
+    @property
+    def g(self) -> int:
+        return self.t
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_THEOREM5
+
+
+@dataclass(frozen=True)
+class OUEParams(_PairStatus):
+    """Optimized unary encoding (Wang et al., USENIX Security 2017): the one-hot vector of
+    x in {0,1}^k, each bit sent as is w.p. ... : the true bit is 1 w.p. 1/2, every other bit is
+    1 w.p. 1/(e^eps0 + 1).  eps0-LDP (ratio (e^eps0 + 1)/2 / ((e^eps0 + 1)/(2 e^eps0)) = e^eps0).
+
+    Proved upper bound: the generic eps0-LDP bounds (FMT21 clone, generic blanket, EFMRTT19);
+    the exact privacy blanket of OUE's own law has four atoms of the amplification variable
+    (the bits of x1 and x1' are independent) and is not implemented here.  Certified lower
+    bound: :func:`accountant.mechanism_law.oue_lower_law`."""
+
+    k: int
+    eps0: float
+    name: str = field(default="oue", init=False)
+
+    def __post_init__(self) -> None:
+        k = _check_int("k", self.k, 2)
+        if k > _K_MAX:
+            raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {self.k!r}")
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+
+    @property
+    def s(self) -> None:
+        return None
+
+    @property
+    def t(self) -> None:
+        return None
+
+    @property
+    def theorem6_applies(self) -> bool:
+        return False
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_GENERIC
+
+
 _P_MAX = math.exp(_EPS0_MAX)
 
 
@@ -398,12 +476,12 @@ CAVEAT_VARIATION_RATIO = (
     "(a certified lower bound on the class's worst case); as an upper bound it rests on the "
     "reduction of FMT23 Lemma 3.5, whose proof fails (erratum); proved: the general clone bound")
 
-Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, VariationRatioParams]
+Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams]
 
 
 def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
                 d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
-                beta: Optional[float] = None, q: Optional[float] = None) -> Params:
+                beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None) -> Params:
     """Parameter object for ``mechanism`` in {'generic', 'collision', 'coco', 'krr', 'rr',
     'variation-ratio'}.  ``variation-ratio`` takes ``p`` (or ``eps0``, then p = e^eps0, not
     both), ``beta`` and optionally ``q`` (:class:`VariationRatioParams`).
@@ -411,9 +489,10 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     Options that do not apply to the mechanism are refused (a ``ValueError`` naming them)."""
     if mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
-    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q}
+    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g}
     allowed = {"generic": (), "collision": ("s", "t", "d"), "coco": ("s", "t", "d"),
-               "krr": ("k",), "rr": (), "variation-ratio": ("p", "beta", "q")}[mechanism]
+               "krr": ("k",), "rr": (), "olh": ("k", "g"), "oue": ("k",),
+               "variation-ratio": ("p", "beta", "q")}[mechanism]
     extra = [name for name, v in given.items() if v is not None and name not in allowed]
     if extra:
         what = ", ".join(extra)
@@ -428,6 +507,10 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
         return VariationRatioParams(p=math.exp(_check_eps0(eps0)) if p is None else p, beta=beta, q=q)
     if mechanism == "generic":
         return GenericLDP(eps0)
+    if mechanism in ("olh", "oue"):
+        if k is None:
+            raise ValueError(f"k is required for mechanism '{mechanism}' (the domain size, an integer >= 2)")
+        return OLHParams(eps0, k, g) if mechanism == "olh" else OUEParams(k=k, eps0=eps0)
     if mechanism == "krr":
         if k is None:
             raise ValueError("k is required for mechanism 'krr' (an integer >= 2)")
