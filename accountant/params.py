@@ -107,23 +107,8 @@ class _PairStatus:
         return False
 
 
-class _HashedOmega:
-    @property
-    def omega(self) -> float:
-        """Normaliser Omega = s e^eps0 + t - s (Definition 5; Algorithm 1, line 13)."""
-        return self.s * math.exp(self.eps0) + self.t - self.s
-
-
-@dataclass(frozen=True)
-class GenericLDP(_PairStatus):
-    """Any eps0-LDP randomizer; accounted by the stronger clone reduction
-    (Feldman, McMillan, Talwar, SODA 2023; main seed paper Theorem 1)."""
-
-    eps0: float
-    name: str = field(default="generic", init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+class _NoHash(_PairStatus):
+    """A randomizer without the (s, t) hashed output structure (Theorem 6 does not apply)."""
 
     @property
     def s(self) -> None:
@@ -134,6 +119,37 @@ class GenericLDP(_PairStatus):
         return None
 
     @property
+    def theorem6_applies(self) -> bool:
+        return False
+
+
+def _check_k(k) -> int:
+    """A domain size / number of values k in [2, 1e9]."""
+    v = _check_int("k", k, 2)
+    if v > _K_MAX:
+        raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {k!r}")
+    return v
+
+
+class _HashedOmega:
+    @property
+    def omega(self) -> float:
+        """Normaliser Omega = s e^eps0 + t - s (Definition 5; Algorithm 1, line 13)."""
+        return self.s * math.exp(self.eps0) + self.t - self.s
+
+
+@dataclass(frozen=True)
+class GenericLDP(_NoHash):
+    """Any eps0-LDP randomizer; accounted by the stronger clone reduction
+    (Feldman, McMillan, Talwar, SODA 2023; main seed paper Theorem 1)."""
+
+    eps0: float
+    name: str = field(default="generic", init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+
+    @property
     def mixture_weight(self) -> float:
         return 1.0 / (math.exp(self.eps0) + 1.0)
 
@@ -141,10 +157,6 @@ class GenericLDP(_PairStatus):
     def remainder(self) -> float:
         """r = 1 - a (1 + e^eps0), the probability of (D1, D2) = (0, 0)."""
         return 0.0
-
-    @property
-    def theorem6_applies(self) -> bool:
-        return False
 
     @property
     def caveat(self) -> str:
@@ -255,9 +267,7 @@ class KRRParams(_PairStatus):
     name: str = "krr"
 
     def __post_init__(self) -> None:
-        k = _check_int("k", self.k, 2)
-        if k > _K_MAX:
-            raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {self.k!r}")
+        k = _check_k(self.k)
         if self.name not in ("krr", "rr"):
             raise ValueError(f"name must be 'krr' or 'rr', got {self.name!r}")
         if self.name == "rr" and k != 2:
@@ -317,9 +327,7 @@ class OLHParams(CollisionParams):
     name: str = field(default="olh", init=False)
 
     def __init__(self, eps0: float, k: int, g: Optional[int] = None) -> None:  # noqa: D107
-        k = _check_int("k", k, 2)
-        if k > _K_MAX:
-            raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {k!r}")
+        k = _check_k(k)
         eps0 = _check_eps0(eps0)
         g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
         object.__setattr__(self, "name", "olh")
@@ -335,7 +343,7 @@ class OLHParams(CollisionParams):
 
 
 @dataclass(frozen=True)
-class OUEParams(_PairStatus):
+class OUEParams(_NoHash):
     """Optimized unary encoding (Wang et al., USENIX Security 2017): the one-hot vector of
     x in {0,1}^k, each bit sent as is w.p. ... : the true bit is 1 w.p. 1/2, every other bit is
     1 w.p. 1/(e^eps0 + 1).  eps0-LDP (ratio (e^eps0 + 1)/2 / ((e^eps0 + 1)/(2 e^eps0)) = e^eps0).
@@ -350,23 +358,8 @@ class OUEParams(_PairStatus):
     name: str = field(default="oue", init=False)
 
     def __post_init__(self) -> None:
-        k = _check_int("k", self.k, 2)
-        if k > _K_MAX:
-            raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {self.k!r}")
-        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "k", _check_k(self.k))
         object.__setattr__(self, "eps0", _check_eps0(self.eps0))
-
-    @property
-    def s(self) -> None:
-        return None
-
-    @property
-    def t(self) -> None:
-        return None
-
-    @property
-    def theorem6_applies(self) -> bool:
-        return False
 
     @property
     def caveat(self) -> str:
@@ -388,7 +381,7 @@ def _check_pos(name: str, v, lo: float, hi: float, lo_open: bool = True, hi_open
 
 
 @dataclass(frozen=True)
-class VariationRatioParams:
+class VariationRatioParams(_NoHash):
     """Any local randomizer described by its variation-ratio parameters (p, beta, q)
     (Wang, Peng, Lyu et al., "Privacy amplification via shuffling: unified, simplified, and
     tightened", VLDB 2024; their repository wangsw/PrivacyAmplification lists (p, beta, q) for
@@ -433,14 +426,6 @@ class VariationRatioParams:
         object.__setattr__(self, "eps0", math.log(p))
 
     @property
-    def s(self) -> None:
-        return None
-
-    @property
-    def t(self) -> None:
-        return None
-
-    @property
     def alpha(self) -> float:
         """alpha = beta/(p - 1): the weight of Wang et al.'s three-output pair."""
         return self.beta / (self.p - 1.0)
@@ -453,18 +438,6 @@ class VariationRatioParams:
     @property
     def remainder(self) -> float:
         return max(0.0, 1.0 - self.alpha * (1.0 + self.p))
-
-    @property
-    def tight(self) -> Optional[bool]:
-        return None
-
-    @property
-    def certified(self) -> bool:
-        return False
-
-    @property
-    def theorem6_applies(self) -> bool:
-        return False
 
     @property
     def caveat(self) -> str:
