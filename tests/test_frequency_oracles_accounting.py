@@ -127,3 +127,27 @@ def test_cli_olh_oue():
     assert r.returncode == 2 and "--g does not apply to mechanism 'oue'" in r.stderr
     r = run("epsilon", "--n", "1e4", "--eps0", "2", "--delta", "1e-6", "--mechanism", "olh")
     assert r.returncode == 2 and "--k is required for mechanism 'olh'" in r.stderr
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from accountant.bounds import compute_params_bound, proved_upper_bounds  # noqa: E402
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(["olh", "oue", "krr", "collision", "coco"]), st.floats(0.2, 5.0),
+       st.integers(3, 40), st.sampled_from([10, 300, 10**4]), st.sampled_from([1e-3, 1e-6]))
+def test_every_upper_bound_above_every_lower_bound(mech, eps0, k, n, delta):
+    """Every proved upper bound >= every certified lower bound (lower, lower-worst-hash), on
+    random points of every mechanism with a lower bound (Collision/CoCo with d = 3s)."""
+    kw = {"krr": dict(k=k), "olh": dict(k=k), "oue": dict(k=k), "collision": dict(s=2, d=6),
+          "coco": dict(s=1, d=3)}[mech]
+    params = make_params(mech, eps0, **kw)
+    ups = [compute_params_bound(b, params, n, delta) for b in proved_upper_bounds(mech)]
+    lows = [compute_params_bound(b, params, n, delta) for b in ("lower", "lower-worst-hash")
+            if params.name in ("collision", "coco", "olh") or b == "lower"]
+    ups = [u.epsilon for u in ups if u.applicable and u.epsilon is not None]
+    lows = [lo.epsilon for lo in lows if lo.applicable and lo.epsilon is not None]
+    assert ups and lows
+    assert max(lows) <= min(ups)
