@@ -151,3 +151,19 @@ def test_every_upper_bound_above_every_lower_bound(mech, eps0, k, n, delta):
     lows = [lo.epsilon for lo in lows if lo.applicable and lo.epsilon is not None]
     assert ups and lows
     assert max(lows) <= min(ups)
+
+
+def test_compose_accepts_olh_oue():
+    """compose takes the new mechanisms (their exact blanket per round): below the generic
+    clone profile on the same rounds, and a round without --k is refused."""
+    outs = {}
+    for mech in ("oue", "olh", "generic"):
+        extra = ["--k", "100"] if mech != "generic" else []
+        r = run("compose", "--rounds", "10", "--n", "1e5", "--eps0", "2", "--delta", "1e-6",
+                "--mechanism", mech, *extra, "--json")
+        assert r.returncode == 0, r.stderr
+        outs[mech] = json.loads(r.stdout)
+    assert outs["oue"]["epsilon"] < 0.6 * outs["generic"]["epsilon"]
+    assert outs["olh"]["epsilon"] < 0.6 * outs["generic"]["epsilon"]
+    r = run("compose", "--rounds", "10", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "olh")
+    assert r.returncode == 2 and "k is required" in r.stderr
