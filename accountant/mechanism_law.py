@@ -859,7 +859,11 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
         P_x1 = (a(1-b)^2, (1-a)b(1-b), rest),  P_x1' mirrored,
         P_x3 = (b(1-b)(1-a), b(1-b)(1-a), rest)
 
-    (bit 3 = 0 is evidence of the differing user: the others send it as 1 w.p. 1/2).
+    (bit 3 = 0 is evidence of the differing user: the others send it as 1 w.p. 1/2), and,
+    as an alternative post-processing of the same reports (the larger divergence is taken),
+    {(y1, y2) = (1, 0), (0, 1), other}: P_x1 = (a(1-b), (1-a)b, rest),
+    P_x3 = (b(1-b), b(1-b), rest), the larger one at small eps0 (0.01103 against 0.00960 at
+    n = 1e4, eps0 = 0.5, delta = 1e-6).
     """
     e = _check_eps0(eps0)
     k = _check_int("k", k, 2)
@@ -875,7 +879,13 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
         law = _lower_law(P1 + [1 - sum(P1)], P1p + [1 - sum(P1p)], P0 + [1 - sum(P0)],
                          f"lower oue k={k}")
     if k >= 3:
-        return LowerLaw(law, "D = (1, 3, ..., 3), D' = (2, 3, ..., 3) (reports reduced to bits 1, 2, 3)")
+        with mpmath.workdps(_MP_DPS):
+            Q1 = [a * (1 - b), (1 - a) * b]
+            Q0 = [b * (1 - b)] * 2
+            two = _lower_law(Q1 + [1 - sum(Q1)], [Q1[1], Q1[0], 1 - sum(Q1)], Q0 + [1 - sum(Q0)],
+                             f"lower oue two bits k={k}")
+        return LowerLaw(law, "D = (1, 3, ..., 3), D' = (2, 3, ..., 3) (reports reduced to bits 1, 2, 3)",
+                        (two,))
     return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1) (reports reduced to bits 1, 2)")
 
 
