@@ -200,9 +200,40 @@ class CountLaw:
         return tuple(self.a[c] - u * self.b[c] for c in range(3))
 
 
+def oue_blanket(eps0: float) -> CountLaw:
+    r"""A proved blanket law for optimized unary encoding (true bit 1 w.p. a = 1/2, other bits
+    1 w.p. b = 1/(E + 1), E = e^eps0), for every k.
+
+    *Blanket.*  With ``Q`` the law of k independent Bern(b) bits, ``R(x)(y) = Q(y) rho(y_x)``
+    with ``rho(1) = a/b = (E+1)/2`` and ``rho(0) = (1-a)/(1-b) = (E+1)/(2E) =: B``, so
+    ``R(x) >= B Q`` for every x: gamma = B, omega = Q (BBGN19).  The amplification variable
+    ``L = (R(x1) - u R(x1'))(W)/(gamma omega(W))``, W ~ Q, depends on the bits (W1, W2) only:
+    ``(rho(W1) - u rho(W2))/B`` takes the values E - u ((1, 0), prob b(1-b)), 1 - uE ((0, 1),
+    same), 1 - u ((0, 0), prob (1-b)^2) and E(1 - u) ((1, 1), prob b^2); with the blanket's
+    null category the count law has probabilities gamma times these.
+
+    *Three atoms.*  Replace the atom E(1-u) by E - u and 1 - uE with probability 1/2 each: the
+    new two-point law has mean (1+E)(1-u)/2 >= E(1-u) (u >= 1), so by Jensen it dominates the
+    atom in the increasing convex order; that order is preserved by independent sums and by
+    mixtures over the blanket count, and (.)_+ is increasing and convex, so the blanket bound
+    of the new law is >= OUE's blanket bound: a proved upper bound.  The result:
+    ``p12 = B b(1-b) + B b^2/2 = 1/(2(E+1)) + 1/(4E(E+1))``, ``p3 = B (1-b)^2 = E/(2(E+1))``,
+    ``a = (E, 1, 1)``, ``b = (1, E, 1)``: the k-RR blanket's shape with OUE's masses.
+    """
+    if not (isinstance(eps0, (int, float, np.floating)) and math.isfinite(eps0) and eps0 > 0):
+        raise ValueError(f"eps0 must be a finite number > 0, got {eps0!r}")
+    E = math.exp(eps0)
+    # p12 rounded up and p3 down keep the blanket mass on the safe side (2 p12 + p3 = B + 1/(2E(E+1)) - ...)
+    p12 = math.nextafter(1.0 / (2.0 * (E + 1.0)) + 1.0 / (4.0 * E * (E + 1.0)), math.inf)
+    p3 = E / (2.0 * (E + 1.0))
+    return CountLaw(p12, p3, (E, 1.0, 1.0), (1.0, E, 1.0))
+
+
 def blanket_law(params) -> CountLaw:
-    """The blanket count law of a mechanism's parameters: k-RR / RR (``params.k``), or
-    Collision / CoCo (``params.s``, ``params.t``)."""
+    """The blanket count law of a mechanism's parameters: k-RR / RR (``params.k``), OUE
+    (:func:`oue_blanket`), or Collision / CoCo / OLH (``params.s``, ``params.t``)."""
+    if params.name == "oue":
+        return oue_blanket(params.eps0)
     k = getattr(params, "k", None)
     if k is not None:
         return CountLaw.krr_blanket(params.eps0, k)

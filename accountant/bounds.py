@@ -62,8 +62,10 @@ from .params import (
 )
 from .result import BoundResult
 
-ALL = ("generic", "collision", "coco", "krr", "rr")
-HASHED = ("collision", "coco", "krr", "rr")  # mechanisms with the t-ary output structure
+ALL = ("generic", "collision", "coco", "krr", "rr", "olh")
+HASHED = ("collision", "coco", "krr", "rr", "olh")  # mechanisms with the t-ary output structure
+# the bounds that hold for every eps0-LDP randomizer (only eps0 enters them)
+LDP = ALL + ("oue",)
 ALIASES = {"tight": "paper"}
 
 
@@ -143,9 +145,16 @@ def _stronger_clone_delta(params, n, eps):
     return _paper_delta(GenericLDP(params.eps0), n, eps)
 
 
+def _clone_pair(params, n) -> DominatingPair:
+    """FMT21's clone pair; for a variation-ratio randomizer with its (p, q) (mixing 1/q)."""
+    if params.name == "variation-ratio":
+        return DominatingPair.clone_pq(n, params.p, params.q)
+    return DominatingPair.clone(n, params.eps0)
+
+
 def _clone(params, n, delta, rtol) -> BoundResult:
     """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation)."""
-    res = search_pair_epsilon(DominatingPair.clone(n, params.eps0), delta, rtol, predict=True)
+    res = search_pair_epsilon(_clone_pair(params, n), delta, rtol, predict=True)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     capped = res.evaluations == 0 and eps >= params.eps0
     return BoundResult("clone", eps, True, WINDOW_NOTE if capped else None, delta, achieved)
@@ -158,7 +167,7 @@ WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (acco
 
 
 def _clone_delta(params, n, eps):
-    v = hockey_stick_divergence(DominatingPair.clone(n, params.eps0), eps)
+    v = hockey_stick_divergence(_clone_pair(params, n), eps)
     return v.lower, min(v.upper, 1.0)
 
 
@@ -265,18 +274,17 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
-    BoundSpec("blanket", "upper", HASHED, HASHED,
+    BoundSpec("blanket", "upper", HASHED + ("oue",), HASHED + ("oue",),
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.blanket_exact); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
               _blanket, _blanket_delta, engine="exact", cite=("balle2019blanket", "su2026decomposition")),
-    BoundSpec("lower", "lower", ("collision", "coco", "krr", "rr", "generic"),
-              ("collision", "coco", "krr", "rr", "generic"),
+    BoundSpec("lower", "lower", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
               _lower, _lower_delta, engine="exact"),
-    BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco"),
+    BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco", "olh"),
               "exact divergence of post-processed shuffled outputs under one fixed clean hash "
               "(accountant.mechanism_law.worst_hash_lower_law): certified lower bound on eps_c of the "
               "worst hash family, so the exact blanket is optimal among bounds for every family",
@@ -293,17 +301,18 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
     BoundSpec("stronger-clone-closed", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (closed form)",
               _generic(closed_form.stronger_clone_closed), caveat=_CAVEAT_STRONGER, cite=("feldman2023stronger",)),
-    BoundSpec("clone", "upper", ALL, ALL,
-              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly)",
+    BoundSpec("clone", "upper", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
+              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly; for "
+              "variation-ratio parameters the same reduction with mixing 1/q and ratio p)",
               _clone, _clone_delta, engine="pair", cite=("feldman2021hiding",)),
-    BoundSpec("clone-closed", "upper", ALL, ALL,
+    BoundSpec("clone-closed", "upper", LDP, LDP,
               "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
               _generic(closed_form.clone_closed), cite=("feldman2021hiding",)),
-    BoundSpec("blanket-hoeffding-generic", "upper", ALL, ALL,
+    BoundSpec("blanket-hoeffding-generic", "upper", LDP, LDP,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, generic eps0-LDP quantities",
               _generic(blanket.blanket_hoeffding_generic),
               lambda p, n, e: _hoeffding_delta(p, n, e, True), cite=("balle2019blanket",)),
-    BoundSpec("blanket-bennett-generic", "upper", ALL, ALL,
+    BoundSpec("blanket-bennett-generic", "upper", LDP, LDP,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, generic eps0-LDP quantities",
               _generic(blanket.blanket_bennett_generic),
               lambda p, n, e: _bennett_delta(p, n, e, True), cite=("balle2019blanket",)),
@@ -317,7 +326,7 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "maximum and second moment (accountant.blanket.collision_rv)",
               _specific(blanket.blanket_bennett, "blanket-bennett"),
               lambda p, n, e: _bennett_delta(p, n, e, False), cite=("balle2019blanket",)),
-    BoundSpec("efmrtt19", "upper", ALL, ALL,
+    BoundSpec("efmrtt19", "upper", LDP, LDP,
               "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
               _generic(closed_form.efmrtt19), cite=("erlingsson2019amplification",)),
 )}
@@ -333,6 +342,9 @@ _HEADLINE = {
     "coco": ("blanket", "clone", "efmrtt19"),
     "krr": ("blanket", "clone", "efmrtt19"),
     "rr": ("blanket", "clone", "efmrtt19"),
+    "olh": ("blanket", "clone", "efmrtt19"),
+    "oue": ("blanket", "clone", "efmrtt19"),
+    "variation-ratio": ("clone",),
 }
 _HEADLINE_DELTA = {
     "generic": ("clone", "blanket-bennett-generic"),
@@ -340,6 +352,9 @@ _HEADLINE_DELTA = {
     "coco": ("blanket", "clone"),
     "krr": ("blanket", "clone"),
     "rr": ("blanket", "clone"),
+    "olh": ("blanket", "clone"),
+    "oue": ("blanket", "clone"),
+    "variation-ratio": ("clone",),
 }
 
 
@@ -393,16 +408,18 @@ def compute_params_bound(name: str, params: Params, n: int, delta: float, rtol: 
 
 def compute_bound(name: str, n: int, eps0: float, delta: float, mechanism: str = "generic",
                   s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-9,
-                  k: Optional[int] = None) -> BoundResult:
+                  k: Optional[int] = None, d: Optional[int] = None) -> BoundResult:
     """Central epsilon from bound ``name`` for n shuffled reports (see module table).
 
     Returns a ``BoundResult`` with the wall-clock ``seconds`` it took; a bound outside
-    its range of validity is returned as not applicable with the reason.
+    its range of validity is returned as not applicable with the reason.  ``d`` (Collision,
+    CoCo: the dimension) is what the lower bounds' datasets need (d >= 3s; without it they
+    are not applicable); the upper bounds do not depend on it.
     """
     name = resolve_name(name)
     n = _check_n(n)
     delta = _check_delta(delta)
-    params = make_params(mechanism, eps0, s=s, t=t, k=k)
+    params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d)
     return compute_params_bound(name, params, n, delta, rtol)
 
 
@@ -419,9 +436,16 @@ def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple
 
 def compare(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,
             t: Optional[int] = None, bounds=BOUND_NAMES, rtol: float = 1e-9,
-            k: Optional[int] = None) -> dict[str, BoundResult]:
-    """All requested bounds on the same inputs."""
-    return {resolve_name(b): compute_bound(b, n, eps0, delta, mechanism, s, t, rtol, k) for b in bounds}
+            k: Optional[int] = None, d: Optional[int] = None) -> dict[str, BoundResult]:
+    """All requested bounds on the same inputs (``d``: see :func:`compute_bound`)."""
+    return {resolve_name(b): compute_bound(b, n, eps0, delta, mechanism, s, t, rtol, k, d) for b in bounds}
+
+
+def compare_params(params: Params, n: int, delta: float, bounds=BOUND_NAMES,
+                   rtol: float = 1e-9) -> dict[str, BoundResult]:
+    """All requested bounds for a parameter object (validated ``n`` and ``delta``)."""
+    n, delta = _check_n(n), _check_delta(delta)
+    return {resolve_name(b): compute_params_bound(b, params, n, delta, rtol) for b in bounds}
 
 
 def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[BoundResult]:

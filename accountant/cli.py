@@ -36,6 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 T_MAX = L.T_MAX
 BIB_RHO_MAX = 1e6
+VR_P_MAX = math.exp(L.EPS_MAX)  # variation-ratio p, q: e^eps0 with eps0 <= 30
 N_ARG = L.n_arg()
 EPS0_ARG = L.eps0_arg()
 DELTA_ARG = L.delta_arg()
@@ -53,12 +54,29 @@ def _add_method_option(p: argparse.ArgumentParser) -> None:
 def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
                    help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
-                        "response, needs --k) or rr (binary randomized response)")
+                        "response, needs --k), rr (binary randomized response), olh (optimized local "
+                        "hashing, --k [--g]), oue (optimized unary encoding, --k) or variation-ratio "
+                        "(any randomizer by Wang et al.'s parameters --p --beta [--q])")
     p.add_argument("--s", type=int_arg("--s", 1, T_MAX), default=None,
                    help="sparsity s (collision, coco)")
     p.add_argument("--t", type=int_arg("--t", 1, T_MAX), default=None,
                    help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
-    p.add_argument("--k", type=int_arg("--k", 2, T_MAX), default=None, help="number of values k >= 2 (krr)")
+    p.add_argument("--k", type=int_arg("--k", 2, T_MAX), default=None,
+                   help="number of values k >= 2 (krr, olh, oue: the domain size)")
+    p.add_argument("--g", type=int_arg("--g", 2, T_MAX), default=None,
+                   help="olh: hash range g >= 2 (default round(e^eps0) + 1, Wang et al. 2017)")
+    p.add_argument("--d", type=int_arg("--d", 1, T_MAX), default=None,
+                   help="dimension d >= s (collision, coco): the certified lower bounds use three inputs "
+                        "on pairwise disjoint s-sets, which exist only for d >= 3s; without --d no lower "
+                        "bound is reported for collision/coco (the upper bound does not depend on d)")
+    p.add_argument("--p", type=float_arg("--p", 1.0, VR_P_MAX, lo_open=True), default=None,
+                   help="variation-ratio: likelihood ratio bound p > 1 between the two differing "
+                        "users' outputs (e^eps0 for eps0-LDP); eps0 = ln p")
+    p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
+                   help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
+    p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
+                   help="variation-ratio: ratio bound q > 1 of a differing user's output to any other "
+                        "user's (default: p)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -116,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("epsilon", help="central eps_c for a target delta")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
-    p.add_argument("--eps0", type=EPS0_ARG, required=True, help="local budget eps0")
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; for variation-ratio give --p instead)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", type=DELTA_ARG, help="target delta in [1e-300, 1)")
     g.add_argument("--log-delta", type=LOG_DELTA_ARG,
@@ -130,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="every bound of the comparison set on the same inputs")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
-    p.add_argument("--eps0", type=EPS0_ARG, required=True)
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; for variation-ratio give --p instead)")
     p.add_argument("--delta", type=DELTA_ARG, required=True)
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
     _add_mechanism_options(p)
@@ -176,7 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("delta", help="certified delta at a central epsilon")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
-    p.add_argument("--eps0", type=EPS0_ARG, required=True)
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; for variation-ratio give --p instead)")
     p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="central epsilon")
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound)")
@@ -266,12 +287,34 @@ def _describe(params, n: int) -> dict:
         "eps0": params.eps0,
         "s": params.s,
         "t": params.t,
-        "k": getattr(params, "k", None),
+        "k": params.d if params.name == "olh" else getattr(params, "k", None),
+        "d": None if params.name == "olh" else getattr(params, "d", None),
+        **({"g": params.t} if params.name == "olh" else {}),
+        **({"p": params.p, "beta": params.beta, "q": params.q} if params.name == "variation-ratio" else {}),
     }
 
 
-def _params(args, eps0: float):
-    return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k)
+def _params(args, eps0: Optional[float]):
+    return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d,
+                       **_vr_options(args))
+
+
+def _vr_options(args) -> dict:
+    """The options of variation-ratio (p, beta, q) and olh (g)."""
+    return {name: getattr(args, name, None) for name in ("p", "beta", "q", "g")}
+
+
+def _lower_fields(name: str, params, applicable: bool) -> dict:
+    """The dataset pair and hash model behind lower bound ``name`` (None when not applicable)."""
+    from . import mechanism_law as M
+
+    ll = None
+    if applicable:
+        ll = M.mechanism_lower_law(params) if name == "lower" else \
+            M.worst_hash_lower(params)[0] if name == "lower-worst-hash" else None
+    if ll is None:
+        return {"lower_dataset": None, "lower_hash_model": None}
+    return {"lower_dataset": ll.datasets, "lower_hash_model": ll.hash_model}
 
 
 def _pair_path(args, name: str) -> bool:
@@ -289,7 +332,7 @@ def _pair_path(args, name: str) -> bool:
 
 
 def _epsilon_command(args) -> dict:
-    from .bounds import compute_bound, compute_params_bound, pair_bound_epsilon, resolve_name, status
+    from .bounds import compute_params_bound, pair_bound_epsilon, resolve_name, status
 
     params = _params(args, args.eps0)
     out = _describe(params, args.n)
@@ -308,22 +351,27 @@ def _epsilon_command(args) -> dict:
                             "needs delta >= 1e-300 and --method float")
         return out
     if args.bound != "proved":
-        res = compute_bound(name, args.n, args.eps0, args.delta, args.mechanism, args.s, args.t,
-                            args.rtol, args.k)
+        res = compute_params_bound(name, params, args.n, args.delta, args.rtol)
         st = status(name, params.name)
         out.update(bound=name, epsilon=res.epsilon, delta=args.delta, applicable=res.applicable,
                    reason=res.reason, achieved_delta=res.achieved_delta, kind=st["kind"],
                    certified=st["proved"] and res.applicable, reference=st["reference"])
+        if st["kind"] == "lower":
+            out.update(_lower_fields(name, params, res.applicable))
     else:
         rep = ShuffleAccountant(params, args.n).epsilon_result(args.delta, rtol=args.rtol)
         out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
                    certified=rep.certified, lower_epsilon=rep.lower_epsilon, lower_reason=rep.lower_reason,
+                   lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model,
                    paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
         if params.name in REGISTRY["lower-worst-hash"].applies_to:
             # how far any bound proved for every hash family could go (see README, Findings)
             wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)
+            wf = _lower_fields("lower-worst-hash", params, wh.applicable)
             out.update(worst_hash_lower_epsilon=min(wh.epsilon, rep.epsilon) if wh.applicable else None,
-                       worst_hash_lower_reason=None if wh.applicable else wh.reason)
+                       worst_hash_lower_reason=None if wh.applicable else wh.reason,
+                       worst_hash_lower_dataset=wf["lower_dataset"],
+                       worst_hash_lower_hash_model=wf["lower_hash_model"])
     ach = out.get("achieved_delta")
     out["achieved_log_delta"] = math.log(ach) if ach else (None if ach is None else -math.inf)
     return out
@@ -361,7 +409,8 @@ def _delta_command(args) -> dict:
         for b in cands:
             log_d = min(log_d, pair_bound_log_delta(b, params, args.n, args.eps).log_upper)
     out.update(epsilon=rep.epsilon, delta=rep.delta, log_delta=min(log_d, 0.0), bound=rep.bound,
-               lower_delta=rep.lower_delta, lower_reason=rep.lower_reason, paper_delta=rep.paper_delta,
+               lower_delta=rep.lower_delta, lower_reason=rep.lower_reason,
+               lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model, paper_delta=rep.paper_delta,
                paper_caveat=rep.paper_caveat, method=args.method,
                certified=acc.bound == "proved" or REGISTRY[acc.bound].proved(params.name))
     return out
@@ -402,12 +451,29 @@ def _check_applicable(args) -> None:
         L.check_count("--k + --n x --rho", args.k + args.n * per_user, L.MAX_BIB_BALLS,
                       "expected blanket balls", "lower --n, --rho (or --p) or --k")
         return
+    if mech is not None and args.command != "compose":
+        if mech == "variation-ratio":
+            if args.command == "local-epsilon":
+                raise ValueError("--mechanism variation-ratio: local-epsilon searches eps0, but the "
+                                 "variation-ratio parameters fix p = e^eps0; use epsilon/delta/compare")
+            if getattr(args, "eps0", None) is not None:
+                raise ValueError("--eps0 does not apply to mechanism 'variation-ratio' (eps0 = ln p: give --p)")
+            if args.p is None:
+                raise ValueError("--p is required for mechanism 'variation-ratio' (a number in (1, e^30])")
+        elif args.command == "local-epsilon" and getattr(args, "g", None) is not None:
+            raise ValueError("--g does not apply to local-epsilon (olh's g follows eps0: round(e^eps0) + 1)")
+        elif getattr(args, "eps0", 1.0) is None:
+            raise ValueError("--eps0 is required (a number in (0, 30])")
     if mech is not None:
         try:
-            make_params(mech, 1.0, s=args.s, t=args.t, k=args.k)
+            vr = _vr_options(args)
+            eps0 = None if mech == "variation-ratio" else 1.0
+            make_params(mech, eps0, s=args.s, t=args.t, k=args.k, d=getattr(args, "d", None), **vr)
         except ValueError as exc:
             msg = str(exc)
-            for name in ("s", "t", "k"):
+            for name in ("s", "t", "k", "d", "p", "beta", "q", "g"):
+                if msg.startswith(f"{name} must be"):
+                    msg = "--" + msg
                 msg = msg.replace(f"{name} does not apply", f"--{name} does not apply")
                 msg = msg.replace(f"{name} is required", f"--{name} is required")
             raise ValueError(msg) from None
@@ -440,14 +506,16 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     if args.command == "compare":
         from .bounds import compare
 
+        from .bounds import compare_params
+
         params = _params(args, args.eps0)
-        res = compare(args.n, args.eps0, args.delta, args.mechanism, args.s, args.t, rtol=args.rtol,
-                      k=args.k)
+        res = compare_params(params, args.n, args.delta, rtol=args.rtol)
         out = _describe(params, args.n)
         out.update(delta=args.delta, bounds={
             k: {"epsilon": v.epsilon, "applicable": v.applicable, "reason": v.reason,
                 "seconds": v.seconds, "achieved_delta": v.achieved_delta,
-                "kind": REGISTRY[k].kind, "proved": REGISTRY[k].proved(params.name)}
+                "kind": REGISTRY[k].kind, "proved": REGISTRY[k].proved(params.name),
+                **(_lower_fields(k, params, v.applicable) if REGISTRY[k].kind == "lower" else {})}
             for k, v in res.items()})
         return out
     if args.command in ("table", "figure"):
@@ -486,6 +554,9 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
     columns = None
     if args.command == "table":
         mechanism = args.mechanism
+        if mechanism in ("variation-ratio", "olh", "oue"):
+            raise ValueError(f"--mechanism {mechanism} is not available in table (its grid has no "
+                             "--p/--beta/--q/--k/--g); use epsilon or compare")
         deltas = tables.parse_list(args.delta, float, "--delta")
         for d in deltas:
             L.check_delta(d, "--delta")
@@ -606,7 +677,10 @@ def _human(command: str, out: dict) -> str:
                  f"max {fmt(sv['max'], 3, 'down')}%)" if sv.get("count") else "")
         return f"wrote {out['rows']} rows to {' and '.join(out['paths'])}{extra}"
     mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
-                               else f" (k={out['k']})" if out["mechanism"] == "krr" else "")
+                               else f" (k={out['k']})" if out["mechanism"] in ("krr", "oue")
+                               else f" (k={out['k']}, g={out['g']})" if out["mechanism"] == "olh"
+                               else f" (p={out['p']:.10g}, beta={out['beta']:.10g}, q={out['q']:.10g})"
+                               if out["mechanism"] == "variation-ratio" else "")
     if command == "compare":
         lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
         for k, v in out["bounds"].items():
@@ -628,8 +702,10 @@ def _human(command: str, out: dict) -> str:
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         hashed = "worst_hash_lower_epsilon" in out
         if out["lower_epsilon"] is not None:
+            hm = out.get("lower_hash_model")
             lines.append(f"eps_c >= {out['lower_epsilon']:.10g} (certified lower bound for the mechanism"
-                         + (", uniformly random hash)" if hashed else ")"))
+                         + (f", {hm})" if hm else ")"))
+            lines.append(f"  datasets: {out['lower_dataset']}")
         else:
             lines.append(f"lower bound: not available ({out['lower_reason']})")
         if hashed and out["worst_hash_lower_epsilon"] is not None:

@@ -20,7 +20,7 @@ from .bounds import bound_delta
 from .divergence import DominatingPair, hockey_stick_divergence
 from .params import _check_delta, _check_eps0, _check_n, make_params
 
-ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr")
+ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue")
 # The profile beyond the first eps with upper delta <= this goes to the +inf atom.
 PROFILE_CUTOFF = 1e-30
 # The exact blanket's windows leave out at most PROFILE_TRUNCATION * PROFILE_TARGET of mass
@@ -47,7 +47,8 @@ class RoundSpec:
     Parameters
     ----------
     n : users (>= 1).  eps0 : local budget (> 0).
-    mechanism : one of ``ROUND_MECHANISMS``; s, t for collision/coco; k (>= 2) for krr.
+    mechanism : one of ``ROUND_MECHANISMS``; s, t for collision/coco; k (>= 2) for krr, olh
+        and oue (the domain size; olh with its default g).
     """
 
     n: int
@@ -65,9 +66,11 @@ class RoundSpec:
                              f"got {self.mechanism!r}")
         if self.mechanism in ("collision", "coco"):
             make_params(self.mechanism, self.eps0, s=self.s, t=self.t)  # validates s, t
-        if self.mechanism == "krr" and (self.k is None or isinstance(self.k, bool)
-                                        or not isinstance(self.k, int) or self.k < 2):
-            raise ValueError(f"k must be an integer >= 2 for mechanism 'krr', got {self.k!r}")
+        if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)
+                                                       or not isinstance(self.k, int) or self.k < 2):
+            raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
+        if self.mechanism in ("olh", "oue"):
+            make_params(self.mechanism, self.eps0, k=self.k)  # validates k (olh: g = round(e^eps0) + 1)
 
 
 def round_law(spec: RoundSpec):

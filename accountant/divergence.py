@@ -125,6 +125,16 @@ class DominatingPair:
         return cls(n=n, c=math.exp(-eps0), p=1.0 / (1.0 + math.exp(-eps0)),
                    q=1.0 / (1.0 + math.exp(eps0)), r=0.0)
 
+    @classmethod
+    def clone_pq(cls, n: int, p: float, q: float) -> "DominatingPair":
+        """Clone pair with the first user's ratio ``p`` and mixing probability ``c = 1/q``
+        (every other user is a clone of x1 or x1' w.p. 1/(2q) each; FMT21 Section 3, valid when
+        R(x) >= (R(x1) + R(x1'))/(2q) for every other input x).  ``clone(n, eps0)`` is
+        ``clone_pq(n, e^eps0, e^eps0)``."""
+        if not (p > 1.0 and q > 1.0 and math.isfinite(p) and math.isfinite(q)):
+            raise ValueError(f"p and q must be finite numbers > 1, got p={p!r}, q={q!r}")
+        return cls(n=n, c=1.0 / q, p=p / (1.0 + p), q=1.0 / (1.0 + p), r=0.0)
+
     @property
     def eps_max(self) -> float:
         """log(p/q): the divergence is 0 for eps >= eps_max (inf when q = 0)."""

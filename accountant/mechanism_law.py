@@ -106,6 +106,7 @@ __all__ = [
     "collision_disjoint_lower_law",
     "coco_disjoint_lower_law",
     "mechanism_lower_law",
+    "needs_d_reason",
     "lower_bound_epsilon",
     "lower_bound_delta",
     "worst_hash_lower_law",
@@ -693,6 +694,7 @@ class LowerLaw:
     law: CountLaw
     datasets: str
     alternatives: tuple = ()
+    hash_model: Optional[str] = None  # "uniformly random hash", "one fixed hash", None (no hash)
 
     def delta(self, n: int, eps: float) -> float:
         """Certified lower bound on the mechanism's delta at ``eps`` (float, margin applied)."""
@@ -754,7 +756,7 @@ def _rr_lower_law(eps0: float) -> LowerLaw:
         E = mpmath.exp(mpmath.mpf(e))
         om = E + 1
         law = _lower_law([E / om, 1 / om], [1 / om, E / om], [E / om, 1 / om], "lower rr")
-    return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1)")
+    return LowerLaw(law, "binary randomized response: D = (1, 1, ..., 1), D' = (2, 1, ..., 1)")
 
 
 def collision_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = "isolated") -> CountLaw:
@@ -852,6 +854,100 @@ def coco_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = "isol
         return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower coco disjoint {categories} s={s} t={t}")
 
 
+def needs_d_reason(params, what: str = "the certified lower bound") -> Optional[str]:
+    """Why the disjoint-support construction of ``params`` (Collision / CoCo) does not
+    exist, or None when it does: three inputs with pairwise disjoint s-sets need the
+    dimension ``d`` to be known and ``d >= 3 s``.  Without ``d`` no lower number is
+    reported (a lower bound states its dataset, and the dataset needs d)."""
+    if params.name not in ("collision", "coco", "olh"):
+        return None
+    s, d = params.s, getattr(params, "d", None)
+    if params.name == "olh" and d < 3:
+        return f"{what} uses three distinct values, which needs k >= 3, got k = {d}"
+    if d is None:
+        return (f"{what} uses three inputs with pairwise disjoint s-sets, which needs the dimension: "
+                f"give d (--d), the construction needs d >= 3 s = {3 * s}")
+    if d < 3 * s:
+        return (f"{what} uses three inputs with pairwise disjoint supports, "
+                f"which needs d >= 3 s = {3 * s}, got d = {d}")
+    return None
+
+
+def oue_lower_law(eps0: float, k: int) -> LowerLaw:
+    """Certified lower law of optimized unary encoding (true bit 1 w.p. a = 1/2, other bits 1
+    w.p. b = 1/(e^eps0 + 1)) for D = (1, 3, ..., 3), D' = (2, 3, ..., 3) (k >= 3; k = 2:
+    D = (1, 1, ..., 1), D' = (2, 1, ..., 1)).  Each report is mapped to
+    {bits (y1, y2, y3) = (1, 0, 0), (0, 1, 0), other} (k = 2: (y1, y2) = (1, 0), (0, 1),
+    other), a post-processing, so the exact divergence of the three-category count law is a
+    lower bound on the mechanism's:
+
+        P_x1 = (a(1-b)^2, (1-a)b(1-b), rest),  P_x1' mirrored,
+        P_x3 = (b(1-b)(1-a), b(1-b)(1-a), rest)
+
+    (bit 3 = 0 is evidence of the differing user: the others send it as 1 w.p. 1/2), and,
+    as an alternative post-processing of the same reports (the larger divergence is taken),
+    {(y1, y2) = (1, 0), (0, 1), other}: P_x1 = (a(1-b), (1-a)b, rest),
+    P_x3 = (b(1-b), b(1-b), rest), the larger one at small eps0 (0.01103 against 0.00960 at
+    n = 1e4, eps0 = 0.5, delta = 1e-6).
+    """
+    e = _check_eps0(eps0)
+    k = _check_int("k", k, 2)
+    with mpmath.workdps(_MP_DPS):
+        a, b = mpmath.mpf(1) / 2, 1 / (mpmath.exp(mpmath.mpf(e)) + 1)
+        if k >= 3:
+            P1 = [a * (1 - b) ** 2, (1 - a) * b * (1 - b)]
+            P0 = [b * (1 - b) * (1 - a)] * 2
+        else:
+            P1 = [a * (1 - b), (1 - a) * b]
+            P0 = list(P1)
+        P1p = [P1[1], P1[0]]
+        law = _lower_law(P1 + [1 - sum(P1)], P1p + [1 - sum(P1p)], P0 + [1 - sum(P0)],
+                         f"lower oue k={k}")
+    if k >= 3:
+        with mpmath.workdps(_MP_DPS):
+            Q1 = [a * (1 - b), (1 - a) * b]
+            Q0 = [b * (1 - b)] * 2
+            two = _lower_law(Q1 + [1 - sum(Q1)], [Q1[1], Q1[0], 1 - sum(Q1)], Q0 + [1 - sum(Q0)],
+                             f"lower oue two bits k={k}")
+        return LowerLaw(law, "D = (1, 3, ..., 3), D' = (2, 3, ..., 3) (reports reduced to bits 1, 2, 3)",
+                        (two,))
+    return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1) (reports reduced to bits 1, 2)")
+
+
+def variation_ratio_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
+    """(LowerLaw, None) or (None, why) for a :class:`accountant.params.VariationRatioParams`.
+
+    The member of the class used: three inputs and three outputs (A, B, C), with
+    ``alpha = beta/(p - 1)``, ``r = alpha p / q``:
+
+        R(x1) = (p alpha, alpha, 1 - (1 + p) alpha),  R(x1') = (alpha, p alpha, 1 - (1 + p) alpha),
+        R(x0) = (r, r, 1 - 2 r).
+
+    It has ratio p and total variation (p - 1) alpha = beta between x1 and x1', and
+    R(x1)/R(x0) = (q, q/p, (1 - (1 + p) alpha)/(1 - 2r)): it belongs to the class when
+    2r <= 1 and the last ratio is <= q (checked; otherwise no lower bound, with the reason).
+    For D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0) the counts of A, B, C are sufficient,
+    so the count law's divergence is the exact divergence of this randomizer.  It is the law
+    of Wang et al.'s ``Delta`` (their upper *and* lower bound; wangsw/PrivacyAmplification).
+    """
+    p, q, a = params.p, params.q, params.alpha
+    with mpmath.workdps(_MP_DPS):
+        P, Q = mpmath.mpf(p), mpmath.mpf(q)
+        # alpha <= 1/(1+p) (beta <= (p-1)/(p+1), up to the rounding of beta's float): a smaller
+        # alpha is a member with a smaller total variation, still in the class
+        A = min(mpmath.mpf(params.beta) / (P - 1), 1 / (1 + P))
+        r = A * P / Q
+        rest1, rest0 = 1 - (1 + P) * A, 1 - 2 * r
+        if rest0 < 0 or (rest1 > 0 and (rest0 <= 0 or rest1 > Q * rest0)):
+            return None, (f"no randomizer of the three-output form has these parameters (p = {p:g}, "
+                          f"beta = {params.beta:g}, q = {q:g}: the blanket output C of x0 is too rare "
+                          f"for ratio q); no certified lower bound")
+        law = _lower_law([P * A, A, rest1], [A, P * A, rest1], [r, r, rest0],
+                         f"lower variation-ratio p={p:g} beta={params.beta:g} q={q:g}")
+    return LowerLaw(law, f"three-output randomizer with ratio p, total variation beta, ratio q to x0 "
+                         f"(alpha = beta/(p-1) = {a:.6g}): D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0)"), None
+
+
 def mechanism_lower_law(params) -> Optional[LowerLaw]:
     """The concrete neighbouring datasets used for the certified lower bound of ``params``
     (a parameter object of :mod:`accountant.params`), or None when none is implemented.
@@ -866,23 +962,40 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
       (two post-processings, the larger divergence taken).
     * coco: the same with coordinate sets, categories from the favoured buckets of one-entry
       pairs (:func:`coco_disjoint_lower_law`).
-    Both need d >= 3 s when d is given (None otherwise).
+    Both need the dimension ``d`` with d >= 3 s (None otherwise, :func:`needs_d_reason`).
+    ``datasets`` and ``hash_model`` of the result say what the lower bound is about.
     """
     name = params.name
-    if name in ("rr", "generic") or (name == "krr" and params.k == 2):
+    if name == "variation-ratio":
+        return variation_ratio_lower(params)[0]
+    if name == "generic":
+        ll = _rr_lower_law(params.eps0)
+        return LowerLaw(ll.law, "binary randomized response (one eps0-LDP randomizer of the class): "
+                        "D = (1, 1, ..., 1), D' = (2, 1, ..., 1)")
+    if name == "rr" or (name == "krr" and params.k == 2):
         return _rr_lower_law(params.eps0)
     if name == "krr":
         return LowerLaw(krr_lower_count_law(params.eps0, params.k, "third"),
                         "D = (1, 3, ..., 3), D' = (2, 3, ..., 3)")
+    if name == "oue":
+        return oue_lower_law(params.eps0, params.k)
+    if name == "olh":
+        if needs_d_reason(params) is not None:
+            return None
+        e, t = params.eps0, params.t
+        return LowerLaw(collision_disjoint_lower_law(e, 1, t, "isolated"),
+                        f"D = (1, 3, ..., 3), D' = (2, 3, ..., 3) of [k], k = {params.d}",
+                        (collision_disjoint_lower_law(e, 1, t, "three"),), "uniformly random hash")
     if name in ("collision", "coco"):
         e, s, t = params.eps0, params.s, params.t
-        if getattr(params, "d", None) is not None and params.d < 3 * s:
-            return None  # three pairwise disjoint inputs need d >= 3 s (see _no_lower)
+        if needs_d_reason(params) is not None:
+            return None
         law = collision_disjoint_lower_law if name == "collision" else coco_disjoint_lower_law
         what = "item" if name == "collision" else "coordinate"
         return LowerLaw(law(e, s, t, "isolated"),
-                        f"{what} sets of x1, x1' and of every other user pairwise disjoint, random hash",
-                        (law(e, s, t, "three"),))
+                        f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0): {what} sets of x1, x1' and x0 "
+                        f"pairwise disjoint s-sets of [d], d = {params.d} >= 3s = {3 * s}",
+                        (law(e, s, t, "three"),), "uniformly random hash")
     return None
 
 
@@ -940,23 +1053,23 @@ def worst_hash_lower_law(eps0: float, s: int, t: int) -> CountLaw:
 def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
     """(:class:`LowerLaw` of :func:`worst_hash_lower_law` for ``params``, None) or (None, why)."""
     name = params.name
-    if name not in ("collision", "coco"):
+    if name not in ("collision", "coco", "olh"):
         return None, (f"the worst-hash lower bound is for Collision and CoCo (a hash family to choose); "
                       f"for '{name}' use 'lower'")
     s, t = params.s, params.t
-    if getattr(params, "d", None) is not None and params.d < 3 * s:
-        return None, (f"the worst-hash lower bound uses three inputs with pairwise disjoint supports, "
-                      f"which needs d >= 3 s = {3 * s}, got d = {params.d}")
     if t < 2 * s or (t == 2 * s and s < 2):
         return None, (f"the worst-hash lower bound needs disjoint favoured buckets for x1 and x1' and an "
                       f"even split for x0: t >= 2s (and s >= 2 at t = 2s), got s = {s}, t = {t}")
+    why = needs_d_reason(params, "the worst-hash lower bound")
+    if why is not None:
+        return None, why
     m = min(s, t - 2 * s)
     what = "items hashed injectively" if name == "collision" else "one entry per occupied pair"
     return LowerLaw(worst_hash_lower_law(params.eps0, s, t),
-                    f"one fixed hash (the worst family): x1, x1' {what} on disjoint buckets, "
-                    f"x0 on {m} other bucket(s)" if m > 0 else
-                    f"one fixed hash (the worst family): x1, x1' {what} on disjoint buckets, "
-                    f"x0 on one bucket of each"), None
+                    f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0), disjoint s-sets of [d] "
+                    f"(d = {params.d}), one fixed hash (the worst family): x1, x1' {what} on disjoint "
+                    + (f"buckets, x0 on {m} other bucket(s)" if m > 0 else "buckets, x0 on one bucket of each"),
+                    hash_model="one fixed hash"), None
 
 
 def worst_hash_lower_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
@@ -982,10 +1095,10 @@ def worst_hash_lower_delta(params, n: int, eps: float):
 def _no_lower(params, delta):
     from .bounds import BoundResult
 
-    if params.name in ("collision", "coco"):
-        reason = (f"the certified lower bound uses three inputs with pairwise disjoint supports, "
-                  f"which needs d >= 3 s = {3 * params.s}, got d = {params.d}")
-    else:
+    reason = needs_d_reason(params)
+    if reason is None and params.name == "variation-ratio":
+        reason = variation_ratio_lower(params)[1]
+    if reason is None:
         reason = f"no certified lower bound is implemented for mechanism '{params.name}'"
     return BoundResult.not_applicable("lower", reason, delta)
 

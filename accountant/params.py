@@ -25,7 +25,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-MECHANISMS = ("generic", "collision", "coco", "krr", "rr")
+MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
 _K_MAX = 10**9
 _EPS0_MAX = 30.0
 
@@ -107,23 +107,8 @@ class _PairStatus:
         return False
 
 
-class _HashedOmega:
-    @property
-    def omega(self) -> float:
-        """Normaliser Omega = s e^eps0 + t - s (Definition 5; Algorithm 1, line 13)."""
-        return self.s * math.exp(self.eps0) + self.t - self.s
-
-
-@dataclass(frozen=True)
-class GenericLDP(_PairStatus):
-    """Any eps0-LDP randomizer; accounted by the stronger clone reduction
-    (Feldman, McMillan, Talwar, SODA 2023; main seed paper Theorem 1)."""
-
-    eps0: float
-    name: str = field(default="generic", init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+class _NoHash(_PairStatus):
+    """A randomizer without the (s, t) hashed output structure (Theorem 6 does not apply)."""
 
     @property
     def s(self) -> None:
@@ -134,6 +119,37 @@ class GenericLDP(_PairStatus):
         return None
 
     @property
+    def theorem6_applies(self) -> bool:
+        return False
+
+
+def _check_k(k) -> int:
+    """A domain size / number of values k in [2, 1e9]."""
+    v = _check_int("k", k, 2)
+    if v > _K_MAX:
+        raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {k!r}")
+    return v
+
+
+class _HashedOmega:
+    @property
+    def omega(self) -> float:
+        """Normaliser Omega = s e^eps0 + t - s (Definition 5; Algorithm 1, line 13)."""
+        return self.s * math.exp(self.eps0) + self.t - self.s
+
+
+@dataclass(frozen=True)
+class GenericLDP(_NoHash):
+    """Any eps0-LDP randomizer; accounted by the stronger clone reduction
+    (Feldman, McMillan, Talwar, SODA 2023; main seed paper Theorem 1)."""
+
+    eps0: float
+    name: str = field(default="generic", init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+
+    @property
     def mixture_weight(self) -> float:
         return 1.0 / (math.exp(self.eps0) + 1.0)
 
@@ -141,10 +157,6 @@ class GenericLDP(_PairStatus):
     def remainder(self) -> float:
         """r = 1 - a (1 + e^eps0), the probability of (D1, D2) = (0, 0)."""
         return 0.0
-
-    @property
-    def theorem6_applies(self) -> bool:
-        return False
 
     @property
     def caveat(self) -> str:
@@ -255,9 +267,7 @@ class KRRParams(_PairStatus):
     name: str = "krr"
 
     def __post_init__(self) -> None:
-        k = _check_int("k", self.k, 2)
-        if k > _K_MAX:
-            raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {self.k!r}")
+        k = _check_k(self.k)
         if self.name not in ("krr", "rr"):
             raise ValueError(f"name must be 'krr' or 'rr', got {self.name!r}")
         if self.name == "rr" and k != 2:
@@ -295,26 +305,185 @@ class KRRParams(_PairStatus):
         return CAVEAT_GENERIC if self.k == 2 else CAVEAT_THEOREM5
 
 
-Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams]
+def olh_default_g(eps0: float) -> int:
+    """OLH's hash range g = round(e^eps0) + 1 (Wang, Blocki, Li, Jha, USENIX Security 2017,
+    Section 4.4: the variance is minimised at g = e^eps0 + 1)."""
+    return int(round(math.exp(eps0))) + 1
 
 
-def make_params(mechanism: str, eps0: float, s: Optional[int] = None, t: Optional[int] = None,
-                d: Optional[int] = None, k: Optional[int] = None) -> Params:
-    """Parameter object for ``mechanism`` in {'generic', 'collision', 'coco', 'krr', 'rr'}.
+@dataclass(frozen=True)
+class OLHParams(CollisionParams):
+    """Optimized local hashing (Wang et al., USENIX Security 2017): a hash H: [k] -> [g] drawn
+    per report, then g-ary randomized response of H(x): H(x) w.p. e^eps0/(e^eps0 + g - 1).
+
+    It is the (d = k, s = 1, eps0, t = g)-Collision mechanism (one item per user), so every
+    Collision quantity applies: the exact blanket of g-ary RR is a proved upper bound for
+    every hash family (accountant.mechanism_law, module docstring: with s = 1 a collision
+    H(x1) = H(x1') is a mean-preserving contraction of the no-collision law), the lower bound
+    uses three distinct values (k >= 3) and a uniformly random hash.  ``k`` (the domain size)
+    is stored as ``d``, ``g`` as ``t``; the constructor is ``OLHParams(eps0, k, g=None)``.
+    """
+
+    name: str = field(default="olh", init=False)
+
+    def __init__(self, eps0: float, k: int, g: Optional[int] = None) -> None:  # noqa: D107
+        k = _check_k(k)
+        eps0 = _check_eps0(eps0)
+        g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
+        object.__setattr__(self, "name", "olh")
+        CollisionParams.__init__(self, s=1, eps0=eps0, t=g, d=k)
+
+    @property
+    def g(self) -> int:
+        return self.t
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_THEOREM5
+
+
+@dataclass(frozen=True)
+class OUEParams(_NoHash):
+    """Optimized unary encoding (Wang et al., USENIX Security 2017): the one-hot vector of
+    x in {0,1}^k, each bit sent as is w.p. ... : the true bit is 1 w.p. 1/2, every other bit is
+    1 w.p. 1/(e^eps0 + 1).  eps0-LDP (ratio (e^eps0 + 1)/2 / ((e^eps0 + 1)/(2 e^eps0)) = e^eps0).
+
+    Proved upper bound: the generic eps0-LDP bounds (FMT21 clone, generic blanket, EFMRTT19);
+    the exact privacy blanket of OUE's own law has four atoms of the amplification variable
+    (the bits of x1 and x1' are independent) and is not implemented here.  Certified lower
+    bound: :func:`accountant.mechanism_law.oue_lower_law`."""
+
+    k: int
+    eps0: float
+    name: str = field(default="oue", init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "k", _check_k(self.k))
+        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_GENERIC
+
+
+_P_MAX = math.exp(_EPS0_MAX)
+
+
+def _check_pos(name: str, v, lo: float, hi: float, lo_open: bool = True, hi_open: bool = False) -> float:
+    rng = f"{'(' if lo_open else '['}{lo:.10g}, {hi:.10g}{')' if hi_open else ']'}"
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number in {rng}, got {v!r}")
+    x = float(v)
+    ok = math.isfinite(x) and (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
+    if not ok:
+        raise ValueError(f"{name} must be a number in {rng}, got {v!r}")
+    return x
+
+
+@dataclass(frozen=True)
+class VariationRatioParams(_NoHash):
+    """Any local randomizer described by its variation-ratio parameters (p, beta, q)
+    (Wang, Peng, Lyu et al., "Privacy amplification via shuffling: unified, simplified, and
+    tightened", VLDB 2024; their repository wangsw/PrivacyAmplification lists (p, beta, q) for
+    k-RR, local hashing, Hadamard response, subset selection, Laplace, ...).
+
+    The class of randomizers R it stands for (the statement every number here is about):
+
+    * p: for the two differing inputs x1, x1', ``R(x1)(y) <= p R(x1')(y)`` and the reverse
+      (p = e^eps0 for an eps0-LDP randomizer), 1 < p <= e^30;
+    * beta: their total variation distance ``TV(R(x1), R(x1')) <= beta``,
+      0 < beta <= (p - 1)/(p + 1) (the largest total variation a ratio-p pair can have);
+    * q: for every input x of the other users, ``R(x1)(y) <= q R(x)(y)`` and
+      ``R(x1')(y) <= q R(x)(y)`` (q = e^eps0 for an eps0-LDP randomizer), 1 < q <= e^30;
+      default q = p.
+
+    ``eps0`` is ln p.  Proved upper bound: FMT21's clone reduction (Feldman, McMillan, Talwar,
+    FOCS 2021, Section 3) with its mixing probability c = 1/q: the reduction needs
+    ``R(x) >= c (R(x1) + R(x1'))/2`` for every other user's x, which the q condition gives, and
+    the ratio p between R(x1) and R(x1') for the first user's pair; Theorem 3.2 is the case
+    c = e^{-eps0}, p = e^{eps0} (:meth:`accountant.divergence.DominatingPair.clone_pq`).  Wang et al.'s own
+    number (their Theorem: the three-output pair with weight alpha = beta/(p - 1)) is the exact
+    divergence of one member of the class (:func:`accountant.mechanism_law.variation_ratio_lower_law`),
+    hence a certified *lower* bound on the class's worst case; as an upper bound it rests on the
+    same reduction as the main paper's Theorem 5 (FMT23 Lemma 3.5), whose proof fails (README,
+    Findings), so it is reported as the lower end, not as a proved upper bound.
+    """
+
+    p: float
+    beta: float
+    q: Optional[float] = None
+    name: str = field(default="variation-ratio", init=False)
+    eps0: float = field(default=0.0, init=False)
+
+    def __post_init__(self) -> None:
+        p = _check_pos("p", self.p, 1.0, _P_MAX)
+        bmax = (p - 1.0) / (p + 1.0)
+        beta = _check_pos("beta", self.beta, 0.0, bmax)
+        q = p if self.q is None else _check_pos("q", self.q, 1.0, _P_MAX)
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "beta", beta)
+        object.__setattr__(self, "q", q)
+        object.__setattr__(self, "eps0", math.log(p))
+
+    @property
+    def alpha(self) -> float:
+        """alpha = beta/(p - 1): the weight of Wang et al.'s three-output pair."""
+        return self.beta / (self.p - 1.0)
+
+    @property
+    def mixture_weight(self) -> float:
+        """alpha (the weight of Wang et al.'s pair; used as a search's starting point only)."""
+        return self.alpha
+
+    @property
+    def remainder(self) -> float:
+        return max(0.0, 1.0 - self.alpha * (1.0 + self.p))
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_VARIATION_RATIO
+
+
+CAVEAT_VARIATION_RATIO = (
+    "Wang et al.'s variation-ratio value is the exact divergence of one randomizer of the class "
+    "(a certified lower bound on the class's worst case); as an upper bound it rests on the "
+    "reduction of FMT23 Lemma 3.5, whose proof fails (erratum); proved: the general clone bound")
+
+Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams]
+
+
+def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
+                d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
+                beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None) -> Params:
+    """Parameter object for ``mechanism`` in {'generic', 'collision', 'coco', 'krr', 'rr',
+    'variation-ratio'}.  ``variation-ratio`` takes ``p`` (or ``eps0``, then p = e^eps0, not
+    both), ``beta`` and optionally ``q`` (:class:`VariationRatioParams`).
 
     Options that do not apply to the mechanism are refused (a ``ValueError`` naming them)."""
     if mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
-    given = {"s": s, "t": t, "d": d, "k": k}
+    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g}
     allowed = {"generic": (), "collision": ("s", "t", "d"), "coco": ("s", "t", "d"),
-               "krr": ("k",), "rr": ()}[mechanism]
+               "krr": ("k",), "rr": (), "olh": ("k", "g"), "oue": ("k",),
+               "variation-ratio": ("p", "beta", "q")}[mechanism]
     extra = [name for name, v in given.items() if v is not None and name not in allowed]
     if extra:
         what = ", ".join(extra)
         applies = ", ".join(allowed) if allowed else "no option"
         raise ValueError(f"{what} does not apply to mechanism '{mechanism}' (it takes {applies})")
+    if mechanism == "variation-ratio":
+        if beta is None:
+            raise ValueError("beta is required for mechanism 'variation-ratio' (a number in (0, (p-1)/(p+1)])")
+        if (p is None) == (eps0 is None):
+            raise ValueError("p: give exactly one of p (a number in (1, e^30]) and eps0 (then p = e^eps0) "
+                             "for mechanism 'variation-ratio'")
+        return VariationRatioParams(p=math.exp(_check_eps0(eps0)) if p is None else p, beta=beta, q=q)
     if mechanism == "generic":
         return GenericLDP(eps0)
+    if mechanism in ("olh", "oue"):
+        if k is None:
+            raise ValueError(f"k is required for mechanism '{mechanism}' (the domain size, an integer >= 2)")
+        return OLHParams(eps0, k, g) if mechanism == "olh" else OUEParams(k=k, eps0=eps0)
     if mechanism == "krr":
         if k is None:
             raise ValueError("k is required for mechanism 'krr' (an integer >= 2)")

@@ -50,7 +50,8 @@ class EpsilonReport:
     epsilon : the smallest proved upper bound on eps_c (``bound`` names it); its certified
         delta at ``epsilon`` is ``achieved_delta`` <= delta.
     lower_epsilon : a certified lower bound on the true eps_c of the mechanism (None with
-        ``lower_reason`` when not computed or not available).
+        ``lower_reason`` when not computed or not available), for the neighbouring datasets
+        ``lower_dataset`` under ``lower_hash_model`` (None: the randomizer has no hash).
     paper_epsilon : the paper's Theorem 5 value (stronger clone pair for ``generic``), not
         a proved bound (``paper_caveat``).
     """
@@ -64,6 +65,8 @@ class EpsilonReport:
     paper_epsilon: Optional[float]
     paper_caveat: Optional[str]
     certified: bool = True
+    lower_dataset: Optional[str] = None
+    lower_hash_model: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,16 @@ class DeltaReport:
     lower_reason: Optional[str]
     paper_delta: Optional[float]
     paper_caveat: Optional[str]
+    lower_dataset: Optional[str] = None
+    lower_hash_model: Optional[str] = None
+
+
+def _lower_statement(params) -> tuple:
+    """(datasets, hash model) of the certified lower bound of ``params`` (None, None if none)."""
+    from .mechanism_law import mechanism_lower_law
+
+    ll = mechanism_lower_law(params)
+    return (None, None) if ll is None else (ll.datasets, ll.hash_model)
 
 
 def _check_eps(epsilon) -> float:
@@ -148,7 +161,8 @@ class ShuffleAccountant:
             pap = bounds.compute_params_bound("paper", self.params, self.n, delta, rtol)
             pap_eps, pap_cav = pap.epsilon, pap.reason
         proved = name == "post-processing" or bounds.REGISTRY[name].proved(self.params.name)
-        return EpsilonReport(eps, name, delta, ach, lo_eps, lo_reason, pap_eps, pap_cav, proved)
+        ds, hm = _lower_statement(self.params) if lo_eps is not None else (None, None)
+        return EpsilonReport(eps, name, delta, ach, lo_eps, lo_reason, pap_eps, pap_cav, proved, ds, hm)
 
     # -- delta -----------------------------------------------------------------
     def get_delta(self, epsilon: float) -> float:
@@ -171,14 +185,18 @@ class ShuffleAccountant:
             except NotImplementedError as exc:  # pragma: no cover - reported, not hidden
                 v, lo_reason = None, str(exc)
             if v is None:
-                lo_reason = lo_reason or f"no certified lower bound for mechanism '{self.params.name}'"
+                from .mechanism_law import needs_d_reason
+
+                lo_reason = lo_reason or needs_d_reason(self.params) or \
+                    f"no certified lower bound for mechanism '{self.params.name}'"
             else:
                 lo_d = min(v[0], d)
         pap_d, pap_cav = None, None
         if paper:
-            pap_d = bounds.bound_delta("paper", self.params, self.n, eps)[1]
-            pap_cav = self.params.caveat
-        return DeltaReport(eps, d, name, lo_d, lo_reason, pap_d, pap_cav)
+            v = bounds.bound_delta("paper", self.params, self.n, eps)
+            pap_d, pap_cav = (None, None) if v is None else (v[1], self.params.caveat)
+        ds, hm = _lower_statement(self.params) if lo_d is not None else (None, None)
+        return DeltaReport(eps, d, name, lo_d, lo_reason, pap_d, pap_cav, ds, hm)
 
     def delta_curve(self, epsilons) -> np.ndarray:
         """Upper bounds on delta over a grid of epsilons."""

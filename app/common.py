@@ -374,12 +374,14 @@ def rows_cached(points, bounds: Sequence[str], rtol: float = 1e-9) -> bool:
 
 @st.cache_data(show_spinner=False, max_entries=500)
 def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optional[int],
-                   t: Optional[int], k: Optional[int] = None) -> dict:
-    """The headline numbers: proved eps_c, certified lower bound, paper's value (library call)."""
-    params = _shuffle.make_params(mechanism, eps0, s=s, t=t, k=k)
+                   t: Optional[int], k: Optional[int] = None, d: Optional[int] = None) -> dict:
+    """The headline numbers: proved eps_c, certified lower bound (its datasets need the
+    dimension ``d`` for Collision/CoCo), paper's value (library call)."""
+    params = _shuffle.make_params(mechanism, eps0, s=s, t=t, k=k, d=d)
     rep = _shuffle.ShuffleAccountant(params, n).epsilon_result(delta)
     return {"epsilon": rep.epsilon, "bound": rep.bound, "achieved_delta": rep.achieved_delta,
             "lower_epsilon": rep.lower_epsilon, "lower_reason": rep.lower_reason,
+            "lower_dataset": rep.lower_dataset, "lower_hash_model": rep.lower_hash_model,
             "paper_epsilon": rep.paper_epsilon, "paper_caveat": rep.paper_caveat, "t": params.t}
 
 

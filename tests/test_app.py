@@ -56,7 +56,7 @@ def test_amplification_default_change_and_invalid():
     at = page("1_Amplification.py")
     assert has_explanations(at)
     assert any("FMT23" in c.value and "erratum" in c.value for c in at.caption)
-    lib = ShuffleAccountant(CollisionParams(s=4, eps0=1.0), 100_000).epsilon_result(1e-6)
+    lib = ShuffleAccountant(CollisionParams(s=4, eps0=1.0, d=1000), 100_000).epsilon_result(1e-6)
     # the headline is the proved bound, with the certified lower bound beside it
     assert at.metric[0].label == "eps_c, proved upper bound"
     shown = float(metric(at, "eps_c, proved upper bound"))

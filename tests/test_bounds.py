@@ -59,7 +59,7 @@ def test_clone_pair_definition():
 @pytest.mark.parametrize("s", [4, 64])
 def test_laws_on_figure2_points(n, eps0, s):
     t = math.floor(s * math.exp(eps0) + 2 * s - 1)
-    res = compare(n, eps0, 1e-6, "collision", s, t)
+    res = compare(n, eps0, 1e-6, "collision", s, t, d=3 * s)
     assert all(r.seconds is not None for r in res.values())
     assert all(r.name == name for name, r in res.items())
     for name, r in res.items():

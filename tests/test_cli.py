@@ -22,7 +22,7 @@ def run(*args):
 def test_epsilon_json():
     """The JSON contract: ``epsilon`` is proved, the lower bound and the paper's value beside it."""
     r = run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "collision",
-            "--s", "4", "--json")
+            "--s", "4", "--d", "128", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     for key in ("epsilon", "bound", "delta", "achieved_delta", "lower_epsilon", "paper_epsilon",
@@ -43,7 +43,43 @@ def test_epsilon_json():
     assert out["lower_epsilon"] < out["worst_hash_lower_epsilon"] <= out["paper_epsilon"] <= out["epsilon"]
     assert out["epsilon"] / out["worst_hash_lower_epsilon"] < 1 + 1e-4
     assert "worst hash family" in run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6",
-                                      "--mechanism", "collision", "--s", "4").stdout
+                                      "--mechanism", "collision", "--s", "4", "--d", "128").stdout
+    # every lower bound states its datasets and hash model
+    assert out["d"] == 128 and "pairwise disjoint s-sets" in out["lower_dataset"]
+    assert out["lower_hash_model"] == "uniformly random hash"
+    assert out["worst_hash_lower_hash_model"] == "one fixed hash" and "d = 128" in out["worst_hash_lower_dataset"]
+
+
+def _regression_args(*extra):
+    return ("epsilon", "--n", "3", "--eps0", "1", "--delta", "1e-2", "--mechanism", "collision",
+            "--s", "1", "--t", "6", "--json") + extra
+
+
+def test_lower_bound_needs_the_dimension():
+    """Issue 33: the disjoint-support construction needs d >= 3s.  Below that (d = 1: the exact
+    eps_c is 0.608179, below the construction's 0.62739) and without --d there is no lower
+    number, only the reason; the upper bound does not depend on d."""
+    outs = {}
+    for extra in ((), ("--d", "1"), ("--d", "2"), ("--d", "3")):
+        r = run(*_regression_args(*extra))
+        assert r.returncode == 0, r.stderr
+        outs[extra] = json.loads(r.stdout)
+    for extra in ((), ("--d", "1"), ("--d", "2")):
+        o = outs[extra]
+        assert o["lower_epsilon"] is None and o["worst_hash_lower_epsilon"] is None
+        assert o["lower_dataset"] is None and "d >= 3 s = 3" in o["lower_reason"]
+        assert o["epsilon"] == outs[("--d", "3")]["epsilon"]
+    assert "give d (--d)" in outs[()]["lower_reason"] and "got d = 1" in outs[("--d", "1")]["lower_reason"]
+    o = outs[("--d", "3")]
+    assert o["lower_epsilon"] == pytest.approx(0.6273874, abs=1e-6) and o["lower_epsilon"] <= o["epsilon"]
+    assert o["lower_hash_model"] == "uniformly random hash" and "d = 3" in o["lower_dataset"]
+    # --d is validated (>= s) and refused where it does not apply
+    r = run("epsilon", "--n", "10", "--eps0", "1", "--delta", "1e-2", "--mechanism", "collision",
+            "--s", "4", "--d", "3")
+    assert r.returncode == 2 and "s <= d = 3" in r.stderr and r.stdout == ""
+    r = run("epsilon", "--n", "10", "--eps0", "1", "--delta", "1e-2", "--mechanism", "krr", "--k", "3",
+            "--d", "9")
+    assert r.returncode == 2 and "--d does not apply" in r.stderr
 
 
 def test_generic_defaults():

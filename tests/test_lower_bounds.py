@@ -22,7 +22,7 @@ def test_disjoint_closed_form_matches_venn_programme(s, t, cats):
         assert float(x) == pytest.approx(float(y), rel=1e-13)
 
 
-@pytest.mark.parametrize("mech,kw", [("collision", dict(s=2, t=7)), ("coco", dict(s=2, t=8)), ("krr", dict(k=3)),
+@pytest.mark.parametrize("mech,kw", [("collision", dict(s=2, t=7, d=6)), ("coco", dict(s=2, t=8, d=6)), ("krr", dict(k=3)),
                                      ("krr", dict(k=6)), ("rr", {}), ("generic", {})])
 def test_lower_delta_equals_exact_summation(mech, kw):
     """The engine (3 categories) and the binomial sum (2 categories) against 50-digit
@@ -39,7 +39,7 @@ def test_lower_delta_equals_exact_summation(mech, kw):
         assert got == pytest.approx(float(ex), rel=1e-7, abs=1e-300)
 
 
-@pytest.mark.parametrize("mech,kw", [("collision", dict(s=4)), ("coco", dict(s=4)), ("krr", dict(k=8)), ("rr", {}),
+@pytest.mark.parametrize("mech,kw", [("collision", dict(s=4, d=12)), ("coco", dict(s=4, d=12)), ("krr", dict(k=8)), ("rr", {}),
                                      ("generic", {})])
 @pytest.mark.parametrize("n", [50, 10**4, 10**6])
 def test_bracket_ordered(mech, kw, n):
@@ -60,7 +60,7 @@ def test_krr_bracket_is_narrow():
 
 
 def test_collision_lower_below_proved_and_gap_from_random_hash():
-    p = make_params("collision", 2.0, s=4)
+    p = make_params("collision", 2.0, s=4, d=12)
     up = compute_params_bound("blanket", p, 10**5, 1e-6)
     lo = compute_params_bound("lower", p, 10**5, 1e-6)
     assert lo.applicable and up.applicable
@@ -118,7 +118,7 @@ def test_coco_bracket():
     """CoCo now has a certified lower bound below the proved one (n = 1e5, eps0 = 2, s = 4,
     Theorem 7's t), and none, with the reason, when d < 3 s leaves no room for three
     disjoint inputs."""
-    p = make_params("coco", 2.0, s=4)
+    p = make_params("coco", 2.0, s=4, d=12)
     rep = ShuffleAccountant(p, 10**5).epsilon_result(1e-6)
     assert rep.lower_epsilon is not None and 0.5 < rep.lower_epsilon / rep.epsilon < 1.0
     assert M.lower_bound_delta(p, 10**5, rep.lower_epsilon)[0] > 1e-6
@@ -143,7 +143,7 @@ def test_isolated_categories_certify_more_than_regions():
     "isolated" categories certify eps 0.0699 where the region categories ("three", the
     previous choice) certified 0.0567 (n = 1e4, s = 4, t = 36, eps0 = 2, delta = 1e-6); and
     being a coarsening of the 8 Venn regions they stay below them (data processing)."""
-    p = make_params("collision", 2.0, s=4)
+    p = make_params("collision", 2.0, s=4, d=12)
     assert p.t == 36
     lo = compute_params_bound("lower", p, 10**4, 1e-6).epsilon
     assert 0.0695 < lo < 0.0705
@@ -153,3 +153,25 @@ def test_isolated_categories_certify_more_than_regions():
     iso = M.count_law_delta_exact(6, M.collision_lower_count_law(1.5, 5, ds, "isolated"), [0.1, 0.5])
     venn = M.count_law_delta_exact(6, M.collision_lower_count_law(1.5, 5, ds, "venn"), [0.1, 0.5])
     assert all(a <= b * (1 + 1e-30) for a, b in zip(iso, venn))
+
+
+def test_lower_bound_below_exact_enumeration_at_smallest_d():
+    """Issue 33 regression: at d = 3s (the smallest d the construction accepts) the certified
+    lower bound is below the exact eps_c of the mechanism (all functions Y -> [t], every pair of
+    neighbouring datasets enumerated), and its own datasets' exact divergence at the lower end
+    exceeds the target; d = 1 is refused (its exact eps_c, 0.608179, is below 0.62739)."""
+    from accountant import enumeration as E
+
+    n, eps0, delta, s, t = 3, 1.0, 1e-2, 1, 6
+    rep = ShuffleAccountant(make_params("collision", eps0, s=s, t=t, d=3), n).epsilon_result(delta)
+    lo = rep.lower_epsilon
+    assert lo is not None and rep.lower_hash_model == "uniformly random hash"
+    alpha = E.collision_alphabet(3, s, t, eps0)
+    # x1 = {1-}, x1' = {2-}, x0 = {3-}: pairwise disjoint items, as lower_dataset states
+    own = E.collision_shuffled_divergence(alpha, (0,), (2,), ((4,), (4,)), [lo])[0]
+    worst, _ = E.worst_case_divergence(alpha, n, [lo])
+    assert own > delta and worst[0] >= own
+    d1 = E.worst_case_divergence(E.collision_alphabet(1, s, t, eps0), n, [0.608179, lo])[0]
+    assert d1[0] == pytest.approx(delta, rel=1e-5) and d1[1] < delta  # d = 1: 0.62739 overclaims
+    rep1 = ShuffleAccountant(make_params("collision", eps0, s=s, t=t, d=1), n).epsilon_result(delta)
+    assert rep1.lower_epsilon is None and "got d = 1" in rep1.lower_reason

@@ -118,7 +118,7 @@ def test_bracket_against_enumeration(mech, s, t, n):
     full = _full_laws(mech, eps0, s, t)
     eps = [0.0, 0.1, 0.4, 0.8, 1.1]
     exact = shuffled_hockey_stick_common_others(full[0], full[1], full[2], n, eps)
-    params = make_params(mech, eps0, s=s, t=t)
+    params = make_params(mech, eps0, s=s, t=t, d=3 * s)
     ll, why = M.worst_hash_lower(params)
     assert why is None
     blanket = M.count_law_delta_exact(n, M.blanket_count_law(mech, eps0, s, t), eps, side="upper")
@@ -139,7 +139,7 @@ def test_bracket_width_on_figure2_range(mech, n):
     n >= 1e4, and never below the lower end."""
     for s in (4, 64):
         for eps0 in (0.1, 0.3, 1.0, 2.5, 5.0):
-            p = make_params(mech, eps0, s=s)
+            p = make_params(mech, eps0, s=s, d=3 * s)
             up = compute_params_bound("blanket", p, n, 1e-6)
             lo = compute_params_bound("lower-worst-hash", p, n, 1e-6)
             assert lo.applicable, lo.reason
@@ -156,7 +156,7 @@ def test_not_available_with_reason():
     for s, t in ((3, 5), (1, 2)):
         res = compute_params_bound("lower-worst-hash", make_params("collision", 1.0, s=s, t=t), 1000, 1e-6)
         assert not res.applicable and f"t >= 2s (and s >= 2 at t = 2s), got s = {s}, t = {t}" in res.reason
-    res = compute_params_bound("lower-worst-hash", make_params("collision", 1.0, s=3, t=6), 1000, 1e-6)
+    res = compute_params_bound("lower-worst-hash", make_params("collision", 1.0, s=3, t=6, d=9), 1000, 1e-6)
     assert res.applicable and 0.0 < res.epsilon <= compute_params_bound("blanket", make_params(
         "collision", 1.0, s=3, t=6), 1000, 1e-6).epsilon
     with pytest.raises(ValueError, match="not available for mechanism 'krr'"):
@@ -167,7 +167,7 @@ def test_not_available_with_reason():
 def test_worst_hash_above_random_hash_lower():
     """The idealised random hash is more private than the worst family: its certified lower
     end sits below the worst-hash one (n = 1e4, s = 4, eps0 = 2: 0.0699 against 0.0825)."""
-    p = make_params("collision", 2.0, s=4)
+    p = make_params("collision", 2.0, s=4, d=12)
     lo_random = compute_params_bound("lower", p, 10**4, 1e-6).epsilon
     lo_worst = compute_params_bound("lower-worst-hash", p, 10**4, 1e-6).epsilon
     assert lo_random == pytest.approx(0.0699, rel=2e-3)

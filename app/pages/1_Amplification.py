@@ -29,7 +29,7 @@ n = int(sb.number_input("n (users)", min_value=1, max_value=common.MAX_N, value=
                         key="n"))
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
-s = t = k = None
+s = t = k = d = None
 t_ok = True
 if mechanism in ("collision", "coco"):
     s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=100_000, value=4, key="s"))
@@ -38,6 +38,10 @@ if mechanism in ("collision", "coco"):
     if t_mode == "fixed value":
         t = int(sb.number_input("t value", min_value=1, max_value=2**31 - 2, value=4 * s + 2, key="t"))
         t_ok = common.call(make_params, mechanism, 1.0, s=s, t=t, where=sb) is not None
+    d = int(sb.number_input("d (dimension)", min_value=1, max_value=2**31 - 2, value=max(1000, 3 * s), key="d",
+                            help="only the certified lower bound depends on d: its datasets put three "
+                                 "users on pairwise disjoint s-sets, which needs d >= 3s"))
+    t_ok = common.check(d >= s, f"d must be >= s = {s}, got {d}", where=sb) and t_ok
 elif mechanism == "krr":
     k = int(sb.number_input("k (alphabet size)", min_value=2, max_value=2**31 - 2, value=10, key="k",
                             help="k-ary randomized response: the true value with probability "
@@ -73,7 +77,7 @@ def bracket_html(lower: float, upper: float, paper) -> str:
 
 
 def show_headline() -> None:
-    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, k)
+    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, k, d)
     if head is None:
         return
     up, lo, paper = head["epsilon"], head["lower_epsilon"], head["paper_epsilon"]
@@ -86,9 +90,9 @@ def show_headline() -> None:
     lines = []
     if lo is not None:
         lines.append(f"certified lower bound **{common.fmt(lo, 6, 'down')}**: the true eps_c is at "
-                     "least this (exact divergence of the real mechanism's shuffled outputs on concrete "
-                     "neighbouring datasets" + (", uniformly random hash)" if mechanism in ("collision", "coco")
-                                                else ")"))
+                     f"least this (exact divergence of the real mechanism's shuffled outputs on "
+                     f"{head['lower_dataset']}"
+                     + (f", {head['lower_hash_model']})" if head.get("lower_hash_model") else ")"))
     else:
         lines.append(f"certified lower bound: not available ({head['lower_reason']})")
     if head["t"] is not None and mechanism in ("collision", "coco"):
