@@ -13,6 +13,7 @@ so that ``from accountant.shuffle import ...`` keeps working.
 from __future__ import annotations
 
 import math
+import typing
 from dataclasses import dataclass
 from typing import Optional
 
@@ -113,9 +114,10 @@ class ShuffleAccountant:
     """
 
     def __init__(self, params: Params, n: int, *, bound: str = "proved") -> None:
-        if not isinstance(params, (GenericLDP, CollisionParams, CoCoParams, KRRParams)):
+        kinds = typing.get_args(Params)
+        if not isinstance(params, kinds):
             raise ValueError("params must be a parameter object from accountant.params.make_params "
-                             f"(GenericLDP, CollisionParams, CoCoParams, KRRParams), got {type(params).__name__}")
+                             f"({', '.join(k.__name__ for k in kinds)}), got {type(params).__name__}")
         self.params = params
         self.n = _check_n(n)
         if bound != "proved":

@@ -514,7 +514,7 @@ def _tex_cell(row: dict, col: str, digits: int) -> str:
     v = row.get(col)
     if col in ("best_proved", "best_literature", "bound"):
         return _cite(v) if col != "bound" else r"\texttt{" + _tex(v) + "}"
-    if col in _TEXT_COLUMNS:
+    if col in _TEXT_COLUMNS or isinstance(v, str):
         return _tex("n/a" if v is None else v)
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "n/a" if v is None or math.isnan(v) else _tex(fmt(v))
