@@ -19,15 +19,15 @@ if _ROOT not in sys.path:
 import numpy as np  # noqa: E402
 import streamlit as st  # noqa: E402
 
-from accountant import bounds as _bounds  # noqa: E402
-from accountant import limits as _limits  # noqa: E402
-from accountant import numfmt as _numfmt  # noqa: E402
-from accountant import progress as _progress  # noqa: E402
-from accountant import shuffle as _shuffle  # noqa: E402
-from accountant import tables as _tables  # noqa: E402
-from mechanisms import errors as _errors  # noqa: E402
-from mechanisms import frequency as _frequency  # noqa: E402
-from mechanisms import planner as _planner  # noqa: E402
+from accountant.bounds import registry as _bounds
+from accountant.core import limits as _limits
+from accountant.core import numfmt as _numfmt
+from accountant.interfaces import progress as _progress
+from accountant.accounting import shuffle as _shuffle
+from accountant.interfaces import tables as _tables
+from mechanisms import analysis as _errors
+from mechanisms import frequency as _frequency
+from mechanisms import planning as _planner
 
 EXPLANATIONS = {
     "eps0": "eps0 (local budget): the privacy each user's own randomized report gives on its own, "
@@ -350,7 +350,7 @@ def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing",
     """tables.compute_row for every point (cached per input), rows missing from the cache
     computed on the engines' threads (:mod:`accountant.parallel`), with a
     progress bar and a time-left estimate while they run."""
-    from accountant import parallel as _parallel
+    from accountant.engines import parallel as _parallel
 
     store = _row_store()
     bounds, rtol = tuple(bounds), float(rtol)

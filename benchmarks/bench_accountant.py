@@ -10,7 +10,12 @@ import platform
 import statistics
 import time
 
-from accountant.shuffle import CoCoParams, CollisionParams, GenericLDP, PairAccountant as ShuffleAccountant
+from accountant.accounting.shuffle import (
+    CoCoParams,
+    CollisionParams,
+    GenericLDP,
+    PairAccountant as ShuffleAccountant,
+)
 
 
 def main() -> None:

@@ -18,17 +18,20 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from accountant import bounds, parallel, tables  # noqa: E402
-from accountant.figure import default_curve_bounds, draft_indices  # noqa: E402
-from accountant.params import make_params  # noqa: E402
-from accountant.shuffle import ShuffleAccountant  # noqa: E402
+from accountant.bounds.pair_accountant import pair_epsilon_result  # noqa: E402
+from accountant.bounds import registry as bounds
+from accountant.engines import parallel
+from accountant.interfaces import tables
+from accountant.interfaces.figure import default_curve_bounds, draft_indices
+from accountant.core.params import make_params
+from accountant.accounting.shuffle import ShuffleAccountant
 
 CURVE_RTOL = 1e-6  # app/common.py CURVE_RTOL
 S, K, DELTA, EPS_REF, POINTS = 4, 10, 1e-6, 1.0, 25  # the page's defaults (k-RR: k = 10)
 
 
 def _clear() -> None:
-    bounds._pair_result.cache_clear()
+    pair_epsilon_result.cache_clear()
     bounds._proved_cached.cache_clear()
 
 

@@ -12,7 +12,8 @@ import math
 import platform
 import time
 
-from accountant.blanket_exact import CountLaw, blanket_exact_epsilon, positive_part
+from accountant.engines.blanket.law import CountLaw
+from accountant.engines.blanket.engine import blanket_exact_epsilon, positive_part
 
 
 def main() -> None:

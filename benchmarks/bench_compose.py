@@ -15,7 +15,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from accountant import compose  # noqa: E402
+from accountant.composition import compose
 
 
 def _clear() -> None:

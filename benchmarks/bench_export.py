@@ -16,8 +16,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from accountant import tables  # noqa: E402
-from accountant.figure import write_figure  # noqa: E402
+from accountant.interfaces import tables
+from accountant.interfaces.figure import write_figure
 
 
 def main() -> int:

@@ -18,7 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-from mechanisms.frequency import frequency_data, make_protocol, table_mechanism  # noqa: E402
+from mechanisms.frequency.experiments import frequency_data, table_mechanism
+from mechanisms.frequency.protocols import make_protocol
 
 CASES = [(10 ** 6, 100, 1.0), (10 ** 6, 10 ** 5, 1.0), (10 ** 6, 10 ** 5, 0.5),
          (10 ** 7, 10 ** 6, 1.0)]

@@ -15,13 +15,14 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from accountant import bounds  # noqa: E402
-from accountant.params import make_params  # noqa: E402
-from accountant.shuffle import ShuffleAccountant  # noqa: E402
+from accountant.bounds.pair_accountant import pair_epsilon_result  # noqa: E402
+from accountant.bounds import registry as bounds
+from accountant.core.params import make_params
+from accountant.accounting.shuffle import ShuffleAccountant
 
 
 def _clear() -> None:
-    bounds._pair_result.cache_clear()
+    pair_epsilon_result.cache_clear()
     bounds._proved_cached.cache_clear()
 
 

@@ -19,9 +19,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-from mechanisms.coco import CoCo  # noqa: E402
-from mechanisms.collision import Collision  # noqa: E402
-from mechanisms.synthetic import synthetic_sparse_vectors  # noqa: E402
+from mechanisms.randomizers.coco import CoCo
+from mechanisms.randomizers.collision import Collision
+from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
 
 
 def _peak_rss_mb() -> float:

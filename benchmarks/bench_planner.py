@@ -38,7 +38,7 @@ CASES = [
 _CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
-from mechanisms.planner import plan
+from mechanisms.planning import plan
 kw = json.loads({kw!r})
 t0 = time.perf_counter()
 p = plan(0.5, 1e-6, d=128, s=8, **kw)

@@ -12,8 +12,9 @@ import argparse
 import math
 import time
 
-from accountant.divergence import DominatingPair, hockey_stick_divergence
-from accountant.precision import arb_window_sum, mp_window_sum
+from accountant.engines.pair.law import DominatingPair
+from accountant.engines.pair.divergence import hockey_stick_divergence
+from accountant.engines.pair.precision import arb_window_sum, mp_window_sum
 
 
 def main() -> None:

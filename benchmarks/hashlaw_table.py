@@ -14,10 +14,13 @@ import sys
 
 import numpy as np
 
-from accountant.mechanism_law import (blanket_count_law, collision_dataset_candidates,
-                                      collision_lower_count_law, count_law_delta_float,
-                                      krr_count_law, krr_lower_count_law)
-from mechanisms.errors import collision_t_star
+from accountant.bounds.laws.count_law import blanket_count_law, count_law_delta_float, krr_count_law
+from accountant.bounds.laws.collision_lower import (
+    collision_dataset_candidates,
+    collision_lower_count_law,
+    krr_lower_count_law,
+)
+from mechanisms.analysis.common import collision_t_star
 
 EPS = {100: [0.1, 0.2, 0.4, 0.8], 1000: [0.05, 0.1, 0.2, 0.4]}
 

@@ -1,4 +1,4 @@
 """``python -m mechanisms``: see :mod:`mechanisms.cli`."""
-from .cli import main
+from mechanisms.interfaces.cli import main
 
 raise SystemExit(main())

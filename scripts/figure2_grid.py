@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from accountant import tables  # noqa: E402
+from accountant.interfaces import tables
 
 BOUNDS = ("blanket", "lower", "lower-worst-hash", "paper", "blanket-bennett")
 

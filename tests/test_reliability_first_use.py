@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from accountant import cli as acli
-from mechanisms import cli as mcli
+from accountant.interfaces import cli as acli
+from mechanisms.interfaces import cli as mcli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -56,9 +56,9 @@ def test_arb_without_python_flint_epsilon_and_api(tmp_path):
     assert p.returncode == 2 and p.stdout == ""
     _one_line(p, "python-flint")
     # the library: a MissingDependency (an ImportError) naming the package, at construction
-    code = ("from accountant.pair import PairAccountant\n"
-            "from accountant.params import make_params\n"
-            "from accountant.optional import MissingDependency\n"
+    code = ("from accountant.bounds.pair_accountant import PairAccountant\n"
+            "from accountant.core.params import make_params\n"
+            "from accountant.core.optional import MissingDependency\n"
             "try:\n"
             "    PairAccountant(make_params('generic', 4.0), 10**5, method='arb')\n"
             "except MissingDependency as e:\n"
@@ -78,8 +78,8 @@ def test_scheduler_without_dask(tmp_path):
 
 
 def test_dp_accounting_export_without_dp_accounting(tmp_path):
-    code = ("from accountant import pld\n"
-            "from accountant.optional import MissingDependency\n"
+    code = ("from accountant.composition import pld\n"
+            "from accountant.core.optional import MissingDependency\n"
             "try:\n"
             "    pld.to_dp_accounting(None)\n"
             "except MissingDependency as e:\n"
@@ -147,8 +147,8 @@ def test_console_commands_declared():
         tomllib = pytest.importorskip("tomli")
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as fh:
         scripts = tomllib.load(fh)["project"]["scripts"]
-    assert scripts == {"shuffle-dp": "accountant.cli:main",
-                       "shuffle-dp-mechanisms": "mechanisms.cli:main"}
+    assert scripts == {"shuffle-dp": "accountant.interfaces.cli:main",
+                       "shuffle-dp-mechanisms": "mechanisms.interfaces.cli:main"}
     import importlib
 
     for target in scripts.values():
@@ -158,7 +158,7 @@ def test_console_commands_declared():
 
 def test_console_command_prog_name(tmp_path):
     """Invoked as shuffle-dp (the console script's argv[0]), usage and examples say so."""
-    code = ("import sys; sys.argv[0] = '/x/bin/shuffle-dp'; from accountant.cli import main; "
+    code = ("import sys; sys.argv[0] = '/x/bin/shuffle-dp'; from accountant.interfaces.cli import main; "
             "sys.exit(main([]))")
     p = _run(["-c", code], tmp_path)
     assert p.returncode == 2 and p.stderr.startswith("usage: shuffle-dp ")

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accountant import limits as L
+from accountant.core import limits as L
 
 ROOT = Path(__file__).resolve().parents[1]
 # 3 GB of address space: numpy/openblas reserve virtual memory per thread (threads are
@@ -108,7 +108,7 @@ def test_capped_window_is_still_an_upper_bound():
     """The cost model narrows a long window and adds what it leaves out: the result is a
     proved (looser) upper bound, never below the uncapped value (brute-force check at small
     n with a tiny cap)."""
-    from accountant import divergence as D
+    from accountant.engines import pair as D
 
     pair = D.DominatingPair.clone(300, 1.0)
     full = D.hockey_stick_divergence(pair, 0.3)
@@ -125,7 +125,7 @@ def test_capped_window_is_still_an_upper_bound():
 
 
 def test_blanket_binned_cost_cap_keeps_a_proved_upper_end():
-    from accountant import blanket_exact as B
+    from accountant.engines import blanket as B
 
     law = B.CountLaw.collision_blanket(0.5, 4, 13)
     ref = B.positive_part(law, 20_000, 0.2, method="binned")
@@ -186,8 +186,8 @@ def test_capped_clone_says_so_and_stays_proved():
     """n = 1e10 at delta = 1e-300: the clone window would need ~3.6e6 terms; the capped
     window cannot certify any eps below eps0, so eps0 is reported with the cost-limit note
     (JSON ``reason``), while the headline stays the smallest proved bound."""
-    from accountant.bounds import WINDOW_NOTE, compute_params_bound, proved_params_epsilon
-    from accountant.params import make_params
+    from accountant.bounds.registry import WINDOW_NOTE, compute_params_bound, proved_params_epsilon
+    from accountant.core.params import make_params
 
     p = make_params("generic", 1.0)
     r = compute_params_bound("clone", p, 10**10, 1e-300)

@@ -9,10 +9,17 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
-from accountant.bounds import REGISTRY  # noqa: E402
-from accountant.figure import (CURVE_LABELS, bound_color, bound_label, build_figure,  # noqa: E402
-                               default_curve_bounds, draft_indices, literature_epsilon)
-from accountant.shuffle import make_params  # noqa: E402
+from accountant.bounds.registry import REGISTRY
+from accountant.interfaces.figure import (
+    CURVE_LABELS,
+    bound_color,
+    bound_label,
+    build_figure,
+    default_curve_bounds,
+    draft_indices,
+    literature_epsilon,
+)
+from accountant.accounting.shuffle import make_params
 
 common.page_header(
     "Amplification by shuffling",

@@ -10,7 +10,7 @@ import streamlit as st  # noqa: E402
 from plotly.subplots import make_subplots  # noqa: E402
 
 import common  # noqa: E402
-from mechanisms import errors  # noqa: E402
+from mechanisms import analysis as errors
 from mechanisms.baselines import BASELINES, default_analytic_mse  # noqa: E402
 
 common.page_header(

@@ -7,8 +7,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
-from accountant import tables  # noqa: E402
-from accountant.figure import bound_label  # noqa: E402
+from accountant.interfaces import tables
+from accountant.interfaces.figure import bound_label
 
 MAX_POINTS = 400
 
@@ -67,7 +67,7 @@ if not common.check(len(points) <= MAX_POINTS,
     st.stop()
 bounds = [b for b in common.BOUND_NAMES if b in chosen]
 # validate each point's parameters before computing (e.g. an odd fixed t for CoCo)
-from accountant.shuffle import make_params  # noqa: E402
+from accountant.accounting.shuffle import make_params
 
 bad = []
 for p in points:

@@ -8,8 +8,8 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
-from mechanisms import simulate as sim  # noqa: E402
-from mechanisms.metrics import mean_ci  # noqa: E402
+from mechanisms.evaluation import simulate as sim
+from mechanisms.evaluation.metrics import mean_ci
 
 common.page_header(
     "Simulation",

@@ -8,8 +8,8 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
-from mechanisms import frequency as freq  # noqa: E402
-from mechanisms.metrics import mean_ci  # noqa: E402
+from mechanisms import frequency as freq
+from mechanisms.evaluation.metrics import mean_ci
 
 common.page_header(
     "Frequency estimation with blanket messages (FE0/FE1)",

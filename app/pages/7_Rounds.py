@@ -9,7 +9,7 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
-from accountant import compose as _compose  # noqa: E402
+from accountant.composition import compose as _compose
 
 common.page_header(
     "Many rounds",

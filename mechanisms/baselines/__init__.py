@@ -5,13 +5,15 @@ Every class is constructed as ``Cls(d=..., s=..., eps0=..., **optional)`` and of
 ``output_distribution(x_indices, x_signs)``, ``analytic_mse(data_or_item_freq, n)``,
 ``analytic_mse_per_coordinate(...)`` and ``analytic_mse_default(n, key_fraction=None,
 pos_fraction=0.5)``.  See the module docstrings for the algorithms implemented.
+
+May import: :mod:`mechanisms.core` (the data model); nothing else of this project.
 """
 from __future__ import annotations
 
-from ._common import BaselineMechanism, all_inputs, default_item_freq
-from .pckv import PCKVAGRR, PCKVGRR, PCKVUE
-from .privkv import PrivKV
-from .succinct import Succinct
+from mechanisms.baselines._common import BaselineMechanism, all_inputs, default_item_freq
+from mechanisms.baselines.pckv import PCKVAGRR, PCKVGRR, PCKVUE
+from mechanisms.baselines.privkv import PrivKV
+from mechanisms.baselines.succinct import Succinct
 
 BASELINES: dict[str, type] = {
     "privkv": PrivKV,

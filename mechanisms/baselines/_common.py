@@ -25,7 +25,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import stats
 
-from ..data import Estimates, SparseVectors
+from mechanisms.core.data import Estimates, SparseVectors
 
 # --------------------------------------------------------------------------- validation
 

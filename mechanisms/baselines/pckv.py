@@ -98,9 +98,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data import Estimates, SparseVectors
-from ._common import (BaselineMechanism, check_data, check_input, check_int, check_real,
-                      two_indicator_moments, type_probabilities)
+from mechanisms.core.data import Estimates, SparseVectors
+from mechanisms.baselines._common import (
+    BaselineMechanism,
+    check_data,
+    check_input,
+    check_int,
+    check_real,
+    two_indicator_moments,
+    type_probabilities,
+)
 
 _UE_BLOCK_CELLS = 1 << 22  # cells per block when generating/unpacking UE reports
 

@@ -67,10 +67,19 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..data import Estimates, SparseVectors
-from ._common import (BaselineMechanism, as_item_freq, binom_nodes, binom_reciprocal_moments,
-                      check_data, check_input, check_int, check_real, two_indicator_moments,
-                      type_probabilities)
+from mechanisms.core.data import Estimates, SparseVectors
+from mechanisms.baselines._common import (
+    BaselineMechanism,
+    as_item_freq,
+    binom_nodes,
+    binom_reciprocal_moments,
+    check_data,
+    check_input,
+    check_int,
+    check_real,
+    two_indicator_moments,
+    type_probabilities,
+)
 
 
 @dataclass(frozen=True)

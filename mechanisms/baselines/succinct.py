@@ -59,8 +59,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..data import Estimates, SparseVectors
-from ._common import BaselineMechanism, check_data, check_input, check_int, check_real, hash_signs
+from mechanisms.core.data import Estimates, SparseVectors
+from mechanisms.baselines._common import (
+    BaselineMechanism,
+    check_data,
+    check_input,
+    check_int,
+    check_real,
+    hash_signs,
+)
 
 _BLOCK_CELLS = 1 << 22
 

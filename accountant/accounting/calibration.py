@@ -1,0 +1,162 @@
+"""The inverse question: the largest local eps0 whose shuffled guarantee meets a target.
+
+Built on a bracketed monotone search (as ``dp_accounting.mechanism_calibration``), kept
+apart from the accountant.  The privacy contract: the returned eps0 is *verified*: the
+bound's certified eps_c at that eps0, with the t that the mechanism's default rule gives
+at that very eps0 (or the fixed t), is <= the target.  Every candidate that may be
+returned has been evaluated with that same function, so no seam of the t rule can put
+the answer on the wrong side.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Optional
+
+import numpy as np
+
+from accountant.bounds import registry as bounds
+from accountant.core.params import _EPS0_MAX, _check_delta, _check_n, _rule_interval, make_params
+from accountant.engines.search import largest_parameter_below
+
+# At most this many t values beyond the bisection's answer are searched when t follows
+# the default rule (eps_c is a saw-tooth in eps0 there); the walk never changes safety.
+T_WALK_MAX = 64
+
+
+def _check_target(epsilon) -> float:
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
+        math.isfinite(float(epsilon)) and 0.0 < float(epsilon) <= _EPS0_MAX
+    ):
+        raise ValueError(f"epsilon must be a number in (0, {_EPS0_MAX:g}], got {epsilon!r}")
+    return float(epsilon)
+
+
+def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generic",
+                  s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-6,
+                  eps0_max: float = 20.0, bound: str = "proved", k: Optional[int] = None,
+                  guess: Optional[float] = None) -> float:
+    """Largest eps0 (to relative tolerance ``rtol``) whose eps_c(eps0) <= ``epsilon`` at ``delta``.
+
+    Parameters
+    ----------
+    bound : ``"proved"`` (default: the smallest proved upper bound,
+        :func:`accountant.bounds.proved_params_epsilon`) or a registry name; ``"paper"``
+        (alias ``"tight"``) inverts the paper's Theorem 5 value, which is not proved.
+    t : fixed output size; ``None`` follows the mechanism's default rule, under which
+        eps_c is a saw-tooth in eps0 (t jumps); the search then also tries the eps0
+        intervals of the next ``T_WALK_MAX`` values of t beyond its first answer.
+    guess : ``bound="proved"`` only: an estimate of the answer (e.g. a saddle-point screen)
+        used instead of the paper's pair inverse to place the proved search; it changes the
+        cost, never the guarantee (every candidate is checked on the proved bound).
+
+    Returns
+    -------
+    float
+        eps0 in [min(epsilon, eps0_max), eps0_max] with verified eps_c(eps0) <= epsilon:
+        eps0 = epsilon always qualifies (eps_c <= eps0 by post-processing).
+    """
+    n = _check_n(n)
+    delta = _check_delta(delta)
+    epsilon = _check_target(epsilon)
+    if not (isinstance(eps0_max, (int, float)) and 0.0 < eps0_max <= _EPS0_MAX):
+        raise ValueError(f"eps0_max must be a number in (0, {_EPS0_MAX:g}], got {eps0_max!r}")
+    if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
+        raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+    make_params(mechanism, 1.0, s=s, t=t, k=k)  # validates mechanism / s / t / k early
+    if bound != "proved":
+        bound = bounds.resolve_name(bound)
+        if bounds.REGISTRY[bound].kind == "lower":
+            raise ValueError(f"bound must be 'proved' or an upper bound name, got {bound!r}")
+    inner_rtol = min(rtol, 1e-7)
+
+    @lru_cache(maxsize=None)
+    def eps_c(e0: float) -> float:
+        # exactly what a user gets at e0: the rule's t when t is None
+        params = make_params(mechanism, e0, s=s, t=t, k=k)
+        if bound == "proved":
+            if e0 <= epsilon:
+                return e0  # post-processing
+            # feasibility: a proved bound's certified delta at the target eps is <= delta
+            # at a target lowered by a few times the blanket search's tolerance, so that the
+            # eps_c reported at the answer (a search to BLANKET_RTOL) is <= the target too
+            ok = bounds.proved_meets(params, n, epsilon * (1.0 - 4.0 * bounds.BLANKET_RTOL), delta)
+            return epsilon if ok else e0
+        else:
+            res = bounds.compute_params_bound(bound, params, n, delta, inner_rtol)
+        if res is None or not res.applicable or res.epsilon is None:
+            return e0  # post-processing: (e0, 0)-DP
+        return min(float(res.epsilon), e0)
+
+    lo = min(epsilon, eps0_max)
+    if bound == "proved":
+        return _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
+                                      guess)
+    best = largest_parameter_below(eps_c, epsilon, lo, eps0_max, rtol=rtol)
+    if best is None:  # pragma: no cover - eps_c(lo) <= lo <= epsilon
+        raise ArithmeticError("inverse: eps0 = epsilon was not feasible")
+    if t is None and mechanism in ("collision", "coco") and best < eps0_max:
+        step = 1 if mechanism == "collision" else 2
+        tt = make_params(mechanism, best, s=s).t + step
+        for _ in range(T_WALK_MAX):
+            iv = _rule_interval(mechanism, s, tt)
+            tt += step
+            if iv is None:
+                continue
+            a, b = max(iv[0], best), min(iv[1], eps0_max)
+            if a >= eps0_max:
+                break
+            if b <= a:
+                continue
+            if eps_c(a) > epsilon:
+                continue
+            cand = largest_parameter_below(eps_c, epsilon, a, b, rtol=rtol)
+            if cand is not None and cand > best:
+                best = cand
+    if eps_c(best) > epsilon:  # pragma: no cover - every candidate was verified
+        raise ArithmeticError("inverse failed its final check")
+    return best
+
+
+def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
+                           guess=None) -> float:
+    """The proved inverse, started from the inverse of the paper's pair bound.
+
+    The pair bound costs milliseconds and lies within ~1e-4 of the exact blanket, which
+    costs 0.1-3 s per evaluation, so the pair's inverse (with its walk over the t rule)
+    locates the answer and the proved eps_c is evaluated only near it: a geometric
+    bracket below (or above) the surrogate, then bisection.  Every candidate is checked
+    with ``eps_c`` (the proved bound with the rule's t at that eps0), as before; when the
+    proved curve is not monotone near a seam, the answer is verified but may not be the
+    largest.
+    """
+    if guess is not None and math.isfinite(guess) and guess > 0:
+        g = min(float(guess), eps0_max)
+    else:
+        g = local_epsilon(n, epsilon, delta, mechanism, s, t, rtol=min(rtol, 1e-6), eps0_max=eps0_max,
+                          bound="paper", k=k)
+    g = max(g, lo)
+    if eps_c(g) <= epsilon:
+        a, b, step = g, None, 1e-3
+        while b is None:
+            c = min(eps0_max, g * (1.0 + step))
+            if eps_c(c) > epsilon:
+                b = c
+            elif c >= eps0_max:
+                return c
+            else:
+                a, step = c, step * 8.0
+    else:
+        a, b, step = None, g, 1e-4
+        while a is None:
+            c = max(lo, g * (1.0 - step))
+            if c <= lo or eps_c(c) <= epsilon:
+                a = c
+            else:
+                b, step = c, step * 8.0
+    best = largest_parameter_below(eps_c, epsilon, a, b, rtol=rtol)
+    if best is None or eps_c(best) > epsilon:
+        best = lo
+    if eps_c(best) > epsilon:  # pragma: no cover - eps_c(lo) <= lo <= epsilon
+        raise ArithmeticError("inverse failed its final check")
+    return best

@@ -1,0 +1,127 @@
+"""The worst-hash lower bound: the exact divergence under one fixed clean hash function.
+
+Part of :mod:`accountant.bounds.laws`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+from typing import Optional
+import mpmath
+from accountant.bounds.laws.count_law import CountLaw, _MP_DPS, _check_eps0, _check_int, blanket_count_law, count_law_delta_exact, count_law_delta_float, krr_count_law
+from accountant.bounds.laws.collision_lower import CollisionDatasets, _lower_law, best_collision_lower_bound, collision_category_law, collision_dataset_candidates, collision_lower_count_law, krr_lower_count_law, venn_count_law
+from accountant.bounds.laws.lower import LowerLaw, _lower_search, coco_disjoint_lower_law, collision_disjoint_lower_law, lower_bound_delta, lower_bound_epsilon, mechanism_lower_law, needs_d_reason
+
+__all__ = [
+    "CountLaw",
+    "blanket_count_law",
+    "krr_count_law",
+    "count_law_delta_exact",
+    "count_law_delta_float",
+    "CollisionDatasets",
+    "venn_count_law",
+    "collision_category_law",
+    "collision_lower_count_law",
+    "krr_lower_count_law",
+    "collision_dataset_candidates",
+    "best_collision_lower_bound",
+    "collision_disjoint_lower_law",
+    "coco_disjoint_lower_law",
+    "mechanism_lower_law",
+    "needs_d_reason",
+    "lower_bound_epsilon",
+    "lower_bound_delta",
+    "worst_hash_lower_law",
+    "worst_hash_lower_epsilon",
+    "worst_hash_lower_delta",
+]
+
+
+def worst_hash_lower_law(eps0: float, s: int, t: int) -> CountLaw:
+    r"""Exact law of the reports of Collision / CoCo under one fixed *clean* hash, the
+    witness that no bound proved for every hash family can be much smaller than the blanket.
+
+    One hash function is a hash family (a point mass).  Take x1, x1', x0 with pairwise
+    disjoint item (CoCo: coordinate) sets and a hash under which x1 and x1' each put
+    ``E/Omega`` on ``s`` buckets of their own, A1 and A2 (disjoint), and ``1/Omega`` on every
+    other bucket:
+
+    * Collision: ``h`` injective on the items of x1 and of x1' with disjoint images A1, A2;
+      x0's items on ``m = min(s, t - 2s)`` buckets outside A1 and A2 (all of them when
+      ``t < 3s``: several of x0's items then share a bucket, which a fixed hash may do).
+    * CoCo: x1 and x1' in distinct pairs except ``q = max(0, 2s - t/2)`` shared pairs
+      (opposite favoured buckets); x0's entries favour the non-favoured bucket of a pair of
+      x1 or x1' alone, or a bucket of a free pair, on ``m = min(s, t - 2s)`` pairs (entries
+      sharing a pair favour the same bucket, so each occupied pair has weights E and 1
+      whoever writes last).
+
+    Every input with ``s`` occupied buckets (pairs) puts ``E`` on them and ``1`` elsewhere
+    (relative to ``Omega``; Definition 5, Algorithm 1 with free weight
+    ``(Omega - s(E+1))/(t - 2s) = 1``); x0 with ``m < s`` has ``E`` on its ``m`` buckets and
+    ``g = (Omega - mE)/(t - m)`` (CoCo: the Algorithm-1 weights of its pairs, same totals).
+    On the categories (A1, A2, rest):
+
+        P_x1 = (sE, s, t - 2s)/Omega,   P_x1' = (s, sE, t - 2s)/Omega,
+        P_x0 = (p0, p0, 1 - 2 p0),  p0 = s/Omega (t >= 3s),
+                                    p0 = ((3s - t)E + t - s)/(2 Omega) (2s <= t < 3s),
+
+    the second being the smallest mass any input can leave on A1 and on A2 alike (the rest
+    holds at most ``(t - 2s)E``).  The divergence of D = (x1, x0, ..., x0) vs
+    D' = (x1', x0, ..., x0) after mapping each report to its category (a post-processing)
+    is the count law returned.  Its eps_c is a certified lower bound on the eps_c of the
+    mechanism with that hash family, hence on the worst case over hash families, while the
+    exact blanket (:func:`blanket_count_law`) is an upper bound for every family: the two
+    bracket the best bound that can be proved without knowing the family's joint law.  For
+    ``t >= 3s`` it is k-RR's "third value" law with sets of ``s`` buckets as values.
+    """
+    e = _check_eps0(eps0)
+    s = _check_int("s", s, 1)
+    t = _check_int("t", t, 2 * s)
+    if t == 2 * s and s < 2:
+        raise ValueError("s = 1, t = 2 leaves x0 no bucket split evenly between A1 and A2")
+    with mpmath.workdps(_MP_DPS):
+        E = mpmath.exp(mpmath.mpf(e))
+        om = s * E + t - s
+        p0 = s / om if t >= 3 * s else ((3 * s - t) * E + t - s) / (2 * om)
+        P1 = [s * E / om, s / om, (t - 2 * s) / om]
+        P1p = [s / om, s * E / om, (t - 2 * s) / om]
+        return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower worst hash s={s} t={t}")
+
+
+def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
+    """(:class:`LowerLaw` of :func:`worst_hash_lower_law` for ``params``, None) or (None, why)."""
+    name = params.name
+    if name not in ("collision", "coco", "olh"):
+        return None, (f"the worst-hash lower bound is for Collision and CoCo (a hash family to choose); "
+                      f"for '{name}' use 'lower'")
+    s, t = params.s, params.t
+    if t < 2 * s or (t == 2 * s and s < 2):
+        return None, (f"the worst-hash lower bound needs disjoint favoured buckets for x1 and x1' and an "
+                      f"even split for x0: t >= 2s (and s >= 2 at t = 2s), got s = {s}, t = {t}")
+    why = needs_d_reason(params, "the worst-hash lower bound")
+    if why is not None:
+        return None, why
+    m = min(s, t - 2 * s)
+    what = "items hashed injectively" if name == "collision" else "one entry per occupied pair"
+    return LowerLaw(worst_hash_lower_law(params.eps0, s, t),
+                    f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0), disjoint s-sets of [d] "
+                    f"(d = {params.d}), one fixed hash (the worst family): x1, x1' {what} on disjoint "
+                    + (f"buckets, x0 on {m} other bucket(s)" if m > 0 else "buckets, x0 on one bucket of each"),
+                    hash_model="one fixed hash"), None
+
+
+def worst_hash_lower_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
+    """Certified lower bound on the eps_c of Collision / CoCo with the worst hash family
+    (``BoundResult`` named ``lower-worst-hash``; :func:`worst_hash_lower_law`)."""
+    from accountant.core.result import BoundResult
+
+    ll, why = worst_hash_lower(params)
+    if ll is None:
+        return BoundResult.not_applicable("lower-worst-hash", why, delta)
+    return _lower_search(ll, "lower-worst-hash", params, n, delta, rtol)
+
+
+def worst_hash_lower_delta(params, n: int, eps: float):
+    """(certified lower bound on the worst hash family's delta at ``eps``, same) or None."""
+    ll, _ = worst_hash_lower(params)
+    if ll is None:
+        return None
+    v = ll.delta(n, float(eps))
+    return v, v

@@ -1,0 +1,540 @@
+"""Every central-epsilon bound under one name, with what is proved about it as data.
+
+One registry, :data:`REGISTRY`, holds a :class:`BoundSpec` per bound.  What users must
+know is data on the entry, not code spread over modules:
+
+* ``kind``: ``"upper"`` (an upper bound on eps_c where it is proved), ``"lower"`` (a
+  certified lower bound on the true eps_c of the mechanism) or ``"paper"`` (the paper's
+  Theorem 5 value, reported under its own name and never as ``epsilon``);
+* ``proved_for``: the mechanisms for which the statement is a theorem *for the mechanism
+  as implemented* (for Collision and CoCo: every hash family, including the SplitMix64
+  one of :mod:`mechanisms.collision`);
+* ``reference`` and ``validity``: the paper and the stated range.
+
+"Which bound is proved for this mechanism" is then a query (:func:`proved_upper_bounds`),
+and the headline number of every surface (``epsilon`` in the CLI, ``get_epsilon``, the
+planner, tables, dashboard) is :func:`proved_epsilon`: the smallest proved upper bound.
+
+Names (the command-line contract, ``--bound NAME``):
+
+===========================  ==========================================================
+name                         bound
+===========================  ==========================================================
+blanket                      privacy blanket computed exactly (BBGN19 Lemma; worst case
+                             over hash families by convex order, accountant.blanket_exact)
+lower                        certified lower bound for the real mechanism (exact
+                             divergence of post-processed shuffled outputs on concrete
+                             neighbouring datasets, accountant.mechanism_law)
+paper                        the paper's Theorem 5 pair (stronger clone pair for
+                             ``generic``); alias ``tight`` (deprecated name)
+lower-worst-hash             certified lower bound for the worst hash family (one fixed
+                             clean hash): the floor under any bound proved for every family
+theorem6-lower               Theorem 6's lower bound, for its own hash family only
+stronger-clone               Feldman-McMillan-Talwar 2023, numerical (erratum: not proved)
+stronger-clone-closed        its closed form (erratum: not applicable)
+clone                        Feldman-McMillan-Talwar 2021, numerical, exact pair
+clone-closed                 its closed form
+blanket-hoeffding-generic    Balle et al. 2019, Hoeffding, generic eps0-LDP
+blanket-bennett-generic      Balle et al. 2019, Bennett, generic eps0-LDP
+blanket-hoeffding            Balle et al. 2019, Hoeffding, mechanism-specific quantities
+blanket-bennett              Balle et al. 2019, Bennett, mechanism-specific quantities
+efmrtt19                     Erlingsson et al. 2019 closed form
+===========================  ==========================================================
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Optional
+
+from accountant.bounds import blanket_relaxations as blanket
+from accountant.bounds import closed_form
+from accountant.engines.pair.law import DominatingPair
+from accountant.engines.pair.divergence import hockey_stick_divergence
+from accountant.bounds.pair_accountant import PairAccountant, clamp_to_eps0, search_pair_epsilon, pair_epsilon_result
+from accountant.core.params import (
+    CAVEAT_THEOREM6,
+    GenericLDP,
+    Params,
+    _check_delta,
+    _check_n,
+    make_params,
+)
+from accountant.core.result import BoundResult
+
+ALL = ("generic", "collision", "coco", "krr", "rr", "olh")
+HASHED = ("collision", "coco", "krr", "rr", "olh")  # mechanisms with the t-ary output structure
+# the bounds that hold for every eps0-LDP randomizer (only eps0 enters them)
+LDP = ALL + ("oue",)
+ALIASES = {"tight": "paper"}
+
+
+@dataclass(frozen=True)
+class BoundSpec:
+    """One bound of the registry: what it is, for which mechanisms it is proved, how to compute it.
+
+    ``epsilon(params, n, delta, rtol)`` returns a :class:`BoundResult`;
+    ``delta(params, n, eps)`` (optional) returns ``(lower, upper)`` bounds on the bound's
+    delta at ``eps`` (both certified for the bound's own computation).  ``engine`` says what
+    one evaluation costs: ``"closed-form"`` (a formula or a one-dimensional root, about a
+    millisecond), ``"pair"`` (a search of the pair engine, :mod:`accountant.divergence`:
+    0.01-0.1 s at n = 1e9) or ``"exact"`` (the exact blanket engine,
+    :mod:`accountant.blanket_exact`: 0.05-0.5 s at n = 1e9), so that a page can draw the cheap
+    ones first.
+    """
+
+    name: str
+    kind: str
+    proved_for: tuple
+    applies_to: tuple
+    reference: str
+    epsilon: Callable[..., BoundResult]
+    delta: Optional[Callable[..., tuple]] = None
+    caveat: Optional[str] = None
+    engine: str = "closed-form"
+    cite: tuple = ()  # BibTeX keys of accountant.references (the papers a table's head cites)
+
+    def proved(self, mechanism: str) -> bool:
+        return mechanism in self.proved_for
+
+
+# --------------------------------------------------------------------------- computations
+
+
+def _paper(params, n, delta, rtol) -> BoundResult:
+    res = pair_epsilon_result(params, n, delta, rtol)
+    return BoundResult("paper", res.epsilon, True, res.caveat, delta, res.achieved_delta)
+
+
+def _paper_delta(params, n, eps):
+    v = PairAccountant(params, n).divergence(eps)
+    return v.lower, min(v.upper, 1.0)
+
+
+def _theorem6(params, n, delta, rtol) -> BoundResult:
+    if not params.theorem6_applies:
+        if params.name == "collision":
+            why = f"Theorem 6 needs t >= 3s (t = {params.t}, s = {params.s})"
+        elif params.name == "coco":
+            why = f"the paper states equality for CoCo only when t >= 4s (t = {params.t}, s = {params.s})"
+        else:
+            why = f"Theorem 6 is stated for Collision and CoCo, not for mechanism '{params.name}'"
+        return BoundResult.not_applicable("theorem6-lower", why, delta)
+    res = pair_epsilon_result(params, n, delta, rtol)
+    ok = res.lower_epsilon is not None
+    return BoundResult("theorem6-lower", res.lower_epsilon, ok,
+                       CAVEAT_THEOREM6 if ok else "no certified lower point found", delta)
+
+
+def _stronger_clone(params, n, delta, rtol) -> BoundResult:
+    res = pair_epsilon_result(GenericLDP(params.eps0), n, delta, rtol)
+    return BoundResult("stronger-clone", res.epsilon, True, res.caveat, delta, res.achieved_delta)
+
+
+def _stronger_clone_delta(params, n, eps):
+    return _paper_delta(GenericLDP(params.eps0), n, eps)
+
+
+def _clone_pair(params, n) -> DominatingPair:
+    """FMT21's clone pair; for a variation-ratio randomizer with its (p, q) (mixing 1/q)."""
+    if params.name == "variation-ratio":
+        return DominatingPair.clone_pq(n, params.p, params.q)
+    return DominatingPair.clone(n, params.eps0)
+
+
+def _clone(params, n, delta, rtol) -> BoundResult:
+    """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation)."""
+    res = search_pair_epsilon(_clone_pair(params, n), delta, rtol, predict=True)
+    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+    capped = res.evaluations == 0 and eps >= params.eps0
+    return BoundResult("clone", eps, True, WINDOW_NOTE if capped else None, delta, achieved)
+
+
+# said when the cost model narrowed a pair window so far that no eps below eps0 is certified
+WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (accountant.divergence."
+               "MAX_WINDOW_TERMS) and the mass it leaves out exceeds the target, so eps0 "
+               "(post-processing) is reported; a larger delta or smaller n gives a tighter number")
+
+
+def _clone_delta(params, n, eps):
+    v = hockey_stick_divergence(_clone_pair(params, n), eps)
+    return v.lower, min(v.upper, 1.0)
+
+
+def _specific_st(params) -> tuple[int, int]:
+    """(s, t) of the t-ary output structure (k-RR: s = 1, t = k)."""
+    return params.s, params.t
+
+
+def _specific(fn, name):
+    def run(params, n, delta, rtol) -> BoundResult:
+        s, t = _specific_st(params)
+        return fn(n, params.eps0, delta, s, t)
+    return run
+
+
+def _generic(fn):
+    def run(params, n, delta, rtol) -> BoundResult:
+        return fn(n, params.eps0, delta)
+    return run
+
+
+def _bennett_delta(params, n, eps, generic: bool):
+    rv = blanket.generic_ldp_rv(params.eps0, eps) if generic else blanket.collision_rv(
+        params.eps0, eps, *_specific_st(params))
+    if eps <= 0:
+        return 0.0, 1.0
+    up = min(blanket.blanket_delta_bennett(eps, n, rv.gamma, rv.max_l, rv.second_moment_l), 1.0)
+    return 0.0, _no_underflow(up, eps, params.eps0)
+
+
+def _hoeffding_delta(params, n, eps, generic: bool):
+    rv = blanket.generic_ldp_rv(params.eps0, eps) if generic else blanket.collision_rv(
+        params.eps0, eps, *_specific_st(params))
+    if eps <= 0:
+        return 0.0, 1.0
+    return 0.0, _no_underflow(min(blanket.blanket_delta_hoeffding(eps, n, rv.gamma, rv.range_l), 1.0),
+                              eps, params.eps0)
+
+
+def _no_underflow(up: float, eps: float, eps0: float) -> float:
+    """An upper bound that underflowed to 0 below eps0 (where delta > 0) is rounded up to the
+    smallest positive float: rounding of an upper bound is directed up, never to 0."""
+    return math.ulp(0.0) if up == 0.0 and eps < eps0 else up
+
+
+def _blanket_law(params):
+    from accountant.engines.blanket.law import blanket_law
+
+    return blanket_law(params)
+
+
+# The exact blanket's eps_c is certified (its delta's upper end <= target) and within this
+# relative distance of the smallest such eps (each evaluation costs 0.05-1 s).
+BLANKET_RTOL = 1e-5
+
+
+def _blanket(params, n, delta, rtol) -> BoundResult:
+    from accountant.engines.blanket.engine import blanket_exact_epsilon
+
+    # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts
+    res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
+                                certify_bracket=False)
+    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+    return BoundResult("blanket", eps, True, None, delta, achieved)
+
+
+def _blanket_delta(params, n, eps):
+    from accountant.engines.blanket.engine import blanket_exact_delta
+
+    if eps >= params.eps0:
+        return 0.0, 0.0
+    v = blanket_exact_delta(_blanket_law(params), n, eps)
+    return v.lower, min(v.upper, 1.0)
+
+
+def _lower(params, n, delta, rtol) -> BoundResult:
+    from accountant.bounds import laws as mechanism_law
+
+    return mechanism_law.lower_bound_epsilon(params, n, delta, rtol=rtol)
+
+
+def _lower_delta(params, n, eps):
+    from accountant.bounds import laws as mechanism_law
+
+    return mechanism_law.lower_bound_delta(params, n, eps)
+
+
+def _worst_hash(params, n, delta, rtol) -> BoundResult:
+    from accountant.bounds import laws as mechanism_law
+
+    return mechanism_law.worst_hash_lower_epsilon(params, n, delta, rtol=rtol)
+
+
+def _worst_hash_delta(params, n, eps):
+    from accountant.bounds import laws as mechanism_law
+
+    return mechanism_law.worst_hash_lower_delta(params, n, eps)
+
+
+_CAVEAT_WORST_HASH = ("lower bound for the worst hash family (one fixed clean hash), not for the "
+                      "SplitMix64 family: no bound proved for every hash family can be smaller")
+
+_CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Lemma 3.5's proof fails "
+                    "below weight 1/(e^eps0+1)); shown for comparison")
+
+REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
+    BoundSpec("blanket", "upper", HASHED + ("oue",), HASHED + ("oue",),
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
+              "over hash families by convex order (accountant.blanket_exact); optimal among "
+              "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
+              _blanket, _blanket_delta, engine="exact", cite=("balle2019blanket", "su2026decomposition")),
+    BoundSpec("lower", "lower", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
+              "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
+              "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
+              "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
+              _lower, _lower_delta, engine="exact"),
+    BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco", "olh"),
+              "exact divergence of post-processed shuffled outputs under one fixed clean hash "
+              "(accountant.mechanism_law.worst_hash_lower_law): certified lower bound on eps_c of the "
+              "worst hash family, so the exact blanket is optimal among bounds for every family",
+              _worst_hash, _worst_hash_delta, caveat=_CAVEAT_WORST_HASH, engine="exact"),
+    BoundSpec("paper", "paper", (), ALL,
+              "main seed paper, Theorem 5 (Collision, CoCo; Section 7.4); stronger clone pair (FMT23) "
+              "for generic", _paper, _paper_delta, engine="pair", cite=("wang2023numerical",)),
+    BoundSpec("theorem6-lower", "lower", (), ("collision", "coco"),
+              "main seed paper, Theorem 6 (lower bound for the hash family of its proof)", _theorem6,
+              caveat=CAVEAT_THEOREM6, engine="pair", cite=("wang2023numerical",)),
+    BoundSpec("stronger-clone", "upper", (), ALL,
+              "Feldman, McMillan, Talwar, SODA 2023 (numerical pair)", _stronger_clone,
+              _stronger_clone_delta, caveat=_CAVEAT_STRONGER, engine="pair", cite=("feldman2023stronger",)),
+    BoundSpec("stronger-clone-closed", "upper", (), ALL,
+              "Feldman, McMillan, Talwar, SODA 2023 (closed form)",
+              _generic(closed_form.stronger_clone_closed), caveat=_CAVEAT_STRONGER, cite=("feldman2023stronger",)),
+    BoundSpec("clone", "upper", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
+              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly; for "
+              "variation-ratio parameters the same reduction with mixing 1/q and ratio p)",
+              _clone, _clone_delta, engine="pair", cite=("feldman2021hiding",)),
+    BoundSpec("clone-closed", "upper", LDP, LDP,
+              "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
+              _generic(closed_form.clone_closed), cite=("feldman2021hiding",)),
+    BoundSpec("blanket-hoeffding-generic", "upper", LDP, LDP,
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, generic eps0-LDP quantities",
+              _generic(blanket.blanket_hoeffding_generic),
+              lambda p, n, e: _hoeffding_delta(p, n, e, True), cite=("balle2019blanket",)),
+    BoundSpec("blanket-bennett-generic", "upper", LDP, LDP,
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, generic eps0-LDP quantities",
+              _generic(blanket.blanket_bennett_generic),
+              lambda p, n, e: _bennett_delta(p, n, e, True), cite=("balle2019blanket",)),
+    BoundSpec("blanket-hoeffding", "upper", HASHED, HASHED,
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, with gamma = t/Omega and the exact "
+              "range (accountant.blanket.collision_rv)",
+              _specific(blanket.blanket_hoeffding, "blanket-hoeffding"),
+              lambda p, n, e: _hoeffding_delta(p, n, e, False), cite=("balle2019blanket",)),
+    BoundSpec("blanket-bennett", "upper", HASHED, HASHED,
+              "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, with gamma = t/Omega and the exact "
+              "maximum and second moment (accountant.blanket.collision_rv)",
+              _specific(blanket.blanket_bennett, "blanket-bennett"),
+              lambda p, n, e: _bennett_delta(p, n, e, False), cite=("balle2019blanket",)),
+    BoundSpec("efmrtt19", "upper", LDP, LDP,
+              "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
+              _generic(closed_form.efmrtt19), cite=("erlingsson2019amplification",)),
+)}
+
+BOUND_NAMES = tuple(REGISTRY)
+UPPER_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "paper"))
+COMPARISON_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind == "upper")
+# The bounds whose minimum is the headline number (the others are relaxations of these
+# or weaker on every point checked; all proved ones stay available by name).
+_HEADLINE = {
+    "generic": ("clone", "blanket-bennett-generic", "efmrtt19"),
+    "collision": ("blanket", "clone", "efmrtt19"),
+    "coco": ("blanket", "clone", "efmrtt19"),
+    "krr": ("blanket", "clone", "efmrtt19"),
+    "rr": ("blanket", "clone", "efmrtt19"),
+    "olh": ("blanket", "clone", "efmrtt19"),
+    "oue": ("blanket", "clone", "efmrtt19"),
+    "variation-ratio": ("clone",),
+}
+_HEADLINE_DELTA = {
+    "generic": ("clone", "blanket-bennett-generic"),
+    "collision": ("blanket", "clone"),
+    "coco": ("blanket", "clone"),
+    "krr": ("blanket", "clone"),
+    "rr": ("blanket", "clone"),
+    "olh": ("blanket", "clone"),
+    "oue": ("blanket", "clone"),
+    "variation-ratio": ("clone",),
+}
+
+
+def headline_bounds(mechanism: str) -> tuple:
+    """The bounds whose minimum is the proved eps_c of ``mechanism`` (:func:`proved_epsilon`)."""
+    if mechanism not in _HEADLINE:
+        raise ValueError(f"mechanism must be one of {', '.join(_HEADLINE)}, got {mechanism!r}")
+    return _HEADLINE[mechanism]
+
+
+def resolve_name(name: str) -> str:
+    """The registry name for ``name`` (accepts the deprecated alias ``tight`` for ``paper``)."""
+    name = ALIASES.get(name, name)
+    if name not in REGISTRY:
+        raise ValueError(f"bound must be one of {', '.join(BOUND_NAMES)}, got {name!r}")
+    return name
+
+
+def proved_upper_bounds(mechanism: str) -> tuple:
+    """Names of the bounds that are proved upper bounds for ``mechanism`` (a query on the data)."""
+    return tuple(b for b, s in REGISTRY.items() if s.kind == "upper" and s.proved(mechanism))
+
+
+def status(name: str, mechanism: str) -> dict:
+    """What is proved about bound ``name`` for ``mechanism``, as data for tables and pages."""
+    spec = REGISTRY[resolve_name(name)]
+    return {"name": spec.name, "kind": spec.kind, "proved": spec.proved(mechanism),
+            "reference": spec.reference, "caveat": spec.caveat}
+
+
+def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
+    spec = REGISTRY[name]
+    if params.name not in spec.applies_to:
+        return BoundResult.not_applicable(
+            name, f"bound '{name}' is not available for mechanism '{params.name}' "
+                  f"(available for: {', '.join(spec.applies_to)})", delta)
+    return None
+
+
+def compute_params_bound(name: str, params: Params, n: int, delta: float, rtol: float = 1e-9) -> BoundResult:
+    """Bound ``name`` for a parameter object (validated ``n`` and ``delta``); timed."""
+    name = resolve_name(name)
+    t0 = time.perf_counter()
+    res = _not_for(name, params, delta) or REGISTRY[name].epsilon(params, n, delta, rtol)
+    if res.applicable and res.epsilon is not None and REGISTRY[name].kind != "lower" \
+            and res.epsilon > params.eps0:
+        res = BoundResult(res.name, params.eps0, True, closed_form.NO_AMPLIFICATION, delta, 0.0)
+    return BoundResult(name, res.epsilon, res.applicable, res.reason, res.delta,
+                       res.achieved_delta, time.perf_counter() - t0)
+
+
+def compute_bound(name: str, n: int, eps0: float, delta: float, mechanism: str = "generic",
+                  s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-9,
+                  k: Optional[int] = None, d: Optional[int] = None) -> BoundResult:
+    """Central epsilon from bound ``name`` for n shuffled reports (see module table).
+
+    Returns a ``BoundResult`` with the wall-clock ``seconds`` it took; a bound outside
+    its range of validity is returned as not applicable with the reason.  ``d`` (Collision,
+    CoCo: the dimension) is what the lower bounds' datasets need (d >= 3s; without it they
+    are not applicable); the upper bounds do not depend on it.
+    """
+    name = resolve_name(name)
+    n = _check_n(n)
+    delta = _check_delta(delta)
+    params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d)
+    return compute_params_bound(name, params, n, delta, rtol)
+
+
+def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple]:
+    """(lower, upper) on bound ``name``'s delta at ``eps``; None if the bound has no delta form."""
+    name = resolve_name(name)
+    spec = REGISTRY[name]
+    if spec.delta is None or params.name not in spec.applies_to:
+        return None
+    if eps >= params.eps0 and spec.kind == "upper":
+        return 0.0, 0.0  # (eps0, 0)-DP by post-processing
+    return spec.delta(params, n, eps)
+
+
+def compare(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,
+            t: Optional[int] = None, bounds=BOUND_NAMES, rtol: float = 1e-9,
+            k: Optional[int] = None, d: Optional[int] = None) -> dict[str, BoundResult]:
+    """All requested bounds on the same inputs (``d``: see :func:`compute_bound`)."""
+    return {resolve_name(b): compute_bound(b, n, eps0, delta, mechanism, s, t, rtol, k, d) for b in bounds}
+
+
+def compare_params(params: Params, n: int, delta: float, bounds=BOUND_NAMES,
+                   rtol: float = 1e-9) -> dict[str, BoundResult]:
+    """All requested bounds for a parameter object (validated ``n`` and ``delta``)."""
+    n, delta = _check_n(n), _check_delta(delta)
+    return {resolve_name(b): compute_params_bound(b, params, n, delta, rtol) for b in bounds}
+
+
+def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[BoundResult]:
+    """The smallest applicable bound among those proved for ``mechanism``."""
+    proved = proved_upper_bounds(mechanism)
+    cands = [r for b, r in results.items() if b in proved and r.applicable and r.epsilon is not None]
+    return min(cands, key=lambda r: r.epsilon) if cands else None
+
+
+@lru_cache(maxsize=1024)
+def _proved_cached(params: Params, n: int, delta: float, rtol: float) -> Optional[BoundResult]:
+    res = {b: compute_params_bound(b, params, n, delta, rtol) for b in _HEADLINE[params.name]}
+    return best_proved(res, params.name)
+
+
+def proved_params_epsilon(params: Params, n: int, delta: float, rtol: float = 1e-9) -> Optional[BoundResult]:
+    """The smallest proved upper bound on eps_c (the headline number) for a parameter object."""
+    return _proved_cached(params, _check_n(n), _check_delta(delta), float(rtol))
+
+
+def proved_epsilon(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,
+                   t: Optional[int] = None, rtol: float = 1e-9, k: Optional[int] = None) -> Optional[BoundResult]:
+    """The smallest proved upper bound on eps_c (see :func:`proved_upper_bounds`)."""
+    return proved_params_epsilon(make_params(mechanism, eps0, s=s, t=t, k=k), n, delta, rtol)
+
+
+def proved_delta(params: Params, n: int, eps: float) -> tuple[float, str]:
+    """The smallest proved upper bound on delta at ``eps`` and the bound that gives it."""
+    best = (1.0, "trivial")
+    for b in _HEADLINE_DELTA[params.name]:
+        v = bound_delta(b, params, n, eps)
+        if v is not None and v[1] < best[0]:
+            best = (v[1], b)
+    return best
+
+
+def proved_meets(params: Params, n: int, eps: float, delta: float) -> Optional[str]:
+    """Name of a proved upper bound whose certified delta at ``eps`` is <= ``delta`` (so the
+    proved eps_c is <= ``eps``), or None.  One evaluation per bound instead of an eps search:
+    the inverse's feasibility test.  Cheap bounds first; the exact blanket last."""
+    if eps >= params.eps0:
+        return "post-processing"
+    cheap = [b for b in _HEADLINE[params.name] if b != "blanket"]
+    for b in cheap:
+        spec = REGISTRY[b]
+        if spec.delta is not None:
+            v = bound_delta(b, params, n, eps)
+            if v is not None and v[1] <= delta:
+                return b
+        else:
+            r = compute_params_bound(b, params, n, delta)
+            if r.applicable and r.epsilon is not None and r.epsilon <= eps:
+                return b
+    if "blanket" in _HEADLINE[params.name]:
+        from accountant.engines.blanket.engine import positive_part
+
+        if eps < params.eps0 and positive_part(_blanket_law(params), n, eps, target_delta=delta).upper <= delta:
+            return "blanket"
+    return None
+
+
+def best_comparison(results: dict[str, BoundResult]) -> Optional[BoundResult]:
+    """The smallest applicable comparison upper bound (excludes ``paper`` and lower bounds)."""
+    cands = [r for k, r in results.items() if k in COMPARISON_BOUNDS and r.applicable and r.epsilon is not None]
+    return min(cands, key=lambda r: r.epsilon) if cands else None
+
+
+
+# --------------------------------------------------------------------------- pair bounds at any precision
+PAIR_BOUNDS = ("paper", "stronger-clone", "clone")
+
+
+def pair_of(name: str, params: Params, n: int) -> DominatingPair:
+    """The dominating pair behind a pair bound (``PAIR_BOUNDS``), for the log-delta and
+    high-precision paths (``method`` 'mpmath' or 'arb', targets below 1e-300)."""
+    name = resolve_name(name)
+    if name == "paper":
+        return PairAccountant(params, n).pair
+    if name == "stronger-clone":
+        return PairAccountant(GenericLDP(params.eps0), n).pair
+    if name == "clone":
+        return DominatingPair.clone(n, params.eps0)
+    raise ValueError(f"bound '{name}' is not a pair bound; log-delta targets and --method "
+                     f"mpmath/arb are available for {', '.join(PAIR_BOUNDS)}")
+
+
+def pair_bound_epsilon(name: str, params: Params, n: int, log_delta: float, rtol: float = 1e-9,
+                       method: str = "float") -> tuple[float, float, float]:
+    """(epsilon, achieved_delta, achieved_log_delta) of pair bound ``name`` for a target
+    given as a natural log (any magnitude), clamped to eps0 (post-processing)."""
+    pair = pair_of(name, params, n)
+    delta = math.exp(log_delta)
+    res = search_pair_epsilon(pair, delta, rtol, method=method, log_delta=log_delta)
+    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+    return eps, achieved, (res.achieved_log_delta if eps == res.epsilon else -math.inf)
+
+
+def pair_bound_log_delta(name: str, params: Params, n: int, eps: float, method: str = "float"):
+    """Certified ``DivergenceValue`` (with log fields) of pair bound ``name`` at ``eps``."""
+    return hockey_stick_divergence(pair_of(name, params, n), eps, method=method)

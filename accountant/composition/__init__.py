@@ -1,0 +1,7 @@
+"""Layer 3 of the accountant: many shuffled rounds.
+
+Privacy loss distributions on a uniform grid and their composition (:mod:`.pld`), rounds and
+schedules of identical or heterogeneous shuffled rounds (:mod:`.compose`).
+
+May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.bounds`.
+"""

@@ -1,0 +1,429 @@
+"""Central (eps, delta) after many shuffled rounds (identical or heterogeneous).
+
+Each round is a ``RoundSpec``; ``round_profile`` is the ONE source of a round's certified
+privacy profile delta(eps).  Rounds are turned into connect-the-dots PLDs
+(``accountant.pld``), composed by FFT, and compared with naive composition (T eps, T delta)
+and the advanced composition theorem (Dwork, Rothblum, Vadhan, FOCS 2010, Theorem III.3, in
+its heterogeneous form).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Optional, Sequence
+
+from accountant.engines import parallel as _parallel
+from accountant.composition import pld as _pld
+from accountant.engines.blanket.law import blanket_law
+from accountant.engines.blanket.engine import positive_part
+from accountant.bounds.registry import bound_delta
+from accountant.engines.pair.law import DominatingPair
+from accountant.engines.pair.divergence import hockey_stick_divergence
+from accountant.core.params import _check_delta, _check_eps0, _check_n, make_params
+
+ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue")
+# The profile beyond the first eps with upper delta <= this goes to the +inf atom.
+PROFILE_CUTOFF = 1e-30
+# The exact blanket's windows leave out at most PROFILE_TRUNCATION * PROFILE_TARGET of mass
+# (a floor of 1e-33 on the upper profile, below PROFILE_CUTOFF).
+PROFILE_TARGET = 1e-20
+PROFILE_TRUNCATION = 1e-13
+# The exact blanket's binned path stops refining at this relative gap (its upper end is
+# certified at any gap; the PLD's own discretisation is far coarser).
+PROFILE_BIN_GAP = 1e-3
+# first pass of the binned path: the profile is differenced into a PLD, so its values
+# must vary smoothly in eps; 8 bins keep the gap far inside PROFILE_BIN_GAP
+PROFILE_MIN_BINS = 8
+# Profile samples across a round's support (the connect-the-dots points).
+DEFAULT_STEPS = 40
+# The composition grid is this many times finer than the samples of the narrowest round
+# (it only matters for the optimistic PLD, whose losses are rounded down onto it).
+GRID_REFINE = 8
+
+
+@dataclass(frozen=True)
+class RoundSpec:
+    """One shuffled round: n users, each applying an eps0-LDP randomizer.
+
+    Parameters
+    ----------
+    n : users (>= 1).  eps0 : local budget (> 0).
+    mechanism : one of ``ROUND_MECHANISMS``; s, t for collision/coco; k (>= 2) for krr, olh
+        and oue (the domain size; olh with its default g).
+    """
+
+    n: int
+    eps0: float
+    mechanism: str = "generic"
+    s: Optional[int] = None
+    t: Optional[int] = None
+    k: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n", _check_n(self.n))
+        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+        if self.mechanism not in ROUND_MECHANISMS:
+            raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, "
+                             f"got {self.mechanism!r}")
+        if self.mechanism in ("collision", "coco"):
+            make_params(self.mechanism, self.eps0, s=self.s, t=self.t)  # validates s, t
+        if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)
+                                                       or not isinstance(self.k, int) or self.k < 2):
+            raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
+        if self.mechanism in ("olh", "oue"):
+            make_params(self.mechanism, self.eps0, k=self.k)  # validates k (olh: g = round(e^eps0) + 1)
+
+
+def round_law(spec: RoundSpec):
+    """The exact privacy blanket's count law of a round (``blanket_exact.blanket_law``), or
+    None for a generic eps0-LDP randomizer (no blanket decomposition is known for it)."""
+    if spec.mechanism == "generic":
+        return None
+    return blanket_law(make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, k=spec.k))
+
+
+def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
+    """Certified privacy profile of one round: eps >= 0 -> (lower, upper) on delta(eps).
+
+    * generic: the FMT21 clone pair (Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2),
+      proved for every eps0-LDP randomizer;
+    * Collision, CoCo, k-RR, RR: the exact privacy blanket (Balle, Bell, Gascon, Nissim,
+      CRYPTO 2019; ``accountant.blanket_exact``, worst case over the hash family), the
+      curve of one symmetric pair on counts, evaluated with its windows leaving out at most
+      ``TRUNCATION_FRACTION * PROFILE_TARGET`` of mass (added to the upper end).  Where its
+      upper value is <= PROFILE_TARGET (the tail, where that truncation floor can matter)
+      the clone is evaluated too and the upper end is the pointwise minimum of the two
+      certified upper values (both bound every neighbouring pair's divergence at each eps,
+      so the minimum does too, and connect-the-dots of such points is a dominating pair);
+      the lower end is then min(blanket lower, clone lower, upper end).  Above
+      PROFILE_TARGET the clone is not consulted: the blanket is the optimal
+      decomposition-based bound (Su, Cheng, Wang, S&P 2026) and on every tested
+      (n, eps0, mechanism) the clone was below it only at values < 1e-33.
+
+    The profile is symmetric (D(P||Q) = D(Q||P)) for both pairs.  To switch the source,
+    change the pair/evaluation below (one place).
+    """
+    pair = DominatingPair.clone(spec.n, spec.eps0)
+    law = round_law(spec)
+
+    def profile(eps: float) -> tuple[float, float]:
+        if law is None:
+            v = hockey_stick_divergence(pair, eps)
+            return v.lower, v.upper
+        if eps >= law.eps_max:  # every v_c <= 0: delta = 0 (post-processing of eps0-LDP)
+            return 0.0, 0.0
+        b = positive_part(law, spec.n, eps, target_delta=PROFILE_TARGET, bin_gap=PROFILE_BIN_GAP,
+                          min_bins=PROFILE_MIN_BINS, truncation=PROFILE_TRUNCATION)
+        if b.upper > PROFILE_TARGET:
+            return b.lower, b.upper
+        v = hockey_stick_divergence(pair, eps)
+        up = min(v.upper, b.upper)
+        return min(b.lower, v.lower, up), up
+
+    return profile
+
+
+def round_source(mechanism: str) -> str:
+    """Name of the per-round profile composed for ``mechanism`` (captions, JSON)."""
+    if mechanism not in ROUND_MECHANISMS:
+        raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, got {mechanism!r}")
+    if mechanism == "generic":
+        return "clone (FMT21)"
+    return "min(exact blanket, clone (FMT21))"
+
+
+@lru_cache(maxsize=4096)
+def _profile_value(spec: RoundSpec, eps: float) -> tuple[float, float]:
+    return round_profile(spec)(eps)
+
+
+def _shrink(below, e: float) -> float:
+    """Halve e while below(e / 2), then try 0.75 e up to three times."""
+    while e > 1e-6 and below(e / 2):
+        e /= 2
+    for _ in range(3):
+        if not below(0.75 * e):
+            break
+        e *= 0.75
+    return e
+
+
+@lru_cache(maxsize=512)
+def profile_support(spec: RoundSpec) -> float:
+    """An eps where the upper profile is <= PROFILE_CUTOFF (the profile beyond it goes to
+    the +inf atom, so the choice affects tightness only, never validity).
+
+    Near the cutoff the clone decides (the blanket's truncation floor is ~1e-20), and
+    clone evaluations deep in the tail are costly: the search starts where Bennett's
+    closed-form blanket bound (microseconds) is below the cutoff, moves up by doubling
+    until the clone is below it too, then halves on the full profile.
+    """
+    pair = DominatingPair.clone(spec.n, spec.eps0)
+    clone_below = lambda x: hockey_stick_divergence(pair, x).upper <= PROFILE_CUTOFF  # noqa: E731
+    params = make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, k=spec.k)
+    cheap = "blanket-bennett-generic" if spec.mechanism == "generic" else "blanket-bennett"
+
+    def bennett_below(x: float) -> bool:
+        v = bound_delta(cheap, params, spec.n, x)
+        return v is not None and v[1] <= PROFILE_CUTOFF
+
+    e = _shrink(bennett_below, spec.eps0)
+    while e < spec.eps0 and not clone_below(e):
+        e = min(2.0 * e, spec.eps0)
+    if spec.mechanism == "generic":
+        return _shrink(clone_below, e)
+    return _shrink(lambda x: _profile_value(spec, x)[1] <= PROFILE_CUTOFF, e)
+
+
+@lru_cache(maxsize=256)
+def round_pld(spec: RoundSpec, step: float, pessimistic: bool = True) -> _pld.DiscretePLD:
+    """Connect-the-dots PLD of one round on the composition grid of ``step``.
+
+    The profile is sampled every ``m * step`` with the integer m chosen so that about
+    ``DEFAULT_STEPS`` samples cover the round's support (a round with a wide support does
+    not cost more evaluations); the resulting losses lie on the grid of ``step``.
+    """
+    support = profile_support(spec)
+    m = max(1, int(support / (DEFAULT_STEPS * step)))
+    prof = lambda e: _profile_value(spec, round(e, 15))  # noqa: E731
+    if pessimistic:
+        return _pld.refine(_pld.from_profile(prof, step * m, support, True), m)
+    return _pld.from_profile(prof, step * m, support, False, grid_step=step)
+
+
+def _each_distinct(fn: Callable, specs: Sequence[RoundSpec]) -> None:
+    """Run ``fn`` on every distinct spec on the engines' threads (``accountant.parallel``;
+    results land in the caches; the evaluations inside then run serially)."""
+    _parallel.map_ordered(fn, list(dict.fromkeys(specs)))
+
+
+def default_step(specs: Sequence[RoundSpec]) -> float:
+    """Grid step: the narrowest round's profile support / (DEFAULT_STEPS * GRID_REFINE)."""
+    _each_distinct(profile_support, specs)
+    return min(profile_support(s) for s in set(specs)) / (DEFAULT_STEPS * GRID_REFINE)
+
+
+@dataclass(frozen=True)
+class CompositionResult:
+    """Central eps after all rounds at total ``delta``.
+
+    epsilon : PLD, pessimistic (a certified upper bound).
+    epsilon_optimistic : PLD, optimistic (a lower bound on the connect-the-dots value's
+        true counterpart; [optimistic, pessimistic] shows the discretisation error).
+    naive_epsilon : sum of per-round eps at delta/T each.
+    advanced_epsilon : advanced composition, per-round delta = delta/(2T), slack delta/2.
+    """
+
+    epsilon: float
+    epsilon_optimistic: float
+    naive_epsilon: float
+    advanced_epsilon: float
+    rounds: int
+    delta: float
+    step: float
+
+    def as_dict(self) -> dict:
+        return {"epsilon": self.epsilon, "epsilon_optimistic": self.epsilon_optimistic,
+                "naive_epsilon": self.naive_epsilon, "advanced_epsilon": self.advanced_epsilon,
+                "rounds": self.rounds, "delta": self.delta, "step": self.step}
+
+
+def _check_rounds(rounds) -> int:
+    """rounds in [1, MAX_ROUNDS] (accountant.limits, with the reason)."""
+    from accountant.core.limits import MAX_ROUNDS, check_rounds
+
+    if isinstance(rounds, (str, bytes)) or rounds is None:
+        raise ValueError(f"rounds must be an integer in [1, {MAX_ROUNDS}], got {rounds!r}")
+    return check_rounds(rounds)
+
+
+def _check_step(step, specs: Sequence[RoundSpec]) -> float:
+    """A loss-grid step in (0, 1] whose profile samples per round stay within
+    MAX_PROFILE_SAMPLES (each sample is a certified divergence evaluation)."""
+    from accountant.core.limits import MAX_PROFILE_SAMPLES, check_count, check_float
+
+    step = check_float("step", step, 0.0, 1.0, lo_open=True)
+    widest = max(profile_support(s) for s in set(specs))
+    check_count("step", widest / step, MAX_PROFILE_SAMPLES, "profile samples per round",
+                f"raise --step to at least {widest / MAX_PROFILE_SAMPLES:.3g} or omit it")
+    return step
+
+
+def composed_plds(specs: Sequence[RoundSpec], step: float):
+    """(pessimistic, optimistic) PLDs of the composition of ``specs``."""
+    _each_distinct(lambda sp: (round_pld(sp, step, True), round_pld(sp, step, False)), specs)
+    pess = _pld.compose_all([round_pld(s, step, True) for s in specs])
+    opt = _pld.compose_all([round_pld(s, step, False) for s in specs])
+    return pess, opt
+
+
+def advanced_composition(epsilons: Sequence[float], slack: float) -> float:
+    """Advanced composition (Dwork, Rothblum, Vadhan 2010, Theorem III.3), heterogeneous:
+    sqrt(2 ln(1/slack) sum eps_i^2) + sum eps_i (e^eps_i - 1), total delta = sum delta_i + slack."""
+    return (math.sqrt(2.0 * math.log(1.0 / slack) * sum(e * e for e in epsilons))
+            + sum(e * math.expm1(e) for e in epsilons))
+
+
+def compose_schedule(specs: Sequence[RoundSpec], delta: float,
+                     step: Optional[float] = None) -> CompositionResult:
+    """Central eps of a heterogeneous schedule of rounds at total ``delta``."""
+    specs = list(specs)
+    if not specs:
+        raise ValueError("the schedule must contain at least one round")
+    delta = _check_delta(delta)
+    _check_rounds(len(specs))
+    step = default_step(specs) if step is None else _check_step(step, specs)
+    T = len(specs)
+    pess, opt = composed_plds(specs, step)
+    per_naive = {s: round_pld(s, step, True).get_epsilon(delta / T) for s in set(specs)}
+    per_adv = {s: round_pld(s, step, True).get_epsilon(delta / (2 * T)) for s in set(specs)}
+    naive = sum(per_naive[s] for s in specs)
+    adv = advanced_composition([per_adv[s] for s in specs], delta / 2)
+    return CompositionResult(pess.get_epsilon(delta), opt.get_epsilon(delta), naive, adv, T,
+                             delta, step)
+
+
+def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
+                   step: Optional[float] = None) -> CompositionResult:
+    """Central eps after ``rounds`` identical rounds of ``spec`` at total ``delta``."""
+    rounds = _check_rounds(rounds)
+    delta = _check_delta(delta)
+    step = default_step([spec]) if step is None else _check_step(step, [spec])
+    pess = _pld.self_compose(round_pld(spec, step, True), rounds)
+    opt = _pld.self_compose(round_pld(spec, step, False), rounds)
+    single = round_pld(spec, step, True)
+    naive = rounds * single.get_epsilon(delta / rounds)
+    adv = advanced_composition([single.get_epsilon(delta / (2 * rounds))] * rounds, delta / 2)
+    return CompositionResult(pess.get_epsilon(delta), opt.get_epsilon(delta), naive, adv,
+                             rounds, delta, step)
+
+
+def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
+                 mechanism: str = "generic", s: Optional[int] = None, t: Optional[int] = None,
+                 k: Optional[int] = None, eps0_max: float = 10.0, xtol: float = 1e-3,
+                 progress=None) -> Optional[float]:
+    """Largest per-round eps0 (to ``xtol``) whose T-round PLD eps is <= target_epsilon.
+
+    Monotone bisection on eps0; the returned eps0 is one that was checked to meet the
+    target (None if even eps0 = xtol does not).  ``progress(done, total)``, if given, is
+    called after each composition (total: the bisection's worst-case count).
+    """
+    rounds = _check_rounds(rounds)
+    delta = _check_delta(delta)
+    if not (math.isfinite(target_epsilon) and target_epsilon > 0):
+        raise ValueError(f"target_epsilon must be a finite number > 0, got {target_epsilon!r}")
+
+    total = 2 + max(0, math.ceil(math.log2(max(eps0_max - xtol, xtol) / xtol)))
+    done = [0]
+
+    def meets(e0: float) -> bool:
+        spec = RoundSpec(n, e0, mechanism, s, t, k)
+        ok = compose_rounds(spec, rounds, delta).epsilon <= target_epsilon
+        done[0] += 1
+        if progress is not None:
+            progress(min(done[0], total), total)
+        return ok
+
+    lo, hi = xtol, eps0_max
+    if not meets(lo):
+        return None
+    if meets(hi):
+        return hi
+    while hi - lo > xtol:
+        mid = 0.5 * (lo + hi)
+        if meets(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def parse_schedule(data) -> list[RoundSpec]:
+    """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, repeat?}.
+
+    Errors name the round index and the field.
+    """
+    if not isinstance(data, list) or not data:
+        raise ValueError("schedule must be a non-empty JSON list of round objects")
+    allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat"}
+    out: list[RoundSpec] = []
+    for i, r in enumerate(data):
+        if not isinstance(r, dict):
+            raise ValueError(f"round {i}: expected an object, got {type(r).__name__}")
+        extra = set(r) - allowed
+        if extra:
+            raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}")
+        for f in ("n", "eps0"):
+            if f not in r:
+                raise ValueError(f"round {i}: missing field {f!r}")
+        for f in ("n", "s", "t", "k", "repeat"):
+            v = r.get(f)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or (isinstance(v, float) and not v.is_integer())):
+                raise ValueError(f"round {i}: field {f!r} must be an integer, got {v!r}")
+        if isinstance(r["eps0"], bool) or not isinstance(r["eps0"], (int, float)):
+            raise ValueError(f"round {i}: field 'eps0' must be a number, got {r['eps0']!r}")
+        from accountant.core.limits import MAX_ROUNDS, T_MAX, check_eps0, check_int, check_n
+
+        try:  # ranges checked on the JSON values (a 400-digit n is refused, not overflowed)
+            rep = check_int("field 'repeat'", r.get("repeat", 1), 1, MAX_ROUNDS)
+            n = check_n(r["n"], "field 'n'")
+            eps0 = check_eps0(r["eps0"], "field 'eps0'")
+            ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
+                    for f in ("s", "t", "k")}
+            spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival)
+        except ValueError as exc:
+            raise ValueError(f"round {i}: {exc}") from None
+        if len(out) + rep > MAX_ROUNDS:
+            raise ValueError(f"round {i}: the schedule has more than {MAX_ROUNDS:,} rounds (with "
+                             f"'repeat'), the limit (memory and time of the composed PLD grow with "
+                             "the rounds)")
+        out.extend([spec] * rep)
+    return out
+
+
+# --------------------------------------------------------------------------- uncertified estimate
+def _approx_profile(spec: RoundSpec):
+    """Saddle-point estimate of a round's privacy profile (``blanket_exact.approx_log_delta``)
+    and the eps beyond which it is <= PROFILE_CUTOFF.  Not certified: a starting point only."""
+    from accountant.engines.blanket.window import approx_epsilon, approx_log_delta
+
+    law = round_law(spec)
+    if law is None:
+        raise ValueError("the saddle-point estimate needs a blanket law (collision, coco, krr, rr)")
+
+    def profile(eps: float) -> tuple[float, float]:
+        if eps >= law.eps_max:
+            return 0.0, 0.0
+        # at eps = 0 the saddle point is undefined (mean 0): take it just above; deep in the
+        # tail (near eps_max) the estimate may fail where delta is negligible: 0 there
+        lp = approx_log_delta(law, spec.n, max(eps, 1e-9))
+        if lp is None:
+            v = positive_part(law, spec.n, eps).upper if eps < 1e-3 else 0.0
+        else:
+            v = math.exp(lp)
+        v = min(v, 1.0)
+        return v, v
+
+    top = approx_epsilon(law, spec.n, PROFILE_CUTOFF)
+    top = law.eps_max if top is None else min(top, law.eps_max)
+    return profile, max(top, 1e-9)
+
+
+def approx_schedule_epsilon(specs: Sequence[RoundSpec], delta: float) -> float:
+    """Estimate of ``compose_schedule(specs, delta).epsilon``: the same connect-the-dots
+    construction and FFT composition, with the saddle-point profile in place of the certified
+    one (milliseconds instead of about 0.4 s per distinct round).  NOT a bound: callers use
+    it to place a search, then certify with :func:`compose_schedule`."""
+    specs = list(specs)
+    if not specs:
+        raise ValueError("the schedule must contain at least one round")
+    delta = _check_delta(delta)
+    profs = {sp: _approx_profile(sp) for sp in dict.fromkeys(specs)}
+    step = min(top for _, top in profs.values()) / (DEFAULT_STEPS * GRID_REFINE)
+    plds = {}
+    for sp, (prof, top) in profs.items():
+        m = max(1, int(top / (DEFAULT_STEPS * step)))
+        plds[sp] = _pld.refine(_pld.from_profile(prof, step * m, top, True), m)
+    return _pld.compose_all([plds[sp] for sp in specs]).get_epsilon(delta)

@@ -1,0 +1,8 @@
+"""Layer 0 of the accountant: the vocabulary every other layer speaks.
+
+Holds the local randomizers as frozen, validated parameter objects (:mod:`.params`), the value
+every bound returns (:mod:`.result`) and the input limits with the error contract shared by the
+library, both command lines and the dashboard (:mod:`.limits`).
+
+May import: the standard library, numpy, scipy, mpmath. Nothing else of this project.
+"""

@@ -1,0 +1,395 @@
+"""Input limits and the error contract shared by both command lines and the dashboard.
+
+Every command validates its inputs here before any work: a bad value raises
+``ValueError`` naming the parameter and its valid range; an input whose work or
+memory would exceed a documented limit is refused with the limit in the message.
+:func:`guarded` turns the remaining failures (interrupts, SIGTERM, out of memory,
+output errors, unreachable schedulers) into one line on stderr and an exit status.
+
+Limits (README, "Limits")
+-------------------------
+MAX_N
+    users for the accountant (epsilon, delta, compare, local-epsilon, table, bib):
+    memory grows with n (measured: ``delta`` at n = 1e10 0.8 GB and 5 s, n = 1e11 2.3 GB,
+    n = 1e12 7-13 GB; ``epsilon`` at n = 1e10 0.25 GB and 3 s).
+MAX_GRID_POINTS
+    rows of ``table`` / ``figure`` (each row runs every requested bound); rows with
+    n > LARGE_N (1e8) at most MAX_GRID_POINTS_LARGE_N (100): one such row takes seconds
+    (``compare`` at n = 1e10: 3.9 s).
+MAX_LIST
+    entries of one list or ``start:stop:count`` range.
+MAX_S_WALK
+    sparsity s for ``local-epsilon`` with the default t-rule (the search walks the t values).
+MAX_BIB_BALLS
+    expected blanket balls k + n rho (or k + n p) of ``bib`` (1e12 takes about 8 s and
+    0.4 GB; 1e16 took 158 s and 24 GB).
+MAX_SIM_CELLS
+    n x d user-coordinate cells of one simulated run (memory: the n x d data and reports
+    are materialised; n x d = 2.56e7 measured at 0.3 GB peak for PrivKV).
+MAX_SIM_WORK
+    n x d x reps summed over every simulated instance of one command (time).
+MAX_SIM_MESSAGES_TOTAL
+    messages x reps of one frequency-estimation command (time; a run of 3e8 messages
+    takes about a minute).
+MAX_SIM_MESSAGES, MAX_SIM_USERS, MAX_SIM_DOMAIN, MAX_SIM_CANDIDATES
+    one run of FE0/FE1: messages n (1 + rho), users n, domain B (counters) and the
+    preimages FE1's analyzer enumerates (about q/b per message).
+MAX_FE_CELLS
+    (n, B, eps) cells of ``fe-table``.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import numbers
+import os
+import signal
+import sys
+from typing import Callable, Optional
+
+from accountant.core.optional import MissingDependency
+
+MAX_N = 10**10
+MAX_GRID_POINTS = 2_000
+LARGE_N = 10**8
+MAX_GRID_POINTS_LARGE_N = 100
+MAX_LIST = 1_000
+MAX_S_WALK = 10_000
+MAX_SIM_CELLS = 5 * 10**7
+MAX_SIM_MESSAGES = 3 * 10**8
+MAX_BIB_BALLS = 10**12
+MAX_SIM_WORK = 5 * 10**8
+MAX_SIM_MESSAGES_TOTAL = 10**9
+MAX_SIM_USERS = 3 * 10**7
+MAX_SIM_DOMAIN = 10**7
+MAX_SIM_CANDIDATES = 3 * 10**9
+MAX_FE_CELLS = 100
+MAX_REPS = 1_000
+MAX_WORKERS = 256
+EPS_MAX = 30.0
+# The target delta every command, page and library function accepts: [DELTA_MIN, 1).
+# Every engine serves it in bounded time and memory (windows in log space, narrowed to
+# their cost limits); the epsilon command's --log-delta reaches further for the pair
+# bounds, down to LOG_DELTA_MIN.
+DELTA_MIN = 1e-300
+# The local budget eps0 every command, page and function accepts: [EPS0_MIN, EPS_MAX].
+# Below EPS0_MIN, e^-eps0 and 1 + eps0 are no longer distinct floats in the engines (the
+# clone pair's c = e^-eps0 rounds to 1 at eps0 ~ 1e-16; simulations divide by e^eps0 - 1).
+EPS0_MIN = 1e-10
+LOG_DELTA_MIN = -10_000.0
+# Composition: rounds of one command (--rounds, or the rounds of a schedule after
+# "repeat"); the composed PLD's grid grows with the rounds (measured: 1e4 rounds 9 s and
+# 0.27 GB, 1e5 rounds > 100 s and > 1.5 GB).
+MAX_ROUNDS = 10_000
+# a schedule file: at most this many bytes; JSON nesting deeper than MAX_NESTING refused
+MAX_SCHEDULE_BYTES = 1_000_000
+MAX_NESTING = 20
+# loss-grid samples of one round's profile (support / --step); each sample is a
+# certified divergence evaluation
+MAX_PROFILE_SAMPLES = 4_000
+# the Utility page's baseline curves (23 eps0 values x 5 baselines): their analytic errors
+# are computed coordinate by coordinate (PrivKV: 20 s per eps0 at d = 1e7), so the curves
+# are drawn for d up to this value and replaced by a note above it
+MAX_BASELINE_D = 200_000
+# an integer-valued parameter at most this large (s, t, k, m)
+T_MAX = 2**31 - 1
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+EXIT_INTERRUPT = 130
+EXIT_TERM = 143
+
+
+def _g(x) -> str:
+    """Compact range end: 1e10 rather than 10000000000."""
+    if isinstance(x, int) and abs(x) >= 10**6 and x == 10 ** round(math.log10(abs(x))):
+        return f"1e{round(math.log10(abs(x)))}"
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def int_range(name: str, lo: int, hi: Optional[int] = None) -> str:
+    return f"{name} must be an integer in [{_g(lo)}, {_g(hi)}]" if hi is not None else \
+        f"{name} must be an integer >= {_g(lo)}"
+
+
+def _shown(value) -> str:
+    """repr of a rejected value, cut to MAX_SHOWN characters (a 400-digit number stays one line)."""
+    r = repr(value)
+    return r if len(r) <= MAX_SHOWN else f"{r[:20]}...{r[-8:]} ({len(r)} characters)"
+
+
+MAX_SHOWN = 40
+
+
+def check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
+    """``value`` as an int in ``[lo, hi]`` (integral floats such as 1e8 accepted)."""
+    msg = f"{int_range(name, lo, hi)}, got {_shown(value)}"
+    if isinstance(value, str):
+        if len(value) > 100:
+            raise ValueError(msg)
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ValueError(msg) from None
+    if isinstance(value, bool):
+        raise ValueError(msg)
+    if isinstance(value, float):
+        if not (math.isfinite(value) and value.is_integer()):
+            raise ValueError(msg)
+        value = int(value)
+    if not isinstance(value, numbers.Integral):
+        raise ValueError(msg)
+    value = int(value)
+    if value < lo or (hi is not None and value > hi):
+        raise ValueError(msg)
+    return value
+
+
+def check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False,
+                hi_open: bool = False) -> float:
+    """``value`` as a finite float in the interval (open ends as flagged)."""
+    rng = f"{'(' if lo_open else '['}{_g(float(lo))}, {_g(float(hi))}{')' if hi_open else ']'}"
+    msg = f"{name} must be a number in {rng}, got {_shown(value)}"
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ValueError(msg) from None
+    if isinstance(value, bool):
+        raise ValueError(msg)
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(msg) from None
+    if not math.isfinite(v) or v < lo or v > hi or (lo_open and v == lo) or (hi_open and v == hi):
+        raise ValueError(msg)
+    return v
+
+
+def check_delta(value, name: str = "delta") -> float:
+    """The target delta in [DELTA_MIN, 1): the one range of every command and function."""
+    return check_float(name, value, DELTA_MIN, 1.0, hi_open=True)
+
+
+def check_eps0(value, name: str = "eps0") -> float:
+    """The local budget eps0 in [EPS0_MIN, EPS_MAX]."""
+    return check_float(name, value, EPS0_MIN, EPS_MAX)
+
+
+def check_n(value, name: str = "n") -> int:
+    """Users n in [1, MAX_N] (the library and every command)."""
+    return check_int(name, value, 1, MAX_N)
+
+
+def check_rounds(value, name: str = "rounds") -> int:
+    """Composition rounds in [1, MAX_ROUNDS]."""
+    return check_int(name, value, 1, MAX_ROUNDS)
+
+
+def check_rtol(value, name: str = "rtol", lo: float = 1e-15, hi: float = 0.1) -> float:
+    return check_float(name, value, lo, hi)
+
+
+def int_arg(name: str, lo: int, hi: Optional[int] = None) -> Callable[[str], int]:
+    """argparse ``type=`` that accepts 1e8 and names ``name`` and its range on error."""
+    def parse(text: str) -> int:
+        try:
+            return check_int(name, text, lo, hi)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__ = name.lstrip("-")
+    return parse
+
+
+def float_arg(name: str, lo: float, hi: float, *, lo_open: bool = False,
+              hi_open: bool = False) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            return check_float(name, text, lo, hi, lo_open=lo_open, hi_open=hi_open)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__ = name.lstrip("-")
+    return parse
+
+
+def _count(x: float) -> str:
+    """50,000,001 for counts below 1e15 (exact), else 1.2e+20."""
+    return f"{int(x):,}" if math.isfinite(x) and abs(x) < 1e15 else f"{x:.3g}"
+
+
+def check_count(name: str, count: float, limit: float, what: str, hint: str = "") -> None:
+    """Refuse work of size ``count`` above ``limit`` (message gives both)."""
+    if not count <= limit:
+        raise ValueError(f"{name}: {what} {_count(count)} exceeds the limit of {_count(limit)}"
+                         + (f"; {hint}" if hint else ""))
+
+
+def check_list_size(name: str, count: int) -> None:
+    if not 1 <= count <= MAX_LIST:
+        raise ValueError(f"{name} must have between 1 and {MAX_LIST} entries, got {count}")
+
+
+def check_output_writable(path: str, name: str = "--out") -> str:
+    """Resolve ``path`` (through a symlink) and check it can be written, before any work.
+
+    Returns the path to write (the symlink's target if ``path`` is a symlink, so the link
+    is kept).  Raises ValueError naming ``name`` otherwise.
+    """
+    if not path:
+        raise ValueError(f"{name} must be a file path, got {path!r}")
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    if os.path.islink(path) and not os.path.exists(target) and not os.path.isdir(
+            os.path.dirname(target) or "."):
+        raise ValueError(f"{name}: symlink {path!r} points into a missing directory")
+    d = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(d):
+        raise ValueError(f"{name}: directory {d!r} does not exist")
+    if os.path.isdir(target):
+        raise ValueError(f"{name}: {path!r} is a directory, expected a file path")
+    if os.path.exists(target) and not os.access(target, os.W_OK):
+        raise ValueError(f"{name}: file {target!r} is not writable")
+    import tempfile
+
+    try:  # a real probe: os.access is wrong for root, read-only mounts and /proc
+        fd, probe = tempfile.mkstemp(dir=d, prefix=".probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot write in directory {d!r} ({exc.strerror or exc})") from None
+    return target
+
+
+class _Terminated(BaseException):
+    """Raised in the main thread on SIGTERM so that every ``finally`` runs."""
+
+
+def _on_sigterm(signum, frame):  # pragma: no cover - exercised by subprocess tests
+    raise _Terminated()
+
+
+def guarded(fn: Callable[[], int]) -> int:
+    """Run a command body under the error contract; returns the exit status.
+
+    ValueError -> 2 (bad input, one line); a missing optional package -> 2 (one line
+    naming what to install, :mod:`accountant.optional`); OSError, MemoryError, unreachable scheduler
+    -> 1 (one line); KeyboardInterrupt -> 130 with "interrupted"; SIGTERM -> 143.
+    No traceback reaches the user.
+    """
+    old = old_int = None
+    try:
+        old = signal.signal(signal.SIGTERM, _on_sigterm)
+        # Ctrl-C even when started as a background job (`cmd &`, nohup), which inherits
+        # SIGINT ignored: Python then leaves it ignored and the command could not be stopped
+        old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        return fn()
+    except (ValueError, MissingDependency) as exc:
+        _say(exc)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return EXIT_INTERRUPT
+    except _Terminated:
+        sys.stderr.write("\nterminated\n")
+        return EXIT_TERM
+    except MemoryError:
+        sys.stderr.write("error: out of memory; use smaller inputs (README, Limits)\n")
+        return EXIT_FAILURE
+    except OSError as exc:
+        _say(exc)
+        return EXIT_FAILURE
+    except Exception as exc:  # unreachable scheduler (TimeoutError, CommClosedError, ...)
+        if type(exc).__module__.split(".")[0] in ("distributed", "dask", "tornado", "asyncio"):
+            sys.stderr.write(f"error: --scheduler: {type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else 'unreachable'}\n")
+            return EXIT_FAILURE
+        raise
+    finally:
+        for signum, handler in ((signal.SIGTERM, old), (signal.SIGINT, old_int)):
+            if handler is not None:
+                try:
+                    signal.signal(signum, handler)
+                except (ValueError, TypeError):
+                    pass
+
+
+def _say(exc: BaseException) -> None:
+    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if not msg.startswith("error: "):
+        msg = "error: " + msg
+    sys.stderr.write(msg + "\n")
+
+
+def worker_init() -> None:
+    """Pool worker initializer: ignore Ctrl-C (the parent stops the pool) and die with
+    the parent (Linux PR_SET_PDEATHSIG; elsewhere a watchdog thread polls the parent)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # parent died before prctl
+            os._exit(1)
+        return
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    import threading
+    import time
+
+    def watch() -> None:  # pragma: no cover - not Linux
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def check_sim_size(n: int, d: int, reps: int, instances: int = 1) -> None:
+    """Refuse a sparse-vector simulation whose memory (n x d per run) or total work
+    (n x d x reps x instances) exceeds MAX_SIM_CELLS / MAX_SIM_WORK."""
+    check_int("reps", reps, 1, MAX_REPS)
+    # memory: the randomisers hold arrays of size d and t ~ 3 s per run, whatever n is
+    # (d = 5e7 with s = d at n = 1 peaked above 2.4 GB)
+    check_int("d", d, 1, MAX_SIM_DOMAIN)
+    check_count("n x d", float(n) * float(d), MAX_SIM_CELLS, "user-coordinate cells per run",
+                "lower n or d")
+    check_count("n x d x reps", float(n) * float(d) * reps * instances, MAX_SIM_WORK,
+                "simulated cells in total", "lower n, d, reps or the number of grid points")
+
+
+def fe_refusal(cost: dict, reps: int = 1) -> Optional[str]:
+    """Why a FE0/FE1 simulation of this size is refused (None: within the limits).
+
+    ``cost`` is ``protocol.simulation_cost()`` (one run)."""
+    if cost["users"] > MAX_SIM_USERS:
+        return f"n = {cost['users']:,} users is more than the limit of {MAX_SIM_USERS:,} (memory); lower n"
+    if cost["domain"] > MAX_SIM_DOMAIN:
+        return f"B = {cost['domain']:,} is more than the limit of {MAX_SIM_DOMAIN:,} (memory); lower B"
+    if cost["messages"] > MAX_SIM_MESSAGES:
+        return (f"one run would generate about {cost['messages']:.3g} messages (n (1 + rho)), more "
+                f"than the limit of {MAX_SIM_MESSAGES:.0e}; lower n or rho, or raise eps")
+    if cost["candidates"] > MAX_SIM_CANDIDATES:
+        return (f"FE1's analyzer would enumerate about {cost['candidates']:.3g} preimages per run "
+                f"(about q/b per message), more than the limit of {MAX_SIM_CANDIDATES:.0e}; raise b or lower n")
+    if cost["messages"] * reps > MAX_SIM_MESSAGES_TOTAL:
+        return (f"reps x messages = {cost['messages'] * reps:.3g} is more than the limit of "
+                f"{MAX_SIM_MESSAGES_TOTAL:.0e}; lower reps or n")
+    return None
+
+
+# one argparse helper per parameter, shared by every command
+def delta_arg(name: str = "--delta") -> Callable[[str], float]:
+    return float_arg(name, DELTA_MIN, 1.0, hi_open=True)
+
+
+def n_arg(name: str = "--n") -> Callable[[str], int]:
+    return int_arg(name, 1, MAX_N)
+
+
+def eps0_arg(name: str = "--eps0") -> Callable[[str], float]:
+    return float_arg(name, EPS0_MIN, EPS_MAX)

@@ -1,0 +1,189 @@
+"""delta(eps) and eps_c(delta) of the exact privacy blanket: certified ends, path choice, search.
+
+Part of :mod:`accountant.engines.blanket`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import math
+from dataclasses import dataclass
+from typing import Optional
+import numpy as np
+from accountant.engines.search import epsilon_for_delta
+from accountant.engines.blanket.law import CountLaw
+from accountant.engines.blanket.window import PositivePart, _TILT_FROM, _windows, approx_epsilon
+from accountant.engines.blanket.sums import _Terms, _binned, _exact, _mp_exact
+
+# Relative float error margin of the float paths.  The upper-tail form
+# (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); measured errors against
+# mpmath are below 1e-12 for n <= 1e5 (tests/test_blanket_exact.py); the margin
+# grows with sqrt(n) to cover the cancellation at larger n.
+FLOAT_REL_ERROR = 1e-10
+# The binned path refines its bins until (upper - lower) <= BIN_GAP * max(upper, target).
+BIN_GAP = 1e-5
+MAX_BINS = 4096
+EXACT_MAX_TERMS = 20_000
+MAX_BINNED_CELLS = 10**7
+# fraction of the target delta that the windows may leave out (bounded and added to the
+# upper end); far below BIN_GAP, so it costs nothing visible in eps
+TRUNCATION = 1e-8
+
+
+def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[float] = None,
+                  method: str = "auto", digits: int = 50,
+                  bin_gap: float = BIN_GAP, min_bins: Optional[int] = None,
+                  truncation: float = TRUNCATION) -> PositivePart:
+    """delta(eps) = E[(v1 N1 + v2 N2 + v3 N3)_+] / n with certified bounds.
+
+    Parameters
+    ----------
+    law : the count law and coefficients (see module docstring).
+    n : number of users, integer >= 1.
+    eps : eps >= 0.
+    target_delta : if given, the windows leave out at most TRUNCATION of it;
+        otherwise of a first estimate of the value.
+    method : ``"auto"`` (exact when the windows hold at most EXACT_MAX_TERMS pairs),
+        ``"exact"``, ``"binned"`` or ``"mpmath"`` (reference, small windows only).
+    bin_gap : the binned path refines its bins until upper - lower <= bin_gap *
+        max(upper, n target_delta); a looser gap only widens [lower, upper].
+    truncation : fraction of ``target_delta`` (or of a first estimate) that the windows may
+        leave out (bounded and added to ``upper``).
+    min_bins : bins of the binned path's first pass; by default 3 for m-windows of at least
+        ``_TILT_FROM`` values (they meet BIN_GAP there: 2.5e-8 at n = 1e10) and 8 below
+        (3 would need a second pass); a profile whose values are differenced, as in
+        :mod:`accountant.compose`, asks for 8.
+
+    Returns
+    -------
+    PositivePart with ``lower <= delta(eps) <= upper``.
+
+    References
+    ----------
+    Balle, Bell, Gascon, Nissim (CRYPTO 2019), Section 3 (privacy blanket); Su, Cheng,
+    Wang (S&P 2026) for the optimality of the decomposition.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    if method not in ("auto", "exact", "binned", "mpmath"):
+        raise ValueError(f"method must be 'auto', 'exact', 'binned' or 'mpmath', got {method!r}")
+    if target_delta is not None and not (0.0 < target_delta < 1.0):
+        raise ValueError(f"target_delta must lie in (0, 1), got {target_delta!r}")
+    if not (isinstance(bin_gap, (int, float)) and 0.0 < bin_gap < 1.0):
+        raise ValueError(f"bin_gap must lie in (0, 1), got {bin_gap!r}")
+    if not (isinstance(truncation, (int, float)) and 0.0 < truncation < 1.0):
+        raise ValueError(f"truncation must lie in (0, 1), got {truncation!r}")
+    if min_bins is not None and (isinstance(min_bins, bool) or not isinstance(min_bins, (int, np.integer))
+                                 or not 1 <= min_bins <= MAX_BINS):
+        raise ValueError(f"min_bins must be an integer in [1, {MAX_BINS}], got {min_bins!r}")
+    n = int(n)
+    eps = float(eps)
+    v = law.coefficients(eps)
+    vmax = max(max(v), 0.0)
+    if vmax == 0.0 or eps >= law.eps_max:
+        return PositivePart(eps, 0.0, 0.0, 0.0, 0.0, 0.0, method, 0)
+    terms = _Terms(law, eps)
+    pp = law.p_prime
+
+    def run(allowed: float) -> PositivePart:
+        (m_lo, m_hi), (j_lo, j_hi), trunc = _windows(law, n, v, allowed)
+        nj = j_hi - j_lo + 1
+        meth = method
+        if meth == "auto":
+            meth = "exact" if (m_hi - m_lo + 1) * nj <= EXACT_MAX_TERMS or not (0.0 < pp < 1.0) else "binned"
+        if meth == "binned" and not (0.0 < pp < 1.0):
+            meth = "exact"
+        bins = 0
+        if meth == "exact":
+            F, Qs = _exact(law, n, terms, (m_lo, m_hi), (j_lo, j_hi))
+            lo_F = up_F = F
+            margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
+        elif meth == "mpmath":
+            lo_F, up_F = _mp_exact(law, n, eps, (m_lo, m_hi), (j_lo, j_hi), digits)
+            Qs = 0.0
+            margin = 10.0 ** (-digits + 2)
+        else:
+            # 3 bins meet BIN_GAP on long m-windows (measured: 2.5e-8 at n = 1e10, 1.6e-4
+            # at n = 1e6); the gap shrinks like 1/G^2, so a miss jumps straight to the G
+            # expected to meet it
+            G = min_bins if min_bins is not None else (3 if m_hi - m_lo + 1 >= _TILT_FROM else 8)
+            while True:
+                lo_F, up_F, Qs = _binned(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
+                bins = G
+                # gap measured against the larger of the value and the target: far
+                # from the target a coarser bracket decides the search just as well
+                ref = max(up_F, n * target_delta if target_delta is not None else 0.0, 1e-300)
+                if up_F - lo_F <= bin_gap * ref or G >= MAX_BINS or G >= nj:
+                    break
+                # the gap shrinks like 1/G^2 (chord and tangents on a convex function):
+                # jump to the G expected to meet bin_gap, with 30% to spare
+                ratio = (up_F - lo_F) / (bin_gap * ref)
+                G = int(min(MAX_BINS, max(2 * G, math.ceil(1.3 * G * math.sqrt(ratio)))))
+                G_cap = MAX_BINNED_CELLS // (m_hi - m_lo + 1)
+                if G > G_cap:  # cost model: keep the (proved, looser) bracket we have
+                    if G_cap <= bins:
+                        break
+                    G = int(G_cap)
+            margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
+        lower = max(lo_F / n * (1.0 - margin), 0.0)
+        upper = up_F / n * (1.0 + margin) + trunc
+        value = 0.5 * (lo_F + up_F) / n
+        slope = -terms.u * Qs / n
+        return PositivePart(eps, value, lower, upper, slope, trunc, meth, bins)
+
+    if target_delta is not None:
+        return run(truncation * target_delta)
+    first = run(4.0 * vmax * 1e-30)
+    if first.value > 0 and first.truncated <= truncation * first.value:
+        return first
+    return run(truncation * max(first.value, 1e-300))
+
+
+def blanket_exact_delta(law: CountLaw, n: int, eps: float) -> PositivePart:
+    """delta(eps) of the exact privacy blanket (:func:`positive_part` with ``method="auto"``)."""
+    return positive_part(law, n, eps)
+
+
+@dataclass(frozen=True)
+class BlanketEpsilon:
+    """epsilon (certified: upper delta <= target), achieved_delta (that upper delta),
+    lower_epsilon (largest eps found with certified lower delta > target, or None),
+    evaluations."""
+
+    epsilon: float
+    achieved_delta: float
+    lower_epsilon: Optional[float]
+    evaluations: int
+
+
+def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-9,
+                          guess: Optional[float] = None, certify_bracket: bool = True) -> BlanketEpsilon:
+    """Smallest eps with certified delta(eps) <= ``delta`` (``search.epsilon_for_delta``).
+
+    The search runs on [0, law.eps_max] (delta = 0 at eps_max, where every v_c <= 0) and
+    starts a little above ``guess``, by default the saddle-point estimate
+    :func:`approx_epsilon` (within 3e-7 of eps_c from n = 1e5 on).  With
+    ``certify_bracket=False`` it stops at the first certified eps from which Newton puts the
+    root within ``rtol`` (usually the first evaluation; ``lower_epsilon`` is then None);
+    otherwise it also certifies a point within ``rtol`` below (one more evaluation).
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if not (isinstance(delta, (int, float, np.floating)) and 0.0 < delta < 1.0):
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    eps_max = law.eps_max
+    if not math.isfinite(eps_max):
+        raise ValueError("law has a category with a_c > 0 = b_c: delta(eps) > 0 for every eps")
+
+    def evaluate(e: float):
+        r = positive_part(law, n, e, target_delta=delta)
+        return r.lower, r.upper, r.slope
+
+    if guess is None:
+        guess = approx_epsilon(law, int(n), float(delta))
+        if guess is not None:
+            # aim just above the estimate: the first evaluation is then likely certified
+            guess *= 1.0 + 0.2 * rtol
+    if guess is not None and not (0.0 < guess < eps_max):
+        guess = None
+    res = epsilon_for_delta(evaluate, delta, eps_max, rtol=rtol, guess=guess, predict=not certify_bracket)
+    return BlanketEpsilon(res.epsilon, res.achieved_delta, res.lower_epsilon, res.evaluations)

@@ -1,0 +1,137 @@
+"""The count law of the exact privacy blanket (atoms, probabilities) and its construction from parameters.
+
+Part of :mod:`accountant.engines.blanket`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import math
+from dataclasses import dataclass
+import numpy as np
+
+
+@dataclass(frozen=True)
+class CountLaw:
+    """Law of the counts and the coefficients of delta(eps) = E[(sum_c v_c N_c)_+]/n.
+
+    Parameters
+    ----------
+    p12 : probability of category 1 and of category 2, in (0, 1/2].
+    p3 : probability of category 3, >= 0, with 2 p12 + p3 <= 1 (p0 = 1 - 2 p12 - p3).
+    a, b : non-negative triples; v_c = a_c - e^eps b_c.
+    """
+
+    p12: float
+    p3: float
+    a: tuple
+    b: tuple
+
+    def __post_init__(self) -> None:
+        for name in ("p12", "p3"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
+        if not 0.0 < self.p12 <= 0.5:
+            raise ValueError(f"p12 must lie in (0, 1/2], got {self.p12!r}")
+        if not 0.0 <= self.p3 <= 1.0:
+            raise ValueError(f"p3 must lie in [0, 1], got {self.p3!r}")
+        if 2.0 * self.p12 + self.p3 > 1.0 + 1e-12:
+            raise ValueError(f"need 2 p12 + p3 <= 1, got p12={self.p12!r}, p3={self.p3!r}")
+        for name in ("a", "b"):
+            v = getattr(self, name)
+            try:
+                t = tuple(float(x) for x in v)
+            except TypeError:
+                raise ValueError(f"{name} must be a triple of numbers >= 0, got {v!r}") from None
+            if len(t) != 3 or not all(math.isfinite(x) and x >= 0.0 for x in t):
+                raise ValueError(f"{name} must be a triple of finite numbers >= 0, got {v!r}")
+            object.__setattr__(self, name, t)
+        object.__setattr__(self, "p12", float(self.p12))
+        object.__setattr__(self, "p3", float(self.p3))
+
+    @classmethod
+    def collision_blanket(cls, eps0: float, s: int, t: int) -> "CountLaw":
+        """Privacy blanket of Collision (and CoCo, same Omega) with parameters (s, t), t >= s + 1."""
+        if not (isinstance(eps0, (int, float, np.floating)) and math.isfinite(eps0) and eps0 > 0):
+            raise ValueError(f"eps0 must be a finite number > 0, got {eps0!r}")
+        for name, v in (("s", s), ("t", t)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        if t < s + 1:
+            raise ValueError(f"t must be >= s + 1, got s={s}, t={t}")
+        E = math.exp(eps0)
+        omega = s * E + (t - s)
+        if t >= 2 * s:
+            return cls(s / omega, (t - 2 * s) / omega, (E, 1.0, 1.0), (1.0, E, 1.0))
+        j0 = 2 * s - t
+        return cls((s - j0) / omega, j0 / omega, (E, 1.0, E), (1.0, E, E))
+
+    @classmethod
+    def krr_blanket(cls, eps0: float, k: int) -> "CountLaw":
+        """Privacy blanket of k-ary randomized response (k >= 2): Collision with s = 1, t = k."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+            raise ValueError(f"k must be an integer >= 2, got {k!r}")
+        return cls.collision_blanket(eps0, 1, int(k))
+
+    @property
+    def p_prime(self) -> float:
+        """P[category 3 | not category 1 or 2] = p3 / (1 - 2 p12)."""
+        rest = 1.0 - 2.0 * self.p12
+        if rest <= 0.0:
+            return 0.0
+        return min(self.p3 / rest, 1.0)
+
+    @property
+    def eps_max(self) -> float:
+        """Smallest eps with every v_c <= 0 on a category of positive probability (delta = 0 there)."""
+        cats = [0, 1] + ([2] if self.p3 > 0 else [])
+        out = 0.0
+        for c in cats:
+            if self.a[c] > 0:
+                if self.b[c] == 0:
+                    return math.inf
+                out = max(out, math.log(self.a[c] / self.b[c]))
+        return out
+
+    def coefficients(self, eps: float) -> tuple[float, float, float]:
+        """(v1, v2, v3) = a - e^eps b."""
+        u = math.exp(eps)
+        return tuple(self.a[c] - u * self.b[c] for c in range(3))
+
+
+def oue_blanket(eps0: float) -> CountLaw:
+    r"""A proved blanket law for optimized unary encoding (true bit 1 w.p. a = 1/2, other bits
+    1 w.p. b = 1/(E + 1), E = e^eps0), for every k.
+
+    *Blanket.*  With ``Q`` the law of k independent Bern(b) bits, ``R(x)(y) = Q(y) rho(y_x)``
+    with ``rho(1) = a/b = (E+1)/2`` and ``rho(0) = (1-a)/(1-b) = (E+1)/(2E) =: B``, so
+    ``R(x) >= B Q`` for every x: gamma = B, omega = Q (BBGN19).  The amplification variable
+    ``L = (R(x1) - u R(x1'))(W)/(gamma omega(W))``, W ~ Q, depends on the bits (W1, W2) only:
+    ``(rho(W1) - u rho(W2))/B`` takes the values E - u ((1, 0), prob b(1-b)), 1 - uE ((0, 1),
+    same), 1 - u ((0, 0), prob (1-b)^2) and E(1 - u) ((1, 1), prob b^2); with the blanket's
+    null category the count law has probabilities gamma times these.
+
+    *Three atoms.*  Replace the atom E(1-u) by E - u and 1 - uE with probability 1/2 each: the
+    new two-point law has mean (1+E)(1-u)/2 >= E(1-u) (u >= 1), so by Jensen it dominates the
+    atom in the increasing convex order; that order is preserved by independent sums and by
+    mixtures over the blanket count, and (.)_+ is increasing and convex, so the blanket bound
+    of the new law is >= OUE's blanket bound: a proved upper bound.  The result:
+    ``p12 = B b(1-b) + B b^2/2 = 1/(2(E+1)) + 1/(4E(E+1))``, ``p3 = B (1-b)^2 = E/(2(E+1))``,
+    ``a = (E, 1, 1)``, ``b = (1, E, 1)``: the k-RR blanket's shape with OUE's masses.
+    """
+    if not (isinstance(eps0, (int, float, np.floating)) and math.isfinite(eps0) and eps0 > 0):
+        raise ValueError(f"eps0 must be a finite number > 0, got {eps0!r}")
+    E = math.exp(eps0)
+    # p12 rounded up and p3 down keep the blanket mass on the safe side (2 p12 + p3 = B + 1/(2E(E+1)) - ...)
+    p12 = math.nextafter(1.0 / (2.0 * (E + 1.0)) + 1.0 / (4.0 * E * (E + 1.0)), math.inf)
+    p3 = E / (2.0 * (E + 1.0))
+    return CountLaw(p12, p3, (E, 1.0, 1.0), (1.0, E, 1.0))
+
+
+def blanket_law(params) -> CountLaw:
+    """The blanket count law of a mechanism's parameters: k-RR / RR (``params.k``), OUE
+    (:func:`oue_blanket`), or Collision / CoCo / OLH (``params.s``, ``params.t``)."""
+    if params.name == "oue":
+        return oue_blanket(params.eps0)
+    k = getattr(params, "k", None)
+    if k is not None:
+        return CountLaw.krr_blanket(params.eps0, k)
+    return CountLaw.collision_blanket(params.eps0, params.s, params.t)

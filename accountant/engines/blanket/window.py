@@ -1,0 +1,158 @@
+"""Windows of the multinomial sum with certified left-out mass, tilted bounds and saddle-point estimates.
+
+Part of :mod:`accountant.engines.blanket`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional
+import numpy as np
+from accountant.engines.binomial import binom_log_tail_bound
+from accountant.engines.saddle import log_positive_part, mgf_minimiser, root_of_decreasing
+from accountant.engines.blanket.law import CountLaw
+# the tilted bound is tried when the crude m-window holds at least this many values
+# (below, windows are cheap and the crude ones are cached across eps)
+_TILT_FROM = 1 << 15
+
+
+@dataclass(frozen=True)
+class PositivePart:
+    """delta(eps) = E[(v . N)_+]/n with certified ``lower`` and ``upper`` ends.
+
+    ``value`` is the best estimate, ``slope`` d delta/d eps (steers searches only),
+    ``truncated`` the bound on left-out mass added to ``upper``, ``bins`` the number of
+    j-bins of the binned path (0 for the exact and mpmath paths).
+    """
+
+    eps: float
+    value: float
+    lower: float
+    upper: float
+    slope: float
+    truncated: float
+    method: str
+    bins: int
+
+
+# ----------------------------------------------------------------------------
+# windows and the conditional expectation g_m(j)
+# ----------------------------------------------------------------------------
+
+def _window(N: int, p: float, log_mass: float) -> tuple[int, int, float]:
+    """[lo, hi] with Chernoff bounds on P[Bin(N,p) < lo], P[Bin(N,p) > hi] <= exp(log_mass); their sum.
+
+    ``log_mass`` is rounded down to a multiple of 1/4 (a wider window, a smaller bound),
+    so that nearby targets share one cached window.
+    """
+    return _window_q(int(N), float(p), math.floor(4.0 * log_mass) / 4.0)
+
+
+@lru_cache(maxsize=1024)
+def _window_q(N: int, p: float, log_mass: float) -> tuple[int, int, float]:
+    if p <= 0.0:
+        return 0, 0, 0.0
+    if p >= 1.0:
+        return N, N, 0.0
+
+    def up(x):  # bound on log P[X >= x]
+        return binom_log_tail_bound(np.asarray(x, dtype=np.float64), N, p, upper=True)
+
+    def dn(x):  # bound on log P[X <= x]
+        return binom_log_tail_bound(np.asarray(x, dtype=np.float64), N, p, upper=False)
+
+    def first_true(pred, a: int, b: int) -> int:
+        """Smallest x in (a, b] with pred(x), pred monotone (False ... True) and pred(b) True:
+        the interval is cut into 64 pieces per vectorised step."""
+        while b - a > 1:
+            xs = np.unique(np.linspace(a, b, 66)[1:-1].astype(np.int64))
+            xs = xs[(xs > a) & (xs < b)]
+            if xs.size == 0:
+                break
+            ok = pred(xs)
+            i = int(np.argmax(ok)) if np.any(ok) else xs.size
+            if i < xs.size:
+                b = int(xs[i])
+            if i > 0:
+                a = int(xs[i - 1])
+        return b
+
+    mean = N * p
+    if up(N) > log_mass:
+        hi = N
+    else:  # smallest x with up(x) <= log_mass; hi = x - 1
+        hi = min(first_true(lambda x: up(x) <= log_mass, int(math.floor(mean)), N) - 1, N)
+    if dn(0) > log_mass:
+        lo = 0
+    else:  # largest x with dn(x) <= log_mass, i.e. smallest x with dn(x) > log_mass; lo = x
+        lo = max(first_true(lambda x: dn(x) > log_mass, -1, int(math.ceil(mean))), 0)
+    trunc = 0.0
+    if hi < N:
+        trunc += math.exp(float(up(hi + 1)))
+    if lo > 0:
+        trunc += math.exp(float(dn(lo - 1)))
+    return lo, hi, trunc
+
+
+def _tilt(law: CountLaw, v) -> Optional[tuple[float, float, float, float]]:
+    """(theta, log of an upper bound on sum_c p_c e^{theta v_c}, tilted q1 + q2, tilted q3), or
+    None when no theta > 0 lowers the moment generating function (mean >= 0)."""
+    p = (law.p12, law.p12, law.p3)
+    vv = tuple(float(x) for x in v)
+    if sum(a * b for a, b in zip(p, vv)) >= 0.0 or max(vv) <= 0.0:
+        return None
+    th = mgf_minimiser(p, vv)
+    w = [a * math.exp(th * b) for a, b in zip(p, vv)]
+    z1 = math.fsum(a * math.expm1(th * b) for a, b in zip(p, vv))  # z - 1 (p0 has v = 0)
+    logz = math.log1p(z1)
+    # a relative 1e-12 of |log z| plus 1e-15 covers the rounding of this float evaluation
+    logz_up = logz + 1e-12 * abs(logz) + 1e-15
+    z = 1.0 + z1
+    return th, logz_up, (w[0] + w[1]) / z, w[2] / z
+
+
+def approx_log_delta(law: CountLaw, n: int, eps: float) -> Optional[float]:
+    """Saddle-point estimate of log delta(eps) = log(E[S_+] / n), S a sum of n i.i.d. copies
+    of Y = v_c with probability p_c (:func:`accountant.saddle.log_positive_part`): not
+    certified, it only gives searches a starting point.  Measured against the certified eps_c:
+    relative error 2e-5 at n = 1e3, <= 3e-7 from n = 1e5 on (Collision, s 4-8).
+    ``-inf`` when delta = 0 (every v_c <= 0), None when the mean of Y is >= 0 (no decay)."""
+    lp = log_positive_part((law.p12, law.p12, law.p3), law.coefficients(eps), n)
+    return lp if lp is None else lp - math.log(n)
+
+
+def approx_epsilon(law: CountLaw, n: int, delta: float) -> Optional[float]:
+    """eps at which :func:`approx_log_delta` crosses log ``delta`` (bisection to 1e-10
+    relative on [0, eps_max]); None when eps_max is infinite.  A starting point only."""
+    top = law.eps_max
+    if not math.isfinite(top) or top <= 0.0:
+        return None
+    return root_of_decreasing(lambda e: approx_log_delta(law, n, e), math.log(delta), top)
+
+
+def _windows(law: CountLaw, n: int, v, allowed: float) -> tuple[tuple[int, int], tuple[int, int], float]:
+    """m- and j-windows whose left-out part contributes at most ``allowed`` to delta, and that
+    contribution's bound (crude or tilted, see the module docstring; the narrower is used)."""
+    pp = law.p_prime
+    two_d = 0.0 < pp < 1.0
+    vmax = max(max(v), 0.0)
+    log_mass = math.log(allowed / (4.0 * vmax))
+    m_lo, m_hi, tm = _window(n, 2.0 * law.p12, log_mass)
+    j_lo, j_hi, tj = _window(n, law.p3, log_mass) if two_d else (0, 0, 0.0)
+    best = ((m_lo, m_hi), (j_lo, j_hi), vmax * (tm + tj))
+    if m_hi - m_lo + 1 < _TILT_FROM:
+        return best
+    tilt = _tilt(law, v)
+    if tilt is None:
+        return best
+    th, logz, qm, q3 = tilt
+    # E[X_+; out] <= M Q(out) / (e theta), M = z^n; per tail Q-mass <= allowed n e theta / (4 M)
+    log_factor = n * logz - 1.0 - math.log(th) - math.log(n)  # log(M / (e theta n))
+    log_q = math.log(allowed / 4.0) - log_factor
+    if log_q >= 0.0:
+        return best
+    a_lo, a_hi, ta = _window(n, qm, log_q)
+    b_lo, b_hi, tb = _window(n, q3, log_q) if two_d else (0, 0, 0.0)
+    if (a_hi - a_lo + 1) * (b_hi - b_lo + 1) >= (m_hi - m_lo + 1) * (j_hi - j_lo + 1):
+        return best
+    return (a_lo, a_hi), (b_lo, b_hi), math.exp(log_factor) * (ta + tb)

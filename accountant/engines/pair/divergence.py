@@ -1,0 +1,370 @@
+"""Hockey-stick divergence of a dominating pair in float64 with certified truncation (and brute force).
+
+Part of :mod:`accountant.engines.pair`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import math
+from typing import Optional
+import numpy as np
+from accountant.engines import parallel as _parallel
+from accountant.core.optional import require
+from accountant.engines.binomial import (
+    binom_logpmf,
+    binom_logpmf_range,
+    half_tail_ratio,
+)
+from accountant.engines.pair.law import DivergenceValue, DominatingPair, FLOAT_LOG_REL_ERROR, FLOAT_REL_ERROR, TRUNCATION_FRACTION, _LOG_TINY, _up, _window_log
+_MAX_BLOCK = 8192
+# float-path windows with at least this many terms are split across threads
+_SPLIT_TERMS = 8192
+
+
+# ----------------------------------------------------------------------------
+# Float path
+# ----------------------------------------------------------------------------
+
+class _FloatWindow:
+    """Float-path evaluator for one pair and one window; caches what eps does not change."""
+
+    def __init__(self, pair: DominatingPair, m_lo: int, m_hi: int) -> None:
+        self.pair = pair
+        n, c = pair.n, pair.c
+        self.m = np.arange(m_lo, m_hi + 1, dtype=np.int64)
+        self.mf = self.m.astype(np.float64)
+        self.logB = binom_logpmf_range(m_lo - 1, m_hi - 1, n - 1, c)  # log B_{m-1}
+        self.rho = (n - self.mf) * c / (self.mf * (1.0 - c))  # B_m / B_{m-1}
+
+    def sums(self, eps: float) -> tuple[float, float, float]:
+        """(log_scale, sum of D_m, sum of Q(S) over m), both sums scaled by exp(-log_scale)."""
+        pair = self.pair
+        n, c, p, q, r = pair.n, pair.c, pair.p, pair.q, pair.r
+        scale = math.tanh(eps / 2.0) / (2.0 * (p - q))
+        gamma = r * c / (1.0 - c)
+        m, mf = self.m, self.mf
+        h = (scale * (p + q - gamma)) * mf + scale * gamma * n
+        k = m // 2 + np.floor(h + 0.5 * (m & 1)).astype(np.int64) + 1
+        valid = k <= m
+        idx = np.flatnonzero(valid)
+        if idx.size == 0:
+            return 0.0, 0.0, 0.0
+
+        def piece(ii: np.ndarray) -> tuple[float, float, float]:
+            R, logb = half_tail_ratio_runs(m[ii], k[ii])
+            mv, kf, hv = mf[ii], k[ii].astype(np.float64), h[ii]
+            logterm = self.logB[ii] + logb
+            Mi = float(np.max(logterm))
+            if not math.isfinite(Mi):
+                return -math.inf, 0.0, 0.0
+            w = np.exp(logterm - Mi)
+            s_fac = np.maximum(0.5 * kf - hv * R, 0.0)
+            # (plain multiply-and-sum: BLAS dot spawns threads, which costs more than it
+            # saves on a small busy machine)
+            qpos = ((p + q) + r * self.rho[ii]) * R - (p - q) * kf / mv
+            return Mi, float(np.sum(w * s_fac / mv)), float(np.sum(w * qpos))
+
+        # a long window is cut into one piece per thread (each piece re-anchors its runs)
+        parts = _parallel.threads() if idx.size >= _SPLIT_TERMS else 1
+        pieces = _parallel.map_ordered(piece, np.array_split(idx, parts))
+        M = max(pm for pm, _, _ in pieces)
+        if not math.isfinite(M):
+            return 0.0, 0.0, 0.0
+        sum_d = sum(d * math.exp(pm - M) for pm, d, _ in pieces if math.isfinite(pm))
+        sum_q = sum(qq * math.exp(pm - M) for pm, _, qq in pieces if math.isfinite(pm))
+        return M, sum_d * 2.0 * (p - q) * (1.0 + math.exp(eps)), sum_q
+
+    @staticmethod
+    def _block(m: np.ndarray, k: np.ndarray) -> int:
+        """Anchor spacing of a regular run (see ``_run``)."""
+        mf = m.astype(np.float64)
+        kf = k.astype(np.float64)
+        # Block length from the growth rate KL(k/m || 1/2) of the recurrence's error
+        # (largest at an end of the run, as k/m is monotone along it).
+        u_end = np.clip(kf[[0, -1]] / mf[[0, -1]], 0.5, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kl = np.where(u_end < 1.0, u_end * np.log(2 * u_end) + (1 - u_end) * np.log1p(-u_end) + (1 - u_end) * math.log(2.0), math.log(2.0))
+        kl_max = float(np.max(kl))
+        L = _MAX_BLOCK if kl_max <= 0 else int(min(_MAX_BLOCK, max(1, math.floor(0.5 / kl_max))))
+        return min(L, m.size)
+
+    @staticmethod
+    def _run(m: np.ndarray, k: np.ndarray, anchor_values=None) -> tuple[np.ndarray, np.ndarray]:
+        """R = T/b and log b along a regular run (m increasing by 1, k by 0 or 1).
+
+        ``anchor_values`` = (R, log b) at the anchors 0, L, 2L, ... (L = ``_block``),
+        if already computed (batched over runs by ``half_tail_ratio_runs``).
+        """
+        V = m.size
+        mf = m.astype(np.float64)
+        kf = k.astype(np.float64)
+        L = _FloatWindow._block(m, k)
+        nb = -(-V // L)
+        pad = nb * L - V
+        anchors = np.arange(nb) * L
+        if anchor_values is None:
+            logb0 = binom_logpmf(k[anchors], m[anchors], 0.5)
+            r0 = half_tail_ratio(k[anchors], m[anchors])
+        else:
+            r0, logb0 = anchor_values
+        if L == 1:
+            return r0, logb0
+        # Step j: from position j to j+1 (the last position's step is unused).
+        m1 = mf[:-1] + 1.0
+        k0 = kf[:-1]
+        stay = k[1:] == k[:-1]
+        num = np.where(stay, m1 - 2.0 * k0, 2.0 * k0 + 1.0 - mf[:-1])
+        log_alpha = np.log1p(num / m1)
+        beta = np.where(stay, k0, -(k0 + 1.0)) / m1
+        log_alpha = np.concatenate((log_alpha, np.zeros(pad + 1))).reshape(nb, L)
+        beta = np.concatenate((beta, np.zeros(pad + 1))).reshape(nb, L)
+        lam = np.zeros((nb, L))
+        np.cumsum(log_alpha[:, :-1], axis=1, out=lam[:, 1:])
+        gam = beta[:, :-1] * np.exp(-lam[:, 1:])
+        G = np.zeros((nb, L))
+        np.cumsum(gam, axis=1, out=G[:, 1:])
+        R = np.exp(lam) * (r0[:, None] + G)
+        logb = logb0[:, None] - lam
+        return R.ravel()[:V], logb.ravel()[:V]
+
+
+def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R = P[Bin(m,1/2) >= k] / P[Bin(m,1/2) = k] and log P[Bin(m,1/2) = k] along a path.
+
+    ``m`` and ``k`` are integer arrays with 0 <= k <= m (any order).  The path is cut
+    into runs of consecutive m (m increasing by 1, k by 0 or 1); each run is evaluated
+    by the affine recurrences of the module docstring between exact anchors
+    (:func:`binomial.half_tail_ratio`); an irregular point is a run of length 1.
+    Shared by the pair engine and :mod:`accountant.blanket_exact`.
+    """
+    m = np.asarray(m, dtype=np.int64)
+    k = np.asarray(k, dtype=np.int64)
+    R = np.empty(m.size)
+    logb = np.empty(m.size)
+    if m.size == 0:
+        return R, logb
+    dk = np.diff(k)
+    breaks = np.flatnonzero((np.diff(m) != 1) | (dk < 0) | (dk > 1)) + 1
+    bounds = np.concatenate(([0], breaks, [m.size]))
+    # anchors of every run evaluated in one batch (the continued fraction's loop
+    # then runs once, not once per run)
+    plans = []
+    for s0, s1 in zip(bounds[:-1], bounds[1:]):
+        L = _FloatWindow._block(m[s0:s1], k[s0:s1])
+        plans.append((s0, s1, s0 + np.arange(-(-(s1 - s0) // L)) * L))
+    pos = np.concatenate([pl[2] for pl in plans])
+    r_all = half_tail_ratio(k[pos], m[pos])
+    lb_all = binom_logpmf(k[pos], m[pos], 0.5)
+    off = 0
+    for s0, s1, anc in plans:
+        na = anc.size
+        R[s0:s1], logb[s0:s1] = _FloatWindow._run(m[s0:s1], k[s0:s1], (r_all[off:off + na], lb_all[off:off + na]))
+        off += na
+    return R, logb
+
+
+def _mp_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digits: int):
+    """High-precision window sum of D_m and Q(S) with mpmath (returns mpf values).
+
+    Delegates to ``precision.mp_window_sum``: re-anchored at a distance chosen from
+    the recurrence's error growth and checked at two working precisions (raises
+    ``ArithmeticError`` if fewer than ``digits`` digits agree).
+    """
+    from accountant.engines.pair.precision import mp_window_sum
+
+    res = mp_window_sum(pair, eps, m_lo, m_hi, digits)
+    return res.d, res.qmass
+
+
+def _float_up(log_x: float) -> float:
+    """exp(log_x) rounded up to a representable float (smallest subnormal if it underflows)."""
+    if log_x == -math.inf:
+        return 0.0
+    v = math.exp(log_x)
+    return math.nextafter(math.nextafter(v, math.inf), math.inf)
+
+
+def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_trunc: float,
+                 method: str = "float", digits: int = 30, _fw: "Optional[_FloatWindow]" = None
+                 ) -> DivergenceValue:
+    """Certified bounds from the window sum over [m_lo, m_hi] plus the truncated mass.
+
+    ``log_trunc`` is the log of a bound on the mass left out of the window; -inf asks
+    for the window sum alone (a slice, e.g. for tests).  With ``method="arb"`` a finite
+    ``log_trunc`` is replaced by the same Chernoff bound evaluated in ball arithmetic.
+    """
+    if eps >= pair.eps_max:  # delta = 0 exactly (every term is 0, also outside the window)
+        return DivergenceValue(eps, 0.0, 0.0, 0.0, 0.0, 0.0, (m_lo, m_hi), method)
+    if method == "float":
+        fw = _fw if _fw is not None else _FloatWindow(pair, m_lo, m_hi)
+        M, sd, sq = fw.sums(eps)
+        log_value = M + math.log(sd) if sd > 0 else -math.inf
+        log_slope = -math.exp(eps) * sq / sd if sd > 0 else 0.0
+        log_err = FLOAT_LOG_REL_ERROR * abs(log_value) if sd > 0 else 0.0
+        log_margin = math.log1p(FLOAT_REL_ERROR) + log_err
+        direct = (math.exp(M) * sd, FLOAT_REL_ERROR) if sd > 0 else (0.0, 0.0)
+        log_lower_w = log_value + math.log1p(-FLOAT_REL_ERROR) - log_err
+        log_upper_w = log_value + log_margin
+        digits_out = None
+    elif method == "mpmath":
+        import mpmath
+
+        from accountant.engines.pair.precision import mp_window_sum
+
+        res = mp_window_sum(pair, eps, m_lo, m_hi, digits)
+        d, qm = res.d, res.qmass
+        if d > 0:
+            with mpmath.workdps(digits + 20):
+                log_value = float(mpmath.log(d))
+                log_slope = float(-mpmath.exp(eps) * qm / d)
+            # relative error 10^-digits (checked), plus float rounding of the log
+            rel = 10.0 ** (-digits)
+            log_upper_w = _up(log_value + rel)
+            log_lower_w = -_up(-(log_value - rel))
+            direct = (float(d), 10.0 ** (-digits + 1))
+        else:
+            log_value, log_slope, log_upper_w, log_lower_w = -math.inf, 0.0, -math.inf, -math.inf
+            direct = (0.0, 0.0)
+        digits_out = res.digits
+    elif method == "arb":
+        from accountant.engines.pair.precision import arb_log_bounds, arb_log_trunc, arb_window_sum
+
+        res = arb_window_sum(pair, eps, m_lo, m_hi, digits)
+        d, qm = res.d, res.qmass
+        log_lower_w, log_upper_w = arb_log_bounds(d)
+        direct = None
+        if d > 0:
+            log_value = float(d.log().mid())
+            log_slope = float((-(qm / d) * res.d.__class__(eps).exp()).mid())
+        else:
+            log_value, log_slope = -math.inf, 0.0
+        if log_trunc > -math.inf:
+            # replace the float Chernoff bound by the same bound in ball arithmetic
+            lt = arb_log_trunc(pair, m_lo, m_hi)
+            log_trunc = -math.inf if lt is None else _up(float(lt.upper()))
+        digits_out = res.digits
+    else:
+        raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
+    log_upper = _up(float(np.logaddexp(log_upper_w, log_trunc))) if log_trunc > -math.inf else log_upper_w
+    value = math.exp(log_value) if log_value > -math.inf else 0.0
+    upper = _float_up(log_upper)
+    lower = max(math.exp(log_lower_w) * (1.0 - 1e-15), 0.0) if log_lower_w > -math.inf else 0.0
+    if direct is not None and direct[0] > 1e-290:
+        # in the float range: the same numbers as before the log scale was added
+        value, margin = direct
+        upper = value * (1.0 + margin) + math.exp(log_trunc)
+        lower = max(value * (1.0 - margin), 0.0)
+    return DivergenceValue(
+        eps=eps,
+        value=value,
+        upper=upper,
+        lower=lower,
+        truncated=_float_up(log_trunc),
+        slope=log_slope * value,
+        window=(m_lo, m_hi),
+        method=method,
+        log_value=log_value,
+        log_upper=log_upper,
+        log_lower=log_lower_w,
+        log_truncated=log_trunc,
+        log_slope=log_slope,
+        digits=digits_out,
+    )
+
+
+def hockey_stick_divergence(
+    pair: DominatingPair,
+    eps: float,
+    *,
+    method: str = "float",
+    digits: int = 30,
+    target_delta: Optional[float] = None,
+    log_target_delta: Optional[float] = None,
+) -> DivergenceValue:
+    """D_{e^eps}(P || Q) for a dominating pair, with certified bounds.
+
+    Parameters
+    ----------
+    pair : the dominating pair.
+    eps : eps >= 0.
+    method : ``"float"`` (fast, vectorised float64; relative error below 1e-10),
+        ``"mpmath"`` (reference evaluation, ``digits`` significant digits checked at
+        two working precisions) or ``"arb"`` (certified: ball arithmetic with
+        python-flint, the interval [lower, upper] contains the exact divergence).
+    target_delta, log_target_delta : if given (at most one), the summation window is
+        chosen so that the mass it leaves out is at most ``TRUNCATION_FRACTION`` times
+        the target; otherwise the window is chosen adaptively from the computed value.
+
+    Returns
+    -------
+    DivergenceValue with ``upper`` (a certified upper bound), ``lower`` and ``value``,
+    and their logs (``log_upper`` etc.), finite also below the float range.
+
+    Notes
+    -----
+    D(P||Q) = D(Q||P) for these pairs (Q(x, y) = P(y, x)), so one direction suffices.
+    References: main seed paper, Theorem 1 and Theorem 5; Feldman, McMillan, Talwar
+    (SODA 2023), Theorem 3.2.
+    """
+    if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    if method not in ("float", "mpmath", "arb"):
+        raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
+    if method == "arb":
+        require("flint", "method 'arb' (certified ball arithmetic)")
+    if target_delta is not None and log_target_delta is not None:
+        raise ValueError("give at most one of target_delta and log_target_delta")
+    if target_delta is not None:
+        if not (isinstance(target_delta, (int, float, np.floating)) and 0.0 < target_delta < 1.0):
+            raise ValueError(f"target_delta must lie in (0, 1), got {target_delta!r}")
+        log_target_delta = math.log(target_delta)
+    if log_target_delta is not None and not (math.isfinite(log_target_delta) and log_target_delta < 0):
+        raise ValueError(f"log_target_delta must be a finite number < 0, got {log_target_delta!r}")
+    eps = float(eps)
+    if eps >= pair.eps_max:
+        return DivergenceValue(eps, 0.0, 0.0, 0.0, 0.0, 0.0, (1, 0), method)
+
+    def evaluate(log_mass: float):
+        m_lo, m_hi, log_trunc = _window_log(pair, log_mass)
+        return window_value(pair, eps, m_lo, m_hi, log_trunc, method=method, digits=digits)
+
+    if log_target_delta is not None:
+        return evaluate(math.log(TRUNCATION_FRACTION) + log_target_delta - math.log(2.0))
+    if method != "float":
+        # the float path places the window (cheap); the method evaluates that window
+        probe = hockey_stick_divergence(pair, eps)
+        return window_value(pair, eps, probe.window[0], probe.window[1], probe.log_truncated,
+                            method=method, digits=digits)
+    first = evaluate(math.log(1e-30))
+    if first.log_value > -math.inf and (
+            first.log_truncated <= math.log(TRUNCATION_FRACTION) + first.log_value):
+        return first
+    log_mass = math.log(TRUNCATION_FRACTION) + first.log_value - math.log(2.0)
+    if not math.isfinite(log_mass):
+        log_mass = _LOG_TINY
+    return evaluate(log_mass)
+
+
+def hockey_stick_bruteforce(pair: DominatingPair, eps: float) -> float:
+    """D_{e^eps}(P || Q) by enumerating every (x, y) (small n only; for tests).
+
+    Builds P and Q directly from the definition: sums over C, A and (D1, D2).
+    """
+    from scipy.stats import binom
+
+    n = pair.n
+    if n > 400:
+        raise ValueError("brute-force enumeration is for n <= 400")
+    P = np.zeros((n + 1, n + 1))
+    Q = np.zeros((n + 1, n + 1))
+    pc = binom.pmf(np.arange(n), n - 1, pair.c)
+    for C in range(n):
+        pa = binom.pmf(np.arange(C + 1), C, 0.5)
+        for A in range(C + 1):
+            w = pc[C] * pa[A]
+            x, y = A, C - A
+            P[x + 1, y] += w * pair.p
+            P[x, y + 1] += w * pair.q
+            P[x, y] += w * pair.r
+            Q[x, y + 1] += w * pair.p
+            Q[x + 1, y] += w * pair.q
+            Q[x, y] += w * pair.r
+    return float(np.sum(np.maximum(P - math.exp(eps) * Q, 0.0)))

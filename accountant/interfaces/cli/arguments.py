@@ -1,0 +1,71 @@
+"""Part of accountant.interfaces.cli (was accountant.cli).
+
+Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import argparse
+import math
+from accountant.core import limits as L
+from accountant.core.limits import float_arg, int_arg
+from accountant.core.params import MECHANISMS
+
+
+class UsageError(Exception):
+    """Bad command-line input (reported in one line, exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+        raise UsageError(message)
+
+
+T_MAX = L.T_MAX
+VR_P_MAX = math.exp(L.EPS_MAX)  # variation-ratio p, q: e^eps0 with eps0 <= 30
+
+
+def _add_method_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--method", default="float", choices=("float", "mpmath", "arb"),
+                   help="pair engine: float (fast), mpmath (checked reference), arb (certified)")
+
+
+def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
+                   help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
+                        "response, needs --k), rr (binary randomized response), olh (optimized local "
+                        "hashing, --k [--g]), oue (optimized unary encoding, --k) or variation-ratio "
+                        "(any randomizer by Wang et al.'s parameters --p --beta [--q])")
+    p.add_argument("--s", type=int_arg("--s", 1, T_MAX), default=None,
+                   help="sparsity s (collision, coco)")
+    p.add_argument("--t", type=int_arg("--t", 1, T_MAX), default=None,
+                   help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
+    p.add_argument("--k", type=int_arg("--k", 2, T_MAX), default=None,
+                   help="number of values k >= 2 (krr, olh, oue: the domain size)")
+    p.add_argument("--g", type=int_arg("--g", 2, T_MAX), default=None,
+                   help="olh: hash range g >= 2 (default round(e^eps0) + 1, Wang et al. 2017)")
+    p.add_argument("--d", type=int_arg("--d", 1, T_MAX), default=None,
+                   help="dimension d >= s (collision, coco): the certified lower bounds use three inputs "
+                        "on pairwise disjoint s-sets, which exist only for d >= 3s; without --d no lower "
+                        "bound is reported for collision/coco (the upper bound does not depend on d)")
+    p.add_argument("--p", type=float_arg("--p", 1.0, VR_P_MAX, lo_open=True), default=None,
+                   help="variation-ratio: likelihood ratio bound p > 1 between the two differing "
+                        "users' outputs (e^eps0 for eps0-LDP); eps0 = ln p")
+    p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
+                   help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
+    p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
+                   help="variation-ratio: ratio bound q > 1 of a differing user's output to any other "
+                        "user's (default: p)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _bound_list(text: str) -> tuple:
+    from accountant.bounds.registry import BOUND_NAMES
+
+    if text == "all":
+        return BOUND_NAMES
+    from accountant.bounds.registry import ALIASES
+
+    names = tuple(ALIASES.get(x.strip(), x.strip()) for x in text.split(",") if x.strip())
+    bad = [b for b in names if b not in BOUND_NAMES]
+    if bad or not names:
+        raise ValueError(f"bounds must be 'all' or names from {', '.join(BOUND_NAMES)}, got {text!r}")
+    return names

@@ -1,0 +1,266 @@
+"""Part of accountant.interfaces.cli (was accountant.cli).
+
+Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import math
+from typing import Optional
+from accountant.core import limits as L
+from accountant.bounds.registry import REGISTRY
+from accountant.accounting.calibration import local_epsilon
+from accountant.core.params import make_params
+from accountant.accounting.shuffle import ShuffleAccountant
+
+
+def _bib_command(args) -> dict:
+    from accountant.protocols import bib
+
+    out = {"command": "bib", "m": args.m, "s": args.s, "k": args.k, "n": args.n}
+    if args.target_eps is not None:
+        if args.p is not None or args.rho is not None:
+            raise ValueError("target-eps: give no --p/--rho (rho is what is computed)")
+        if args.delta is None or args.eps is not None:
+            raise ValueError("target-eps needs --delta and no --eps")
+        res = bib.bib_rho_for(args.target_eps, args.delta, args.m, args.s, args.k, args.n,
+                              rtol=args.rtol if args.rtol is not None else 1e-6)
+        pr = bib.paper_rho(args.target_eps, args.delta, args.m, args.s, args.k, args.n)
+        out.update(eps=args.target_eps, delta=args.delta, rho=res.rho, achieved_delta=res.achieved_delta,
+                   lower_rho=res.lower_rho, k_eff=res.k_eff, p=res.p, paper_rho=pr,
+                   paper_condition=bib.paper_condition(args.target_eps, args.delta, args.m, args.s,
+                                                       res.k_eff, args.n, res.p),
+                   paper_reason=None if pr is not None else "Theorem 2.1 needs 0 < eps <= 3")
+        return out
+    if args.p is None and args.rho is None:
+        raise ValueError("p: give --p P in [0, 1] or --rho R >= 0 (or --target-eps with --delta)")
+    if (args.eps is None) == (args.delta is None):
+        raise ValueError("give exactly one of --eps E (-> delta) and --delta D (-> eps)")
+    if args.rho is not None:
+        k_eff, p = bib.params_for_rho(args.k, args.n, args.rho)
+    else:
+        k_eff, p = args.k, args.p
+    out.update(p=p, rho=args.rho, k_eff=k_eff)
+    if args.eps is not None:
+        d = bib.bib_divergence(args.eps, args.m, args.s, k_eff, args.n, p)
+        eps, delta = args.eps, d.upper
+        out.update(eps=eps, delta=delta, delta_lower=d.lower, overlap=d.overlap)
+    else:
+        res = bib.bib_epsilon(args.delta, args.m, args.s, k_eff, args.n, p,
+                              rtol=args.rtol if args.rtol is not None else 1e-9)
+        eps, delta = res.epsilon, args.delta
+        out.update(eps=eps, delta=delta, achieved_delta=res.achieved_delta,
+                   lower_epsilon=res.lower_epsilon, reason=res.reason)
+    pr, cond = None, False
+    if args.n >= 1 and eps is not None and eps > 0 and 0 < delta < 1:
+        pr = bib.paper_rho(eps, delta, args.m, args.s, args.k, args.n)
+        cond = bib.paper_condition(eps, delta, args.m, args.s, k_eff, args.n, p)
+    out.update(paper_rho=pr, paper_condition=cond)
+    return out
+
+
+def _describe(params, n: int) -> dict:
+    return {
+        "mechanism": params.name,
+        "n": n,
+        "eps0": params.eps0,
+        "s": params.s,
+        "t": params.t,
+        "k": params.d if params.name == "olh" else getattr(params, "k", None),
+        "d": None if params.name == "olh" else getattr(params, "d", None),
+        **({"g": params.t} if params.name == "olh" else {}),
+        **({"p": params.p, "beta": params.beta, "q": params.q} if params.name == "variation-ratio" else {}),
+    }
+
+
+def _params(args, eps0: Optional[float]):
+    return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d,
+                       **_vr_options(args))
+
+
+def _vr_options(args) -> dict:
+    """The options of variation-ratio (p, beta, q) and olh (g)."""
+    return {name: getattr(args, name, None) for name in ("p", "beta", "q", "g")}
+
+
+def _lower_fields(name: str, params, applicable: bool) -> dict:
+    """The dataset pair and hash model behind lower bound ``name`` (None when not applicable)."""
+    from accountant.bounds import laws as M
+
+    ll = None
+    if applicable:
+        ll = M.mechanism_lower_law(params) if name == "lower" else \
+            M.worst_hash_lower(params)[0] if name == "lower-worst-hash" else None
+    if ll is None:
+        return {"lower_dataset": None, "lower_hash_model": None}
+    return {"lower_dataset": ll.datasets, "lower_hash_model": ll.hash_model}
+
+
+def _pair_path(args, name: str) -> bool:
+    """Whether the request needs the log-delta / high-precision pair path."""
+    tiny = args.command == "epsilon" and args.log_delta < math.log(1e-300)
+    if not (tiny or args.method != "float"):
+        return False
+    from accountant.bounds.registry import PAIR_BOUNDS
+
+    if name not in PAIR_BOUNDS:
+        why = "a target delta below 1e-300" if tiny else f"--method {args.method}"
+        raise ValueError(f"{why} is available for the pair bounds ({', '.join(PAIR_BOUNDS)}) and "
+                         f"for --bound proved (then: clone), not for --bound {name}")
+    return True
+
+
+def _epsilon_command(args) -> dict:
+    from accountant.bounds.registry import (
+        compute_params_bound,
+        pair_bound_epsilon,
+        resolve_name,
+        status,
+    )
+
+    params = _params(args, args.eps0)
+    out = _describe(params, args.n)
+    out.update(log_delta=args.log_delta, method=args.method)
+    name = "clone" if args.bound == "proved" else resolve_name(args.bound)
+    if _pair_path(args, name):
+        eps, ach, ach_log = pair_bound_epsilon(name, params, args.n, args.log_delta, args.rtol, args.method)
+        st = status(name, params.name)
+        out.update(bound=name, epsilon=eps, delta=args.delta, applicable=True, reason=st["caveat"],
+                   achieved_delta=ach, achieved_log_delta=ach_log, kind=st["kind"],
+                   certified=st["proved"], reference=st["reference"])
+        if args.bound == "proved":
+            out.update(lower_epsilon=None, lower_reason="not computed on the log-delta / high-precision path",
+                       paper_epsilon=None, paper_caveat=None,
+                       note="only the clone pair is evaluated on this path; the smallest proved bound "
+                            "needs delta >= 1e-300 and --method float")
+        return out
+    if args.bound != "proved":
+        res = compute_params_bound(name, params, args.n, args.delta, args.rtol)
+        st = status(name, params.name)
+        out.update(bound=name, epsilon=res.epsilon, delta=args.delta, applicable=res.applicable,
+                   reason=res.reason, achieved_delta=res.achieved_delta, kind=st["kind"],
+                   certified=st["proved"] and res.applicable, reference=st["reference"])
+        if st["kind"] == "lower":
+            out.update(_lower_fields(name, params, res.applicable))
+    else:
+        rep = ShuffleAccountant(params, args.n).epsilon_result(args.delta, rtol=args.rtol)
+        out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
+                   certified=rep.certified, lower_epsilon=rep.lower_epsilon, lower_reason=rep.lower_reason,
+                   lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model,
+                   paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
+        if params.name in REGISTRY["lower-worst-hash"].applies_to:
+            # how far any bound proved for every hash family could go (see README, Findings)
+            wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)
+            wf = _lower_fields("lower-worst-hash", params, wh.applicable)
+            out.update(worst_hash_lower_epsilon=min(wh.epsilon, rep.epsilon) if wh.applicable else None,
+                       worst_hash_lower_reason=None if wh.applicable else wh.reason,
+                       worst_hash_lower_dataset=wf["lower_dataset"],
+                       worst_hash_lower_hash_model=wf["lower_hash_model"])
+    ach = out.get("achieved_delta")
+    out["achieved_log_delta"] = math.log(ach) if ach else (None if ach is None else -math.inf)
+    return out
+
+
+def _delta_command(args) -> dict:
+    from accountant.bounds.registry import pair_bound_log_delta, resolve_name
+
+    params = _params(args, args.eps0)
+    out = _describe(params, args.n)
+    name = "proved" if args.bound == "proved" else resolve_name(args.bound)
+    if name != "proved" and _pair_path(args, name):
+        v = pair_bound_log_delta(name, params, args.n, args.eps, args.method)
+        out.update(epsilon=args.eps, delta=min(v.upper, 1.0), log_delta=min(v.log_upper, 0.0),
+                   bound=name, lower_delta=None, lower_reason="not computed on the high-precision path",
+                   paper_delta=None, paper_caveat=None, method=args.method,
+                   certified=REGISTRY[name].proved(params.name))
+        return out
+    if name == "proved" and args.method != "float":
+        _pair_path(args, "clone")
+        v = pair_bound_log_delta("clone", params, args.n, args.eps, args.method)
+        out.update(epsilon=args.eps, delta=min(v.upper, 1.0), log_delta=min(v.log_upper, 0.0),
+                   bound="clone", lower_delta=None, lower_reason="not computed on the high-precision path",
+                   paper_delta=None, paper_caveat=None, method=args.method, certified=True,
+                   note="only the clone pair is evaluated with --method mpmath/arb")
+        return out
+    acc = ShuffleAccountant(params, args.n, bound=args.bound)
+    rep = acc.delta_result(args.eps)
+    log_d = math.log(rep.delta) if rep.delta > 0 else -math.inf
+    if rep.delta < 1e-300:
+        # below the float range: the pair bounds' log form keeps the value
+        from accountant.bounds.registry import PAIR_BOUNDS, proved_upper_bounds
+
+        cands = [b for b in PAIR_BOUNDS if b == name or (name == "proved" and b in proved_upper_bounds(params.name))]
+        for b in cands:
+            log_d = min(log_d, pair_bound_log_delta(b, params, args.n, args.eps).log_upper)
+    out.update(epsilon=rep.epsilon, delta=rep.delta, log_delta=min(log_d, 0.0), bound=rep.bound,
+               lower_delta=rep.lower_delta, lower_reason=rep.lower_reason,
+               lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model, paper_delta=rep.paper_delta,
+               paper_caveat=rep.paper_caveat, method=args.method,
+               certified=acc.bound == "proved" or REGISTRY[acc.bound].proved(params.name))
+    return out
+
+
+def _local_epsilon_command(args) -> dict:
+    from accountant.bounds.registry import compute_params_bound, proved_params_epsilon, resolve_name
+
+    eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
+                         rtol=args.rtol, bound=args.bound, k=args.k)
+    params = _params(args, eps0)
+    out = _describe(params, args.n)
+    if args.bound == "proved":
+        res = proved_params_epsilon(params, args.n, args.delta, 1e-9)
+        name = res.name if res is not None else "post-processing"
+        certified = True
+    else:
+        name = resolve_name(args.bound)
+        res = compute_params_bound(name, params, args.n, args.delta, 1e-9)
+        certified = REGISTRY[name].proved(params.name)
+    achieved = res.epsilon if res is not None and res.epsilon is not None else eps0
+    if args.bound == "proved":
+        achieved = min(achieved, args.eps)  # the inverse verified delta <= target at eps (calibration)
+    out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound=name, certified=certified,
+               achieved_epsilon=min(achieved, eps0),
+               achieved_delta=res.achieved_delta if res is not None else 0.0)
+    return out
+
+
+def _check_applicable(args) -> None:
+    """Options that do not apply to the chosen mechanism are refused, not ignored; work
+    bounded up front (README, Limits)."""
+    mech = getattr(args, "mechanism", None)
+    if args.command in ("table", "figure"):
+        return
+    if args.command == "bib":
+        per_user = args.rho if args.rho is not None else (args.p or 0.0)
+        L.check_count("--k + --n x --rho", args.k + args.n * per_user, L.MAX_BIB_BALLS,
+                      "expected blanket balls", "lower --n, --rho (or --p) or --k")
+        return
+    if mech is not None and args.command != "compose":
+        if mech == "variation-ratio":
+            if args.command == "local-epsilon":
+                raise ValueError("--mechanism variation-ratio: local-epsilon searches eps0, but the "
+                                 "variation-ratio parameters fix p = e^eps0; use epsilon/delta/compare")
+            if getattr(args, "eps0", None) is not None:
+                raise ValueError("--eps0 does not apply to mechanism 'variation-ratio' (eps0 = ln p: give --p)")
+            if args.p is None:
+                raise ValueError("--p is required for mechanism 'variation-ratio' (a number in (1, e^30])")
+        elif args.command == "local-epsilon" and getattr(args, "g", None) is not None:
+            raise ValueError("--g does not apply to local-epsilon (olh's g follows eps0: round(e^eps0) + 1)")
+        elif getattr(args, "eps0", 1.0) is None:
+            raise ValueError("--eps0 is required (a number in (0, 30])")
+    if mech is not None:
+        try:
+            vr = _vr_options(args)
+            eps0 = None if mech == "variation-ratio" else 1.0
+            make_params(mech, eps0, s=args.s, t=args.t, k=args.k, d=getattr(args, "d", None), **vr)
+        except ValueError as exc:
+            msg = str(exc)
+            for name in ("s", "t", "k", "d", "p", "beta", "q", "g"):
+                if msg.startswith(f"{name} must be"):
+                    msg = "--" + msg
+                msg = msg.replace(f"{name} does not apply", f"--{name} does not apply")
+                msg = msg.replace(f"{name} is required", f"--{name} is required")
+            raise ValueError(msg) from None
+    if args.command == "local-epsilon" and mech in ("collision", "coco") and args.t is None \
+            and args.s > L.MAX_S_WALK:
+        raise ValueError(f"--s must be an integer in [1, {L.MAX_S_WALK}] for local-epsilon with the "
+                         f"default t-rule (the search walks the t values), got {args.s}; "
+                         f"pass --t to fix t")

@@ -1,0 +1,120 @@
+"""Part of accountant.interfaces.cli (was accountant.cli).
+
+Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import os
+from typing import Sequence
+from accountant.core import limits as L
+from accountant.bounds.registry import BOUND_NAMES, REGISTRY
+from accountant.core.params import make_params
+from accountant.interfaces.cli.arguments import T_MAX, _bound_list
+
+
+def _grid_command(args, argv: Sequence[str] = ()) -> dict:
+    from accountant.interfaces import tables
+
+    ns = tables.parse_list(args.n, int, "--n")
+    eps0s = tables.parse_list(args.eps0, float, "--eps0")
+    for n in ns:
+        L.check_int("--n", n, 1, L.MAX_N)
+    for e0 in eps0s:
+        L.check_eps0(e0, "--eps0")
+    ks: list = [None]
+    columns = None
+    if args.command == "table":
+        mechanism = args.mechanism
+        if mechanism in ("variation-ratio", "olh", "oue"):
+            raise ValueError(f"--mechanism {mechanism} is not available in table (its grid has no "
+                             "--p/--beta/--q/--k/--g); use epsilon or compare")
+        deltas = tables.parse_list(args.delta, float, "--delta")
+        for d in deltas:
+            L.check_delta(d, "--delta")
+        L.check_output_writable(args.out)
+        ext = tables.check_output_path(args.out)
+        t_rule = args.t_rule
+        if args.columns is not None and args.all_bounds:
+            raise ValueError("--columns and --all-bounds exclude each other (--all-bounds is every column)")
+        columns = tables.parse_columns(args.columns) if args.columns is not None else None
+        if args.bounds is not None:
+            bounds = _bound_list(args.bounds)
+        elif args.all_bounds or args.long:
+            bounds = BOUND_NAMES
+        else:
+            bounds = tables.paper_bounds(mechanism, columns or ())
+        if mechanism == "krr":
+            if args.k is None:
+                raise ValueError("--k is required for mechanism 'krr' (a list of integers >= 2)")
+            ks = tables.parse_list(args.k, int, "--k")
+            for v in ks:
+                L.check_int("--k", v, 2, T_MAX)
+        elif args.k is not None:
+            raise ValueError(f"--k applies to --mechanism krr only, not to '{mechanism}'")
+        if ext == ".tex":
+            L.check_output_writable(tables.bib_path(args.out), "--out (its .bib)")
+    else:
+        bounds = _bound_list(args.bounds)
+        mechanism, deltas, t_rule = "collision", [args.delta], "paper"
+        ext = os.path.splitext(args.out)[1].lower()
+        from accountant.interfaces.figure import FIGURE_FORMATS
+
+        if ext not in FIGURE_FORMATS:
+            raise ValueError(f"--out must end in {', '.join(FIGURE_FORMATS)}, got {args.out!r}")
+    L.check_output_writable(args.out)
+    if mechanism not in ("collision", "coco"):
+        if args.s is not None:
+            raise ValueError(f"--s applies to --mechanism collision or coco only, not to '{mechanism}'")
+        if args.t_rule != "paper":
+            raise ValueError(f"--t-rule applies to --mechanism collision or coco only, not to '{mechanism}'")
+        ss = [None]
+    else:
+        if args.s is None:
+            raise ValueError(f"--s is required for mechanism '{mechanism}' (a list of integers >= 1)")
+        ss = tables.parse_list(args.s, int, "--s")
+        for v in ss:
+            L.check_int("--s", v, 1, T_MAX)
+    size = len(ns) * len(ss) * len(ks) * len(eps0s) * len(deltas)
+    L.check_count("grid", size, L.MAX_GRID_POINTS, "number of points (n x s x k x eps0 x delta)",
+                  "split the grid into several runs")
+    large = sum(1 for n in ns if n > L.LARGE_N) * len(ss) * len(ks) * len(eps0s) * len(deltas)
+    L.check_count("grid", large, L.MAX_GRID_POINTS_LARGE_N,
+                  f"number of points with --n above {L.LARGE_N:.0e}",
+                  "split the grid into several runs")
+    if getattr(args, "scheduler", None) is not None and not args.scheduler.strip():
+        raise ValueError("--scheduler must be an address such as tcp://host:8786, got ''")
+    try:
+        points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=ks)
+    except ValueError as exc:
+        raise ValueError(f"--t-rule/--s/--eps0: {exc}") from None
+    for pt in points:  # validate every point before any work starts
+        make_params(pt.mechanism, pt.eps0, s=pt.s, t=pt.t, k=pt.k)
+    rtol = getattr(args, "rtol", 1e-9)
+    rows = tables.compute_table(points, bounds, rtol=rtol, workers=args.workers,
+                                scheduler=getattr(args, "scheduler", None))
+    import shlex
+
+    meta = tables.provenance("python -m accountant " + shlex.join(argv), rtol=rtol, method="float")
+    out = {"command": args.command, "format": ext.lstrip("."), "rows": len(rows), "bounds": list(bounds),
+           "parameters": {"mechanism": mechanism, "n": ns, "s": ss if ss != [None] else None,
+                          "k": ks if ks != [None] else None, "eps0": eps0s, "delta": deltas,
+                          "t_rule": t_rule if mechanism in ("collision", "coco") else None},
+           "meta": meta}
+    if args.command == "table":
+        if args.long:
+            cols = list(tables.LONG_FIELDS)
+            out["rows"] = len(tables.long_rows(rows, [c for c in (columns or ()) if c in REGISTRY] or None))
+        elif args.all_bounds:
+            cols = tables.wide_columns(rows)
+        else:
+            cols = columns if columns is not None else tables.default_columns(rows)
+        chosen = cols if (args.all_bounds or columns is not None) else None  # None: the default
+        written = tables.write_table(rows, args.out, None if args.long else chosen, args.digits, meta,
+                                     long=args.long)
+        out.update(out=args.out, paths=written, columns=cols, digits=args.digits, long=args.long)
+    else:
+        from accountant.interfaces.figure import write_figure
+
+        write_figure(rows, bounds, args.out, width_in=args.width)
+        out.update(out=args.out, paths=[args.out], columns=None)
+    out["saving_percent"] = tables.saving_summary(rows)
+    return out

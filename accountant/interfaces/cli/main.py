@@ -1,0 +1,161 @@
+"""Part of accountant.interfaces.cli (was accountant.cli).
+
+Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import json
+import math
+import sys
+from typing import Optional, Sequence
+from accountant.core import limits as L
+from accountant.bounds.registry import REGISTRY
+from accountant.core.optional import require
+from accountant.interfaces.cli.arguments import UsageError
+from accountant.interfaces.cli.parser import build_parser, no_command_text
+from accountant.interfaces.cli.commands import _bib_command, _check_applicable, _delta_command, _describe, _epsilon_command, _local_epsilon_command, _lower_fields, _params
+from accountant.interfaces.cli.grid import _grid_command
+
+
+def run(argv: Optional[Sequence[str]] = None) -> dict:
+    """Parse ``argv`` and compute; returns the JSON-ready result (raises UsageError/ValueError)."""
+    args = build_parser().parse_args(argv)
+    _check_applicable(args)
+    # optional engines: one line naming what to install, before any work
+    if getattr(args, "method", None) == "arb":
+        require("flint", "--method arb (certified ball arithmetic)")
+    if getattr(args, "scheduler", None):
+        require("distributed", "--scheduler (a Dask cluster)")
+    if args.command == "bib":
+        return _bib_command(args)
+    if args.command == "compose":
+        from accountant.interfaces.compose_cli import run_compose
+
+        return run_compose(args)
+    if args.command == "epsilon":
+        # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
+        args.log_delta = math.log(args.delta) if args.delta is not None else args.log_delta
+        args.delta = args.delta if args.delta is not None else math.exp(args.log_delta)
+    if args.command == "compare":
+
+        from accountant.bounds.registry import compare_params
+
+        params = _params(args, args.eps0)
+        res = compare_params(params, args.n, args.delta, rtol=args.rtol)
+        out = _describe(params, args.n)
+        out.update(delta=args.delta, bounds={
+            k: {"epsilon": v.epsilon, "applicable": v.applicable, "reason": v.reason,
+                "seconds": v.seconds, "achieved_delta": v.achieved_delta,
+                "kind": REGISTRY[k].kind, "proved": REGISTRY[k].proved(params.name),
+                **(_lower_fields(k, params, v.applicable) if REGISTRY[k].kind == "lower" else {})}
+            for k, v in res.items()})
+        return out
+    if args.command in ("table", "figure"):
+        return _grid_command(args, argv if argv is not None else sys.argv[1:])
+    if args.command == "epsilon":
+        return _epsilon_command(args)
+    if args.command == "delta":
+        return _delta_command(args)
+    return _local_epsilon_command(args)
+
+
+def _human(command: str, out: dict) -> str:
+    if command == "compose":
+        from accountant.interfaces.compose_cli import human
+
+        return human(out)
+    if command == "bib":
+        head = f"M^BIB(m={out['m']}, s={out['s']}, k={out['k']}, n={out['n']})"
+        pr = "n/a" if out.get("paper_rho") is None else f"{out['paper_rho']:.6g}"
+        tail = f"paper's rho = {pr}; paper's condition holds: {out['paper_condition']}"
+        if "lower_rho" in out:
+            return (f"{head}: smallest rho = {out['rho']:.8g} for (eps, delta) = ({out['eps']:g}, "
+                    f"{out['delta']:.3g}) (certified delta {out['achieved_delta']:.6g})\n{tail}")
+        if out.get("eps") is None:
+            return f"{head}: epsilon not available: {out['reason']}"
+        if "delta_lower" in out:
+            return f"{head}, p={out['p']:.6g}: delta <= {out['delta']:.10g} at eps = {out['eps']:g}\n{tail}"
+        return (f"{head}, p={out['p']:.6g}: eps <= {out['eps']:.10g} at delta = {out['delta']:.3g} "
+                f"(certified delta {out['achieved_delta']:.6g})\n{tail}")
+    if command in ("table", "figure"):
+        from accountant.core.numfmt import fmt
+
+        sv = out["saving_percent"]
+        extra = (f"; saving of the proved number over the literature's best proved bound: median "
+                 f"{fmt(sv['median'], 3, 'down')}% (min {fmt(sv['min'], 3, 'down')}%, "
+                 f"max {fmt(sv['max'], 3, 'down')}%)" if sv.get("count") else "")
+        return f"wrote {out['rows']} rows to {' and '.join(out['paths'])}{extra}"
+    mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
+                               else f" (k={out['k']})" if out["mechanism"] in ("krr", "oue")
+                               else f" (k={out['k']}, g={out['g']})" if out["mechanism"] == "olh"
+                               else f" (p={out['p']:.10g}, beta={out['beta']:.10g}, q={out['q']:.10g})"
+                               if out["mechanism"] == "variation-ratio" else "")
+    if command == "compare":
+        lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
+        for k, v in out["bounds"].items():
+            tag = {"upper": "proved" if v["proved"] else "not proved", "lower": "lower bound",
+                   "paper": "paper, not proved"}[v["kind"]]
+            val = f"{v['epsilon']:.6g}" if v["applicable"] else f"not applicable: {v['reason']}"
+            lines.append(f"  {k:26s} {val}  [{tag}]")
+        return "\n".join(lines)
+    if command == "epsilon" and "paper_epsilon" not in out:
+        if not out["applicable"]:
+            return f"{out['bound']}: not applicable: {out['reason']}"
+        what = "proved upper bound" if out["certified"] else (
+            "certified lower bound" if out["kind"] == "lower" else "NOT a proved bound")
+        return (f"{out['bound']}: eps_c {'>=' if out['kind'] == 'lower' else '<='} {out['epsilon']:.10g} "
+                f"at delta = {out['delta']:.3g} ({what})" + (f"; {out['reason']}" if out["reason"] else ""))
+    if command == "epsilon":
+        lines = [f"eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
+                 f"certified delta {out['achieved_delta']:.6g})",
+                 f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
+        hashed = "worst_hash_lower_epsilon" in out
+        if out["lower_epsilon"] is not None:
+            hm = out.get("lower_hash_model")
+            lines.append(f"eps_c >= {out['lower_epsilon']:.10g} (certified lower bound for the mechanism"
+                         + (f", {hm})" if hm else ")"))
+            lines.append(f"  datasets: {out['lower_dataset']}")
+        else:
+            lines.append(f"lower bound: not available ({out['lower_reason']})")
+        if hashed and out["worst_hash_lower_epsilon"] is not None:
+            lines.append(f"eps_c >= {out['worst_hash_lower_epsilon']:.10g} for the worst hash family "
+                         "(no bound proved for every hash family can be smaller)")
+        if out["paper_epsilon"] is not None:
+            lines.append(f"paper's Theorem 5 value {out['paper_epsilon']:.10g} (not a proved bound)")
+        return "\n".join(lines)
+    if command == "delta":
+        lines = [f"delta <= {out['delta']:.10g} (log delta <= {out['log_delta']:.12g}) at eps = {out['epsilon']:g} "
+                 f"({out['bound']}{'' if out['certified'] else ', NOT proved'})",
+                 f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
+        if out["lower_delta"] is not None:
+            lines.append(f"delta >= {out['lower_delta']:.10g} (certified lower bound for the mechanism)")
+        if out["paper_delta"] is not None:
+            lines.append(f"paper's value {out['paper_delta']:.10g} (not a proved bound)")
+        return "\n".join(lines)
+    return (f"largest eps0 = {out['eps0']:.8g} gives eps_c <= {out['achieved_epsilon']:.8g} <= {out['epsilon']:g} "
+            f"at delta = {out['delta']:.3g} ({out['bound']}{'' if out['certified'] else ', NOT proved'})\n"
+            f"n = {out['n']}, {mech}")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point; returns the exit status (0 ok, 2 bad input, 1 failure, 130 interrupted).
+
+    Errors are one line on stderr, never a traceback (:func:`accountant.limits.guarded`).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        sys.stderr.write(no_command_text() + "\n")
+        return L.EXIT_USAGE
+
+    def body() -> int:
+        try:
+            out = run(argv)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+        command = next((a for a in argv if not a.startswith("-")), "")
+        if "--json" in argv:
+            print(json.dumps(out))
+        else:
+            print(_human(command, out))
+        return 0
+
+    return L.guarded(body)

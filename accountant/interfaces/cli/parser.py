@@ -1,0 +1,178 @@
+"""Part of accountant.interfaces.cli (was accountant.cli).
+
+Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import argparse
+from accountant.interfaces import cli_help
+from accountant.core import limits as L
+from accountant.bounds.registry import ALIASES, BOUND_NAMES, REGISTRY
+from accountant.core.limits import float_arg, int_arg
+from accountant.core.params import MECHANISMS
+from accountant.interfaces.cli.arguments import T_MAX, _Parser, _add_mechanism_options, _add_method_option
+
+BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)
+INVERSE_CHOICES = ("proved",) + tuple(b for b in BOUND_NAMES if REGISTRY[b].kind != "lower") + tuple(ALIASES)
+BIB_RHO_MAX = 1e6
+N_ARG = L.n_arg()
+EPS0_ARG = L.eps0_arg()
+DELTA_ARG = L.delta_arg()
+RTOL_ARG = float_arg("--rtol", 1e-15, 0.1)
+
+
+LOG_DELTA_ARG = float_arg("--log-delta", L.LOG_DELTA_MIN, 0.0, hi_open=True)
+
+
+DEFAULTS_NOTE = ("Defaults: --mechanism generic (any eps0-LDP randomizer: the bound holds for every "
+                 "one) and --bound proved (the smallest proved upper bound; 'paper' is Theorem 5, "
+                 "not proved).")
+
+# (command, example) -- the five most common first: printed when no command is given
+COMMON = (
+    ("epsilon", "epsilon --n 1e5 --eps0 2 --delta 1e-6"),
+    ("delta", "delta --n 1e5 --eps0 2 --eps 0.05"),
+    ("local-epsilon", "local-epsilon --n 1e6 --eps 0.1 --delta 1e-8"),
+    ("compare", "compare --n 1e5 --eps0 1 --delta 1e-6"),
+    ("compose", "compose --rounds 100 --n 1e5 --eps0 4 --delta 1e-6"),
+)
+EXAMPLES = {
+    "epsilon": ("epsilon --n 1e5 --eps0 2 --delta 1e-6",
+                "epsilon --n 1e5 --eps0 2 --delta 1e-6 --mechanism collision --s 4 --json",
+                "epsilon --n 1e6 --eps0 1 --delta 1e-8 --mechanism krr --k 8"),
+    "delta": ("delta --n 1e5 --eps0 2 --eps 0.05",
+              "delta --n 1e5 --eps0 4 --eps 3 --bound stronger-clone --method arb --json"),
+    "local-epsilon": ("local-epsilon --n 1e6 --eps 0.1 --delta 1e-8",
+                      "local-epsilon --n 1e6 --eps 0.1 --delta 1e-8 --mechanism collision --s 8"),
+    "compare": ("compare --n 1e5 --eps0 1 --delta 1e-6",
+                "compare --n 1e5 --eps0 2 --delta 1e-6 --mechanism krr --k 8 --json"),
+    "compose": ("compose --rounds 100 --n 1e5 --eps0 4 --delta 1e-6",
+                "compose --rounds 100 --n 1e5 --eps0 4 --mechanism collision --s 4 --delta 1e-6"),
+    "table": ("table --n 10000 --eps0 0.5,1 --delta 1e-6 --out t.csv",
+              "table --n 10000,100000 --s 4,64 --eps0 0.1:5.0:10 --delta 1e-6 --mechanism collision "
+              "--out t.md"),
+    "figure": ("figure --out fig2.html --n 10000 --s 4 --eps0 0.5:5:10",
+               "figure --out fig2.html"),
+    "bib": ("bib --m 100 --s 1 --n 10000 --rho 2 --delta 1e-6",
+            "bib --m 100 --s 1 --n 10000 --target-eps 1 --delta 1e-6"),
+}
+
+
+NOTES = {  # commands whose defaults differ from DEFAULTS_NOTE
+    "figure": "Defaults: mechanism collision (the paper's Figure 2) and every bound of the "
+              "comparison set (--bounds all); the proved bound is marked as such.",
+    "bib": "bib is its own mechanism (balls into bins, Luo, Wang, Yi); its delta is the exact "
+           "divergence, an upper bound, with the paper's condition shown beside it.",
+}
+
+
+def no_command_text() -> str:
+    """Usage and the five most common commands (``python -m accountant`` alone)."""
+    return cli_help.no_command_text(build_parser(), COMMON, DEFAULTS_NOTE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=cli_help.prog_name("accountant"),
+                     description="Privacy amplification by shuffling: exact accounting.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("epsilon", help="central eps_c for a target delta")
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; for variation-ratio give --p instead)")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--delta", type=DELTA_ARG, help="target delta in [1e-300, 1)")
+    g.add_argument("--log-delta", type=LOG_DELTA_ARG,
+                   help="target natural log of delta in [-10000, 0) (pair bounds below log(1e-300))")
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c")
+    _add_method_option(p)
+    p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
+                   help="which bound (default 'proved': the smallest proved upper bound; 'paper' is "
+                        "Theorem 5, not proved)")
+    _add_mechanism_options(p)
+
+    p = sub.add_parser("compare", help="every bound of the comparison set on the same inputs")
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; for variation-ratio give --p instead)")
+    p.add_argument("--delta", type=DELTA_ARG, required=True)
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
+    _add_mechanism_options(p)
+
+    p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex (docs/tables.md)")
+    p.add_argument("--n", required=True, help="list, e.g. 10000,100000")
+    p.add_argument("--s", default=None, help="list of s (collision, coco)")
+    p.add_argument("--k", default=None, help="list of k (krr)")
+    p.add_argument("--eps0", required=True, help="list or start:stop:count, e.g. 0.1:5.0:50")
+    p.add_argument("--delta", required=True, help="list of delta")
+    p.add_argument("--mechanism", default="generic", choices=MECHANISMS)
+    p.add_argument("--t-rule", default="paper", help="paper | coco | fixed:T")
+    p.add_argument("--bounds", default=None,
+                   help="bounds to compute: all or a comma-separated list (default: those the columns need)")
+    p.add_argument("--columns", default=None,
+                   help="comma-separated fields and bound names (default: n, s/t/delta where they vary, "
+                        "eps0, proved_epsilon, lower_epsilon, paper_epsilon, best_literature, "
+                        "literature_epsilon, saving_percent)")
+    p.add_argument("--all-bounds", action="store_true",
+                   help="every bound and every field (the wide table; LaTeX: landscape longtable)")
+    p.add_argument("--long", action="store_true",
+                   help="tidy long format: one row per point and bound")
+    p.add_argument("--digits", type=int_arg("--digits", 1, 17), default=4,
+                   help="significant digits in csv/md/tex (upper bounds round up, lower bounds down; "
+                        "JSON keeps full precision)")
+    p.add_argument("--out", required=True, help="output file; format from the extension (.tex also writes .bib)")
+    p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None, help="worker processes (default: cores)")
+    p.add_argument("--scheduler", default=None, help="Dask distributed scheduler address")
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
+    p.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
+
+    p = sub.add_parser("figure", help="Figure 2 layout (amplification ratio vs eps0) with Plotly")
+    p.add_argument("--out", required=True, help="FILE.html, .png, .pdf or .svg")
+    p.add_argument("--n", default="10000,100000")
+    p.add_argument("--s", default="4,64")
+    p.add_argument("--eps0", default="0.1:5.0:50")
+    p.add_argument("--delta", type=DELTA_ARG, default=1e-6)
+    p.add_argument("--bounds", default="all")
+    p.add_argument("--width", type=float_arg("--width (inches)", 1.0, 20.0), default=None,
+                   help="figure width in inches (default 3.5: one column of a two-column paper)")
+    p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None)
+    p.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
+
+    p = sub.add_parser("delta", help="certified delta at a central epsilon")
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; for variation-ratio give --p instead)")
+    p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="central epsilon")
+    p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
+                   help="which bound (default 'proved': the smallest proved upper bound)")
+    _add_method_option(p)
+    _add_mechanism_options(p)
+
+    p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
+    p.add_argument("--delta", type=DELTA_ARG, required=True)
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-6, help="relative tolerance on eps0")
+    p.add_argument("--bound", default="proved", choices=INVERSE_CHOICES,
+                   help="invert the smallest proved bound (default) or a named upper bound "
+                        "('paper' = Theorem 5, not proved)")
+    _add_mechanism_options(p)
+
+    p = sub.add_parser("bib", help="balls-into-bins mechanism M^BIB (Luo, Wang, Yi, Theorem 2.1)")
+    p.add_argument("--m", type=int_arg("--m", 1, T_MAX), required=True, help="number of bins (paper's m or B)")
+    p.add_argument("--s", type=int_arg("--s", 1, T_MAX), required=True, help="size of the input set S")
+    p.add_argument("--k", type=int_arg("--k", 0, L.MAX_N), default=0, help="fixed noise balls")
+    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--p", type=float_arg("--p", 0.0, 1.0), default=None, help="per-user blanket probability p")
+    g.add_argument("--rho", type=float_arg("--rho", 0.0, BIB_RHO_MAX), default=None,
+                   help="expected blanket balls per user (rho > 1: floor(rho) balls + one with prob. frac(rho), Section 2.3)")
+    p.add_argument("--eps", type=float_arg("--eps", 0.0, L.EPS_MAX), default=None, help="epsilon -> delta")
+    p.add_argument("--delta", type=DELTA_ARG, default=None, help="delta -> epsilon (or with --target-eps: rho)")
+    p.add_argument("--target-eps", type=float_arg("--target-eps", 0.0, L.EPS_MAX, lo_open=True), default=None, help="with --delta and no p/rho: smallest rho")
+    p.add_argument("--rtol", type=RTOL_ARG, default=None, help="relative tolerance of the search")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    from accountant.interfaces.compose_cli import add_compose_parser
+
+    add_compose_parser(sub)
+    cli_help.add_help_examples(parser, sub, COMMON, EXAMPLES, DEFAULTS_NOTE, NOTES)
+    return parser

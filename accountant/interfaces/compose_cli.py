@@ -1,0 +1,118 @@
+"""``python -m accountant compose``: central eps after many shuffled rounds.
+
+Thin: parses, calls ``accountant.compose``, returns a JSON-ready dict.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from accountant.core import limits as L
+
+from accountant.composition.compose import (
+    ROUND_MECHANISMS,
+    RoundSpec,
+    compose_rounds,
+    compose_schedule,
+    parse_schedule,
+    round_source,
+)
+
+
+def add_compose_parser(sub) -> None:
+    """Register the ``compose`` subcommand on ``sub`` (argparse subparsers)."""
+    p = sub.add_parser("compose", help="central (eps, delta) after T rounds (PLD vs naive vs advanced)")
+    p.add_argument("--rounds", type=L.int_arg("--rounds", 1, L.MAX_ROUNDS), default=None,
+                   help=f"number of identical rounds T (at most {L.MAX_ROUNDS:,})")
+    p.add_argument("--n", type=L.n_arg(), default=None, help="users per round")
+    p.add_argument("--eps0", type=L.eps0_arg(), default=None, help="local budget per round")
+    p.add_argument("--mechanism", default="generic", choices=ROUND_MECHANISMS)
+    p.add_argument("--s", type=L.int_arg("--s", 1, L.T_MAX), default=None)
+    p.add_argument("--t", type=L.int_arg("--t", 1, L.T_MAX), default=None)
+    p.add_argument("--k", type=L.int_arg("--k", 2, L.T_MAX), default=None, help="alphabet size (krr)")
+    p.add_argument("--schedule", default=None,
+                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?}")
+    p.add_argument("--delta", type=L.delta_arg(), required=True, help="total target delta")
+    p.add_argument("--step", type=L.float_arg("--step", 0.0, 1.0, lo_open=True), default=None,
+                   help="loss grid step in (0, 1] (default: automatic)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def read_schedule(path: str, max_rounds: int | None = None) -> list:
+    """Round specs from a schedule file (JSON, :func:`accountant.compose.parse_schedule`);
+    ValueError (one line, naming --schedule) when it cannot be read or parsed (size, encoding,
+    nesting, syntax) or (``max_rounds``) when its rounds, repeats counted, exceed
+    ``max_rounds`` (checked before they are expanded); all before any work."""
+    data = _schedule_data(path)
+    if max_rounds is not None and isinstance(data, list):
+        total = 0
+        for r in data:
+            rep = r.get("repeat", 1) if isinstance(r, dict) else 1
+            total += rep if isinstance(rep, (int, float)) and not isinstance(rep, bool) and rep > 0 else 1
+        if total > max_rounds:
+            raise ValueError(f"--schedule: {total:,.0f} rounds (repeats counted) exceed the limit "
+                             f"of {max_rounds:,}")
+    try:
+        return parse_schedule(data)
+    except ValueError as exc:
+        msg = str(exc)
+        raise ValueError(msg if msg.startswith("--schedule") else f"--schedule: {msg}") from None
+
+
+def _schedule_data(path: str):
+    """The JSON data of a schedule file; ValueError naming --schedule (size, encoding,
+    nesting, syntax) before any work."""
+    try:
+        size = os.path.getsize(path)
+        if size > L.MAX_SCHEDULE_BYTES:
+            raise ValueError(f"--schedule: file {path!r} has {size:,} bytes, more than the limit of "
+                             f"{L.MAX_SCHEDULE_BYTES:,}; use \"repeat\" for identical rounds")
+        with open(path, "rb") as fh:
+            raw = fh.read(L.MAX_SCHEDULE_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"--schedule: cannot read {path!r}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"--schedule: {path!r} is not a UTF-8 text (JSON) file") from None
+    depth = 0
+    for ch in text:  # nesting refused before the parser recurses
+        if ch in "[{":
+            depth += 1
+            if depth > L.MAX_NESTING:
+                raise ValueError(f"--schedule: JSON nested deeper than {L.MAX_NESTING} levels "
+                                 "(a schedule is a list of round objects)")
+        elif ch in "]}":
+            depth -= 1
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--schedule: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except RecursionError:  # pragma: no cover - depth checked above
+        raise ValueError(f"--schedule: JSON nested too deeply (limit {L.MAX_NESTING})") from None
+
+
+def run_compose(args: argparse.Namespace) -> dict:
+    """Compute the comparison; ValueError on bad input (one line)."""
+    if args.schedule is not None:
+        if any(v is not None for v in (args.rounds, args.n, args.eps0)):
+            raise ValueError("--schedule replaces --rounds/--n/--eps0; give one or the other")
+        specs = read_schedule(args.schedule)
+        res = compose_schedule(specs, args.delta, args.step)
+    else:
+        for name in ("rounds", "n", "eps0"):
+            if getattr(args, name) is None:
+                raise ValueError(f"--{name} is required (or give --schedule FILE.json)")
+        spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k)
+        specs = [spec]
+        res = compose_rounds(spec, args.rounds, args.delta, args.step)
+    # which certified per-round profile was composed (clone alone for generic rounds)
+    return {**res.as_dict(), "profile": "; ".join(sorted({round_source(s.mechanism) for s in specs}))}
+
+
+def human(out: dict) -> str:
+    return (f"after {out['rounds']} rounds at delta = {out['delta']:.3g}: "
+            f"eps <= {out['epsilon']:.6g} (PLD; optimistic {out['epsilon_optimistic']:.6g}), "
+            f"advanced {out['advanced_epsilon']:.6g}, naive {out['naive_epsilon']:.6g}; "
+            f"per-round profile: {out['profile']}")

@@ -1,0 +1,89 @@
+"""Part of accountant.interfaces.tables (was accountant.tables).
+
+Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import io
+import os
+from typing import Optional, Sequence
+from accountant.interfaces.fileio import write_atomic, write_atomic_group
+from accountant.core.limits import check_output_writable
+from accountant.interfaces.tables.columns import POINT_FIELDS, _registry, default_columns, long_rows
+from accountant.interfaces.tables.formats import DEFAULT_DIGITS, to_csv, to_json, to_markdown
+from accountant.interfaces.tables.latex import to_bibtex, to_latex
+
+FORMATS = (".csv", ".json", ".md", ".tex")
+LONG_FIELDS = POINT_FIELDS + ("bound", "kind", "proved", "epsilon", "achieved_delta")
+
+
+WRITERS = {".csv": to_csv, ".json": to_json, ".md": to_markdown, ".tex": to_latex}
+
+
+def check_output_path(path: str) -> str:
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in WRITERS:
+        raise ValueError(f"out must end in one of {', '.join(FORMATS)}, got {path!r}")
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise ValueError(f"out: directory {d!r} does not exist")
+    return ext
+
+
+def bib_path(path: str) -> str:
+    """The .bib written beside a .tex table (same stem)."""
+    return os.path.splitext(path)[0] + ".bib"
+
+
+def render(rows: Sequence[dict], ext: str, columns: Optional[Sequence[str]] = None,
+           digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None, long: bool = False,
+           bib_stem: Optional[str] = None) -> str:
+    """The table as text in format ``ext`` (default columns unless ``columns``; ``long``:
+    one row per point and bound)."""
+    if long:
+        rows = long_rows(rows, [c for c in (columns or ()) if c in _registry()] or None)
+        columns = list(LONG_FIELDS)
+    elif columns is None and ext != ".json":  # JSON: every field unless columns are chosen
+        columns = default_columns(rows)
+    if ext == ".tex":
+        return to_latex(rows, columns, digits, meta, wide=None if not long else True, bib_stem=bib_stem)
+    return WRITERS[ext](rows, columns, digits, meta)
+
+
+def write_table(rows: Sequence[dict], path: str, columns: Optional[Sequence[str]] = None,
+                digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None, long: bool = False) -> list[str]:
+    """Write the table (and, for .tex, its .bib beside it: both or neither); returns the
+    paths written.  ValueError naming ``path`` when it cannot be written (checked before
+    rendering: missing directory, /proc, read-only)."""
+    ext = check_output_path(path)
+    path = check_output_writable(path, "path")
+    if ext != ".tex":
+        write_atomic(path, render(rows, ext, columns, digits, meta, long))
+        return [path]
+    check_output_writable(bib_path(path), "path (its .bib)")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if long:
+        tex, bib = render(rows, ext, columns, digits, meta, long, bib_stem=stem), to_bibtex([], [], meta)
+    else:
+        tex, bib = latex_pair(rows, stem, columns, digits, meta)
+    write_atomic_group([(path, tex), (bib_path(path), bib)])
+    return [path, bib_path(path)]
+
+
+def latex_pair(rows: Sequence[dict], stem: str, columns: Optional[Sequence[str]] = None,
+               digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None) -> tuple[str, str]:
+    """(``stem``.tex, ``stem``.bib) texts: the LaTeX table and the BibTeX it cites."""
+    cols = list(columns) if columns is not None else default_columns(rows)
+    return (render(rows, ".tex", cols, digits, meta, bib_stem=stem), to_bibtex(rows, cols, meta))
+
+
+def latex_zip(rows: Sequence[dict], stem: str, columns: Optional[Sequence[str]] = None,
+              digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None) -> bytes:
+    """A zip of ``stem``.tex and ``stem``.bib (one download for the dashboard)."""
+    import zipfile
+
+    tex, bib = latex_pair(rows, stem, columns, digits, meta)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(f"{stem}.tex", tex)
+        zf.writestr(f"{stem}.bib", bib)
+    return buf.getvalue()

@@ -1,0 +1,77 @@
+"""Part of accountant.interfaces.tables (was accountant.tables).
+
+Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import csv
+import io
+import json
+from typing import Optional, Sequence
+from accountant.core.numfmt import fmt
+from accountant.interfaces.tables.columns import _FIELDS, column_direction, wide_columns
+from accountant.interfaces.tables.provenance import _meta_lines
+DEFAULT_DIGITS = 4
+MAX_DIGITS = 17
+
+
+INPUT_DIGITS = {"csv": 12, "text": 6}  # eps0, delta: never cut to ``digits`` (JSON: exact)
+
+
+def _cell(row: dict, col: str, digits: int, thousands: bool = False) -> str:
+    v = row.get(col)
+    if isinstance(v, str):
+        return v
+    if isinstance(v, float) and col in ("eps0", "delta"):
+        return fmt(v, INPUT_DIGITS["text" if thousands else "csv"])
+    return fmt(v, digits, column_direction(col, row), thousands=thousands)
+
+
+def _check_digits(digits: int) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= MAX_DIGITS:
+        raise ValueError(f"digits must be an integer in [1, {MAX_DIGITS}], got {digits!r}")
+    return digits
+
+
+def to_csv(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digits: int = DEFAULT_DIGITS,
+           meta: Optional[dict] = None) -> str:
+    """CSV with ``#`` provenance lines, machine column names, numbers with ``digits``
+    significant digits rounded in the direction of their claim (empty cell = not available)."""
+    _check_digits(digits)
+    cols = list(columns) if columns is not None else wide_columns(rows)
+    buf = io.StringIO()
+    for line in _meta_lines(meta):
+        buf.write("# " + line.replace("\n", " ") + "\n")
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(cols)
+    for r in rows:
+        w.writerow(["" if r.get(c) is None else _cell(r, c, digits) for c in cols])
+    return buf.getvalue()
+
+
+def to_json(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digits: int = DEFAULT_DIGITS,
+            meta: Optional[dict] = None) -> str:
+    """``{"meta": {...}, "rows": [...]}`` at full precision (``digits`` does not apply);
+    ``columns`` (if given) selects the row fields."""
+    out = list(rows) if columns is None else [{c: r.get(c) for c in columns} for r in rows]
+    return json.dumps({"meta": dict(meta or {}), "rows": out}, indent=1)
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", r"\|")
+
+
+def to_markdown(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digits: int = DEFAULT_DIGITS,
+                meta: Optional[dict] = None) -> str:
+    """Markdown table with the provenance in an HTML comment above it."""
+    _check_digits(digits)
+    cols = list(columns) if columns is not None else wide_columns(rows)
+    out = []
+    if meta:
+        out += ["<!--"] + ["  " + line.replace("-->", "-- >") for line in _meta_lines(meta)] + ["-->"]
+    heads = [_FIELDS[c][1] if c in _FIELDS else c for c in cols]
+    out += ["| " + " | ".join(_md_escape(h) for h in heads) + " |",
+            "|" + "".join("---|" if c in ("mechanism", "best_proved", "best_literature", "bound", "kind")
+                          else "--:|" for c in cols)]
+    for r in rows:
+        out.append("| " + " | ".join(_md_escape(_cell(r, c, digits, thousands=True)) for c in cols) + " |")
+    return "\n".join(out) + "\n"

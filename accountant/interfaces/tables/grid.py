@@ -1,0 +1,208 @@
+"""Part of accountant.interfaces.tables (was accountant.tables).
+
+Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import math
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+from accountant.bounds.registry import BOUND_NAMES, best_proved, compare
+from accountant.core.limits import MAX_LIST, worker_init
+from accountant.core.optional import require
+from accountant.core.params import coco_theorem7_t, collision_paper_t
+from accountant.interfaces.progress import ProgressBar
+
+
+def parse_list(text: str, kind: Callable = float, name: str = "value") -> list:
+    """'1,2,3' or 'start:stop:count' (inclusive, evenly spaced) into a list."""
+    text = str(text).strip()
+    try:
+        if ":" in text:
+            parts = text.split(":")
+            if len(parts) != 3:
+                raise ValueError
+            a, b, cf = float(parts[0]), float(parts[1]), float(parts[2])
+            if not (math.isfinite(cf) and cf.is_integer() and 1 <= cf):
+                raise ValueError
+            c = int(cf)
+            if c > MAX_LIST:
+                raise OverflowError
+            if c > 1 and not a < b:
+                raise ArithmeticError
+            vals = [a + (b - a) * i / (c - 1) for i in range(c)] if c > 1 else [a]
+        else:
+            vals = [float(x) for x in text.split(",") if x.strip()]
+        if not vals:
+            raise ValueError
+    except OverflowError:
+        raise ValueError(f"{name}: a range has at most {MAX_LIST} points, got {text!r}") from None
+    except ArithmeticError:
+        raise ValueError(f"{name}: range start:stop:count needs start < stop, got {text!r}") from None
+    except ValueError:
+        raise ValueError(f"{name} must be a comma-separated list or start:stop:count, got {text!r}") from None
+    if len(vals) > MAX_LIST:
+        raise ValueError(f"{name}: a list has at most {MAX_LIST} entries, got {len(vals)}")
+    if not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"{name} must be finite numbers, got {text!r}")
+    if kind is int:
+        if not all(math.isfinite(v) and float(v).is_integer() for v in vals):
+            raise ValueError(f"{name} must be integers, got {text!r}")
+        return [int(v) for v in vals]
+    return [float(v) for v in vals]
+
+
+def resolve_t(rule: str, mechanism: str, s: Optional[int], eps0: float) -> Optional[int]:
+    """t for one grid point: 'paper' (t*), 'coco' (Theorem 7) or 'fixed:T' (None for the
+    mechanisms without a hash range: generic, k-RR, RR)."""
+    if mechanism not in ("collision", "coco"):
+        return None
+    if rule == "paper":
+        return collision_paper_t(s, eps0) if mechanism == "collision" else coco_theorem7_t(s, eps0)
+    if rule == "coco":
+        return coco_theorem7_t(s, eps0)
+    if rule.startswith("fixed:"):
+        try:
+            return int(rule.split(":", 1)[1])
+        except ValueError:
+            pass
+    raise ValueError(f"t-rule must be paper, coco or fixed:T (T an integer), got {rule!r}")
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    n: int
+    s: Optional[int]
+    eps0: float
+    delta: float
+    t: Optional[int]
+    mechanism: str
+    k: Optional[int] = None  # k-RR only
+
+
+def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[float],
+               deltas: Sequence[float], mechanism: str, t_rule: str = "paper",
+               ks: Sequence[Optional[int]] = (None,)) -> list[GridPoint]:
+    """Every combination of the lists (``ss`` for Collision/CoCo, ``ks`` for k-RR)."""
+    if mechanism not in ("collision", "coco"):
+        ss = [None]
+    if mechanism != "krr":
+        ks = [None]
+    pts = []
+    for n in ns:
+        for s in ss:
+            for k in ks:
+                for delta in deltas:
+                    for e0 in eps0s:
+                        pts.append(GridPoint(int(n), s, float(e0), float(delta),
+                                             resolve_t(t_rule, mechanism, s, e0), mechanism, k))
+    return pts
+
+
+def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9) -> dict:
+    """One table row: inputs, the proved number first, each bound's eps_c (None if not
+    applicable), ratios, saving."""
+    # the grid has no dimension: the lower bounds of Collision/CoCo are computed at d = 3s, the
+    # smallest d their datasets (three disjoint s-sets) need, and hold for every d >= 3s
+    d = 3 * point.s if point.mechanism in ("collision", "coco") else None
+    res = compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, bounds, rtol,
+                  k=point.k, d=d)
+    names = list(res)
+    row: dict = {"mechanism": point.mechanism, "n": point.n, "s": point.s, "t": point.t,
+                 **({"k": point.k} if point.k is not None else {}),
+                 "eps0": point.eps0, "delta": point.delta}
+    proved = best_proved(res, point.mechanism)
+    row["proved_epsilon"] = proved.epsilon if proved else None
+    row["best_proved"] = proved.name if proved else None
+    lower = res.get("lower")
+    paper = res.get("paper")
+    row["lower_epsilon"] = lower.epsilon if lower is not None and lower.applicable else None
+    row["paper_epsilon"] = paper.epsilon if paper is not None and paper.applicable else None
+    pe, le, ae = row["proved_epsilon"], row["lower_epsilon"], row["paper_epsilon"]
+    row["proved_over_paper"] = pe / ae if pe and ae else None
+    row["proved_over_lower"] = pe / le if pe and le else None
+    for b in names:
+        row[b] = res[b].epsilon if res[b].applicable else None
+    for b in names:
+        e = row[b]
+        row[f"log2_ratio[{b}]"] = math.log2(point.eps0 / e) if e else None
+    literature = best_proved({b: r for b, r in res.items() if b != "blanket"}, point.mechanism)
+    if proved is not None and literature is not None and literature.epsilon > 0:
+        row["best_literature"] = literature.name
+        row["literature_epsilon"] = literature.epsilon
+        row["saving_percent"] = 100.0 * (literature.epsilon - proved.epsilon) / literature.epsilon
+    else:
+        row["best_literature"] = None
+        row["literature_epsilon"] = None
+        row["saving_percent"] = None
+    row["reasons"] = {b: res[b].reason for b in names if not res[b].applicable}
+    row["achieved_delta"] = {b: res[b].achieved_delta for b in names if res[b].applicable}
+    row["lower_for"] = "every d >= 3s" if d is not None else None
+    return row
+
+
+def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9,
+                  workers: Optional[int] = None, scheduler: Optional[str] = None,
+                  progress: bool = True) -> list[dict]:
+    """All rows, in grid order.  ``workers`` processes (default: all cores; 1 = in
+    process), or the Dask distributed scheduler at ``scheduler``."""
+    bounds = tuple(bounds)
+    total = len(points)
+    bar = ProgressBar(total, "rows") if progress else None
+    rows: list[Optional[dict]] = [None] * total
+    if scheduler:
+        require("distributed", "--scheduler (a Dask cluster)")
+        from dask.distributed import Client, as_completed
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, ValueError, TypeError) as exc:  # unreachable or malformed address
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise OSError(f"--scheduler: cannot connect to {scheduler!r}: {msg}") from None
+        with client:
+            futs = client.map(compute_row, list(points), bounds=bounds, rtol=rtol, pure=False)
+            index = {f.key: i for i, f in enumerate(futs)}
+            for done, fut in enumerate(as_completed(futs), 1):
+                rows[index[fut.key]] = fut.result()
+                if bar is not None:
+                    bar.update(done)
+        return rows  # type: ignore[return-value]
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers}")
+    if workers == 1 or total <= 1:
+        for i, p in enumerate(points):
+            rows[i] = compute_row(p, bounds, rtol)
+            if bar is not None:
+                bar.update(i + 1)
+        return rows  # type: ignore[return-value]
+    ex = ProcessPoolExecutor(max_workers=min(workers, total), initializer=worker_init)
+    try:
+        futs = {ex.submit(compute_row, p, bounds, rtol): i for i, p in enumerate(points)}
+        from concurrent.futures import as_completed as cf_completed
+
+        for done, fut in enumerate(cf_completed(futs), 1):
+            rows[futs[fut]] = fut.result()
+            if bar is not None:
+                bar.update(done)
+    except BaseException:  # Ctrl-C, SIGTERM, a failed row: stop the pool now, not after the grid
+        _kill_pool(ex)
+        raise
+    ex.shutdown(wait=True)
+    return rows  # type: ignore[return-value]
+
+
+def _kill_pool(ex: ProcessPoolExecutor) -> None:
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            p.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+    for p in procs:
+        try:
+            p.join(timeout=2)
+        except (OSError, ValueError, AttributeError, AssertionError):
+            pass

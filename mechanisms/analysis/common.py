@@ -1,0 +1,178 @@
+"""Part of mechanisms.analysis (was mechanisms.errors).
+
+Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import math
+from typing import NamedTuple
+import numpy as np
+from accountant.core.params import coco_theorem7_t, collision_paper_t
+
+#: Largest output-domain size supported (hash range tables use 64-bit arithmetic).
+T_MAX = 2**31 - 1
+
+
+class MSE(NamedTuple):
+    """Sum-over-coordinates mean squared errors of the three estimators.
+
+    item : sum over the 2d items ``jb`` of the squared error of ``[jb in Y_x]`` averages.
+    mean : sum over the d coordinates of the squared error of the mean estimate.
+    nonmissing : sum over the d coordinates of the squared error of the
+        non-missing frequency estimate.
+    """
+
+    item: float | np.ndarray
+    mean: float | np.ndarray
+    nonmissing: float | np.ndarray
+
+
+# --------------------------------------------------------------------------- helpers
+def _check_eps0(eps0) -> float:
+    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.integer, np.floating)):
+        raise ValueError(f"eps0 must be a finite number in (0, 700], got {eps0!r}")
+    e = float(eps0)
+    if not (math.isfinite(e) and 0.0 < e <= 700.0):
+        raise ValueError(f"eps0 must be a finite number in (0, 700], got {eps0!r}")
+    return e
+
+
+def _eps0_values(eps0):
+    """A scalar eps0 (as :func:`_check_eps0`) or an array of them (broadcast against t)."""
+    if isinstance(eps0, np.ndarray) and eps0.ndim > 0:
+        e = eps0.astype(np.float64)
+        if not (np.all(np.isfinite(e)) and np.all(e > 0.0) and np.all(e <= 700.0)):
+            raise ValueError(f"eps0 must be finite numbers in (0, 700], got {eps0!r}")
+        return e
+    return _check_eps0(eps0)
+
+
+def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise ValueError(f"{name} must be an integer {rng}, got {v}")
+    return v
+
+
+def _t_array(t, name: str = "t") -> np.ndarray:
+    ta = np.asarray(t)
+    if ta.dtype.kind not in "iu":
+        if ta.dtype.kind == "f" and np.all(np.isfinite(ta)) and np.all(ta == np.round(ta)):
+            ta = ta.astype(np.int64)
+        else:
+            raise ValueError(f"{name} must be integer-valued, got {t!r}")
+    return ta.astype(np.float64)
+
+
+def _check_collision_t(t, s: int) -> np.ndarray:
+    ta = _t_array(t)
+    if np.any(ta <= s) or np.any(ta > T_MAX):
+        raise ValueError(f"t must be an integer with s < t <= {T_MAX} (s = {s}), got {t!r}")
+    return ta
+
+
+def _check_coco_t(t, s: int) -> np.ndarray:
+    ta = _t_array(t)
+    if np.any(ta % 2 != 0) or np.any(ta < 2 * s + 2) or np.any(ta > T_MAX):
+        raise ValueError(
+            f"t must be an even integer with 2s + 2 = {2 * s + 2} <= t <= {T_MAX - 1}, got {t!r}"
+        )
+    return ta
+
+
+def check_coco_t(t, s: int) -> int:
+    """Validate a scalar CoCo ``t``: even integer, ``2s + 2 <= t <= T_MAX - 1`` (Algorithm 1)."""
+    msg = f"t must be an even integer with 2s + 2 = {2 * s + 2} <= t <= {T_MAX - 1}, got {t!r}"
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
+        raise ValueError(msg)
+    t = int(t)
+    if t % 2 or t < 2 * s + 2 or t > T_MAX - 1:
+        raise ValueError(msg)
+    return t
+
+
+def _scalar(x):
+    x = np.asarray(x)
+    return float(x) if x.ndim == 0 else x
+
+
+# --------------------------------------------------------------------------- choices of t
+def collision_t_star(s: int, eps0: float) -> int:
+    """The paper's choice ``t* = floor(s e^eps0 + 2s - 1)`` for Collision.
+
+    Proof of Theorem 4 ("approximate optimal t* at around 2s - 1 + s e^eps"), and the
+    caption of Figure 2.  Always ``> s``.  Raises ValueError if it exceeds ``T_MAX``.
+    """
+    s = _check_int("s", s, 1)
+    e = _check_eps0(eps0)
+    val = s * math.exp(e) + 2 * s - 1
+    if not val < T_MAX + 1:
+        raise ValueError(
+            f"eps0 = {eps0} with s = {s} gives a default t = floor(s e^eps0 + 2s - 1) above "
+            f"{T_MAX}; use a smaller eps0 or pass t explicitly"
+        )
+    return collision_paper_t(s, e)
+
+
+def _even_at_least(x: float) -> int:
+    c = int(math.ceil(x))
+    return c + (c % 2)
+
+
+def coco_t_default(s: int, eps0: float) -> int:
+    """CoCo default t: smallest even integer ``>= ceil(s e^eps0 + s + 2)``.
+
+    Theorem 7, equation (11) (the mean estimator; Appendix D).  Algorithm 1 needs
+    ``t`` even, so the paper's value is rounded up to the next even integer.
+    """
+    s = _check_int("s", s, 1)
+    e = _check_eps0(eps0)
+    val = s * math.exp(e) + s + 2
+    if not val < T_MAX - 2:
+        raise ValueError(
+            f"eps0 = {eps0} with s = {s} gives a default t = ceil(s e^eps0 + s + 2) above "
+            f"{T_MAX - 1}; use a smaller eps0 or pass t explicitly"
+        )
+    return coco_theorem7_t(s, e)
+
+
+def coco_t_nonmissing(s: int, eps0: float) -> int:
+    """CoCo t for the non-missing estimator: smallest even integer ``>= ceil(s e^eps0 + 5s)``.
+
+    Theorem 7, equation (10) (the non-missing frequency estimator, Appendix D).
+    """
+    s = _check_int("s", s, 1)
+    e = _check_eps0(eps0)
+    val = s * math.exp(e) + 5 * s
+    if not val < T_MAX - 2:
+        raise ValueError(f"eps0 = {eps0} with s = {s} gives t above {T_MAX - 1}")
+    return max(_even_at_least(val), 2 * s + 2)
+
+
+class CoordinateVariances(NamedTuple):
+    """Per-coordinate / per-item variances for a given dataset and their sums."""
+
+    item: np.ndarray  # (2d,)
+    mean: np.ndarray  # (d,)
+    nonmissing: np.ndarray  # (d,)
+
+    def totals(self) -> MSE:
+        return MSE(
+            item=float(self.item.sum()), mean=float(self.mean.sum()),
+            nonmissing=float(self.nonmissing.sum()),
+        )
+
+
+def _counts(item_counts, n: int) -> tuple[np.ndarray, np.ndarray]:
+    c = np.asarray(item_counts, dtype=np.float64)
+    if c.ndim != 1 or c.size % 2 or c.size == 0:
+        raise ValueError("item_counts must be a 1-D array of even length 2d")
+    if np.any(c < 0) or np.any(c > n):
+        raise ValueError(f"item_counts must lie in [0, n] = [0, {n}]")
+    cj = c[0::2] + c[1::2]
+    if np.any(cj > n):
+        raise ValueError("item_counts: c(j+) + c(j-) must be <= n")
+    return c, cj

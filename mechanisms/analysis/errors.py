@@ -1,0 +1,129 @@
+"""Part of mechanisms.analysis (was mechanisms.errors).
+
+Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import math
+import numpy as np
+from mechanisms.analysis.common import T_MAX, _check_eps0, _check_int, check_coco_t, coco_t_default, collision_t_star
+from mechanisms.analysis.collision import collision_mean_mse_paper_bound, collision_mse, collision_rates
+from mechanisms.analysis.coco import coco_mse, coco_rates
+
+
+# --------------------------------------------------------------------------- optimum t
+_ESTIMATORS = ("mean", "nonmissing", "item")
+
+
+def _mse_fn(mechanism: str):
+    if mechanism == "collision":
+        return collision_mse
+    if mechanism == "coco":
+        return coco_mse
+    raise ValueError(f"mechanism must be 'collision' or 'coco', got {mechanism!r}")
+
+
+def optimal_t(mechanism: str, estimator: str, d: int, s: int, eps0: float,
+              t_max: int | None = None) -> tuple[int, float]:
+    """Integer ``t`` minimising the exact MSE of one estimator (``n = 1``).
+
+    Exhaustive search over the admissible integers (Collision: ``s < t``; CoCo: even
+    ``t >= 2s + 2``) up to ``t_max`` (default: ``max(4 (s e^eps0 + 5s), 64) + 64``,
+    doubled while the minimum sits on the upper end).  When the range would exceed
+    4 million candidates, the search is a bounded scalar minimisation in ``log t``
+    followed by an exhaustive scan of +-2000 admissible integers around it.
+
+    Returns ``(t_opt, mse_at_t_opt)`` with the MSE for ``n = 1``.
+    """
+    fn = _mse_fn(mechanism)
+    if estimator not in _ESTIMATORS:
+        raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
+    d = _check_int("d", d, 1)
+    s = _check_int("s", s, 1, d)
+    e = _check_eps0(eps0)
+    lo = s + 1 if mechanism == "collision" else 2 * s + 2
+    step = 1 if mechanism == "collision" else 2
+    cap = T_MAX if mechanism == "collision" else T_MAX - 1
+
+    def f(tt):
+        return np.asarray(getattr(fn(1, d, s, e, tt), estimator), dtype=np.float64)
+
+    if t_max is None:
+        hi = int(min(cap, max(4 * (s * math.exp(min(e, 60.0)) + 5 * s), 64) + 64))
+        auto = True
+    else:
+        hi = _check_int("t_max", t_max, lo, cap)
+        auto = False
+    while True:
+        if (hi - lo) // step + 1 <= 4_000_000:
+            grid = np.arange(lo, hi + 1, step, dtype=np.int64)
+            vals = f(grid)
+            k = int(np.nanargmin(vals))
+            if auto and k == grid.size - 1 and hi < cap:
+                hi = min(cap, 2 * hi)
+                continue
+            return int(grid[k]), float(vals[k])
+        # very large range: continuous search in log t, then exhaustive window
+        from scipy.optimize import minimize_scalar
+
+        def g(logt):
+            tt = int(round(math.exp(logt)))
+            tt = max(lo, min(hi, tt - ((tt - lo) % step)))
+            return float(f(np.array([tt]))[0])
+
+        res = minimize_scalar(g, bounds=(math.log(lo), math.log(hi)), method="bounded")
+        c = int(round(math.exp(res.x)))
+        c = c - ((c - lo) % step)
+        a = max(lo, c - 2000 * step)
+        b = min(hi, c + 2000 * step)
+        grid = np.arange(a, b + 1, step, dtype=np.int64)
+        vals = f(grid)
+        k = int(np.nanargmin(vals))
+        return int(grid[k]), float(vals[k])
+
+
+# --------------------------------------------------------------------------- one-stop
+def analytic_errors(mechanism: str, n: int, d: int, s: int, eps0: float, t: int | None = None) -> dict:
+    """Exact errors and collision rates of Collision or CoCo, for the dashboard / CLI.
+
+    Returns a dict with ``mechanism, n, d, s, eps0, t, t_source, mse_mean,
+    mse_nonmissing, mse_item, Pt, Pf, Po, P_ow, data_model`` and, for Collision,
+    ``mse_mean_paper_bound`` (Theorem 4 proof).  ``P_ow`` is ``None`` for Collision
+    (it has no overwrite step).  The MSEs are exact for *every* dataset of ``n``
+    users in ``X_s`` (``data_model`` says so): the sums over coordinates do not
+    depend on the data.  ``t=None`` uses the paper's choice (``t*`` for Collision,
+    Theorem 7 (11) for CoCo).
+    """
+    n = _check_int("n", n, 1)
+    d = _check_int("d", d, 1)
+    s = _check_int("s", s, 1, d)
+    e = _check_eps0(eps0)
+    out: dict = {"mechanism": mechanism, "n": n, "d": d, "s": s, "eps0": e}
+    if mechanism == "collision":
+        if t is None:
+            t = collision_t_star(s, e)
+            out["t_source"] = "paper t* = floor(s e^eps0 + 2s - 1)"
+        else:
+            t = _check_int("t", t, s + 1, T_MAX)
+            out["t_source"] = "user"
+        m = collision_mse(n, d, s, e, t)
+        pt, pf, po = collision_rates(s, e, t)
+        out.update(t=int(t), mse_mean=float(m.mean), mse_nonmissing=float(m.nonmissing),
+                   mse_item=float(m.item), Pt=float(pt), Pf=float(pf), Po=float(po), P_ow=None,
+                   mse_mean_paper_bound=float(collision_mean_mse_paper_bound(n, d, s, e, t)))
+    elif mechanism == "coco":
+        if t is None:
+            t = coco_t_default(s, e)
+            out["t_source"] = "Theorem 7 (11): smallest even t >= ceil(s e^eps0 + s + 2)"
+        else:
+            t = check_coco_t(t, s)
+            out["t_source"] = "user"
+        m = coco_mse(n, d, s, e, t)
+        r = coco_rates(s, e, t)
+        out.update(t=int(t), mse_mean=float(m.mean), mse_nonmissing=float(m.nonmissing),
+                   mse_item=float(m.item), Pt=float(r.Pt), Pf=float(r.Pf), Po=float(r.Po),
+                   P_ow=float(r.P_ow))
+    else:
+        raise ValueError(f"mechanism must be 'collision' or 'coco', got {mechanism!r}")
+    out["data_model"] = ("exact for every dataset of n users with exactly s non-zeros each "
+                         "(the summed MSEs are data-independent); uniformly random hashing")
+    return out

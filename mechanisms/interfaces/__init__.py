@@ -1,0 +1,4 @@
+"""The mechanisms' command line. No formula lives here.
+
+May import: everything below it in :mod:`accountant` and :mod:`mechanisms`.
+"""

@@ -1,0 +1,280 @@
+"""Part of mechanisms.planning (was mechanisms.planner).
+
+Part of :mod:`mechanisms.planning`; the package docstring has the mathematics.
+"""
+from __future__ import annotations
+import math
+from typing import Optional
+import numpy as np
+from scipy.optimize import brentq
+from accountant.engines.blanket.window import approx_log_delta
+from accountant.engines.blanket.law import blanket_law
+from accountant.bounds.registry import (
+    compute_params_bound,
+    proved_params_epsilon,
+)
+from accountant.accounting.calibration import local_epsilon
+from accountant.core.params import make_params
+from mechanisms.analysis.common import T_MAX
+from mechanisms.analysis.coco import coco_mse
+from mechanisms.analysis.collision import collision_mse
+from mechanisms.planning.plan import Candidate, ESTIMATES, MECHANISMS, _EPS0_MAX
+_ESTIMATOR_FIELD = {"mean": "mean", "frequency": "nonmissing"}
+# screen: geometric ratio of the coarse t grid, points past the minimum, refinement points
+SCREEN_RATIO = 1.3
+SCREEN_PAST_MIN = 5
+SCREEN_REFINE = 7
+MAX_ROUNDS = 100_000
+# smallest delta planned (work grows fast below: see _check)
+DELTA_MIN = 1e-30
+
+
+def _check(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
+    def is_int(v):
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+    if not is_int(n) or not 1 <= int(n) <= 10**12:
+        raise ValueError(f"n must be an integer in [1, 1e12], got {n!r}")
+    if not is_int(d) or int(d) < 1:
+        raise ValueError(f"d must be an integer >= 1, got {d!r}")
+    if not is_int(s) or not 1 <= int(s) <= int(d):
+        raise ValueError(f"s must be an integer with 1 <= s <= d = {d}, got {s!r}")
+    if (
+        isinstance(target_eps, bool)
+        or not isinstance(target_eps, (int, float, np.floating))
+        or not (math.isfinite(float(target_eps)) and 0 < float(target_eps) <= _EPS0_MAX)
+    ):
+        raise ValueError(
+            f"target epsilon must be a number in (0, {_EPS0_MAX:g}], got {target_eps!r}"
+        )
+    if (
+        isinstance(delta, bool)
+        or not isinstance(delta, (int, float, np.floating))
+        or not (DELTA_MIN <= float(delta) < 1)
+    ):
+        raise ValueError(
+            f"delta must be a number in [{DELTA_MIN:g}, 1), got {delta!r} (the "
+            f"planner's limit: below it the proved inversions take minutes; "
+            f"measured 5.8 s at 1e-30, 32 s at 1e-60, 333 s at 1e-100, n = 1e5)"
+        )
+    if estimate not in ESTIMATES:
+        raise ValueError(f"estimate must be one of {ESTIMATES}, got {estimate!r}")
+    mechanisms = tuple(mechanisms)
+    if not mechanisms or any(m not in MECHANISMS for m in mechanisms):
+        raise ValueError(
+            f"mechanisms must be a non-empty subset of {MECHANISMS}, got {mechanisms!r}"
+        )
+    return float(target_eps), float(delta), int(n), int(d), int(s), tuple(dict.fromkeys(mechanisms))
+
+
+def _check_cap(max_eps0) -> Optional[float]:
+    if max_eps0 is None:
+        return None
+    if (
+        isinstance(max_eps0, bool)
+        or not isinstance(max_eps0, (int, float, np.floating))
+        or not (math.isfinite(float(max_eps0)) and 0 < float(max_eps0) <= _EPS0_MAX)
+    ):
+        raise ValueError(f"max_eps0 must be a number in (0, {_EPS0_MAX:g}], got {max_eps0!r}")
+    return float(max_eps0)
+
+
+def _check_release(n: int, rounds, schedule) -> tuple[int, Optional[tuple]]:
+    """(T, users per round or None) from ``rounds`` / ``schedule`` (one or the other)."""
+    if schedule is not None:
+        if rounds not in (None, 1):
+            raise ValueError("give rounds or schedule, not both")
+        ns = tuple(int(getattr(r, "n", r)) for r in schedule)
+        if not ns or len(ns) > MAX_ROUNDS or any(not 1 <= x <= 10**12 for x in ns):
+            raise ValueError(
+                f"schedule must hold 1 to {MAX_ROUNDS:,} rounds, each with 1 <= n <= 1e12"
+            )
+        return len(ns), ns
+    if rounds is None:
+        return 1, None
+    if (
+        isinstance(rounds, bool)
+        or not isinstance(rounds, (int, np.integer))
+        or not 1 <= rounds <= MAX_ROUNDS
+    ):
+        raise ValueError(f"rounds must be an integer in [1, {MAX_ROUNDS:,}], got {rounds!r}")
+    return int(rounds), None
+
+
+def _admissible(mechanism: str, s: int, t: float) -> int:
+    """Nearest admissible t (Collision: > s; CoCo: even, >= 2s + 2)."""
+    if mechanism == "collision":
+        return int(min(max(round(t), s + 1), T_MAX))
+    v = int(max(round(t / 2) * 2, 2 * s + 2))
+    return min(v, T_MAX - 1)
+
+
+def _mse(mechanism: str, n: int, d: int, s: int, eps0, t):
+    fn = collision_mse if mechanism == "collision" else coco_mse
+    return fn(n, d, s, eps0, t)
+
+
+def _candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, proved) -> Candidate:
+    m = _mse(mechanism, n, d, s, eps0, t)
+    return Candidate(
+        mechanism=mechanism,
+        t=int(t),
+        eps0=float(eps0),
+        eps_c=None if eps_c is None else float(eps_c),
+        mse=float(getattr(m, _ESTIMATOR_FIELD[estimate])),
+        mse_mean=float(m.mean),
+        mse_nonmissing=float(m.nonmissing),
+        mse_item=float(m.item),
+        source=source,
+        bound=bound,
+        proved=proved,
+    )
+
+
+# --------------------------------------------------------------------------- the screen
+def screen_eps0(
+    mechanism: str, s: int, t: int, n: int, target: float, delta: float, eps0_max: float = _EPS0_MAX
+) -> float:
+    """Saddle-point estimate of the largest eps0 <= eps0_max whose blanket eps_c meets
+    ``target`` at ``delta`` for a fixed t (NOT certified: it places the proved search).
+
+    eps_c(eps0) <= target  iff  delta(target; eps0) <= delta, and delta(target; eps0)
+    grows with eps0: one root in eps0 of the saddle-point log delta
+    (:func:`accountant.blanket_exact.approx_log_delta`) at the fixed ``target``."""
+    log_d = math.log(delta)
+
+    def f(e0: float) -> float:
+        if e0 <= target:
+            return -1.0  # post-processing: eps_c <= eps0
+        lp = approx_log_delta(blanket_law(make_params(mechanism, e0, s=s, t=t)), n, target)
+        if lp is None:  # no decay: delta(target) is not small
+            return 1.0
+        return max(lp - log_d, -1e3)
+
+    lo = min(target, eps0_max)
+    if lo >= eps0_max or f(eps0_max) <= 0:
+        return eps0_max
+    return brentq(f, lo, eps0_max, xtol=1e-7, rtol=1e-7)
+
+
+def screen(
+    mechanism: str,
+    n: int,
+    d: int,
+    s: int,
+    target: float,
+    delta: float,
+    estimate: str = "mean",
+    eps0_max: float = _EPS0_MAX,
+    around: Optional[int] = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(t, eps0, mse) of the screen over the admissible t, sorted by t.
+
+    A geometric grid (ratio ``SCREEN_RATIO``) from the smallest admissible t (or from
+    ``around / 8`` when a previous best is known) until ``SCREEN_PAST_MIN`` points past the
+    running minimum of the MSE with the MSE at least 1.2 times that minimum, then
+    ``SCREEN_REFINE`` points between the minimum's neighbours; the best t over *every*
+    admissible integer between them uses eps0 interpolated in log t (and is then evaluated)."""
+    est = _ESTIMATOR_FIELD[estimate]
+    lo_t = s + 1 if mechanism == "collision" else 2 * s + 2
+    top = T_MAX if mechanism == "collision" else T_MAX - 1
+    cache: dict[int, float] = {}
+
+    def e0_at(t: int) -> float:
+        if t not in cache:
+            cache[t] = screen_eps0(mechanism, s, t, n, target, delta, eps0_max)
+        return cache[t]
+
+    def mse_at(t: int) -> float:
+        return float(getattr(_mse(mechanism, n, d, s, e0_at(t), t), est))
+
+    t = lo_t if around is None else _admissible(mechanism, s, max(lo_t, around / 8))
+    ts, ms = [], []
+    while True:
+        ts.append(t)
+        ms.append(mse_at(t))
+        k = int(np.argmin(ms))
+        if (len(ts) - 1 - k >= SCREEN_PAST_MIN and ms[-1] >= 1.2 * ms[k]) or t >= top:
+            break
+        t = max(
+            _admissible(mechanism, s, t * SCREEN_RATIO), t + (1 if mechanism == "collision" else 2)
+        )
+        t = min(t, top)
+    k = int(np.argmin(ms))
+    if k == 0 and around is not None and ts[0] > lo_t:  # the minimum may lie below the grid
+        return screen(mechanism, n, d, s, target, delta, estimate, eps0_max, around=None)
+    a, b = ts[max(k - 1, 0)], ts[min(k + 1, len(ts) - 1)]
+    for x in np.geomspace(a, b, SCREEN_REFINE + 2)[1:-1]:
+        tt = _admissible(mechanism, s, x)
+        if tt not in ts:
+            ts.append(tt)
+            ms.append(mse_at(tt))
+    order = np.argsort(ts)
+    tsa = np.asarray(ts, dtype=np.int64)[order]
+    inside = tsa[(tsa >= a) & (tsa <= b)]
+    step = 1 if mechanism == "collision" else 2
+    allt = np.arange(a, b + 1, step, dtype=np.int64)
+    if allt.size > 20_000:
+        allt = np.unique(
+            np.concatenate([(np.geomspace(a, b, 20_000) // step * step).astype(np.int64), inside])
+        )
+        allt = allt[(allt >= a) & (allt <= b)]
+    e_in = np.interp(np.log(allt), np.log(inside.astype(float)), [cache[int(x)] for x in inside])
+    m_all = np.asarray(getattr(_mse(mechanism, n, d, s, e_in, allt), est), dtype=float)
+    best = int(allt[int(np.nanargmin(m_all))])
+    if best not in cache:
+        ts.append(best)
+        ms.append(mse_at(best))
+    order = np.argsort(ts)
+    t_arr = np.asarray(ts, dtype=np.int64)[order]
+    return t_arr, np.array([cache[int(x)] for x in t_arr]), np.asarray(ms, dtype=float)[order]
+
+
+# --------------------------------------------------------------------------- proved finalists
+def evaluate(
+    mechanism: str,
+    t: int,
+    n: int,
+    d: int,
+    s: int,
+    target_eps: float,
+    delta: float,
+    estimate: str = "mean",
+    source: str = "user",
+    rtol: float = 1e-4,
+    bound: str = "proved",
+    eps0_max: float = _EPS0_MAX,
+    guess: Optional[float] = None,
+) -> Candidate:
+    """Largest eps0 <= eps0_max with eps_c(eps0, t) <= target_eps at delta, and the MSEs there.
+
+    ``bound="proved"`` (default): the smallest proved upper bound
+    (``accountant.bounds.proved_params_epsilon``); ``bound="paper"`` (alias ``"tight"``):
+    the paper's Theorem 5 value, not proved (README, Findings).  ``guess`` (e.g. the
+    screen's eps0) only places the proved search."""
+    make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism
+    e0 = local_epsilon(
+        n,
+        target_eps,
+        delta,
+        mechanism,
+        s,
+        t=t,
+        rtol=rtol,
+        eps0_max=eps0_max,
+        bound=bound,
+        guess=guess if bound == "proved" else None,
+    )
+    params = make_params(mechanism, e0, s=s, t=t)
+    if bound == "proved":
+        res = proved_params_epsilon(params, n, delta, 1e-7)
+        proved = True
+    else:
+        res = compute_params_bound(bound, params, n, delta, 1e-7)
+        proved = False
+    eps_c, name = (
+        (res.epsilon, res.name)
+        if res is not None and res.epsilon is not None
+        else (e0, "post-processing")
+    )
+    return _candidate(mechanism, t, n, d, s, e0, min(eps_c, e0), estimate, source, name, proved)

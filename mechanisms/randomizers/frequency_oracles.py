@@ -1,0 +1,154 @@
+"""Optimized unary encoding (OUE) and optimized local hashing (OLH): simulators and the
+variance of their frequency estimators.
+
+Wang, Blocki, Li, Jha, "Locally differentially private protocols for frequency
+estimation", USENIX Security 2017 (Sections 4.3, 4.4).  Every user holds ``x`` in
+``[k] = {0, .., k-1}``; ``E = e^eps0``.
+
+* **OUE**: the report is a bit vector ``y in {0,1}^k``; ``y_x = 1`` w.p. ``p = 1/2`` and
+  every other bit is 1 w.p. ``q = 1/(E + 1)``, independently.  A report *supports* value
+  ``j`` when ``y_j = 1``.
+* **OLH**: the user draws a hash ``H: [k] -> [g]`` from a universal family (here
+  ``H(x) = ((a x + b) mod P) mod g`` with the prime ``P = 2^31 - 1 > k`` and uniform ``a in [1, P)``,
+  ``b in [0, P)``, drawn per report from the generator) and reports ``(H, y)`` with
+  ``y = H(x)`` w.p. ``E/(E + g - 1)`` and each other value of ``[g]`` w.p. ``1/(E + g - 1)``.
+  A report supports ``j`` when ``H(j) = y``: ``p = E/(E + g - 1)``, ``q = 1/g`` (exactly
+  ``1/g`` for a uniformly random hash; ``~1/g`` for the universal family).
+  Default ``g = round(E) + 1`` (:func:`accountant.params.olh_default_g`).
+
+Estimator (both): with ``C_j`` the number of reports that support ``j``,
+``c_hat_j = (C_j - n q)/(p - q)`` is unbiased for the count ``c_j`` of users holding ``j``,
+and (the supports being independent across users)
+
+    Var[c_hat_j] = (n q (1 - q) + c_j (1 - p - q)(p - q)) / (p - q)^2
+
+(Wang et al.'s variance with the data term ``c_j (1 - p - q)/(p - q)`` kept).  For
+``c_j << n`` both give ``~ 4 E n/(E - 1)^2`` (OLH at g = E + 1).
+The accounting of the shuffled reports is in :mod:`accountant` (``--mechanism oue|olh``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import numpy as np
+
+__all__ = ["oue_rates", "olh_rates", "frequency_variance", "oue_perturb", "oue_support_counts",
+           "olh_perturb", "olh_support_counts", "estimate_counts", "MAX_CELLS"]
+
+MAX_CELLS = 10**8  # n x k work limit of one simulation (memory/time), refused above
+
+
+def _check_eps0(eps0) -> float:
+    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.integer, np.floating)) or not (
+            math.isfinite(float(eps0)) and 0.0 < float(eps0) <= 30.0):
+        raise ValueError(f"eps0 must be a number in (0, 30], got {eps0!r}")
+    return float(eps0)
+
+
+def _check_int(name: str, v, lo: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+        raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    return int(v)
+
+
+def oue_rates(eps0: float) -> tuple[float, float]:
+    """(p, q) of OUE: a report supports its own value w.p. 1/2, any other w.p. 1/(E+1)."""
+    e = math.exp(_check_eps0(eps0))
+    return 0.5, 1.0 / (e + 1.0)
+
+
+def olh_rates(eps0: float, g: Optional[int] = None) -> tuple[float, float]:
+    """(p, q) of OLH with hash range ``g`` (default round(e^eps0) + 1)."""
+    from accountant.core.params import olh_default_g
+
+    eps0 = _check_eps0(eps0)
+    g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
+    e = math.exp(eps0)
+    return e / (e + g - 1.0), 1.0 / g
+
+
+def frequency_variance(n: int, p: float, q: float, c=0):
+    """Var of the unbiased count estimate (C_j - n q)/(p - q) when ``c`` of the ``n`` users
+    hold j (``c`` may be an array)."""
+    n = _check_int("n", n, 1)
+    if not (0.0 <= q < p <= 1.0):
+        raise ValueError(f"need 0 <= q < p <= 1, got p={p!r}, q={q!r}")
+    c = np.asarray(c, dtype=float)
+    if np.any((c < 0) | (c > n)):
+        raise ValueError(f"c must lie in [0, n = {n}], got {c!r}")
+    return (n * q * (1 - q) + c * (1 - p - q) * (p - q)) / (p - q) ** 2
+
+
+def _values(values, k: int) -> np.ndarray:
+    x = np.asarray(values)
+    if x.ndim != 1 or not np.issubdtype(x.dtype, np.integer) or np.any((x < 0) | (x >= k)):
+        raise ValueError(f"values must be a 1-d array of integers in [0, k = {k}), got {values!r}")
+    return x.astype(np.int64)
+
+
+def oue_perturb(values, k: int, eps0: float, rng: np.random.Generator) -> np.ndarray:
+    """The OUE reports of ``values`` (one row of k bits per user, uint8)."""
+    k = _check_int("k", k, 2)
+    x = _values(values, k)
+    if len(x) * k > MAX_CELLS:
+        raise ValueError(f"n x k must be <= {MAX_CELLS:.0e} for an OUE simulation, got {len(x) * k}")
+    p, q = oue_rates(eps0)
+    y = (rng.random((len(x), k)) < q).astype(np.uint8)
+    y[np.arange(len(x)), x] = rng.random(len(x)) < p
+    return y
+
+
+def oue_support_counts(reports: np.ndarray) -> np.ndarray:
+    """C_j = number of OUE reports with bit j set."""
+    return np.asarray(reports, dtype=np.int64).sum(axis=0)
+
+
+_P = 2**31 - 1  # Mersenne prime: (a x + b) < 2^62 for x < 2^31, and (.) mod g nearly uniform
+_K_MAX = 10**8
+
+
+def _prime_above(k: int) -> int:
+    """The hash family's prime (the same for every k <= 1e8: P = 2^31 - 1 >> g keeps
+    P[H(j) = H(x)] within g/P of 1/g)."""
+    if k > _K_MAX:
+        raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}] for OLH, got {k}")
+    return _P
+
+
+def olh_perturb(values, k: int, eps0: float, rng: np.random.Generator, g: Optional[int] = None):
+    """OLH reports of ``values``: (a, b, y) arrays, the hash H(x) = ((a x + b) mod P) mod g
+    of each report given by (a, b) with the prime P = 2^31 - 1."""
+    from accountant.core.params import olh_default_g
+
+    k = _check_int("k", k, 2)
+    eps0 = _check_eps0(eps0)
+    g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
+    x = _values(values, k)
+    P = _prime_above(k)
+    n = len(x)
+    a = rng.integers(1, P, n)
+    b = rng.integers(0, P, n)
+    h = ((a * x + b) % P) % g
+    e = math.exp(eps0)
+    keep = rng.random(n) < e / (e + g - 1.0)
+    other = (h + rng.integers(1, g, n)) % g  # uniform on the g - 1 other values
+    return a, b, np.where(keep, h, other), g
+
+
+def olh_support_counts(reports, k: int) -> np.ndarray:
+    """C_j = number of OLH reports (a, b, y, g) with H(j) = y, for every j in [k]."""
+    a, b, y, g = reports
+    k = _check_int("k", k, 2)
+    if len(a) * k > MAX_CELLS:
+        raise ValueError(f"n x k must be <= {MAX_CELLS:.0e} for OLH support counting, got {len(a) * k}")
+    P = _prime_above(k)
+    out = np.zeros(k, dtype=np.int64)
+    for j in range(k):
+        out[j] = np.count_nonzero(((a * j + b) % P) % g == y)
+    return out
+
+
+def estimate_counts(support: np.ndarray, n: int, p: float, q: float) -> np.ndarray:
+    """The unbiased count estimates (C_j - n q)/(p - q)."""
+    return (np.asarray(support, dtype=float) - n * q) / (p - q)

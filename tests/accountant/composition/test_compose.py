@@ -1,0 +1,293 @@
+"""Composition over rounds: PLD construction, composition, comparisons, inverse, CLI."""
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from accountant.interfaces import cli
+from accountant.bounds.registry import compute_bound
+from accountant.composition.compose import (
+    RoundSpec,
+    compose_rounds,
+    compose_schedule,
+    largest_eps0,
+    parse_schedule,
+    round_law,
+    round_pld,
+    round_profile,
+    round_source,
+)
+from accountant.engines.blanket.engine import positive_part
+from accountant.composition.pld import (
+    compose,
+    from_pmfs,
+    from_profile,
+    self_compose,
+    to_dp_accounting,
+)
+
+SPEC = RoundSpec(100_000, 4.0)
+DELTA = 1e-6
+
+
+def rr_exact_delta(eps0: float, T: int, eps: float) -> float:
+    """T-fold binary randomized response, by enumeration of the number of 'kept' answers."""
+    p = math.exp(eps0) / (1 + math.exp(eps0))
+    k = np.arange(T + 1)
+    loss = (2 * k - T) * eps0
+    w = binom.pmf(k, T, p)
+    m = loss > eps
+    return float(np.sum(w[m] * -np.expm1(eps - loss[m])))
+
+
+def rr_profile(eps0):
+    def prof(eps):
+        d = rr_exact_delta(eps0, 1, eps)
+        return d, d
+    return prof
+
+
+@pytest.mark.parametrize("T", [1, 3, 20])
+def test_rr_pmf_pld_brackets_enumeration(T):
+    eps0 = 0.7
+    p = np.array([math.exp(eps0), 1.0]) / (1 + math.exp(eps0))
+    step = 0.03  # eps0 is not a multiple: rounding is exercised
+    pe = self_compose(from_pmfs(p, p[::-1], step, True), T)
+    op = self_compose(from_pmfs(p, p[::-1], step, False), T)
+    for eps in (0.0, 0.3, 1.0, 2.5):
+        exact = rr_exact_delta(eps0, T, eps)
+        assert op.get_delta(eps) <= exact <= pe.get_delta(eps)
+    # a finer grid narrows the bracket
+    fine_pe = self_compose(from_pmfs(p, p[::-1], step / 10, True), T)
+    fine_op = self_compose(from_pmfs(p, p[::-1], step / 10, False), T)
+    gap = pe.get_delta(0.3) - op.get_delta(0.3)
+    assert 0 <= fine_pe.get_delta(0.3) - fine_op.get_delta(0.3) < gap
+
+
+@pytest.mark.parametrize("T", [1, 5, 30])
+def test_connect_the_dots_brackets_rr(T):
+    eps0 = 1.0
+    prof = rr_profile(eps0)
+    step = 0.05
+    pe = self_compose(from_profile(prof, step, eps0, True), T)
+    op = self_compose(from_profile(prof, step, eps0, False), T)
+    for eps in np.linspace(0, 3, 13):
+        exact = rr_exact_delta(eps0, T, eps)
+        assert op.get_delta(eps) <= exact + 1e-15
+        assert pe.get_delta(eps) >= exact
+    # grid points of a single round are interpolated exactly
+    one = from_profile(prof, step, eps0, True)
+    assert one.get_delta(0.5) == pytest.approx(rr_exact_delta(eps0, 1, 0.5), rel=1e-9)
+
+
+def test_single_round_curve_dominates_profile():
+    prof = round_profile(SPEC)
+    pe = round_pld(SPEC, 0.01, True)
+    op = round_pld(SPEC, 0.01, False)
+    for eps in (0.0, 0.013, 0.05, 0.111, 0.2):
+        lo, up = prof(eps)
+        assert pe.get_delta(eps) >= up * (1 - 1e-12)
+        assert op.get_delta(eps) <= lo
+
+
+def test_one_round_reproduces_single_round_eps():
+    res = compose_rounds(SPEC, 1, DELTA)
+    single = compute_bound("clone", SPEC.n, SPEC.eps0, DELTA).epsilon
+    assert res.epsilon_optimistic <= single <= res.epsilon
+    assert res.epsilon == pytest.approx(single, rel=5e-3)
+
+
+@pytest.mark.parametrize("mechanism, kw", [("collision", dict(s=4, t=36)), ("krr", dict(k=8)),
+                                          ("rr", {})])
+def test_one_round_of_a_mechanism_reproduces_its_exact_blanket(mechanism, kw):
+    # non-generic rounds compose the exact blanket's profile: T = 1 brackets the
+    # single-round proved eps_c (the exact blanket), well below the clone's
+    spec = RoundSpec(100_000, 2.0, mechanism, **kw)
+    res = compose_rounds(spec, 1, DELTA)
+    single = compute_bound("blanket", spec.n, spec.eps0, DELTA, mechanism, **kw).epsilon
+    assert res.epsilon_optimistic <= single <= res.epsilon
+    assert res.epsilon == pytest.approx(single, rel=2e-2)
+    assert res.epsilon < 0.8 * compute_bound("clone", spec.n, spec.eps0, DELTA).epsilon
+    assert round_source(mechanism).startswith("min(exact blanket")
+
+
+def test_blanket_profile_is_below_clone_and_composes_tighter():
+    spec = RoundSpec(100_000, 2.0, "collision", s=4, t=36)
+    clone = RoundSpec(100_000, 2.0)  # generic: the clone alone
+    assert round_source("generic") == "clone (FMT21)"
+    p, q = round_profile(spec), round_profile(clone)
+    for eps in (0.0, 0.01, 0.03, 0.1, 1.0, 2.5):
+        lo, up = p(eps)
+        lo_c, up_c = q(eps)
+        assert 0.0 <= lo <= up <= up_c
+        # the blanket's certified lower end (positive_part with the default, fine gap)
+        # stays below the profile's upper end
+        if 0.0 < eps < 2.0:
+            exact = positive_part(round_law(spec), spec.n, eps)
+            assert exact.lower <= up * (1 + 1e-9)
+    assert p(2.0) == (0.0, 0.0)  # eps >= eps0: every v_c <= 0
+    a = compose_rounds(spec, 50, DELTA)
+    b = compose_rounds(clone, 50, DELTA)
+    assert a.epsilon_optimistic <= a.epsilon < 0.7 * b.epsilon
+
+
+def test_monotone_in_rounds_and_ordering():
+    prev = prev_o = 0.0
+    for T in (1, 2, 5, 10, 40, 100):
+        r = compose_rounds(SPEC, T, DELTA)
+        assert r.epsilon > prev and r.epsilon_optimistic > prev_o
+        assert r.epsilon >= r.epsilon_optimistic
+        # the bracket is informative: within 10 % of the upper bound
+        assert r.epsilon_optimistic >= 0.9 * r.epsilon
+        prev, prev_o = r.epsilon, r.epsilon_optimistic
+    r = compose_rounds(SPEC, 100, DELTA)
+    assert r.epsilon <= r.advanced_epsilon <= r.naive_epsilon
+    # the issue's numbers: PLD about 2.0 at T = 100
+    assert 1.9 < r.epsilon < 2.1
+
+
+def test_schedule_of_identical_rounds_matches_self_composition():
+    a = compose_rounds(SPEC, 12, DELTA)
+    b = compose_schedule([SPEC] * 12, DELTA)
+    assert b.epsilon == pytest.approx(a.epsilon, rel=1e-9)
+    mixed = compose_schedule([SPEC] * 6 + [RoundSpec(100_000, 2.0)] * 6, DELTA, step=a.step)
+    assert mixed.epsilon < a.epsilon  # weaker local randomizers in half the rounds cost less
+    assert mixed.epsilon >= mixed.epsilon_optimistic
+
+
+def _clone_logpmfs(n, eps0, k=9):
+    """FMT21 clone pair (x, y) pmfs, built here independently of accountant.divergence."""
+    c = math.exp(-eps0)
+    p = 1 / (1 + math.exp(-eps0))
+    q = 1 - p
+    N = n - 1
+    mu, sd = N * c, math.sqrt(N * c * (1 - c))
+    j = np.arange(max(0, int(mu - k * sd)), int(mu + k * sd) + 1)[:, None]  # j = C
+    h = int(k * math.sqrt(mu) / 2) + 2
+    x = np.round(j / 2).astype(int) + np.arange(-h, h + 2)[None, :]
+    lb = binom.logpmf(j, N, c)
+    l1, l0 = binom.logpmf(x - 1, j, 0.5), binom.logpmf(x, j, 0.5)
+    lp = lb + np.logaddexp(math.log(p) + l1, math.log(q) + l0)
+    lq = lb + np.logaddexp(math.log(q) + l1, math.log(p) + l0)
+    keep = np.isfinite(lp) & (lp > -80)
+    keys = list(zip(x[keep].tolist(), (np.broadcast_to(j, x.shape) + 1 - x)[keep].tolist()))
+    return dict(zip(keys, lq[keep].tolist())), dict(zip(keys, lp[keep].tolist()))
+
+
+def test_agrees_with_dp_accounting():
+    from dp_accounting.pld import privacy_loss_distribution as dpl
+
+    lq, lp = _clone_logpmfs(SPEC.n, SPEC.eps0)
+    step = 1e-3
+    dp_pe = dpl.from_two_probability_mass_functions(lq, lp, pessimistic_estimate=True,
+                                                    value_discretization_interval=step)
+    dp_op = dpl.from_two_probability_mass_functions(lq, lp, pessimistic_estimate=False,
+                                                    value_discretization_interval=step)
+    for T in (1, 10, 100):
+        r = compose_rounds(SPEC, T, DELTA)
+        e_pe = dp_pe.self_compose(T).get_epsilon_for_delta(DELTA)
+        e_op = dp_op.self_compose(T).get_epsilon_for_delta(DELTA)
+        # both brackets contain the true value: they must overlap
+        assert r.epsilon_optimistic <= e_pe and e_op <= r.epsilon
+        # and the pessimistic values agree to within dp_accounting's rounding (T * step)
+        assert abs(r.epsilon - e_pe) <= T * step + 1e-3
+        # our PLD exported to dp_accounting gives our number
+        ours = to_dp_accounting(round_pld(SPEC, r.step, True)).self_compose(T)
+        assert ours.get_epsilon_for_delta(DELTA) == pytest.approx(r.epsilon, rel=1e-4)
+
+
+def test_inverse_meets_target():
+    target = 1.0
+    e0 = largest_eps0(SPEC.n, 10, target, DELTA, xtol=1e-2)
+    assert e0 is not None and 0 < e0 < 10
+    assert compose_rounds(RoundSpec(SPEC.n, e0), 10, DELTA).epsilon <= target
+    assert compose_rounds(RoundSpec(SPEC.n, e0 + 0.02), 10, DELTA).epsilon > target
+
+
+def test_inverse_meets_target_for_a_mechanism():
+    # the inverse runs on the composed exact-blanket profile: its answer is certified
+    kw = dict(mechanism="collision", s=4, t=36)
+    e0 = largest_eps0(100_000, 10, 0.5, DELTA, xtol=2e-2, **kw)
+    assert e0 is not None
+    assert compose_rounds(RoundSpec(100_000, e0, **kw), 10, DELTA).epsilon <= 0.5
+    assert compose_rounds(RoundSpec(100_000, e0 + 0.04, **kw), 10, DELTA).epsilon > 0.5
+    # the clone alone would allow a smaller eps0
+    assert largest_eps0(100_000, 10, 0.5, DELTA, xtol=2e-2) < e0
+
+
+def test_composition_errors_and_validation():
+    with pytest.raises(ValueError, match="rounds"):
+        compose_rounds(SPEC, 0, DELTA)
+    with pytest.raises(ValueError, match="delta"):
+        compose_rounds(SPEC, 3, 1.5)
+    with pytest.raises(ValueError, match="mechanism"):
+        RoundSpec(1000, 1.0, "laplace")
+    with pytest.raises(ValueError, match="k must be"):
+        RoundSpec(1000, 1.0, "krr")
+    a = round_pld(SPEC, 0.01, True)
+    with pytest.raises(ValueError, match="steps differ"):
+        compose(a, round_pld(SPEC, 0.02, True))
+
+
+@pytest.mark.parametrize("data, msg", [
+    ([{"n": 1000, "eps0": 1}, {"n": 1000}], "round 1: missing field 'eps0'"),
+    ([{"n": 1000, "eps0": 1, "mechanism": "collision"}], "round 0: s is required"),
+    ([{"n": 1000.5, "eps0": 1}], "round 0: field 'n' must be an integer"),
+    ([{"n": 1000, "eps0": -1}], "round 0: field 'eps0' must be"),
+    ([{"n": 1000, "eps0": 1, "foo": 2}], "round 0: unknown field 'foo'"),
+    ({"n": 1000}, "non-empty JSON list"),
+])
+def test_schedule_errors(data, msg):
+    with pytest.raises(ValueError, match=msg.replace("(", r"\(")):
+        parse_schedule(data)
+
+
+def test_cli(tmp_path, capsys):
+    assert cli.main(["compose", "--rounds", "10", "--n", "1e5", "--eps0", "4",
+                     "--delta", "1e-6", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"epsilon", "epsilon_optimistic", "naive_epsilon", "advanced_epsilon",
+                        "rounds", "delta"}
+    assert out["epsilon"] == pytest.approx(compose_rounds(SPEC, 10, DELTA).epsilon)
+    assert out["profile"] == "clone (FMT21)"
+    good = tmp_path / "s.json"
+    good.write_text(json.dumps([{"n": 100000, "eps0": 4, "repeat": 3}, {"n": 100000, "eps0": 2}]))
+    assert cli.main(["compose", "--schedule", str(good), "--delta", "1e-6", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rounds"] == 4
+    bad = tmp_path / "b.json"
+    bad.write_text(json.dumps([{"n": 100000, "eps0": 4}, {"n": 100000, "eps0": "x"}]))
+    assert cli.main(["compose", "--schedule", str(bad), "--delta", "1e-6"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "round 1" in err and "eps0" in err
+    bad.write_text("[{")
+    assert cli.main(["compose", "--schedule", str(bad), "--delta", "1e-6"]) == 2
+    assert "invalid JSON" in capsys.readouterr().err
+
+
+def test_largest_eps0_reports_progress():
+    from accountant.composition.compose import largest_eps0
+
+    calls = []
+    e0 = largest_eps0(10**5, 10, 1.0, 1e-6, xtol=0.05, progress=lambda k, tot: calls.append((k, tot)))
+    assert e0 is not None and calls
+    total = calls[0][1]
+    assert total == 2 + 8  # ceil(log2((10 - 0.05) / 0.05)) = 8 bisection steps
+    assert [k for k, _ in calls] == list(range(1, len(calls) + 1)) and len(calls) <= total
+
+
+def test_approx_schedule_epsilon_tracks_the_certified_composition():
+    """The planner's estimate (saddle-point profile, same PLD construction) is within 1% of
+    the certified composition; it is not itself used as a bound."""
+    from accountant.composition.compose import approx_schedule_epsilon
+
+    for spec, T in ((RoundSpec(100_000, 1.5, "collision", 8, 60), 50),
+                    (RoundSpec(20_000, 3.0, "coco", 4, 40), 10)):
+        cert = compose_rounds(spec, T, 1e-6).epsilon
+        est = approx_schedule_epsilon([spec] * T, 1e-6)
+        assert abs(est / cert - 1) < 0.01, (spec, est, cert)
+    mixed = [RoundSpec(20_000, 2.0, "coco", 4, 40), RoundSpec(40_000, 2.0, "coco", 4, 40)] * 3
+    assert abs(approx_schedule_epsilon(mixed, 1e-6) / compose_schedule(mixed, 1e-6).epsilon - 1) < 0.01
+    with pytest.raises(ValueError, match="blanket law"):
+        approx_schedule_epsilon([RoundSpec(1000, 1.0)], 1e-6)

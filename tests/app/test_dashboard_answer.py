@@ -1,0 +1,135 @@
+"""Issue 31: the default chart is the answer (its curves and colours come from the library),
+tables print through the one formatter with no None/nan cell, every randomizer is on the pages."""
+import math
+import os
+import sys
+
+import pytest
+from tests.paths import REPO_ROOT
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from accountant.bounds import registry as bounds
+from accountant.interfaces import figure
+from accountant.accounting.shuffle import ShuffleAccountant, make_params
+from accountant.interfaces.tables.grid import GridPoint, build_grid, compute_row
+
+APP = os.path.join(REPO_ROOT, "app")
+sys.path.insert(0, APP)
+import common  # noqa: E402
+
+
+def run(page: str) -> AppTest:
+    at = AppTest.from_file(os.path.join(APP, "pages", page), default_timeout=120).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("mechanism", ["collision", "coco", "krr", "rr", "generic"])
+def test_default_curves_give_the_proved_number_of_the_headline(mechanism):
+    # the default chart's main line is the row's proved eps_c: the headline's number
+    wanted = figure.default_curve_bounds(mechanism)
+    assert set(bounds.headline_bounds(mechanism)) <= set(wanted) and {"lower", "paper"} <= set(wanted)
+    k = 10 if mechanism == "krr" else None
+    s = 4 if mechanism in ("collision", "coco") else None
+    p = build_grid([100_000], [s], [1.0], [1e-6], mechanism, "paper", ks=[k])[0]
+    row = compute_row(p, wanted, 1e-9)
+    lib = bounds.proved_epsilon(100_000, 1.0, 1e-6, mechanism, s, p.t, k=k)
+    assert row["proved_epsilon"] == pytest.approx(lib.epsilon, rel=1e-12)
+    assert row["lower_epsilon"] <= row["proved_epsilon"]
+    lit = figure.literature_epsilon(row)
+    if mechanism == "generic":  # the proved bound is itself the best published one
+        assert lit is None
+    else:
+        assert lit is not None and lit >= row["proved_epsilon"] and row["best_literature"] != "blanket"
+
+
+def test_headline_bounds_refuses_unknown_mechanism():
+    with pytest.raises(ValueError, match="mechanism must be one of"):
+        bounds.headline_bounds("laplace")
+
+
+def test_one_colour_per_bound_whatever_is_drawn():
+    colours = [figure.bound_color(b) for b in bounds.BOUND_NAMES]
+    assert len(set(colours)) == len(colours)  # distinct
+    assert figure.bound_color("proved") == figure.bound_color("blanket")
+    assert figure.bound_color("literature") not in colours
+    rows = [compute_row(GridPoint(10_000, 4, e, 1e-6, 20, "collision"), ("clone", "efmrtt19"))
+            for e in (0.3, 0.4)]
+    for subset in (("clone", "efmrtt19"), ("efmrtt19",)):
+        fig = figure.build_figure(rows, subset)
+        assert {tr.legendgroup: tr.line.color for tr in fig.data} == {b: figure.bound_color(b) for b in subset}
+    assert fig.layout.annotations[0].text == "n = 10,000, s = 4"  # no "1e+04"
+
+
+def test_draft_indices_cover_the_range_and_belong_to_the_curve():
+    assert figure.draft_indices(25) == [0, 6, 12, 18, 24]
+    assert figure.draft_indices(2) == [0, 1] and figure.draft_indices(1) == [0]
+    assert figure.draft_indices(10, 4) == [0, 4, 8, 9]
+    with pytest.raises(ValueError):
+        figure.draft_indices(0)
+
+
+def test_krr_grid_point_carries_k_and_rr_has_no_t():
+    p = build_grid([10_000], [4], [1.0], [1e-6], "krr", "paper", ks=[7])[0]
+    assert (p.s, p.t, p.k) == (None, None, 7)
+    row = compute_row(p, ("blanket", "clone"))
+    assert row["k"] == 7
+    lib = ShuffleAccountant(make_params("krr", 1.0, k=7), 10_000).get_epsilon(1e-6)
+    assert row["proved_epsilon"] == pytest.approx(lib, rel=1e-9)
+    q = build_grid([10_000], [4], [1.0], [1e-6], "rr", "paper", ks=[7])[0]
+    assert (q.s, q.t, q.k) == (None, None, None)
+
+
+def test_readable_table_directed_rounding_and_dash():
+    rows = [{"up": 0.123456789, "lo": 0.123456789, "n": 1234567, "gap": None, "x": math.nan}]
+    text, cfg = common.readable_table(rows, {"up": ("U", "up", "upper"), "lo": ("L", "down", "lower"),
+                                             "n": ("n", None, "count"), "gap": ("G", "up", "g"),
+                                             "x": ("X", None, "x")})
+    assert text == [{"U": "0.1235", "L": "0.1234", "n": "1,234,567", "G": common.DASH, "X": common.DASH}]
+    assert "not available" in cfg["G"]["help"] and cfg["U"]["help"].startswith("upper")
+
+
+def test_bound_column_directions():
+    assert common.bound_column("blanket")[0] == "up" and common.bound_column("lower")[0] == "down"
+    assert common.bound_column("paper")[0] == "up"
+    assert common.bound_column("log2_ratio[blanket]")[0] == "down"  # a larger eps_c: a smaller ratio
+    assert common.bound_column("log2_ratio[lower]")[0] == "up"
+    assert common.bound_column("proved_epsilon")[0] == "up" and common.bound_column("lower_epsilon")[0] == "down"
+    assert common.bound_column("mechanism") == (None, "")
+
+
+@pytest.mark.parametrize("mechanism,k", [("krr", 10), ("rr", None)])
+def test_amplification_page_has_krr_and_rr(mechanism, k):
+    at = run("1_Amplification.py")
+    at.selectbox(key="mechanism").set_value(mechanism).run()
+    assert not at.exception, [e.value for e in at.exception]
+    lib = ShuffleAccountant(make_params(mechanism, 1.0, k=k), 100_000).epsilon_result(1e-6)
+    shown = [m.value for m in at.metric if m.label == "eps_c, proved upper bound"]
+    assert shown == [common.fmt(lib.epsilon, 6, "up")]
+    df = at.dataframe[-1].value
+    assert len(df) == 25 and not df.isin(["None", "nan", "n/a"]).any().any()
+    if mechanism == "krr":
+        at.number_input(key="k").set_value(4).run()
+        lib4 = ShuffleAccountant(make_params("krr", 1.0, k=4), 100_000).get_epsilon(1e-6)
+        assert [m.value for m in at.metric if m.label == "eps_c, proved upper bound"] == \
+            [common.fmt(lib4, 6, "up")]
+
+
+def test_tables_page_has_krr():
+    at = run("4_Tables.py")
+    at.selectbox(key="mechanism").set_value("krr").run()
+    assert not at.exception, [e.value for e in at.exception]
+    df = at.dataframe[0].value
+    assert not df.isna().any().any() and not df.isin(["None", "nan", "n/a"]).any().any()
+    # a k held fixed is not a column of the paper's table (it goes in the caption): every field
+    at.toggle(key="table_all_columns").set_value(True).run()
+    df = at.dataframe[0].value
+    assert list(df["k"]) == [10] * len(df) and not df.isin(["None", "nan", "n/a"]).any().any()
+
+
+def test_amplification_ratio_is_rounded_down():
+    # eps0 / (an upper bound on eps_c) is a lower bound on the amplification
+    assert common.ratio(1.0, 3.0) == "0.3333" and common.ratio(2.0, 3.0) == "0.6666"
+    assert common.ratio(1.0, 0.0) == "inf (eps_c = 0)" and common.ratio(1.0, None) == "n/a"
