@@ -109,15 +109,16 @@ def test_capped_window_is_still_an_upper_bound():
     proved (looser) upper bound, never below the uncapped value (brute-force check at small
     n with a tiny cap)."""
     from accountant.engines import pair as D
+    from accountant.engines.pair import law as pair_law  # where the cap is read
 
     pair = D.DominatingPair.clone(300, 1.0)
     full = D.hockey_stick_divergence(pair, 0.3)
-    old = D.MAX_WINDOW_TERMS
+    old = pair_law.MAX_WINDOW_TERMS
     try:
-        D.MAX_WINDOW_TERMS = 20
+        pair_law.MAX_WINDOW_TERMS = 20
         capped = D.hockey_stick_divergence(pair, 0.3)
     finally:
-        D.MAX_WINDOW_TERMS = old
+        pair_law.MAX_WINDOW_TERMS = old
     assert capped.window[1] - capped.window[0] + 1 <= 20
     assert capped.upper >= full.upper
     assert capped.upper >= D.hockey_stick_bruteforce(pair, 0.3)
@@ -126,16 +127,19 @@ def test_capped_window_is_still_an_upper_bound():
 
 def test_blanket_binned_cost_cap_keeps_a_proved_upper_end():
     from accountant.engines import blanket as B
+    from accountant.engines.blanket import engine as blanket_engine  # where the cap is read
 
     law = B.CountLaw.collision_blanket(0.5, 4, 13)
-    ref = B.positive_part(law, 20_000, 0.2, method="binned")
-    old = B.MAX_BINNED_CELLS
+    ref = B.positive_part(law, 20_000, 0.01, method="binned")
+    fine = B.positive_part(law, 20_000, 0.01, method="binned", min_bins=3, bin_gap=1e-12)
+    old = blanket_engine.MAX_BINNED_CELLS
     try:
-        B.MAX_BINNED_CELLS = 3 * 3000  # three bins at most on this m-window
-        capped = B.positive_part(law, 20_000, 0.2, method="binned", min_bins=3, bin_gap=1e-12)
+        blanket_engine.MAX_BINNED_CELLS = 3 * 3000  # a few bins at most on this m-window
+        capped = B.positive_part(law, 20_000, 0.01, method="binned", min_bins=3, bin_gap=1e-12)
     finally:
-        B.MAX_BINNED_CELLS = old
-    assert capped.bins <= max(3, 9000 // 1)
+        blanket_engine.MAX_BINNED_CELLS = old
+    assert capped.bins < fine.bins  # the cap stopped the refinement the gap asked for
+    assert capped.lower <= fine.lower <= fine.upper <= capped.upper  # a looser proved bracket
     assert capped.lower <= ref.upper and capped.upper >= ref.lower
     assert capped.upper >= ref.value >= capped.lower
 
