@@ -65,6 +65,9 @@ EXTREMES = [
     ("accountant", "epsilon", "--n", "1", "--eps0", "1e-10", "--delta", "0.999999", "--json"),
     ("accountant", "epsilon", "--n", MAXN, "--eps0", "1", "--log-delta", "-10000", "--json"),
     ("accountant", "local-epsilon", "--n", MAXN, "--eps", "30", "--delta", "1e-300", "--json"),
+    # 119 s before the saddle-point start (the pair's capped window gave no guess)
+    ("accountant", "local-epsilon", "--n", MAXN, "--eps", "1e-3", "--delta", "1e-300", "--mechanism",
+     "collision", "--s", "4", "--json"),
     ("accountant", "bib", "--m", MAXT, "--s", "1", "--n", MAXN, "--p", "1", "--eps", "30", "--json"),
     ("accountant", "compose", "--rounds", str(L.MAX_ROUNDS), "--n", "1000", "--eps0", "1",
      "--delta", "1e-6", "--json"),

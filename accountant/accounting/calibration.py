@@ -15,9 +15,17 @@ from typing import Optional
 
 import numpy as np
 
+from scipy.optimize import brentq
+
 from accountant.bounds import registry as bounds
 from accountant.core.params import _EPS0_MAX, _check_delta, _check_n, _rule_interval, make_params
+from accountant.engines.blanket.law import blanket_law
+from accountant.engines.blanket.window import approx_log_delta
 from accountant.engines.search import largest_parameter_below
+
+# mechanisms whose proved eps_c is the exact blanket of a count law (a saddle-point estimate
+# of it places the proved search when the paper's pair cannot)
+_BLANKET_MECHANISMS = ("collision", "coco", "krr", "rr", "olh", "oue")
 
 # At most this many t values beyond the bisection's answer are searched when t follows
 # the default rule (eps_c is a saw-tooth in eps0 there); the walk never changes safety.
@@ -118,6 +126,35 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     return best
 
 
+def saddle_local_epsilon(mechanism: str, n: int, epsilon: float, delta: float,
+                         s: Optional[int] = None, t: Optional[int] = None, k: Optional[int] = None,
+                         eps0_max: float = 20.0) -> Optional[float]:
+    """Saddle-point estimate of the largest eps0 <= ``eps0_max`` whose exact-blanket eps_c
+    meets ``epsilon`` at ``delta`` (NOT certified: it only places a proved search).
+
+    eps_c(eps0) <= epsilon iff delta(epsilon; eps0) <= delta, and delta(epsilon; eps0) grows
+    with eps0 (for a fixed t): a root in eps0 of the saddle-point log delta
+    (:func:`accountant.engines.blanket.window.approx_log_delta`) at the fixed ``epsilon``.
+    With ``t=None`` the mechanism's rule sets t at each eps0.  None for a mechanism without a
+    blanket count law."""
+    if mechanism not in _BLANKET_MECHANISMS:
+        return None
+    log_d = math.log(delta)
+
+    def f(e0: float) -> float:
+        if e0 <= epsilon:
+            return -1.0  # post-processing: eps_c <= eps0
+        lp = approx_log_delta(blanket_law(make_params(mechanism, e0, s=s, t=t, k=k)), n, epsilon)
+        if lp is None:  # no decay: delta(epsilon) is not small
+            return 1.0
+        return max(lp - log_d, -1e3)
+
+    lo = min(epsilon, eps0_max)
+    if lo >= eps0_max or f(eps0_max) <= 0:
+        return eps0_max
+    return brentq(f, lo, eps0_max, xtol=1e-7, rtol=1e-7)
+
+
 def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
                            guess=None) -> float:
     """The proved inverse, started from the inverse of the paper's pair bound.
@@ -135,6 +172,13 @@ def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0
     else:
         g = local_epsilon(n, epsilon, delta, mechanism, s, t, rtol=min(rtol, 1e-6), eps0_max=eps0_max,
                           bound="paper", k=k)
+        if g <= lo * (1.0 + 1e-9):
+            # the pair's inverse said nothing (e.g. its window capped by the cost model far
+            # in the tail): the saddle-point estimate of the blanket places the search instead,
+            # or the walk up from lo would pay for many evaluations far from the answer
+            est = saddle_local_epsilon(mechanism, n, epsilon, delta, s, t, k, eps0_max)
+            if est is not None:
+                g = est
     g = max(g, lo)
     if eps_c(g) <= epsilon:
         a, b, step = g, None, 1e-3

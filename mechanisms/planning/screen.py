@@ -6,14 +6,11 @@ from __future__ import annotations
 import math
 from typing import Optional
 import numpy as np
-from scipy.optimize import brentq
-from accountant.engines.blanket.window import approx_log_delta
-from accountant.engines.blanket.law import blanket_law
 from accountant.bounds.registry import (
     compute_params_bound,
     proved_params_epsilon,
 )
-from accountant.accounting.calibration import local_epsilon
+from accountant.accounting.calibration import local_epsilon, saddle_local_epsilon
 from accountant.core.params import make_params
 from mechanisms.analysis.common import T_MAX
 from mechanisms.analysis.coco import coco_mse
@@ -136,25 +133,9 @@ def screen_eps0(
     mechanism: str, s: int, t: int, n: int, target: float, delta: float, eps0_max: float = _EPS0_MAX
 ) -> float:
     """Saddle-point estimate of the largest eps0 <= eps0_max whose blanket eps_c meets
-    ``target`` at ``delta`` for a fixed t (NOT certified: it places the proved search).
-
-    eps_c(eps0) <= target  iff  delta(target; eps0) <= delta, and delta(target; eps0)
-    grows with eps0: one root in eps0 of the saddle-point log delta
-    (:func:`accountant.blanket_exact.approx_log_delta`) at the fixed ``target``."""
-    log_d = math.log(delta)
-
-    def f(e0: float) -> float:
-        if e0 <= target:
-            return -1.0  # post-processing: eps_c <= eps0
-        lp = approx_log_delta(blanket_law(make_params(mechanism, e0, s=s, t=t)), n, target)
-        if lp is None:  # no decay: delta(target) is not small
-            return 1.0
-        return max(lp - log_d, -1e3)
-
-    lo = min(target, eps0_max)
-    if lo >= eps0_max or f(eps0_max) <= 0:
-        return eps0_max
-    return brentq(f, lo, eps0_max, xtol=1e-7, rtol=1e-7)
+    ``target`` at ``delta`` for a fixed t (NOT certified: it places the proved search);
+    :func:`accountant.accounting.calibration.saddle_local_epsilon` at this t."""
+    return saddle_local_epsilon(mechanism, n, target, delta, s=s, t=t, eps0_max=eps0_max)
 
 
 def screen(

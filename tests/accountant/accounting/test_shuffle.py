@@ -226,3 +226,18 @@ def test_local_epsilon_guess_changes_cost_not_answer():
         e0 = local_epsilon(n, eps, delta, "collision", 4, t=40, rtol=1e-5, guess=g)
         assert proved_epsilon(n, e0, delta, "collision", 4, 40).epsilon <= eps
         assert e0 == pytest.approx(ref, rel=3e-5)
+
+
+def test_saddle_local_epsilon_places_the_proved_inverse():
+    # the saddle-point estimate of the blanket's inverse (it places the proved search when
+    # the paper's pair says nothing) lies close to the verified answer; None without a law
+    from accountant.accounting.calibration import local_epsilon, saddle_local_epsilon
+    from accountant.bounds.registry import proved_params_epsilon
+    from accountant.core.params import make_params
+
+    est = saddle_local_epsilon("collision", 100_000, 0.5, 1e-6, s=4)
+    got = local_epsilon(100_000, 0.5, 1e-6, "collision", s=4)
+    assert abs(est / got - 1) < 1e-2
+    assert proved_params_epsilon(make_params("collision", got, s=4), 100_000, 1e-6).epsilon <= 0.5
+    assert saddle_local_epsilon("generic", 100_000, 0.5, 1e-6) is None
+    assert saddle_local_epsilon("krr", 100, 5.0, 1e-6, k=4, eps0_max=4.0) == 4.0  # eps_c <= eps0 <= target
