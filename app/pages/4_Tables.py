@@ -11,6 +11,7 @@ from accountant.interfaces import tables
 from accountant.interfaces.figure import bound_label
 
 MAX_POINTS = 400
+MAX_SECONDS = 45  # the page answers or refuses within a minute (docs/limits.md)
 
 common.page_header(
     "Tables of bounds",
@@ -60,6 +61,13 @@ if not ok:
     st.stop()
 points = common.call(common.grid, ns, ss, eps0s, deltas, mechanism, t_rule, k, where=sb)
 if points is None:
+    st.stop()
+cost = tables.estimate_seconds(points)
+if not common.check(cost <= MAX_SECONDS,
+                    f"this grid would take about {cost:.0f} s here ({sum(p.delta < tables.DEEP_DELTA for p in points)} "
+                    f"rows with delta < {tables.DEEP_DELTA:g} cost about {tables.SECONDS_PER_DEEP_ROW:g} s each), "
+                    f"over the page's budget of {MAX_SECONDS} s: use fewer points, or "
+                    f"`python -m accountant table` (no time budget)", where=sb):
     st.stop()
 if not common.check(len(points) <= MAX_POINTS,
                     f"the grid has {len(points)} points; at most {MAX_POINTS} here "

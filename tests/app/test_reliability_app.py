@@ -146,3 +146,20 @@ def test_pages_delta_input_uses_the_one_range():
     for bad in ("1e-400", "0", "1", "x"):
         with pytest.raises(ValueError, match=r"^delta must be a number in \[1e-300, 1\)"):
             check_delta(bad)
+
+
+def test_tables_page_refuses_a_deep_tail_grid_over_its_time_budget():
+    # issue 27: 16 rows at delta 1e-6 and 1e-300 took 85 s; the page now estimates the cost
+    # (tables.estimate_seconds) and refuses beside the input, before any work
+    at = page("4_Tables.py")
+    at.sidebar.text_input(key="deltas").set_value("1e-6, 1e-300").run()
+    ok(at)
+    assert any("over the page's budget" in e and "python -m accountant table" in e
+               for e in sidebar_errors(at)), sidebar_errors(at)
+    assert not at.dataframe
+    # a small deep-tail grid fits the budget and answers
+    at.sidebar.text_input(key="deltas").set_value("1e-300").run()
+    at.sidebar.text_input(key="eps0s").set_value("1, 2").run()
+    at.sidebar.text_input(key="ns").set_value("100000").run()
+    ok(at)
+    assert not sidebar_errors(at) and len(at.dataframe[0].value) == 2

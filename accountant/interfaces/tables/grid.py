@@ -100,6 +100,22 @@ def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[f
     return pts
 
 
+# a cost model of one row on this class of machine (2 cores; measured 2026-11-25 with the
+# paper's bounds and with every bound: 1.6-6.9 s a row at delta = 1e-300, n = 1e4-1e5;
+# 0.05-0.3 s a row at delta = 1e-6): an upper estimate that places a budget, not a promise
+DEEP_DELTA = 1e-100
+SECONDS_PER_DEEP_ROW = 7.0
+SECONDS_PER_ROW = 0.5
+
+
+def estimate_seconds(points: Sequence[GridPoint]) -> float:
+    """A rough upper estimate of the time :func:`compute_table` takes for ``points`` on one
+    core (rows with delta below :data:`DEEP_DELTA` cost the most: their exact sums run far
+    into the tail)."""
+    deep = sum(1 for p in points if p.delta < DEEP_DELTA)
+    return deep * SECONDS_PER_DEEP_ROW + (len(points) - deep) * SECONDS_PER_ROW
+
+
 def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9) -> dict:
     """One table row: inputs, the proved number first, each bound's eps_c (None if not
     applicable), ratios, saving."""
