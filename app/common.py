@@ -60,7 +60,7 @@ ERRATUM_CAPTION = ("Every eps_c headline is a proved upper bound for the mechani
                    "privacy blanket computed exactly). The paper's Theorem 5 value and the stronger clone "
                    "bound rest on FMT23 Lemma 3.5, whose proof has a published erratum, and exact "
                    "enumeration finds instances where Theorem 5's value is exceeded: they are shown only "
-                   "under their own names. See README, 'Findings'.")
+                   "under their own names. See docs/proved.md, 'Findings'.")
 
 MECH_LABEL = {"generic": "generic eps0-LDP", "collision": "Collision", "coco": "CoCo",
               "krr": "k-RR (k-ary randomized response)", "rr": "binary RR"}
@@ -348,7 +348,7 @@ class Progress:
 def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing",
                        rtol: float = 1e-9) -> list[dict]:
     """tables.compute_row for every point (cached per input), rows missing from the cache
-    computed on the engines' threads (:mod:`accountant.parallel`), with a
+    computed on the engines' threads (:mod:`accountant.engines.parallel`), with a
     progress bar and a time-left estimate while they run."""
     from accountant.engines import parallel as _parallel
 
@@ -394,7 +394,7 @@ def _plan_store() -> dict:
 def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str,
          mechanisms: tuple, bound: str = "proved", rounds: int = 1,
          max_eps0: Optional[float] = None, progress=None) -> "_planner.Plan":
-    """Cached :func:`mechanisms.planner.plan` (with the n/2 and 2n sensitivity);
+    """Cached :func:`mechanisms.planning.plan` (with the n/2 and 2n sensitivity);
     ``progress(done, total)`` is called while a plan is computed (a plain dict cache:
     st.cache_data cannot replay a progress bar created outside the cached function)."""
     key = (float(target_eps), float(delta), int(n), int(d), int(s), estimate, tuple(mechanisms), bound,
@@ -439,7 +439,7 @@ SIM_MAX_MESSAGES = _limits.MAX_SIM_MESSAGES
 SIM_MAX_USERS = _limits.MAX_SIM_USERS
 SIM_MAX_DOMAIN = _limits.MAX_SIM_DOMAIN
 SIM_MAX_CANDIDATES = _limits.MAX_SIM_CANDIDATES
-#: the accountant's largest n (README, Limits): the widgets' max_value
+#: the accountant's largest n (docs/limits.md): the widgets' max_value
 MAX_N = _limits.MAX_N
 MAX_BASELINE_D = _limits.MAX_BASELINE_D
 MAX_SIM_CELLS = _limits.MAX_SIM_CELLS

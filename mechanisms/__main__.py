@@ -1,4 +1,4 @@
-"""``python -m mechanisms``: see :mod:`mechanisms.cli`."""
+"""``python -m mechanisms``: see :mod:`mechanisms.interfaces.cli`."""
 from mechanisms.interfaces.cli import main
 
 raise SystemExit(main())

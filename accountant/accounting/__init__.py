@@ -4,5 +4,5 @@
 proved numbers first) and :func:`~accountant.accounting.calibration.local_epsilon` (the largest
 local eps0 that meets a central target).
 
-May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.bounds`.
+May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.bounds.registry`.
 """

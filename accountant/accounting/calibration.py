@@ -49,7 +49,7 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     Parameters
     ----------
     bound : ``"proved"`` (default: the smallest proved upper bound,
-        :func:`accountant.bounds.proved_params_epsilon`) or a registry name; ``"paper"``
+        :func:`accountant.bounds.registry.proved_params_epsilon`) or a registry name; ``"paper"``
         (alias ``"tight"``) inverts the paper's Theorem 5 value, which is not proved.
     t : fixed output size; ``None`` follows the mechanism's default rule, under which
         eps_c is a saw-tooth in eps0 (t jumps); the search then also tries the eps0

@@ -2,12 +2,12 @@
 
 ``ShuffleAccountant(params, n)`` answers the two questions of Google's ``dp_accounting``
 (``get_epsilon(delta)``, ``get_delta(epsilon)``) with the smallest *proved* upper bound
-for the mechanism as implemented (:func:`accountant.bounds.proved_params_epsilon`), and
+for the mechanism as implemented (:func:`accountant.bounds.registry.proved_params_epsilon`), and
 its reports carry the certified lower bound for the real mechanism and the paper's
 Theorem 5 value beside it, each under its own name.
 
-This module also re-exports the parameter objects (:mod:`accountant.params`), the paper's
-pair accountant (:mod:`accountant.pair`) and the inverse (:mod:`accountant.calibration`)
+This module also re-exports the parameter objects (:mod:`accountant.core.params`), the paper's
+pair accountant (:mod:`accountant.bounds.pair_accountant`) and the inverse (:mod:`accountant.accounting.calibration`)
 so that ``from accountant.accounting.shuffle import ...`` keeps working.
 """
 from __future__ import annotations
@@ -111,10 +111,10 @@ class ShuffleAccountant:
 
     Parameters
     ----------
-    params : a parameter object of :mod:`accountant.params` (``make_params``).
+    params : a parameter object of :mod:`accountant.core.params` (``make_params``).
     n : number of users, 1 <= n <= 1e10 (accountant.limits.MAX_N).
     bound : ``"proved"`` (default: the smallest proved upper bound,
-        :func:`accountant.bounds.proved_params_epsilon`) or the name of one registry bound
+        :func:`accountant.bounds.registry.proved_params_epsilon`) or the name of one registry bound
         (``accountant.bounds.BOUND_NAMES``; ``"paper"`` is the unproved Theorem 5 value).
     """
 

@@ -1,6 +1,6 @@
 """Closed-form amplification-by-shuffling bounds used as comparison baselines.
 
-Every function returns a :class:`~accountant.result.BoundResult`.  Outside the range of
+Every function returns a :class:`~accountant.core.result.BoundResult`.  Outside the range of
 validity stated by the cited theorem the result is ``not applicable`` with a reason; no
 value is clamped silently.  When a formula is valid but its value exceeds ``eps0`` the
 function reports ``eps0`` and says so in ``reason``: an ``eps0``-LDP randomizer makes the

@@ -1,8 +1,8 @@
 """The paper's dominating pair as an accountant: Theorem 5 (Collision, CoCo) and the
-stronger clone pair (generic), evaluated exactly by :mod:`accountant.divergence`.
+stronger clone pair (generic), evaluated exactly by :mod:`accountant.engines.pair`.
 
-These values are *not* proved upper bounds for the mechanisms as implemented (README,
-"Findings"; :mod:`accountant.params` caveats): the registry (:mod:`accountant.bounds`)
+These values are *not* proved upper bounds for the mechanisms as implemented (docs/proved.md,
+"Findings"; :mod:`accountant.core.params` caveats): the registry (:mod:`accountant.bounds.registry`)
 reports them under the name ``paper``, never as ``epsilon``.
 """
 from __future__ import annotations
@@ -70,8 +70,8 @@ class PairAccountant:
     ``get_epsilon(delta)`` the smallest epsilon (to relative tolerance ``rtol``) whose
     certified pair delta is <= ``delta``, never above eps0 (post-processing).  Certified
     *for the pair*: whether the pair dominates the mechanism is ``params.certified``
-    (False: README, "Findings").  The proved accountant is
-    :class:`accountant.shuffle.ShuffleAccountant`.
+    (False: docs/proved.md, "Findings").  The proved accountant is
+    :class:`accountant.accounting.shuffle.ShuffleAccountant`.
     """
 
     def __init__(self, params: Params, n: int, *, method: str = "float", digits: int = 30) -> None:
@@ -161,7 +161,7 @@ def search_pair_epsilon(pair: DominatingPair, delta: float, rtol: float = 1e-9, 
     (smallest eps, to ``rtol``, whose interval's upper end is <= the target).
     The search starts just above the saddle-point estimate (:func:`saddle_guess`, within
     1e-9 of eps_c at n = 1e9), so a certified bracket usually takes two evaluations and,
-    with ``predict=True`` (no certified lower end, see :func:`accountant.search.epsilon_for_delta`),
+    with ``predict=True`` (no certified lower end, see :func:`accountant.engines.search.epsilon_for_delta`),
     one.
     """
     from accountant.engines.pair.law import TRUNCATION_FRACTION, _window_log
@@ -207,7 +207,7 @@ def saddle_log_delta(pair: DominatingPair, eps: float) -> Optional[float]:
     in the module ``divergence``'s reduction gives delta = 2 (p - q)(1 + e^eps) / (n c) E[S_+],
     S = X_M - M/2 - h_M a sum of n i.i.d. Z: 1/2 - a and -1/2 - a with probability c/2 each,
     -b with probability 1 - c, where a = tau (p + q), b = tau r c / (1 - c),
-    tau = tanh(eps/2) / (2 (p - q)); :func:`accountant.saddle.log_positive_part` estimates it.
+    tau = tanh(eps/2) / (2 (p - q)); :func:`accountant.engines.saddle.log_positive_part` estimates it.
     """
     tau = math.tanh(0.5 * eps) / (2.0 * (pair.p - pair.q))
     a = tau * (pair.p + pair.q)
@@ -263,7 +263,7 @@ def gaussian_guess(pair: DominatingPair, delta: float) -> Optional[float]:
 
 # The pair search that gives a lower-bound search its starting point where no saddle-point
 # estimate is at hand (binary RR's two-category law; the blanket and the other lower laws
-# start from :mod:`accountant.saddle`).
+# start from :mod:`accountant.engines.saddle`).
 PAIR_GUESS_RTOL = 1e-6
 
 

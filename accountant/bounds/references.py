@@ -1,8 +1,8 @@
-"""BibTeX of the papers behind the bounds of :data:`accountant.bounds.REGISTRY`.
+"""BibTeX of the papers behind the bounds of :data:`accountant.bounds.registry.REGISTRY`.
 
 Each registry entry names its keys (``BoundSpec.cite``); an exported LaTeX table cites them
 in its column heads and writes these entries beside it.  Facts checked against the papers
-themselves (arXiv pages) or the main seed paper's reference list; page numbers, volumes and
+themselves (arXiv pages) or the reference list of Wang et al.'s numerical-vector paper; page numbers, volumes and
 DOIs are left out where they were not checked (never guessed).
 """
 from __future__ import annotations

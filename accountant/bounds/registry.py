@@ -8,7 +8,7 @@ know is data on the entry, not code spread over modules:
   Theorem 5 value, reported under its own name and never as ``epsilon``);
 * ``proved_for``: the mechanisms for which the statement is a theorem *for the mechanism
   as implemented* (for Collision and CoCo: every hash family, including the SplitMix64
-  one of :mod:`mechanisms.collision`);
+  one of :mod:`mechanisms.randomizers.collision`);
 * ``reference`` and ``validity``: the paper and the stated range.
 
 "Which bound is proved for this mechanism" is then a query (:func:`proved_upper_bounds`),
@@ -79,9 +79,9 @@ class BoundSpec:
     ``delta(params, n, eps)`` (optional) returns ``(lower, upper)`` bounds on the bound's
     delta at ``eps`` (both certified for the bound's own computation).  ``engine`` says what
     one evaluation costs: ``"closed-form"`` (a formula or a one-dimensional root, about a
-    millisecond), ``"pair"`` (a search of the pair engine, :mod:`accountant.divergence`:
+    millisecond), ``"pair"`` (a search of the pair engine, :mod:`accountant.engines.pair`:
     0.01-0.1 s at n = 1e9) or ``"exact"`` (the exact blanket engine,
-    :mod:`accountant.blanket_exact`: 0.05-0.5 s at n = 1e9), so that a page can draw the cheap
+    :mod:`accountant.engines.blanket`: 0.05-0.5 s at n = 1e9), so that a page can draw the cheap
     ones first.
     """
 
@@ -282,10 +282,10 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "worst hash family, so the exact blanket is optimal among bounds for every family",
               _worst_hash, _worst_hash_delta, caveat=_CAVEAT_WORST_HASH, engine="exact"),
     BoundSpec("paper", "paper", (), ALL,
-              "main seed paper, Theorem 5 (Collision, CoCo; Section 7.4); stronger clone pair (FMT23) "
+              "Wang et al. (numerical vector analyses, shuffle model), Theorem 5 (Collision, CoCo; Section 7.4); stronger clone pair (FMT23) "
               "for generic", _paper, _paper_delta, engine="pair", cite=("wang2023numerical",)),
     BoundSpec("theorem6-lower", "lower", (), ("collision", "coco"),
-              "main seed paper, Theorem 6 (lower bound for the hash family of its proof)", _theorem6,
+              "Wang et al. (numerical vector analyses, shuffle model), Theorem 6 (lower bound for the hash family of its proof)", _theorem6,
               caveat=CAVEAT_THEOREM6, engine="pair", cite=("wang2023numerical",)),
     BoundSpec("stronger-clone", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (numerical pair)", _stronger_clone,

@@ -3,5 +3,5 @@
 Privacy loss distributions on a uniform grid and their composition (:mod:`.pld`), rounds and
 schedules of identical or heterogeneous shuffled rounds (:mod:`.compose`).
 
-May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.bounds`.
+May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.bounds.registry`.
 """

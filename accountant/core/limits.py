@@ -6,7 +6,7 @@ memory would exceed a documented limit is refused with the limit in the message.
 :func:`guarded` turns the remaining failures (interrupts, SIGTERM, out of memory,
 output errors, unreachable schedulers) into one line on stderr and an exit status.
 
-Limits (README, "Limits")
+Limits (docs/limits.md)
 -------------------------
 MAX_N
     users for the accountant (epsilon, delta, compare, local-epsilon, table, bib):
@@ -271,7 +271,7 @@ def guarded(fn: Callable[[], int]) -> int:
     """Run a command body under the error contract; returns the exit status.
 
     ValueError -> 2 (bad input, one line); a missing optional package -> 2 (one line
-    naming what to install, :mod:`accountant.optional`); OSError, MemoryError, unreachable scheduler
+    naming what to install, :mod:`accountant.core.optional`); OSError, MemoryError, unreachable scheduler
     -> 1 (one line); KeyboardInterrupt -> 130 with "interrupted"; SIGTERM -> 143.
     No traceback reaches the user.
     """
@@ -295,7 +295,7 @@ def guarded(fn: Callable[[], int]) -> int:
         sys.stderr.write("\nterminated\n")
         return EXIT_TERM
     except MemoryError:
-        sys.stderr.write("error: out of memory; use smaller inputs (README, Limits)\n")
+        sys.stderr.write("error: out of memory; use smaller inputs (docs/limits.md)\n")
         return EXIT_FAILURE
     except OSError as exc:
         _say(exc)

@@ -3,7 +3,7 @@
 ``require("distributed", "--scheduler", "dask")`` returns the module or raises
 :class:`MissingDependency` (an ``ImportError``) whose message names the feature, the
 PyPI package and the package extra that installs it; the command lines report it in one
-line with exit status 2 (:func:`accountant.limits.guarded`), before any work.
+line with exit status 2 (:func:`accountant.core.limits.guarded`), before any work.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Follows the conventions of Google's ``dp_accounting``: a parameter value object
 validated once at construction, with a message that names the parameter.  Every
 accountant, bound and search takes these objects; nothing here computes a divergence.
 
-Mixture weights (main seed paper, Lemma 2 / Theorem 5 / Section 7.4, with the
+Mixture weights (Wang et al. (numerical vector analyses), Lemma 2 / Theorem 5 / Section 7.4, with the
 notation fixed as in shared/NOTES-accounting.md section 1: the paper's alpha is
 the total-variation parameter beta; the weight is a = beta / (e^eps0 - 1)):
 
@@ -29,7 +29,7 @@ MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variat
 _K_MAX = 10**9
 _EPS0_MAX = 30.0
 
-# What is and is not proved about the pair bounds computed here (README, "Findings").
+# What is and is not proved about the pair bounds computed here (docs/proved.md, "Findings").
 CAVEAT_GENERIC = (
     "not proved for every eps0-LDP randomizer: by the FMT23 erratum the stronger clone reduction "
     "holds only for randomizers with its mixture decomposition at weight 1/(e^eps0+1) (e.g. binary "
@@ -93,7 +93,7 @@ def coco_theorem7_t(s: int, eps0: float) -> int:
 
 
 class _PairStatus:
-    """What is claimed about a pair bound (README, "Findings"): no tightness, and no
+    """What is claimed about a pair bound (docs/proved.md, "Findings"): no tightness, and no
     proof that the pair dominates the shuffled mechanism; subclasses give the reason."""
 
     @property
@@ -141,7 +141,7 @@ class _HashedOmega:
 @dataclass(frozen=True)
 class GenericLDP(_NoHash):
     """Any eps0-LDP randomizer; accounted by the stronger clone reduction
-    (Feldman, McMillan, Talwar, SODA 2023; main seed paper Theorem 1)."""
+    (Feldman, McMillan, Talwar, SODA 2023; Wang et al. (numerical vector analyses) Theorem 1)."""
 
     eps0: float
     name: str = field(default="generic", init=False)
@@ -351,7 +351,7 @@ class OUEParams(_NoHash):
     Proved upper bound: the generic eps0-LDP bounds (FMT21 clone, generic blanket, EFMRTT19);
     the exact privacy blanket of OUE's own law has four atoms of the amplification variable
     (the bits of x1 and x1' are independent) and is not implemented here.  Certified lower
-    bound: :func:`accountant.mechanism_law.oue_lower_law`."""
+    bound: :func:`accountant.bounds.laws.oue_lower_law`."""
 
     k: int
     eps0: float
@@ -401,11 +401,11 @@ class VariationRatioParams(_NoHash):
     FOCS 2021, Section 3) with its mixing probability c = 1/q: the reduction needs
     ``R(x) >= c (R(x1) + R(x1'))/2`` for every other user's x, which the q condition gives, and
     the ratio p between R(x1) and R(x1') for the first user's pair; Theorem 3.2 is the case
-    c = e^{-eps0}, p = e^{eps0} (:meth:`accountant.divergence.DominatingPair.clone_pq`).  Wang et al.'s own
+    c = e^{-eps0}, p = e^{eps0} (:meth:`accountant.engines.pair.DominatingPair.clone_pq`).  Wang et al.'s own
     number (their Theorem: the three-output pair with weight alpha = beta/(p - 1)) is the exact
-    divergence of one member of the class (:func:`accountant.mechanism_law.variation_ratio_lower_law`),
+    divergence of one member of the class (:func:`accountant.bounds.laws.variation_ratio_lower_law`),
     hence a certified *lower* bound on the class's worst case; as an upper bound it rests on the
-    same reduction as the main paper's Theorem 5 (FMT23 Lemma 3.5), whose proof fails (README,
+    same reduction as the Wang et al.'s Theorem 5 (FMT23 Lemma 3.5), whose proof fails (docs/proved.md,
     Findings), so it is reported as the lower end, not as a proved upper bound.
     """
 

@@ -1,7 +1,7 @@
 """Exact hockey-stick divergence of shuffled outputs on tiny instances.
 
 Used to check Theorem 5 (upper bound D(P_a || Q_a)) and Theorem 6 (lower bound) of
-the main seed paper numerically for the (d, s, eps0, t)-Collision mechanism
+the Wang et al. (numerical vector analyses) numerically for the (d, s, eps0, t)-Collision mechanism
 (Definition 5).  Nothing here is used by the accountant itself.
 
 Exactness of the reductions

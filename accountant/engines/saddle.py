@@ -1,12 +1,12 @@
 """Saddle-point estimates of E[(Z_1 + ... + Z_n)_+] for i.i.d. Z with finitely many atoms.
 
-Not certified: these numbers only give the monotone searches (:mod:`accountant.search`) a
+Not certified: these numbers only give the monotone searches (:mod:`accountant.engines.search`) a
 starting point close enough that one evaluation of the certified engine usually settles
 eps_c.  Both engines' divergences have this form: the exact blanket
-(:mod:`accountant.blanket_exact`, delta = E[S_+] / n) and the dominating pair
-(:mod:`accountant.divergence`; folding C ~ Bin(n - 1, c) into Bin(n, c) by size bias,
+(:mod:`accountant.engines.blanket`, delta = E[S_+] / n) and the dominating pair
+(:mod:`accountant.engines.pair`; folding C ~ Bin(n - 1, c) into Bin(n, c) by size bias,
 delta = 2 (p - q)(1 + e^eps) / (n c) E[S_+] with Z = 1/2 - a, -1/2 - a w.p. c/2 each and
--b w.p. 1 - c, see :func:`accountant.pair.saddle_guess`).
+-b w.p. 1 - c, see :func:`accountant.bounds.pair_accountant.saddle_guess`).
 
 With theta the minimiser of m(theta) = E e^{theta Z}, E[S_+] = m^n E_Q[S_+ e^{-theta S}] for
 the tilted law Q, under which S has mean 0, variance sigma^2 = n k2 and third cumulant n k3;

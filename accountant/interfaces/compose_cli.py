@@ -40,7 +40,7 @@ def add_compose_parser(sub) -> None:
 
 
 def read_schedule(path: str, max_rounds: int | None = None) -> list:
-    """Round specs from a schedule file (JSON, :func:`accountant.compose.parse_schedule`);
+    """Round specs from a schedule file (JSON, :func:`accountant.composition.compose.parse_schedule`);
     ValueError (one line, naming --schedule) when it cannot be read or parsed (size, encoding,
     nesting, syntax) or (``max_rounds``) when its rounds, repeats counted, exceed
     ``max_rounds`` (checked before they are expanded); all before any work."""

@@ -5,7 +5,7 @@ Files: .html (self-contained), and through a headless Chromium (Debian's ``chrom
 network, no extra Python package) .png (screenshot), .pdf (print of the page: vector,
 fonts embedded) and .svg (Plotly.js ``toImage`` in the page: vector, text as text).  The
 labels are the dashboard's (:func:`bound_label`), numbers go through
-:func:`accountant.numfmt.fmt`; written files are one column of a two-column paper wide
+:func:`accountant.core.numfmt.fmt`; written files are one column of a two-column paper wide
 (3.5 in) unless asked otherwise.
 """
 from __future__ import annotations

@@ -55,7 +55,7 @@ def write_atomic(path: str, data: Union[str, bytes]) -> None:
     would give (0666 minus the umask), not mkstemp's 0600.  A symlinked ``path`` is
     written through: its target is replaced and the link kept.  The temporary file is
     removed on every exit path (exceptions, KeyboardInterrupt, and SIGTERM when the
-    command runs under :func:`accountant.limits.guarded`).
+    command runs under :func:`accountant.core.limits.guarded`).
     """
     path, tmp = _stage(path, data)
     try:

@@ -98,7 +98,7 @@ bound = sb.radio(
         "proved": "proved bound (exact privacy blanket)",
         "paper": "paper's Theorem 5 (not proved)",
     }[b],
-    help="Theorem 5 gives larger eps0 but is not a proved bound (README, Findings); "
+    help="Theorem 5 gives larger eps0 but is not a proved bound (docs/proved.md, Findings); "
     "rounds are always planned on the proved composition",
 )
 b_ok = common.check(

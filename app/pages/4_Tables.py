@@ -55,7 +55,7 @@ if None in (ns, ss, eps0s, deltas) or not ok:
     st.stop()
 
 ok = common.check(all(v <= common.MAX_N for v in ns),
-                  f"n values must be at most {common.MAX_N:.0e} (README, Limits)", where=sb)
+                  f"n values must be at most {common.MAX_N:.0e} (docs/limits.md)", where=sb)
 if not ok:
     st.warning("Fix the inputs marked in the sidebar to see the table.")
     st.stop()

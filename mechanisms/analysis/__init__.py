@@ -10,8 +10,8 @@ array; the other arguments broadcast).  Conventions:
   Section 7.1): each user draws ``H`` uniformly from *all* functions
   ``Y -> [t]`` (Collision) or all pairs ``H1 : [d] -> [t/2]``, ``H2 : [d] -> {-1, 1}``
   (CoCo), independently of the other users.  The concrete SplitMix64 family in
-  :mod:`mechanisms.collision` is a pseudo-random stand-in for this model (see
-  :func:`mechanisms.collision.splitmix64`), and the test-suite checks the
+  :mod:`mechanisms.randomizers.collision` is a pseudo-random stand-in for this model (see
+  :func:`mechanisms.randomizers.collision.splitmix64`), and the test-suite checks the
   simulations against the formulas below.
 * Every user holds exactly ``s`` non-zero coordinates (the domain ``X_s`` of
   Section 2.1).  Under this model the *totals* below do not depend on the data;

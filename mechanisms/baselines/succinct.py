@@ -1,5 +1,5 @@
 """SUCCINCT: Zhou et al., "Locally differentially private sparse vector aggregation"
-(seed 004), Algorithm 1 with the user-level parameters of its Table II (with
+(Zhou et al., "Locally differentially private sparse vector aggregation"), Algorithm 1 with the user-level parameters of its Table II (with
 clipping), the baseline "SUCCINCT" of Wang et al., Sections 3.1 and 8.
 
 Input mapping

@@ -23,7 +23,7 @@ def mae(estimate, truth) -> float:
 
 
 def squared_error(estimate, truth) -> float:
-    """``sum_k (estimate_k - truth_k)^2`` (one draw of the MSE of :mod:`mechanisms.errors`)."""
+    """``sum_k (estimate_k - truth_k)^2`` (one draw of the MSE of :mod:`mechanisms.analysis`)."""
     e, t = np.asarray(estimate, float), np.asarray(truth, float)
     if e.shape != t.shape:
         raise ValueError(f"shape mismatch {e.shape} vs {t.shape}")
@@ -69,7 +69,7 @@ def postprocess_simplex(est: Estimates, s: int) -> Estimates:
 
 
 def all_metrics(est: Estimates, item_true, mean_true, nonmissing_true) -> dict:
-    """The per-run metrics reported by :func:`mechanisms.simulate.simulate`."""
+    """The per-run metrics reported by :func:`mechanisms.evaluation.simulate.simulate`."""
     return {
         "mse_mean": squared_error(est.mean, mean_true),
         "mse_nonmissing": squared_error(est.nonmissing, nonmissing_true),

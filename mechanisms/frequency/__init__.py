@@ -1,7 +1,7 @@
 """Frequency estimation with (almost) one message per user: the protocols FE0 and FE1.
 
 Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a single
-message" (seed 003), Section 2.  Every user holds ``x`` in the domain ``[B]`` (here the
+message" (Luo, Wang, Yi), Section 2.  Every user holds ``x`` in the domain ``[B]`` (here the
 integers ``0 .. B-1``), sends one *real* message and, in expectation, ``rho``
 uniformly random *blanket* messages: ``floor(rho)`` for sure and one more with
 probability ``rho - floor(rho)`` (Algorithm 4, lines 4-11; for ``rho <= 1`` this is
@@ -22,7 +22,7 @@ frac(rho))`` (Lemma 2.2) and FE1 is ``M^BIB((q-1) q b, (q-1) q, n floor(rho), n,
 frac(rho))`` (Lemma 2.5).  ``rho`` is either the paper's
 ``32 ln(2/delta)/eps^2 * B/n`` (``b/n`` for FE1; defined for ``eps <= 3``) or the
 *exact* ``rho``: the smallest one whose exact balls-into-bins divergence
-(:mod:`accountant.bib`) certifies ``(eps, delta)``.  For FE1 the worst-case overlap
+(:mod:`accountant.protocols.bib`) certifies ``(eps, delta)``.  For FE1 the worst-case overlap
 of the two special sets is 0 (``b >= 2``) and the divergence depends on ``m/s = b``
 only, so the exact ``rho`` of FE1 equals that of FE0 with ``B = b``.  (The two sets
 of FE1 really overlap in ``p_col (q-1) q`` tuples; the worst case ignores this, at a

@@ -1,4 +1,4 @@
-"""Accuracy guarantees (alpha) of FE0 / FE1 and the seed paper's Lemmas 2.3 and 2.6.
+"""Accuracy guarantees (alpha) of FE0 / FE1 and Luo, Wang, Yi's Lemmas 2.3 and 2.6.
 
 Part of :mod:`mechanisms.frequency`; the package docstring has the mathematics.
 """

@@ -57,7 +57,7 @@ def simulate_frequency(mechanism: str, n: int, B: int, eps: float, delta: Option
     proto = make_protocol(mechanism, n, B, eps, delta, rho=rho, b=b, q=q)
     why = _limits.fe_refusal(proto.simulation_cost(), reps)
     if why is not None:
-        raise ValueError(f"simulation of {mechanism} refused: {why} (README, Limits)")
+        raise ValueError(f"simulation of {mechanism} refused: {why} (docs/limits.md)")
     rng = np.random.default_rng(seed)
     max_err, msgs, sq, signed = [], [], 0.0, 0.0
     var_sum = 0.0
@@ -96,7 +96,7 @@ def simulate_frequency(mechanism: str, n: int, B: int, eps: float, delta: Option
 
 
 # ----------------------------------------------------------------------------
-# the paper's rho against the exact rho (README table)
+# the paper's rho against the exact rho (docs/frequency.md)
 # ----------------------------------------------------------------------------
 
 TABLE_COLUMNS: tuple[str, ...] = (

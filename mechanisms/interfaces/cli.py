@@ -1,6 +1,6 @@
 """Command line: ``python -m mechanisms {simulate, error, compare, fe-table, plan}``.
 
-Thin layer over :mod:`mechanisms.simulate` and :mod:`mechanisms.errors`: parse,
+Thin layer over :mod:`mechanisms.evaluation.simulate` and :mod:`mechanisms.analysis`: parse,
 call, print.  Invalid parameters print one line on stderr and exit with status 2.
 
 Examples
@@ -341,7 +341,7 @@ def _out_format(out: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input, 1 failure, 130 interrupted).
 
-    Errors are one line on stderr, never a traceback (:func:`accountant.limits.guarded`).
+    Errors are one line on stderr, never a traceback (:func:`accountant.core.limits.guarded`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:

@@ -7,17 +7,17 @@ Given a target central guarantee ``(target_eps, delta)`` of the whole release (o
 1. **screens** every mechanism over the admissible hash ranges ``t`` (Collision: ``t > s``;
    CoCo: even ``t >= 2s + 2``): for a geometric grid of ``t`` (refined around its minimum)
    the largest eps0 whose *saddle-point estimate* of the exact blanket's eps_c
-   (:func:`accountant.blanket_exact.approx_epsilon`, within ~3e-7 relative of the proved
+   (:func:`accountant.engines.blanket.approx_epsilon`, within ~3e-7 relative of the proved
    value from n = 1e5 on) meets the target, and the exact MSE there
-   (:mod:`mechanisms.errors`, vectorised over ``t``).  With rounds, the per-round target
+   (:mod:`mechanisms.analysis`, vectorised over ``t``).  With rounds, the per-round target
    of the screen is the single-round (eps, delta / T) of a pilot whose T-round
-   composition meets the total (:func:`accountant.compose.approx_schedule_epsilon`).
+   composition meets the total (:func:`accountant.composition.compose.approx_schedule_epsilon`).
    No privacy claim rests on the screen: it only places the finalists;
 2. for each mechanism's best ``t`` (the **finalist**) finds the largest eps0 *on the
-   proved bound* (:func:`accountant.calibration.local_epsilon` with the screen's value as
+   proved bound* (:func:`accountant.accounting.calibration.local_epsilon` with the screen's value as
    its starting point; with rounds: the composition estimate ranks the mechanisms, and the
    winner's eps0 is certified on the PLD composition
-   :func:`accountant.compose.compose_schedule`, moved down until it meets the total),
+   :func:`accountant.composition.compose.compose_schedule`, moved down until it meets the total),
    capped at ``max_eps0``;
 3. recommends the finalist with the smallest MSE and **certifies** it once more at the
    end: its proved eps_c (one round) or its composed eps (T rounds / schedule) is
@@ -27,7 +27,7 @@ Given a target central guarantee ``(target_eps, delta)`` of the whole release (o
    computes the uncapped plan to say what the cap costs.
 
 Every eps_c quoted is the toolkit's certified upper bound (the exact privacy blanket; see
-README, "Caveat: the FMT23 erratum").
+docs/proved.md, "Findings").
 
 The deployment planner: mechanism, t and eps0 for a central budget.
 

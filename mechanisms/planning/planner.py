@@ -53,9 +53,9 @@ def plan(
     bound : ``"proved"`` (default) or ``"paper"`` (alias ``"tight"``: the paper's
         Theorem 5 value, not proved; one round only).
     rounds : T identical rounds of n users (the total (eps, delta) is for their PLD
-        composition, :func:`accountant.compose.compose_schedule`, a certified upper bound).
+        composition, :func:`accountant.composition.compose.compose_schedule`, a certified upper bound).
     schedule : instead of rounds, the rounds' users: a sequence of ints or of
-        :class:`accountant.compose.RoundSpec` (their n is used; eps0, mechanism and t are the
+        :class:`accountant.composition.compose.RoundSpec` (their n is used; eps0, mechanism and t are the
         plan's); ``n`` is then ignored except as given by the smallest round.
     max_eps0 : local-protection cap on eps0 (per round); the plan respects it, and with
         ``compare_uncapped`` also computes the uncapped recommendation (``Plan.uncapped``).

@@ -29,7 +29,7 @@ def _approx_composed_eps0(
     mechanism, s, t, ns, goal, delta, eps0_max, start: float = 1.0, rtol: float = 1e-4
 ) -> float:
     """Largest eps0 in [ROUNDS_EPS0_MIN, eps0_max] whose composition *estimate*
-    (:func:`accountant.compose.approx_schedule_epsilon`) is <= goal: a bracket grown from
+    (:func:`accountant.composition.compose.approx_schedule_epsilon`) is <= goal: a bracket grown from
     ``start`` by factors 1.01, 1.04, 1.17, ..., then brentq to ``rtol`` (not certified)."""
     memo: dict = {}
 
@@ -68,7 +68,7 @@ def _composed_eps0(
 ) -> tuple[float, float]:
     """(largest eps0, its certified composed eps) for the rounds ``ns`` at fixed t: the
     estimate (:func:`_approx_composed_eps0`) places it, and the certified composition
-    (:func:`accountant.compose.compose_schedule`) is evaluated there, moving down by the
+    (:func:`accountant.composition.compose.compose_schedule`) is evaluated there, moving down by the
     observed ratio until it is <= target (at most ``ROUNDS_MAX_CERTIFY`` certified
     compositions).  Raises :class:`InfeasiblePlan` when even ``ROUNDS_EPS0_MIN`` fails."""
 

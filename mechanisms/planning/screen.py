@@ -231,7 +231,7 @@ def evaluate(
 
     ``bound="proved"`` (default): the smallest proved upper bound
     (``accountant.bounds.proved_params_epsilon``); ``bound="paper"`` (alias ``"tight"``):
-    the paper's Theorem 5 value, not proved (README, Findings).  ``guess`` (e.g. the
+    the paper's Theorem 5 value, not proved (docs/proved.md, Findings).  ``guess`` (e.g. the
     screen's eps0) only places the proved search."""
     make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism
     e0 = local_epsilon(

@@ -2,11 +2,11 @@
 
 Hash family
 -----------
-As for Collision (see :mod:`mechanisms.collision`), every user draws a 64-bit seed
+As for Collision (see :mod:`mechanisms.randomizers.collision`), every user draws a 64-bit seed
 ``sigma``.  For coordinate ``j`` let ``w_j = splitmix64(sigma + (j + 1) GAMMA)``; then
 
 ``H(j+) = floor(t hi32(w_j) / 2^32)`` (uniform on ``[0, t)`` up to a relative
-deviation below ``t / 2^32``, see :mod:`mechanisms.collision`), and
+deviation below ``t / 2^32``, see :mod:`mechanisms.randomizers.collision`), and
 
 * ``H1(j) = H(j+) mod t/2`` in ``[0, t/2)``,
 * ``H2(j+) = +1`` if ``H(j+) >= t/2`` else ``-1`` (``H2(j-)`` is never used by
@@ -14,7 +14,7 @@ deviation below ``t / 2^32``, see :mod:`mechanisms.collision`), and
 
 which are independent and uniform; 0-indexed, ``H(jb) = H1(j) + [b H2(j+) = 1] t/2``
 (line 8 of Algorithm 1), so ``H(j-)`` is the other bucket of the pair of ``H(j+)``.  The
-analysis (:mod:`mechanisms.errors`) models ``H1, H2`` as uniformly random functions;
+analysis (:mod:`mechanisms.analysis`) models ``H1, H2`` as uniformly random functions;
 exact checks enumerate all of them through :meth:`CoCo.output_distribution`.
 
 Report size: 64 bits (seed) + ``ceil(log2 t)`` bits (``z``).
@@ -307,7 +307,7 @@ class CoCo(HashedMechanism):
         return coco_rates(self.s, self.eps0, self.t)
 
     def analytic_mse(self, n: int, data: SparseVectors | None = None) -> dict:
-        """Exact MSEs (Lemma 3 / :func:`mechanisms.errors.coco_mse`) for ``n`` users."""
+        """Exact MSEs (Lemma 3 / :func:`mechanisms.analysis.coco_mse`) for ``n`` users."""
         if data is not None:
             self._check_data(data)
             counts = np.bincount(data.items.ravel(), minlength=2 * self.d)

@@ -13,8 +13,8 @@ the ``(j+1)``-th output of the SplitMix64 generator started at state ``sigma``
     ``H(j-) = floor(t * lo32(w_j) / 2^32)``,  ``H(j+) = floor(t * hi32(w_j) / 2^32)``
 
 (the low and high 32-bit halves of ``w_j``); CoCo uses ``w_j`` as described in
-:mod:`mechanisms.coco`.  The family is the finite set of 2^64 tables so indexed, drawn
-uniformly.  The exact error formulas (:mod:`mechanisms.errors`) and the paper's
+:mod:`mechanisms.randomizers.coco`.  The family is the finite set of 2^64 tables so indexed, drawn
+uniformly.  The exact error formulas (:mod:`mechanisms.analysis`) and the paper's
 analysis assume a *uniformly random function* ``Y -> [t]``; the SplitMix64 tables are
 the pseudo-random stand-in for it.  The one deviation that can be stated exactly is
 the multiply-shift rounding: every value of ``[t]`` has ``floor`` or ``ceil`` of
@@ -25,7 +25,7 @@ against the formulas statistically.
 
 Report size: 64 bits for the seed plus ``ceil(log2 t)`` bits for ``z``.
 
-Items are numbered as in :mod:`mechanisms.data`: ``2j`` is ``j-``, ``2j+1`` is ``j+``.
+Items are numbered as in :mod:`mechanisms.core.data`: ``2j`` is ``j-``, ``2j+1`` is ``j+``.
 """
 from __future__ import annotations
 
@@ -349,7 +349,7 @@ class Collision(HashedMechanism):
     -----
     Client: :meth:`randomize` (eps0-LDP, Proposition 1; checked exactly in the tests);
     server: :meth:`estimate`; exact errors: :meth:`analytic_mse`
-    (:mod:`mechanisms.errors`).  Reports are ``(seed, z)``, :attr:`CollisionParams.report_bits`
+    (:mod:`mechanisms.analysis`).  Reports are ``(seed, z)``, :attr:`CollisionParams.report_bits`
     bits each.
 
     References
@@ -442,7 +442,7 @@ class Collision(HashedMechanism):
         return collision_rates(self.s, self.eps0, self.t)
 
     def analytic_mse(self, n: int, data: SparseVectors | None = None) -> dict:
-        """Exact MSEs (sum over coordinates) for ``n`` users; see :mod:`mechanisms.errors`.
+        """Exact MSEs (sum over coordinates) for ``n`` users; see :mod:`mechanisms.analysis`.
 
         With ``data`` the per-coordinate variances are summed from its counts (the
         total is the same for every dataset in ``X_s``).

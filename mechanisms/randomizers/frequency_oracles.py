@@ -14,7 +14,7 @@ estimation", USENIX Security 2017 (Sections 4.3, 4.4).  Every user holds ``x`` i
   ``y = H(x)`` w.p. ``E/(E + g - 1)`` and each other value of ``[g]`` w.p. ``1/(E + g - 1)``.
   A report supports ``j`` when ``H(j) = y``: ``p = E/(E + g - 1)``, ``q = 1/g`` (exactly
   ``1/g`` for a uniformly random hash; ``~1/g`` for the universal family).
-  Default ``g = round(E) + 1`` (:func:`accountant.params.olh_default_g`).
+  Default ``g = round(E) + 1`` (:func:`accountant.core.params.olh_default_g`).
 
 Estimator (both): with ``C_j`` the number of reports that support ``j``,
 ``c_hat_j = (C_j - n q)/(p - q)`` is unbiased for the count ``c_j`` of users holding ``j``,

@@ -13,7 +13,7 @@ Collision (main paper, Definition 5): given the hash ``H`` and input ``x`` with
 ``A = H(Y_x)``, ``k = |A| <= s``, ``E = e^{eps0}``, ``Omega = s E + t - s``:
 ``P[z|x,H] = E/Omega`` on ``A`` and ``g_k/Omega`` off ``A`` with
 ``g_k = 1 + (s-k)(E-1)/(t-k)``.  Take the blanket ``omega(H, z) = P_H(H)/t`` and
-``gamma = t/Omega`` (:func:`accountant.blanket.collision_rv`), so that
+``gamma = t/Omega`` (:func:`accountant.bounds.blanket_relaxations.collision_rv`), so that
 ``mu_x/omega = gamma f_x(z)`` with ``f_x = E`` on ``A`` and ``g_k`` off ``A``.
 
 *Claim.*  For every ``H`` and every pair ``(x, x')``, the law of
@@ -45,12 +45,12 @@ T-transform).  So the smallest feasible overlap ``j0 = max(0, 2s-t)`` dominates 
 others, and a mixture of laws each dominated by the same law is dominated by it.
 (4) Convex order is preserved by sums of independent copies and by mixtures over
 ``H`` and over the number of blanket users, and ``(.)_+`` is convex, so the blanket
-bound of [BBGN19] (see :mod:`accountant.blanket`) evaluated with the clean law bounds
+bound of [BBGN19] (see :mod:`accountant.bounds.blanket_relaxations`) evaluated with the clean law bounds
 the divergence for every hash family.  Writing the binomial number of blanket users
 and the categorical clean law as one multinomial gives the count law with
 ``p = (s/Omega, s/Omega, (t-2s)/Omega)``, ``p_0 = 1 - t/Omega`` and
 ``v = (E-u, 1-uE, 1-u)`` (:func:`blanket_count_law`).  CoCo (Algorithm 1): given
-``(H1, H2)`` its relative weights (:func:`mechanisms.coco.coco_output_distribution`
+``(H1, H2)`` its relative weights (:func:`mechanisms.randomizers.coco.coco_output_distribution`
 times ``Omega``) are ``E`` and ``1`` on occupied pairs and ``w_m >= 1`` elsewhere with
 the same ``Omega``; that vector is again majorized by ``f*`` (same argument), so the
 same law applies.  k-RR with ``k`` values is Collision with ``s = 1``, ``t = k`` and the
@@ -71,7 +71,7 @@ time (the state is the number of hash values in each region of the Venn diagram 
 ``categories="full"`` the category is ``(z's Venn region, |H(Y_x1)|, |H(Y_x1')|,
 |H(Y_x0)|)``, which determines ``P[z | x, H]`` for the three inputs, so it is a
 sufficient statistic and the count law is *equal* to the exact shuffled divergence of
-the pair of datasets (checked against :mod:`accountant.enumeration`).
+the pair of datasets (checked against :mod:`accountant.engines.enumeration`).
 
 References
 ----------

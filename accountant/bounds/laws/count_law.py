@@ -181,7 +181,7 @@ def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS,
 
 def _compositions(n: int, K: int):
     """Vectors of K non-negative integers summing to n, as tuples of Python ints
-    (:func:`accountant.enumeration._compositions`)."""
+    (:func:`accountant.engines.enumeration._compositions`)."""
     from accountant.engines.enumeration import _compositions as rows
 
     return (tuple(int(x) for x in r) for r in rows(n, K))

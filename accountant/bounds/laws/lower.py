@@ -33,7 +33,7 @@ def _merge_tail(law: CountLaw) -> CountLaw:
 
 
 def _engine_law(law: CountLaw):
-    """The 3-category law as the exact engine's :class:`accountant.blanket_exact.CountLaw`."""
+    """The 3-category law as the exact engine's :class:`accountant.engines.blanket.CountLaw`."""
     from accountant.engines.blanket.law import CountLaw as EngineLaw
 
     law = _merge_tail(law)
@@ -129,7 +129,7 @@ class LowerLaw:
 
     def approx_epsilon(self, n: int, delta: float) -> Optional[float]:
         """Saddle-point estimate of the eps where the largest of the laws' divergences crosses
-        ``delta`` (:func:`accountant.blanket_exact.approx_epsilon`; the root of a maximum of
+        ``delta`` (:func:`accountant.engines.blanket.approx_epsilon`; the root of a maximum of
         non-increasing functions is the largest root): a search's start, never reported.
         None for a two-category law (binary RR), which has no estimate here."""
         from accountant.engines.blanket.window import approx_epsilon
@@ -233,7 +233,7 @@ def coco_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = "isol
     of x0; category 2 mirrors it for x1'; 3 is the rest.  Per pair, P[occupied by x] =
     q = 1 - (1 - 1/h)^s and P[exactly one entry of x] = q1 = s (1/h) (1 - 1/h)^(s-1); a
     report lies in its own occupied pairs with probability w = h q (E + 1) / Omega and is
-    otherwise uniform on its free buckets (:func:`mechanisms.coco.coco_output_distribution`);
+    otherwise uniform on its free buckets (:func:`mechanisms.randomizers.coco.coco_output_distribution`);
     the favoured bucket of a one-entry pair has probability E / Omega, and the hashes of
     the other inputs are independent of the report.  Hence
 
@@ -334,7 +334,7 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
 
 
 def variation_ratio_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
-    """(LowerLaw, None) or (None, why) for a :class:`accountant.params.VariationRatioParams`.
+    """(LowerLaw, None) or (None, why) for a :class:`accountant.core.params.VariationRatioParams`.
 
     The member of the class used: three inputs and three outputs (A, B, C), with
     ``alpha = beta/(p - 1)``, ``r = alpha p / q``:
@@ -369,7 +369,7 @@ def variation_ratio_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
 
 def mechanism_lower_law(params) -> Optional[LowerLaw]:
     """The concrete neighbouring datasets used for the certified lower bound of ``params``
-    (a parameter object of :mod:`accountant.params`), or None when none is implemented.
+    (a parameter object of :mod:`accountant.core.params`), or None when none is implemented.
 
     * rr, and generic (binary RR is an eps0-LDP randomizer, so the worst case over all of
       them is at least RR's): every other user holds the first value.

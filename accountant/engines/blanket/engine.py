@@ -49,7 +49,7 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
     min_bins : bins of the binned path's first pass; by default 3 for m-windows of at least
         ``_TILT_FROM`` values (they meet BIN_GAP there: 2.5e-8 at n = 1e10) and 8 below
         (3 would need a second pass); a profile whose values are differenced, as in
-        :mod:`accountant.compose`, asks for 8.
+        :mod:`accountant.composition.compose`, asks for 8.
 
     Returns
     -------

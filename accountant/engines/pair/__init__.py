@@ -1,6 +1,6 @@
 """Hockey-stick divergence of the shuffle model's dominating pairs.
 
-The pair (Feldman, McMillan, Talwar 2023, Theorem 3.2; main seed paper Theorem 1):
+The pair (Feldman, McMillan, Talwar 2023, Theorem 3.2; Wang et al. (numerical vector analyses) Theorem 1):
 C ~ Bin(n-1, c), A ~ Bin(C, 1/2), and (D1, D2) = (1,0) w.p. p, (0,1) w.p. q,
 (0,0) w.p. r = 1 - p - q;  P = (A + D1, C - A + D2), Q = (A + D2, C - A + D1).
 

@@ -133,7 +133,7 @@ def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.n
     into runs of consecutive m (m increasing by 1, k by 0 or 1); each run is evaluated
     by the affine recurrences of the module docstring between exact anchors
     (:func:`binomial.half_tail_ratio`); an irregular point is a run of length 1.
-    Shared by the pair engine and :mod:`accountant.blanket_exact`.
+    Shared by the pair engine and :mod:`accountant.engines.blanket`.
     """
     m = np.asarray(m, dtype=np.int64)
     k = np.asarray(k, dtype=np.int64)
@@ -301,7 +301,7 @@ def hockey_stick_divergence(
     Notes
     -----
     D(P||Q) = D(Q||P) for these pairs (Q(x, y) = P(y, x)), so one direction suffices.
-    References: main seed paper, Theorem 1 and Theorem 5; Feldman, McMillan, Talwar
+    References: Wang et al. (numerical vector analyses), Theorem 1 and Theorem 5; Feldman, McMillan, Talwar
     (SODA 2023), Theorem 3.2.
     """
     if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):

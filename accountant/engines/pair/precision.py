@@ -23,7 +23,7 @@ rho_m = (n - m) c / (m (1 - c))).  The subtraction in the k -> k + 1 step loses
 about KL(k/m || 1/2) nats of relative accuracy of T per step (T shrinks like
 exp(-m KL) while the absolute error does not), so the re-anchoring distance is
 chosen from that growth rate: L = guard / max KL over the window, as the float
-path does with its block length.  References: main seed paper, Theorems 1 and 5.
+path does with its block length.  References: Wang et al. (numerical vector analyses), Theorems 1 and 5.
 """
 from __future__ import annotations
 

@@ -147,7 +147,7 @@ def _epsilon_command(args) -> dict:
                    lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model,
                    paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
         if params.name in REGISTRY["lower-worst-hash"].applies_to:
-            # how far any bound proved for every hash family could go (see README, Findings)
+            # how far any bound proved for every hash family could go (see docs/proved.md, Findings)
             wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)
             wf = _lower_fields("lower-worst-hash", params, wh.applicable)
             out.update(worst_hash_lower_epsilon=min(wh.epsilon, rep.epsilon) if wh.applicable else None,
@@ -224,7 +224,7 @@ def _local_epsilon_command(args) -> dict:
 
 def _check_applicable(args) -> None:
     """Options that do not apply to the chosen mechanism are refused, not ignored; work
-    bounded up front (README, Limits)."""
+    bounded up front (docs/limits.md)."""
     mech = getattr(args, "mechanism", None)
     if args.command in ("table", "figure"):
         return

@@ -139,7 +139,7 @@ def _human(command: str, out: dict) -> str:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input, 1 failure, 130 interrupted).
 
-    Errors are one line on stderr, never a traceback (:func:`accountant.limits.guarded`).
+    Errors are one line on stderr, never a traceback (:func:`accountant.core.limits.guarded`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:

@@ -1,4 +1,4 @@
-"""Grids of bounds (Figure 2 of the main seed paper) and their export.
+"""Grids of bounds (Figure 2 of Wang et al., numerical vector analyses in the shuffle model) and their export.
 
 A grid is the product of lists of n, s, eps0 and delta with a rule for t.  Each
 row holds the inputs, then the proved number first (``proved_epsilon``: the smallest

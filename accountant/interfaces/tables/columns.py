@@ -10,7 +10,7 @@ from typing import Iterable, Optional, Sequence
 # Export: columns, directed rounding, provenance, csv / json / md / tex (+ .bib)
 # ----------------------------------------------------------------------------
 #
-# Every printed number goes through :func:`accountant.numfmt.fmt` with the direction of
+# Every printed number goes through :func:`accountant.core.numfmt.fmt` with the direction of
 # its claim: upper bounds round up, lower bounds down (a printed bound is still a bound);
 # JSON keeps full precision.  Column names in csv/json are the machine names of the rows.
 

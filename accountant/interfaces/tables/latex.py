@@ -175,7 +175,7 @@ def to_latex(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digi
 
 
 def to_bibtex(rows: Sequence[dict], columns: Sequence[str], meta: Optional[dict] = None) -> str:
-    """The BibTeX entries the table cites (registry keys, :mod:`accountant.references`)."""
+    """The BibTeX entries the table cites (registry keys, :mod:`accountant.bounds.references`)."""
     from accountant.bounds.references import bibtex
 
     head = "".join(f"% {line}\n" for line in _meta_lines(meta))

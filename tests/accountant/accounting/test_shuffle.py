@@ -44,7 +44,7 @@ def test_tightness_and_certification_flags():
     assert not CollisionParams(s=4, eps0=1.0, t=11).theorem6_applies
     assert CoCoParams(s=4, eps0=1.0, t=16).theorem6_applies
     assert not CoCoParams(s=4, eps0=1.0, t=14).theorem6_applies
-    # ... but no tightness and no proof of the upper bound are claimed (README, Findings)
+    # ... but no tightness and no proof of the upper bound are claimed (docs/proved.md, Findings)
     for p in (GenericLDP(1.0), CollisionParams(s=4, eps0=1.0, t=12), CollisionParams(s=4, eps0=1.0, t=8),
               CoCoParams(s=4, eps0=1.0, t=16)):
         assert p.tight is None and p.certified is False and p.caveat

@@ -1,4 +1,4 @@
-"""Exact enumeration check of Theorem 5 / Theorem 6 (main seed paper) on tiny instances.
+"""Exact enumeration check of Theorem 5 / Theorem 6 (Wang et al. (numerical vector analyses)) on tiny instances.
 
 What is checked
 ---------------
