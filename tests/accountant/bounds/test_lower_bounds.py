@@ -10,7 +10,7 @@ import pytest
 from accountant.bounds import laws as M
 from accountant.bounds.registry import compute_params_bound
 from accountant.core.params import make_params
-from accountant.accounting.shuffle import ShuffleAccountant
+from accountant import ShuffleAccountant
 
 
 @pytest.mark.parametrize("cats", ["isolated", "three"])

@@ -22,7 +22,7 @@ from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.engines.enumeration import shuffled_hockey_stick
 from accountant.core.params import VariationRatioParams, make_params
-from accountant.accounting.shuffle import ShuffleAccountant
+from accountant import ShuffleAccountant
 
 E2 = math.exp(2.0)
 

@@ -60,7 +60,7 @@ from accountant.engines.enumeration import (
     symmetry_group,
     worst_case_divergence,
 )
-from accountant.accounting.shuffle import CollisionParams, PairAccountant
+from accountant import CollisionParams, PairAccountant
 from mechanisms.randomizers.collision import collision_output_distribution
 
 EPS_FRACTIONS = (0.0, 0.1, 0.3, 0.6, 0.9)
