@@ -62,10 +62,9 @@ from accountant.core.params import (
     OUEParams,
     Params,
     VariationRatioParams,
-    coco_theorem7_t,
-    collision_paper_t,
     make_params,
 )
+from accountant.core.rules import coco_theorem7_t, collision_paper_t
 from accountant.core.numfmt import fmt
 from accountant.core.result import BoundResult
 from accountant.engines.pair.law import DominatingPair

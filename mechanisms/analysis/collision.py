@@ -74,6 +74,14 @@ def collision_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
     exact for every dataset in ``X_s`` (the total does not depend on the data; see
     the module docstring for the derivation, including the zero covariance that makes
     the mean and non-missing totals equal to the item total).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import collision_mse
+    >>> m = collision_mse(n=10_000, d=64, s=4, eps0=2.0, t=np.array([20, 36, 60]))
+    >>> np.round(m.mean, 5).tolist()
+    [0.05111, 0.04431, 0.04833]
     """
     n = _check_int("n", n, 1)
     d = _check_int("d", d, 1)

@@ -248,8 +248,19 @@ class PCKVGRR(_PCKVBase):
     ell : padding length, integer >= s (default s).
     eps_value : value budget eps2 in (0, eps0] (default eps0, PCKV's allocation).
 
+    Notes
+    -----
     Reports: :class:`PCKVGRRReports`.  ``output_distribution`` returns a (2 d',) array
     indexed by output item 2 k' + (v' > 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import PCKVGRR, synthetic_sparse_vectors
+    >>> rng = np.random.default_rng(0)
+    >>> data = synthetic_sparse_vectors(rng, n=2000, d=8, s=2)
+    >>> PCKVGRR(d=8, s=2, eps0=2.0).simulate(data, rng).mean.shape
+    (8,)
     """
 
     name = "pckv-grr"
@@ -300,6 +311,15 @@ class PCKVAGRR(PCKVGRR):
     ``eps_perturb``) so that after sampling one of the ell padded pairs the user is
     exactly eps0-LDP (module docstring, step 4).  ``eps_value`` (eps2) may be set in
     (0, eps'], default eps'.  Other parameters as :class:`PCKVGRR`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import PCKVAGRR, synthetic_sparse_vectors
+    >>> rng = np.random.default_rng(0)
+    >>> data = synthetic_sparse_vectors(rng, n=2000, d=8, s=2)
+    >>> PCKVAGRR(d=8, s=2, eps0=2.0).simulate(data, rng).mean.shape
+    (8,)
     """
 
     name = "pckv-agrr"
@@ -316,6 +336,15 @@ class PCKVUE(_PCKVBase):
     :class:`PCKVUEReports` (packed bit planes, n * 2 * ceil(d'/8) bytes).
     ``output_distribution`` enumerates all 3^{d'} output vectors (d' <= 10), in the
     order of ``itertools.product((-1, 0, 1), repeat=d')``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import PCKVUE, synthetic_sparse_vectors
+    >>> rng = np.random.default_rng(0)
+    >>> data = synthetic_sparse_vectors(rng, n=2000, d=8, s=2)
+    >>> PCKVUE(d=8, s=2, eps0=2.0).simulate(data, rng).mean.shape
+    (8,)
     """
 
     name = "pckv-ue"

@@ -95,6 +95,15 @@ class Succinct(BaselineMechanism):
         ``randomize`` time / the ``n`` passed to ``analytic_mse``.
     beta : utility failure probability in (0, 1) for eta (default 0.05).
     eta : clipping range > 0, overrides (n_users, beta) if given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import Succinct, synthetic_sparse_vectors
+    >>> rng = np.random.default_rng(0)
+    >>> data = synthetic_sparse_vectors(rng, n=2000, d=8, s=2)
+    >>> Succinct(d=8, s=2, eps0=2.0).simulate(data, rng).mean.shape
+    (8,)
     """
 
     name = "succinct"

@@ -220,6 +220,22 @@ class CoCo(HashedMechanism):
     ----------
     Wang et al., Section 7: Algorithms 1 and 2, Table 2, equation (7), Lemma 3,
     Theorem 7, Proposition 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import CoCo, synthetic_sparse_vectors
+    >>> mech = CoCo(d=16, s=2, eps0=2.0)
+    >>> mech
+    CoCo(d=16, s=2, eps0=2.0, t=20)
+    >>> rng = np.random.default_rng(0)
+    >>> errors = []
+    >>> for _ in range(20):  # the squared error of the mean estimate, over 20 runs
+    ...     data = synthetic_sparse_vectors(rng, n=5000, d=16, s=2)
+    ...     est = mech.estimate(mech.randomize(data, rng), data.n)
+    ...     errors.append(float(np.sum((est.mean - data.means()) ** 2)))
+    >>> print(f"{np.mean(errors):.4f} {mech.analytic_mse(5000)['mse_mean']:.4f}")  # exact MSE
+    0.0102 0.0108
     """
 
     name = "coco"

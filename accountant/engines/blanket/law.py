@@ -128,7 +128,15 @@ def oue_blanket(eps0: float) -> CountLaw:
 
 def blanket_law(params) -> CountLaw:
     """The blanket count law of a mechanism's parameters: k-RR / RR (``params.k``), OUE
-    (:func:`oue_blanket`), or Collision / CoCo / OLH (``params.s``, ``params.t``)."""
+    (:func:`oue_blanket`), or Collision / CoCo / OLH (``params.s``, ``params.t``).
+
+    Examples
+    --------
+    >>> from accountant import blanket_law, fmt, make_params
+    >>> law = blanket_law(make_params("krr", 2.0, k=4))
+    >>> print(type(law).__name__, fmt(law.eps_max, 4))
+    CountLaw 2
+    """
     if params.name == "oue":
         return oue_blanket(params.eps0)
     k = getattr(params, "k", None)

@@ -89,7 +89,19 @@ def bib_divergence(eps: float, m: int, s: int, k: int, n: int, p: float,
 
 def bib_delta(eps: float, m: int, s: int, k: int, n: int, p: float,
               target: Optional[float] = None) -> float:
-    """Certified upper bound on the smallest delta with M^BIB (eps, delta)-DP (tight)."""
+    """Certified upper bound on the smallest delta with M^BIB (eps, delta)-DP (tight).
+
+    References
+    ----------
+    Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a single message",
+    Algorithm 1 and Theorem 2.1.
+
+    Examples
+    --------
+    >>> from accountant import bib_delta, fmt
+    >>> print(fmt(bib_delta(1.0, m=10, s=1, k=1000, n=1000, p=0.5), 3, "up"))
+    2e-17
+    """
     return bib_divergence(eps, m, s, k, n, p, target=target).upper
 
 
