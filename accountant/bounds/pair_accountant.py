@@ -77,8 +77,19 @@ class PairAccountant:
     ``get_epsilon(delta)`` the smallest epsilon (to relative tolerance ``rtol``) whose
     certified pair delta is <= ``delta``, never above eps0 (post-processing).  Certified
     *for the pair*: whether the pair dominates the mechanism is ``params.certified``
-    (False: README, "Findings").  The proved accountant is
-    :class:`accountant.shuffle.ShuffleAccountant`.
+    (False: README, "Findings").  The proved accountant is :class:`ShuffleAccountant`.
+
+    Parameters
+    ----------
+    params : Params
+        The randomizer's parameter object (its mixture weight defines the pair).
+    n : int
+        Number of users, 1 <= n <= 1e10.
+    method : str
+        ``"float"`` (fast), ``"mpmath"`` (reference) or ``"arb"`` (certified ball
+        arithmetic, needs python-flint); see :func:`hockey_stick_divergence`.
+    digits : int
+        Significant digits of the ``mpmath`` / ``arb`` evaluations, in [5, 1000].
 
     References
     ----------

@@ -291,6 +291,20 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float,
                      step: Optional[float] = None) -> CompositionResult:
     """Central eps of a heterogeneous schedule of rounds at total ``delta``.
 
+    Parameters
+    ----------
+    specs : sequence of RoundSpec
+        The rounds, one spec each (mechanisms, n and eps0 may differ).
+    delta : float
+        Total delta of the composition, in (0, 1).
+    step : float, optional
+        Discretisation step of the privacy-loss grid (default: from the rounds' loss range).
+
+    Returns
+    -------
+    CompositionResult
+        As :func:`compose_rounds`; ``rounds`` is ``len(specs)``.
+
     Examples
     --------
     >>> from accountant import RoundSpec, compose_schedule, fmt
@@ -318,6 +332,31 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float,
 def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
                    step: Optional[float] = None) -> CompositionResult:
     """Central eps after ``rounds`` identical rounds of ``spec`` at total ``delta``.
+
+    Parameters
+    ----------
+    spec : RoundSpec
+        The round repeated ``rounds`` times.
+    rounds : int
+        Number of rounds T, 1 <= T <= ``MAX_ROUNDS``.
+    delta : float
+        Total delta of the composition, in (0, 1).
+    step : float, optional
+        Discretisation step of the privacy-loss grid (default: from the rounds' loss range).
+
+    Returns
+    -------
+    CompositionResult
+        The PLD epsilon (pessimistic: a certified upper bound; optimistic beside it) and the
+        naive and advanced composition totals.
+
+    References
+    ----------
+    Doroshenko, Ghazi, Kamath, Kumar, Manurangsi, "Connect the dots: tighter discrete
+    approximations of privacy loss distributions", PETS 2022 (Section 3); Zhu, Dong, Wang,
+    "Optimal accounting of differential privacy via characteristic function", AISTATS 2022
+    (Theorem 10); Dwork, Rothblum, Vadhan, "Boosting and differential privacy", FOCS 2010
+    (Theorem III.3, advanced composition).
 
     Examples
     --------
@@ -347,6 +386,32 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
     Monotone bisection on eps0; the returned eps0 is one that was checked to meet the
     target (None if even eps0 = xtol does not).  ``progress(done, total)``, if given, is
     called after each composition (total: the bisection's worst-case count).
+
+    Parameters
+    ----------
+    n : int
+        Users per round.
+    rounds : int
+        Number of identical rounds.
+    target_epsilon : float
+        Total central epsilon to meet (> 0).
+    delta : float
+        Total delta, in (0, 1).
+    mechanism : str
+        The round mechanism (see :class:`RoundSpec`), with ``s``, ``t``, ``k``.
+    s, t, k : int, optional
+        As in :class:`RoundSpec`.
+    eps0_max : float
+        Upper end of the bisection.
+    xtol : float
+        Absolute tolerance of the bisection on eps0.
+    progress : callable, optional
+        ``progress(done, total)`` after each composition.
+
+    Returns
+    -------
+    float or None
+        An eps0 whose composition was checked to meet the target, or None.
 
     Examples
     --------
@@ -391,6 +456,22 @@ def parse_schedule(data) -> list[RoundSpec]:
     """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, repeat?}.
 
     Errors name the round index and the field.
+
+    Parameters
+    ----------
+    data : list of dict
+        Each object has ``n`` and ``eps0`` and optionally ``mechanism``, ``s``, ``t``, ``k``
+        and ``repeat`` (how many consecutive rounds it stands for, default 1).
+
+    Returns
+    -------
+    list of RoundSpec
+        One spec per round (repeats expanded).
+
+    Raises
+    ------
+    ValueError
+        Naming the round index and the field when an entry is not valid.
 
     Examples
     --------

@@ -381,6 +381,28 @@ def make_protocol(mechanism: str, n: int, B: int, eps: float, delta: Optional[fl
                   rho: RhoSpec = "exact", b: Optional[int] = None, q: Optional[int] = None):
     """FE0 or FE1 by name; ``delta`` defaults to 1/n^2.
 
+    Parameters
+    ----------
+    mechanism : str
+        ``"fe0"`` or ``"fe1"``.
+    n : int
+        Number of users.
+    B : int
+        Domain size.
+    eps : float
+        Central epsilon.
+    delta : float, optional
+        Central delta (default ``1/n^2``).
+    rho : str or float
+        ``"exact"``, ``"paper"`` or a number (see :meth:`FE0.make`).
+    b, q : int, optional
+        FE1's hash range and prime (FE1 only).
+
+    Returns
+    -------
+    FE0 or FE1
+        The protocol with its blanket rate resolved.
+
     Examples
     --------
     >>> from mechanisms import make_protocol

@@ -55,6 +55,21 @@ def _check_int(name: str, v, lo: int) -> int:
 def oue_rates(eps0: float) -> tuple[float, float]:
     """(p, q) of OUE: a report supports its own value w.p. 1/2, any other w.p. 1/(E+1).
 
+    Parameters
+    ----------
+    eps0 : float
+        Local budget (> 0).
+
+    Returns
+    -------
+    tuple of float
+        ``(p, q)``: the probability that a report supports its own value, and any other.
+
+    References
+    ----------
+    Wang, Blocki, Li, Jha, "Locally differentially private protocols for frequency
+    estimation", USENIX Security 2017 (OUE).
+
     Examples
     --------
     >>> from mechanisms import oue_rates
@@ -68,6 +83,23 @@ def oue_rates(eps0: float) -> tuple[float, float]:
 
 def olh_rates(eps0: float, g: Optional[int] = None) -> tuple[float, float]:
     """(p, q) of OLH with hash range ``g`` (default round(e^eps0) + 1).
+
+    Parameters
+    ----------
+    eps0 : float
+        Local budget (> 0).
+    g : int, optional
+        Hash range (>= 2).
+
+    Returns
+    -------
+    tuple of float
+        ``(p, q)`` of the support counts.
+
+    References
+    ----------
+    Wang, Blocki, Li, Jha, "Locally differentially private protocols for frequency
+    estimation", USENIX Security 2017 (OLH).
 
     Examples
     --------
@@ -106,6 +138,22 @@ def _values(values, k: int) -> np.ndarray:
 def oue_perturb(values, k: int, eps0: float, rng: np.random.Generator) -> np.ndarray:
     """The OUE reports of ``values`` (one row of k bits per user, uint8).
 
+    Parameters
+    ----------
+    values : array_like of int
+        The users' values in ``[0, k)``.
+    k : int
+        Domain size (>= 2).
+    eps0 : float
+        Local budget (> 0).
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, k)`` array of bits.
+
     Examples
     --------
     >>> import numpy as np
@@ -132,6 +180,16 @@ def oue_perturb(values, k: int, eps0: float, rng: np.random.Generator) -> np.nda
 def oue_support_counts(reports: np.ndarray) -> np.ndarray:
     """C_j = number of OUE reports with bit j set.
 
+    Parameters
+    ----------
+    reports : numpy.ndarray
+        The ``(n, k)`` OUE reports.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(k,)`` counts.
+
     Examples
     --------
     >>> import numpy as np
@@ -157,6 +215,25 @@ def _prime_above(k: int) -> int:
 def olh_perturb(values, k: int, eps0: float, rng: np.random.Generator, g: Optional[int] = None):
     """OLH reports of ``values``: (a, b, y) arrays, the hash H(x) = ((a x + b) mod P) mod g
     of each report given by (a, b) with the prime P = 2^31 - 1.
+
+    Parameters
+    ----------
+    values : array_like of int
+        The users' values in ``[0, k)``.
+    k : int
+        Domain size (>= 2).
+    eps0 : float
+        Local budget (> 0).
+    rng : numpy.random.Generator
+        The only source of randomness.
+    g : int, optional
+        Hash range (default ``round(e^eps0) + 1``).
+
+    Returns
+    -------
+    tuple
+        ``(a, b, y, g)``: the hash coefficients and the reported hash value of each user,
+        and the hash range.
 
     Examples
     --------
@@ -192,6 +269,18 @@ def olh_perturb(values, k: int, eps0: float, rng: np.random.Generator, g: Option
 def olh_support_counts(reports, k: int) -> np.ndarray:
     """C_j = number of OLH reports (a, b, y, g) with H(j) = y, for every j in [k].
 
+    Parameters
+    ----------
+    reports : tuple
+        ``(a, b, y, g)`` as returned by :func:`olh_perturb`.
+    k : int
+        Domain size.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(k,)`` counts.
+
     Examples
     --------
     >>> import numpy as np
@@ -213,6 +302,20 @@ def olh_support_counts(reports, k: int) -> np.ndarray:
 
 def estimate_counts(support: np.ndarray, n: int, p: float, q: float) -> np.ndarray:
     """The unbiased count estimates (C_j - n q)/(p - q).
+
+    Parameters
+    ----------
+    support : array_like
+        Support counts ``C_j``.
+    n : int
+        Number of users.
+    p, q : float
+        The oracle's rates (:func:`oue_rates`, :func:`olh_rates`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Unbiased estimates of the counts.
 
     Examples
     --------

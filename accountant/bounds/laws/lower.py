@@ -434,6 +434,22 @@ def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
     ``lower``): the largest eps found at which the exact divergence of the datasets of
     :func:`mechanism_lower_law` is certified above ``delta``; 0 if none.
 
+    Parameters
+    ----------
+    params : Params
+        The mechanism's parameter object (Collision and CoCo need ``d >= 3s``).
+    n : int
+        Number of users.
+    delta : float
+        Target delta, in (0, 1).
+    rtol : float
+        Relative tolerance of the search.
+
+    Returns
+    -------
+    BoundResult
+        Named ``lower``; not applicable, with the reason, when the mechanism has no lower law.
+
     Examples
     --------
     >>> from accountant import ShuffleAccountant, fmt, lower_bound_epsilon, make_params

@@ -171,6 +171,27 @@ def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-
     Balle, Bell, Gascon, Nissim, "The privacy blanket of the shuffle model", CRYPTO 2019
     (Lemma 5.3), evaluated exactly.
 
+    Parameters
+    ----------
+    law : CountLaw
+        The count law (:func:`blanket_law`).
+    n : int
+        Number of users.
+    delta : float
+        Target delta, in (0, 1).
+    rtol : float
+        Relative tolerance of the search.
+    guess : float, optional
+        Starting point (default: the saddle-point estimate).
+    certify_bracket : bool
+        Also certify a point within ``rtol`` below the answer.
+
+    Returns
+    -------
+    BlanketEpsilon
+        ``epsilon`` (certified: the upper delta there is <= ``delta``), ``achieved_delta``,
+        ``lower_epsilon`` (or None) and the number of evaluations.
+
     Examples
     --------
     >>> from accountant import blanket_exact_epsilon, blanket_law, fmt, make_params

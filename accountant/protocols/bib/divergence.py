@@ -96,6 +96,28 @@ def bib_delta(eps: float, m: int, s: int, k: int, n: int, p: float,
     Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a single message",
     Algorithm 1 and Theorem 2.1.
 
+    Parameters
+    ----------
+    eps : float
+        Central epsilon, >= 0.
+    m : int
+        Number of bins.
+    s : int
+        Size of the input set S (``1 <= s < m``).
+    k : int
+        Fixed noise balls.
+    n : int
+        Users, each adding one more noise ball with probability ``p``.
+    p : float
+        Probability of a user's extra noise ball, in [0, 1].
+    target : float, optional
+        The delta the caller compares with (narrows the summation window).
+
+    Returns
+    -------
+    float
+        A certified upper bound on delta(eps), exact up to the certified truncation.
+
     Examples
     --------
     >>> from accountant import bib_delta, fmt

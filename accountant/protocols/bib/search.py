@@ -34,6 +34,23 @@ def bib_epsilon(delta: float, m: int, s: int, k: int, n: int, p: float,
     Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a single message",
     Algorithm 1 and Theorem 2.1.
 
+    Parameters
+    ----------
+    delta : float
+        Target delta, in (0, 1).
+    m, s, k, n : int
+        The mechanism M^BIB(m, s, k, n, p) (see :func:`bib_delta`).
+    p : float
+        Probability of a user's extra noise ball.
+    rtol : float
+        Relative tolerance of the search.
+
+    Returns
+    -------
+    BibEpsilon
+        ``epsilon`` with certified ``achieved_delta`` <= ``delta`` and a certified lower end
+        ``lower_epsilon``; ``epsilon`` None with ``reason`` when no eps reaches ``delta``.
+
     Examples
     --------
     >>> from accountant import bib_delta, bib_epsilon, fmt
