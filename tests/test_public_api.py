@@ -13,6 +13,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import inspect
+import re
 
 import pytest
 
@@ -118,4 +119,5 @@ def test_data_names_are_shown_in_the_package_examples():
     for pkg, name in DATA:
         doc = importlib.import_module(pkg).__doc__
         shown = [ln for ln in doc.splitlines() if ln.lstrip().startswith((">>>", "..."))]
-        assert any(name in ln for ln in shown), f"{pkg}.{name} appears in no example of {pkg}"
+        assert any(re.search(rf"\b{name}\b", ln) for ln in shown), \
+            f"{pkg}.{name} appears in no example of {pkg}"
