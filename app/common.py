@@ -23,7 +23,7 @@ from accountant.bounds import registry as _bounds
 from accountant.core import limits as _limits
 from accountant.core import numfmt as _numfmt
 from accountant.interfaces import progress as _progress
-from accountant.accounting import shuffle as _shuffle
+from accountant import ShuffleAccountant, make_params
 from accountant.interfaces import tables as _tables
 from mechanisms import analysis as _errors
 from mechanisms import frequency as _frequency
@@ -377,8 +377,8 @@ def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optiona
                    t: Optional[int], k: Optional[int] = None, d: Optional[int] = None) -> dict:
     """The headline numbers: proved eps_c, certified lower bound (its datasets need the
     dimension ``d`` for Collision/CoCo), paper's value (library call)."""
-    params = _shuffle.make_params(mechanism, eps0, s=s, t=t, k=k, d=d)
-    rep = _shuffle.ShuffleAccountant(params, n).epsilon_result(delta)
+    params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d)
+    rep = ShuffleAccountant(params, n).epsilon_result(delta)
     return {"epsilon": rep.epsilon, "bound": rep.bound, "achieved_delta": rep.achieved_delta,
             "lower_epsilon": rep.lower_epsilon, "lower_reason": rep.lower_reason,
             "lower_dataset": rep.lower_dataset, "lower_hash_model": rep.lower_hash_model,

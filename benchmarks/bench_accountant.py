@@ -10,7 +10,7 @@ import platform
 import statistics
 import time
 
-from accountant.accounting.shuffle import (
+from accountant import (
     CoCoParams,
     CollisionParams,
     GenericLDP,

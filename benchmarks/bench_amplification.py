@@ -24,7 +24,7 @@ from accountant.engines import parallel
 from accountant.interfaces import tables
 from accountant.interfaces.figure import default_curve_bounds, draft_indices
 from accountant.core.params import make_params
-from accountant.accounting.shuffle import ShuffleAccountant
+from accountant import ShuffleAccountant
 
 CURVE_RTOL = 1e-6  # app/common.py CURVE_RTOL
 S, K, DELTA, EPS_REF, POINTS = 4, 10, 1e-6, 1.0, 25  # the page's defaults (k-RR: k = 10)

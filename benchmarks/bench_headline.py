@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from accountant.bounds.pair_accountant import pair_epsilon_result  # noqa: E402
 from accountant.bounds import registry as bounds
 from accountant.core.params import make_params
-from accountant.accounting.shuffle import ShuffleAccountant
+from accountant import ShuffleAccountant
 
 
 def _clear() -> None:

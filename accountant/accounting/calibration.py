@@ -18,7 +18,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from accountant.bounds import registry as bounds
-from accountant.core.params import _EPS0_MAX, _check_delta, _check_n, _rule_interval, make_params
+from accountant.core.params import _EPS0_MAX, _check_delta, _check_n, make_params
+from accountant.core.rules import _rule_interval
 from accountant.engines.blanket.law import blanket_law
 from accountant.engines.blanket.window import approx_log_delta
 from accountant.engines.search import largest_parameter_below
@@ -46,15 +47,39 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
                   guess: Optional[float] = None) -> float:
     """Largest eps0 (to relative tolerance ``rtol``) whose eps_c(eps0) <= ``epsilon`` at ``delta``.
 
+    The inverse question of :class:`ShuffleAccountant`, as ``dp_accounting``'s
+    ``calibrate_dp_mechanism``: a bracketed monotone search, every candidate checked on the
+    proved bound, so the answer never has a certified eps_c above the target.
+
     Parameters
     ----------
-    bound : ``"proved"`` (default: the smallest proved upper bound,
-        :func:`accountant.bounds.registry.proved_params_epsilon`) or a registry name; ``"paper"``
-        (alias ``"tight"``) inverts the paper's Theorem 5 value, which is not proved.
-    t : fixed output size; ``None`` follows the mechanism's default rule, under which
+    n : int
+        Number of users, 1 <= n <= 1e10.
+    epsilon : float
+        Target central epsilon (> 0).
+    delta : float
+        Target delta, in (0, 1).
+    mechanism : str
+        One of :data:`MECHANISMS` accepted by :func:`make_params` with ``s``, ``t``, ``k``.
+    s : int, optional
+        Non-zero coordinates per user (collision, coco).
+    t : int, optional
+        Fixed output size; ``None`` follows the mechanism's default rule, under which
         eps_c is a saw-tooth in eps0 (t jumps); the search then also tries the eps0
         intervals of the next ``T_WALK_MAX`` values of t beyond its first answer.
-    guess : ``bound="proved"`` only: an estimate of the answer (e.g. a saddle-point screen)
+    rtol : float
+        Relative tolerance of the search, in (0, 1).
+    eps0_max : float
+        Largest eps0 considered, in (0, 30].
+    bound : str
+        ``"proved"`` (default: the smallest proved upper bound,
+        :func:`accountant.bounds.registry.proved_params_epsilon`) or a registry name;
+        ``"paper"`` (alias ``"tight"``) inverts the paper's Theorem 5 value, which is not
+        proved.
+    k : int, optional
+        Domain size (krr, olh, oue).
+    guess : float, optional
+        ``bound="proved"`` only: an estimate of the answer (e.g. a saddle-point screen)
         used instead of the paper's pair inverse to place the proved search; it changes the
         cost, never the guarantee (every candidate is checked on the proved bound).
 
@@ -63,6 +88,20 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     float
         eps0 in [min(epsilon, eps0_max), eps0_max] with verified eps_c(eps0) <= epsilon:
         eps0 = epsilon always qualifies (eps_c <= eps0 by post-processing).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of its range (the message names it and the range).
+
+    Examples
+    --------
+    >>> from accountant import ShuffleAccountant, fmt, local_epsilon, make_params
+    >>> e0 = local_epsilon(100_000, 0.5, 1e-6, mechanism="krr", k=4)
+    >>> print(fmt(e0, 4, "down"))
+    6.606
+    >>> ShuffleAccountant(make_params("krr", e0, k=4), 100_000).get_epsilon(1e-6) <= 0.5
+    True
     """
     n = _check_n(n)
     delta = _check_delta(delta)

@@ -2,13 +2,13 @@
 
 ``ShuffleAccountant(params, n)`` answers the two questions of Google's ``dp_accounting``
 (``get_epsilon(delta)``, ``get_delta(epsilon)``) with the smallest *proved* upper bound
-for the mechanism as implemented (:func:`accountant.bounds.registry.proved_params_epsilon`), and
-its reports carry the certified lower bound for the real mechanism and the paper's
+for the mechanism as implemented (:func:`accountant.bounds.registry.proved_params_epsilon`),
+and its reports carry the certified lower bound for the real mechanism and the paper's
 Theorem 5 value beside it, each under its own name.
 
-This module also re-exports the parameter objects (:mod:`accountant.core.params`), the paper's
-pair accountant (:mod:`accountant.bounds.pair_accountant`) and the inverse (:mod:`accountant.accounting.calibration`)
-so that ``from accountant.accounting.shuffle import ...`` keeps working.
+The parameter objects live in :mod:`accountant.core.params`, the paper's pair accountant in
+:mod:`accountant.bounds.pair_accountant` and the inverse in
+:mod:`accountant.accounting.calibration`; users import all of them from :mod:`accountant`.
 """
 from __future__ import annotations
 
@@ -20,46 +20,57 @@ from typing import Optional
 import numpy as np
 
 from accountant.bounds import registry as bounds
-from accountant.accounting.calibration import local_epsilon
 from accountant.core.limits import check_rtol
-from accountant.bounds.pair_accountant import (
-    EpsilonResult,
-    PairAccountant,
-    gaussian_guess,
-    search_pair_epsilon,
-)
-from accountant.core.params import (
-    MECHANISMS,
-    CoCoParams,
-    CollisionParams,
-    GenericLDP,
-    KRRParams,
-    Params,
-    _check_delta,
-    _check_n,
-    coco_theorem7_t,
-    collision_paper_t,
-    make_params,
-)
+from accountant.core.params import Params, _check_delta, _check_n
 
-__all__ = [
-    "ShuffleAccountant", "EpsilonReport", "DeltaReport", "PairAccountant", "EpsilonResult",
-    "GenericLDP", "CollisionParams", "CoCoParams", "KRRParams", "Params", "MECHANISMS", "make_params",
-    "collision_paper_t", "coco_theorem7_t", "local_epsilon", "search_pair_epsilon", "gaussian_guess",
-]
+__all__ = ["ShuffleAccountant", "EpsilonReport", "DeltaReport"]
 
 
 @dataclass(frozen=True)
 class EpsilonReport:
     """Central epsilon for a target delta, proved number first.
 
-    epsilon : the smallest proved upper bound on eps_c (``bound`` names it); its certified
-        delta at ``epsilon`` is ``achieved_delta`` <= delta.
-    lower_epsilon : a certified lower bound on the true eps_c of the mechanism (None with
+    Returned by :meth:`ShuffleAccountant.epsilon_result`.
+
+    Attributes
+    ----------
+    epsilon : float
+        The smallest proved upper bound on eps_c (``bound`` names it); its certified delta
+        at ``epsilon`` is ``achieved_delta`` <= ``delta``.
+    bound : str
+        The registry name of the bound that gave ``epsilon`` (``"post-processing"``: none
+        was applicable and ``epsilon`` is eps0).
+    delta : float
+        The target delta.
+    achieved_delta : float or None
+        The certified delta at ``epsilon``.
+    lower_epsilon : float or None
+        A certified lower bound on the true eps_c of the mechanism (None with
         ``lower_reason`` when not computed or not available), for the neighbouring datasets
         ``lower_dataset`` under ``lower_hash_model`` (None: the randomizer has no hash).
-    paper_epsilon : the paper's Theorem 5 value (stronger clone pair for ``generic``), not
-        a proved bound (``paper_caveat``).
+    lower_reason : str or None
+        Why there is no lower bound.
+    paper_epsilon : float or None
+        The paper's Theorem 5 value (stronger clone pair for ``generic``), not a proved
+        bound (``paper_caveat`` says why).
+    paper_caveat : str or None
+        What the paper's value rests on.
+    certified : bool
+        Whether ``bound`` is proved for the mechanism.
+    lower_dataset : str or None
+        The neighbouring datasets of the lower bound.
+    lower_hash_model : str or None
+        The hash model of the lower bound.
+
+    Examples
+    --------
+    >>> from accountant import ShuffleAccountant, fmt, make_params
+    >>> acc = ShuffleAccountant(make_params("collision", 2.0, s=4, d=128), n=100_000)
+    >>> r = acc.epsilon_result(1e-6)
+    >>> print(r.bound, fmt(r.epsilon, 4, "up"), fmt(r.lower_epsilon, 4, "down"), r.certified)
+    blanket 0.02392 0.02022 True
+    >>> r.lower_epsilon <= r.epsilon and r.achieved_delta <= r.delta
+    True
     """
 
     epsilon: float
@@ -77,7 +88,41 @@ class EpsilonReport:
 
 @dataclass(frozen=True)
 class DeltaReport:
-    """Delta at a central epsilon: proved upper bound, certified lower bound, paper's value."""
+    """Delta at a central epsilon: proved upper bound, certified lower bound, paper's value.
+
+    Returned by :meth:`ShuffleAccountant.delta_result`.
+
+    Attributes
+    ----------
+    epsilon : float
+        The central epsilon asked about.
+    delta : float
+        The smallest proved upper bound on delta at ``epsilon`` (``bound`` names it).
+    bound : str
+        The registry name of the bound that gave ``delta``.
+    lower_delta : float or None
+        A certified lower bound on the true delta (None with ``lower_reason``).
+    lower_reason : str or None
+        Why there is no lower bound.
+    paper_delta : float or None
+        The paper's Theorem 5 value, not a proved bound (``paper_caveat``).
+    paper_caveat : str or None
+        What the paper's value rests on.
+    lower_dataset : str or None
+        The neighbouring datasets of the lower bound.
+    lower_hash_model : str or None
+        The hash model of the lower bound.
+
+    Examples
+    --------
+    >>> from accountant import ShuffleAccountant, fmt, make_params
+    >>> acc = ShuffleAccountant(make_params("krr", 2.0, k=4), n=10_000)
+    >>> r = acc.delta_result(0.2)
+    >>> print(r.bound, fmt(r.delta, 3, "up"), fmt(r.lower_delta, 3, "down"))
+    blanket 2.3e-15 2.24e-15
+    >>> r.lower_delta <= r.delta
+    True
+    """
 
     epsilon: float
     delta: float
@@ -109,13 +154,43 @@ def _check_eps(epsilon) -> float:
 class ShuffleAccountant:
     """Privacy of n shuffled reports of one local randomizer (``params``).
 
+    The two questions of Google's ``dp_accounting``: :meth:`get_epsilon` (central epsilon for
+    a target delta) and :meth:`get_delta` (delta at a central epsilon), answered with the
+    smallest *proved* upper bound for the mechanism as implemented; :meth:`epsilon_result`
+    and :meth:`delta_result` add the certified lower bound and the paper's value.
+
     Parameters
     ----------
-    params : a parameter object of :mod:`accountant.core.params` (``make_params``).
-    n : number of users, 1 <= n <= 1e10 (accountant.limits.MAX_N).
-    bound : ``"proved"`` (default: the smallest proved upper bound,
-        :func:`accountant.bounds.registry.proved_params_epsilon`) or the name of one registry bound
-        (``accountant.bounds.BOUND_NAMES``; ``"paper"`` is the unproved Theorem 5 value).
+    params : Params
+        A parameter object (:func:`make_params`, or one of the parameter classes).
+    n : int
+        Number of users, 1 <= n <= 1e10 (``accountant.core.limits.MAX_N``).
+    bound : str
+        ``"proved"`` (default: the smallest proved upper bound,
+        :func:`accountant.bounds.registry.proved_params_epsilon`) or the name of one
+        registry bound (:data:`BOUND_NAMES`; ``"paper"`` is the unproved Theorem 5 value).
+
+    Raises
+    ------
+    ValueError
+        If ``params`` is not a parameter object, ``n`` is out of range or ``bound`` is
+        unknown or not available for the mechanism.
+
+    References
+    ----------
+    Wang et al., "Differentially Private Numerical Vector Analyses in the Local and Shuffle
+    Model" (Theorem 5); Balle, Bell, Gascon, Nissim, "The privacy blanket of the shuffle
+    model", CRYPTO 2019; Feldman, McMillan, Talwar, "Stronger privacy amplification by
+    shuffling for Renyi and approximate differential privacy", SODA 2023.
+
+    Examples
+    --------
+    >>> from accountant import ShuffleAccountant, fmt, make_params
+    >>> acc = ShuffleAccountant(make_params("collision", 2.0, s=4), n=100_000)
+    >>> print(fmt(acc.get_epsilon(1e-6), 4, "up"))
+    0.02392
+    >>> acc.get_delta(acc.get_epsilon(1e-6)) <= 1e-6
+    True
     """
 
     def __init__(self, params: Params, n: int, *, bound: str = "proved") -> None:
@@ -138,7 +213,27 @@ class ShuffleAccountant:
         return bounds.compute_params_bound(self.bound, self.params, self.n, delta, rtol)
 
     def get_epsilon(self, delta: float, rtol: float = 1e-9) -> float:
-        """Upper bound on eps_c for the target ``delta`` (proved unless ``bound='paper'``...)."""
+        """Upper bound on eps_c for the target ``delta`` (proved unless ``bound='paper'``...).
+
+        Parameters
+        ----------
+        delta : float
+            Target delta, in (0, 1).
+        rtol : float
+            Relative tolerance of the search (the answer is on the safe side).
+
+        Returns
+        -------
+        float
+            The central epsilon; its certified delta is <= ``delta``.
+
+        Examples
+        --------
+        >>> from accountant import ShuffleAccountant, fmt, make_params
+        >>> acc = ShuffleAccountant(make_params("generic", 1.0), n=10_000)
+        >>> print(fmt(acc.get_epsilon(1e-6), 4, "up"))
+        0.05301
+        """
         delta = _check_delta(delta)
         rtol = check_rtol(rtol)
         res = self._upper(delta, rtol)
@@ -149,7 +244,32 @@ class ShuffleAccountant:
 
     def epsilon_result(self, delta: float, rtol: float = 1e-9, *, lower: bool = True,
                        paper: bool = True) -> EpsilonReport:
-        """The headline epsilon with the certified lower bound and the paper's value beside it."""
+        """The headline epsilon with the certified lower bound and the paper's value beside it.
+
+        Parameters
+        ----------
+        delta : float
+            Target delta, in (0, 1).
+        rtol : float
+            Relative tolerance of the searches.
+        lower : bool
+            Also compute the certified lower bound.
+        paper : bool
+            Also compute the paper's Theorem 5 value.
+
+        Returns
+        -------
+        EpsilonReport
+            The proved upper bound, the lower bound and the paper's value, each named.
+
+        Examples
+        --------
+        >>> from accountant import ShuffleAccountant, fmt, make_params
+        >>> acc = ShuffleAccountant(make_params("krr", 2.0, k=4), n=10_000)
+        >>> r = acc.epsilon_result(1e-6, paper=False)
+        >>> print(r.bound, fmt(r.epsilon, 4, "up"), r.lower_epsilon <= r.epsilon, r.paper_epsilon)
+        blanket 0.102 True None
+        """
         delta = _check_delta(delta)
         rtol = check_rtol(rtol)
         up = self._upper(delta, rtol)
@@ -173,10 +293,51 @@ class ShuffleAccountant:
 
     # -- delta -----------------------------------------------------------------
     def get_delta(self, epsilon: float) -> float:
-        """Upper bound on delta at ``epsilon`` (proved unless a non-proved bound was chosen)."""
+        """Upper bound on delta at ``epsilon`` (proved unless a non-proved bound was chosen).
+
+        Parameters
+        ----------
+        epsilon : float
+            Central epsilon, >= 0.
+
+        Returns
+        -------
+        float
+            The smallest proved upper bound on delta.
+
+        Examples
+        --------
+        >>> from accountant import ShuffleAccountant, fmt, make_params
+        >>> acc = ShuffleAccountant(make_params("generic", 1.0), n=10_000)
+        >>> print(fmt(acc.get_delta(0.1), 3, "up"))
+        6.42e-14
+        """
         return self.delta_result(epsilon, lower=False, paper=False).delta
 
     def delta_result(self, epsilon: float, *, lower: bool = True, paper: bool = True) -> DeltaReport:
+        """Delta at ``epsilon`` with the certified lower bound and the paper's value beside it.
+
+        Parameters
+        ----------
+        epsilon : float
+            Central epsilon, >= 0.
+        lower : bool
+            Also compute the certified lower bound on delta.
+        paper : bool
+            Also compute the paper's Theorem 5 value.
+
+        Returns
+        -------
+        DeltaReport
+            The proved upper bound, the lower bound and the paper's value, each named.
+
+        Examples
+        --------
+        >>> from accountant import ShuffleAccountant, make_params
+        >>> r = ShuffleAccountant(make_params("krr", 2.0, k=4), n=10_000).delta_result(0.2)
+        >>> r.lower_delta <= r.delta
+        True
+        """
         eps = _check_eps(epsilon)
         if self.bound == "proved":
             d, name = bounds.proved_delta(self.params, self.n, eps)
@@ -206,5 +367,24 @@ class ShuffleAccountant:
         return DeltaReport(eps, d, name, lo_d, lo_reason, pap_d, pap_cav, ds, hm)
 
     def delta_curve(self, epsilons) -> np.ndarray:
-        """Upper bounds on delta over a grid of epsilons."""
+        """Upper bounds on delta over a grid of epsilons.
+
+        Parameters
+        ----------
+        epsilons : array_like
+            Central epsilons, each >= 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            :meth:`get_delta` at each epsilon.
+
+        Examples
+        --------
+        >>> from accountant import ShuffleAccountant, make_params
+        >>> acc = ShuffleAccountant(make_params("generic", 1.0), n=10_000)
+        >>> d = acc.delta_curve([0.1, 0.2])
+        >>> bool(d[0] > d[1])
+        True
+        """
         return np.array([self.get_delta(float(e)) for e in np.atleast_1d(epsilons)])

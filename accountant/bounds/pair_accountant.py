@@ -41,6 +41,13 @@ class EpsilonResult:
         the pair dominates the shuffled mechanism is ``certified`` / ``caveat``.
     lower_epsilon : when Theorem 6 applies, the pair's certified lower end, a lower
         bound on eps_c for the hash family of Theorem 6's proof; otherwise None.
+
+    Examples
+    --------
+    >>> from accountant import PairAccountant, fmt, make_params
+    >>> r = PairAccountant(make_params("generic", 1.0), 10_000).epsilon_result(1e-6)
+    >>> print(fmt(r.epsilon, 4, "up"), r.achieved_delta <= r.delta, r.certified)
+    0.04321 True False
     """
 
     epsilon: float
@@ -70,8 +77,34 @@ class PairAccountant:
     ``get_epsilon(delta)`` the smallest epsilon (to relative tolerance ``rtol``) whose
     certified pair delta is <= ``delta``, never above eps0 (post-processing).  Certified
     *for the pair*: whether the pair dominates the mechanism is ``params.certified``
-    (False: docs/proved.md, "Findings").  The proved accountant is
-    :class:`accountant.accounting.shuffle.ShuffleAccountant`.
+    (False: docs/proved.md, "Findings").  The proved accountant is :class:`ShuffleAccountant`.
+
+    Parameters
+    ----------
+    params : Params
+        The randomizer's parameter object (its mixture weight defines the pair).
+    n : int
+        Number of users, 1 <= n <= 1e10.
+    method : str
+        ``"float"`` (fast), ``"mpmath"`` (reference) or ``"arb"`` (certified ball
+        arithmetic, needs python-flint); see :func:`hockey_stick_divergence`.
+    digits : int
+        Significant digits of the ``mpmath`` / ``arb`` evaluations, in [5, 1000].
+
+    References
+    ----------
+    Wang et al., "Differentially Private Numerical Vector Analyses in the Local and Shuffle
+    Model", Theorems 1 and 5; Feldman, McMillan, Talwar, "Stronger privacy amplification by
+    shuffling for Renyi and approximate differential privacy", SODA 2023, Theorem 3.2.
+
+    Examples
+    --------
+    >>> from accountant import PairAccountant, fmt, make_params
+    >>> pa = PairAccountant(make_params("generic", 4.0), 10**5)
+    >>> print(fmt(pa.get_epsilon(1e-6), 4, "up"))
+    0.1182
+    >>> pa.get_delta(pa.get_epsilon(1e-6)) <= 1e-6
+    True
     """
 
     def __init__(self, params: Params, n: int, *, method: str = "float", digits: int = 30) -> None:
@@ -108,7 +141,15 @@ class PairAccountant:
 
     def get_log_delta(self, epsilon: float) -> float:
         """Certified upper bound on log(delta) at ``epsilon`` (finite below 1e-308; -inf
-        when delta is exactly 0, i.e. epsilon >= the pair's eps_max)."""
+        when delta is exactly 0, i.e. epsilon >= the pair's eps_max).
+
+        Examples
+        --------
+        >>> from accountant import PairAccountant, fmt, make_params
+        >>> pa = PairAccountant(make_params("generic", 4.0), 10**5, method="arb")
+        >>> print(fmt(pa.get_log_delta(3.0), 6, "up"))
+        -1557.19
+        """
         return min(self.delta_bounds(epsilon).log_upper, 0.0)
 
     def delta_curve(self, epsilons) -> np.ndarray:

@@ -54,8 +54,8 @@ from accountant.bounds import closed_form
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.bounds.pair_accountant import PairAccountant, clamp_to_eps0, search_pair_epsilon, pair_epsilon_result
+from accountant.core.caveats import CAVEAT_THEOREM6
 from accountant.core.params import (
-    CAVEAT_THEOREM6,
     GenericLDP,
     Params,
     _check_delta,
@@ -83,6 +83,13 @@ class BoundSpec:
     0.01-0.1 s at n = 1e9) or ``"exact"`` (the exact blanket engine,
     :mod:`accountant.engines.blanket`: 0.05-0.5 s at n = 1e9), so that a page can draw the cheap
     ones first.
+
+    Examples
+    --------
+    >>> from accountant import REGISTRY
+    >>> spec = REGISTRY["blanket"]
+    >>> print(spec.kind, spec.engine, spec.proved("collision"), spec.proved("generic"))
+    upper exact True False
     """
 
     name: str
@@ -278,7 +285,7 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               _lower, _lower_delta, engine="exact"),
     BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco", "olh"),
               "exact divergence of post-processed shuffled outputs under one fixed clean hash "
-              "(accountant.mechanism_law.worst_hash_lower_law): certified lower bound on eps_c of the "
+              "(accountant.bounds.laws.worst_hash_lower_law): certified lower bound on eps_c of the "
               "worst hash family, so the exact blanket is optimal among bounds for every family",
               _worst_hash, _worst_hash_delta, caveat=_CAVEAT_WORST_HASH, engine="exact"),
     BoundSpec("paper", "paper", (), ALL,
@@ -322,8 +329,11 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
               _generic(closed_form.efmrtt19), cite=("erlingsson2019amplification",)),
 )}
+"""Every bound by name: a :class:`BoundSpec` with its kind, the mechanisms it is proved for
+and applies to, its reference and how to compute it (proof status as data)."""
 
 BOUND_NAMES = tuple(REGISTRY)
+"""The names of the registry's bounds, in the order of :data:`REGISTRY`."""
 UPPER_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "paper"))
 COMPARISON_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind == "upper")
 # The bounds whose minimum is the headline number (the others are relaxations of these
@@ -371,7 +381,17 @@ def proved_upper_bounds(mechanism: str) -> tuple:
 
 
 def status(name: str, mechanism: str) -> dict:
-    """What is proved about bound ``name`` for ``mechanism``, as data for tables and pages."""
+    """What is proved about bound ``name`` for ``mechanism``, as data for tables and pages.
+
+    Examples
+    --------
+    >>> from accountant import status
+    >>> st = status("paper", "collision")
+    >>> print(st["kind"], st["proved"])
+    paper False
+    >>> status("blanket", "collision")["proved"]
+    True
+    """
     spec = REGISTRY[resolve_name(name)]
     return {"name": spec.name, "kind": spec.kind, "proved": spec.proved(mechanism),
             "reference": spec.reference, "caveat": spec.caveat}
@@ -407,6 +427,15 @@ def compute_bound(name: str, n: int, eps0: float, delta: float, mechanism: str =
     its range of validity is returned as not applicable with the reason.  ``d`` (Collision,
     CoCo: the dimension) is what the lower bounds' datasets need (d >= 3s; without it they
     are not applicable); the upper bounds do not depend on it.
+
+    Examples
+    --------
+    >>> from accountant import compute_bound, fmt
+    >>> r = compute_bound("blanket", 100_000, 2.0, 1e-6, mechanism="krr", k=4)
+    >>> print(r.name, fmt(r.epsilon, 4, "up"))
+    blanket 0.02957
+    >>> compute_bound("stronger-clone", 10, 1.0, 1e-6).applicable
+    True
     """
     name = resolve_name(name)
     n = _check_n(n)
@@ -429,7 +458,18 @@ def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple
 def compare(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,
             t: Optional[int] = None, bounds=BOUND_NAMES, rtol: float = 1e-9,
             k: Optional[int] = None, d: Optional[int] = None) -> dict[str, BoundResult]:
-    """All requested bounds on the same inputs (``d``: see :func:`compute_bound`)."""
+    """All requested bounds on the same inputs (``d``: see :func:`compute_bound`).
+
+    Examples
+    --------
+    >>> from accountant import compare, fmt
+    >>> res = compare(10_000, 1.0, 1e-6, bounds=("clone", "stronger-clone"))
+    >>> for name, r in res.items():
+    ...     print(name, fmt(r.epsilon, 4, "up"))
+    ...
+    clone 0.05301
+    stronger-clone 0.04321
+    """
     return {resolve_name(b): compute_bound(b, n, eps0, delta, mechanism, s, t, rtol, k, d) for b in bounds}
 
 
@@ -441,7 +481,15 @@ def compare_params(params: Params, n: int, delta: float, bounds=BOUND_NAMES,
 
 
 def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[BoundResult]:
-    """The smallest applicable bound among those proved for ``mechanism``."""
+    """The smallest applicable bound among those proved for ``mechanism``.
+
+    Examples
+    --------
+    >>> from accountant import best_proved, compare
+    >>> res = compare(10_000, 1.0, 1e-6, bounds=("clone", "stronger-clone", "paper"))
+    >>> best_proved(res, "generic").name
+    'clone'
+    """
     proved = proved_upper_bounds(mechanism)
     cands = [r for b, r in results.items() if b in proved and r.applicable and r.epsilon is not None]
     return min(cands, key=lambda r: r.epsilon) if cands else None
@@ -460,7 +508,15 @@ def proved_params_epsilon(params: Params, n: int, delta: float, rtol: float = 1e
 
 def proved_epsilon(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,
                    t: Optional[int] = None, rtol: float = 1e-9, k: Optional[int] = None) -> Optional[BoundResult]:
-    """The smallest proved upper bound on eps_c (see :func:`proved_upper_bounds`)."""
+    """The smallest proved upper bound on eps_c (see :func:`proved_upper_bounds`).
+
+    Examples
+    --------
+    >>> from accountant import fmt, proved_epsilon
+    >>> r = proved_epsilon(100_000, 2.0, 1e-6, mechanism="krr", k=4)
+    >>> print(r.name, fmt(r.epsilon, 4, "up"))
+    blanket 0.02957
+    """
     return proved_params_epsilon(make_params(mechanism, eps0, s=s, t=t, k=k), n, delta, rtol)
 
 

@@ -48,9 +48,24 @@ class RoundSpec:
 
     Parameters
     ----------
-    n : users (>= 1).  eps0 : local budget (> 0).
-    mechanism : one of ``ROUND_MECHANISMS``; s, t for collision/coco; k (>= 2) for krr, olh
-        and oue (the domain size; olh with its default g).
+    n : int
+        Users (>= 1).
+    eps0 : float
+        Local budget (> 0).
+    mechanism : str
+        One of ``ROUND_MECHANISMS`` (generic, collision, coco, krr, rr, olh, oue).
+    s : int, optional
+        Non-zero coordinates per user (collision, coco).
+    t : int, optional
+        Output size (collision, coco; default: the mechanism's rule).
+    k : int, optional
+        Domain size (>= 2) for krr, olh and oue (olh with its default g).
+
+    Examples
+    --------
+    >>> from accountant import RoundSpec
+    >>> RoundSpec(100_000, 2.0, "collision", s=4)
+    RoundSpec(n=100000, eps0=2.0, mechanism='collision', s=4, t=None, k=None)
     """
 
     n: int
@@ -213,6 +228,13 @@ class CompositionResult:
         true counterpart; [optimistic, pessimistic] shows the discretisation error).
     naive_epsilon : sum of per-round eps at delta/T each.
     advanced_epsilon : advanced composition, per-round delta = delta/(2T), slack delta/2.
+
+    Examples
+    --------
+    >>> from accountant import RoundSpec, compose_rounds, fmt
+    >>> r = compose_rounds(RoundSpec(10_000, 1.0), 4, 1e-6)
+    >>> print(fmt(r.epsilon, 4, "up"), r.epsilon_optimistic <= r.epsilon <= r.naive_epsilon)
+    0.1123 True
     """
 
     epsilon: float
@@ -267,7 +289,30 @@ def advanced_composition(epsilons: Sequence[float], slack: float) -> float:
 
 def compose_schedule(specs: Sequence[RoundSpec], delta: float,
                      step: Optional[float] = None) -> CompositionResult:
-    """Central eps of a heterogeneous schedule of rounds at total ``delta``."""
+    """Central eps of a heterogeneous schedule of rounds at total ``delta``.
+
+    Parameters
+    ----------
+    specs : sequence of RoundSpec
+        The rounds, one spec each (mechanisms, n and eps0 may differ).
+    delta : float
+        Total delta of the composition, in (0, 1).
+    step : float, optional
+        Discretisation step of the privacy-loss grid (default: from the rounds' loss range).
+
+    Returns
+    -------
+    CompositionResult
+        As :func:`compose_rounds`; ``rounds`` is ``len(specs)``.
+
+    Examples
+    --------
+    >>> from accountant import RoundSpec, compose_schedule, fmt
+    >>> specs = [RoundSpec(10_000, 1.0), RoundSpec(20_000, 2.0, "krr", k=4)]
+    >>> r = compose_schedule(specs, 1e-6)
+    >>> print(fmt(r.epsilon, 4, "up"), r.rounds)
+    0.0909 2
+    """
     specs = list(specs)
     if not specs:
         raise ValueError("the schedule must contain at least one round")
@@ -286,7 +331,40 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float,
 
 def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
                    step: Optional[float] = None) -> CompositionResult:
-    """Central eps after ``rounds`` identical rounds of ``spec`` at total ``delta``."""
+    """Central eps after ``rounds`` identical rounds of ``spec`` at total ``delta``.
+
+    Parameters
+    ----------
+    spec : RoundSpec
+        The round repeated ``rounds`` times.
+    rounds : int
+        Number of rounds T, 1 <= T <= ``MAX_ROUNDS``.
+    delta : float
+        Total delta of the composition, in (0, 1).
+    step : float, optional
+        Discretisation step of the privacy-loss grid (default: from the rounds' loss range).
+
+    Returns
+    -------
+    CompositionResult
+        The PLD epsilon (pessimistic: a certified upper bound; optimistic beside it) and the
+        naive and advanced composition totals.
+
+    References
+    ----------
+    Doroshenko, Ghazi, Kamath, Kumar, Manurangsi, "Connect the dots: tighter discrete
+    approximations of privacy loss distributions", PETS 2022 (Section 3); Zhu, Dong, Wang,
+    "Optimal accounting of differential privacy via characteristic function", AISTATS 2022
+    (Theorem 10); Dwork, Rothblum, Vadhan, "Boosting and differential privacy", FOCS 2010
+    (Theorem III.3, advanced composition).
+
+    Examples
+    --------
+    >>> from accountant import RoundSpec, compose_rounds, fmt
+    >>> r = compose_rounds(RoundSpec(10_000, 1.0, "krr", k=4), 10, 1e-6)
+    >>> print(fmt(r.epsilon, 4, "up"), fmt(r.naive_epsilon, 4, "up"), r.rounds)
+    0.1189 0.4024 10
+    """
     rounds = _check_rounds(rounds)
     delta = _check_delta(delta)
     step = default_step([spec]) if step is None else _check_step(step, [spec])
@@ -308,6 +386,41 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
     Monotone bisection on eps0; the returned eps0 is one that was checked to meet the
     target (None if even eps0 = xtol does not).  ``progress(done, total)``, if given, is
     called after each composition (total: the bisection's worst-case count).
+
+    Parameters
+    ----------
+    n : int
+        Users per round.
+    rounds : int
+        Number of identical rounds.
+    target_epsilon : float
+        Total central epsilon to meet (> 0).
+    delta : float
+        Total delta, in (0, 1).
+    mechanism : str
+        The round mechanism (see :class:`RoundSpec`), with ``s``, ``t``, ``k``.
+    s, t, k : int, optional
+        As in :class:`RoundSpec`.
+    eps0_max : float
+        Upper end of the bisection.
+    xtol : float
+        Absolute tolerance of the bisection on eps0.
+    progress : callable, optional
+        ``progress(done, total)`` after each composition.
+
+    Returns
+    -------
+    float or None
+        An eps0 whose composition was checked to meet the target, or None.
+
+    Examples
+    --------
+    >>> from accountant import RoundSpec, compose_rounds, fmt, largest_eps0
+    >>> e0 = largest_eps0(10_000, 4, 0.5, 1e-6, xtol=1e-2)
+    >>> print(fmt(e0, 4, "down"))
+    2.556
+    >>> compose_rounds(RoundSpec(10_000, e0), 4, 1e-6).epsilon <= 0.5
+    True
     """
     rounds = _check_rounds(rounds)
     delta = _check_delta(delta)
@@ -343,6 +456,30 @@ def parse_schedule(data) -> list[RoundSpec]:
     """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, repeat?}.
 
     Errors name the round index and the field.
+
+    Parameters
+    ----------
+    data : list of dict
+        Each object has ``n`` and ``eps0`` and optionally ``mechanism``, ``s``, ``t``, ``k``
+        and ``repeat`` (how many consecutive rounds it stands for, default 1).
+
+    Returns
+    -------
+    list of RoundSpec
+        One spec per round (repeats expanded).
+
+    Raises
+    ------
+    ValueError
+        Naming the round index and the field when an entry is not valid.
+
+    Examples
+    --------
+    >>> from accountant import parse_schedule
+    >>> specs = parse_schedule([{"n": 1000, "eps0": 1.0, "repeat": 2},
+    ...                         {"n": 500, "eps0": 2.0, "mechanism": "krr", "k": 4}])
+    >>> print(len(specs), specs[2].mechanism)
+    3 krr
     """
     if not isinstance(data, list) or not data:
         raise ValueError("schedule must be a non-empty JSON list of round objects")

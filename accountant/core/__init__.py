@@ -1,8 +1,9 @@
 """Layer 0 of the accountant: the vocabulary every other layer speaks.
 
-Holds the local randomizers as frozen, validated parameter objects (:mod:`.params`), the value
-every bound returns (:mod:`.result`) and the input limits with the error contract shared by the
-library, both command lines and the dashboard (:mod:`.limits`).
+Holds the local randomizers as frozen, validated parameter objects (:mod:`.params`), their
+default output sizes (:mod:`.rules`), what is not proved about the pair bounds as text
+(:mod:`.caveats`), the value every bound returns (:mod:`.result`) and the input limits with the
+error contract shared by the library, both command lines and the dashboard (:mod:`.limits`).
 
 May import: the standard library, numpy, scipy, mpmath. Nothing else of this project.
 """

@@ -24,6 +24,14 @@ def fmt(x, digits: int = 6, direction: Optional[str] = None, thousands: bool = T
     * ``direction``: "up" rounds toward +inf (an upper bound stays an upper bound once
       printed), "down" toward -inf (a lower bound, a largest admissible eps0), None to
       nearest.
+
+    Examples
+    --------
+    >>> from accountant import fmt
+    >>> print(fmt(0.0239129357, 3, "up"), fmt(0.0239129357, 3, "down"), fmt(0.0239129357, 3))
+    0.024 0.0239 0.0239
+    >>> print(fmt(1.3e-12, 2, "up"), fmt(None), fmt(10**9))
+    1.3e-12 n/a 1,000,000,000
     """
     if x is None:
         return "n/a"

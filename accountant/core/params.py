@@ -25,28 +25,18 @@ from typing import Optional, Union
 
 import numpy as np
 
+from accountant.core.rules import coco_theorem7_t, collision_paper_t, olh_default_g
+from accountant.core.caveats import (
+    CAVEAT_GENERIC,
+    CAVEAT_THEOREM5,
+    CAVEAT_THEOREM5_T2S,
+    CAVEAT_VARIATION_RATIO,
+)
+
 MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
+"""The mechanism names :func:`make_params` accepts."""
 _K_MAX = 10**9
 _EPS0_MAX = 30.0
-
-# What is and is not proved about the pair bounds computed here (docs/proved.md, "Findings").
-CAVEAT_GENERIC = (
-    "not proved for every eps0-LDP randomizer: by the FMT23 erratum the stronger clone reduction "
-    "holds only for randomizers with its mixture decomposition at weight 1/(e^eps0+1) (e.g. binary "
-    "randomized response); for an arbitrary eps0-LDP randomizer use the 'clone' bound (FMT21)")
-CAVEAT_THEOREM5 = (
-    "not a proved upper bound: the paper's Theorem 5 rests on FMT23 Lemma 3.5, whose proof fails for "
-    "mixture weights below 1/(e^eps0+1) (FMT23 erratum), and exact enumeration of the shuffled "
-    "output finds instances that exceed this value (accountant/enumeration.py); proved bounds: "
-    "'clone' and the blanket bounds")
-CAVEAT_THEOREM5_T2S = (
-    "not a proved upper bound: at t = 2s the worst-case weight equals 1/(e^eps0+1) and exact "
-    "enumeration found no instance above this value, but hash collisions lower the weight into the "
-    "regime where FMT23 Lemma 3.5's proof fails (erratum); proved bounds: 'clone' and the blanket bounds")
-CAVEAT_THEOREM6 = (
-    "lower bound for the hash family constructed in Theorem 6's proof (worst case over hash families), "
-    "not for uniformly random hashing; the paper's claim that it matches the upper bound is "
-    "contradicted by exact enumeration for t >= 4")
 
 
 def _check_eps0(eps0) -> float:
@@ -79,17 +69,6 @@ def _check_s_eps0_d(params) -> tuple[int, float]:
             raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
         object.__setattr__(params, "d", d)
     return s, eps0
-
-
-def collision_paper_t(s: int, eps0: float) -> int:
-    """The paper's t* = floor(s e^eps0 + 2s - 1) (Section 5, Theorem 4; Figure 2)."""
-    return int(math.floor(s * math.exp(eps0) + 2 * s - 1))
-
-
-def coco_theorem7_t(s: int, eps0: float) -> int:
-    """Theorem 7's t: the smallest even integer >= ceil(s e^eps0 + s + 2)."""
-    t = int(math.ceil(s * math.exp(eps0) + s + 2))
-    return t + (t % 2)
 
 
 class _PairStatus:
@@ -141,7 +120,14 @@ class _HashedOmega:
 @dataclass(frozen=True)
 class GenericLDP(_NoHash):
     """Any eps0-LDP randomizer; accounted by the stronger clone reduction
-    (Feldman, McMillan, Talwar, SODA 2023; Wang et al. (numerical vector analyses) Theorem 1)."""
+    (Feldman, McMillan, Talwar, SODA 2023; Wang et al. (numerical vector analyses) Theorem 1).
+
+    Examples
+    --------
+    >>> from accountant import GenericLDP, ShuffleAccountant, fmt
+    >>> print(fmt(ShuffleAccountant(GenericLDP(1.0), 10_000).get_epsilon(1e-6), 4, "up"))
+    0.05301
+    """
 
     eps0: float
     name: str = field(default="generic", init=False)
@@ -169,6 +155,12 @@ class CollisionParams(_HashedOmega, _PairStatus):
 
     ``t`` defaults to the paper's t* = floor(s e^eps0 + 2s - 1); ``d`` is optional
     for accounting (the bound does not depend on it) but if given must be >= s.
+
+    Examples
+    --------
+    >>> from accountant import CollisionParams
+    >>> CollisionParams(s=4, eps0=2.0).t  # the paper's t*
+    36
     """
 
     s: int
@@ -211,6 +203,12 @@ class CoCoParams(_HashedOmega, _PairStatus):
     """(d, s, eps0, t)-CoCo mechanism (Algorithm 1), accounted as in Section 7.4.
 
     ``t`` must be even and >= 2s + 2; it defaults to Theorem 7's choice.
+
+    Examples
+    --------
+    >>> from accountant import CoCoParams
+    >>> CoCoParams(s=4, eps0=2.0).t
+    36
     """
 
     s: int
@@ -260,6 +258,12 @@ class KRRParams(_PairStatus):
     As a shuffled mechanism it is Collision with s = 1, t = k and an injective hash, so the
     same (t-ary) quantities apply; ``name`` is ``"rr"`` for k = 2 made by :func:`make_params`
     with mechanism ``rr`` and ``"krr"`` otherwise.
+
+    Examples
+    --------
+    >>> from accountant import make_params
+    >>> make_params("rr", 1.0)
+    KRRParams(k=2, eps0=1.0, name='rr')
     """
 
     k: int
@@ -305,12 +309,6 @@ class KRRParams(_PairStatus):
         return CAVEAT_GENERIC if self.k == 2 else CAVEAT_THEOREM5
 
 
-def olh_default_g(eps0: float) -> int:
-    """OLH's hash range g = round(e^eps0) + 1 (Wang, Blocki, Li, Jha, USENIX Security 2017,
-    Section 4.4: the variance is minimised at g = e^eps0 + 1)."""
-    return int(round(math.exp(eps0))) + 1
-
-
 @dataclass(frozen=True)
 class OLHParams(CollisionParams):
     """Optimized local hashing (Wang et al., USENIX Security 2017): a hash H: [k] -> [g] drawn
@@ -322,6 +320,12 @@ class OLHParams(CollisionParams):
     H(x1) = H(x1') is a mean-preserving contraction of the no-collision law), the lower bound
     uses three distinct values (k >= 3) and a uniformly random hash.  ``k`` (the domain size)
     is stored as ``d``, ``g`` as ``t``; the constructor is ``OLHParams(eps0, k, g=None)``.
+
+    Examples
+    --------
+    >>> from accountant import OLHParams
+    >>> print(OLHParams(2.0, k=100).t)  # g = round(e^eps0) + 1
+    8
     """
 
     name: str = field(default="olh", init=False)
@@ -351,7 +355,14 @@ class OUEParams(_NoHash):
     Proved upper bound: the generic eps0-LDP bounds (FMT21 clone, generic blanket, EFMRTT19);
     the exact privacy blanket of OUE's own law has four atoms of the amplification variable
     (the bits of x1 and x1' are independent) and is not implemented here.  Certified lower
-    bound: :func:`accountant.bounds.laws.oue_lower_law`."""
+    bound: :func:`accountant.bounds.laws.oue_lower_law`.
+
+    Examples
+    --------
+    >>> from accountant import OUEParams
+    >>> OUEParams(k=16, eps0=1.0).name
+    'oue'
+    """
 
     k: int
     eps0: float
@@ -407,6 +418,12 @@ class VariationRatioParams(_NoHash):
     hence a certified *lower* bound on the class's worst case; as an upper bound it rests on the
     same reduction as the Wang et al.'s Theorem 5 (FMT23 Lemma 3.5), whose proof fails (docs/proved.md,
     Findings), so it is reported as the lower end, not as a proved upper bound.
+
+    Examples
+    --------
+    >>> from accountant import VariationRatioParams
+    >>> VariationRatioParams(p=2.0, beta=0.3).q  # default q = p
+    2.0
     """
 
     p: float
@@ -444,22 +461,54 @@ class VariationRatioParams(_NoHash):
         return CAVEAT_VARIATION_RATIO
 
 
-CAVEAT_VARIATION_RATIO = (
-    "Wang et al.'s variation-ratio value is the exact divergence of one randomizer of the class "
-    "(a certified lower bound on the class's worst case); as an upper bound it rests on the "
-    "reduction of FMT23 Lemma 3.5, whose proof fails (erratum); proved: the general clone bound")
-
 Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams]
+"""Any parameter object of a local randomizer (the type :class:`ShuffleAccountant` accepts)."""
 
 
 def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
                 d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
                 beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None) -> Params:
-    """Parameter object for ``mechanism`` in {'generic', 'collision', 'coco', 'krr', 'rr',
-    'variation-ratio'}.  ``variation-ratio`` takes ``p`` (or ``eps0``, then p = e^eps0, not
-    both), ``beta`` and optionally ``q`` (:class:`VariationRatioParams`).
+    """Parameter object for ``mechanism``, validated once, at construction.
 
-    Options that do not apply to the mechanism are refused (a ``ValueError`` naming them)."""
+    Parameters
+    ----------
+    mechanism : str
+        One of :data:`MECHANISMS`: ``'generic'``, ``'collision'``, ``'coco'``, ``'krr'``,
+        ``'rr'``, ``'olh'``, ``'oue'``, ``'variation-ratio'``.
+    eps0 : float or None
+        Local budget (> 0; at most 30).  ``variation-ratio`` takes ``p`` instead or
+        ``eps0`` (then p = e^eps0), not both.
+    s, t, d : int, optional
+        Collision, CoCo: non-zero coordinates per user, output size (default: the paper's
+        rule) and dimension (needed only by the lower bounds).
+    k, g : int, optional
+        Domain size (krr, olh, oue) and hash range of OLH (default ``round(e^eps0) + 1``).
+    p, beta, q : float, optional
+        The parameters of :class:`VariationRatioParams` (default ``q = p``).
+
+    Returns
+    -------
+    Params
+        :class:`GenericLDP`, :class:`CollisionParams`, :class:`CoCoParams`,
+        :class:`KRRParams`, :class:`OLHParams`, :class:`OUEParams` or
+        :class:`VariationRatioParams`.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is unknown, a value is out of its range (the message names the
+        parameter and the range) or an option does not apply to the mechanism.
+
+    Examples
+    --------
+    >>> from accountant import make_params
+    >>> make_params("collision", 2.0, s=4)
+    CollisionParams(s=4, eps0=2.0, t=36, d=None, name='collision')
+    >>> make_params("generic", 1.0, s=4)
+    Traceback (most recent call last):
+    ...
+    ValueError: s does not apply to mechanism 'generic' (it takes no option)
+    """
     if mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
     given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g}
@@ -514,16 +563,3 @@ def _check_delta(delta) -> float:
     if isinstance(delta, (str, bytes)) or delta is None:
         raise ValueError(f"delta must be a number in [1e-300, 1), got {delta!r}")
     return check_delta(delta)
-
-
-def _rule_interval(mechanism: str, s: int, t: int) -> Optional[tuple[float, float]]:
-    """eps0 interval on which the default t-rule gives exactly ``t`` (None if empty)."""
-    if mechanism == "collision":
-        lo_v, hi_v = (t - 2 * s + 1) / s, (t - 2 * s + 2) / s
-    else:
-        lo_v, hi_v = (t - s - 4) / s, (t - s - 2) / s
-    if hi_v <= 0:
-        return None
-    lo = math.log(lo_v) if lo_v > 0 else 0.0
-    return max(lo, 0.0), math.log(hi_v)
-

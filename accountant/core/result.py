@@ -13,6 +13,16 @@ class BoundResult:
     bound) when ``applicable`` is true; otherwise it is ``None`` and ``reason``
     says why no number can be justified.  ``achieved_delta`` is the delta the
     bound certifies at ``epsilon`` (<= the target delta) when the bound computes it.
+
+    Examples
+    --------
+    >>> from accountant import compute_bound, fmt
+    >>> r = compute_bound("clone", 10_000, 1.0, 1e-6)
+    >>> print(r.name, r.applicable, fmt(r.epsilon, 4, "up"), r.achieved_delta <= r.delta)
+    clone True 0.05301 True
+    >>> r = compute_bound("lower", 10_000, 2.0, 1e-6, mechanism="collision", s=4)
+    >>> print(r.applicable, r.epsilon)
+    False None
     """
 
     name: str

@@ -19,7 +19,7 @@ from accountant.interfaces.figure import (
     draft_indices,
     literature_epsilon,
 )
-from accountant.accounting.shuffle import make_params
+from accountant import make_params
 
 common.page_header(
     "Amplification by shuffling",

@@ -75,7 +75,7 @@ if not common.check(len(points) <= MAX_POINTS,
     st.stop()
 bounds = [b for b in common.BOUND_NAMES if b in chosen]
 # validate each point's parameters before computing (e.g. an odd fixed t for CoCo)
-from accountant.accounting.shuffle import make_params
+from accountant import make_params
 
 bad = []
 for p in points:

@@ -74,6 +74,38 @@ def collision_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
     exact for every dataset in ``X_s`` (the total does not depend on the data; see
     the module docstring for the derivation, including the zero covariance that makes
     the mean and non-missing totals equal to the item total).
+
+    Parameters
+    ----------
+    n : int
+        Number of users (>= 1).
+    d : int
+        Dimension (>= 1).
+    s : int
+        Non-zero coordinates per user, in [1, d].
+    eps0 : float or array_like
+        Local budget (> 0); an array broadcasts against ``t``.
+    t : int or array_like
+        Output size(s), ``t > s``.
+
+    Returns
+    -------
+    MSE
+        ``(item, mean, nonmissing)``, sums over items / coordinates, arrays when ``t`` or
+        ``eps0`` is one.
+
+    References
+    ----------
+    Wang et al., "Differentially Private Numerical Vector Analyses in the Local and Shuffle
+    Model", Definition 5 and Theorem 4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import collision_mse
+    >>> m = collision_mse(n=10_000, d=64, s=4, eps0=2.0, t=np.array([20, 36, 60]))
+    >>> np.round(m.mean, 5).tolist()
+    [0.05111, 0.04431, 0.04833]
     """
     n = _check_int("n", n, 1)
     d = _check_int("d", d, 1)

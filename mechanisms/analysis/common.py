@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 import numpy as np
-from accountant.core.params import coco_theorem7_t, collision_paper_t
+from accountant.core.rules import coco_theorem7_t, collision_paper_t
 
 #: Largest output-domain size supported (hash range tables use 64-bit arithmetic).
 T_MAX = 2**31 - 1

@@ -22,6 +22,7 @@ BASELINES: dict[str, type] = {
     "pckv-agrr": PCKVAGRR,
     "succinct": Succinct,
 }
+"""The baselines of Wang et al., Section 8, by their command-line name."""
 
 
 def default_analytic_mse(name: str, n: int, d: int, s: int, eps0: float,

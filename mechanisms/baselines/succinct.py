@@ -95,6 +95,13 @@ class Succinct(BaselineMechanism):
         ``randomize`` time / the ``n`` passed to ``analytic_mse``.
     beta : utility failure probability in (0, 1) for eta (default 0.05).
     eta : clipping range > 0, overrides (n_users, beta) if given.
+
+    Examples
+    --------
+    >>> from mechanisms import Succinct
+    >>> mse = Succinct(d=8, s=2, eps0=2.0).analytic_mse_default(2000)  # n = 2000 users
+    >>> print(f"{mse['mse_mean']:.4f} {mse['mse_nonmissing']:.4f}")
+    0.3905 nan
     """
 
     name = "succinct"

@@ -21,6 +21,16 @@ class SparseVectors:
     indices : (n, s) int64 array, distinct non-zero coordinates per row, in [0, d).
     signs : (n, s) int8 array of +1 / -1.
     d : dimension.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import SparseVectors
+    >>> x = SparseVectors(indices=np.array([[0, 3], [1, 3]]), signs=np.array([[1, -1], [1, 1]]), d=4)
+    >>> print(x.n, x.s, x.d)
+    2 2 4
+    >>> x.items.tolist()
+    [[1, 6], [3, 7]]
     """
 
     indices: np.ndarray
@@ -89,6 +99,16 @@ class Estimates:
         ``SparseVectors.item_frequencies`` (index 2j is j-, 2j+1 is j+).
     mean : (d,) estimates of the coordinate means.
     nonmissing : (d,) estimates of the non-missing frequencies.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import Collision, synthetic_sparse_vectors
+    >>> rng = np.random.default_rng(1)
+    >>> data = synthetic_sparse_vectors(rng, n=1000, d=8, s=2)
+    >>> est = Collision(d=8, s=2, eps0=2.0).simulate(data, rng)
+    >>> print(est.item_freq.shape, est.mean.shape, est.nonmissing.shape)
+    (16,) (8,) (8,)
     """
 
     item_freq: np.ndarray

@@ -94,17 +94,42 @@ def simulate(mechanism_name: str, n: int, d: int, s: int, eps0: float, t: int | 
     Each run draws fresh synthetic data (:func:`synthetic_sparse_vectors`) and fresh
     randomness from ``numpy.random.default_rng(seed)``.
 
+    Parameters
+    ----------
+    mechanism_name : str
+        Collision, CoCo or a baseline (:func:`available_mechanisms`).
+    n, d, s : int
+        Users, dimension, non-zero coordinates per user.
+    eps0 : float
+        Local budget (> 0).
+    t : int, optional
+        Output size of Collision / CoCo (default: the paper's choice).
+    reps : int
+        Independent runs.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+    postprocess : str
+        One of ``POSTPROCESS``.
+
     Returns
     -------
-    dict with ``mechanism, n, d, s, eps0, t, reps, seed, postprocess`` and, averaged
-    over runs, ``mse_mean, mse_nonmissing, mse_item`` (sums over coordinates/items of
-    squared errors), ``tve_freq, mae_freq`` (item frequencies), ``tve_mean, mae_mean``;
-    ``log10_<metric>`` (mean over runs of log10 of the metric, the paper's figures
-    average the logarithm); ``se_<mse key>`` (standard error over runs, NaN if
-    ``reps == 1``); an ``analytic`` dict with the MSEs of ``analytic_mse(n, data)`` for
-    the simulated datasets, averaged over runs (for Collision / CoCo these are exact
-    and identical across runs, the totals being data-independent; baselines provide
-    theirs where available), describing ``postprocess="none"``.
+    dict
+        With ``mechanism, n, d, s, eps0, t, reps, seed, postprocess`` and, averaged
+        over runs, ``mse_mean, mse_nonmissing, mse_item`` (sums over coordinates/items of
+        squared errors), ``tve_freq, mae_freq`` (item frequencies), ``tve_mean, mae_mean``;
+        ``log10_<metric>`` (mean over runs of log10 of the metric, the paper's figures
+        average the logarithm); ``se_<mse key>`` (standard error over runs, NaN if
+        ``reps == 1``); an ``analytic`` dict with the MSEs of ``analytic_mse(n, data)`` for
+        the simulated datasets, averaged over runs (for Collision / CoCo these are exact
+        and identical across runs, the totals being data-independent; baselines provide
+        theirs where available), describing ``postprocess="none"``.
+
+    Examples
+    --------
+    >>> from mechanisms import simulate
+    >>> r = simulate("collision", n=2000, d=16, s=2, eps0=2.0, reps=2, seed=0)
+    >>> print(f"{r['mse_mean']:.4f} {r['analytic']['mse_mean']:.4f}")
+    0.0284 0.0284
     """
     n = _check_int("n", n, 1)
     reps = _check_int("reps", reps, 1)
@@ -181,6 +206,43 @@ def compare(n: int, d: int, s_values, eps0_values, reps: int = 1, seed: int = 0,
     simulation runs.  Returns ``{"params": ..., "skipped": [...], "rows": [...]}`` with
     one row per ``(s, eps0, mechanism)`` holding the keys of :data:`COMPARE_COLUMNS`
     (``log10_*`` are means over runs of log10 of the error, as in the paper's figures).
+
+    Parameters
+    ----------
+    n, d : int
+        Users and dimension.
+    s_values, eps0_values : sequence
+        The grid of sparsities and local budgets.
+    reps : int
+        Runs per cell.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+    mechanisms : sequence of str, optional
+        Mechanism names (default: every available one).
+    postprocess : str
+        ``"none"`` or a post-processing of the estimates.
+    progress : callable, optional
+        ``progress(done, total)``.
+
+    Returns
+    -------
+    dict
+        ``{"params": ..., "skipped": [...], "rows": [...]}``.
+
+    References
+    ----------
+    Wang et al., "Differentially Private Numerical Vector Analyses in the Local and Shuffle
+    Model", Section 8 (Figures 6 and 12).
+
+    Examples
+    --------
+    >>> from mechanisms import compare
+    >>> res = compare(1000, 16, [2], [2.0], mechanisms=["collision", "coco"], seed=0)
+    >>> for row in res["rows"]:
+    ...     print(row["mechanism"], f"{row['mse_mean']:.4f}")
+    ...
+    collision 0.1206
+    coco 0.0751
     """
     s_values = [int(v) for v in s_values]
     eps0_values = [float(v) for v in eps0_values]

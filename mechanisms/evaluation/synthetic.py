@@ -51,6 +51,14 @@ def synthetic_sparse_vectors(rng: np.random.Generator, n: int, d: int, s: int) -
     ----------
     rng : seeded ``numpy.random.Generator`` (the only source of randomness).
     n, d, s : users, dimension, sparsity (``1 <= s <= d``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import synthetic_sparse_vectors
+    >>> x = synthetic_sparse_vectors(np.random.default_rng(0), n=5, d=10, s=3)
+    >>> print(x.n, x.s, x.d, x.indices.shape)
+    5 3 10 (5, 3)
     """
     n = _check_int("n", n, 1)
     d = _check_int("d", d, 1)

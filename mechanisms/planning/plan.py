@@ -21,7 +21,17 @@ CAP_COST_RESOLUTION = 1e-3
 
 class InfeasiblePlan(ValueError):
     """No eps0 >= the search's floor meets the target; ``smallest_target`` is the smallest
-    total epsilon reachable at this n (the proved composition at that floor)."""
+    total epsilon reachable at this n (the proved composition at that floor).
+
+    Examples
+    --------
+    >>> from mechanisms import InfeasiblePlan
+    >>> issubclass(InfeasiblePlan, ValueError)
+    True
+    >>> err = InfeasiblePlan("no eps0 meets the target", smallest_target=0.8)
+    >>> print(err, err.smallest_target)
+    no eps0 meets the target 0.8
+    """
 
     def __init__(self, message: str, smallest_target: Optional[float] = None) -> None:
         super().__init__(message)
@@ -64,6 +74,13 @@ class Plan:
     schedule was given (``mse`` is then the per-round MSE at its smallest n).
     ``max_eps0``: the cap (None: none); ``uncapped``: the uncapped recommendation when a
     cap was given (to say what the cap costs).
+
+    Examples
+    --------
+    >>> from mechanisms import plan
+    >>> p = plan(1.0, 1e-6, n=10_000, d=64, s=2, mechanisms=("collision",), sensitivity=False)
+    >>> print(type(p).__name__, p.rounds, p.recommendation.proved)
+    Plan 1 True
     """
 
     target_eps: float

@@ -60,9 +60,27 @@ def plan(
     max_eps0 : local-protection cap on eps0 (per round); the plan respects it, and with
         ``compare_uncapped`` also computes the uncapped recommendation (``Plan.uncapped``).
 
-    Raises ValueError on invalid input or when no candidate t is admissible, and
-    :class:`InfeasiblePlan` (a ValueError) with the smallest reachable target when no
-    eps0 meets the target.
+    Returns
+    -------
+    Plan
+        The recommendation, the trade-off curve and, with ``sensitivity``, the
+        recommendations at ``n/2`` and ``2n``.
+
+    Raises
+    ------
+    ValueError
+        On invalid input or when no candidate t is admissible.
+    InfeasiblePlan
+        A ``ValueError`` with the smallest reachable target when no eps0 meets the target.
+
+    Examples
+    --------
+    >>> from accountant import fmt
+    >>> from mechanisms import plan
+    >>> p = plan(1.0, 1e-6, n=10_000, d=64, s=2, mechanisms=("collision",), sensitivity=False)
+    >>> r = p.recommendation
+    >>> print(r.mechanism, r.t, fmt(r.eps0, 4, "down"), fmt(r.eps_c, 4, "up"), r.eps_c <= 1.0)
+    collision 442 6.01 0.9998 True
     """
     if bound not in ("tight", "proved", "paper"):
         raise ValueError(f"bound must be 'proved' or 'paper', got {bound!r}")

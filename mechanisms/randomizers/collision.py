@@ -355,6 +355,22 @@ class Collision(HashedMechanism):
     References
     ----------
     Wang et al., Definition 5, Proposition 1, Theorem 4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import Collision, synthetic_sparse_vectors
+    >>> mech = Collision(d=16, s=2, eps0=2.0)
+    >>> mech
+    Collision(d=16, s=2, eps0=2.0, t=17)
+    >>> rng = np.random.default_rng(0)
+    >>> errors = []
+    >>> for _ in range(20):  # the squared error of the mean estimate, over 20 runs
+    ...     data = synthetic_sparse_vectors(rng, n=5000, d=16, s=2)
+    ...     est = mech.estimate(mech.randomize(data, rng), data.n)
+    ...     errors.append(float(np.sum((est.mean - data.means()) ** 2)))
+    >>> print(f"{np.mean(errors):.4f} {mech.analytic_mse(5000)['mse_mean']:.4f}")  # exact MSE
+    0.0112 0.0114
     """
 
     name = "collision"

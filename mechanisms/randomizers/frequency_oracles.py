@@ -14,7 +14,7 @@ estimation", USENIX Security 2017 (Sections 4.3, 4.4).  Every user holds ``x`` i
   ``y = H(x)`` w.p. ``E/(E + g - 1)`` and each other value of ``[g]`` w.p. ``1/(E + g - 1)``.
   A report supports ``j`` when ``H(j) = y``: ``p = E/(E + g - 1)``, ``q = 1/g`` (exactly
   ``1/g`` for a uniformly random hash; ``~1/g`` for the universal family).
-  Default ``g = round(E) + 1`` (:func:`accountant.core.params.olh_default_g`).
+  Default ``g = round(E) + 1`` (:func:`accountant.core.rules.olh_default_g`).
 
 Estimator (both): with ``C_j`` the number of reports that support ``j``,
 ``c_hat_j = (C_j - n q)/(p - q)`` is unbiased for the count ``c_j`` of users holding ``j``,
@@ -53,14 +53,62 @@ def _check_int(name: str, v, lo: int) -> int:
 
 
 def oue_rates(eps0: float) -> tuple[float, float]:
-    """(p, q) of OUE: a report supports its own value w.p. 1/2, any other w.p. 1/(E+1)."""
+    """(p, q) of OUE: a report supports its own value w.p. 1/2, any other w.p. 1/(E+1).
+
+    Parameters
+    ----------
+    eps0 : float
+        Local budget (> 0).
+
+    Returns
+    -------
+    tuple of float
+        ``(p, q)``: the probability that a report supports its own value, and any other.
+
+    References
+    ----------
+    Wang, Blocki, Li, Jha, "Locally differentially private protocols for frequency
+    estimation", USENIX Security 2017 (OUE).
+
+    Examples
+    --------
+    >>> from mechanisms import oue_rates
+    >>> p, q = oue_rates(1.0)
+    >>> print(p, f"{q:.4f}")
+    0.5 0.2689
+    """
     e = math.exp(_check_eps0(eps0))
     return 0.5, 1.0 / (e + 1.0)
 
 
 def olh_rates(eps0: float, g: Optional[int] = None) -> tuple[float, float]:
-    """(p, q) of OLH with hash range ``g`` (default round(e^eps0) + 1)."""
-    from accountant.core.params import olh_default_g
+    """(p, q) of OLH with hash range ``g`` (default round(e^eps0) + 1).
+
+    Parameters
+    ----------
+    eps0 : float
+        Local budget (> 0).
+    g : int, optional
+        Hash range (>= 2).
+
+    Returns
+    -------
+    tuple of float
+        ``(p, q)`` of the support counts.
+
+    References
+    ----------
+    Wang, Blocki, Li, Jha, "Locally differentially private protocols for frequency
+    estimation", USENIX Security 2017 (OLH).
+
+    Examples
+    --------
+    >>> from mechanisms import olh_rates
+    >>> p, q = olh_rates(2.0)
+    >>> print(f"{p:.4f}", q)
+    0.5135 0.125
+    """
+    from accountant.core.rules import olh_default_g
 
     eps0 = _check_eps0(eps0)
     g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
@@ -88,7 +136,37 @@ def _values(values, k: int) -> np.ndarray:
 
 
 def oue_perturb(values, k: int, eps0: float, rng: np.random.Generator) -> np.ndarray:
-    """The OUE reports of ``values`` (one row of k bits per user, uint8)."""
+    """The OUE reports of ``values`` (one row of k bits per user, uint8).
+
+    Parameters
+    ----------
+    values : array_like of int
+        The users' values in ``[0, k)``.
+    k : int
+        Domain size (>= 2).
+    eps0 : float
+        Local budget (> 0).
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, k)`` array of bits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import estimate_counts, oue_perturb, oue_rates, oue_support_counts
+    >>> rng = np.random.default_rng(0)
+    >>> values = rng.integers(0, 4, size=20_000)
+    >>> reports = oue_perturb(values, k=4, eps0=1.0, rng=rng)
+    >>> reports.shape
+    (20000, 4)
+    >>> est = estimate_counts(oue_support_counts(reports), len(values), *oue_rates(1.0))
+    >>> bool(np.abs(est - np.bincount(values, minlength=4)).max() < 500)
+    True
+    """
     k = _check_int("k", k, 2)
     x = _values(values, k)
     if len(x) * k > MAX_CELLS:
@@ -100,7 +178,25 @@ def oue_perturb(values, k: int, eps0: float, rng: np.random.Generator) -> np.nda
 
 
 def oue_support_counts(reports: np.ndarray) -> np.ndarray:
-    """C_j = number of OUE reports with bit j set."""
+    """C_j = number of OUE reports with bit j set.
+
+    Parameters
+    ----------
+    reports : numpy.ndarray
+        The ``(n, k)`` OUE reports.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(k,)`` counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import oue_support_counts
+    >>> oue_support_counts(np.array([[1, 0, 1], [1, 1, 0]], dtype=np.uint8)).tolist()
+    [2, 1, 1]
+    """
     return np.asarray(reports, dtype=np.int64).sum(axis=0)
 
 
@@ -118,8 +214,42 @@ def _prime_above(k: int) -> int:
 
 def olh_perturb(values, k: int, eps0: float, rng: np.random.Generator, g: Optional[int] = None):
     """OLH reports of ``values``: (a, b, y) arrays, the hash H(x) = ((a x + b) mod P) mod g
-    of each report given by (a, b) with the prime P = 2^31 - 1."""
-    from accountant.core.params import olh_default_g
+    of each report given by (a, b) with the prime P = 2^31 - 1.
+
+    Parameters
+    ----------
+    values : array_like of int
+        The users' values in ``[0, k)``.
+    k : int
+        Domain size (>= 2).
+    eps0 : float
+        Local budget (> 0).
+    rng : numpy.random.Generator
+        The only source of randomness.
+    g : int, optional
+        Hash range (default ``round(e^eps0) + 1``).
+
+    Returns
+    -------
+    tuple
+        ``(a, b, y, g)``: the hash coefficients and the reported hash value of each user,
+        and the hash range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import estimate_counts, olh_perturb, olh_rates, olh_support_counts
+    >>> rng = np.random.default_rng(0)
+    >>> values = rng.integers(0, 8, size=20_000)
+    >>> reports = olh_perturb(values, k=8, eps0=2.0, rng=rng)
+    >>> a, b, y, g = reports
+    >>> print(len(y), g)
+    20000 8
+    >>> est = estimate_counts(olh_support_counts(reports, 8), len(values), *olh_rates(2.0))
+    >>> bool(np.abs(est - np.bincount(values, minlength=8)).max() < 1000)
+    True
+    """
+    from accountant.core.rules import olh_default_g
 
     k = _check_int("k", k, 2)
     eps0 = _check_eps0(eps0)
@@ -137,7 +267,28 @@ def olh_perturb(values, k: int, eps0: float, rng: np.random.Generator, g: Option
 
 
 def olh_support_counts(reports, k: int) -> np.ndarray:
-    """C_j = number of OLH reports (a, b, y, g) with H(j) = y, for every j in [k]."""
+    """C_j = number of OLH reports (a, b, y, g) with H(j) = y, for every j in [k].
+
+    Parameters
+    ----------
+    reports : tuple
+        ``(a, b, y, g)`` as returned by :func:`olh_perturb`.
+    k : int
+        Domain size.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(k,)`` counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import olh_perturb, olh_support_counts
+    >>> reports = olh_perturb(np.array([0, 1, 1]), k=4, eps0=2.0, rng=np.random.default_rng(0))
+    >>> olh_support_counts(reports, 4).shape
+    (4,)
+    """
     a, b, y, g = reports
     k = _check_int("k", k, 2)
     if len(a) * k > MAX_CELLS:
@@ -150,5 +301,27 @@ def olh_support_counts(reports, k: int) -> np.ndarray:
 
 
 def estimate_counts(support: np.ndarray, n: int, p: float, q: float) -> np.ndarray:
-    """The unbiased count estimates (C_j - n q)/(p - q)."""
+    """The unbiased count estimates (C_j - n q)/(p - q).
+
+    Parameters
+    ----------
+    support : array_like
+        Support counts ``C_j``.
+    n : int
+        Number of users.
+    p, q : float
+        The oracle's rates (:func:`oue_rates`, :func:`olh_rates`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Unbiased estimates of the counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms import estimate_counts
+    >>> estimate_counts(np.array([600, 400]), n=1000, p=0.5, q=0.25).tolist()
+    [1400.0, 600.0]
+    """
     return (np.asarray(support, dtype=float) - n * q) / (p - q)

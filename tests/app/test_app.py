@@ -9,7 +9,7 @@ from tests.paths import REPO_ROOT
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from accountant.accounting.shuffle import CoCoParams, CollisionParams, ShuffleAccountant
+from accountant import CoCoParams, CollisionParams, ShuffleAccountant
 from accountant.interfaces import tables
 from accountant.interfaces.tables.grid import GridPoint, compute_row
 from mechanisms.analysis.common import coco_t_default, collision_t_star

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from accountant.bounds import registry as bounds
 from accountant.interfaces import figure
-from accountant.accounting.shuffle import ShuffleAccountant, make_params
+from accountant import ShuffleAccountant, make_params
 from accountant.interfaces.tables.grid import GridPoint, build_grid, compute_row
 
 APP = os.path.join(REPO_ROOT, "app")

@@ -10,7 +10,7 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from accountant.core import limits as L
-from accountant.accounting.shuffle import GenericLDP, ShuffleAccountant
+from accountant import GenericLDP, ShuffleAccountant
 
 APP = os.path.join(REPO_ROOT, "app")
 

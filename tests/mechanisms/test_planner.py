@@ -9,7 +9,7 @@ import pytest
 
 from accountant.bounds.registry import proved_epsilon, proved_meets
 from accountant.composition.compose import RoundSpec, compose_rounds, compose_schedule
-from accountant.accounting.shuffle import ShuffleAccountant, make_params
+from accountant import ShuffleAccountant, make_params
 from mechanisms.interfaces.cli import main as cli_main
 from mechanisms.analysis.coco import coco_mse
 from mechanisms.analysis.collision import collision_mse

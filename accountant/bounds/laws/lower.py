@@ -432,7 +432,33 @@ def _no_lower(params, delta):
 def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
     """Certified lower bound on the true eps_c of the mechanism (``BoundResult`` named
     ``lower``): the largest eps found at which the exact divergence of the datasets of
-    :func:`mechanism_lower_law` is certified above ``delta``; 0 if none."""
+    :func:`mechanism_lower_law` is certified above ``delta``; 0 if none.
+
+    Parameters
+    ----------
+    params : Params
+        The mechanism's parameter object (Collision and CoCo need ``d >= 3s``).
+    n : int
+        Number of users.
+    delta : float
+        Target delta, in (0, 1).
+    rtol : float
+        Relative tolerance of the search.
+
+    Returns
+    -------
+    BoundResult
+        Named ``lower``; not applicable, with the reason, when the mechanism has no lower law.
+
+    Examples
+    --------
+    >>> from accountant import ShuffleAccountant, fmt, lower_bound_epsilon, make_params
+    >>> params = make_params("krr", 2.0, k=4)
+    >>> lo = lower_bound_epsilon(params, 100_000, 1e-6)
+    >>> up = ShuffleAccountant(params, 100_000).get_epsilon(1e-6)
+    >>> print(lo.name, fmt(lo.epsilon, 4, "down"), fmt(up, 4, "up"), lo.epsilon <= up)
+    lower 0.02956 0.02957 True
+    """
     ll = mechanism_lower_law(params)
     if ll is None:
         return _no_lower(params, delta)

@@ -165,6 +165,40 @@ def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-
     ``certify_bracket=False`` it stops at the first certified eps from which Newton puts the
     root within ``rtol`` (usually the first evaluation; ``lower_epsilon`` is then None);
     otherwise it also certifies a point within ``rtol`` below (one more evaluation).
+
+    References
+    ----------
+    Balle, Bell, Gascon, Nissim, "The privacy blanket of the shuffle model", CRYPTO 2019
+    (Lemma 5.3), evaluated exactly.
+
+    Parameters
+    ----------
+    law : CountLaw
+        The count law (:func:`blanket_law`).
+    n : int
+        Number of users.
+    delta : float
+        Target delta, in (0, 1).
+    rtol : float
+        Relative tolerance of the search.
+    guess : float, optional
+        Starting point (default: the saddle-point estimate).
+    certify_bracket : bool
+        Also certify a point within ``rtol`` below the answer.
+
+    Returns
+    -------
+    BlanketEpsilon
+        ``epsilon`` (certified: the upper delta there is <= ``delta``), ``achieved_delta``,
+        ``lower_epsilon`` (or None) and the number of evaluations.
+
+    Examples
+    --------
+    >>> from accountant import blanket_exact_epsilon, blanket_law, fmt, make_params
+    >>> law = blanket_law(make_params("krr", 2.0, k=4))
+    >>> r = blanket_exact_epsilon(law, 100_000, 1e-6)
+    >>> print(fmt(r.epsilon, 4, "up"), r.achieved_delta <= 1e-6)
+    0.02957 True
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")

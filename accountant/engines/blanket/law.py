@@ -128,7 +128,30 @@ def oue_blanket(eps0: float) -> CountLaw:
 
 def blanket_law(params) -> CountLaw:
     """The blanket count law of a mechanism's parameters: k-RR / RR (``params.k``), OUE
-    (:func:`oue_blanket`), or Collision / CoCo / OLH (``params.s``, ``params.t``)."""
+    (:func:`oue_blanket`), or Collision / CoCo / OLH (``params.s``, ``params.t``).
+
+    Parameters
+    ----------
+    params : Params
+        A parameter object with the t-ary output structure (krr, rr, olh, collision, coco) or
+        OUE.
+
+    Returns
+    -------
+    CountLaw
+        The count law whose exact expectation is the blanket bound's delta.
+
+    References
+    ----------
+    Balle, Bell, Gascon, Nissim, "The privacy blanket of the shuffle model", CRYPTO 2019.
+
+    Examples
+    --------
+    >>> from accountant import blanket_law, fmt, make_params
+    >>> law = blanket_law(make_params("krr", 2.0, k=4))
+    >>> print(type(law).__name__, fmt(law.eps_max, 4))
+    CountLaw 2
+    """
     if params.name == "oue":
         return oue_blanket(params.eps0)
     k = getattr(params, "k", None)

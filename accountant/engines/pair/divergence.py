@@ -303,6 +303,16 @@ def hockey_stick_divergence(
     D(P||Q) = D(Q||P) for these pairs (Q(x, y) = P(y, x)), so one direction suffices.
     References: Wang et al. (numerical vector analyses), Theorem 1 and Theorem 5; Feldman, McMillan, Talwar
     (SODA 2023), Theorem 3.2.
+
+    Examples
+    --------
+    >>> from accountant import DominatingPair, fmt, hockey_stick_divergence
+    >>> pair = DominatingPair.clone(10_000, 1.0)
+    >>> v = hockey_stick_divergence(pair, 0.05, method="arb")
+    >>> v.lower <= v.value <= v.upper
+    True
+    >>> print(fmt(v.upper, 4, "up"), fmt(v.lower, 4, "down"))
+    2.141e-6 2.14e-6
     """
     if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")

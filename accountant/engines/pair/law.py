@@ -41,6 +41,16 @@ class DominatingPair:
     p, q : probabilities of (D1, D2) = (1, 0) and (0, 1); p > q >= 0.
     r : probability of (0, 0); p + q + r = 1 (passed explicitly so that it keeps
         its digits when it is a small difference, e.g. Collision's (t-2s)/Omega).
+
+    Examples
+    --------
+    >>> import math
+    >>> from accountant import DominatingPair, fmt, hockey_stick_divergence
+    >>> pair = DominatingPair.stronger_clone(10_000, 1.0, 1.0 / (math.e + 1.0))
+    >>> print(pair.n, fmt(pair.c, 4), fmt(pair.eps_max, 4))
+    10000 0.5379 1
+    >>> print(fmt(hockey_stick_divergence(pair, 0.05).upper, 3, "up"))
+    1.07e-7
     """
 
     n: int

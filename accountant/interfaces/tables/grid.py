@@ -11,7 +11,7 @@ from typing import Callable, Optional, Sequence
 from accountant.bounds.registry import BOUND_NAMES, best_proved, compare
 from accountant.core.limits import MAX_LIST, worker_init
 from accountant.core.optional import require
-from accountant.core.params import coco_theorem7_t, collision_paper_t
+from accountant.core.rules import coco_theorem7_t, collision_paper_t
 from accountant.interfaces.progress import ProgressBar
 
 

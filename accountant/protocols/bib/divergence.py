@@ -89,7 +89,41 @@ def bib_divergence(eps: float, m: int, s: int, k: int, n: int, p: float,
 
 def bib_delta(eps: float, m: int, s: int, k: int, n: int, p: float,
               target: Optional[float] = None) -> float:
-    """Certified upper bound on the smallest delta with M^BIB (eps, delta)-DP (tight)."""
+    """Certified upper bound on the smallest delta with M^BIB (eps, delta)-DP (tight).
+
+    References
+    ----------
+    Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a single message",
+    Algorithm 1 and Theorem 2.1.
+
+    Parameters
+    ----------
+    eps : float
+        Central epsilon, >= 0.
+    m : int
+        Number of bins.
+    s : int
+        Size of the input set S (``1 <= s < m``).
+    k : int
+        Fixed noise balls.
+    n : int
+        Users, each adding one more noise ball with probability ``p``.
+    p : float
+        Probability of a user's extra noise ball, in [0, 1].
+    target : float, optional
+        The delta the caller compares with (narrows the summation window).
+
+    Returns
+    -------
+    float
+        A certified upper bound on delta(eps), exact up to the certified truncation.
+
+    Examples
+    --------
+    >>> from accountant import bib_delta, fmt
+    >>> print(fmt(bib_delta(1.0, m=10, s=1, k=1000, n=1000, p=0.5), 3, "up"))
+    2e-17
+    """
     return bib_divergence(eps, m, s, k, n, p, target=target).upper
 
 

@@ -27,7 +27,39 @@ class BibEpsilon:
 
 def bib_epsilon(delta: float, m: int, s: int, k: int, n: int, p: float,
                 rtol: float = 1e-9) -> BibEpsilon:
-    """Smallest eps (to ``rtol``) with certified delta(eps) <= ``delta``."""
+    """Smallest eps (to ``rtol``) with certified delta(eps) <= ``delta``.
+
+    References
+    ----------
+    Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a single message",
+    Algorithm 1 and Theorem 2.1.
+
+    Parameters
+    ----------
+    delta : float
+        Target delta, in (0, 1).
+    m, s, k, n : int
+        The mechanism M^BIB(m, s, k, n, p) (see :func:`bib_delta`).
+    p : float
+        Probability of a user's extra noise ball.
+    rtol : float
+        Relative tolerance of the search.
+
+    Returns
+    -------
+    BibEpsilon
+        ``epsilon`` with certified ``achieved_delta`` <= ``delta`` and a certified lower end
+        ``lower_epsilon``; ``epsilon`` None with ``reason`` when no eps reaches ``delta``.
+
+    Examples
+    --------
+    >>> from accountant import bib_delta, bib_epsilon, fmt
+    >>> r = bib_epsilon(1e-6, m=10, s=1, k=1000, n=1000, p=0.5)
+    >>> print(fmt(r.epsilon, 4, "up"), r.achieved_delta <= 1e-6)
+    0.4728 True
+    >>> bib_delta(r.epsilon, 10, 1, 1000, 1000, 0.5) <= 1e-6
+    True
+    """
     m, s, k, n, p = _check(m, s, k, n, p)
     delta = _num("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
     rtol = _num("rtol", rtol, 0.0, 1.0, lo_open=True)

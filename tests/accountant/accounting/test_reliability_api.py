@@ -13,7 +13,7 @@ import pytest
 from accountant.core import limits as L
 from accountant.interfaces import tables
 from accountant.interfaces.fileio import write_atomic
-from accountant.accounting.shuffle import ShuffleAccountant, GenericLDP, local_epsilon
+from accountant import ShuffleAccountant, GenericLDP, local_epsilon
 from mechanisms import frequency
 from mechanisms.evaluation import simulate as sim
 from tests.paths import REPO_ROOT

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant.accounting.shuffle import (
+from accountant import (
     CoCoParams,
     CollisionParams,
     GenericLDP,

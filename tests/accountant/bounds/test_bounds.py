@@ -11,7 +11,7 @@ import pytest
 from accountant.bounds.registry import BOUND_NAMES, compare, compute_bound
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_bruteforce
-from accountant.accounting.shuffle import CollisionParams, search_pair_epsilon
+from accountant import CollisionParams
 from accountant.interfaces import tables
 from tests.paths import REPO_ROOT
 
@@ -99,7 +99,7 @@ def test_not_applicable_cases():
 
 
 def test_paper_matches_pair_accountant():
-    from accountant.accounting.shuffle import PairAccountant
+    from accountant import PairAccountant
 
     r = compute_bound("tight", 50_000, 2.0, 1e-7, "collision", 8, None)  # deprecated alias
     assert r.name == "paper"

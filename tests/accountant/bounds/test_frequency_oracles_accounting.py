@@ -14,8 +14,9 @@ import pytest
 from accountant.engines import enumeration as E
 from accountant.bounds import laws as M
 from accountant.bounds.registry import bound_delta
-from accountant.core.params import OLHParams, OUEParams, make_params, olh_default_g
-from accountant.accounting.shuffle import ShuffleAccountant
+from accountant.core.params import OLHParams, OUEParams, make_params
+from accountant.core.rules import olh_default_g
+from accountant import ShuffleAccountant
 
 
 def test_params_and_validation():

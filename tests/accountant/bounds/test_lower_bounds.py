@@ -1,4 +1,4 @@
-"""Certified lower bounds of the real mechanisms (accountant.mechanism_law.lower_bound_*)
+"""Certified lower bounds of the real mechanisms (accountant.bounds.laws.lower_bound_*)
 against exact multinomial summation, the Venn programme over all hash functions, and the
 proved upper bounds: the bracket [lower, upper] must hold and be ordered."""
 import itertools
@@ -10,7 +10,7 @@ import pytest
 from accountant.bounds import laws as M
 from accountant.bounds.registry import compute_params_bound
 from accountant.core.params import make_params
-from accountant.accounting.shuffle import ShuffleAccountant
+from accountant import ShuffleAccountant
 
 
 @pytest.mark.parametrize("cats", ["isolated", "three"])

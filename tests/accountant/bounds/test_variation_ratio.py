@@ -21,8 +21,8 @@ from accountant.bounds.registry import bound_delta, compute_params_bound
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.engines.enumeration import shuffled_hockey_stick
-from accountant.core.params import VariationRatioParams, make_params
-from accountant.accounting.shuffle import ShuffleAccountant
+from accountant.core.params import make_params
+from accountant import ShuffleAccountant
 
 E2 = math.exp(2.0)
 

@@ -1,4 +1,4 @@
-"""The worst-hash lower bound (accountant.mechanism_law.worst_hash_lower_law): one fixed
+"""The worst-hash lower bound (accountant.bounds.laws.worst_hash_lower_law): one fixed
 clean hash is a hash family, so the exact divergence of its shuffled outputs is a lower
 bound on the worst family's eps_c, while the exact blanket bounds every family.
 
@@ -160,7 +160,7 @@ def test_not_available_with_reason():
     assert res.applicable and 0.0 < res.epsilon <= compute_params_bound("blanket", make_params(
         "collision", 1.0, s=3, t=6), 1000, 1e-6).epsilon
     with pytest.raises(ValueError, match="not available for mechanism 'krr'"):
-        from accountant.accounting.shuffle import ShuffleAccountant
+        from accountant import ShuffleAccountant
         ShuffleAccountant(make_params("krr", 1.0, k=4), 1000, bound="lower-worst-hash")
 
 

@@ -12,7 +12,7 @@ from accountant.engines.pair.divergence import (
     hockey_stick_bruteforce,
     hockey_stick_divergence,
 )
-from accountant.accounting.shuffle import CoCoParams, CollisionParams, GenericLDP
+from accountant import CoCoParams, CollisionParams, GenericLDP
 
 
 def pairs_for(n):

@@ -58,7 +58,7 @@ def test_largest_parameter_below():
 def _random_cases(count, seed):
     import random
 
-    from accountant.accounting.shuffle import CoCoParams, CollisionParams, GenericLDP
+    from accountant import CoCoParams, CollisionParams, GenericLDP
 
     rnd = random.Random(seed)
     for _ in range(count):
@@ -76,7 +76,8 @@ def _random_cases(count, seed):
 @pytest.mark.parametrize("case", list(_random_cases(40, 7)), ids=lambda c: f"{c[0].name}-n{c[1]}")
 def test_search_result_certified_and_within_rtol_of_a_certified_lower_end(case):
     from accountant.engines.pair.divergence import hockey_stick_divergence
-    from accountant.accounting.shuffle import PairAccountant, search_pair_epsilon
+    from accountant import PairAccountant
+    from accountant.bounds.pair_accountant import search_pair_epsilon
 
     p, n, delta, rtol = case
     pair = PairAccountant(p, n).pair
@@ -98,7 +99,7 @@ def test_search_result_certified_and_within_rtol_of_a_certified_lower_end(case):
 def test_search_needs_few_evaluations_at_large_n(mech, n, eps0, delta, rtol):
     """A good starting guess + Newton: 3 divergence evaluations, not a bisection
     (the step out of the rounding band used to be sized by eps_max: 16-18)."""
-    from accountant.accounting.shuffle import PairAccountant, make_params
+    from accountant import PairAccountant, make_params
 
     r = PairAccountant(make_params(mech, eps0, s=8 if mech != "generic" else None), n) \
         .epsilon_result(delta, rtol=rtol)

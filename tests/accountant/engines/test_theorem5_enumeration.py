@@ -47,11 +47,10 @@ import numpy as np
 import pytest
 
 from accountant.engines.pair.law import DominatingPair
-from accountant.engines.pair.divergence import hockey_stick_bruteforce, hockey_stick_divergence
+from accountant.engines.pair.divergence import hockey_stick_bruteforce
 from accountant.engines.enumeration import (
     all_hash_functions,
     collision_alphabet,
-    collision_inputs,
     collision_shuffled_divergence,
     injective_hash_functions,
     input_orbit_representatives,
@@ -60,7 +59,7 @@ from accountant.engines.enumeration import (
     symmetry_group,
     worst_case_divergence,
 )
-from accountant.accounting.shuffle import CollisionParams, PairAccountant
+from accountant import CollisionParams, PairAccountant
 from mechanisms.randomizers.collision import collision_output_distribution
 
 EPS_FRACTIONS = (0.0, 0.1, 0.3, 0.6, 0.9)

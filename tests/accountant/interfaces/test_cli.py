@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from accountant.accounting.shuffle import (
+from accountant import (
     CollisionParams,
     GenericLDP,
     PairAccountant,
