@@ -21,5 +21,7 @@ if [ $# -eq 0 ] && [ "${SKIP_MINIMUM:-0}" != 1 ]; then
   echo "scripts: smoke tests with the minimum versions (constraints/minimum.txt)" >&2
   ensure_venv .venv-min
   pip_install .venv-min -c constraints/minimum.txt -e . pytest hypothesis
-  .venv-min/bin/python -m pytest -q tests/test_cli.py tests/test_mech_cli.py tests/test_app.py
+  .venv-min/bin/python -m pytest -q tests/accountant/interfaces/test_cli.py tests/mechanisms/test_mech_cli.py \
+    tests/app/test_app.py tests/app/test_dashboard_answer.py tests/test_reliability_first_use.py \
+    tests/test_public_api.py
 fi
