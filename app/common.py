@@ -314,8 +314,9 @@ CURVE_RTOL = 1e-6
 _ROW_STORE_MAX = 4000
 
 
-def grid(ns, ss, eps0s, deltas, mechanism: str, t_rule: str, k: Optional[int] = None):
-    return _tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=[k])
+def grid(ns, ss, eps0s, deltas, mechanism: str, t_rule: str, k: Optional[int] = None,
+         d: Optional[int] = None):
+    return _tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=[k], d=d)
 
 
 class Progress:

@@ -125,7 +125,7 @@ with head_box:
 # ---------------------------------------------------------------- curves
 eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
 t_rule = "paper" if t is None else f"fixed:{t}"
-points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k)
+points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k, d)
 if points is None:
     st.stop()
 base = default_curve_bounds(mechanism)

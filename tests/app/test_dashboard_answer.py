@@ -133,3 +133,17 @@ def test_amplification_ratio_is_rounded_down():
     # eps0 / (an upper bound on eps_c) is a lower bound on the amplification
     assert common.ratio(1.0, 3.0) == "0.3333" and common.ratio(2.0, 3.0) == "0.6666"
     assert common.ratio(1.0, 0.0) == "inf (eps_c = 0)" and common.ratio(1.0, None) == "n/a"
+
+
+def test_amplification_lower_band_holds_for_the_dimension_entered():
+    # the chart's lower band is computed for the d in the sidebar: with d < 3s the
+    # construction does not exist, so the band (and the headline's lower number) is gone
+    at = run("1_Amplification.py")
+    at.sidebar.number_input(key="d").set_value(8).run()  # s = 4: d < 3s = 12
+    assert not at.exception, [e.value for e in at.exception]
+    p = build_grid([100_000], [4], [1.0], [1e-6], "collision", "paper", d=8)[0]
+    row = compute_row(p, ("blanket", "lower"))
+    assert row["lower_epsilon"] is None and row["proved_epsilon"] is not None
+    q = build_grid([100_000], [4], [1.0], [1e-6], "collision", "paper", d=12)[0]
+    assert compute_row(q, ("blanket", "lower"))["lower_epsilon"] > 0
+    assert compute_row(q, ("lower",))["lower_for"] == "d = 12"

@@ -79,14 +79,16 @@ class GridPoint:
     t: Optional[int]
     mechanism: str
     k: Optional[int] = None  # k-RR only
+    d: Optional[int] = None  # Collision / CoCo: the dimension the lower bound's datasets live in
 
 
 def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[float],
                deltas: Sequence[float], mechanism: str, t_rule: str = "paper",
-               ks: Sequence[Optional[int]] = (None,)) -> list[GridPoint]:
-    """Every combination of the lists (``ss`` for Collision/CoCo, ``ks`` for k-RR)."""
+               ks: Sequence[Optional[int]] = (None,), d: Optional[int] = None) -> list[GridPoint]:
+    """Every combination of the lists (``ss`` for Collision/CoCo, ``ks`` for k-RR); ``d``
+    (Collision/CoCo) is the dimension of the data, which only the lower bound depends on."""
     if mechanism not in ("collision", "coco"):
-        ss = [None]
+        ss, d = [None], None
     if mechanism != "krr":
         ks = [None]
     pts = []
@@ -96,7 +98,7 @@ def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[f
                 for delta in deltas:
                     for e0 in eps0s:
                         pts.append(GridPoint(int(n), s, float(e0), float(delta),
-                                             resolve_t(t_rule, mechanism, s, e0), mechanism, k))
+                                             resolve_t(t_rule, mechanism, s, e0), mechanism, k, d))
     return pts
 
 
@@ -119,9 +121,11 @@ def estimate_seconds(points: Sequence[GridPoint]) -> float:
 def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9) -> dict:
     """One table row: inputs, the proved number first, each bound's eps_c (None if not
     applicable), ratios, saving."""
-    # the grid has no dimension: the lower bounds of Collision/CoCo are computed at d = 3s, the
-    # smallest d their datasets (three disjoint s-sets) need, and hold for every d >= 3s
-    d = 3 * point.s if point.mechanism in ("collision", "coco") else None
+    # without a dimension the lower bounds of Collision/CoCo are computed at d = 3s, the
+    # smallest d their datasets (three disjoint s-sets) need, and hold for every d >= 3s; with
+    # the point's d they hold for that d (and are refused, with the reason, when d < 3s)
+    hashed = point.mechanism in ("collision", "coco")
+    d = (point.d if point.d is not None else 3 * point.s) if hashed else None
     res = compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, bounds, rtol,
                   k=point.k, d=d)
     names = list(res)
@@ -154,7 +158,7 @@ def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: flo
         row["saving_percent"] = None
     row["reasons"] = {b: res[b].reason for b in names if not res[b].applicable}
     row["achieved_delta"] = {b: res[b].achieved_delta for b in names if res[b].applicable}
-    row["lower_for"] = "every d >= 3s" if d is not None else None
+    row["lower_for"] = (None if d is None else "every d >= 3s" if point.d is None else f"d = {point.d}")
     return row
 
 
