@@ -63,9 +63,16 @@ ERRATUM_CAPTION = ("Every eps_c headline is a proved upper bound for the mechani
                    "under their own names. See docs/proved.md, 'Findings'.")
 
 MECH_LABEL = {"generic": "generic eps0-LDP", "collision": "Collision", "coco": "CoCo",
-              "krr": "k-RR (k-ary randomized response)", "rr": "binary RR"}
+              "krr": "k-RR (k-ary randomized response)", "rr": "binary RR",
+              "olh": "OLH (optimized local hashing)", "oue": "OUE (optimized unary encoding)"}
+#: the help of the k input of each mechanism that has one
+K_HELP = {"krr": "k-ary randomized response: the true value with probability "
+                 "e^eps0 / (e^eps0 + k - 1), each other value otherwise",
+          "olh": "optimized local hashing over a domain of k values (g = round(e^eps0) + 1 hash "
+                 "buckets)",
+          "oue": "optimized unary encoding of a domain of k values"}
 #: the mechanisms whose accounting the library covers, in the order of the pages' menus
-ACCOUNTED_MECHANISMS = ("collision", "coco", "krr", "rr", "generic")
+ACCOUNTED_MECHANISMS = ("collision", "coco", "krr", "olh", "oue", "rr", "generic")
 #: a table cell with no number, and what it means (in the column help)
 DASH = "–"
 DASH_HELP = "'–': not available (the bound does not apply at this point; see 'Bounds that do not apply')."

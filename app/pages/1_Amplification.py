@@ -49,10 +49,9 @@ if mechanism in ("collision", "coco"):
                             help="only the certified lower bound depends on d: its datasets put three "
                                  "users on pairwise disjoint s-sets, which needs d >= 3s"))
     t_ok = common.check(d >= s, f"d must be >= s = {s}, got {d}", where=sb) and t_ok
-elif mechanism == "krr":
-    k = int(sb.number_input("k (alphabet size)", min_value=2, max_value=2**31 - 2, value=10, key="k",
-                            help="k-ary randomized response: the true value with probability "
-                                 "e^eps0 / (e^eps0 + k - 1), each other value otherwise"))
+elif mechanism in common.K_HELP:
+    k = int(sb.number_input("k (domain size)", min_value=2, max_value=2**31 - 2, value=10, key="k",
+                            help=common.K_HELP[mechanism]))
 c1, c2, c3 = sb.columns(3)
 e_min = c1.number_input("eps0 min", min_value=0.001, max_value=30.0, value=0.1, key="e_min")
 e_max = c2.number_input("eps0 max", min_value=0.001, max_value=30.0, value=5.0, key="e_max")

@@ -28,8 +28,9 @@ mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS),
 ns = common.parse_list(sb.text_input("n values", "10000, 100000", key="ns"), int, "n", where=sb)
 ss = [None]
 k = None
-if mechanism == "krr":
-    k = int(sb.number_input("k (alphabet size)", min_value=2, max_value=2**31 - 2, value=10, key="k"))
+if mechanism in common.K_HELP:
+    k = int(sb.number_input("k (domain size)", min_value=2, max_value=2**31 - 2, value=10, key="k",
+                            help=common.K_HELP[mechanism]))
 if mechanism in ("collision", "coco"):
     ss = common.parse_list(sb.text_input("s values", "4", key="ss"), int, "s", where=sb)
 eps0s = common.parse_list(sb.text_input("eps0 values", "0.5:4:4", key="eps0s"), float, "eps0", where=sb)

@@ -57,8 +57,9 @@ s = t = k = None
 if mechanism in ("collision", "coco"):
     s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8,
                             key="s"))
-if mechanism == "krr":
-    k = int(sb.number_input("k (alphabet size)", min_value=2, max_value=10**6, value=10, key="k"))
+if mechanism in common.K_HELP:
+    k = int(sb.number_input("k (domain size)", min_value=2, max_value=10**6, value=10, key="k",
+                            help=common.K_HELP[mechanism]))
 rounds = int(sb.number_input("T (rounds)", min_value=1, max_value=10_000, value=100, key="T"))
 delta_ok, delta = common.delta_from_text(sb.text_input("total delta", value="1e-6", key="delta"),
                                          where=sb)

@@ -147,3 +147,13 @@ def test_amplification_lower_band_holds_for_the_dimension_entered():
     q = build_grid([100_000], [4], [1.0], [1e-6], "collision", "paper", d=12)[0]
     assert compute_row(q, ("blanket", "lower"))["lower_epsilon"] > 0
     assert compute_row(q, ("lower",))["lower_for"] == "d = 12"
+
+
+@pytest.mark.parametrize("mechanism", ["olh", "oue"])
+def test_tables_and_amplification_pages_take_the_frequency_oracles(mechanism):
+    for page in ("4_Tables.py", "1_Amplification.py"):
+        at = run(page)
+        at.selectbox(key="mechanism").set_value(mechanism).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert not at.error, [e.value for e in at.error]
+        assert at.number_input(key="k").value == 10

@@ -13,6 +13,7 @@ from accountant.interfaces.cli.arguments import T_MAX, _bound_list
 
 def _grid_command(args, argv: Sequence[str] = ()) -> dict:
     from accountant.interfaces import tables
+    from accountant.interfaces.tables import KEYED
 
     ns = tables.parse_list(args.n, int, "--n")
     eps0s = tables.parse_list(args.eps0, float, "--eps0")
@@ -24,9 +25,9 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
     columns = None
     if args.command == "table":
         mechanism = args.mechanism
-        if mechanism in ("variation-ratio", "olh", "oue"):
-            raise ValueError(f"--mechanism {mechanism} is not available in table (its grid has no "
-                             "--p/--beta/--q/--k/--g); use epsilon or compare")
+        if mechanism == "variation-ratio":
+            raise ValueError("--mechanism variation-ratio is not available in table (its grid has no "
+                             "--p/--beta/--q); use epsilon or compare")
         deltas = tables.parse_list(args.delta, float, "--delta")
         for d in deltas:
             L.check_delta(d, "--delta")
@@ -42,14 +43,14 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
             bounds = BOUND_NAMES
         else:
             bounds = tables.paper_bounds(mechanism, columns or ())
-        if mechanism == "krr":
+        if mechanism in KEYED:
             if args.k is None:
-                raise ValueError("--k is required for mechanism 'krr' (a list of integers >= 2)")
+                raise ValueError(f"--k is required for mechanism '{mechanism}' (a list of integers >= 2)")
             ks = tables.parse_list(args.k, int, "--k")
             for v in ks:
                 L.check_int("--k", v, 2, T_MAX)
         elif args.k is not None:
-            raise ValueError(f"--k applies to --mechanism krr only, not to '{mechanism}'")
+            raise ValueError(f"--k applies to --mechanism {', '.join(KEYED)} only, not to '{mechanism}'")
         if ext == ".tex":
             L.check_output_writable(tables.bib_path(args.out), "--out (its .bib)")
     else:

@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex (docs/tables.md)")
     p.add_argument("--n", required=True, help="list, e.g. 10000,100000")
     p.add_argument("--s", default=None, help="list of s (collision, coco)")
-    p.add_argument("--k", default=None, help="list of k (krr)")
+    p.add_argument("--k", default=None, help="list of k, the domain size (krr, olh, oue)")
     p.add_argument("--eps0", required=True, help="list or start:stop:count, e.g. 0.1:5.0:50")
     p.add_argument("--delta", required=True, help="list of delta")
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS)

@@ -78,18 +78,22 @@ class GridPoint:
     delta: float
     t: Optional[int]
     mechanism: str
-    k: Optional[int] = None  # k-RR only
+    k: Optional[int] = None  # the domain size of k-RR, OLH and OUE
     d: Optional[int] = None  # Collision / CoCo: the dimension the lower bound's datasets live in
+
+
+# mechanisms whose grid has a list of domain sizes k
+KEYED = ("krr", "olh", "oue")
 
 
 def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[float],
                deltas: Sequence[float], mechanism: str, t_rule: str = "paper",
                ks: Sequence[Optional[int]] = (None,), d: Optional[int] = None) -> list[GridPoint]:
-    """Every combination of the lists (``ss`` for Collision/CoCo, ``ks`` for k-RR); ``d``
+    """Every combination of the lists (``ss`` for Collision/CoCo, ``ks`` for k-RR, OLH, OUE); ``d``
     (Collision/CoCo) is the dimension of the data, which only the lower bound depends on."""
     if mechanism not in ("collision", "coco"):
         ss, d = [None], None
-    if mechanism != "krr":
+    if mechanism not in KEYED:
         ks = [None]
     pts = []
     for n in ns:

@@ -302,3 +302,20 @@ def test_latex_zip_for_the_dashboard(rows):
     assert "% command: dashboard" in tex and r"\bibliography{bounds_collision}" in tex
     for key in tables.cited_keys(rows, tables.default_columns(rows)):
         assert r"\cite{" in tex and ("@misc{" + key in bib or "@inproceedings{" + key in bib)
+
+
+def test_table_takes_olh_and_oue_by_their_domain_size(tmp_path):
+    # the frequency oracles join the grids (one row per n, k, eps0); the proved number is
+    # their exact blanket and the lower bound sits below it
+    r = run_cli("table", "--n", "10000", "--eps0", "1,2", "--delta", "1e-6", "--mechanism", "oue",
+                "--k", "100", "--out", "o.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads((tmp_path / "o.json").read_text())["rows"]
+    assert [(x["k"], x["eps0"]) for x in rows] == [(100, 1.0), (100, 2.0)]
+    assert all(x["best_proved"] == "blanket" and 0 < x["lower_epsilon"] < x["proved_epsilon"] for x in rows)
+    r = run_cli("table", "--n", "10000", "--eps0", "1", "--delta", "1e-6", "--mechanism", "olh",
+                "--out", "o.csv", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("error: --k is required for mechanism 'olh'")
+    r = run_cli("table", "--n", "10000", "--eps0", "1", "--delta", "1e-6", "--mechanism",
+                "variation-ratio", "--out", "o.csv", cwd=tmp_path)
+    assert r.returncode == 2 and "not available in table" in r.stderr

@@ -22,6 +22,8 @@ GRIDS = {
     "coco": ["--mechanism", "coco", "--s", "4"],
     "coco-two-s": ["--mechanism", "coco", "--s", "4,16"],  # s (and t) vary: two more columns
     "krr": ["--mechanism", "krr", "--k", "8"],
+    "oue": ["--mechanism", "oue", "--k", "100"],
+    "olh-two-k": ["--mechanism", "olh", "--k", "100,1000"],  # k varies: one more column
 }
 
 DOCUMENT = r"""\documentclass[twocolumn]{article}
