@@ -157,8 +157,10 @@ class PairAccountant:
         return np.array([self.get_delta(float(e)) for e in np.atleast_1d(epsilons)])
 
     def epsilon_result(self, delta: Optional[float] = None, rtol: float = 1e-9, *,
-                       log_delta: Optional[float] = None) -> EpsilonResult:
-        """eps_c for a target ``delta`` or (for targets below 1e-300) ``log_delta``."""
+                       log_delta: Optional[float] = None, bracket: bool = True) -> EpsilonResult:
+        """eps_c for a target ``delta`` or (for targets below 1e-300) ``log_delta``; with
+        ``bracket=False`` no certified lower end is searched for (``lower_epsilon`` None; the
+        upper end is certified either way, within ``rtol`` of the root Newton predicts)."""
         if (delta is None) == (log_delta is None):
             raise ValueError("give exactly one of delta and log_delta")
         if delta is not None:
@@ -171,10 +173,11 @@ class PairAccountant:
             raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
         p = self.params
         # a certified lower end is reported only where Theorem 6 makes it one for the mechanism
+        bracket = bool(bracket) and p.theorem6_applies
         res = search_pair_epsilon(self.pair, delta, rtol, method=self.method, digits=self.digits,
-                                  log_delta=log_target, predict=not p.theorem6_applies)
-        lower = res.lower_epsilon if p.theorem6_applies else None
-        if p.theorem6_applies and lower is None and res.epsilon == 0.0:
+                                  log_delta=log_target, predict=not bracket)
+        lower = res.lower_epsilon if bracket else None
+        if bracket and lower is None and res.epsilon == 0.0:
             lower = 0.0
         eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, p.eps0)
         achieved_log = res.achieved_log_delta if eps == res.epsilon else -math.inf
@@ -309,6 +312,7 @@ PAIR_GUESS_RTOL = 1e-6
 
 
 @lru_cache(maxsize=256)
-def pair_epsilon_result(params, n: int, delta: float, rtol: float):
-    """The paper's pair search, shared by ``paper`` and ``theorem6-lower`` (params are hashable)."""
-    return PairAccountant(params, n).epsilon_result(delta, rtol=rtol)
+def pair_epsilon_result(params, n: int, delta: float, rtol: float, bracket: bool = True):
+    """The paper's pair search, shared by ``paper`` and ``theorem6-lower`` (params are hashable);
+    ``bracket=False`` skips the certified lower end (one evaluation instead of two)."""
+    return PairAccountant(params, n).epsilon_result(delta, rtol=rtol, bracket=bracket)

@@ -111,7 +111,8 @@ class BoundSpec:
 
 
 def _paper(params, n, delta, rtol) -> BoundResult:
-    res = pair_epsilon_result(params, n, delta, rtol)
+    # at a chart's tolerance the search skips the lower end Theorem 6 would certify
+    res = pair_epsilon_result(params, n, delta, rtol, rtol < CHART_RTOL)
     return BoundResult("paper", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
@@ -218,17 +219,22 @@ def _blanket_law(params):
     return blanket_law(params)
 
 
+# From this search tolerance on (the pages' curves) the paper's search skips its certified lower
+# end (theorem6-lower then searches for it itself)
+CHART_RTOL = 1e-5
+
 # The exact blanket's eps_c is certified (its delta's upper end <= target) and within this
 # relative distance of the smallest such eps (each evaluation costs 0.05-1 s).
 BLANKET_RTOL = 1e-5
 
 
 def _blanket(params, n, delta, rtol) -> BoundResult:
-    from accountant.engines.blanket.engine import blanket_exact_epsilon
+    from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
 
-    # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts
+    # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
+    # a coarse rtol (a chart's) also coarsens the bins (certified either way)
     res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
-                                certify_bracket=False)
+                                certify_bracket=False, bin_gap=min(max(BIN_GAP, 10.0 * rtol), 1e-4))
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     return BoundResult("blanket", eps, True, None, delta, achieved)
 
@@ -559,38 +565,3 @@ def best_comparison(results: dict[str, BoundResult]) -> Optional[BoundResult]:
     """The smallest applicable comparison upper bound (excludes ``paper`` and lower bounds)."""
     cands = [r for k, r in results.items() if k in COMPARISON_BOUNDS and r.applicable and r.epsilon is not None]
     return min(cands, key=lambda r: r.epsilon) if cands else None
-
-
-
-# --------------------------------------------------------------------------- pair bounds at any precision
-PAIR_BOUNDS = ("paper", "stronger-clone", "clone")
-
-
-def pair_of(name: str, params: Params, n: int) -> DominatingPair:
-    """The dominating pair behind a pair bound (``PAIR_BOUNDS``), for the log-delta and
-    high-precision paths (``method`` 'mpmath' or 'arb', targets below 1e-300)."""
-    name = resolve_name(name)
-    if name == "paper":
-        return PairAccountant(params, n).pair
-    if name == "stronger-clone":
-        return PairAccountant(GenericLDP(params.eps0), n).pair
-    if name == "clone":
-        return DominatingPair.clone(n, params.eps0)
-    raise ValueError(f"bound '{name}' is not a pair bound; log-delta targets and --method "
-                     f"mpmath/arb are available for {', '.join(PAIR_BOUNDS)}")
-
-
-def pair_bound_epsilon(name: str, params: Params, n: int, log_delta: float, rtol: float = 1e-9,
-                       method: str = "float") -> tuple[float, float, float]:
-    """(epsilon, achieved_delta, achieved_log_delta) of pair bound ``name`` for a target
-    given as a natural log (any magnitude), clamped to eps0 (post-processing)."""
-    pair = pair_of(name, params, n)
-    delta = math.exp(log_delta)
-    res = search_pair_epsilon(pair, delta, rtol, method=method, log_delta=log_delta)
-    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
-    return eps, achieved, (res.achieved_log_delta if eps == res.epsilon else -math.inf)
-
-
-def pair_bound_log_delta(name: str, params: Params, n: int, eps: float, method: str = "float"):
-    """Certified ``DivergenceValue`` (with log fields) of pair bound ``name`` at ``eps``."""
-    return hockey_stick_divergence(pair_of(name, params, n), eps, method=method)

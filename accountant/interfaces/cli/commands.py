@@ -99,7 +99,7 @@ def _pair_path(args, name: str) -> bool:
     tiny = args.command == "epsilon" and args.log_delta < math.log(1e-300)
     if not (tiny or args.method != "float"):
         return False
-    from accountant.bounds.registry import PAIR_BOUNDS
+    from accountant.bounds.pair_bounds import PAIR_BOUNDS
 
     if name not in PAIR_BOUNDS:
         why = "a target delta below 1e-300" if tiny else f"--method {args.method}"
@@ -109,12 +109,8 @@ def _pair_path(args, name: str) -> bool:
 
 
 def _epsilon_command(args) -> dict:
-    from accountant.bounds.registry import (
-        compute_params_bound,
-        pair_bound_epsilon,
-        resolve_name,
-        status,
-    )
+    from accountant.bounds.pair_bounds import pair_bound_epsilon
+    from accountant.bounds.registry import compute_params_bound, resolve_name, status
 
     params = _params(args, args.eps0)
     out = _describe(params, args.n)
@@ -160,7 +156,8 @@ def _epsilon_command(args) -> dict:
 
 
 def _delta_command(args) -> dict:
-    from accountant.bounds.registry import pair_bound_log_delta, resolve_name
+    from accountant.bounds.pair_bounds import pair_bound_log_delta
+    from accountant.bounds.registry import resolve_name
 
     params = _params(args, args.eps0)
     out = _describe(params, args.n)
@@ -185,7 +182,8 @@ def _delta_command(args) -> dict:
     log_d = math.log(rep.delta) if rep.delta > 0 else -math.inf
     if rep.delta < 1e-300:
         # below the float range: the pair bounds' log form keeps the value
-        from accountant.bounds.registry import PAIR_BOUNDS, proved_upper_bounds
+        from accountant.bounds.pair_bounds import PAIR_BOUNDS
+        from accountant.bounds.registry import proved_upper_bounds
 
         cands = [b for b in PAIR_BOUNDS if b == name or (name == "proved" and b in proved_upper_bounds(params.name))]
         for b in cands:

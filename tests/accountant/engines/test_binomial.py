@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from accountant.engines.binomial import (
+    CF_FROM_Z,
     binom_log_tail_bound,
     binom_logpmf,
     binom_logpmf_range,
@@ -61,14 +62,15 @@ def mp_ratio(k, m):
 
 @pytest.mark.parametrize("m", [1, 10, 101, 5000, 10**6, 5 * 10**8])
 def test_half_tail_ratio(m):
-    zs = [0.0, 0.5, 1.0, 2.9, 3.5, 10.0, 25.0]
+    zs = [0.0, 0.5, 1.0, 1.5, 1.9, 2.1, 2.9, 3.5, 10.0, 25.0]
     ks = sorted({min(m, int(m / 2 + z * math.sqrt(m) / 2) + 1) for z in zs} | {m})
     got = half_tail_ratio(np.array(ks), np.full(len(ks), m))
     for k, g in zip(ks, got):
         ref = mp_ratio(k, m)
-        # Continued fraction beyond z = 3 (where the divergence formula amplifies
-        # errors most) must be near machine precision; Boost near the centre.
-        far = 2 * k - m >= math.sqrt(m) and k > (m + 1) / 2
+        # Continued fraction from z = CF_FROM_Z (where the divergence formula amplifies
+        # errors most) must be near machine precision; Boost near the centre, where the
+        # amplification is at most 4 z^2 = 16.
+        far = 2 * k - m >= CF_FROM_Z * math.sqrt(m) and k > (m + 1) / 2
         tol = 5e-15 if far else 5e-12
         assert abs(g - float(ref)) <= tol * float(ref), (m, k, g, ref)
 
