@@ -51,6 +51,7 @@ from typing import Callable, Optional
 
 from accountant.bounds import blanket_relaxations as blanket
 from accountant.bounds import closed_form
+from accountant.bounds import random_blanket as _rb  # hash_model="random" (Collision, OLH)
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.bounds.pair_accountant import PairAccountant, clamp_to_eps0, search_pair_epsilon, pair_epsilon_result
@@ -215,7 +216,6 @@ def _no_underflow(up: float, eps: float, eps0: float) -> float:
 
 def _blanket_law(params):
     from accountant.engines.blanket.law import blanket_law
-
     return blanket_law(params)
 
 
@@ -231,6 +231,8 @@ BLANKET_RTOL = 1e-5
 def _blanket(params, n, delta, rtol) -> BoundResult:
     from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
 
+    if getattr(params, "hash_model", "any") == "random":  # accountant.bounds.random_blanket
+        return _rb.random_blanket_result(params, n, delta, max(rtol, BLANKET_RTOL), clamp_to_eps0)
     # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
     # a coarse rtol (a chart's) also coarsens the bins (certified either way)
     res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
@@ -241,9 +243,10 @@ def _blanket(params, n, delta, rtol) -> BoundResult:
 
 def _blanket_delta(params, n, eps):
     from accountant.engines.blanket.engine import blanket_exact_delta
-
     if eps >= params.eps0:
         return 0.0, 0.0
+    if getattr(params, "hash_model", "any") == "random":
+        return _rb.random_blanket_delta(params, n, eps)
     v = blanket_exact_delta(_blanket_law(params), n, eps)
     return v.lower, min(v.upper, 1.0)
 
@@ -555,8 +558,9 @@ def proved_meets(params: Params, n: int, eps: float, delta: float) -> Optional[s
                 return b
     if "blanket" in _HEADLINE[params.name]:
         from accountant.engines.blanket.engine import positive_part
-
-        if eps < params.eps0 and positive_part(_blanket_law(params), n, eps, target_delta=delta).upper <= delta:
+        up = _blanket_delta(params, n, eps)[1] if getattr(params, "hash_model", "any") == "random" else \
+            positive_part(_blanket_law(params), n, eps, target_delta=delta).upper if eps < params.eps0 else 1.0
+        if up <= delta:
             return "blanket"
     return None
 

@@ -48,6 +48,12 @@ def _check_eps0(eps0) -> float:
     return check_eps0(eps0)
 
 
+def _check_hash_model(hash_model) -> str:
+    if hash_model not in ("any", "random"):
+        raise ValueError(f"hash_model must be 'any' or 'random', got {hash_model!r}")
+    return hash_model
+
+
 def _check_int(name: str, v, lo: int) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         if isinstance(v, (float, np.floating)) and float(v).is_integer():
@@ -168,9 +174,13 @@ class CollisionParams(_HashedOmega, _PairStatus):
     t: Optional[int] = None
     d: Optional[int] = None
     name: str = field(default="collision", init=False)
+    # "any": bounds proved for every hash family; "random": proved under the assumption that
+    # each report's hash is a uniformly random function (accountant.bounds.laws.random_hash)
+    hash_model: str = field(default="any", repr=False)
 
     def __post_init__(self) -> None:
         s, eps0 = _check_s_eps0_d(self)
+        _check_hash_model(self.hash_model)
         t = collision_paper_t(s, eps0) if self.t is None else self.t
         t = _check_int("t", t, s + 1)
         object.__setattr__(self, "s", s)
@@ -330,12 +340,13 @@ class OLHParams(CollisionParams):
 
     name: str = field(default="olh", init=False)
 
-    def __init__(self, eps0: float, k: int, g: Optional[int] = None) -> None:  # noqa: D107
+    def __init__(self, eps0: float, k: int, g: Optional[int] = None,  # noqa: D107
+                 hash_model: str = "any") -> None:
         k = _check_k(k)
         eps0 = _check_eps0(eps0)
         g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
         object.__setattr__(self, "name", "olh")
-        CollisionParams.__init__(self, s=1, eps0=eps0, t=g, d=k)
+        CollisionParams.__init__(self, s=1, eps0=eps0, t=g, d=k, hash_model=hash_model)
 
     @property
     def g(self) -> int:
@@ -467,7 +478,8 @@ Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OU
 
 def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
                 d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
-                beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None) -> Params:
+                beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None,
+                hash_model: str = "any") -> Params:
     """Parameter object for ``mechanism``, validated once, at construction.
 
     Parameters
@@ -485,6 +497,9 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
         Domain size (krr, olh, oue) and hash range of OLH (default ``round(e^eps0) + 1``).
     p, beta, q : float, optional
         The parameters of :class:`VariationRatioParams` (default ``q = p``).
+    hash_model : str
+        ``"any"`` (bounds proved for every hash family) or ``"random"`` (collision and olh
+        only: proved assuming each report's hash is a uniformly random function).
 
     Returns
     -------
@@ -520,6 +535,9 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
         what = ", ".join(extra)
         applies = ", ".join(allowed) if allowed else "no option"
         raise ValueError(f"{what} does not apply to mechanism '{mechanism}' (it takes {applies})")
+    if _check_hash_model(hash_model) == "random" and mechanism not in ("collision", "olh"):
+        raise ValueError(f"hash_model 'random' is available for collision and olh only, "
+                         f"got mechanism '{mechanism}'")
     if mechanism == "variation-ratio":
         if beta is None:
             raise ValueError("beta is required for mechanism 'variation-ratio' (a number in (0, (p-1)/(p+1)])")
@@ -532,7 +550,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     if mechanism in ("olh", "oue"):
         if k is None:
             raise ValueError(f"k is required for mechanism '{mechanism}' (the domain size, an integer >= 2)")
-        return OLHParams(eps0, k, g) if mechanism == "olh" else OUEParams(k=k, eps0=eps0)
+        return OLHParams(eps0, k, g, hash_model) if mechanism == "olh" else OUEParams(k=k, eps0=eps0)
     if mechanism == "krr":
         if k is None:
             raise ValueError("k is required for mechanism 'krr' (an integer >= 2)")
@@ -541,8 +559,9 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
         return KRRParams(k=2, eps0=eps0, name="rr")
     if s is None:
         raise ValueError(f"s is required for mechanism '{mechanism}' (an integer >= 1)")
-    cls = CollisionParams if mechanism == "collision" else CoCoParams
-    return cls(s=s, eps0=eps0, t=t, d=d)
+    if mechanism == "collision":
+        return CollisionParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model)
+    return CoCoParams(s=s, eps0=eps0, t=t, d=d)
 
 
 def _check_n(n) -> int:

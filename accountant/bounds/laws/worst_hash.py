@@ -91,6 +91,9 @@ def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
     if name not in ("collision", "coco", "olh"):
         return None, (f"the worst-hash lower bound is for Collision and CoCo (a hash family to choose); "
                       f"for '{name}' use 'lower'")
+    if getattr(params, "hash_model", "any") == "random":
+        return None, ("the worst-hash lower bound is the floor under bounds proved for every hash family; "
+                      "with hash_model 'random' the hash is assumed uniformly random: use 'lower'")
     s, t = params.s, params.t
     if t < 2 * s or (t == 2 * s and s < 2):
         return None, (f"the worst-hash lower bound needs disjoint favoured buckets for x1 and x1' and an "

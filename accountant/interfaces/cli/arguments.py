@@ -54,6 +54,10 @@ def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
                    help="variation-ratio: ratio bound q > 1 of a differing user's output to any other "
                         "user's (default: p)")
+    p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
+                   help="collision, olh: 'any' (default) proves the bound for every hash family; "
+                        "'random' proves it assuming each report's hash is a uniformly random "
+                        "function (README: what a deployment must do)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

@@ -9,6 +9,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import REGISTRY
 from accountant.accounting.calibration import local_epsilon
 from accountant.core.params import make_params
+from accountant.bounds.laws.random_hash import ASSUMPTION
 from accountant.accounting.shuffle import ShuffleAccountant
 
 
@@ -68,6 +69,8 @@ def _describe(params, n: int) -> dict:
         "d": None if params.name == "olh" else getattr(params, "d", None),
         **({"g": params.t} if params.name == "olh" else {}),
         **({"p": params.p, "beta": params.beta, "q": params.q} if params.name == "variation-ratio" else {}),
+        **({"hash_model": params.hash_model, "assumption": ASSUMPTION[params.hash_model]}
+           if hasattr(params, "hash_model") else {}),
     }
 
 
@@ -78,7 +81,8 @@ def _params(args, eps0: Optional[float]):
 
 def _vr_options(args) -> dict:
     """The options of variation-ratio (p, beta, q) and olh (g)."""
-    return {name: getattr(args, name, None) for name in ("p", "beta", "q", "g")}
+    out = {name: getattr(args, name, None) for name in ("p", "beta", "q", "g")}
+    return {**out, "hash_model": getattr(args, "hash_model", None) or "any"}
 
 
 def _lower_fields(name: str, params, applicable: bool) -> dict:
@@ -256,7 +260,7 @@ def _check_applicable(args) -> None:
                     msg = "--" + msg
                 msg = msg.replace(f"{name} does not apply", f"--{name} does not apply")
                 msg = msg.replace(f"{name} is required", f"--{name} is required")
-            raise ValueError(msg) from None
+            raise ValueError(msg.replace("hash_model '", "--hash-model '")) from None
     if args.command == "local-epsilon" and mech in ("collision", "coco") and args.t is None \
             and args.s > L.MAX_S_WALK:
         raise ValueError(f"--s must be an integer in [1, {L.MAX_S_WALK}] for local-epsilon with the "

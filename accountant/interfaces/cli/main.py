@@ -108,6 +108,8 @@ def _human(command: str, out: dict) -> str:
         lines = [f"eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
                  f"certified delta {out['achieved_delta']:.6g})",
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
+        if out.get("hash_model") == "random":
+            lines.insert(1, f"  assumption: {out['assumption']} (--hash-model random)")
         hashed = "worst_hash_lower_epsilon" in out
         if out["lower_epsilon"] is not None:
             hm = out.get("lower_hash_model")

@@ -1,0 +1,250 @@
+r"""The exact blanket under the *random-hash model*: each report's hash is a uniformly random function.
+
+Part of :mod:`accountant.bounds.laws`.  May import: accountant.core, accountant.engines.
+
+The model and what it is about
+------------------------------
+``hash_model="random"`` assumes that every report carries its own hash ``H``, drawn
+independently of everything else and uniformly from *all* functions ``Y -> [t]``
+(Collision: ``Y`` the ``2d`` signed items; OLH: ``[k] -> [g]``).  Every number derived
+here is proved under that assumption and under no other; ``hash_model="any"`` (the
+default, :func:`accountant.engines.blanket.blanket_law`) is proved for every hash family.
+
+Blanket (Balle, Bell, Gascon, Nissim, CRYPTO 2019)
+--------------------------------------------------
+Collision (Definition 5), ``E = e^eps0``, ``Omega = s E + t - s``: given ``H`` and input
+``x`` with image ``A = H(Y_x)``, ``m = |A| <= s``, ``P[z | x, H] = f_x(z)/Omega`` with
+``f_x = E`` on ``A`` and ``r(m) = E - (t - s)(E - 1)/(t - m) >= 1`` off ``A``.  With
+``omega = (law of H) x Uniform[t]`` and ``gamma = t/Omega``, ``R(x) >= gamma omega`` for
+every ``x`` (every ``f_x >= 1``) and ``R(x)/(gamma omega) = f_x``.  The amplification
+variable of a neighbouring pair ``(x1, x1')`` is ``L = f_x1(W) - u f_x1'(W)``,
+``W = (H, z) ~ omega``, ``u = e^eps``: the image under ``(a, b) -> a - u b`` of the random
+point ``Z = (a, b) = (f_x1, f_x1')(W)`` of the plane.  Given ``H`` with
+``m1 = |H(Y_x1)|``, ``m2 = |H(Y_x1')|`` and overlap ``k = |H(Y_x1) cap H(Y_x1')|``, ``Z`` is
+
+* ``(E, E)`` w.p. ``k/t``, ``(E, r(m2))`` w.p. ``(m1 - k)/t``, ``(r(m1), E)`` w.p. ``(m2 - k)/t``,
+* ``(r(m1), r(m2))`` w.p. ``(t - m1 - m2 + k)/t``;
+
+mixed over the law of ``(m1, k, m2)`` under a uniformly random ``H``, which depends only
+on ``s``, ``t`` and the number ``r`` of items ``Y_x1`` and ``Y_x1'`` share
+(:func:`collision_image_law`: a dynamic programme over the items, shared ones first).
+BBGN19's bound then reads ``delta(eps) <= E[(sum_{i <= M} L_i)_+] / (gamma n)``,
+``M ~ Bin(n, gamma)``, i.e. the count law of :mod:`accountant.engines.blanket` with the
+atoms of ``Z`` and a null category of mass ``1 - gamma``.
+
+The law the engine evaluates (a relaxation, proved)
+--------------------------------------------------
+``Z`` has up to ``(s + 1)^2`` atoms; the engine takes a symmetric pair and one third atom.
+Every atom ``(a, b)`` with ``1 <= a, b <= E``, ``a >= b`` is *exactly* the mean of
+
+    ``(E, 1)`` w.p. ``lambda = (a - b)/(E - 1)`` and the diagonal point ``(c, c)``,
+    ``c = (b E - a)/(E - 1 - a + b) >= 1``, w.p. ``1 - lambda``
+
+(and mirrored for ``a < b``).  Replacing each atom by that two-point law is a balayage:
+for every ``u``, ``v = a - u b`` keeps its mean, so the per-message law increases in the
+convex order.  A diagonal point ``(c, c)``, ``c >= 1``, has ``v = c (1 - u) <= 1 - u``
+for ``u >= 1``: moving it to ``(1, 1)`` increases ``v`` pointwise (increasing convex
+order).  The result has atoms ``(E, 1)``, ``(1, E)`` with weight
+``lambda_bar = E[(a - b)_+]/(E - 1) = TV(R(x1), R(x1'))/(gamma (E - 1))`` each and ``(1, 1)``
+with weight ``1 - 2 lambda_bar``: the *clean* Collision law with the total variation of the
+random-hash mechanism in place of the worst hash's ``s (E - 1)/Omega``.  The increasing
+convex order is kept by independent sums and by the mixture over ``M``, and ``(.)_+`` is
+increasing and convex, so the blanket bound of this law is >= that of ``Z``: a **proved
+upper bound** under the model, not the exact blanket of ``Z`` (the diagonal atoms
+``c > 1``, which only lower ``L``, are moved up to ``1``).
+
+The total variation has a closed form per hash (no cancellation):
+``lambda = ((t - s)/t) E[g]`` with
+``g = (m1 - k)/(t - m2) + (t - m1 - m2 + k)(m2 - m1)_+ / ((t - m1)(t - m2))``
+(``E - r(m2) = (t - s)(E - 1)/(t - m2)``, ``r(m1) - r(m2) = (t - s)(E - 1)(m2 - m1)/((t - m1)(t - m2))``).
+It depends on ``eps0`` only through ``Omega``.  Clean check: ``m1 = m2 = s``, ``k = 0``
+gives ``lambda = s/t`` (the any-hash law).
+
+*Rounding.*  ``E[g]`` is a sum of products of non-negative floats, computed with relative
+error below :func:`_rel_error`; with ``lambda in [lo, hi]`` the law uses weight ``hi``
+and moves its diagonal atom to ``c = 1 - (hi - lo)(E - 1)/(1 - 2 hi)`` (and a little
+lower): the law with weight ``lambda`` is a balayage of that one (move ``2 (hi - lambda)``
+of the ``(1, 1)`` mass to the pair's midpoint ``((E + 1)/2)(1, 1)`` and lower the rest of
+the diagonal to keep the mean), so the rounded law still dominates.  ``p3`` is rounded
+down (diagonal mass to the null atom: ``v = 1 - u <= 0`` raised to ``0``).
+
+*Which pair.*  Under the model the law depends on the pair only through ``r``
+(``0 <= r <= s - 1``); nothing here proves the bound monotone in ``r``, so the reported
+delta is the largest over all ``r`` (:func:`collision_random_laws` returns one law per
+distinct weight; the accountant takes the maximum).
+
+OLH: Collision with ``s = 1`` and ``t = g``; ``r = 0``, ``m1 = m2 = 1``, ``k = 1`` w.p.
+``1/g`` (the two values collide and the reports have the same law), so
+``lambda = (1 - 1/g)/g`` exactly.
+
+CoCo is not covered: its hash is a pair ``(H1, H2)`` and inputs may share a coordinate
+with opposite signs (same bucket pair, roles swapped); its random-hash law is not derived
+here and ``hash_model="random"`` is refused for it.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from accountant.engines.blanket.law import CountLaw
+
+HASH_MODELS = ("any", "random")
+ASSUMPTION = {"any": "every hash family",
+              "random": "each report's hash is a uniformly random function"}
+RANDOM_MECHANISMS = ("collision", "olh")
+
+
+def check_hash_model(hash_model, mechanism: str | None = None) -> str:
+    """``hash_model`` in ``("any", "random")``; ``"random"`` only for Collision and OLH."""
+    if hash_model not in HASH_MODELS:
+        raise ValueError(f"hash_model must be 'any' or 'random', got {hash_model!r}")
+    if hash_model == "random" and mechanism is not None and mechanism not in RANDOM_MECHANISMS:
+        raise ValueError(f"hash_model 'random' is available for collision and olh only, "
+                         f"got mechanism '{mechanism}'")
+    return hash_model
+
+
+def _check_st_r(s, t, r) -> tuple[int, int, int]:
+    for name, v, lo in (("s", s, 1), ("t", t, 2), ("r", r, 0)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    if t < s + 1:
+        raise ValueError(f"t must be >= s + 1, got s={s}, t={t}")
+    if r > s - 1:
+        raise ValueError(f"r must lie in [0, s - 1] = [0, {s - 1}], got {r}")
+    return int(s), int(t), int(r)
+
+
+def collision_image_law(s: int, t: int, r: int, exact: bool = False):
+    """Law of ``(m1, k, m2)`` (image sizes of ``Y_x1``, ``Y_x1'`` and their overlap) for a
+    uniformly random ``H: Y -> [t]``, ``|Y_x1| = |Y_x1'| = s``, ``r`` shared items.
+
+    ``exact=True``: a dict ``{(m1, k, m2): Fraction}``; otherwise a float array
+    ``P[m1, k, m2]`` of shape ``(s + 1,) * 3``.  Items are hashed one at a time: the ``r``
+    shared items (each a new value w.p. ``(t - occupied)/t``), then the ``s - r`` items of
+    ``x1`` only, then the ``s - r`` of ``x1'`` only (a new value raises ``m2``; a value of
+    ``H(Y_x1)`` not yet in ``H(Y_x1')`` raises ``k`` and ``m2``).
+    """
+    s, t, r = _check_st_r(s, t, r)
+    if exact:
+        st = {(0, 0, 0): Fraction(1)}
+
+        def step(st, f):
+            new: dict = {}
+            for key, w in st.items():
+                for nk, pw in f(*key):
+                    if pw:
+                        new[nk] = new.get(nk, 0) + w * pw
+            return new
+        for _ in range(r):
+            st = step(st, lambda m1, k, m2: (((m1 + 1, k + 1, m2 + 1), Fraction(t - m1, t)),
+                                             ((m1, k, m2), Fraction(m1, t))))
+        for _ in range(s - r):
+            st = step(st, lambda m1, k, m2: (((m1 + 1, k, m2), Fraction(t - m1, t)),
+                                             ((m1, k, m2), Fraction(m1, t))))
+        for _ in range(s - r):
+            st = step(st, lambda m1, k, m2: (((m1, k + 1, m2 + 1), Fraction(m1 - k, t)),
+                                             ((m1, k, m2 + 1), Fraction(t - m1 - m2 + k, t)),
+                                             ((m1, k, m2), Fraction(m2, t))))
+        return st
+    S = s + 1
+    P = np.zeros((S, S, S))
+    P[0, 0, 0] = 1.0
+    idx = np.arange(S, dtype=np.float64)
+    m1 = idx[:, None, None]
+    k = idx[None, :, None]
+    m2 = idx[None, None, :]
+    for _ in range(r):  # shared item: m1 = k = m2 = j
+        d = np.diagonal(np.diagonal(P, axis1=0, axis2=1), axis1=0, axis2=1).copy()
+        j = idx
+        nd = d * (j / t)
+        nd[1:] += d[:-1] * ((t - j[:-1]) / t)
+        P = np.zeros_like(P)
+        P[np.arange(S), np.arange(S), np.arange(S)] = nd
+    for _ in range(s - r):  # item of x1 only
+        new = P * (m1 / t)
+        new[1:] += P[:-1] * ((t - m1[:-1]) / t)
+        P = new
+    for _ in range(s - r):  # item of x1' only
+        new = P * (m2 / t)
+        new[:, 1:, 1:] += P[:, :-1, :-1] * (np.maximum(m1 - k[:, :-1, :], 0.0) / t)
+        new[:, :, 1:] += P[:, :, :-1] * np.maximum(t - m1 - m2[:, :, :-1] + k, 0.0) / t
+        P = new
+    return P
+
+
+def _g(m1, k, m2, t):
+    """Per-hash ``TV * Omega / ((E - 1)(t - s))`` (see the module docstring)."""
+    out = (m1 - k) / (t - m2)
+    if m2 > m1:
+        out += (t - m1 - m2 + k) * (m2 - m1) / ((t - m1) * (t - m2))
+    return out
+
+
+def collision_random_weight_exact(s: int, t: int, r: int) -> Fraction:
+    """``lambda = TV / (gamma (E - 1))`` as a Fraction (small ``s``, tests)."""
+    s, t, r = _check_st_r(s, t, r)
+    law = collision_image_law(s, t, r, exact=True)
+    Eg = sum(w * _g(Fraction(m1), Fraction(k), Fraction(m2), t) for (m1, k, m2), w in law.items())
+    return Fraction(t - s, t) * Eg
+
+
+def _rel_error(s: int) -> float:
+    """Relative error bound of :func:`collision_random_weight` (float DP and sums of
+    non-negative terms: each state is a sum of products of at most ``4 s`` factors, each
+    with relative error <= 2^-53; the final sum has at most ``(s + 1)^3`` terms)."""
+    return (8.0 * s + (s + 1) ** 3 + 64.0) * 2.0 ** -52
+
+
+@lru_cache(maxsize=4096)
+def collision_random_weight(s: int, t: int, r: int) -> tuple[float, float]:
+    """``(lo, hi)`` enclosing ``lambda = TV(R(x1), R(x1')) / (gamma (E - 1))`` under a
+    uniformly random hash, ``r`` shared items (independent of eps0)."""
+    s, t, r = _check_st_r(s, t, r)
+    if s == 1:
+        lam = (1.0 - 1.0 / t) / t
+        err = 4.0 * 2.0 ** -52
+    else:
+        P = collision_image_law(s, t, r)
+        idx = np.arange(s + 1, dtype=np.float64)
+        m1 = idx[:, None, None]
+        k = idx[None, :, None]
+        m2 = idx[None, None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.maximum(m1 - k, 0.0) / (t - m2) \
+                + np.maximum(t - m1 - m2 + k, 0.0) * np.maximum(m2 - m1, 0.0) / ((t - m1) * (t - m2))
+        g = np.where(P > 0, g, 0.0)
+        lam = (t - s) / t * float(np.sum(P * g))
+        err = _rel_error(s)
+    return lam * (1.0 - err), lam * (1.0 + err)
+
+
+def random_count_law(eps0: float, s: int, t: int, lo: float, hi: float) -> CountLaw:
+    """The engine's count law for a weight ``lambda in [lo, hi]`` (module docstring):
+    ``p12 = gamma hi`` (rounded up), ``p3 = gamma (1 - 2 hi)`` (rounded down),
+    ``a = (E, 1, c)``, ``b = (1, E, c)`` with ``c = 1 - (hi - lo)(E - 1)/(1 - 2 hi)`` less a
+    margin for the rounding of ``p12``; ``gamma = t / Omega``."""
+    if not (0.0 < lo <= hi < 0.5):
+        raise ValueError(f"need 0 < lo <= hi < 1/2, got lo={lo!r}, hi={hi!r}")
+    E = math.exp(eps0)
+    gamma = t / (s * E + t - s)
+    p12 = math.nextafter(math.nextafter(gamma * hi, math.inf), math.inf)
+    p3 = max(math.nextafter(math.nextafter(gamma * (1.0 - 2.0 * hi), 0.0), 0.0) * (1.0 - 1e-15), 0.0)
+    # p12 / gamma may exceed hi by a few ulps: widen the interval by 1e-15 relative
+    c = 1.0 - ((hi - lo) + 1e-15 * hi) * (E - 1.0) / (1.0 - 2.0 * hi) * 1.0000001
+    return CountLaw(p12, p3, (E, 1.0, c), (1.0, E, c))
+
+
+def collision_random_laws(eps0: float, s: int, t: int) -> list[tuple[tuple, CountLaw]]:
+    """One count law per distinct weight over the pairs ``r = 0..s-1`` (largest weight
+    first), each with the tuple of ``r`` it covers; the bound is the largest delta."""
+    groups: dict = {}
+    for r in range(s):
+        lo, hi = collision_random_weight(s, t, r)
+        groups.setdefault((lo, hi), []).append(r)
+    out = [(tuple(rs), random_count_law(eps0, s, t, lo, hi)) for (lo, hi), rs in groups.items()]
+    out.sort(key=lambda z: -z[1].p12)
+    return out
