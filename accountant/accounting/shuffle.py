@@ -19,6 +19,7 @@ from typing import Optional
 
 import numpy as np
 
+from accountant.engines import parallel
 from accountant.bounds import registry as bounds
 from accountant.core.limits import check_rtol
 from accountant.core.params import Params, _check_delta, _check_n
@@ -272,20 +273,25 @@ class ShuffleAccountant:
         """
         delta = _check_delta(delta)
         rtol = check_rtol(rtol)
-        up = self._upper(delta, rtol)
+        # the three searches are independent: on the engines' threads side by side
+        jobs = [lambda: self._upper(delta, rtol)]
+        jobs += [lambda b=b: bounds.compute_params_bound(b, self.params, self.n, delta, rtol)
+                 for b, wanted in (("lower", lower), ("paper", paper)) if wanted]
+        results = parallel.map_ordered(lambda job: job(), jobs)
+        up = results.pop(0)
+        lo = results.pop(0) if lower else None
+        pap = results.pop(0) if paper else None
         if up is None or not up.applicable or up.epsilon is None:
             eps, name, ach = self.params.eps0, "post-processing", 0.0
         else:
             eps, name, ach = float(up.epsilon), up.name, up.achieved_delta
         lo_eps, lo_reason = None, None
-        if lower:
-            lo = bounds.compute_params_bound("lower", self.params, self.n, delta, rtol)
+        if lo is not None:
             lo_eps, lo_reason = (min(lo.epsilon, eps), None) if lo.applicable else (None, lo.reason)
         else:
             lo_reason = "not computed"
         pap_eps, pap_cav = None, None
-        if paper:
-            pap = bounds.compute_params_bound("paper", self.params, self.n, delta, rtol)
+        if pap is not None:
             pap_eps, pap_cav = pap.epsilon, pap.reason
         proved = name == "post-processing" or bounds.REGISTRY[name].proved(self.params.name)
         ds, hm = _lower_statement(self.params) if lo_eps is not None else (None, None)

@@ -122,16 +122,57 @@ def estimate_seconds(points: Sequence[GridPoint]) -> float:
     return deep * SECONDS_PER_DEEP_ROW + (len(points) - deep) * SECONDS_PER_ROW
 
 
+def _lower_d(point: GridPoint) -> Optional[int]:
+    """The dimension the lower bounds of Collision/CoCo are computed for: without one, d = 3s,
+    the smallest d their datasets (three disjoint s-sets) need (they then hold for every
+    d >= 3s); with the point's d they hold for that d (refused, with the reason, when d < 3s)."""
+    if point.mechanism not in ("collision", "coco"):
+        return None
+    return point.d if point.d is not None else 3 * point.s
+
+
+def _bound_result(point: GridPoint, bound: str, rtol: float):
+    """One bound's result at one point (a task of :func:`compute_rows`)."""
+    return compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, (bound,), rtol,
+                   k=point.k, d=_lower_d(point))
+
+
 def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9) -> dict:
     """One table row: inputs, the proved number first, each bound's eps_c (None if not
     applicable), ratios, saving."""
-    # without a dimension the lower bounds of Collision/CoCo are computed at d = 3s, the
-    # smallest d their datasets (three disjoint s-sets) need, and hold for every d >= 3s; with
-    # the point's d they hold for that d (and are refused, with the reason, when d < 3s)
-    hashed = point.mechanism in ("collision", "coco")
-    d = (point.d if point.d is not None else 3 * point.s) if hashed else None
     res = compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, bounds, rtol,
-                  k=point.k, d=d)
+                  k=point.k, d=_lower_d(point))
+    return _assemble_row(point, res)
+
+
+# bounds whose searches cost the most, first in compute_rows' queue (longest task first keeps
+# both threads busy to the end)
+_COSTLY_FIRST = ("blanket", "lower", "paper", "theorem6-lower", "lower-worst-hash")
+
+
+def compute_rows(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9,
+                 progress: Optional[Callable[[int, int], None]] = None) -> list[dict]:
+    """:func:`compute_row` for every point, with one task per (point, bound) on the engines'
+    threads (:mod:`accountant.engines.parallel`), the costliest bounds queued first: a chart's
+    25 points x 5 bounds keep two threads busy to the end, where one task per point left one
+    thread idle behind the slowest point.  ``progress(done, total)`` counts tasks."""
+    from accountant.engines import parallel
+    from accountant.bounds.registry import resolve_name
+
+    names = list(dict.fromkeys(resolve_name(b) for b in bounds))
+    order = sorted(names, key=lambda b: _COSTLY_FIRST.index(b) if b in _COSTLY_FIRST else len(_COSTLY_FIRST))
+    tasks = [(i, b) for b in order for i in range(len(points))]
+    results = parallel.map_ordered(lambda task: _bound_result(points[task[0]], task[1], rtol), tasks,
+                                   progress=progress)
+    per_point: list[dict] = [{} for _ in points]
+    for (i, b), res in zip(tasks, results):
+        per_point[i].update(res)
+    return [_assemble_row(p, {b: per_point[i][b] for b in names}) for i, p in enumerate(points)]
+
+
+def _assemble_row(point: GridPoint, res: dict) -> dict:
+    """The row of ``point`` from its bounds' results (``res``: name -> BoundResult)."""
+    d = _lower_d(point)
     names = list(res)
     row: dict = {"mechanism": point.mechanism, "n": point.n, "s": point.s, "t": point.t,
                  **({"k": point.k} if point.k is not None else {}),
