@@ -62,6 +62,10 @@ class EpsilonReport:
         The neighbouring datasets of the lower bound.
     lower_hash_model : str or None
         The hash model of the lower bound.
+    note : str or None
+        What the bound that gave ``epsilon`` says about this number (its ``reason``: e.g. that
+        the cost model narrowed its summation window, so the number is proved but looser, or
+        the assumption it rests on); None when it has nothing to add.
 
     Examples
     --------
@@ -85,6 +89,7 @@ class EpsilonReport:
     certified: bool = True
     lower_dataset: Optional[str] = None
     lower_hash_model: Optional[str] = None
+    note: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -281,10 +286,11 @@ class ShuffleAccountant:
         up = results.pop(0)
         lo = results.pop(0) if lower else None
         pap = results.pop(0) if paper else None
+        note = None
         if up is None or not up.applicable or up.epsilon is None:
             eps, name, ach = self.params.eps0, "post-processing", 0.0
         else:
-            eps, name, ach = float(up.epsilon), up.name, up.achieved_delta
+            eps, name, ach, note = float(up.epsilon), up.name, up.achieved_delta, up.reason
         lo_eps, lo_reason = None, None
         if lo is not None:
             lo_eps, lo_reason = (min(lo.epsilon, eps), None) if lo.applicable else (None, lo.reason)
@@ -295,7 +301,7 @@ class ShuffleAccountant:
             pap_eps, pap_cav = pap.epsilon, pap.reason
         proved = name == "post-processing" or bounds.REGISTRY[name].proved(self.params.name)
         ds, hm = _lower_statement(self.params) if lo_eps is not None else (None, None)
-        return EpsilonReport(eps, name, delta, ach, lo_eps, lo_reason, pap_eps, pap_cav, proved, ds, hm)
+        return EpsilonReport(eps, name, delta, ach, lo_eps, lo_reason, pap_eps, pap_cav, proved, ds, hm, note)
 
     # -- delta -----------------------------------------------------------------
     def get_delta(self, epsilon: float) -> float:

@@ -60,5 +60,6 @@ def random_blanket_result(params, n: int, delta: float, rtol: float, clamp) -> B
     eps, achieved = random_blanket_epsilon(params, n, delta, rtol)
     eps, achieved = clamp(eps, achieved, params.eps0)
     return BoundResult("blanket", eps, True, f"assumption: {ASSUMPTION['random']} "
-                       "(exact blanket of the random-hash law, diagonal atoms relaxed to (1, 1); "
-                       "largest over the neighbouring-pair types)", delta, achieved)
+                       "(blanket of a law dominating the random-hash law: its diagonal atoms moved "
+                       "to (1, 1), a proved relaxation, not the exact blanket; largest over the "
+                       "neighbouring-pair types)", delta, achieved)

@@ -146,6 +146,8 @@ def _epsilon_command(args) -> dict:
                    certified=rep.certified, lower_epsilon=rep.lower_epsilon, lower_reason=rep.lower_reason,
                    lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model,
                    paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
+        if rep.note:
+            out["note"] = rep.note
         if params.name in REGISTRY["lower-worst-hash"].applies_to:
             # how far any bound proved for every hash family could go (see docs/proved.md, Findings)
             wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)

@@ -110,6 +110,8 @@ def _human(command: str, out: dict) -> str:
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         if out.get("hash_model") == "random":
             lines.insert(1, f"  assumption: {out['assumption']} (--hash-model random)")
+        elif out.get("note"):
+            lines.insert(1, f"  note: {out['note']}")
         hashed = "worst_hash_lower_epsilon" in out
         if out["lower_epsilon"] is not None:
             hm = out.get("lower_hash_model")

@@ -241,3 +241,17 @@ def test_saddle_local_epsilon_places_the_proved_inverse():
     assert proved_params_epsilon(make_params("collision", got, s=4), 100_000, 1e-6).epsilon <= 0.5
     assert saddle_local_epsilon("generic", 100_000, 0.5, 1e-6) is None
     assert saddle_local_epsilon("krr", 100, 5.0, 1e-6, k=4, eps0_max=4.0) == 4.0  # eps_c <= eps0 <= target
+
+
+def test_headline_note_carries_what_the_winning_bound_says():
+    """The headline's ``note`` is the winning bound's reason: None for the plain blanket, the
+    assumption (and that the number is a relaxation, not the exact blanket) under the
+    random-hash model, where the number is also no larger than the any-hash one."""
+    from accountant import ShuffleAccountant, make_params
+
+    plain = ShuffleAccountant(make_params("collision", 1.0, s=4), 10**4).epsilon_result(1e-6)
+    rand = ShuffleAccountant(make_params("collision", 1.0, s=4, hash_model="random"), 10**4).epsilon_result(1e-6)
+    assert plain.bound == "blanket" and plain.note is None
+    assert rand.bound == "blanket" and "uniformly random function" in rand.note
+    assert "not the exact blanket" in rand.note
+    assert rand.epsilon <= plain.epsilon
