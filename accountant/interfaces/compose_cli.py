@@ -112,7 +112,11 @@ def run_compose(args: argparse.Namespace) -> dict:
 
 
 def human(out: dict) -> str:
+    """The composed bounds printed rounded up (upper bounds stay upper bounds once printed);
+    the optimistic PLD value, not a bound, to nearest."""
+    from accountant.core.numfmt import fmt
+
     return (f"after {out['rounds']} rounds at delta = {out['delta']:.3g}: "
-            f"eps <= {out['epsilon']:.6g} (PLD; optimistic {out['epsilon_optimistic']:.6g}), "
-            f"advanced {out['advanced_epsilon']:.6g}, naive {out['naive_epsilon']:.6g}; "
+            f"eps <= {fmt(out['epsilon'], 6, 'up')} (PLD; optimistic {fmt(out['epsilon_optimistic'], 6)}), "
+            f"advanced {fmt(out['advanced_epsilon'], 6, 'up')}, naive {fmt(out['naive_epsilon'], 6, 'up')}; "
             f"per-round profile: {out['profile']}")

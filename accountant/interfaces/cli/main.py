@@ -58,6 +58,27 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     return _local_epsilon_command(args)
 
 
+def _up(x: float, digits: int = 10) -> str:
+    """An upper bound printed rounded up (it stays an upper bound once printed)."""
+    from accountant.core.numfmt import fmt
+
+    return fmt(x, digits, "up")
+
+
+def _down(x: float, digits: int = 10) -> str:
+    """A lower bound (or a largest admissible value) printed rounded down."""
+    from accountant.core.numfmt import fmt
+
+    return fmt(x, digits, "down")
+
+
+def _bound(x: float, kind: str, digits: int = 10) -> str:
+    """A registry bound's value: upper bounds up, lower bounds down, the paper's value nearest."""
+    from accountant.core.numfmt import fmt
+
+    return fmt(x, digits, {"upper": "up", "lower": "down"}.get(kind))
+
+
 def _human(command: str, out: dict) -> str:
     if command == "compose":
         from accountant.interfaces.compose_cli import human
@@ -68,14 +89,14 @@ def _human(command: str, out: dict) -> str:
         pr = "n/a" if out.get("paper_rho") is None else f"{out['paper_rho']:.6g}"
         tail = f"paper's rho = {pr}; paper's condition holds: {out['paper_condition']}"
         if "lower_rho" in out:
-            return (f"{head}: smallest rho = {out['rho']:.8g} for (eps, delta) = ({out['eps']:g}, "
-                    f"{out['delta']:.3g}) (certified delta {out['achieved_delta']:.6g})\n{tail}")
+            return (f"{head}: smallest rho = {_up(out['rho'], 8)} for (eps, delta) = ({out['eps']:g}, "
+                    f"{out['delta']:.3g}) (certified delta {_up(out['achieved_delta'], 6)})\n{tail}")
         if out.get("eps") is None:
             return f"{head}: epsilon not available: {out['reason']}"
         if "delta_lower" in out:
-            return f"{head}, p={out['p']:.6g}: delta <= {out['delta']:.10g} at eps = {out['eps']:g}\n{tail}"
-        return (f"{head}, p={out['p']:.6g}: eps <= {out['eps']:.10g} at delta = {out['delta']:.3g} "
-                f"(certified delta {out['achieved_delta']:.6g})\n{tail}")
+            return f"{head}, p={out['p']:.6g}: delta <= {_up(out['delta'])} at eps = {out['eps']:g}\n{tail}"
+        return (f"{head}, p={out['p']:.6g}: eps <= {_up(out['eps'])} at delta = {out['delta']:.3g} "
+                f"(certified delta {_up(out['achieved_delta'], 6)})\n{tail}")
     if command in ("table", "figure"):
         from accountant.core.numfmt import fmt
 
@@ -94,7 +115,7 @@ def _human(command: str, out: dict) -> str:
         for k, v in out["bounds"].items():
             tag = {"upper": "proved" if v["proved"] else "not proved", "lower": "lower bound",
                    "paper": "paper, not proved"}[v["kind"]]
-            val = f"{v['epsilon']:.6g}" if v["applicable"] else f"not applicable: {v['reason']}"
+            val = _bound(v['epsilon'], v['kind'], 6) if v["applicable"] else f"not applicable: {v['reason']}"
             lines.append(f"  {k:26s} {val}  [{tag}]")
         return "\n".join(lines)
     if command == "epsilon" and "paper_epsilon" not in out:
@@ -102,11 +123,11 @@ def _human(command: str, out: dict) -> str:
             return f"{out['bound']}: not applicable: {out['reason']}"
         what = "proved upper bound" if out["certified"] else (
             "certified lower bound" if out["kind"] == "lower" else "NOT a proved bound")
-        return (f"{out['bound']}: eps_c {'>=' if out['kind'] == 'lower' else '<='} {out['epsilon']:.10g} "
+        return (f"{out['bound']}: eps_c {'>=' if out['kind'] == 'lower' else '<='} {_bound(out['epsilon'], out['kind'])} "
                 f"at delta = {out['delta']:.3g} ({what})" + (f"; {out['reason']}" if out["reason"] else ""))
     if command == "epsilon":
-        lines = [f"eps_c <= {out['epsilon']:.10g} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
-                 f"certified delta {out['achieved_delta']:.6g})",
+        lines = [f"eps_c <= {_up(out['epsilon'])} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
+                 f"certified delta {_up(out['achieved_delta'], 6)})",
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         if out.get("hash_model") == "random":
             lines.insert(1, f"  assumption: {out['assumption']} (--hash-model random)")
@@ -115,27 +136,27 @@ def _human(command: str, out: dict) -> str:
         hashed = "worst_hash_lower_epsilon" in out
         if out["lower_epsilon"] is not None:
             hm = out.get("lower_hash_model")
-            lines.append(f"eps_c >= {out['lower_epsilon']:.10g} (certified lower bound for the mechanism"
+            lines.append(f"eps_c >= {_down(out['lower_epsilon'])} (certified lower bound for the mechanism"
                          + (f", {hm})" if hm else ")"))
             lines.append(f"  datasets: {out['lower_dataset']}")
         else:
             lines.append(f"lower bound: not available ({out['lower_reason']})")
         if hashed and out["worst_hash_lower_epsilon"] is not None:
-            lines.append(f"eps_c >= {out['worst_hash_lower_epsilon']:.10g} for the worst hash family "
+            lines.append(f"eps_c >= {_down(out['worst_hash_lower_epsilon'])} for the worst hash family "
                          "(no bound proved for every hash family can be smaller)")
         if out["paper_epsilon"] is not None:
-            lines.append(f"paper's Theorem 5 value {out['paper_epsilon']:.10g} (not a proved bound)")
+            lines.append(f"paper's Theorem 5 value {_bound(out['paper_epsilon'], 'paper')} (not a proved bound)")
         return "\n".join(lines)
     if command == "delta":
-        lines = [f"delta <= {out['delta']:.10g} (log delta <= {out['log_delta']:.12g}) at eps = {out['epsilon']:g} "
+        lines = [f"delta <= {_up(out['delta'])} (log delta <= {_up(out['log_delta'], 12)}) at eps = {out['epsilon']:g} "
                  f"({out['bound']}{'' if out['certified'] else ', NOT proved'})",
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         if out["lower_delta"] is not None:
-            lines.append(f"delta >= {out['lower_delta']:.10g} (certified lower bound for the mechanism)")
+            lines.append(f"delta >= {_down(out['lower_delta'])} (certified lower bound for the mechanism)")
         if out["paper_delta"] is not None:
-            lines.append(f"paper's value {out['paper_delta']:.10g} (not a proved bound)")
+            lines.append(f"paper's value {_bound(out['paper_delta'], 'paper')} (not a proved bound)")
         return "\n".join(lines)
-    return (f"largest eps0 = {out['eps0']:.8g} gives eps_c <= {out['achieved_epsilon']:.8g} <= {out['epsilon']:g} "
+    return (f"largest eps0 = {_down(out['eps0'], 8)} gives eps_c <= {_up(out['achieved_epsilon'], 8)} <= {out['epsilon']:g} "
             f"at delta = {out['delta']:.3g} ({out['bound']}{'' if out['certified'] else ', NOT proved'})\n"
             f"n = {out['n']}, {mech}")
 
