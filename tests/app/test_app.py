@@ -330,3 +330,25 @@ def test_frequency_simulate_and_refusal():
     at.number_input(key="n").set_value(10**9).run()
     ok(at)
     assert at.button(key="simulate").disabled
+
+
+def test_planner_shows_olh_and_oue():
+    at = page("3_Planner.py")
+    at.number_input(key="n").set_value(20_000).run()
+    at.number_input(key="d").set_value(64).run()
+    at.number_input(key="s").set_value(1).run()
+    at.radio(key="estimate").set_value("frequency").run()
+    at.multiselect(key="mechs").set_value(["collision", "coco", "olh", "oue"]).run()
+    ok(at)
+    p = plan(0.5, 1e-6, 20_000, 64, 1, "frequency", ("collision", "coco", "olh", "oue"), bound="proved")
+    r = p.recommendation
+    assert r.mechanism == "oue"  # here OUE's error is the smallest (9.146e-05 against 1.33e-04)
+    assert metric(at, "mechanism") == appcommon.MECH_LABEL["oue"]
+    assert metric(at, "k (report bits)") == "64"
+    assert metric(at, "local eps0") == appcommon.fmt(r.eps0, 6, "down")
+    assert at.code[0].value == p.sentence() and "OUE (optimized unary encoding" in p.sentence()
+    cands = at.dataframe[1].value
+    assert {"olh", "oue"} <= set(cands["mechanism"])
+    # OLH / OUE with the mean estimate: refused beside the input, nothing computed
+    at.radio(key="estimate").set_value("mean").run()
+    assert any("estimate the frequency of one value per user" in e.value for e in at.error)

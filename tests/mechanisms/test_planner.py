@@ -25,8 +25,11 @@ def mean_plan() -> Plan:
     return plan(**ARGS, estimate="mean")
 
 
-def _proved_ok(c, n, s, target, delta):
+def _proved_ok(c, n, s, target, delta, d=None):
     """Independent check: the smallest proved bound at c.eps0 is <= target."""
+    if c.mechanism in ("olh", "oue"):  # over the domain [d], OLH's g by its rule
+        best = proved_epsilon(n, c.eps0, delta, c.mechanism, k=d)
+        return best.epsilon <= target
     best = proved_epsilon(n, c.eps0, delta, c.mechanism, s, c.t)
     return best.epsilon <= target
 
@@ -113,11 +116,17 @@ def test_never_worse_than_an_exhaustive_search(n, d, s, target, delta, estimate,
         target, delta, n, d, s, estimate, sensitivity=False, max_eps0=cap, compare_uncapped=False
     )
     r = p.recommendation
-    assert _proved_ok(r, n, s, target, delta) and r.eps_c <= target
+    assert _proved_ok(r, n, s, target, delta, d) and r.eps_c <= target
     if cap is not None:
         assert r.eps0 <= cap
-    hi = max(int(2.5 * r.t), r.t + 16)
+    t_fin = max(c.t for c in p.candidates if c.source == "finalist" and c.mechanism in ("collision", "coco"))
+    hi = max(int(2.5 * t_fin), t_fin + 16)
     best = None
+    if estimate == "frequency" and s == 1:  # OLH / OUE join: no t, one proved inversion each
+        for mech in ("olh", "oue"):
+            c = evaluate(mech, 0, n, d, s, target, delta, estimate, eps0_max=20.0 if cap is None else cap)
+            if best is None or c.mse < best.mse:
+                best = c
     for mech in ("collision", "coco"):
         lo, step = (s + 1, 1) if mech == "collision" else (2 * s + 2, 2)
         top = 20.0 if cap is None else cap
@@ -127,7 +136,7 @@ def test_never_worse_than_an_exhaustive_search(n, d, s, target, delta, estimate,
             c = evaluate(mech, t, n, d, s, target, delta, estimate, eps0_max=top, guess=g)
             if best is None or c.mse < best.mse:
                 best = c
-    assert best.t < hi - 2  # the exhaustive minimum lies inside the searched range
+    assert best.mechanism in ("olh", "oue") or best.t < hi - 2  # minimum inside the range
     assert r.mse <= best.mse * 1.01, (r, best)
 
 
@@ -476,3 +485,95 @@ def test_cli_help_has_examples(capsys):
     out = capsys.readouterr().out
     assert "examples:" in out and out.count("python -m mechanisms plan") >= 3
     assert "--max-eps0" in out and "--schedule" in out and "--rounds" in out
+
+
+# ------------------------------------------------------------------ OLH / OUE
+FREQ = dict(target_eps=0.5, delta=1e-6, n=20_000, d=64, s=1, estimate="frequency")
+
+
+@pytest.fixture(scope="module")
+def freq_plan() -> Plan:
+    return plan(**FREQ, sensitivity=False)
+
+
+def _direct_mse(c, n, d, s):
+    """Each candidate's frequency error computed from its formula, not from the planner."""
+    from mechanisms.randomizers.frequency_oracles import frequency_mse, olh_rates, oue_rates
+
+    if c.mechanism == "olh":
+        return frequency_mse(n, d, *olh_rates(c.eps0, c.t))
+    if c.mechanism == "oue":
+        return frequency_mse(n, d, *oue_rates(c.eps0))
+    fn = collision_mse if c.mechanism == "collision" else coco_mse
+    return float(fn(n, d, s, c.eps0, c.t).nonmissing)
+
+
+def test_oracles_are_candidates_and_the_smallest_error_wins(freq_plan):
+    n, d, s, target, delta = FREQ["n"], FREQ["d"], FREQ["s"], FREQ["target_eps"], FREQ["delta"]
+    fin = {c.mechanism: c for c in freq_plan.candidates if c.source == "finalist"}
+    assert set(fin) == {"collision", "coco", "olh", "oue"}
+    for c in fin.values():
+        assert c.mse == pytest.approx(_direct_mse(c, n, d, s), rel=1e-12)
+        # certified: the registry's smallest proved bound at the chosen eps0 meets the target
+        k = d if c.mechanism in ("olh", "oue") else None
+        kw = dict(k=k) if k else dict(s=s, t=c.t)
+        assert proved_epsilon(n, c.eps0, delta, c.mechanism, **kw).epsilon <= target
+        assert c.eps_c <= target
+        # and eps0 is (close to) the largest: 0.1% more breaks the target
+        assert proved_epsilon(n, c.eps0 * 1.001, delta, c.mechanism, **kw).epsilon > target
+    best = min(fin.values(), key=lambda c: c.mse)
+    assert freq_plan.recommendation == best
+    # here (n = 20,000, d = 64) OUE wins: 9.146e-05 against Collision / CoCo's 1.33e-04
+    assert best.mechanism == "oue" and best.mse == pytest.approx(9.146e-05, rel=1e-3)
+    assert fin["oue"].t == 64 and fin["oue"].report_bits == 64 and fin["oue"].mse_mean is None
+    assert fin["olh"].t == make_params("olh", fin["olh"].eps0, k=64).t  # g of the default rule
+    assert fin["olh"].report_bits == 62 + math.ceil(math.log2(fin["olh"].t))
+    text = render_plan(freq_plan)
+    assert "recommended: OUE, eps0 = " in text and "report: 64 bits (one per value)" in text
+    assert f"best OLH: g = {fin['olh'].t}, " in text
+    assert "use OUE (optimized unary encoding, reports of k = 64 bits)" in freq_plan.sentence()
+    d_json = freq_plan.as_dict()
+    assert d_json["mechanism"] == "oue" and d_json["report_bits"] == 64 and d_json["randomizer"] == "OUE"
+
+
+def test_oracles_only_where_they_apply():
+    from mechanisms.planning.screen import default_mechanisms
+
+    assert default_mechanisms("frequency", 1, 64) == ("collision", "coco", "olh", "oue")
+    assert default_mechanisms("frequency", 2, 64) == ("collision", "coco")
+    assert default_mechanisms("frequency", 1, 64, rounds=3) == ("collision", "coco")
+    assert default_mechanisms("mean", 1, 64) == ("collision", "coco")
+    p = plan(**dict(FREQ, s=2), sensitivity=False)  # default: no oracle with s = 2
+    assert {c.mechanism for c in p.candidates} == {"collision", "coco"}
+    for kw, msg in [
+        (dict(estimate="mean"), "estimate frequencies only"),
+        (dict(s=2), "s must be 1"),
+        (dict(rounds=2), "one round"),
+        (dict(bound="paper"), "proved bound only"),
+    ]:
+        with pytest.raises(ValueError, match=msg):
+            plan(**dict(FREQ, **kw), mechanisms=("olh",), sensitivity=False)
+
+
+def test_oracles_with_user_t_values_and_a_cap():
+    p = plan(**FREQ, mechanisms=("collision", "olh"), t_values=[65, 129], sensitivity=False,
+             max_eps0=3.0)
+    r = p.recommendation
+    assert r.eps0 <= 3.0 and r.eps_c <= FREQ["target_eps"]
+    olh = [c for c in p.candidates if c.mechanism == "olh"]
+    assert len(olh) == 1 and olh[0].eps0 <= 3.0 and olh[0].t == make_params("olh", olh[0].eps0, k=64).t
+    assert p.uncapped is not None and p.uncapped.mse <= r.mse
+
+
+def test_cli_oracles(capsys):
+    base = ["plan", "--n", "20000", "--d", "64", "--s", "1", "--eps", "0.5", "--delta", "1e-6"]
+    rc = cli_main(base + ["--estimate", "frequency", "--mechanisms", "olh,oue", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert rc == 0 and d["mechanism"] == "oue" and d["report_bits"] == 64 and d["epsilon"] <= 0.5
+    for extra, msg in [
+        (["--mechanisms", "olh"], "add --estimate frequency"),
+        (["--estimate", "frequency", "--mechanisms", "oue", "--rounds", "2"], "one round"),
+    ]:
+        assert cli_main(base + extra) == 2
+        err = capsys.readouterr().err
+        assert msg in err and len(err.strip().splitlines()) == 1

@@ -236,8 +236,9 @@ def _check_applicable(args) -> None:
     if mech is not None and args.command != "compose":
         if mech == "variation-ratio":
             if args.command == "local-epsilon":
-                raise ValueError("--mechanism variation-ratio: local-epsilon searches eps0, but the "
-                                 "variation-ratio parameters fix p = e^eps0; use epsilon/delta/compare")
+                raise ValueError("--mechanism variation-ratio: local-epsilon searches eps0, but --p "
+                                 "fixes eps0 = ln p; instead run epsilon (or table --n ... --delta ...) "
+                                 "with --p --beta [--q] at the p values you consider")
             if getattr(args, "eps0", None) is not None:
                 raise ValueError("--eps0 does not apply to mechanism 'variation-ratio' (eps0 = ln p: give --p)")
             if args.p is None:
