@@ -247,7 +247,8 @@ def _check_applicable(args) -> None:
             raise ValueError("--g does not apply to local-epsilon (olh's g follows eps0: round(e^eps0) + 1)")
         elif getattr(args, "eps0", 1.0) is None:
             raise ValueError("--eps0 is required (a number in (0, 30])")
-    if mech is not None:
+    if mech is not None and not (args.command == "compose" and mech == "variation-ratio"):
+        # (compose's variation-ratio options are checked by compose_cli.run_compose)
         try:
             vr = _vr_options(args)
             eps0 = None if mech == "variation-ratio" else 1.0
