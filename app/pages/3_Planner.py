@@ -168,8 +168,8 @@ st.caption(common.ERRATUM_CAPTION)
 st.subheader("Trade-off: error against t at the largest admissible eps0")
 fig = go.Figure()
 colors = {"collision": "#1f77b4", "coco": "#d62728", "olh": "#2ca02c", "oue": "#9467bd"}
-t_span = [c.t for c in p.candidates if c.mechanism in ("collision", "coco")] or [r.t]
-for mech in (m for m in mechs if m in ("olh", "oue")):  # no t: a level across the t range
+t_span = [c.t for c in p.candidates if c.mechanism in ("collision", "coco", "olh")] or [r.t]
+for mech in (m for m in mechs if m == "oue"):  # no t: a level across the t range
     fin = [c for c in p.candidates if c.mechanism == mech and c.source == "finalist"]
     for c in fin:
         fig.add_trace(
@@ -181,7 +181,7 @@ for mech in (m for m in mechs if m in ("olh", "oue")):  # no t: a level across t
                 line=dict(color=colors[mech], dash="dash"),
             )
         )
-for mech in (m for m in mechs if m in ("collision", "coco")):
+for mech in (m for m in mechs if m in ("collision", "coco", "olh")):  # OLH: t is its g
     cs = [c for c in p.candidates if c.mechanism == mech and c.source == "screen"]
     fig.add_trace(
         go.Scatter(
@@ -221,7 +221,7 @@ for mech in (m for m in mechs if m in ("collision", "coco")):
         )
 fig.add_trace(
     go.Scatter(
-        x=[r.t if r.mechanism in ("collision", "coco") else max(t_span)],
+        x=[r.t if r.mechanism in ("collision", "coco", "olh") else max(t_span)],
         y=[r.mse],
         mode="markers",
         name="recommended",
@@ -263,9 +263,9 @@ st.caption(
     "The curves are the screen (a saddle-point estimate of the exact blanket, within "
     "~1e-4 of it, used to place the search); the diamonds are each mechanism's best t, "
     "whose eps0 was found on the proved bound (or, with rounds, estimated for the "
-    "mechanism not recommended); the star is the recommendation, certified at the end. OLH "
-    "and OUE have no t: their MSE (the exact variance of the unbiased frequency estimator, "
-    "Wang et al. 2017) at their proved eps0 is a dashed level."
+    "mechanism not recommended); the star is the recommendation, certified at the end. "
+    "OLH's t is its hash range g; OUE has no t: its MSE (the exact variance of the unbiased "
+    "frequency estimator, Wang et al. 2017) at its proved eps0 is a dashed level."
 )
 
 st.subheader("Sensitivity to n")

@@ -48,8 +48,9 @@ class Candidate:
     """One point of the trade-off curve: mechanism, fixed t, the largest admissible
     eps0 and the exact MSEs there.
 
-    ``t``: the output size of Collision / CoCo; for OLH its hash range g (the default
-    round(e^eps0) + 1 at this eps0); for OUE the report's length k = d.  OLH / OUE estimate
+    ``t``: the output size of Collision / CoCo; for OLH its hash range g (screened as
+    Collision's t; with user ``t_values`` the default round(e^eps0) + 1 at this eps0); for
+    OUE the report's length k = d.  OLH / OUE estimate
     frequencies only: ``mse_mean`` is None and ``mse_item = mse_nonmissing``.
     ``report_bits``: the size of one report (:func:`report_bits_of`).
 

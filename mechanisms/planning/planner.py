@@ -56,10 +56,11 @@ def plan(
     mechanisms : subset of ``("collision", "coco", "olh", "oue")``; ``None`` (default):
         :func:`default_mechanisms`, i.e. Collision and CoCo, and also OLH and OUE for a
         frequency estimate with s = 1 (one value of [d] per user), one round, proved bound.
-        OLH / OUE (Wang, Blocki, Li, Jha, USENIX Security 2017) have no t to screen: their
-        eps0 is found on the proved bound over the domain [d] (OLH's hash range g =
-        round(e^eps0) + 1, as certified), their MSE is the exact variance of the unbiased
-        frequency estimator (:func:`mechanisms.frequency_mse`).
+        OLH / OUE (Wang, Blocki, Li, Jha, USENIX Security 2017): their eps0 is found on the
+        proved bound over the domain [d]; OLH's hash range g is screened as Collision's t
+        (the smallest error among the g whose proved eps_c at the largest eps0 meets the
+        target), OUE has no t; their MSE is the exact variance of the unbiased frequency
+        estimator (:func:`mechanisms.frequency_mse`).
     t_values : ``None`` (default: the screen over every admissible t), a list of t used
         for every mechanism (inadmissible values for a mechanism are skipped), or a dict
         ``{mechanism: [t, ...]}``: each is evaluated on the proved bound (one round only).
@@ -135,7 +136,7 @@ def plan(
         per_mech: dict[str, list[int]] = {}
         for mech in mechanisms:
             ts = t_values.get(mech, []) if isinstance(t_values, dict) else t_values
-            if mech in ORACLES:  # no t: evaluated once (OLH's g follows its rule)
+            if mech in ORACLES:  # evaluated once (OUE: no t; OLH: g by its default rule)
                 per_mech[mech] = [0]
                 continue
             ok = []

@@ -141,9 +141,9 @@ def _check_release(n: int, rounds, schedule) -> tuple[int, Optional[tuple]]:
 
 
 def _admissible(mechanism: str, s: int, t: float) -> int:
-    """Nearest admissible t (Collision: > s; CoCo: even, >= 2s + 2)."""
-    if mechanism == "collision":
-        return int(min(max(round(t), s + 1), T_MAX))
+    """Nearest admissible t (Collision: > s; CoCo: even, >= 2s + 2; OLH's g: >= 2)."""
+    if mechanism in ("collision", "olh"):
+        return int(min(max(round(t), (s if mechanism == "collision" else 1) + 1), T_MAX))
     v = int(max(round(t / 2) * 2, 2 * s + 2))
     return min(v, T_MAX - 1)
 
@@ -153,16 +153,27 @@ def _mse(mechanism: str, n: int, d: int, s: int, eps0, t):
     return fn(n, d, s, eps0, t)
 
 
-def oracle_t(mechanism: str, d: int, eps0: float) -> int:
-    """The ``t`` of an OLH / OUE candidate: OLH's hash range g = round(e^eps0) + 1 (the
-    default rule, the one the accountant certifies), OUE's report length k = d."""
+def _olh_mse(n: int, d: int, eps0, g):
+    """OLH's exact frequency MSE (:func:`frequency_mse` at :func:`olh_rates`) at eps0 and hash
+    range g; arrays of equal length give an array."""
+    if np.ndim(eps0) == 0 and np.ndim(g) == 0:
+        return frequency_mse(n, d, *olh_rates(float(eps0), int(g)))
+    return np.array([frequency_mse(n, d, *olh_rates(float(e), int(x))) for e, x in zip(eps0, g)])
+
+
+def oracle_t(mechanism: str, d: int, eps0: float, g: int = 0) -> int:
+    """The ``t`` of an OLH / OUE candidate: OLH's hash range (``g`` when given (> 0), else
+    the default rule round(e^eps0) + 1), OUE's report length k = d."""
     if mechanism == "olh":
-        return make_params("olh", eps0, k=d).t
+        return int(g) if g else make_params("olh", eps0, k=d).t
     return int(d)
 
 
 def params_of(mechanism: str, eps0: float, s: int, t: int, d: int):
-    """The accountant's parameters of a candidate (OLH / OUE over the domain [d])."""
+    """The accountant's parameters of a candidate (OLH / OUE over the domain [d]; OLH's
+    hash range g = t, or the default rule when t = 0)."""
+    if mechanism == "olh":
+        return make_params("olh", eps0, k=d, g=int(t) if t else None)
     if mechanism in ORACLES:
         return make_params(mechanism, eps0, k=d)
     return make_params(mechanism, eps0, s=s, t=t)
@@ -171,7 +182,7 @@ def params_of(mechanism: str, eps0: float, s: int, t: int, d: int):
 def _candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, proved) -> Candidate:
     if mechanism in ORACLES:
         # one value of [d] per user: the frequency estimate's exact MSE (Wang et al. 2017)
-        t = oracle_t(mechanism, d, float(eps0))
+        t = oracle_t(mechanism, d, float(eps0), t)
         rates = olh_rates(float(eps0), t) if mechanism == "olh" else oue_rates(float(eps0))
         f = frequency_mse(n, d, *rates)
         mean, nonmissing, item = None, f, f
@@ -203,8 +214,13 @@ def screen_eps0(
 ) -> float:
     """Saddle-point estimate of the largest eps0 <= eps0_max whose blanket eps_c meets
     ``target`` at ``delta`` for a fixed t (NOT certified: it places the proved search);
-    :func:`accountant.accounting.calibration.saddle_local_epsilon` at this t."""
-    if mechanism in ORACLES:  # t is the domain size d here (OLH's g follows its rule)
+    :func:`accountant.accounting.calibration.saddle_local_epsilon` at this t.
+
+    OUE: ``t`` is the domain size d.  OLH: ``t`` is the hash range g and ``s`` the domain
+    size d (:func:`screen` passes them so)."""
+    if mechanism == "olh":
+        return saddle_local_epsilon("olh", n, target, delta, k=s, g=t, eps0_max=eps0_max)
+    if mechanism in ORACLES:
         return saddle_local_epsilon(mechanism, n, target, delta, k=t, eps0_max=eps0_max)
     return saddle_local_epsilon(mechanism, n, target, delta, s=s, t=t, eps0_max=eps0_max)
 
@@ -228,24 +244,29 @@ def screen(
     ``SCREEN_REFINE`` points between the minimum's neighbours; the best t over *every*
     admissible integer between them uses eps0 interpolated in log t (and is then evaluated).
 
-    OLH / OUE have no t to screen: one point, the screen's eps0 over the domain [d] (OLH's
-    g = round(e^eps0) + 1 there, OUE's t = d)."""
-    if mechanism in ORACLES:
+    OLH: the hash range g is screened as Collision's t (from g = 2; the domain is [d]; the
+    MSE is the exact frequency MSE).  OUE has no t to screen: one point, the screen's eps0
+    over the domain [d] (t = d)."""
+    if mechanism == "oue":
         e0 = screen_eps0(mechanism, s, d, n, target, delta, eps0_max)
         c = _candidate(mechanism, 0, n, d, s, e0, None, estimate, "screen", "screen", False)
         return np.array([c.t], dtype=np.int64), np.array([e0]), np.array([c.mse])
     est = _ESTIMATOR_FIELD[estimate]
-    lo_t = s + 1 if mechanism == "collision" else 2 * s + 2
-    top = T_MAX if mechanism == "collision" else T_MAX - 1
+    olh = mechanism == "olh"
+    lo_t = 2 if olh else s + 1 if mechanism == "collision" else 2 * s + 2
+    top = T_MAX if mechanism in ("collision", "olh") else T_MAX - 1
     cache: dict[int, float] = {}
 
     def e0_at(t: int) -> float:
         if t not in cache:
-            cache[t] = screen_eps0(mechanism, s, t, n, target, delta, eps0_max)
+            cache[t] = screen_eps0(mechanism, d if olh else s, t, n, target, delta, eps0_max)
         return cache[t]
 
+    def mse_of(e0, t):
+        return _olh_mse(n, d, e0, t) if olh else getattr(_mse(mechanism, n, d, s, e0, t), est)
+
     def mse_at(t: int) -> float:
-        return float(getattr(_mse(mechanism, n, d, s, e0_at(t), t), est))
+        return float(mse_of(e0_at(t), t))
 
     t = lo_t if around is None else _admissible(mechanism, s, max(lo_t, around / 8))
     ts, ms = [], []
@@ -256,7 +277,7 @@ def screen(
         if (len(ts) - 1 - k >= SCREEN_PAST_MIN and ms[-1] >= 1.2 * ms[k]) or t >= top:
             break
         t = max(
-            _admissible(mechanism, s, t * SCREEN_RATIO), t + (1 if mechanism == "collision" else 2)
+            _admissible(mechanism, s, t * SCREEN_RATIO), t + (2 if mechanism == "coco" else 1)
         )
         t = min(t, top)
     k = int(np.argmin(ms))
@@ -271,15 +292,16 @@ def screen(
     order = np.argsort(ts)
     tsa = np.asarray(ts, dtype=np.int64)[order]
     inside = tsa[(tsa >= a) & (tsa <= b)]
-    step = 1 if mechanism == "collision" else 2
+    step = 2 if mechanism == "coco" else 1
     allt = np.arange(a, b + 1, step, dtype=np.int64)
-    if allt.size > 20_000:
+    if allt.size > (2_000 if olh else 20_000):  # (OLH's MSE is not vectorised)
         allt = np.unique(
-            np.concatenate([(np.geomspace(a, b, 20_000) // step * step).astype(np.int64), inside])
+            np.concatenate([(np.geomspace(a, b, 2_000 if olh else 20_000) // step * step)
+                            .astype(np.int64), inside])
         )
         allt = allt[(allt >= a) & (allt <= b)]
     e_in = np.interp(np.log(allt), np.log(inside.astype(float)), [cache[int(x)] for x in inside])
-    m_all = np.asarray(getattr(_mse(mechanism, n, d, s, e_in, allt), est), dtype=float)
+    m_all = np.asarray(mse_of(e_in, allt), dtype=float)
     best = int(allt[int(np.nanargmin(m_all))])
     if best not in cache:
         ts.append(best)
@@ -312,20 +334,25 @@ def evaluate(
     the paper's Theorem 5 value, not proved (docs/proved.md, Findings).  ``guess`` (e.g. the
     screen's eps0) only places the proved search.
 
-    OLH / OUE (``estimate="frequency"``, s = 1, proved bound only): ``t`` is ignored, the
-    domain is [d] and OLH's g follows round(e^eps0) + 1 at each eps0 tried, as certified."""
+    OLH / OUE (``estimate="frequency"``, s = 1, proved bound only): the domain is [d]; OLH's
+    hash range is g = ``t`` (t > 0) or, with t = 0, round(e^eps0) + 1 at each eps0 tried;
+    OUE ignores ``t``."""
     if mechanism in ORACLES:
         if bound != "proved":
             raise ValueError(f"{mechanism} is planned on the proved bound only, got bound={bound!r}")
+        g = int(t) if mechanism == "olh" and t else None
+        if g is not None:
+            make_params("olh", 1.0, k=d, g=g)  # validates g
         e0 = local_epsilon(n, target_eps, delta, mechanism, k=d, rtol=rtol, eps0_max=eps0_max,
-                           guess=guess)
-        res = proved_params_epsilon(params_of(mechanism, e0, s, 0, d), n, delta, 1e-7)
+                           guess=guess, g=g)
+        res = proved_params_epsilon(params_of(mechanism, e0, s, g or 0, d), n, delta, 1e-7)
         eps_c, name = (
             (res.epsilon, res.name)
             if res is not None and res.epsilon is not None
             else (e0, "post-processing")
         )
-        return _candidate(mechanism, 0, n, d, s, e0, min(eps_c, e0), estimate, source, name, True)
+        return _candidate(mechanism, g or 0, n, d, s, e0, min(eps_c, e0), estimate, source, name,
+                          True)
     make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism
     e0 = local_epsilon(
         n,

@@ -342,11 +342,13 @@ def test_planner_shows_olh_and_oue():
     ok(at)
     p = plan(0.5, 1e-6, 20_000, 64, 1, "frequency", ("collision", "coco", "olh", "oue"), bound="proved")
     r = p.recommendation
-    assert r.mechanism == "oue"  # here OUE's error is the smallest (9.146e-05 against 1.33e-04)
-    assert metric(at, "mechanism") == appcommon.MECH_LABEL["oue"]
-    assert metric(at, "k (report bits)") == "64"
+    # here OLH with its screened g = 169 has the smallest error (8.584e-05; OUE 9.146e-05,
+    # Collision / CoCo 1.33e-04)
+    assert r.mechanism == "olh" and r.t == 169
+    assert metric(at, "mechanism") == appcommon.MECH_LABEL["olh"]
+    assert metric(at, "g (hash range)") == "169"
     assert metric(at, "local eps0") == appcommon.fmt(r.eps0, 6, "down")
-    assert at.code[0].value == p.sentence() and "OUE (optimized unary encoding" in p.sentence()
+    assert at.code[0].value == p.sentence() and "OLH (optimized local hashing) with g = 169" in p.sentence()
     cands = at.dataframe[1].value
     assert {"olh", "oue"} <= set(cands["mechanism"])
     # OLH / OUE with the mean estimate: refused beside the input, nothing computed
