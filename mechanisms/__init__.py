@@ -47,12 +47,14 @@ from mechanisms.randomizers.collision import Collision
 from mechanisms.randomizers.coco import CoCo
 from mechanisms.randomizers.frequency_oracles import (
     estimate_counts,
+    frequency_mse,
     olh_perturb,
     olh_rates,
     olh_support_counts,
     oue_perturb,
     oue_rates,
     oue_support_counts,
+    report_bits,
 )
 from mechanisms.baselines import BASELINES, PCKVAGRR, PCKVGRR, PCKVUE, PrivKV, Succinct
 from mechanisms.frequency.protocols import FE0, FE1, make_protocol
@@ -88,6 +90,8 @@ __all__ = [
     "olh_perturb",
     "olh_support_counts",
     "estimate_counts",
+    "frequency_mse",
+    "report_bits",
     # frequency estimation in the shuffle model
     "FE0",
     "FE1",

@@ -44,7 +44,7 @@ def _check_target(epsilon) -> float:
 def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generic",
                   s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-6,
                   eps0_max: float = 20.0, bound: str = "proved", k: Optional[int] = None,
-                  guess: Optional[float] = None) -> float:
+                  guess: Optional[float] = None, g: Optional[int] = None) -> float:
     """Largest eps0 (to relative tolerance ``rtol``) whose eps_c(eps0) <= ``epsilon`` at ``delta``.
 
     The inverse question of :class:`ShuffleAccountant`, as ``dp_accounting``'s
@@ -78,6 +78,8 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
         proved.
     k : int, optional
         Domain size (krr, olh, oue).
+    g : int, optional
+        OLH's hash range, fixed at every eps0 tried (default: ``round(e^eps0) + 1`` at each).
     guess : float, optional
         ``bound="proved"`` only: an estimate of the answer (e.g. a saddle-point screen)
         used instead of the paper's pair inverse to place the proved search; it changes the
@@ -110,7 +112,7 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
         raise ValueError(f"eps0_max must be a number in (0, {_EPS0_MAX:g}], got {eps0_max!r}")
     if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
         raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
-    make_params(mechanism, 1.0, s=s, t=t, k=k)  # validates mechanism / s / t / k early
+    make_params(mechanism, 1.0, s=s, t=t, k=k, g=g)  # validates mechanism / s / t / k / g early
     if bound != "proved":
         bound = bounds.resolve_name(bound)
         if bounds.REGISTRY[bound].kind == "lower":
@@ -120,7 +122,7 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     @lru_cache(maxsize=None)
     def eps_c(e0: float) -> float:
         # exactly what a user gets at e0: the rule's t when t is None
-        params = make_params(mechanism, e0, s=s, t=t, k=k)
+        params = make_params(mechanism, e0, s=s, t=t, k=k, g=g)
         if bound == "proved":
             if e0 <= epsilon:
                 return e0  # post-processing
@@ -138,7 +140,7 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     lo = min(epsilon, eps0_max)
     if bound == "proved":
         return _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
-                                      guess)
+                                      guess, g)
     best = largest_parameter_below(eps_c, epsilon, lo, eps0_max, rtol=rtol)
     if best is None:  # pragma: no cover - eps_c(lo) <= lo <= epsilon
         raise ArithmeticError("inverse: eps0 = epsilon was not feasible")
@@ -167,15 +169,15 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
 
 def saddle_local_epsilon(mechanism: str, n: int, epsilon: float, delta: float,
                          s: Optional[int] = None, t: Optional[int] = None, k: Optional[int] = None,
-                         eps0_max: float = 20.0) -> Optional[float]:
+                         eps0_max: float = 20.0, g: Optional[int] = None) -> Optional[float]:
     """Saddle-point estimate of the largest eps0 <= ``eps0_max`` whose exact-blanket eps_c
     meets ``epsilon`` at ``delta`` (NOT certified: it only places a proved search).
 
     eps_c(eps0) <= epsilon iff delta(epsilon; eps0) <= delta, and delta(epsilon; eps0) grows
     with eps0 (for a fixed t): a root in eps0 of the saddle-point log delta
     (:func:`accountant.engines.blanket.window.approx_log_delta`) at the fixed ``epsilon``.
-    With ``t=None`` the mechanism's rule sets t at each eps0.  None for a mechanism without a
-    blanket count law."""
+    With ``t=None`` the mechanism's rule sets t at each eps0 (OLH: ``g`` fixes its hash
+    range, else its rule sets it).  None for a mechanism without a blanket count law."""
     if mechanism not in _BLANKET_MECHANISMS:
         return None
     log_d = math.log(delta)
@@ -183,7 +185,7 @@ def saddle_local_epsilon(mechanism: str, n: int, epsilon: float, delta: float,
     def f(e0: float) -> float:
         if e0 <= epsilon:
             return -1.0  # post-processing: eps_c <= eps0
-        lp = approx_log_delta(blanket_law(make_params(mechanism, e0, s=s, t=t, k=k)), n, epsilon)
+        lp = approx_log_delta(blanket_law(make_params(mechanism, e0, s=s, t=t, k=k, g=g)), n, epsilon)
         if lp is None:  # no decay: delta(epsilon) is not small
             return 1.0
         return max(lp - log_d, -1e3)
@@ -195,7 +197,7 @@ def saddle_local_epsilon(mechanism: str, n: int, epsilon: float, delta: float,
 
 
 def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
-                           guess=None) -> float:
+                           guess=None, g_fixed=None) -> float:
     """The proved inverse, started from the inverse of the paper's pair bound.
 
     The pair bound costs milliseconds and lies within ~1e-4 of the exact blanket, which
@@ -210,12 +212,12 @@ def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0
         g = min(float(guess), eps0_max)
     else:
         g = local_epsilon(n, epsilon, delta, mechanism, s, t, rtol=min(rtol, 1e-6), eps0_max=eps0_max,
-                          bound="paper", k=k)
+                          bound="paper", k=k, g=g_fixed)
         if g <= lo * (1.0 + 1e-9):
             # the pair's inverse said nothing (e.g. its window capped by the cost model far
             # in the tail): the saddle-point estimate of the blanket places the search instead,
             # or the walk up from lo would pay for many evaluations far from the answer
-            est = saddle_local_epsilon(mechanism, n, epsilon, delta, s, t, k, eps0_max)
+            est = saddle_local_epsilon(mechanism, n, epsilon, delta, s, t, k, eps0_max, g_fixed)
             if est is not None:
                 g = est
     g = max(g, lo)

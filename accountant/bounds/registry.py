@@ -146,8 +146,10 @@ def _stronger_clone_delta(params, n, eps):
     return _paper_delta(GenericLDP(params.eps0), n, eps)
 
 
-def _clone_pair(params, n) -> DominatingPair:
-    """FMT21's clone pair; for a variation-ratio randomizer with its (p, q) (mixing 1/q)."""
+def clone_pair(params, n) -> DominatingPair:
+    """FMT21's clone pair of ``params`` at n users (FMT21 Theorem 3.2; for a variation-ratio
+    randomizer the same reduction with its ratio p and mixing 1/q): the one choice of the clone
+    pair, used by the single-round bound and by every composed round."""
     if params.name == "variation-ratio":
         return DominatingPair.clone_pq(n, params.p, params.q)
     return DominatingPair.clone(n, params.eps0)
@@ -155,7 +157,7 @@ def _clone_pair(params, n) -> DominatingPair:
 
 def _clone(params, n, delta, rtol) -> BoundResult:
     """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation)."""
-    res = search_pair_epsilon(_clone_pair(params, n), delta, rtol, predict=True)
+    res = search_pair_epsilon(clone_pair(params, n), delta, rtol, predict=True)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     capped = res.evaluations == 0 and eps >= params.eps0
     return BoundResult("clone", eps, True, WINDOW_NOTE if capped else None, delta, achieved)
@@ -168,7 +170,7 @@ WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (acco
 
 
 def _clone_delta(params, n, eps):
-    v = hockey_stick_divergence(_clone_pair(params, n), eps)
+    v = hockey_stick_divergence(clone_pair(params, n), eps)
     return v.lower, min(v.upper, 1.0)
 
 

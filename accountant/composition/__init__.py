@@ -1,7 +1,8 @@
 """Layer 3 of the accountant: many shuffled rounds.
 
 Privacy loss distributions on a uniform grid and their composition (:mod:`.pld`), rounds and
-schedules of identical or heterogeneous shuffled rounds (:mod:`.compose`).
+what a round is and schedules read from JSON (:mod:`.rounds`), the composition of identical
+or heterogeneous shuffled rounds (:mod:`.compose`).
 
 May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.bounds.registry`.
 """

@@ -1,10 +1,13 @@
 """Central (eps, delta) after many shuffled rounds (identical or heterogeneous).
 
-Each round is a ``RoundSpec``; ``round_profile`` is the ONE source of a round's certified
+Each round is a ``RoundSpec`` (:mod:`.rounds`); ``round_profile`` is the ONE source of a round's certified
 privacy profile delta(eps).  Rounds are turned into connect-the-dots PLDs
 (``accountant.pld``), composed by FFT, and compared with naive composition (T eps, T delta)
 and the advanced composition theorem (Dwork, Rothblum, Vadhan, FOCS 2010, Theorem III.3, in
 its heterogeneous form).
+
+May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.bounds.registry`,
+:mod:`accountant.composition`.
 """
 from __future__ import annotations
 
@@ -17,12 +20,16 @@ from accountant.engines import parallel as _parallel
 from accountant.composition import pld as _pld
 from accountant.engines.blanket.law import blanket_law
 from accountant.engines.blanket.engine import positive_part
-from accountant.bounds.registry import bound_delta
-from accountant.engines.pair.law import DominatingPair
+from accountant.bounds.registry import bound_delta, clone_pair
 from accountant.engines.pair.divergence import hockey_stick_divergence
-from accountant.core.params import _check_delta, _check_eps0, _check_n, make_params
+from accountant.core.params import _check_delta
+from accountant.composition.rounds import (  # noqa: F401  (re-exported: the rounds' API)
+    ROUND_MECHANISMS,
+    RoundSpec,
+    parse_schedule,
+    round_source,
+)
 
-ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue")
 # The profile beyond the first eps with upper delta <= this goes to the +inf atom.
 PROFILE_CUTOFF = 1e-30
 # The exact blanket's windows leave out at most PROFILE_TRUNCATION * PROFILE_TARGET of mass
@@ -42,60 +49,13 @@ DEFAULT_STEPS = 40
 GRID_REFINE = 8
 
 
-@dataclass(frozen=True)
-class RoundSpec:
-    """One shuffled round: n users, each applying an eps0-LDP randomizer.
-
-    Parameters
-    ----------
-    n : int
-        Users (>= 1).
-    eps0 : float
-        Local budget (> 0).
-    mechanism : str
-        One of ``ROUND_MECHANISMS`` (generic, collision, coco, krr, rr, olh, oue).
-    s : int, optional
-        Non-zero coordinates per user (collision, coco).
-    t : int, optional
-        Output size (collision, coco; default: the mechanism's rule).
-    k : int, optional
-        Domain size (>= 2) for krr, olh and oue (olh with its default g).
-
-    Examples
-    --------
-    >>> from accountant import RoundSpec
-    >>> RoundSpec(100_000, 2.0, "collision", s=4)
-    RoundSpec(n=100000, eps0=2.0, mechanism='collision', s=4, t=None, k=None)
-    """
-
-    n: int
-    eps0: float
-    mechanism: str = "generic"
-    s: Optional[int] = None
-    t: Optional[int] = None
-    k: Optional[int] = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "n", _check_n(self.n))
-        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
-        if self.mechanism not in ROUND_MECHANISMS:
-            raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, "
-                             f"got {self.mechanism!r}")
-        if self.mechanism in ("collision", "coco"):
-            make_params(self.mechanism, self.eps0, s=self.s, t=self.t)  # validates s, t
-        if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)
-                                                       or not isinstance(self.k, int) or self.k < 2):
-            raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
-        if self.mechanism in ("olh", "oue"):
-            make_params(self.mechanism, self.eps0, k=self.k)  # validates k (olh: g = round(e^eps0) + 1)
-
-
 def round_law(spec: RoundSpec):
     """The exact privacy blanket's count law of a round (``blanket_exact.blanket_law``), or
-    None for a generic eps0-LDP randomizer (no blanket decomposition is known for it)."""
-    if spec.mechanism == "generic":
+    None for a generic eps0-LDP randomizer and a variation-ratio class (no blanket
+    decomposition is known for them)."""
+    if spec.mechanism in ("generic", "variation-ratio"):
         return None
-    return blanket_law(make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, k=spec.k))
+    return blanket_law(spec.params())
 
 
 def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
@@ -103,6 +63,9 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
 
     * generic: the FMT21 clone pair (Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2),
       proved for every eps0-LDP randomizer;
+    * variation-ratio (Wang et al., VLDB 2024, parameters p, beta, q): the same reduction with
+      the first user's ratio p and mixing 1/q (``DominatingPair.clone_pq``; the pair of the
+      registry's single-round ``clone`` bound, :func:`accountant.bounds.registry.clone_pair`);
     * Collision, CoCo, k-RR, RR: the exact privacy blanket (Balle, Bell, Gascon, Nissim,
       CRYPTO 2019; ``accountant.blanket_exact``, worst case over the hash family), the
       curve of one symmetric pair on counts, evaluated with its windows leaving out at most
@@ -119,7 +82,7 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     The profile is symmetric (D(P||Q) = D(Q||P)) for both pairs.  To switch the source,
     change the pair/evaluation below (one place).
     """
-    pair = DominatingPair.clone(spec.n, spec.eps0)
+    pair = clone_pair(spec.params(), spec.n)
     law = round_law(spec)
 
     def profile(eps: float) -> tuple[float, float]:
@@ -137,15 +100,6 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
         return min(b.lower, v.lower, up), up
 
     return profile
-
-
-def round_source(mechanism: str) -> str:
-    """Name of the per-round profile composed for ``mechanism`` (captions, JSON)."""
-    if mechanism not in ROUND_MECHANISMS:
-        raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, got {mechanism!r}")
-    if mechanism == "generic":
-        return "clone (FMT21)"
-    return "min(exact blanket, clone (FMT21))"
 
 
 @lru_cache(maxsize=4096)
@@ -174,9 +128,11 @@ def profile_support(spec: RoundSpec) -> float:
     closed-form blanket bound (microseconds) is below the cutoff, moves up by doubling
     until the clone is below it too, then halves on the full profile.
     """
-    pair = DominatingPair.clone(spec.n, spec.eps0)
+    pair = clone_pair(spec.params(), spec.n)
     clone_below = lambda x: hockey_stick_divergence(pair, x).upper <= PROFILE_CUTOFF  # noqa: E731
-    params = make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, k=spec.k)
+    if spec.mechanism == "variation-ratio":  # no closed form to start from: from eps_max = ln p
+        return _shrink(clone_below, min(spec.eps0, pair.eps_max))
+    params = spec.params()
     cheap = "blanket-bennett-generic" if spec.mechanism == "generic" else "blanket-bennett"
 
     def bennett_below(x: float) -> bool:
@@ -422,6 +378,9 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
     >>> compose_rounds(RoundSpec(10_000, e0), 4, 1e-6).epsilon <= 0.5
     True
     """
+    if mechanism == "variation-ratio":
+        raise ValueError("mechanism 'variation-ratio' has no eps0 to search (p fixes eps0 = ln p): "
+                         "compose the rounds at the p values considered")
     rounds = _check_rounds(rounds)
     delta = _check_delta(delta)
     if not (math.isfinite(target_epsilon) and target_epsilon > 0):
@@ -450,74 +409,6 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
         else:
             hi = mid
     return lo
-
-
-def parse_schedule(data) -> list[RoundSpec]:
-    """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, repeat?}.
-
-    Errors name the round index and the field.
-
-    Parameters
-    ----------
-    data : list of dict
-        Each object has ``n`` and ``eps0`` and optionally ``mechanism``, ``s``, ``t``, ``k``
-        and ``repeat`` (how many consecutive rounds it stands for, default 1).
-
-    Returns
-    -------
-    list of RoundSpec
-        One spec per round (repeats expanded).
-
-    Raises
-    ------
-    ValueError
-        Naming the round index and the field when an entry is not valid.
-
-    Examples
-    --------
-    >>> from accountant import parse_schedule
-    >>> specs = parse_schedule([{"n": 1000, "eps0": 1.0, "repeat": 2},
-    ...                         {"n": 500, "eps0": 2.0, "mechanism": "krr", "k": 4}])
-    >>> print(len(specs), specs[2].mechanism)
-    3 krr
-    """
-    if not isinstance(data, list) or not data:
-        raise ValueError("schedule must be a non-empty JSON list of round objects")
-    allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat"}
-    out: list[RoundSpec] = []
-    for i, r in enumerate(data):
-        if not isinstance(r, dict):
-            raise ValueError(f"round {i}: expected an object, got {type(r).__name__}")
-        extra = set(r) - allowed
-        if extra:
-            raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}")
-        for f in ("n", "eps0"):
-            if f not in r:
-                raise ValueError(f"round {i}: missing field {f!r}")
-        for f in ("n", "s", "t", "k", "repeat"):
-            v = r.get(f)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                                  or (isinstance(v, float) and not v.is_integer())):
-                raise ValueError(f"round {i}: field {f!r} must be an integer, got {v!r}")
-        if isinstance(r["eps0"], bool) or not isinstance(r["eps0"], (int, float)):
-            raise ValueError(f"round {i}: field 'eps0' must be a number, got {r['eps0']!r}")
-        from accountant.core.limits import MAX_ROUNDS, T_MAX, check_eps0, check_int, check_n
-
-        try:  # ranges checked on the JSON values (a 400-digit n is refused, not overflowed)
-            rep = check_int("field 'repeat'", r.get("repeat", 1), 1, MAX_ROUNDS)
-            n = check_n(r["n"], "field 'n'")
-            eps0 = check_eps0(r["eps0"], "field 'eps0'")
-            ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
-                    for f in ("s", "t", "k")}
-            spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival)
-        except ValueError as exc:
-            raise ValueError(f"round {i}: {exc}") from None
-        if len(out) + rep > MAX_ROUNDS:
-            raise ValueError(f"round {i}: the schedule has more than {MAX_ROUNDS:,} rounds (with "
-                             f"'repeat'), the limit (memory and time of the composed PLD grow with "
-                             "the rounds)")
-        out.extend([spec] * rep)
-    return out
 
 
 # --------------------------------------------------------------------------- uncertified estimate

@@ -9,6 +9,7 @@ import json
 import os
 
 from accountant.core import limits as L
+from accountant.interfaces.cli.arguments import VR_P_MAX
 
 from accountant.composition.compose import (
     ROUND_MECHANISMS,
@@ -30,9 +31,18 @@ def add_compose_parser(sub) -> None:
     p.add_argument("--mechanism", default="generic", choices=ROUND_MECHANISMS)
     p.add_argument("--s", type=L.int_arg("--s", 1, L.T_MAX), default=None)
     p.add_argument("--t", type=L.int_arg("--t", 1, L.T_MAX), default=None)
-    p.add_argument("--k", type=L.int_arg("--k", 2, L.T_MAX), default=None, help="alphabet size (krr)")
+    p.add_argument("--k", type=L.int_arg("--k", 2, L.T_MAX), default=None,
+                   help="domain size (krr, olh, oue)")
+    p_max = VR_P_MAX
+    for o, lo, hi, what in (("p", 1.0, p_max, "ratio p > 1 of the two differing inputs' outputs "
+                             "(eps0 = ln p)"),
+                            ("beta", 0.0, 1.0, "their total variation distance, in (0, (p-1)/(p+1)]"),
+                            ("q", 1.0, p_max, "ratio q > 1 to any other input's output (default p)")):
+        p.add_argument(f"--{o}", type=L.float_arg(f"--{o}", lo, hi, lo_open=True), default=None,
+                       help=f"variation-ratio (Wang et al., VLDB 2024): {what}")
     p.add_argument("--schedule", default=None,
-                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?}")
+                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?} "
+                        "(variation-ratio: {n, mechanism, p, beta, q?, repeat?})")
     p.add_argument("--delta", type=L.delta_arg(), required=True, help="total target delta")
     p.add_argument("--step", type=L.float_arg("--step", 0.0, 1.0, lo_open=True), default=None,
                    help="loss grid step in (0, 1] (default: automatic)")
@@ -98,13 +108,29 @@ def run_compose(args: argparse.Namespace) -> dict:
     if args.schedule is not None:
         if any(v is not None for v in (args.rounds, args.n, args.eps0)):
             raise ValueError("--schedule replaces --rounds/--n/--eps0; give one or the other")
+        if any(getattr(args, o) is not None for o in ("p", "beta", "q")):
+            raise ValueError("--p/--beta/--q: with --schedule give them in the rounds of the file")
         specs = read_schedule(args.schedule)
         res = compose_schedule(specs, args.delta, args.step)
     else:
-        for name in ("rounds", "n", "eps0"):
+        vr = args.mechanism == "variation-ratio"
+        if vr and args.eps0 is not None:
+            raise ValueError("--eps0 does not apply to --mechanism variation-ratio (eps0 = ln p: give --p)")
+        for name in ("rounds", "n") + (("p", "beta") if vr else ("eps0",)):
             if getattr(args, name) is None:
-                raise ValueError(f"--{name} is required (or give --schedule FILE.json)")
-        spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k)
+                raise ValueError(f"--{name} is required" + (" for --mechanism variation-ratio" if vr
+                                 else "") + " (or give --schedule FILE.json)")
+        given = [f"--{o}" for o in ("p", "beta", "q") if getattr(args, o) is not None]
+        if given and not vr:
+            raise ValueError(f"{'/'.join(given)}: only for --mechanism variation-ratio, not "
+                             f"'{args.mechanism}'")
+        try:
+            spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k,
+                             args.p, args.beta, args.q)
+        except ValueError as exc:
+            msg = str(exc)
+            raise ValueError(f"--{msg}" if vr and msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k")
+                             else msg) from None
         specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)
     # which certified per-round profile was composed (clone alone for generic rounds)

@@ -52,13 +52,22 @@ estimate = sb.radio(
 mechs = tuple(
     sb.multiselect(
         "mechanisms",
-        ["collision", "coco"],
+        ["collision", "coco", "olh", "oue"],
         default=["collision", "coco"],
         format_func=lambda m: common.MECH_LABEL[m],
         key="mechs",
+        help="OLH and OUE (Wang et al., USENIX Security 2017) estimate the frequency of one "
+        "value of [d] per user: with estimate = frequency, s = 1, one round, the proved bound",
     )
 )
 m_ok = common.check(bool(mechs), "choose at least one mechanism", where=sb)
+oracles = [common.MECH_LABEL[m] for m in mechs if m in ("olh", "oue")]
+o_ok = not oracles or common.check(
+    estimate == "frequency" and s == 1 and d >= 2,
+    f"{' and '.join(oracles)} estimate the frequency of one value per user: choose "
+    f"estimate = frequency, s = 1 and d >= 2",
+    where=sb,
+)
 rounds = int(
     sb.number_input(
         "rounds T",
@@ -106,7 +115,12 @@ b_ok = common.check(
     "rounds are planned on the proved composition only: choose the proved bound",
     where=sb,
 )
-if not (delta_ok and s_ok and m_ok and b_ok):
+ob_ok = not oracles or common.check(
+    rounds == 1 and bound == "proved",
+    f"{' and '.join(oracles)} are planned for one round on the proved bound",
+    where=sb,
+)
+if not (delta_ok and s_ok and m_ok and b_ok and o_ok and ob_ok):
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
@@ -122,7 +136,11 @@ r = p.recommendation
 st.subheader("Recommendation")
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("mechanism", common.MECH_LABEL[r.mechanism])
-c2.metric("t", str(r.t))
+c2.metric(
+    {"olh": "g (hash range)", "oue": "k (report bits)"}.get(r.mechanism, "t"),
+    str(r.t),
+    help=f"one report: {r.report()}",
+)
 c3.metric("local eps0" if p.rounds == 1 else "local eps0 per round", common.fmt(r.eps0, 6, "down"))
 c4.metric(
     "MSE" if p.rounds == 1 else "MSE per round",
@@ -149,8 +167,21 @@ st.caption(common.ERRATUM_CAPTION)
 
 st.subheader("Trade-off: error against t at the largest admissible eps0")
 fig = go.Figure()
-colors = {"collision": "#1f77b4", "coco": "#d62728"}
-for mech in mechs:
+colors = {"collision": "#1f77b4", "coco": "#d62728", "olh": "#2ca02c", "oue": "#9467bd"}
+t_span = [c.t for c in p.candidates if c.mechanism in ("collision", "coco", "olh")] or [r.t]
+for mech in (m for m in mechs if m == "oue"):  # no t: a level across the t range
+    fin = [c for c in p.candidates if c.mechanism == mech and c.source == "finalist"]
+    for c in fin:
+        fig.add_trace(
+            go.Scatter(
+                x=[min(t_span), max(t_span)],
+                y=[c.mse, c.mse],
+                mode="lines",
+                name=f"{common.MECH_LABEL[mech]}: MSE (no t; eps0 = {common.fmt(c.eps0, 4, 'down')})",
+                line=dict(color=colors[mech], dash="dash"),
+            )
+        )
+for mech in (m for m in mechs if m in ("collision", "coco", "olh")):  # OLH: t is its g
     cs = [c for c in p.candidates if c.mechanism == mech and c.source == "screen"]
     fig.add_trace(
         go.Scatter(
@@ -190,7 +221,7 @@ for mech in mechs:
         )
 fig.add_trace(
     go.Scatter(
-        x=[r.t],
+        x=[r.t if r.mechanism in ("collision", "coco", "olh") else max(t_span)],
         y=[r.mse],
         mode="markers",
         name="recommended",
@@ -232,7 +263,9 @@ st.caption(
     "The curves are the screen (a saddle-point estimate of the exact blanket, within "
     "~1e-4 of it, used to place the search); the diamonds are each mechanism's best t, "
     "whose eps0 was found on the proved bound (or, with rounds, estimated for the "
-    "mechanism not recommended); the star is the recommendation, certified at the end."
+    "mechanism not recommended); the star is the recommendation, certified at the end. "
+    "OLH's t is its hash range g; OUE has no t: its MSE (the exact variance of the unbiased "
+    "frequency estimator, Wang et al. 2017) at its proved eps0 is a dashed level."
 )
 
 st.subheader("Sensitivity to n")

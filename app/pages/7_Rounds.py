@@ -47,7 +47,9 @@ def inverse(n, rounds, target, delta, mechanism, s, t, k):
 
 sb = st.sidebar
 sb.header("Per-round inputs")
-mechanism = sb.selectbox("mechanism", _compose.ROUND_MECHANISMS, key="mechanism",
+# variation-ratio rounds (p, beta, q; no eps0 to search) are composed by `compose` and schedules
+mechanism = sb.selectbox("mechanism", [m for m in _compose.ROUND_MECHANISMS if m != "variation-ratio"],
+                         key="mechanism",
                          format_func=lambda m: common.MECH_LABEL.get(m, m))
 n = int(sb.number_input("n (users per round)", min_value=2, max_value=10**9, value=100_000,
                         step=10_000, key="n"))

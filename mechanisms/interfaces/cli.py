@@ -114,7 +114,8 @@ EXAMPLES = {
                  "fe-table --n 10000 --B 100 --eps 0.5,1 --out fe.csv --json"),
     "plan": ("plan --n 100000 --d 128 --s 8 --eps 0.5 --delta 1e-6 --max-eps0 3 --json",
              "plan --n 100000 --d 128 --s 8 --eps 1 --delta 1e-6 --rounds 100",
-             "plan --d 128 --s 8 --eps 1 --delta 1e-6 --schedule rounds.json"),
+             "plan --d 128 --s 8 --eps 1 --delta 1e-6 --schedule rounds.json",
+             "plan --n 100000 --d 64 --s 1 --eps 0.5 --delta 1e-6 --estimate frequency"),
 }
 DEFAULTS_NOTE = ("--mechanism has no default here (each is named); the privacy accounting of the "
                  "shuffled reports is `shuffle-dp` (python -m accountant): its default mechanism is "
@@ -213,8 +214,9 @@ def _add_plan_parser(sub) -> None:
                     type=float_arg("--delta", DELTA_MIN, 1.0, lo_open=False, hi_open=True),
                     help=f"target central delta, in [{DELTA_MIN:g}, 1)")
     pl.add_argument("--estimate", choices=("mean", "frequency"), default="mean")
-    pl.add_argument("--mechanisms", type=_mechanism_list, default=("collision", "coco"),
-                    help="comma-separated subset of collision,coco (default both)")
+    pl.add_argument("--mechanisms", type=_mechanism_list, default=None,
+                    help="comma-separated subset of collision,coco,olh,oue (default collision,coco, "
+                         "and olh,oue too with --estimate frequency --s 1 in one round)")
     g = pl.add_mutually_exclusive_group()
     g.add_argument("--rounds", type=int_arg("--rounds", 1, MAX_ROUNDS), default=None,
                    help="T identical rounds; the target is for their composition")
@@ -227,9 +229,9 @@ def _add_plan_parser(sub) -> None:
 
 def _mechanism_list(text: str) -> tuple:
     vals = tuple(v.strip() for v in text.split(",") if v.strip())
-    if not vals or any(v not in ("collision", "coco") for v in vals):
+    if not vals or any(v not in ("collision", "coco", "olh", "oue") for v in vals):
         raise argparse.ArgumentTypeError(
-            f"--mechanisms must be a comma-separated subset of collision,coco, got {text!r}")
+            f"--mechanisms must be a comma-separated subset of collision,coco,olh,oue, got {text!r}")
     return tuple(dict.fromkeys(vals))
 
 
@@ -246,6 +248,16 @@ def _run_plan(args) -> int:
         raise ValueError("--schedule gives the users of each round; do not give --n with it")
     if args.s > args.d:
         raise ValueError(f"--s must be an integer in [1, --d = {args.d}], got {args.s}")
+    oracles = [m for m in (args.mechanisms or ()) if m in ("olh", "oue")]
+    if oracles:  # OLH / OUE: one value of [d] per user, frequencies, one round
+        what = ",".join(oracles)
+        if args.estimate != "frequency":
+            raise ValueError(f"--mechanisms {what} estimate frequencies only: add --estimate frequency")
+        if args.s != 1 or args.d < 2:
+            raise ValueError(f"--mechanisms {what} take one value of [d] per user: --s must be 1 and "
+                             f"--d >= 2 with them, got --s {args.s} --d {args.d}")
+        if args.schedule is not None or (args.rounds or 1) != 1:
+            raise ValueError(f"--mechanisms {what} are planned for one round: drop --rounds/--schedule")
     schedule = read_schedule(args.schedule, MAX_ROUNDS) if args.schedule is not None else None
     try:
         p = plan(args.eps, args.delta, args.n if args.n is not None else 1, args.d, args.s,

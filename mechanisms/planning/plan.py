@@ -7,9 +7,14 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
-MECHANISMS = ("collision", "coco")
+from mechanisms.randomizers.frequency_oracles import OLH_SEED_BITS
+
+MECHANISMS = ("collision", "coco", "olh", "oue")
+# frequency oracles (Wang, Blocki, Li, Jha, USENIX Security 2017): one value of [d] per user,
+# frequency estimates only (s = 1, estimate "frequency"), one round, on the proved bound
+ORACLES = ("olh", "oue")
 ESTIMATES = ("mean", "frequency")
-_LABEL = {"collision": "Collision", "coco": "CoCo"}
+_LABEL = {"collision": "Collision", "coco": "CoCo", "olh": "OLH", "oue": "OUE"}
 _EPS0_MAX = 20.0
 # a recommended local budget above this gives each report little protection on its own
 LOW_LOCAL_PROTECTION_EPS0 = 5.0
@@ -43,6 +48,12 @@ class Candidate:
     """One point of the trade-off curve: mechanism, fixed t, the largest admissible
     eps0 and the exact MSEs there.
 
+    ``t``: the output size of Collision / CoCo; for OLH its hash range g (screened as
+    Collision's t; with user ``t_values`` the default round(e^eps0) + 1 at this eps0); for
+    OUE the report's length k = d.  OLH / OUE estimate
+    frequencies only: ``mse_mean`` is None and ``mse_item = mse_nonmissing``.
+    ``report_bits``: the size of one report (:func:`report_bits_of`).
+
     ``source == "screen"``: eps0 from the saddle-point screen (an estimate placing the
     search, ``eps_c`` is None, ``proved`` False).  Otherwise eps0 was found on the proved
     bound and ``eps_c`` is its certified eps_c (one round) or composed eps (rounds)."""
@@ -52,15 +63,32 @@ class Candidate:
     eps0: float
     eps_c: Optional[float]
     mse: float
-    mse_mean: float
+    mse_mean: Optional[float]
     mse_nonmissing: float
     mse_item: float
     source: str
     bound: str = "blanket"
     proved: bool = True
+    report_bits: Optional[int] = None
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def describe(self) -> str:
+        """The randomizer and its size, e.g. ``Collision t = 442``, ``OLH g = 8``, ``OUE``."""
+        if self.mechanism == "oue":
+            return "OUE"
+        name = "g" if self.mechanism == "olh" else "t"
+        return f"{_LABEL[self.mechanism]} {name} = {self.t}"
+
+    def report(self) -> str:
+        """What one user sends, e.g. ``62-bit hash seed + 3 bits = 65 bits`` (OLH)."""
+        if self.report_bits is None:
+            return "n/a"
+        if self.mechanism == "oue":
+            return f"{self.report_bits} bits (one per value)"
+        seed = OLH_SEED_BITS if self.mechanism == "olh" else 64
+        return f"{seed}-bit hash seed + {self.report_bits - seed} bits = {self.report_bits} bits"
 
 
 @dataclass(frozen=True)
@@ -204,13 +232,13 @@ class Plan:
             )
             return (
                 f"With {users}, d = {self.d:,}, s = {self.s}, use "
-                f"{_LABEL[c.mechanism]} with t = {c.t} and local eps0 = {_down(c.eps0)}{per}{cap}: "
+                f"{_use(c)} and local eps0 = {_down(c.eps0)}{per}{cap}: "
                 f"{release} is ({_fmt(self.target_eps)}, {_fmt(self.delta)})-DP ({how}) and "
                 f"the {what} MSE{per} is {c.mse:.4g}."
             )
         return (
             f"With {users}, d = {self.d:,}, s = {self.s}, use "
-            f"{_LABEL[c.mechanism]} with t = {c.t} and local eps0 = {_down(c.eps0)}{cap}: by the "
+            f"{_use(c)} and local eps0 = {_down(c.eps0)}{cap}: by the "
             f"paper's Theorem 5 the shuffled release is ({_fmt(self.target_eps)}, "
             f"{_fmt(self.delta)})-DP (eps_c = {_up(c.eps_c)}; Theorem 5 is not proved for these "
             f"parameters, see the toolkit's README) and the {what} MSE is {c.mse:.4g}."
@@ -221,7 +249,9 @@ class Plan:
         r = self.recommendation
         out = {
             "mechanism": r.mechanism,
+            "randomizer": r.describe(),
             "t": r.t,
+            "report_bits": r.report_bits,
             "eps0": r.eps0,
             "epsilon": self.epsilon,
             "delta": self.delta,
@@ -244,6 +274,16 @@ class Plan:
             "sentence": self.sentence(),
         }
         return out
+
+
+def _use(c: Candidate) -> str:
+    """``Collision with t = 442`` / ``OLH (optimized local hashing) with g = 8 (reports of
+    65 bits)`` / ``OUE (optimized unary encoding, reports of k = 64 bits)``."""
+    if c.mechanism == "oue":
+        return f"OUE (optimized unary encoding, reports of k = {c.t} bits)"
+    if c.mechanism == "olh":
+        return f"OLH (optimized local hashing) with g = {c.t} (reports of {c.report_bits} bits)"
+    return f"{_LABEL[c.mechanism]} with t = {c.t}"
 
 
 def _fmt(x: float) -> str:

@@ -12,8 +12,18 @@ from accountant.bounds.registry import (
 )
 from accountant.composition.compose import compose_schedule
 from accountant.core.params import make_params
-from mechanisms.planning.plan import Candidate, InfeasiblePlan, MECHANISMS, Plan, _EPS0_MAX, _LABEL, _down, _fmt, _up
-from mechanisms.planning.screen import _candidate, _check, _check_cap, _check_release, evaluate, screen
+from mechanisms.planning.plan import Candidate, InfeasiblePlan, ORACLES, Plan, _EPS0_MAX, _LABEL, _down, _fmt, _up
+from mechanisms.planning.screen import (
+    _candidate,
+    _check,
+    _check_cap,
+    _check_oracles,
+    _check_release,
+    default_mechanisms,
+    evaluate,
+    params_of,
+    screen,
+)
 from mechanisms.planning.rounds import ROUNDS_MARGIN, _approx_composed_eps0, _composed_eps0, _round_target, _specs
 
 
@@ -25,7 +35,7 @@ def plan(
     d: int,
     s: int,
     estimate: str = "mean",
-    mechanisms: Sequence[str] = MECHANISMS,
+    mechanisms: Optional[Sequence[str]] = None,
     t_values: Optional[dict | Sequence[int]] = None,
     sensitivity: bool = True,
     rtol: float = 1e-4,
@@ -43,7 +53,14 @@ def plan(
     target_eps, delta : the central guarantee required of the whole release.
     n, d, s : users (per round), dimension, non-zeros per user (1 <= s <= d).
     estimate : ``"mean"`` (Collision/CoCo mean MSE) or ``"frequency"`` (non-missing).
-    mechanisms : subset of ``("collision", "coco")``.
+    mechanisms : subset of ``("collision", "coco", "olh", "oue")``; ``None`` (default):
+        :func:`default_mechanisms`, i.e. Collision and CoCo, and also OLH and OUE for a
+        frequency estimate with s = 1 (one value of [d] per user), one round, proved bound.
+        OLH / OUE (Wang, Blocki, Li, Jha, USENIX Security 2017): their eps0 is found on the
+        proved bound over the domain [d]; OLH's hash range g is screened as Collision's t
+        (the smallest error among the g whose proved eps_c at the largest eps0 meets the
+        target), OUE has no t; their MSE is the exact variance of the unbiased frequency
+        estimator (:func:`mechanisms.frequency_mse`).
     t_values : ``None`` (default: the screen over every admissible t), a list of t used
         for every mechanism (inadmissible values for a mechanism are skipped), or a dict
         ``{mechanism: [t, ...]}``: each is evaluated on the proved bound (one round only).
@@ -88,9 +105,13 @@ def plan(
     T, ns = _check_release(n, rounds, schedule)
     if ns is not None:
         n = min(ns)
+    explicit = mechanisms is not None
     target_eps, delta, n, d, s, mechanisms = _check(
-        target_eps, delta, n, d, s, estimate, mechanisms
+        target_eps, delta, n, d, s, estimate, mechanisms if explicit else ("collision",)
     )
+    if not explicit:
+        mechanisms = default_mechanisms(estimate, s, d, T, bound)
+    _check_oracles(mechanisms, estimate, s, d, T, bound)
     cap = _check_cap(max_eps0)
     top = _EPS0_MAX if cap is None else cap
     if T > 1 and bound != "proved":
@@ -115,6 +136,9 @@ def plan(
         per_mech: dict[str, list[int]] = {}
         for mech in mechanisms:
             ts = t_values.get(mech, []) if isinstance(t_values, dict) else t_values
+            if mech in ORACLES:  # evaluated once (OUE: no t; OLH: g by its default rule)
+                per_mech[mech] = [0]
+                continue
             ok = []
             for t in ts:
                 try:
@@ -143,7 +167,7 @@ def plan(
         best, cands = _search(
             mechanisms, release, d, s, target_eps, delta, estimate, top, rtol, bound, tick
         )
-    best = _certify(best, release, s, target_eps, delta, bound)
+    best = _certify(best, release, s, d, target_eps, delta, bound)
     uncapped = None
     if cap is not None and compare_uncapped:
         if t_values is None:
@@ -331,7 +355,7 @@ def _search(
     return best, cands
 
 
-def _certify(c: Candidate, release, s: int, target: float, delta: float, bound: str) -> Candidate:
+def _certify(c: Candidate, release, s: int, d: int, target: float, delta: float, bound: str) -> Candidate:
     """The final check of a recommendation on the proved bound: its certified eps_c (one
     round; a proved bound's certified delta at ``target`` is <= delta) or its certified
     composition (rounds) is <= target.  Raises ArithmeticError otherwise (never reached:
@@ -339,7 +363,7 @@ def _certify(c: Candidate, release, s: int, target: float, delta: float, bound: 
     if bound != "proved":
         return c
     if len(release) == 1:
-        params = make_params(c.mechanism, c.eps0, s=s, t=c.t)
+        params = params_of(c.mechanism, c.eps0, s, c.t, d)
         ok = (
             c.eps_c is not None
             and c.eps_c <= target
@@ -357,6 +381,11 @@ def _certify(c: Candidate, release, s: int, target: float, delta: float, bound: 
     return c
 
 
+def _size(c: Candidate) -> str:
+    """``t = 525, `` / ``g = 8, `` / nothing (OUE)."""
+    return "" if c.mechanism == "oue" else f"{'g' if c.mechanism == 'olh' else 't'} = {c.t}, "
+
+
 def render_plan(p: Plan) -> str:
     """The ``plan`` command's text output: the recommendation, the cap's cost, each
     mechanism's proved finalist, the warnings (with their remedies) and the sentence."""
@@ -369,30 +398,31 @@ def render_plan(p: Plan) -> str:
     ]
     per = "" if p.rounds == 1 else " per round"
     lines.append(
-        f"recommended: {_LABEL[r.mechanism]} t = {r.t}, eps0 = {_down(r.eps0)}{per}; "
+        f"recommended: {r.describe()}, eps0 = {_down(r.eps0)}{per}; "
         f"epsilon = {_up(r.eps_c)} (proved, {r.bound}); MSE = {r.mse:.4g}"
     )
+    lines.append(f"report: {r.report()} per user{per}")
     if p.uncapped is not None:
         u = p.uncapped
         lines.append(
             f"cap eps0 <= {_fmt(p.max_eps0)}: MSE +{100 * p.cap_cost:.3g}% against the "
-            f"uncapped plan ({_LABEL[u.mechanism]} t = {u.t}, eps0 = {_down(u.eps0)}, "
+            f"uncapped plan ({u.describe()}, eps0 = {_down(u.eps0)}, "
             f"MSE = {u.mse:.4g})"
         )
     for c in p.candidates:
         if c.source == "finalist" and c != r:
             lines.append(
-                f"best {_LABEL[c.mechanism]}: t = {c.t}, eps0 = {_down(c.eps0)}; epsilon = "
+                f"best {_LABEL[c.mechanism]}: {_size(c)}eps0 = {_down(c.eps0)}; epsilon = "
                 f"{_up(c.eps_c)}; MSE = {c.mse:.4g}"
             )
         elif c.source == "estimate":
             lines.append(
-                f"best {_LABEL[c.mechanism]} (estimate, not certified): t = {c.t}, "
+                f"best {_LABEL[c.mechanism]} (estimate, not certified): {_size(c)}"
                 f"eps0 ~ {c.eps0:.4g}; MSE ~ {c.mse:.4g}"
             )
     for nn, c in sorted(p.sensitivity.items()):
         lines.append(
-            f"at n = {nn:,}: {_LABEL[c.mechanism]} t = {c.t}, eps0 = {_down(c.eps0)}; "
+            f"at n = {nn:,}: {c.describe()}, eps0 = {_down(c.eps0)}; "
             f"MSE = {c.mse:.4g}"
         )
     for w in p.warnings():

@@ -15,7 +15,15 @@ from accountant.core.params import make_params
 from mechanisms.analysis.common import T_MAX
 from mechanisms.analysis.coco import coco_mse
 from mechanisms.analysis.collision import collision_mse
-from mechanisms.planning.plan import Candidate, ESTIMATES, MECHANISMS, _EPS0_MAX
+from mechanisms.randomizers.coco import CoCoParams
+from mechanisms.randomizers.collision import CollisionParams
+from mechanisms.randomizers.frequency_oracles import (
+    frequency_mse,
+    olh_rates,
+    oue_rates,
+    report_bits,
+)
+from mechanisms.planning.plan import Candidate, ESTIMATES, MECHANISMS, ORACLES, _EPS0_MAX
 _ESTIMATOR_FIELD = {"mean": "mean", "frequency": "nonmissing"}
 # screen: geometric ratio of the coarse t grid, points past the minimum, refinement points
 SCREEN_RATIO = 1.3
@@ -64,6 +72,40 @@ def _check(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
     return float(target_eps), float(delta), int(n), int(d), int(s), tuple(dict.fromkeys(mechanisms))
 
 
+def default_mechanisms(estimate: str, s: int, d: int, rounds: int = 1, bound: str = "proved") -> tuple:
+    """The mechanisms planned when none are given: Collision and CoCo, and OLH and OUE where
+    they apply (frequency estimate, one value per user s = 1, d >= 2, one round, proved bound).
+
+    Examples
+    --------
+    >>> from mechanisms.planning import default_mechanisms
+    >>> default_mechanisms("frequency", 1, 64), default_mechanisms("mean", 1, 64)
+    (('collision', 'coco', 'olh', 'oue'), ('collision', 'coco'))
+    """
+    base = ("collision", "coco")
+    if estimate == "frequency" and s == 1 and d >= 2 and rounds == 1 and bound == "proved":
+        return base + ORACLES
+    return base
+
+
+def _check_oracles(mechanisms: tuple, estimate: str, s: int, d: int, rounds: int, bound: str) -> None:
+    """OLH / OUE, when asked for, only where they apply (each reason named)."""
+    asked = [m for m in mechanisms if m in ORACLES]
+    if not asked:
+        return
+    what = " and ".join(asked)
+    if estimate != "frequency":
+        raise ValueError(f"{what} estimate frequencies only: use estimate 'frequency', got {estimate!r}")
+    if s != 1:
+        raise ValueError(f"{what} take one value per user: s must be 1 with them, got s = {s}")
+    if d < 2:
+        raise ValueError(f"{what} need a domain of d >= 2 values, got d = {d}")
+    if rounds != 1:
+        raise ValueError(f"{what} are planned for one round: rounds must be 1 with them, got {rounds}")
+    if bound != "proved":
+        raise ValueError(f"{what} are planned on the proved bound only, got bound={bound!r}")
+
+
 def _check_cap(max_eps0) -> Optional[float]:
     if max_eps0 is None:
         return None
@@ -99,9 +141,9 @@ def _check_release(n: int, rounds, schedule) -> tuple[int, Optional[tuple]]:
 
 
 def _admissible(mechanism: str, s: int, t: float) -> int:
-    """Nearest admissible t (Collision: > s; CoCo: even, >= 2s + 2)."""
-    if mechanism == "collision":
-        return int(min(max(round(t), s + 1), T_MAX))
+    """Nearest admissible t (Collision: > s; CoCo: even, >= 2s + 2; OLH's g: >= 2)."""
+    if mechanism in ("collision", "olh"):
+        return int(min(max(round(t), (s if mechanism == "collision" else 1) + 1), T_MAX))
     v = int(max(round(t / 2) * 2, 2 * s + 2))
     return min(v, T_MAX - 1)
 
@@ -111,20 +153,58 @@ def _mse(mechanism: str, n: int, d: int, s: int, eps0, t):
     return fn(n, d, s, eps0, t)
 
 
+def _olh_mse(n: int, d: int, eps0, g):
+    """OLH's exact frequency MSE (:func:`frequency_mse` at :func:`olh_rates`) at eps0 and hash
+    range g; arrays of equal length give an array."""
+    if np.ndim(eps0) == 0 and np.ndim(g) == 0:
+        return frequency_mse(n, d, *olh_rates(float(eps0), int(g)))
+    return np.array([frequency_mse(n, d, *olh_rates(float(e), int(x))) for e, x in zip(eps0, g)])
+
+
+def oracle_t(mechanism: str, d: int, eps0: float, g: int = 0) -> int:
+    """The ``t`` of an OLH / OUE candidate: OLH's hash range (``g`` when given (> 0), else
+    the default rule round(e^eps0) + 1), OUE's report length k = d."""
+    if mechanism == "olh":
+        return int(g) if g else make_params("olh", eps0, k=d).t
+    return int(d)
+
+
+def params_of(mechanism: str, eps0: float, s: int, t: int, d: int):
+    """The accountant's parameters of a candidate (OLH / OUE over the domain [d]; OLH's
+    hash range g = t, or the default rule when t = 0)."""
+    if mechanism == "olh":
+        return make_params("olh", eps0, k=d, g=int(t) if t else None)
+    if mechanism in ORACLES:
+        return make_params(mechanism, eps0, k=d)
+    return make_params(mechanism, eps0, s=s, t=t)
+
+
 def _candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, proved) -> Candidate:
-    m = _mse(mechanism, n, d, s, eps0, t)
+    if mechanism in ORACLES:
+        # one value of [d] per user: the frequency estimate's exact MSE (Wang et al. 2017)
+        t = oracle_t(mechanism, d, float(eps0), t)
+        rates = olh_rates(float(eps0), t) if mechanism == "olh" else oue_rates(float(eps0))
+        f = frequency_mse(n, d, *rates)
+        mean, nonmissing, item = None, f, f
+        bits = report_bits(mechanism, d, float(eps0), t if mechanism == "olh" else None)
+    else:
+        m = _mse(mechanism, n, d, s, eps0, t)
+        mean, nonmissing, item = float(m.mean), float(m.nonmissing), float(m.item)
+        cls = CollisionParams if mechanism == "collision" else CoCoParams
+        bits = cls(d=d, s=s, eps0=float(eps0), t=int(t)).report_bits
     return Candidate(
         mechanism=mechanism,
         t=int(t),
         eps0=float(eps0),
         eps_c=None if eps_c is None else float(eps_c),
-        mse=float(getattr(m, _ESTIMATOR_FIELD[estimate])),
-        mse_mean=float(m.mean),
-        mse_nonmissing=float(m.nonmissing),
-        mse_item=float(m.item),
+        mse=float({"mean": mean, "frequency": nonmissing}[estimate]),
+        mse_mean=mean,
+        mse_nonmissing=float(nonmissing),
+        mse_item=float(item),
         source=source,
         bound=bound,
         proved=proved,
+        report_bits=int(bits),
     )
 
 
@@ -134,7 +214,14 @@ def screen_eps0(
 ) -> float:
     """Saddle-point estimate of the largest eps0 <= eps0_max whose blanket eps_c meets
     ``target`` at ``delta`` for a fixed t (NOT certified: it places the proved search);
-    :func:`accountant.accounting.calibration.saddle_local_epsilon` at this t."""
+    :func:`accountant.accounting.calibration.saddle_local_epsilon` at this t.
+
+    OUE: ``t`` is the domain size d.  OLH: ``t`` is the hash range g and ``s`` the domain
+    size d (:func:`screen` passes them so)."""
+    if mechanism == "olh":
+        return saddle_local_epsilon("olh", n, target, delta, k=s, g=t, eps0_max=eps0_max)
+    if mechanism in ORACLES:
+        return saddle_local_epsilon(mechanism, n, target, delta, k=t, eps0_max=eps0_max)
     return saddle_local_epsilon(mechanism, n, target, delta, s=s, t=t, eps0_max=eps0_max)
 
 
@@ -155,19 +242,31 @@ def screen(
     ``around / 8`` when a previous best is known) until ``SCREEN_PAST_MIN`` points past the
     running minimum of the MSE with the MSE at least 1.2 times that minimum, then
     ``SCREEN_REFINE`` points between the minimum's neighbours; the best t over *every*
-    admissible integer between them uses eps0 interpolated in log t (and is then evaluated)."""
+    admissible integer between them uses eps0 interpolated in log t (and is then evaluated).
+
+    OLH: the hash range g is screened as Collision's t (from g = 2; the domain is [d]; the
+    MSE is the exact frequency MSE).  OUE has no t to screen: one point, the screen's eps0
+    over the domain [d] (t = d)."""
+    if mechanism == "oue":
+        e0 = screen_eps0(mechanism, s, d, n, target, delta, eps0_max)
+        c = _candidate(mechanism, 0, n, d, s, e0, None, estimate, "screen", "screen", False)
+        return np.array([c.t], dtype=np.int64), np.array([e0]), np.array([c.mse])
     est = _ESTIMATOR_FIELD[estimate]
-    lo_t = s + 1 if mechanism == "collision" else 2 * s + 2
-    top = T_MAX if mechanism == "collision" else T_MAX - 1
+    olh = mechanism == "olh"
+    lo_t = 2 if olh else s + 1 if mechanism == "collision" else 2 * s + 2
+    top = T_MAX if mechanism in ("collision", "olh") else T_MAX - 1
     cache: dict[int, float] = {}
 
     def e0_at(t: int) -> float:
         if t not in cache:
-            cache[t] = screen_eps0(mechanism, s, t, n, target, delta, eps0_max)
+            cache[t] = screen_eps0(mechanism, d if olh else s, t, n, target, delta, eps0_max)
         return cache[t]
 
+    def mse_of(e0, t):
+        return _olh_mse(n, d, e0, t) if olh else getattr(_mse(mechanism, n, d, s, e0, t), est)
+
     def mse_at(t: int) -> float:
-        return float(getattr(_mse(mechanism, n, d, s, e0_at(t), t), est))
+        return float(mse_of(e0_at(t), t))
 
     t = lo_t if around is None else _admissible(mechanism, s, max(lo_t, around / 8))
     ts, ms = [], []
@@ -178,7 +277,7 @@ def screen(
         if (len(ts) - 1 - k >= SCREEN_PAST_MIN and ms[-1] >= 1.2 * ms[k]) or t >= top:
             break
         t = max(
-            _admissible(mechanism, s, t * SCREEN_RATIO), t + (1 if mechanism == "collision" else 2)
+            _admissible(mechanism, s, t * SCREEN_RATIO), t + (2 if mechanism == "coco" else 1)
         )
         t = min(t, top)
     k = int(np.argmin(ms))
@@ -193,15 +292,16 @@ def screen(
     order = np.argsort(ts)
     tsa = np.asarray(ts, dtype=np.int64)[order]
     inside = tsa[(tsa >= a) & (tsa <= b)]
-    step = 1 if mechanism == "collision" else 2
+    step = 2 if mechanism == "coco" else 1
     allt = np.arange(a, b + 1, step, dtype=np.int64)
-    if allt.size > 20_000:
+    if allt.size > (2_000 if olh else 20_000):  # (OLH's MSE is not vectorised)
         allt = np.unique(
-            np.concatenate([(np.geomspace(a, b, 20_000) // step * step).astype(np.int64), inside])
+            np.concatenate([(np.geomspace(a, b, 2_000 if olh else 20_000) // step * step)
+                            .astype(np.int64), inside])
         )
         allt = allt[(allt >= a) & (allt <= b)]
     e_in = np.interp(np.log(allt), np.log(inside.astype(float)), [cache[int(x)] for x in inside])
-    m_all = np.asarray(getattr(_mse(mechanism, n, d, s, e_in, allt), est), dtype=float)
+    m_all = np.asarray(mse_of(e_in, allt), dtype=float)
     best = int(allt[int(np.nanargmin(m_all))])
     if best not in cache:
         ts.append(best)
@@ -232,7 +332,27 @@ def evaluate(
     ``bound="proved"`` (default): the smallest proved upper bound
     (``accountant.bounds.proved_params_epsilon``); ``bound="paper"`` (alias ``"tight"``):
     the paper's Theorem 5 value, not proved (docs/proved.md, Findings).  ``guess`` (e.g. the
-    screen's eps0) only places the proved search."""
+    screen's eps0) only places the proved search.
+
+    OLH / OUE (``estimate="frequency"``, s = 1, proved bound only): the domain is [d]; OLH's
+    hash range is g = ``t`` (t > 0) or, with t = 0, round(e^eps0) + 1 at each eps0 tried;
+    OUE ignores ``t``."""
+    if mechanism in ORACLES:
+        if bound != "proved":
+            raise ValueError(f"{mechanism} is planned on the proved bound only, got bound={bound!r}")
+        g = int(t) if mechanism == "olh" and t else None
+        if g is not None:
+            make_params("olh", 1.0, k=d, g=g)  # validates g
+        e0 = local_epsilon(n, target_eps, delta, mechanism, k=d, rtol=rtol, eps0_max=eps0_max,
+                           guess=guess, g=g)
+        res = proved_params_epsilon(params_of(mechanism, e0, s, g or 0, d), n, delta, 1e-7)
+        eps_c, name = (
+            (res.epsilon, res.name)
+            if res is not None and res.epsilon is not None
+            else (e0, "post-processing")
+        )
+        return _candidate(mechanism, g or 0, n, d, s, e0, min(eps_c, e0), estimate, source, name,
+                          True)
     make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism
     e0 = local_epsilon(
         n,

@@ -33,7 +33,8 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["oue_rates", "olh_rates", "frequency_variance", "oue_perturb", "oue_support_counts",
+__all__ = ["oue_rates", "olh_rates", "frequency_variance", "frequency_mse", "report_bits",
+           "OLH_SEED_BITS", "oue_perturb", "oue_support_counts",
            "olh_perturb", "olh_support_counts", "estimate_counts", "MAX_CELLS"]
 
 MAX_CELLS = 10**8  # n x k work limit of one simulation (memory/time), refused above
@@ -126,6 +127,68 @@ def frequency_variance(n: int, p: float, q: float, c=0):
     if np.any((c < 0) | (c > n)):
         raise ValueError(f"c must lie in [0, n = {n}], got {c!r}")
     return (n * q * (1 - q) + c * (1 - p - q) * (p - q)) / (p - q) ** 2
+
+
+def frequency_mse(n: int, k: int, p: float, q: float) -> float:
+    """Exact MSE of the frequency estimates c_hat_j / n summed over the k values, when each
+    of the n users holds exactly one value.
+
+    Var[c_hat_j] (:func:`frequency_variance`) is linear in c_j and sum_j c_j = n, so the
+    total does not depend on the data:
+    ``sum_j Var[c_hat_j] / n^2 = (k q (1 - q) + (1 - p - q)(p - q)) / (n (p - q)^2)``
+    (Wang, Blocki, Li, Jha, USENIX Security 2017, Sections 4.3-4.4, with the data term kept).
+
+    Parameters
+    ----------
+    n : int
+        Number of users (>= 1).
+    k : int
+        Domain size (>= 2).
+    p, q : float
+        The oracle's rates (:func:`oue_rates`, :func:`olh_rates`).
+
+    Returns
+    -------
+    float
+        The summed squared error of the frequency (not count) estimates.
+
+    Examples
+    --------
+    >>> from mechanisms import frequency_mse, oue_rates
+    >>> print(f"{frequency_mse(10_000, 64, *oue_rates(2.0)):.6f}")
+    0.004734
+    """
+    k = _check_int("k", k, 2)
+    v0 = frequency_variance(n, p, q, 0)
+    vn = frequency_variance(n, p, q, n)
+    return float((k * v0 + (vn - v0)) / float(n) ** 2)
+
+
+#: bits of the OLH simulator's hash seed: (a, b) with a in [1, P), b in [0, P), P = 2^31 - 1
+OLH_SEED_BITS = 62
+
+
+def report_bits(mechanism: str, k: int, eps0: float, g: Optional[int] = None) -> int:
+    """Size in bits of one report: OUE ``k`` (one bit per value); OLH the hash seed
+    (:data:`OLH_SEED_BITS` = 62 in :func:`olh_perturb`) plus ``ceil(log2 g)`` bits for the
+    hashed value (``g`` default round(e^eps0) + 1).
+
+    Examples
+    --------
+    >>> from mechanisms import report_bits
+    >>> report_bits("oue", 64, 2.0), report_bits("olh", 64, 2.0)
+    (64, 65)
+    """
+    from accountant.core.rules import olh_default_g
+
+    k = _check_int("k", k, 2)
+    if mechanism == "oue":
+        return k
+    if mechanism != "olh":
+        raise ValueError(f"mechanism must be 'olh' or 'oue', got {mechanism!r}")
+    eps0 = _check_eps0(eps0)
+    g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
+    return OLH_SEED_BITS + math.ceil(math.log2(g))
 
 
 def _values(values, k: int) -> np.ndarray:

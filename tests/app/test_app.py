@@ -330,3 +330,27 @@ def test_frequency_simulate_and_refusal():
     at.number_input(key="n").set_value(10**9).run()
     ok(at)
     assert at.button(key="simulate").disabled
+
+
+def test_planner_shows_olh_and_oue():
+    at = page("3_Planner.py")
+    at.number_input(key="n").set_value(20_000).run()
+    at.number_input(key="d").set_value(64).run()
+    at.number_input(key="s").set_value(1).run()
+    at.radio(key="estimate").set_value("frequency").run()
+    at.multiselect(key="mechs").set_value(["collision", "coco", "olh", "oue"]).run()
+    ok(at)
+    p = plan(0.5, 1e-6, 20_000, 64, 1, "frequency", ("collision", "coco", "olh", "oue"), bound="proved")
+    r = p.recommendation
+    # here OLH with its screened g = 169 has the smallest error (8.584e-05; OUE 9.146e-05,
+    # Collision / CoCo 1.33e-04)
+    assert r.mechanism == "olh" and r.t == 169
+    assert metric(at, "mechanism") == appcommon.MECH_LABEL["olh"]
+    assert metric(at, "g (hash range)") == "169"
+    assert metric(at, "local eps0") == appcommon.fmt(r.eps0, 6, "down")
+    assert at.code[0].value == p.sentence() and "OLH (optimized local hashing) with g = 169" in p.sentence()
+    cands = at.dataframe[1].value
+    assert {"olh", "oue"} <= set(cands["mechanism"])
+    # OLH / OUE with the mean estimate: refused beside the input, nothing computed
+    at.radio(key="estimate").set_value("mean").run()
+    assert any("estimate the frequency of one value per user" in e.value for e in at.error)

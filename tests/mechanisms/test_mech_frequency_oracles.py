@@ -57,3 +57,28 @@ def test_limits_refused_up_front():
         F.oue_perturb(np.zeros(10**5, dtype=np.int64), 10**4, 1.0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="values must be a 1-d array of integers in \\[0, k = 3\\)"):
         F.oue_perturb(np.array([0, 3]), 3, 1.0, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("kind", ["oue", "olh"])
+def test_summed_frequency_mse_matches_simulation(kind):
+    """frequency_mse (the planner's error of OLH / OUE) against simulated estimates."""
+    n, k, eps0, reps = 2000, 8, 1.5, 300
+    ests, true, p, q = _empirical(kind, n, k, eps0, reps, seed=11)
+    empirical = np.mean(np.sum((ests / n - true / n) ** 2, axis=1))
+    formula = F.frequency_mse(n, k, p, q)
+    # the closed form, written out: (k q(1-q) + (1-p-q)(p-q)) / (n (p-q)^2)
+    assert formula == pytest.approx((k * q * (1 - q) + (1 - p - q) * (p - q)) / (n * (p - q) ** 2),
+                                    rel=1e-12)
+    # 300 repetitions of a sum of 8 squared errors: relative sd of the mean ~ 5%
+    assert empirical == pytest.approx(formula, rel=0.15)
+    # and it is the per-value variances summed (sum_j c_j = n)
+    assert formula == pytest.approx(float(np.sum(F.frequency_variance(n, p, q, true))) / n**2,
+                                    rel=1e-12)
+
+
+def test_report_bits():
+    assert F.report_bits("oue", 64, 2.0) == 64
+    assert F.report_bits("olh", 64, 2.0) == 62 + 3  # g = round(e^2) + 1 = 8
+    assert F.report_bits("olh", 64, 2.0, g=9) == 62 + 4
+    with pytest.raises(ValueError, match="mechanism must be 'olh' or 'oue'"):
+        F.report_bits("krr", 4, 1.0)

@@ -240,8 +240,9 @@ def _check_applicable(args) -> None:
     if mech is not None and args.command != "compose":
         if mech == "variation-ratio":
             if args.command == "local-epsilon":
-                raise ValueError("--mechanism variation-ratio: local-epsilon searches eps0, but the "
-                                 "variation-ratio parameters fix p = e^eps0; use epsilon/delta/compare")
+                raise ValueError("--mechanism variation-ratio: local-epsilon searches eps0, but --p "
+                                 "fixes eps0 = ln p; instead run epsilon (or table --n ... --delta ...) "
+                                 "with --p --beta [--q] at the p values you consider")
             if getattr(args, "eps0", None) is not None:
                 raise ValueError("--eps0 does not apply to mechanism 'variation-ratio' (eps0 = ln p: give --p)")
             if args.p is None:
@@ -250,7 +251,8 @@ def _check_applicable(args) -> None:
             raise ValueError("--g does not apply to local-epsilon (olh's g follows eps0: round(e^eps0) + 1)")
         elif getattr(args, "eps0", 1.0) is None:
             raise ValueError("--eps0 is required (a number in (0, 30])")
-    if mech is not None:
+    if mech is not None and not (args.command == "compose" and mech == "variation-ratio"):
+        # (compose's variation-ratio options are checked by compose_cli.run_compose)
         try:
             vr = _vr_options(args)
             eps0 = None if mech == "variation-ratio" else 1.0

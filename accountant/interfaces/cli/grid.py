@@ -11,23 +11,48 @@ from accountant.core.params import make_params
 from accountant.interfaces.cli.arguments import T_MAX, _bound_list
 
 
+def _variation_ratio(args):
+    """(p, beta, q, eps0 = ln p) of ``table --mechanism variation-ratio --p P --beta B [--q Q]``
+    (one randomizer: the grid is over --n and --delta), None for the other mechanisms; the
+    options that do not apply are refused, each named, before any work."""
+    given = [f"--{o}" for o in ("p", "beta", "q") if getattr(args, o, None) is not None]
+    if getattr(args, "mechanism", None) != "variation-ratio":
+        if given:
+            raise ValueError(f"{'/'.join(given)} {'applies' if len(given) == 1 else 'apply'} to "
+                             f"--mechanism variation-ratio only, not to "
+                             f"'{getattr(args, 'mechanism', 'collision')}'")
+        if args.eps0 is None:
+            raise ValueError("--eps0 is required (a list or start:stop:count)")
+        return None
+    if args.eps0 is not None:
+        raise ValueError("--eps0 does not apply to --mechanism variation-ratio (eps0 = ln p: give --p)")
+    for o in ("p", "beta"):
+        if getattr(args, o) is None:
+            raise ValueError(f"--{o} is required for --mechanism variation-ratio (one value; "
+                             "the table's grid is over --n and --delta)")
+    try:
+        par = make_params("variation-ratio", None, p=args.p, beta=args.beta, q=args.q)
+    except ValueError as exc:
+        msg = str(exc)
+        raise ValueError(msg if msg.startswith("--") else f"--{msg}") from None
+    return par.p, par.beta, par.q, par.eps0
+
+
 def _grid_command(args, argv: Sequence[str] = ()) -> dict:
     from accountant.interfaces import tables
     from accountant.interfaces.tables import KEYED
 
     ns = tables.parse_list(args.n, int, "--n")
-    eps0s = tables.parse_list(args.eps0, float, "--eps0")
     for n in ns:
         L.check_int("--n", n, 1, L.MAX_N)
+    vr = _variation_ratio(args)
+    eps0s = [vr[3]] if vr is not None else tables.parse_list(args.eps0, float, "--eps0")
     for e0 in eps0s:
         L.check_eps0(e0, "--eps0")
     ks: list = [None]
     columns = None
     if args.command == "table":
         mechanism = args.mechanism
-        if mechanism == "variation-ratio":
-            raise ValueError("--mechanism variation-ratio is not available in table (its grid has no "
-                             "--p/--beta/--q); use epsilon or compare")
         deltas = tables.parse_list(args.delta, float, "--delta")
         for d in deltas:
             L.check_delta(d, "--delta")
@@ -84,11 +109,12 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
     if getattr(args, "scheduler", None) is not None and not args.scheduler.strip():
         raise ValueError("--scheduler must be an address such as tcp://host:8786, got ''")
     try:
-        points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=ks)
+        points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=ks,
+                                   vr=None if vr is None else vr[:3])
     except ValueError as exc:
         raise ValueError(f"--t-rule/--s/--eps0: {exc}") from None
     for pt in points:  # validate every point before any work starts
-        make_params(pt.mechanism, pt.eps0, s=pt.s, t=pt.t, k=pt.k)
+        pt.params()
     rtol = getattr(args, "rtol", 1e-9)
     rows = tables.compute_table(points, bounds, rtol=rtol, workers=args.workers,
                                 scheduler=getattr(args, "scheduler", None))
@@ -98,6 +124,7 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
     out = {"command": args.command, "format": ext.lstrip("."), "rows": len(rows), "bounds": list(bounds),
            "parameters": {"mechanism": mechanism, "n": ns, "s": ss if ss != [None] else None,
                           "k": ks if ks != [None] else None, "eps0": eps0s, "delta": deltas,
+                          **({} if vr is None else {"p": vr[0], "beta": vr[1], "q": vr[2]}),
                           "t_rule": t_rule if mechanism in ("collision", "coco") else None},
            "meta": meta}
     if args.command == "table":

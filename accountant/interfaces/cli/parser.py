@@ -9,7 +9,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import ALIASES, BOUND_NAMES, REGISTRY
 from accountant.core.limits import float_arg, int_arg
 from accountant.core.params import MECHANISMS
-from accountant.interfaces.cli.arguments import T_MAX, _Parser, _add_mechanism_options, _add_method_option
+from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, _Parser, _add_mechanism_options, _add_method_option
 
 BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)
 INVERSE_CHOICES = ("proved",) + tuple(b for b in BOUND_NAMES if REGISTRY[b].kind != "lower") + tuple(ALIASES)
@@ -102,9 +102,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", required=True, help="list, e.g. 10000,100000")
     p.add_argument("--s", default=None, help="list of s (collision, coco)")
     p.add_argument("--k", default=None, help="list of k, the domain size (krr, olh, oue)")
-    p.add_argument("--eps0", required=True, help="list or start:stop:count, e.g. 0.1:5.0:50")
+    p.add_argument("--eps0", default=None,
+                   help="list or start:stop:count, e.g. 0.1:5.0:50 (required; variation-ratio: --p)")
     p.add_argument("--delta", required=True, help="list of delta")
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS)
+    p.add_argument("--p", type=float_arg("--p", 1.0, VR_P_MAX, lo_open=True), default=None,
+                   help="variation-ratio: likelihood ratio bound p > 1 (one value; eps0 = ln p)")
+    p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
+                   help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
+    p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
+                   help="variation-ratio: ratio bound q > 1 (default: p)")
     p.add_argument("--t-rule", default="paper", help="paper | coco | fixed:T")
     p.add_argument("--bounds", default=None,
                    help="bounds to compute: all or a comma-separated list (default: those the columns need)")

@@ -14,7 +14,7 @@ from typing import Iterable, Optional, Sequence
 # its claim: upper bounds round up, lower bounds down (a printed bound is still a bound);
 # JSON keeps full precision.  Column names in csv/json are the machine names of the rows.
 
-POINT_FIELDS = ("mechanism", "n", "s", "t", "k", "eps0", "delta")
+POINT_FIELDS = ("mechanism", "n", "s", "t", "k", "p", "beta", "q", "eps0", "delta")
 PAPER_COLUMNS = ("proved_epsilon", "lower_epsilon", "paper_epsilon", "best_literature",
                  "literature_epsilon", "saving_percent")
 
@@ -25,6 +25,9 @@ _FIELDS = {
     "s": ("$s$", "s", None),
     "t": ("$t$", "t", None),
     "k": ("$k$", "k", None),
+    "p": ("$p$", "p", None),
+    "beta": (r"$\beta$", "beta", None),
+    "q": ("$q$", "q", None),
     "eps0": (r"$\varepsilon_0$", "eps0", None),
     "delta": (r"$\delta$", "delta", None),
     "proved_epsilon": (r"$\varepsilon_c$", "eps_c (proved)", "up"),
@@ -74,7 +77,9 @@ def default_columns(rows: Sequence[dict]) -> list[str]:
     """The columns of a paper's table: n (and s, t, delta where they vary; fixed ones go to
     the caption), eps0, the proved eps_c, the certified lower bound, Theorem 5's value, the
     best previously published proved bound (cited) and the saving over it."""
-    cols = ["n"] + [k for k in ("s", "t", "k") if _varies(rows, k)] + ["eps0"]
+    cols = ["n"] + [k for k in ("s", "t", "k") if _varies(rows, k)]
+    # variation-ratio: its parameters (eps0 = ln p); they are fixed over the grid
+    cols += [k for k in ("p", "beta", "q") if rows and rows[0].get(k) is not None] + ["eps0"]
     cols += ["delta"] if _varies(rows, "delta") else []
     return cols + list(PAPER_COLUMNS)
 

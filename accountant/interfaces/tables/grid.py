@@ -8,7 +8,8 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
-from accountant.bounds.registry import BOUND_NAMES, best_proved, compare
+from accountant.bounds.registry import BOUND_NAMES, best_proved, compare, compare_params
+from accountant.core.params import make_params
 from accountant.core.limits import MAX_LIST, worker_init
 from accountant.core.optional import require
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
@@ -80,6 +81,16 @@ class GridPoint:
     mechanism: str
     k: Optional[int] = None  # the domain size of k-RR, OLH and OUE
     d: Optional[int] = None  # Collision / CoCo: the dimension the lower bound's datasets live in
+    # variation-ratio: Wang et al.'s (p, beta, q) (eps0 = ln p)
+    p: Optional[float] = None
+    beta: Optional[float] = None
+    q: Optional[float] = None
+
+    def params(self):
+        """The accountant's parameters of this point."""
+        if self.mechanism == "variation-ratio":
+            return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
+        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k)
 
 
 # mechanisms whose grid has a list of domain sizes k
@@ -88,9 +99,18 @@ KEYED = ("krr", "olh", "oue")
 
 def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[float],
                deltas: Sequence[float], mechanism: str, t_rule: str = "paper",
-               ks: Sequence[Optional[int]] = (None,), d: Optional[int] = None) -> list[GridPoint]:
+               ks: Sequence[Optional[int]] = (None,), d: Optional[int] = None,
+               vr: Optional[tuple] = None) -> list[GridPoint]:
     """Every combination of the lists (``ss`` for Collision/CoCo, ``ks`` for k-RR, OLH, OUE); ``d``
-    (Collision/CoCo) is the dimension of the data, which only the lower bound depends on."""
+    (Collision/CoCo) is the dimension of the data, which only the lower bound depends on.
+    ``vr = (p, beta, q)``: the one variation-ratio randomizer of the grid (q None: q = p);
+    its eps0 is ln p and ``eps0s`` is ignored."""
+    if mechanism == "variation-ratio":
+        if vr is None:
+            raise ValueError("variation-ratio needs vr = (p, beta, q)")
+        par = make_params("variation-ratio", None, p=vr[0], beta=vr[1], q=vr[2])
+        return [GridPoint(int(n), None, par.eps0, float(delta), None, mechanism, None, None,
+                          par.p, par.beta, par.q) for n in ns for delta in deltas]
     if mechanism not in ("collision", "coco"):
         ss, d = [None], None
     if mechanism not in KEYED:
@@ -131,18 +151,23 @@ def _lower_d(point: GridPoint) -> Optional[int]:
     return point.d if point.d is not None else 3 * point.s
 
 
+def _compare(point: GridPoint, bounds: Sequence[str], rtol: float) -> dict:
+    """The results of ``bounds`` at ``point`` (name -> BoundResult)."""
+    if point.mechanism == "variation-ratio":  # the bounds that apply: clone (mixing 1/q), lower
+        return compare_params(point.params(), point.n, point.delta, bounds, rtol)
+    return compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, bounds, rtol,
+                   k=point.k, d=_lower_d(point))
+
+
 def _bound_result(point: GridPoint, bound: str, rtol: float):
     """One bound's result at one point (a task of :func:`compute_rows`)."""
-    return compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, (bound,), rtol,
-                   k=point.k, d=_lower_d(point))
+    return _compare(point, (bound,), rtol)
 
 
 def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9) -> dict:
     """One table row: inputs, the proved number first, each bound's eps_c (None if not
     applicable), ratios, saving."""
-    res = compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, bounds, rtol,
-                  k=point.k, d=_lower_d(point))
-    return _assemble_row(point, res)
+    return _assemble_row(point, _compare(point, bounds, rtol))
 
 
 # bounds whose searches cost the most, first in compute_rows' queue (longest task first keeps
@@ -176,6 +201,7 @@ def _assemble_row(point: GridPoint, res: dict) -> dict:
     names = list(res)
     row: dict = {"mechanism": point.mechanism, "n": point.n, "s": point.s, "t": point.t,
                  **({"k": point.k} if point.k is not None else {}),
+                 **({"p": point.p, "beta": point.beta, "q": point.q} if point.p is not None else {}),
                  "eps0": point.eps0, "delta": point.delta}
     proved = best_proved(res, point.mechanism)
     row["proved_epsilon"] = proved.epsilon if proved else None

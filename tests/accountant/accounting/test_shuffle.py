@@ -255,3 +255,23 @@ def test_headline_note_carries_what_the_winning_bound_says():
     assert rand.bound == "blanket" and "uniformly random function" in rand.note
     assert "not the exact blanket" in rand.note
     assert rand.epsilon <= plain.epsilon
+
+
+def test_local_epsilon_with_olh_hash_range_fixed():
+    # OLH with g fixed (not round(e^eps0) + 1 at each eps0): the answer is certified with that
+    # g and 0.1% more breaks the target; g applies to OLH only
+    from accountant import local_epsilon, make_params
+    from accountant.bounds.registry import proved_params_epsilon
+
+    n, target, delta = 20_000, 0.5, 1e-6
+    e0 = local_epsilon(n, target, delta, "olh", k=64, g=169, rtol=1e-5)
+    at = proved_params_epsilon(make_params("olh", e0, k=64, g=169), n, delta)
+    above = proved_params_epsilon(make_params("olh", e0 * 1.001, k=64, g=169), n, delta)
+    assert at.epsilon <= target < above.epsilon
+    assert e0 == pytest.approx(5.538, abs=2e-3)
+    rule = local_epsilon(n, target, delta, "olh", k=64, rtol=1e-5)  # g = round(e^eps0) + 1 = 312
+    assert make_params("olh", rule, k=64).g == 312 and rule > e0
+    with pytest.raises(ValueError, match="g does not apply to mechanism 'krr'"):
+        local_epsilon(n, target, delta, "krr", k=4, g=5)
+    with pytest.raises(ValueError, match="g must be"):
+        local_epsilon(n, target, delta, "olh", k=64, g=1)

@@ -291,3 +291,124 @@ def test_approx_schedule_epsilon_tracks_the_certified_composition():
     assert abs(approx_schedule_epsilon(mixed, 1e-6) / compose_schedule(mixed, 1e-6).epsilon - 1) < 0.01
     with pytest.raises(ValueError, match="blanket law"):
         approx_schedule_epsilon([RoundSpec(1000, 1.0)], 1e-6)
+
+
+# --------------------------------------------------------------------------- variation-ratio rounds
+def _krr_vr(eps0: float, k: int) -> dict:
+    """k-RR's variation-ratio parameters (Wang et al., VLDB 2024): p = q = e^eps0,
+    beta = (e^eps0 - 1)/(e^eps0 + k - 1)."""
+    e = math.exp(eps0)
+    return dict(p=e, beta=(e - 1) / (e + k - 1), q=e)
+
+
+def test_variation_ratio_one_round_brackets_the_single_round_clone():
+    # T = 1 composes the registry's clone pair (ratio p, mixing 1/q): the bracket
+    # [optimistic, pessimistic] (the connect-the-dots discretisation of ~40 profile samples)
+    # contains the single-round clone bound; the upper end is above it by less than the width
+    from accountant.core.params import make_params
+    from accountant.bounds.registry import compute_params_bound
+
+    for p, beta, q in ((7.38905609893065, 0.6, None), (3.0, 0.4, 6.0)):
+        spec = RoundSpec(10_000, None, "variation-ratio", p=p, beta=beta, q=q)
+        single = compute_params_bound("clone", make_params("variation-ratio", None, p=p, beta=beta,
+                                                           q=q), 10_000, DELTA).epsilon
+        res = compose_rounds(spec, 1, DELTA)
+        assert res.epsilon_optimistic <= single <= res.epsilon
+        assert res.epsilon - single < res.epsilon - res.epsilon_optimistic
+        assert res.epsilon == pytest.approx(single, rel=2e-2)
+
+
+def test_variation_ratio_rounds_with_krr_parameters():
+    # with k-RR's (p, beta, q) the round's pair is FMT21's clone at eps0 = ln p, which is what
+    # the generic round composes (equal up to the float rounding of the pair's probabilities);
+    # `krr` composes min(exact blanket, clone),
+    # smaller
+    vr = RoundSpec(10_000, None, "variation-ratio", **_krr_vr(2.0, 4))
+    gen = compose_rounds(RoundSpec(10_000, 2.0), 10, DELTA)
+    res = compose_rounds(vr, 10, DELTA)
+    assert res.epsilon == pytest.approx(gen.epsilon, rel=1e-7)
+    assert res.epsilon_optimistic == pytest.approx(gen.epsilon_optimistic, rel=1e-7)
+    assert res.epsilon == pytest.approx(0.534147, abs=2e-6)
+    krr = compose_rounds(RoundSpec(10_000, 2.0, "krr", k=4), 10, DELTA)
+    assert krr.epsilon < 0.7 * res.epsilon
+    assert round_source("variation-ratio") == "clone (FMT21, ratio p, mixing 1/q)"
+
+
+def test_variation_ratio_rounds_are_monotone():
+    e = [compose_rounds(RoundSpec(10_000, None, "variation-ratio", p=3.0, beta=0.4, q=q), T,
+                        DELTA).epsilon for q, T in ((3.0, 4), (6.0, 4), (6.0, 8))]
+    assert e[0] < e[1] < e[2]
+    with pytest.raises(ValueError, match="no eps0 to search"):
+        largest_eps0(10_000, 4, 1.0, DELTA, "variation-ratio")
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(beta=0.4), "p is required"),
+    (dict(p=3.0), "beta is required"),
+    (dict(p=3.0, beta=0.6), r"beta must be a number in \(0, 0.5\]"),
+    (dict(p=3.0, beta=0.4, q=0.5), "q must be"),
+    (dict(p=3.0, beta=0.4, k=4), "k does not apply to mechanism 'variation-ratio'"),
+])
+def test_variation_ratio_round_errors(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        RoundSpec(1000, None, "variation-ratio", **kw)
+
+
+def test_variation_ratio_round_refuses_a_different_eps0_and_others_refuse_p():
+    with pytest.raises(ValueError, match="eps0 does not apply"):
+        RoundSpec(1000, 1.0, "variation-ratio", p=3.0, beta=0.4)
+    assert RoundSpec(1000, math.log(3.0), "variation-ratio", p=3.0, beta=0.4).eps0 == math.log(3.0)
+    with pytest.raises(ValueError, match="p does not apply to mechanism 'krr'"):
+        RoundSpec(1000, 1.0, "krr", k=4, p=3.0)
+
+
+def test_variation_ratio_schedule():
+    specs = parse_schedule([{"n": 10_000, "mechanism": "variation-ratio", "p": 3, "beta": 0.4,
+                             "repeat": 2}, {"n": 10_000, "eps0": 1.0}])
+    assert [s.mechanism for s in specs] == ["variation-ratio"] * 2 + ["generic"]
+    assert specs[0].p == 3.0 and specs[0].q == 3.0 and specs[0].eps0 == math.log(3.0)
+    same = compose_schedule(specs[:2], DELTA)
+    assert same.epsilon == pytest.approx(compose_rounds(specs[0], 2, DELTA).epsilon, rel=1e-12)
+
+
+@pytest.mark.parametrize("r, msg", [
+    ({"n": 1000, "mechanism": "variation-ratio", "beta": 0.4}, "round 0: missing field 'p'"),
+    ({"n": 1000, "mechanism": "variation-ratio", "p": 3}, "round 0: missing field 'beta'"),
+    ({"n": 1000, "mechanism": "variation-ratio", "p": 3, "beta": 0.4, "eps0": 1},
+     "round 0: field 'eps0' does not apply"),
+    ({"n": 1000, "mechanism": "variation-ratio", "p": "3", "beta": 0.4},
+     "round 0: field 'p' must be a number"),
+    ({"n": 1000, "mechanism": "variation-ratio", "p": 3, "beta": 0.9},
+     r"round 0: field 'beta' must be a number in \(0, 0.5\]"),
+    ({"n": 1000, "mechanism": "variation-ratio", "p": 3, "beta": 0.4, "q": 1},
+     r"round 0: field 'q' must be a number in \(1"),
+    ({"n": 1000, "mechanism": "variation-ratio", "p": 1e400, "beta": 0.4},
+     "round 0: field 'p' must be"),
+    ({"n": 1000, "eps0": 1, "q": 2}, "round 0: field 'q' does not apply to mechanism 'generic'"),
+])
+def test_variation_ratio_schedule_errors(r, msg):
+    with pytest.raises(ValueError, match=msg):
+        parse_schedule([r])
+
+
+def test_variation_ratio_cli(tmp_path, capsys):
+    vr = _krr_vr(2.0, 4)
+    argv = ["compose", "--rounds", "10", "--n", "1e4", "--mechanism", "variation-ratio",
+            "--p", repr(vr["p"]), "--beta", repr(vr["beta"]), "--delta", "1e-6"]
+    assert cli.main(argv + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["profile"] == "clone (FMT21, ratio p, mixing 1/q)"
+    assert out["epsilon"] == pytest.approx(compose_rounds(
+        RoundSpec(10_000, None, "variation-ratio", **vr), 10, DELTA).epsilon, rel=1e-12)
+    for extra, msg in ((["--eps0", "2"], "--eps0 does not apply"),
+                       (["--beta", "0.9"], "--beta must be a number in (0, "),
+                       (["--q", "0.5"], "--q must be a number in (1, "),
+                       (["--k", "4"], "--k does not apply")):
+        assert cli.main(argv + extra) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and msg in err, err
+    assert cli.main(argv[:7] + ["--beta", "0.4", "--delta", "1e-6"]) == 2
+    assert "--p is required for --mechanism variation-ratio" in capsys.readouterr().err
+    assert cli.main(["compose", "--rounds", "2", "--n", "1e4", "--eps0", "1", "--p", "3",
+                     "--delta", "1e-6"]) == 2
+    assert "--p does not apply to mechanism 'generic'" in capsys.readouterr().err

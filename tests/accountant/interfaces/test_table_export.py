@@ -316,6 +316,59 @@ def test_table_takes_olh_and_oue_by_their_domain_size(tmp_path):
     r = run_cli("table", "--n", "10000", "--eps0", "1", "--delta", "1e-6", "--mechanism", "olh",
                 "--out", "o.csv", cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.startswith("error: --k is required for mechanism 'olh'")
-    r = run_cli("table", "--n", "10000", "--eps0", "1", "--delta", "1e-6", "--mechanism",
-                "variation-ratio", "--out", "o.csv", cwd=tmp_path)
-    assert r.returncode == 2 and "not available in table" in r.stderr
+
+
+
+def test_table_takes_variation_ratio_by_its_parameters(tmp_path):
+    """A grid over n and delta at one (p, beta, q); eps0 = ln p; the clone with mixing 1/q and
+    the exact three-output lower bound.  With the parameters of k-RR (p = q = e^eps0, beta =
+    (e^eps0 - 1)/(e^eps0 + k - 1)) the clone is the same pair as k-RR's clone (FMT21's clone
+    depends only on eps0), so its eps_c is the same number."""
+    import math
+
+    from accountant import compare
+
+    e0, k = 2.0, 4
+    p, beta = math.exp(e0), (math.exp(e0) - 1) / (math.exp(e0) + k - 1)
+    r = run_cli("table", "--n", "10000,100000", "--delta", "1e-6,1e-8", "--mechanism",
+                "variation-ratio", "--p", repr(p), "--beta", repr(beta), "--out", "v.json",
+                "--workers", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads((tmp_path / "v.json").read_text())["rows"]
+    assert [(x["n"], x["delta"]) for x in rows] == [(10000, 1e-6), (10000, 1e-8), (100000, 1e-6),
+                                                    (100000, 1e-8)]
+    for x in rows:
+        assert x["eps0"] == pytest.approx(e0, rel=1e-15) and x["q"] == x["p"] == p
+        assert x["best_proved"] == "clone" and x["paper_epsilon"] is None
+        krr = compare(x["n"], e0, x["delta"], "krr", bounds=("clone",), k=k)["clone"]
+        assert x["proved_epsilon"] == pytest.approx(krr.epsilon, rel=1e-12)
+        assert 0 < x["lower_epsilon"] < x["proved_epsilon"]
+    # n = 10,000, delta = 1e-6: 0.1551 (clone), the lower bound 0.1143
+    assert rows[0]["proved_epsilon"] == pytest.approx(0.1551, abs=1e-4)
+    # a smaller q (more mixing) gives a smaller clone bound
+    r = run_cli("table", "--n", "10000", "--delta", "1e-6", "--mechanism", "variation-ratio",
+                "--p", repr(p), "--beta", repr(beta), "--q", "3", "--out", "w.json", "--workers", "1",
+                cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "w.json").read_text())["rows"][0]["proved_epsilon"] < rows[0]["proved_epsilon"]
+    for args, msg in [
+        (["--eps0", "1", "--p", "3", "--beta", "0.2"], "error: --eps0 does not apply to --mechanism variation-ratio"),
+        (["--p", "3"], "error: --beta is required for --mechanism variation-ratio"),
+        (["--p", "3", "--beta", "0.9"], "error: --beta must be"),
+    ]:
+        r = run_cli("table", "--n", "10000", "--delta", "1e-6", "--mechanism", "variation-ratio",
+                    *args, "--out", "o.csv", cwd=tmp_path)
+        assert r.returncode == 2 and r.stderr.startswith(msg), r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+    r = run_cli("table", "--n", "10000", "--eps0", "1", "--delta", "1e-6", "--mechanism", "krr",
+                "--k", "4", "--p", "3", "--out", "o.csv", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("error: --p applies to --mechanism variation-ratio only")
+    r = run_cli("table", "--n", "10000", "--delta", "1e-6", "--out", "o.csv", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("error: --eps0 is required")
+
+
+def test_local_epsilon_refuses_variation_ratio_and_says_what_to_do(tmp_path):
+    r = run_cli("local-epsilon", "--n", "10000", "--eps", "0.5", "--delta", "1e-6", "--mechanism",
+                "variation-ratio", "--p", "3", "--beta", "0.2", cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "--p fixes eps0 = ln p" in r.stderr and "instead run epsilon" in r.stderr

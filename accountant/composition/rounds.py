@@ -1,0 +1,196 @@
+"""What one shuffled round is: ``RoundSpec`` (validated at construction), its parameters, the
+name of the per-round profile composed for it, and schedules of rounds read from JSON.
+
+May import: :mod:`accountant.core`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from accountant.core.params import _check_eps0, _check_n, make_params
+
+ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
+# the options of a variation-ratio round (Wang et al., VLDB 2024), eps0 = ln p
+VR_FIELDS = ("p", "beta", "q")
+
+
+@dataclass(frozen=True)
+class RoundSpec:
+    """One shuffled round: n users, each applying an eps0-LDP randomizer.
+
+    Parameters
+    ----------
+    n : int
+        Users (>= 1).
+    eps0 : float or None
+        Local budget (> 0).  ``variation-ratio``: None (it is set to ln p) or ln p itself.
+    mechanism : str
+        One of ``ROUND_MECHANISMS`` (generic, collision, coco, krr, rr, olh, oue,
+        variation-ratio).
+    s : int, optional
+        Non-zero coordinates per user (collision, coco).
+    t : int, optional
+        Output size (collision, coco; default: the mechanism's rule).
+    k : int, optional
+        Domain size (>= 2) for krr, olh and oue (olh with its default g).
+    p, beta, q : float, optional
+        ``variation-ratio`` only: Wang et al.'s parameters (:class:`accountant.VariationRatioParams`;
+        default q = p); its round composes the clone pair with ratio p and mixing 1/q.
+
+    Examples
+    --------
+    >>> from accountant import RoundSpec
+    >>> RoundSpec(100_000, 2.0, "collision", s=4)
+    RoundSpec(n=100000, eps0=2.0, mechanism='collision', s=4, t=None, k=None, p=None, beta=None, q=None)
+    >>> RoundSpec(10_000, None, "variation-ratio", p=3.0, beta=0.4).q
+    3.0
+    """
+
+    n: int
+    eps0: Optional[float]
+    mechanism: str = "generic"
+    s: Optional[int] = None
+    t: Optional[int] = None
+    k: Optional[int] = None
+    p: Optional[float] = None
+    beta: Optional[float] = None
+    q: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n", _check_n(self.n))
+        if self.mechanism not in ROUND_MECHANISMS:
+            raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, "
+                             f"got {self.mechanism!r}")
+        if self.mechanism == "variation-ratio":
+            self._set_variation_ratio()
+            return
+        given = [f for f in VR_FIELDS if getattr(self, f) is not None]
+        if given:
+            raise ValueError(f"{given[0]} does not apply to mechanism '{self.mechanism}' (p, beta "
+                             "and q are the parameters of mechanism 'variation-ratio')")
+        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+        if self.mechanism in ("collision", "coco"):
+            make_params(self.mechanism, self.eps0, s=self.s, t=self.t)  # validates s, t
+        if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)
+                                                       or not isinstance(self.k, int) or self.k < 2):
+            raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
+        if self.mechanism in ("olh", "oue"):
+            make_params(self.mechanism, self.eps0, k=self.k)  # validates k (olh: g = round(e^eps0) + 1)
+
+    def _set_variation_ratio(self) -> None:
+        """p, beta, q validated by :class:`VariationRatioParams` (s, t, k refused, each named);
+        eps0 = ln p (a given eps0 must be ln p: p fixes it)."""
+        if self.p is None:
+            raise ValueError("p is required for mechanism 'variation-ratio' (a number in (1, e^30]; "
+                             "eps0 = ln p)")
+        par = make_params("variation-ratio", None, s=self.s, t=self.t, k=self.k, p=self.p,
+                          beta=self.beta, q=self.q)
+        if self.eps0 is not None and self.eps0 != par.eps0:
+            raise ValueError(f"eps0 does not apply to mechanism 'variation-ratio' (eps0 = ln p = "
+                             f"{par.eps0:.6g}: give p), got {self.eps0!r}")
+        for f in VR_FIELDS:
+            object.__setattr__(self, f, getattr(par, f))
+        object.__setattr__(self, "eps0", par.eps0)
+
+    def params(self):
+        """The accountant's parameter object of this round's randomizer (``make_params``)."""
+        if self.mechanism == "variation-ratio":
+            return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
+        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k)
+
+
+def round_source(mechanism: str) -> str:
+    """Name of the per-round profile composed for ``mechanism`` (captions, JSON)."""
+    if mechanism not in ROUND_MECHANISMS:
+        raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, got {mechanism!r}")
+    if mechanism == "generic":
+        return "clone (FMT21)"
+    if mechanism == "variation-ratio":
+        return "clone (FMT21, ratio p, mixing 1/q)"
+    return "min(exact blanket, clone (FMT21))"
+
+
+def _field_message(msg: str) -> str:
+    """'p must be ...' -> "field 'p' must be ..." (the schedule's errors name the JSON field)."""
+    for f in VR_FIELDS + ("eps0",):
+        if msg.startswith(f + " ") or msg.startswith(f + ":"):
+            return f"field {f!r}{msg[len(f):]}"
+    return msg
+
+
+def parse_schedule(data) -> list[RoundSpec]:
+    """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, repeat?}
+    (a ``variation-ratio`` round: {n, mechanism, p, beta, q?, repeat?}, no eps0).
+
+    Errors name the round index and the field.
+
+    Parameters
+    ----------
+    data : list of dict
+        Each object has ``n`` and ``eps0`` and optionally ``mechanism``, ``s``, ``t``, ``k``
+        and ``repeat`` (how many consecutive rounds it stands for, default 1); a
+        ``variation-ratio`` round has ``p`` and ``beta`` (and ``q``, default p) instead of eps0.
+
+    Returns
+    -------
+    list of RoundSpec
+        One spec per round (repeats expanded).
+
+    Raises
+    ------
+    ValueError
+        Naming the round index and the field when an entry is not valid.
+
+    Examples
+    --------
+    >>> from accountant import parse_schedule
+    >>> specs = parse_schedule([{"n": 1000, "eps0": 1.0, "repeat": 2},
+    ...                         {"n": 500, "eps0": 2.0, "mechanism": "krr", "k": 4}])
+    >>> print(len(specs), specs[2].mechanism)
+    3 krr
+    """
+    from accountant.core.limits import MAX_ROUNDS, T_MAX, check_eps0, check_int, check_n
+
+    if not isinstance(data, list) or not data:
+        raise ValueError("schedule must be a non-empty JSON list of round objects")
+    allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat"} | set(VR_FIELDS)
+    out: list[RoundSpec] = []
+    for i, r in enumerate(data):
+        if not isinstance(r, dict):
+            raise ValueError(f"round {i}: expected an object, got {type(r).__name__}")
+        extra = set(r) - allowed
+        if extra:
+            raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}")
+        vr = r.get("mechanism") == "variation-ratio"
+        if vr and "eps0" in r:
+            raise ValueError(f"round {i}: field 'eps0' does not apply to a variation-ratio round "
+                             "(eps0 = ln p: give 'p')")
+        for f in ("n", "p", "beta") if vr else ("n", "eps0"):
+            if f not in r:
+                raise ValueError(f"round {i}: missing field {f!r}")
+        for f in ("n", "s", "t", "k", "repeat"):
+            v = r.get(f)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or (isinstance(v, float) and not v.is_integer())):
+                raise ValueError(f"round {i}: field {f!r} must be an integer, got {v!r}")
+        for f in ("eps0",) + VR_FIELDS:
+            v = r.get(f)
+            if f in r and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise ValueError(f"round {i}: field {f!r} must be a number, got {v!r}")
+        try:  # ranges checked on the JSON values (a 400-digit n is refused, not overflowed)
+            rep = check_int("field 'repeat'", r.get("repeat", 1), 1, MAX_ROUNDS)
+            n = check_n(r["n"], "field 'n'")
+            eps0 = None if vr else check_eps0(r["eps0"], "field 'eps0'")
+            ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
+                    for f in ("s", "t", "k")}
+            fval = {f: r.get(f) for f in VR_FIELDS}
+            spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival, **fval)
+        except (ValueError, OverflowError) as exc:
+            raise ValueError(f"round {i}: {_field_message(str(exc))}") from None
+        if len(out) + rep > MAX_ROUNDS:
+            raise ValueError(f"round {i}: the schedule has more than {MAX_ROUNDS:,} rounds (with "
+                             f"'repeat'), the limit (memory and time of the composed PLD grow with "
+                             "the rounds)")
+        out.extend([spec] * rep)
+    return out
