@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from accountant.bounds.pair_accountant import PairAccountant, clamp_to_eps0, search_pair_epsilon
-from accountant.bounds.registry import _clone_pair, resolve_name
+from accountant.bounds.registry import clone_pair, resolve_name
 from accountant.core.params import GenericLDP, Params
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.engines.pair.law import DominatingPair
@@ -25,7 +25,7 @@ def pair_of(name: str, params: Params, n: int) -> DominatingPair:
     if name == "stronger-clone":
         return PairAccountant(GenericLDP(params.eps0), n).pair
     if name == "clone":
-        return _clone_pair(params, n)
+        return clone_pair(params, n)
     raise ValueError(f"bound '{name}' is not a pair bound; log-delta targets and --method "
                      f"mpmath/arb are available for {', '.join(PAIR_BOUNDS)}")
 
