@@ -238,7 +238,8 @@ def _blanket(params, n, delta, rtol) -> BoundResult:
     # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
     # a coarse rtol (a chart's) also coarsens the bins (certified either way)
     res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
-                                certify_bracket=False, bin_gap=min(max(BIN_GAP, 10.0 * rtol), 1e-4))
+                                certify_bracket=False, bin_gap=min(max(BIN_GAP, 10.0 * rtol), 1e-4),
+                                min_bins=1 if rtol >= CHART_RTOL else None)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     return BoundResult("blanket", eps, True, None, delta, achieved)
 
