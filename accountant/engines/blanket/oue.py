@@ -40,6 +40,31 @@ Bin(n, 1 - B): the sums module is driven with the shape ``2 p12 = 1 - B``,
 ``p' = b`` (:class:`_Shape`) and the terms :class:`_OueTerms`; the exact path
 (:func:`sums._exact`) likewise.  One implementation of the sums, for both laws.
 
+*The nested path* (large n).  Along K2 the threshold c moves one-for-one (slope u), so
+g_m bends over the whole K2-window and the direct bins must be fine (thousands at n = 1e6).
+Grouping the users by their bits instead, with m = #(1,0) + #(0,1) ~ Bin(n, 1/(E+1)),
+t = #(0,0) + #(1,1) | m ~ Bin(n - m, p_t) and l = #(1,1) | t ~ Bin(t, pi), pi = 1/(E^2+1),
+
+    S = (E - u) N10 + (1 - uE) N01 + (1 - u) y,    y = t + (E - 1) l,
+
+and given m, N10 ~ Bin(m, 1/2): the blanket engine's own closed form (the inner law
+a = (E, 1, 1), b = (1, E, 1), its ``_Terms`` with y in place of j), convex in y, and y has
+the small coefficient 1 - u.  Then
+
+* h(t) = E_l[g_m(t + (E-1) l)] is convex on the integers: y = X_1 + ... + X_t with i.i.d.
+  X in {1, E}, and for convex g and x, x' >= 0, g(a+x+x') - g(a+x) >= g(a+x') - g(a), so the
+  second differences of t -> E g(X_1 + ... + X_t) are >= 0.  The chord bound of the binned
+  sums over t-bins therefore holds, with h at the bin edges replaced by upper bounds:
+  h_U(t) = chords of g over G bins of the l-window (P and E[l; bin] from the incomplete beta
+  and E[l; l <= x] = t pi P[Bin(t-1, pi) <= x-1]) plus (E-u) m times the Chernoff bound on
+  the l-mass outside (S <= (E-u) m).  The grid's edge t = -1 gets 2 g(0) - g(kappa),
+  kappa = 1 + (E-1) pi, >= 2 h(0) - h(1) (Jensen: h(1) >= g(kappa)): a convex extension.
+* lower end: Jensen over l, E g(t + (E-1) l) >= g(kappa t), i.e. the three-atom law with
+  a_3 = b_3 = kappa on the same (m, t) (``_nested_laws``), whose certified lower end (tangents)
+  is a lower bound here; its gap, about the variance of l, is 2e-4 of delta at n = 1e4 and
+  falls like 1/n, so the bins refine the upper end until its estimated distance to its limit
+  is below ``bin_gap`` (chords converge like 1/G^2).
+
 *Windows.*  m and K2 (marginally Bin(n, B b)) are cut to windows leaving out at most
 ``truncation`` of the target, bounded and added to the upper end exactly as in
 :mod:`accountant.engines.blanket.window`: crudely (S_+ <= n (E - u), the largest atom,
