@@ -399,7 +399,9 @@ def oue_positive_part(law: OueBlanket, n: int, eps: float, *, target_delta: Opti
             nshape, inner, jensen, pi = _nested_laws(law)
             jterms = _Terms(jensen, eps)
             log_mass = math.log(allowed / (4.0 * vmax))
-            G0 = min_bins if min_bins is not None else 3
+            # 3 first bins (the refinement decides; a larger min_bins, asked for to tighten
+            # tangents, would not narrow the Jensen lower end and costs G^2)
+            G0 = min(min_bins, 3) if min_bins is not None else 3
             lo_J = _refine(lambda g: _binned(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
                            max_bins, max(1, max_cells // nm), nj)[0]
 
