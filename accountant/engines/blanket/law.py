@@ -98,8 +98,10 @@ class CountLaw:
 
 
 def oue_blanket(eps0: float) -> CountLaw:
-    r"""A proved blanket law for optimized unary encoding (true bit 1 w.p. a = 1/2, other bits
-    1 w.p. b = 1/(E + 1), E = e^eps0), for every k.
+    r"""The three-atom relaxation of OUE's blanket (true bit 1 w.p. a = 1/2, other bits
+    1 w.p. b = 1/(E + 1), E = e^eps0), for every k: a proved upper bound, looser than the
+    exact four-atom :class:`OueBlanket` that :func:`blanket_law` now returns (kept for
+    comparison, benchmarks/bench_oue_blanket.py).
 
     *Blanket.*  With ``Q`` the law of k independent Bern(b) bits, ``R(x)(y) = Q(y) rho(y_x)``
     with ``rho(1) = a/b = (E+1)/2`` and ``rho(0) = (1-a)/(1-b) = (E+1)/(2E) =: B``, so
