@@ -29,6 +29,9 @@ Instances (E = e^eps0, Omega = s E + t - s):
 * Collision / CoCo, t >= 2s: p12 = s/Omega, p3 = (t - 2s)/Omega, a = (E, 1, 1), b = (1, E, 1);
 * Collision, s < t < 2s: j0 = 2s - t, p12 = (s - j0)/Omega, p3 = j0/Omega, a = (E, 1, E), b = (1, E, E);
 * k-ary randomized response: s = 1, t = k.
+* OUE: four atoms (:class:`OueBlanket`), evaluated by :mod:`accountant.engines.blanket.oue`
+  on the same sums (its docstring has the reduction); :func:`oue_blanket` is the older
+  three-atom relaxation (an upper bound of it), kept for comparison.
 
 Evaluation.  Condition on m = N1 + N2 ~ Bin(n, 2 p12) and N3 = j; then
 N1 ~ Bin(m, 1/2) and N3 ~ Bin(n - m, p'), p' = p3 / (1 - 2 p12), independently.  With
@@ -67,6 +70,7 @@ A relative float margin ``FLOAT_REL_ERROR``
 """
 from accountant.engines.blanket.law import (  # noqa: F401
     CountLaw,
+    OueBlanket,
     blanket_law,
     oue_blanket,
 )
@@ -98,6 +102,7 @@ __all__ = [
     'BIN_GAP',
     'BlanketEpsilon',
     'CountLaw',
+    'OueBlanket',
     'EXACT_MAX_TERMS',
     'FLOAT_REL_ERROR',
     'MAX_BINNED_CELLS',

@@ -98,8 +98,10 @@ class CountLaw:
 
 
 def oue_blanket(eps0: float) -> CountLaw:
-    r"""A proved blanket law for optimized unary encoding (true bit 1 w.p. a = 1/2, other bits
-    1 w.p. b = 1/(E + 1), E = e^eps0), for every k.
+    r"""The three-atom relaxation of OUE's blanket (true bit 1 w.p. a = 1/2, other bits
+    1 w.p. b = 1/(E + 1), E = e^eps0), for every k: a proved upper bound, looser than the
+    exact four-atom :class:`OueBlanket` that :func:`blanket_law` now returns (kept for
+    comparison, benchmarks/bench_oue_blanket.py).
 
     *Blanket.*  With ``Q`` the law of k independent Bern(b) bits, ``R(x)(y) = Q(y) rho(y_x)``
     with ``rho(1) = a/b = (E+1)/2`` and ``rho(0) = (1-a)/(1-b) = (E+1)/(2E) =: B``, so
@@ -126,9 +128,70 @@ def oue_blanket(eps0: float) -> CountLaw:
     return CountLaw(p12, p3, (E, 1.0, 1.0), (1.0, E, 1.0))
 
 
-def blanket_law(params) -> CountLaw:
+@dataclass(frozen=True)
+class OueBlanket:
+    r"""The exact blanket law of optimized unary encoding: four atoms, no relaxation.
+
+    With ``E = e^eps0``, ``b = 1/(E+1)``, blanket weight ``gamma = (E+1)/(2E)`` and ``omega``
+    the law of k independent Bern(b) bits (see :func:`oue_blanket` for the decomposition),
+    each of the n users is, independently, outside the blanket (probability 1 - gamma) or a
+    blanket draw whose bits (W1, W2) at the positions of x1, x1' give the atom
+
+    ====  ==============================  ===============
+    bits  probability                     value (u = e^eps)
+    ====  ==============================  ===============
+    1, 0  gamma b (1-b) = 1/(2(E+1))      E - u
+    0, 1  gamma b (1-b) = 1/(2(E+1))      1 - u E
+    0, 0  gamma (1-b)^2 = E/(2(E+1))      1 - u
+    1, 1  gamma b^2 = 1/(2E(E+1))         E (1 - u)
+    ====  ==============================  ===============
+
+    and delta(eps) = E[(sum of the atoms)_+] / n.  Evaluated by
+    :mod:`accountant.engines.blanket.oue` (dispatched from
+    :func:`accountant.engines.blanket.engine.positive_part`).  It does not depend on k.
+    """
+
+    eps0: float
+
+    def __post_init__(self) -> None:
+        e = self.eps0
+        if not (isinstance(e, (int, float, np.floating)) and not isinstance(e, bool)
+                and math.isfinite(e) and e > 0):
+            raise ValueError(f"eps0 must be a finite number > 0, got {e!r}")
+        object.__setattr__(self, "eps0", float(e))
+
+    @property
+    def E(self) -> float:
+        """e^eps0."""
+        return math.exp(self.eps0)
+
+    @property
+    def b(self) -> float:
+        """P[a non-true bit is 1] = 1/(E + 1)."""
+        return 1.0 / (self.E + 1.0)
+
+    @property
+    def gamma(self) -> float:
+        """Blanket weight (E + 1)/(2E)."""
+        return (self.E + 1.0) / (2.0 * self.E)
+
+    @property
+    def eps_max(self) -> float:
+        """eps0: from there on every atom is <= 0 (delta = 0)."""
+        return self.eps0
+
+    def atoms(self, eps: float) -> tuple[tuple, tuple]:
+        """(probabilities, values) of the atoms (1,0), (0,1), (0,0), (1,1) at eps (the null
+        category, probability 1 - gamma, has value 0 and is left out)."""
+        E, u = self.E, math.exp(eps)
+        p = (0.5 / (E + 1.0), 0.5 / (E + 1.0), 0.5 * E / (E + 1.0), 0.5 / (E * (E + 1.0)))
+        return p, (E - u, 1.0 - u * E, 1.0 - u, E * (1.0 - u))
+
+
+def blanket_law(params) -> "CountLaw | OueBlanket":
     """The blanket count law of a mechanism's parameters: k-RR / RR (``params.k``), OUE
-    (:func:`oue_blanket`), or Collision / CoCo / OLH (``params.s``, ``params.t``).
+    (the exact four-atom :class:`OueBlanket`; :func:`oue_blanket` is the older three-atom
+    relaxation, kept for comparison), or Collision / CoCo / OLH (``params.s``, ``params.t``).
 
     Parameters
     ----------
@@ -138,7 +201,7 @@ def blanket_law(params) -> CountLaw:
 
     Returns
     -------
-    CountLaw
+    CountLaw or OueBlanket
         The count law whose exact expectation is the blanket bound's delta.
 
     References
@@ -153,7 +216,7 @@ def blanket_law(params) -> CountLaw:
     CountLaw 2
     """
     if params.name == "oue":
-        return oue_blanket(params.eps0)
+        return OueBlanket(params.eps0)
     k = getattr(params, "k", None)
     if k is not None:
         return CountLaw.krr_blanket(params.eps0, k)

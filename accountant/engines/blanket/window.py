@@ -117,7 +117,10 @@ def approx_log_delta(law: CountLaw, n: int, eps: float) -> Optional[float]:
     certified, it only gives searches a starting point.  Measured against the certified eps_c:
     relative error 2e-5 at n = 1e3, <= 3e-7 from n = 1e5 on (Collision, s 4-8).
     ``-inf`` when delta = 0 (every v_c <= 0), None when the mean of Y is >= 0 (no decay)."""
-    lp = log_positive_part((law.p12, law.p12, law.p3), law.coefficients(eps), n)
+    if hasattr(law, "atoms"):  # OueBlanket: four atoms
+        lp = log_positive_part(*law.atoms(eps), n)
+    else:
+        lp = log_positive_part((law.p12, law.p12, law.p3), law.coefficients(eps), n)
     return lp if lp is None else lp - math.log(n)
 
 

@@ -1,0 +1,433 @@
+r"""The exact privacy blanket of OUE (four atoms), certified.
+
+Part of :mod:`accountant.engines.blanket` (the package docstring has the blanket bound
+delta(eps) = E[(sum_i L_i)_+] / n over the n users, a user outside the blanket adding 0).
+
+*The law.*  OUE sends k bits: the true one is 1 w.p. 1/2, every other one w.p.
+b = 1/(E+1), E = e^eps0, independently.  With Q the law of k independent Bern(b) bits,
+R(x)(y) = Q(y) rho(y_x), rho(1) = (E+1)/2, rho(0) = B = (E+1)/(2E), so R(x) >= B Q for
+every x: gamma = B, omega = Q.  For a blanket draw W ~ Q only the bits (W1, W2) at the
+positions of x1, x1' enter L = (rho(W1) - u rho(W2)) / B (u = e^eps), and under Q they are
+independent Bern(b).  With rho(1)/B = E, rho(0)/B = 1, the sum over M blanket users is
+
+    S = sum_i (rho(W1_i) - u rho(W2_i)) / B = (M + (E-1) K1) - u (M + (E-1) K2)
+      = (E - 1) (K1 - c),        c = u K2 + (u - 1) M / (E - 1),
+
+K1 = #{i: W1_i = 1}, K2 = #{i: W2_i = 1}, which given M are independent Bin(M, b) (the
+bits are independent within and across users).  The atoms are E - u, 1 - uE, 1 - u and
+E(1 - u) (:class:`accountant.engines.blanket.law.OueBlanket`), nothing is relaxed.  Hence,
+with m = n - M ~ Bin(n, 1 - B) the users outside the blanket and j = K2,
+
+    n delta(eps) = F = E_m E_j [g_m(j)],   g_m(j) = (E-1) E[(K1 - c)_+ | M = n - m, K2 = j].
+
+*The inner sum in closed form.*  For K ~ Bin(M, p), q = 1 - p, the telescoping identity
+(x - Mp) P[K = x] = a(x) - a(x+1), a(x) = x q P[K = x], gives E[(K - Mp); K >= k] =
+k q P[K = k], so with k = floor(c) + 1 and T = P[K >= k],
+
+    E[(K - c)_+] = k q P[K = k] + (M p - c) T,
+
+evaluated with T = I_p(k, M-k+1) (SciPy's incomplete beta) when c >= Mp, and as
+k q P[K = k] + (Mp - c)(1 - S), S = P[K <= k-1] = I_q(M-k+1, k), below the mean (no
+cancellation there); the pmf by Loader's formula (:func:`binomial.binom_logpmf`).
+
+*The j-axis.*  g_m is convex in j (the expectation of the positive part of an affine
+function of j) with subgradient -(E-1) u P[K1 > c], so the binned path of
+:func:`accountant.engines.blanket.sums._binned` applies unchanged: chord
+(Edmundson-Madansky) upper and tangent lower bounds on bins of a grid fixed across m,
+from P(bin | m) and E[K2; bin | m] of K2 ~ Bin(n - m, b), which its conditional-cdf
+recurrences give (they step N' = n - m down by one as m goes up).  The m-weights are
+Bin(n, 1 - B): the sums module is driven with the shape ``2 p12 = 1 - B``,
+``p' = b`` (:class:`_Shape`) and the terms :class:`_OueTerms`; the exact path
+(:func:`sums._exact`) likewise.  One implementation of the sums, for both laws.
+
+*The nested path* (large n).  Along K2 the threshold c moves one-for-one (slope u), so
+g_m bends over the whole K2-window and the direct bins must be fine (thousands at n = 1e6).
+Grouping the users by their bits instead, with m = #(1,0) + #(0,1) ~ Bin(n, 1/(E+1)),
+t = #(0,0) + #(1,1) | m ~ Bin(n - m, p_t) and l = #(1,1) | t ~ Bin(t, pi), pi = 1/(E^2+1),
+
+    S = (E - u) N10 + (1 - uE) N01 + (1 - u) y,    y = t + (E - 1) l,
+
+and given m, N10 ~ Bin(m, 1/2): the blanket engine's own closed form (the inner law
+a = (E, 1, 1), b = (1, E, 1), its ``_Terms`` with y in place of j), convex in y, and y has
+the small coefficient 1 - u.  Then
+
+* h(t) = E_l[g_m(t + (E-1) l)] is convex on the integers: y = X_1 + ... + X_t with i.i.d.
+  X in {1, E}, and for convex g and x, x' >= 0, g(a+x+x') - g(a+x) >= g(a+x') - g(a), so the
+  second differences of t -> E g(X_1 + ... + X_t) are >= 0.  The chord bound of the binned
+  sums over t-bins therefore holds, with h at the bin edges replaced by upper bounds:
+  h_U(t) = chords of g over G bins of the l-window (P and E[l; bin] from the incomplete beta
+  and E[l; l <= x] = t pi P[Bin(t-1, pi) <= x-1]) plus (E-u) m times the Chernoff bound on
+  the l-mass outside (S <= (E-u) m).  The grid's edge t = -1 gets 2 g(0) - g(kappa),
+  kappa = 1 + (E-1) pi, >= 2 h(0) - h(1) (Jensen: h(1) >= g(kappa)): a convex extension.
+* lower end: Jensen over l, E g(t + (E-1) l) >= g(kappa t), i.e. the three-atom law with
+  a_3 = b_3 = kappa on the same (m, t) (``_nested_laws``), whose certified lower end (tangents)
+  is a lower bound here; its gap, about the variance of l, is 2e-4 of delta at n = 1e4 and
+  falls like 1/n, so the bins refine the upper end until its estimated distance to its limit
+  is below ``bin_gap`` (chords converge like 1/G^2).
+
+*Windows.*  m and K2 (marginally Bin(n, B b)) are cut to windows leaving out at most
+``truncation`` of the target, bounded and added to the upper end exactly as in
+:mod:`accountant.engines.blanket.window`: crudely (S_+ <= n (E - u), the largest atom,
+times Chernoff bounds on the left-out mass) or by exponential tilting over the four atoms
+(x_+ <= e^{theta x} / (e theta), the tilted law of the null count and of K2 being
+binomial again); the narrower pair of windows is used.
+
+*Float error.*  The incomplete beta's relative error was measured against direct mpmath
+summation at p = 0.3775: <= 9e-14 at M = 1e4, 3.5e-13 at 1e6, 1e-11 at 1e8, 1.5e-11 at
+6e9 (z = 1 ... 10 standard deviations); the form k q P + (Mp - c) T amplifies it by about
+4 z^2 <= 400 where the terms matter.  ``FLOAT_REL_ERROR_OUE = 1e-8 max(1, sqrt(n)/1e3)``
+covers that more than tenfold at every n (checked against a 50-digit evaluation in
+tests/accountant/engines/test_blanket_oue.py) and is invisible in eps (1e-6 of delta at
+n = 1e10 moves eps by ~1e-8 relative).
+"""
+from __future__ import annotations
+import math
+from dataclasses import dataclass
+from typing import Optional
+import numpy as np
+from scipy import special
+from accountant.engines.binomial import binom_logpmf
+from accountant.engines.saddle import mgf_minimiser
+from accountant.engines.blanket.law import CountLaw, OueBlanket
+from accountant.engines.blanket.window import PositivePart, _TILT_FROM, _window
+from accountant.engines.blanket.sums import _Terms, _binned, _exact
+
+FLOAT_REL_ERROR_OUE = 1e-8
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What the sums module reads of a law: m ~ Bin(n, 2 p12), j | m ~ Bin(n - m, p_prime)."""
+
+    p12: float
+    p_prime: float
+
+
+def _shape(law: OueBlanket) -> _Shape:
+    return _Shape(0.5 * (law.E - 1.0) / (2.0 * law.E), law.b)
+
+
+def binomial_excess(M: np.ndarray, c: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """(E[(K - c)_+], P[K > c]) for K ~ Bin(M, p), integer M >= 0 and real thresholds c
+    (arrays of one shape); the closed form of the module docstring (c < 0: Mp - c, 1)."""
+    Mf = np.asarray(M, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    h = np.zeros(Mf.shape)
+    T = np.zeros(Mf.shape)
+    k = np.floor(c) + 1.0
+    full = c < 0.0  # every K >= 0 > c (a bin edge at j = -1)
+    h[full] = Mf[full] * p - c[full]
+    T[full] = 1.0
+    live = (k <= Mf) & ~full
+    if not np.any(live):
+        return h, T
+    Ml, kl, cl = Mf[live], k[live], c[live]
+    q = 1.0 - p
+    kqb = kl * q * np.exp(binom_logpmf(kl, Ml, p))
+    mean = Ml * p
+    up = cl >= mean
+    Tl = np.empty(Ml.shape)
+    hl = np.empty(Ml.shape)
+    if np.any(up):
+        Tu = special.betainc(kl[up], Ml[up] - kl[up] + 1.0, p)
+        Tl[up] = Tu
+        hl[up] = np.maximum(kqb[up] + (mean[up] - cl[up]) * Tu, 0.0)
+    dn = ~up
+    if np.any(dn):
+        Sd = special.betainc(Ml[dn] - kl[dn] + 1.0, kl[dn], q)
+        Tl[dn] = 1.0 - Sd
+        hl[dn] = (mean[dn] - cl[dn]) * (1.0 - Sd) + kqb[dn]
+    h[live] = hl
+    T[live] = Tl
+    return h, T
+
+
+class _OueTerms:
+    """g_m(j), its subgradient in j and E[u-coefficient; S > 0 | m, j] for one eps (the
+    interface of :class:`accountant.engines.blanket.sums._Terms`)."""
+
+    def __init__(self, law: OueBlanket, n: int, eps: float) -> None:
+        self.E = law.E
+        self.p = law.b
+        self.n = n
+        self.u = math.exp(eps)
+
+    def row(self, m: np.ndarray, j) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        M = self.n - np.asarray(m, dtype=np.float64)
+        jf = np.broadcast_to(np.asarray(j, dtype=np.float64), M.shape)
+        d = self.E - 1.0
+        c = self.u * jf + (self.u - 1.0) * M / d
+        h, T = binomial_excess(M, c, self.p)
+        # dF/d eps = -u E[M + (E-1) K2; S > 0]
+        return d * h, -d * self.u * T, (M + d * jf) * T
+
+
+# categories (1,0), (0,1), (0,0), (1,1), null: indices 0..4
+_DIRECT = ((4,), (1, 3))   # m = null count, j = K2 = #(W2 = 1)
+_NESTED = ((0, 1), (2, 3))  # m = #(1,0) + #(0,1), j = #(0,0) + #(1,1)
+
+
+def _probs(law: OueBlanket, eps: float) -> tuple[tuple, tuple]:
+    p, v = law.atoms(eps)
+    return p + (1.0 - law.gamma,), v + (0.0,)
+
+
+def _log_z(law: OueBlanket, eps: float, cats) -> Optional[tuple[float, float, float, float]]:
+    """(theta, upper bound on log E e^{theta L} over one user (null included), tilted mass of
+    the m-categories, tilted mass of the j-categories) or None when no theta > 0 helps."""
+    p, v = law.atoms(eps)
+    if sum(a * x for a, x in zip(p, v)) >= 0.0 or max(v) <= 0.0:
+        return None
+    th = mgf_minimiser(p, v)
+    z1 = math.fsum(a * math.expm1(th * x) for a, x in zip(p, v))  # null has value 0
+    logz = math.log1p(z1)
+    logz_up = logz + 1e-12 * abs(logz) + 1e-15
+    z = 1.0 + z1
+    pp, vv = _probs(law, eps)
+    w = [a * math.exp(th * x) for a, x in zip(pp, vv)]
+    return th, logz_up, sum(w[c] for c in cats[0]) / z, sum(w[c] for c in cats[1]) / z
+
+
+def oue_windows(law: OueBlanket, n: int, eps: float, allowed: float, cats=_DIRECT):
+    """m- and j-windows (counts of the category sets ``cats``) whose left-out part adds at
+    most ``allowed`` to delta, and that bound (crude or tilted, the narrower)."""
+    vmax = law.E - math.exp(eps)
+    pp, _ = _probs(law, eps)
+    pm, pj = sum(pp[c] for c in cats[0]), sum(pp[c] for c in cats[1])
+    log_mass = math.log(allowed / (4.0 * vmax))
+    m_lo, m_hi, tm = _window(n, pm, log_mass)
+    j_lo, j_hi, tj = _window(n, pj, log_mass)
+    best = ((m_lo, m_hi), (j_lo, j_hi), vmax * (tm + tj))
+    if m_hi - m_lo + 1 < _TILT_FROM:
+        return best
+    tilt = _log_z(law, eps, cats)
+    if tilt is None:
+        return best
+    th, logz, qm, qj = tilt
+    log_factor = n * logz - 1.0 - math.log(th) - math.log(n)  # log(M / (e theta n))
+    log_q = math.log(allowed / 4.0) - log_factor
+    if log_q >= 0.0:
+        return best
+    a_lo, a_hi, ta = _window(n, qm, log_q)
+    b_lo, b_hi, tb = _window(n, qj, log_q)
+    if (a_hi - a_lo + 1) * (b_hi - b_lo + 1) >= (m_hi - m_lo + 1) * (j_hi - j_lo + 1):
+        return best
+    return (a_lo, a_hi), (b_lo, b_hi), math.exp(log_factor) * (ta + tb)
+
+
+def _nested_laws(law: OueBlanket) -> tuple[_Shape, CountLaw, CountLaw, float]:
+    """(shape of (m, t), the inner law a = (E, 1, 1), b = (1, E, 1), the Jensen law with
+    a_3 = b_3 = kappa = 1 + (E-1) pi, pi = P[(1,1) | (0,0) or (1,1)] = 1/(E^2 + 1))."""
+    E = law.E
+    p12 = 0.5 / (E + 1.0)
+    p3 = 0.5 * (E * E + 1.0) / (E * (E + 1.0))  # P[(0,0)] + P[(1,1)]
+    pi = 1.0 / (E * E + 1.0)
+    kappa = 1.0 + (E - 1.0) * pi
+    shape = _Shape(p12, min(p3 / (1.0 - 2.0 * p12), 1.0))
+    return (shape, CountLaw(p12, p3, (E, 1.0, 1.0), (1.0, E, 1.0)),
+            CountLaw(p12, p3, (E, 1.0, kappa), (1.0, E, kappa)), pi)
+
+
+class _NestedUpper:
+    """Upper bounds h_U(m, t) >= h(m, t) = E[g_m(t + (E-1) l)], l ~ Bin(t, pi), at the
+    t-edges: chords over ``G`` l-bins of the l-window of each t (convexity of g in y), plus
+    (E - u) m times the Chernoff bound on the l-mass outside (g <= (E - u) m).  Only the
+    ``g`` column is an upper bound; the slope column is 0 (the lower end comes from the
+    Jensen law, not from tangents of these rows)."""
+
+    def __init__(self, law: OueBlanket, inner: CountLaw, pi: float, eps: float, G: int,
+                 log_mass: float) -> None:
+        self.terms = _Terms(inner, eps)
+        self.u = self.terms.u
+        self.E, self.pi, self.G, self.log_mass = law.E, pi, G, log_mass
+        self.vmax = law.E - self.u
+
+    def _lbins(self, t: int):
+        """l-edges, (P, E[l - left edge]) of each bin, and the left-out mass, for l ~ Bin(t, pi)."""
+        if t <= 0:
+            return np.zeros(1), None, None, 0.0
+        lo, hi, out = _window(t, self.pi, self.log_mass)
+        span = hi - (lo - 1)
+        xs = np.unique(np.round(np.linspace(lo - 1, hi, min(self.G, span) + 1))).astype(np.float64)
+
+        def cdf(N: float, x: np.ndarray) -> np.ndarray:  # P[Bin(N, pi) <= x]
+            inside = (x >= 0) & (x < N)
+            xa = np.clip(x, 0.0, max(N - 1.0, 0.0))
+            f = special.betainc(np.maximum(N - xa, 1e-300), xa + 1.0, 1.0 - self.pi)
+            return np.where(x < 0, 0.0, np.where(inside, f, 1.0))
+
+        F = cdf(float(t), xs)
+        F1 = cdf(float(t - 1), xs - 1.0)
+        P = np.maximum(np.diff(F), 0.0)
+        Ml = t * self.pi * np.diff(F1)  # E[l; bin] = t pi P[Bin(t-1, pi) in (x_a - 1, x_b - 1]]
+        width = np.diff(xs)
+        D = np.clip(Ml - xs[:-1] * P, 0.0, width * P)
+        return xs, P, D, out
+
+    def row(self, m: np.ndarray, j) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        m = np.asarray(m)
+        j = np.broadcast_to(np.asarray(j, dtype=np.float64), m.shape)
+        g = np.zeros(m.shape)
+        q = np.zeros(m.shape)
+        mf = m.astype(np.float64)
+        for t in np.unique(j):
+            sel = np.flatnonzero(j == t)
+            ms = m[sel]
+            xs, P, D, out = self._lbins(int(t))
+            ys = t + (self.E - 1.0) * xs
+            if t < 0:
+                # the grid's edge below t = 0: any value >= 2 h(0) - h(1) extends h convexly,
+                # and h(1) = E g(X) >= g(E X) = g(kappa) (Jensen), h(0) = g(0)
+                g0, _, qq = self.terms.row(ms, np.zeros(ms.shape))
+                gk = self.terms.row(ms, np.full(ms.shape, 1.0 + (self.E - 1.0) * self.pi))[0]
+                g[sel], q[sel] = 2.0 * g0 - gk, qq
+                continue
+            if P is None:  # t = 0: l = 0
+                gg, _, qq = self.terms.row(ms, np.full(ms.shape, t))
+                g[sel], q[sel] = gg, qq
+                continue
+            vals = [self.terms.row(ms, np.full(ms.shape, y)) for y in ys]
+            width = np.diff(xs)
+            acc = np.zeros(ms.shape)
+            qa = np.zeros(ms.shape)
+            for i in range(width.size):
+                rest = width[i] * P[i] - D[i]
+                acc += (vals[i][0] * rest + vals[i + 1][0] * D[i]) / width[i]
+                qa += 0.5 * (vals[i][2] + vals[i + 1][2]) * P[i]
+            g[sel] = acc + self.vmax * mf[sel] * out
+            q[sel] = qa
+        return g, np.zeros(m.shape), q
+
+
+def mp_window_sum(law: OueBlanket, n: int, eps: float, mw, jw, digits: int = 50) -> float:
+    """F restricted to the windows, at ``digits`` digits with mpmath (per m, the tail sums of
+    Bin(M, b) once; every (m, j) of the windows).  The reference of the tests."""
+    import mpmath
+
+    with mpmath.workdps(digits + 20):
+        E = mpmath.e ** mpmath.mpf(law.eps0)
+        u = mpmath.e ** mpmath.mpf(eps)
+        b = 1 / (E + 1)
+        gamma = (E + 1) / (2 * E)
+        d = E - 1
+        total = mpmath.mpf(0)
+        for m in range(mw[0], mw[1] + 1):
+            M = n - m
+            Pm = mpmath.binomial(n, m) * (1 - gamma) ** m * gamma ** M
+            pmf = [(1 - b) ** M]
+            ratio = b / (1 - b)
+            for x in range(M):
+                pmf.append(pmf[-1] * (M - x) / (x + 1) * ratio)
+            s0 = [mpmath.mpf(0)] * (M + 2)  # s0[x] = P[K >= x], s1[x] = E[K; K >= x]
+            s1 = [mpmath.mpf(0)] * (M + 2)
+            for x in range(M, -1, -1):
+                s0[x] = s0[x + 1] + pmf[x]
+                s1[x] = s1[x + 1] + x * pmf[x]
+            for j in range(jw[0], min(jw[1], M) + 1):
+                c = u * j + (u - 1) * M / d
+                k = int(mpmath.floor(c)) + 1
+                if k > M:
+                    continue
+                total += Pm * pmf[j] * d * (s1[k] - c * s0[k])
+        return float(total)
+
+
+# the direct path's (m, j) window from which the nested path is used instead
+DIRECT_MAX_CELLS = 10**7
+
+
+def _refine(evaluate, G: int, ref_of, bin_gap: float, max_bins: int, cap: int, nj: int):
+    """Bins doubled (or jumped by the 1/G^2 law) until upper - lower <= bin_gap * ref or a cap."""
+    while True:
+        lo, up, Qs = evaluate(G)
+        bins = G
+        ref = ref_of(up)
+        if up - lo <= bin_gap * ref or G >= max_bins or G >= nj or G >= cap:
+            return lo, up, Qs, bins
+        ratio = (up - lo) / (bin_gap * ref)
+        G = int(min(max_bins, cap, max(2 * G, math.ceil(1.3 * G * math.sqrt(ratio)))))
+
+
+def oue_positive_part(law: OueBlanket, n: int, eps: float, *, target_delta: Optional[float],
+                      method: str, digits: int, bin_gap: float, min_bins: Optional[int],
+                      truncation: float, max_bins: int, max_cells: int,
+                      exact_max_terms: int) -> PositivePart:
+    """delta(eps) of :class:`OueBlanket` with certified ends; called (arguments validated) by
+    :func:`accountant.engines.blanket.engine.positive_part` with its constants.
+
+    Paths: ``exact`` (every (m, j) of the direct windows), ``binned`` (direct, j = K2
+    binned), ``nested`` (m = #(1,0) + #(0,1), t = #(0,0) + #(1,1) binned, l = #(1,1) | t
+    chords inside, lower end from the Jensen law), ``mpmath``; ``auto`` picks exact, then
+    binned while its window holds at most DIRECT_MAX_CELLS pairs, then nested.
+    """
+    if eps >= law.eps_max:
+        return PositivePart(eps, 0.0, 0.0, 0.0, 0.0, 0.0, method, 0)
+    shape = _shape(law)
+    terms = _OueTerms(law, n, eps)
+    vmax = law.E - terms.u
+    margin = FLOAT_REL_ERROR_OUE * max(1.0, math.sqrt(n) / 1e3)
+
+    def ref_of(up: float) -> float:
+        return max(up, n * target_delta if target_delta is not None else 0.0, 1e-300)
+
+    def run(allowed: float) -> PositivePart:
+        (m_lo, m_hi), (j_lo, j_hi), trunc = oue_windows(law, n, eps, allowed)
+        mw, jw = (m_lo, m_hi), (j_lo, j_hi)
+        nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
+        meth = method
+        if meth == "auto":
+            meth = "exact" if nm * nj <= exact_max_terms else (
+                "binned" if nm * nj <= DIRECT_MAX_CELLS else "nested")
+        bins = 0
+        if meth == "exact":
+            lo_F, Qs = _exact(shape, n, terms, mw, jw)
+            up_F = lo_F
+            mg = margin
+        elif meth == "mpmath":
+            lo_F = up_F = mp_window_sum(law, n, eps, mw, jw, digits)
+            Qs = 0.0
+            mg = 10.0 ** (-digits + 2)
+        elif meth == "binned":
+            G = min_bins if min_bins is not None else 8
+            lo_F, up_F, Qs, bins = _refine(lambda g: _binned(shape, n, terms, mw, jw, g), G, ref_of,
+                                           bin_gap, max_bins, max(1, max_cells // nm), nj)
+            mg = margin
+        else:
+            (m_lo, m_hi), (j_lo, j_hi), trunc = oue_windows(law, n, eps, allowed, _NESTED)
+            mw, jw = (m_lo, m_hi), (j_lo, j_hi)
+            nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
+            nshape, inner, jensen, pi = _nested_laws(law)
+            jterms = _Terms(jensen, eps)
+            log_mass = math.log(allowed / (4.0 * vmax))
+            # 3 first bins (the refinement decides; a larger min_bins, asked for to tighten
+            # tangents, would not narrow the Jensen lower end and costs G^2)
+            G0 = min(min_bins, 3) if min_bins is not None else 3
+            lo_J = _refine(lambda g: _binned(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
+                           max_bins, max(1, max_cells // nm), nj)[0]
+
+            cap = min(max_bins, nj, max(1, int(math.isqrt(max(max_cells // nm, 1))) - 1))
+            G, prev = G0, None
+            while True:  # the Jensen gap does not shrink with G: refine the upper end alone
+                _, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, G, log_mass), mw, jw, G)
+                bins, ref = G, ref_of(up_F)
+                if up_F - lo_J <= bin_gap * ref or G >= cap:
+                    break
+                # chords approach the value like 1/G^2: the distance left is about est
+                est = up_F - lo_J if prev is None else (prev[1] - up_F) / ((G / prev[0]) ** 2 - 1.0)
+                if est <= bin_gap * ref:
+                    break
+                prev = (G, up_F)
+                G = int(min(cap, max(2 * G, math.ceil(1.3 * G * math.sqrt(est / (bin_gap * ref))))))
+            lo_F = lo_J
+            mg = margin
+        lower = max(lo_F / n * (1.0 - mg), 0.0)
+        upper_d = up_F / n * (1.0 + mg) + trunc
+        return PositivePart(eps, 0.5 * (lo_F + up_F) / n, lower, upper_d, -terms.u * Qs / n,
+                            trunc, meth, bins)
+
+    if target_delta is not None:
+        return run(truncation * target_delta)
+    first = run(4.0 * vmax * 1e-30)
+    if first.value > 0 and first.truncated <= truncation * first.value:
+        return first
+    return run(truncation * max(first.value, 1e-300))

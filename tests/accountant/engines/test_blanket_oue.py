@@ -1,0 +1,110 @@
+"""The exact four-atom OUE blanket (accountant.engines.blanket.oue): brute force, mpmath,
+path agreement, and its place between the mechanism's lower bound and the three-atom relaxation."""
+import itertools
+import math
+
+import mpmath
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from accountant.core.params import make_params
+from accountant.engines.blanket import OueBlanket, blanket_law, oue_blanket, positive_part
+from accountant.engines.blanket.law import CountLaw
+from accountant.engines.blanket.window import approx_epsilon
+from accountant.bounds.laws.lower import lower_bound_delta
+
+
+def _brute(eps0: float, n: int, eps: float) -> mpmath.mpf:
+    """E[(sum of the n users' atoms)_+] / n by enumerating the five-category multinomial (40 digits)."""
+    with mpmath.workdps(40):
+        E, u = mpmath.e ** mpmath.mpf(eps0), mpmath.e ** mpmath.mpf(eps)
+        p = [1 / (2 * (E + 1)), 1 / (2 * (E + 1)), E / (2 * (E + 1)), 1 / (2 * E * (E + 1))]
+        v = [E - u, 1 - u * E, 1 - u, E * (1 - u)]
+        p0 = 1 - sum(p)
+        tot = mpmath.mpf(0)
+        for c in itertools.product(range(n + 1), repeat=4):
+            if sum(c) > n:
+                continue
+            r = n - sum(c)
+            s = sum(vi * ci for vi, ci in zip(v, c))
+            if s <= 0:
+                continue
+            coef = mpmath.factorial(n) / (mpmath.factorial(r) * mpmath.fprod(mpmath.factorial(x) for x in c))
+            tot += coef * p0 ** r * mpmath.fprod(pi ** ci for pi, ci in zip(p, c)) * s
+        return tot / n
+
+
+@pytest.mark.parametrize("eps0,n,eps", [(0.5, 1, 0.2), (0.5, 3, 0.3), (1.0, 5, 0.1), (2.0, 6, 0.5),
+                                        (0.3, 4, 0.05), (4.0, 6, 1.0), (0.1, 2, 0.01)])
+def test_brute_force_small_n(eps0, n, eps):
+    ref = float(_brute(eps0, n, eps))
+    law = OueBlanket(eps0)
+    for method in ("exact", "binned", "nested"):
+        r = positive_part(law, n, eps, method=method)
+        assert r.lower <= ref <= r.upper, (method, r, ref)
+        if method != "nested":
+            assert r.upper - r.lower <= 1e-6 * ref
+    # n = 1: the local hockey-stick divergence of OUE on the two bits, (E - u) / (2 (E + 1))
+    if n == 1:
+        assert ref == pytest.approx((math.exp(eps0) - math.exp(eps)) / (2 * (math.exp(eps0) + 1)), rel=1e-12)
+
+
+@pytest.mark.parametrize("eps0,n,delta", [(0.5, 200, 1e-6), (2.0, 200, 1e-3), (1.0, 1000, 1e-6)])
+def test_mpmath_reference_moderate_n(eps0, n, delta):
+    law = OueBlanket(eps0)
+    eps = approx_epsilon(law, n, delta)
+    ref = positive_part(law, n, eps, target_delta=delta, method="mpmath")
+    # the mpmath sum covers the windows; the left-out mass is bounded by ref.truncated
+    for method in ("exact", "binned", "nested"):
+        r = positive_part(law, n, eps, target_delta=delta, method=method)
+        assert r.lower <= ref.value * (1 + 1e-30) and ref.value <= r.upper, (method, r, ref)
+        assert r.upper <= ref.value * (1 + 1e-4) + ref.truncated
+    r = positive_part(law, n, eps, target_delta=delta, method="exact")
+    assert abs(r.value / ref.value - 1) < 1e-11
+
+
+@pytest.mark.parametrize("eps0", [0.5, 3.0])
+def test_nested_and_direct_paths_agree(eps0):
+    law, n, delta = OueBlanket(eps0), 20_000, 1e-6
+    eps = approx_epsilon(law, n, delta)
+    d = positive_part(law, n, eps, target_delta=delta, method="binned")
+    s = positive_part(law, n, eps, target_delta=delta, method="nested")
+    assert d.upper - d.lower <= 1e-5 * d.upper
+    assert s.lower <= d.upper and d.lower <= s.upper
+    assert s.upper <= d.upper * (1 + 2e-5)
+
+
+def test_exact_law_below_three_atom_relaxation_and_wired_in():
+    params = make_params("oue", 0.5, k=16)
+    law = blanket_law(params)
+    assert isinstance(law, OueBlanket) and law.eps_max == 0.5
+    new = positive_part(law, 10**4, 0.0124, target_delta=1e-6)
+    old = positive_part(oue_blanket(0.5), 10**4, 0.0124, target_delta=1e-6)
+    assert new.upper < 0.25 * old.lower  # measured: 1.0e-6 against 6.1e-6
+    assert positive_part(law, 10**4, 0.5).upper == 0.0
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="eps0"):
+        OueBlanket(0.0)
+    with pytest.raises(ValueError, match="eps0"):
+        OueBlanket(float("nan"))
+    with pytest.raises(ValueError, match="method"):
+        positive_part(CountLaw.krr_blanket(1.0, 4), 100, 0.1, method="nested")
+
+
+@settings(max_examples=12, deadline=None)
+@given(eps0=st.floats(0.1, 5.0), log_n=st.floats(math.log(2), math.log(1e6)),
+       log_delta=st.floats(math.log(1e-10), math.log(1e-3)))
+def test_between_lower_bound_and_relaxation(eps0, log_n, log_delta):
+    n, delta = int(round(math.exp(log_n))), math.exp(log_delta)
+    law = OueBlanket(eps0)
+    eps = approx_epsilon(law, n, delta)
+    if eps is None or not 0 < eps < eps0:
+        eps = 0.5 * eps0
+    new = positive_part(law, n, eps, target_delta=delta)
+    old = positive_part(oue_blanket(eps0), n, eps, target_delta=delta)
+    assert 0.0 <= new.lower <= new.upper
+    assert new.lower <= old.upper  # the relaxation dominates the exact law
+    low = lower_bound_delta(make_params("oue", eps0, k=16), n, eps)
+    assert low[0] <= new.upper  # the mechanism's certified lower bound
