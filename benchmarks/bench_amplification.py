@@ -37,7 +37,7 @@ def _clear() -> None:
 
 def row(mechanism: str, n: int) -> str:
     s = S if mechanism in ("collision", "coco") else None
-    k = K if mechanism == "krr" else None
+    k = K if mechanism in ("krr", "olh", "oue") else None
     eps0s = [0.1 + (5.0 - 0.1) * i / (POINTS - 1) for i in range(POINTS)]
     points = tables.build_grid([n], [s], eps0s, [DELTA], mechanism, "paper", ks=[k])
     curve_bounds = default_curve_bounds(mechanism)
