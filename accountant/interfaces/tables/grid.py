@@ -8,7 +8,9 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
-from accountant.bounds.registry import BOUND_NAMES, best_proved, compare
+from accountant.bounds.laws.random_hash import check_hash_model
+from accountant.bounds.registry import BOUND_NAMES, best_proved, compare_params
+from accountant.core.params import make_params
 from accountant.core.limits import MAX_LIST, worker_init
 from accountant.core.optional import require
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
@@ -80,6 +82,9 @@ class GridPoint:
     mechanism: str
     k: Optional[int] = None  # the domain size of k-RR, OLH and OUE
     d: Optional[int] = None  # Collision / CoCo: the dimension the lower bound's datasets live in
+    # "any" (proved for every hash family) or "random" (Collision, OLH: proved assuming each
+    # report's hash is a uniformly random function; accountant.bounds.laws.random_hash)
+    hash_model: str = "any"
 
 
 # mechanisms whose grid has a list of domain sizes k
@@ -88,9 +93,12 @@ KEYED = ("krr", "olh", "oue")
 
 def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[float],
                deltas: Sequence[float], mechanism: str, t_rule: str = "paper",
-               ks: Sequence[Optional[int]] = (None,), d: Optional[int] = None) -> list[GridPoint]:
+               ks: Sequence[Optional[int]] = (None,), d: Optional[int] = None,
+               hash_model: str = "any") -> list[GridPoint]:
     """Every combination of the lists (``ss`` for Collision/CoCo, ``ks`` for k-RR, OLH, OUE); ``d``
-    (Collision/CoCo) is the dimension of the data, which only the lower bound depends on."""
+    (Collision/CoCo) is the dimension of the data, which only the lower bound depends on;
+    ``hash_model`` ``"random"`` (Collision, OLH only) is the assumption every row is proved under."""
+    check_hash_model(hash_model, mechanism)
     if mechanism not in ("collision", "coco"):
         ss, d = [None], None
     if mechanism not in KEYED:
@@ -102,7 +110,8 @@ def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[f
                 for delta in deltas:
                     for e0 in eps0s:
                         pts.append(GridPoint(int(n), s, float(e0), float(delta),
-                                             resolve_t(t_rule, mechanism, s, e0), mechanism, k, d))
+                                             resolve_t(t_rule, mechanism, s, e0), mechanism, k, d,
+                                             hash_model))
     return pts
 
 
@@ -130,12 +139,15 @@ def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: flo
     # the point's d they hold for that d (and are refused, with the reason, when d < 3s)
     hashed = point.mechanism in ("collision", "coco")
     d = (point.d if point.d is not None else 3 * point.s) if hashed else None
-    res = compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, bounds, rtol,
-                  k=point.k, d=d)
+    params = make_params(point.mechanism, point.eps0, s=point.s, t=point.t, k=point.k, d=d,
+                         hash_model=point.hash_model)
+    res = compare_params(params, point.n, point.delta, bounds, rtol)
     names = list(res)
     row: dict = {"mechanism": point.mechanism, "n": point.n, "s": point.s, "t": point.t,
                  **({"k": point.k} if point.k is not None else {}),
-                 "eps0": point.eps0, "delta": point.delta}
+                 "eps0": point.eps0, "delta": point.delta,
+                 # the assumption every number of a random-hash row is proved under
+                 **({"hash_model": "random"} if point.hash_model == "random" else {})}
     proved = best_proved(res, point.mechanism)
     row["proved_epsilon"] = proved.epsilon if proved else None
     row["best_proved"] = proved.name if proved else None
