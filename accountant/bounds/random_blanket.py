@@ -58,17 +58,22 @@ def random_blanket_laws(params) -> list:
     return [((r,), _group_law(params, [(r, lo, hi)])) for r, lo, hi in random_blanket_types(params)]
 
 
-def random_blanket_delta(params, n: int, eps: float, ceiling=None) -> tuple[float, float]:
+def random_blanket_delta(params, n: int, eps: float, ceiling=None, evaluate=None) -> tuple[float, float]:
     """(lower, upper) of the bound's delta at ``eps``: the largest over pair types (module
     docstring: groups dominated by the current largest are not split).  ``ceiling``: the
     any-hash bound's (lower, upper), returned as soon as a type reaches its upper end (the
-    bound is the smaller of the two)."""
+    bound is the smaller of the two).  ``evaluate(law, eps)``: the certified evaluation
+    (default :func:`~accountant.engines.blanket.engine.blanket_exact_delta` at ``n``; the
+    composition passes its deeper windows)."""
     from accountant.engines.blanket.engine import blanket_exact_delta
+
+    if evaluate is None:
+        evaluate = lambda law, e: blanket_exact_delta(law, n, e)  # noqa: E731
 
     if eps >= params.eps0:
         return 0.0, 0.0
     types = random_blanket_types(params)
-    v = blanket_exact_delta(_group_law(params, types[:1]), n, eps)
+    v = evaluate(_group_law(params, types[:1]), eps)
     lo, up = v.lower, v.upper
     stack = [types[1:]] if len(types) > 1 else []
     budget = MAX_TYPE_EVALUATIONS
@@ -80,7 +85,7 @@ def random_blanket_delta(params, n: int, eps: float, ceiling=None) -> tuple[floa
         law = _group_law(params, group)
         if eps >= law.eps_max:
             continue
-        v = blanket_exact_delta(law, n, eps)
+        v = evaluate(law, eps)
         if v.upper <= up:
             continue
         if len(group) == 1:

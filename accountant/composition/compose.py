@@ -9,7 +9,8 @@ its heterogeneous form).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 from functools import lru_cache
 from typing import Callable, Optional, Sequence
 
@@ -17,10 +18,17 @@ from accountant.engines import parallel as _parallel
 from accountant.composition import pld as _pld
 from accountant.engines.blanket.law import blanket_law
 from accountant.engines.blanket.engine import positive_part
+from accountant.bounds import random_blanket as _rb
+from accountant.bounds.laws.random_hash import ASSUMPTION, check_hash_model
 from accountant.bounds.registry import bound_delta
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.core.params import _check_delta, _check_eps0, _check_n, make_params
+
+class _Value(NamedTuple):
+    lower: float
+    upper: float
+
 
 ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue")
 # The profile beyond the first eps with upper delta <= this goes to the +inf atom.
@@ -74,15 +82,19 @@ class RoundSpec:
     s: Optional[int] = None
     t: Optional[int] = None
     k: Optional[int] = None
+    # "random" (collision, olh): the profile proved assuming each report's hash is a
+    # uniformly random function (accountant.bounds.random_blanket); "any": every hash family
+    hash_model: str = field(default="any", repr=False)
 
     def __post_init__(self) -> None:
+        check_hash_model(self.hash_model, self.mechanism)
         object.__setattr__(self, "n", _check_n(self.n))
         object.__setattr__(self, "eps0", _check_eps0(self.eps0))
         if self.mechanism not in ROUND_MECHANISMS:
             raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, "
                              f"got {self.mechanism!r}")
         if self.mechanism in ("collision", "coco"):
-            make_params(self.mechanism, self.eps0, s=self.s, t=self.t)  # validates s, t
+            make_params(self.mechanism, self.eps0, s=self.s, t=self.t, hash_model=self.hash_model)  # s, t
         if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)
                                                        or not isinstance(self.k, int) or self.k < 2):
             raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
@@ -121,6 +133,8 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     """
     pair = DominatingPair.clone(spec.n, spec.eps0)
     law = round_law(spec)
+    random_params = make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, k=spec.k,
+                                hash_model=spec.hash_model) if spec.hash_model == "random" else None
 
     def profile(eps: float) -> tuple[float, float]:
         if law is None:
@@ -128,8 +142,13 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
             return v.lower, v.upper
         if eps >= law.eps_max:  # every v_c <= 0: delta = 0 (post-processing of eps0-LDP)
             return 0.0, 0.0
-        b = positive_part(law, spec.n, eps, target_delta=PROFILE_TARGET, bin_gap=PROFILE_BIN_GAP,
-                          min_bins=PROFILE_MIN_BINS, truncation=PROFILE_TRUNCATION)
+        ev = lambda lw, e: positive_part(lw, spec.n, e, target_delta=PROFILE_TARGET,  # noqa: E731
+                                         bin_gap=PROFILE_BIN_GAP, min_bins=PROFILE_MIN_BINS,
+                                         truncation=PROFILE_TRUNCATION)
+        b = ev(law, eps)
+        if spec.hash_model == "random":  # the largest over pair types, at most the any-hash value
+            lo, up = _rb.random_blanket_delta(random_params, spec.n, eps, (b.lower, b.upper), ev)
+            b = _Value(lo, up)
         if b.upper > PROFILE_TARGET:
             return b.lower, b.upper
         v = hockey_stick_divergence(pair, eps)
@@ -139,12 +158,14 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     return profile
 
 
-def round_source(mechanism: str) -> str:
+def round_source(mechanism: str, hash_model: str = "any") -> str:
     """Name of the per-round profile composed for ``mechanism`` (captions, JSON)."""
     if mechanism not in ROUND_MECHANISMS:
         raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, got {mechanism!r}")
     if mechanism == "generic":
         return "clone (FMT21)"
+    if check_hash_model(hash_model, mechanism) == "random":
+        return f"min(exact blanket of the random-hash law, clone (FMT21)); assumption: {ASSUMPTION['random']}"
     return "min(exact blanket, clone (FMT21))"
 
 
@@ -380,7 +401,7 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
 def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
                  mechanism: str = "generic", s: Optional[int] = None, t: Optional[int] = None,
                  k: Optional[int] = None, eps0_max: float = 10.0, xtol: float = 1e-3,
-                 progress=None) -> Optional[float]:
+                 progress=None, hash_model: str = "any") -> Optional[float]:
     """Largest per-round eps0 (to ``xtol``) whose T-round PLD eps is <= target_epsilon.
 
     Monotone bisection on eps0; the returned eps0 is one that was checked to meet the
@@ -407,6 +428,8 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
         Absolute tolerance of the bisection on eps0.
     progress : callable, optional
         ``progress(done, total)`` after each composition.
+    hash_model : str
+        ``"any"`` or ``"random"`` (collision, olh), as in :class:`RoundSpec`.
 
     Returns
     -------
@@ -431,7 +454,7 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
     done = [0]
 
     def meets(e0: float) -> bool:
-        spec = RoundSpec(n, e0, mechanism, s, t, k)
+        spec = RoundSpec(n, e0, mechanism, s, t, k, hash_model)
         ok = compose_rounds(spec, rounds, delta).epsilon <= target_epsilon
         done[0] += 1
         if progress is not None:
@@ -461,7 +484,8 @@ def parse_schedule(data) -> list[RoundSpec]:
     ----------
     data : list of dict
         Each object has ``n`` and ``eps0`` and optionally ``mechanism``, ``s``, ``t``, ``k``
-        and ``repeat`` (how many consecutive rounds it stands for, default 1).
+        and ``repeat`` (how many consecutive rounds it stands for, default 1) and
+        ``hash_model`` (``"any"`` or ``"random"``, collision and olh).
 
     Returns
     -------
@@ -483,7 +507,7 @@ def parse_schedule(data) -> list[RoundSpec]:
     """
     if not isinstance(data, list) or not data:
         raise ValueError("schedule must be a non-empty JSON list of round objects")
-    allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat"}
+    allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat", "hash_model"}
     out: list[RoundSpec] = []
     for i, r in enumerate(data):
         if not isinstance(r, dict):
@@ -509,7 +533,8 @@ def parse_schedule(data) -> list[RoundSpec]:
             eps0 = check_eps0(r["eps0"], "field 'eps0'")
             ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
                     for f in ("s", "t", "k")}
-            spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival)
+            spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival,
+                             hash_model=r.get("hash_model", "any"))
         except ValueError as exc:
             raise ValueError(f"round {i}: {exc}") from None
         if len(out) + rep > MAX_ROUNDS:

@@ -31,8 +31,11 @@ def add_compose_parser(sub) -> None:
     p.add_argument("--s", type=L.int_arg("--s", 1, L.T_MAX), default=None)
     p.add_argument("--t", type=L.int_arg("--t", 1, L.T_MAX), default=None)
     p.add_argument("--k", type=L.int_arg("--k", 2, L.T_MAX), default=None, help="alphabet size (krr)")
+    p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
+                   help="collision, olh: 'any' (default, every hash family) or 'random' (each round's "
+                        "profile proved assuming each report's hash is a uniformly random function)")
     p.add_argument("--schedule", default=None,
-                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?}")
+                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?, hash_model?}")
     p.add_argument("--delta", type=L.delta_arg(), required=True, help="total target delta")
     p.add_argument("--step", type=L.float_arg("--step", 0.0, 1.0, lo_open=True), default=None,
                    help="loss grid step in (0, 1] (default: automatic)")
@@ -98,17 +101,26 @@ def run_compose(args: argparse.Namespace) -> dict:
     if args.schedule is not None:
         if any(v is not None for v in (args.rounds, args.n, args.eps0)):
             raise ValueError("--schedule replaces --rounds/--n/--eps0; give one or the other")
+        if getattr(args, "hash_model", "any") != "any":
+            raise ValueError("--hash-model applies to --rounds/--n/--eps0; a schedule gives "
+                             "\"hash_model\" per round")
         specs = read_schedule(args.schedule)
         res = compose_schedule(specs, args.delta, args.step)
     else:
         for name in ("rounds", "n", "eps0"):
             if getattr(args, name) is None:
                 raise ValueError(f"--{name} is required (or give --schedule FILE.json)")
-        spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k)
+        try:
+            spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k,
+                             getattr(args, "hash_model", "any"))
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("hash_model '", "--hash-model '")) from None
         specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)
     # which certified per-round profile was composed (clone alone for generic rounds)
-    return {**res.as_dict(), "profile": "; ".join(sorted({round_source(s.mechanism) for s in specs}))}
+    models = sorted({s.hash_model for s in specs})
+    return {**res.as_dict(), "hash_model": models[0] if len(models) == 1 else models,
+            "profile": "; ".join(sorted({round_source(s.mechanism, s.hash_model) for s in specs}))}
 
 
 def human(out: dict) -> str:
