@@ -198,3 +198,21 @@ def test_random_never_above_any_and_the_limit_of_s(capsys):
                  "--eps0", "1", "--delta", "1e-6", "--hash-model", "random"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"[1, {RANDOM_HASH_MAX_S}]" in err and "--hash-model 'random'" in err
+
+
+def test_weights_enclose_exact_fractions_property():
+    from hypothesis import given, settings, strategies as st
+
+    from accountant.bounds.laws.random_hash import collision_random_weights
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.integers(2, 6), st.integers(1, 12))
+    def check(s, extra):
+        t = s + extra
+        w = collision_random_weights(s, t)
+        for r in range(s):
+            lam = collision_random_weight_exact(s, t, r)
+            assert Fraction(w[r][0]) <= lam <= Fraction(w[r][1])
+            assert lam <= Fraction(s, t)  # at most the any-hash weight s/t
+
+    check()
