@@ -16,7 +16,8 @@ delta bounds every member's.  The types are sorted by weight (largest first); th
 runs on the first; the others are checked at the answer as groups of consecutive types
 (the group's smallest ``lo`` and largest ``hi``), and a group whose upper delta is above
 the target is split in two, down to single types, and a single type above the target gets
-its own search.  ``delta`` at a given eps is the largest upper delta of single types,
+its own search.  The first groups have sizes 1, 2, 4, ... from the top (near-top types have
+deltas close to the first one's: a group of them fails at once).  ``delta`` at a given eps is the largest upper delta of single types,
 a group being split only when its (dominating) upper delta exceeds the current largest.
 The answer is therefore the one of checking every type alone, at O(log s) evaluations
 when the weights fall off (measured: s = 1024 at eps0 = 1, n = 1e6, docs/BENCHMARKS.md).
@@ -48,6 +49,17 @@ def random_blanket_types(params) -> list:
     return sorted(((r, lo, hi) for r, (lo, hi) in enumerate(w)), key=lambda z: (-z[2], z[0]))
 
 
+def _initial_groups(types: list) -> list:
+    """The types after the first as a stack of consecutive groups of sizes 1, 2, 4, ...
+    (largest weights first on top): the near-top types, whose deltas are close to the first
+    one's, alone or in small groups; far types, whose weights are well below, in large ones."""
+    groups, i, size = [], 1, 1
+    while i < len(types):
+        groups.append(types[i:i + size])
+        i, size = i + size, 2 * size
+    return groups[::-1]
+
+
 def _group_law(params, group):
     return random_count_law(params.eps0, params.s, params.t,
                             min(g[1] for g in group), max(g[2] for g in group))
@@ -58,13 +70,15 @@ def random_blanket_laws(params) -> list:
     return [((r,), _group_law(params, [(r, lo, hi)])) for r, lo, hi in random_blanket_types(params)]
 
 
-def random_blanket_delta(params, n: int, eps: float, ceiling=None, evaluate=None) -> tuple[float, float]:
+def random_blanket_delta(params, n: int, eps: float, ceiling=None, evaluate=None,
+                         budget: int = MAX_TYPE_EVALUATIONS) -> tuple[float, float]:
     """(lower, upper) of the bound's delta at ``eps``: the largest over pair types (module
     docstring: groups dominated by the current largest are not split).  ``ceiling``: the
     any-hash bound's (lower, upper), returned as soon as a type reaches its upper end (the
     bound is the smaller of the two).  ``evaluate(law, eps)``: the certified evaluation
     (default :func:`~accountant.engines.blanket.engine.blanket_exact_delta` at ``n``; the
-    composition passes its deeper windows)."""
+    composition passes its deeper windows); ``budget``: evaluations after the first type
+    before the ceiling is returned (only with a ceiling)."""
     from accountant.engines.blanket.engine import blanket_exact_delta
 
     if evaluate is None:
@@ -75,8 +89,7 @@ def random_blanket_delta(params, n: int, eps: float, ceiling=None, evaluate=None
     types = random_blanket_types(params)
     v = evaluate(_group_law(params, types[:1]), eps)
     lo, up = v.lower, v.upper
-    stack = [types[1:]] if len(types) > 1 else []
-    budget = MAX_TYPE_EVALUATIONS
+    stack = _initial_groups(types)
     while stack:
         if ceiling is not None and (up >= ceiling[1] or budget == 0):
             return ceiling
@@ -107,7 +120,7 @@ def random_blanket_epsilon(params, n: int, delta: float, rtol: float, ceiling=No
     types = random_blanket_types(params)
     res = blanket_exact_epsilon(_group_law(params, types[:1]), n, delta, rtol=rtol, certify_bracket=False)
     eps, achieved = res.epsilon, res.achieved_delta
-    stack = [types[1:]] if len(types) > 1 else []
+    stack = _initial_groups(types)
     budget = MAX_TYPE_EVALUATIONS
     while stack:
         if ceiling is not None and (eps >= ceiling[0] or budget == 0):
