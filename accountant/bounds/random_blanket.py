@@ -152,8 +152,10 @@ def random_blanket_result(params, n: int, delta: float, rtol: float, clamp, ceil
     """The ``blanket`` entry's result under the random-hash model; ``reason`` states the
     assumption.  ``ceiling``: the any-hash blanket's clamped (eps, achieved delta)."""
     eps, achieved = clamp(*random_blanket_epsilon(params, n, delta, rtol, ceiling), params.eps0)
+    which = ("exact blanket of the random-hash law, diagonal atoms relaxed to (1, 1); largest over "
+             "the neighbouring-pair types")
     if ceiling is not None and ceiling[0] <= eps:
         eps, achieved = ceiling
-    return BoundResult("blanket", eps, True, f"assumption: {ASSUMPTION['random']} "
-                       "(exact blanket of the random-hash law, diagonal atoms relaxed to (1, 1); "
-                       "largest over the neighbouring-pair types; the any-hash blanket where smaller)", delta, achieved)
+        which = ("the any-hash exact blanket, proved under the model too: not above the random-hash "
+                 f"one, or the pair types' {MAX_TYPE_EVALUATIONS} evaluations were spent")
+    return BoundResult("blanket", eps, True, f"assumption: {ASSUMPTION['random']} ({which})", delta, achieved)

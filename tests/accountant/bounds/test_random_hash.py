@@ -190,6 +190,8 @@ def test_random_never_above_any_and_the_limit_of_s(capsys):
         ur = compute_params_bound("blanket", pr, 10**6, 1e-6).epsilon
         assert ur <= ua
         assert bound_delta("blanket", pr, 10**6, ur)[1] <= 1e-6
+        reason = compute_params_bound("blanket", pr, 10**6, 1e-6).reason
+        assert ("any-hash exact blanket" in reason) == (eps0 == 30.0), reason
     assert ur < ua  # eps0 = 0.1, s = 8: strictly below
     with pytest.raises(ValueError, match=rf"s must be an integer in \[1, {RANDOM_HASH_MAX_S}\] with hash_model 'random'"):
         make_params("collision", 1.0, s=RANDOM_HASH_MAX_S + 1, hash_model="random")
