@@ -73,7 +73,14 @@ EXTREMES = [
      "--delta", "1e-6", "--json"),
     ("accountant", "compose", "--rounds", "2", "--n", "1000", "--eps0", "1", "--delta", "1e-6",
      "--step", "1e-9"),
+    # hash_model random at the largest s (O(s^5) and > 300 s at s = 256 before), and above it
+    ("accountant", "epsilon", "--n", "1e6", "--eps0", "1", "--delta", "1e-6", "--mechanism",
+     "collision", "--s", "1024", "--hash-model", "random", "--json"),
+    ("accountant", "epsilon", "--n", "1e6", "--eps0", "30", "--delta", "1e-6", "--mechanism",
+     "collision", "--s", "1024", "--hash-model", "random", "--json"),
     # refusals: above the limits
+    ("accountant", "epsilon", "--n", "1e6", "--eps0", "1", "--delta", "1e-6", "--mechanism",
+     "collision", "--s", "1025", "--hash-model", "random"),
     ("accountant", "compose", "--rounds", "1000000", "--n", "100", "--eps0", "1", "--delta", "1e-6"),
     ("accountant", "compare", "--n", "100", "--eps0", "1", "--delta", "1e-400"),
     ("mechanisms", "simulate", "--mechanism", "coco", "--n", "1000", "--d", "16", "--s", "2",

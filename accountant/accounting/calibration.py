@@ -44,7 +44,8 @@ def _check_target(epsilon) -> float:
 def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generic",
                   s: Optional[int] = None, t: Optional[int] = None, rtol: float = 1e-6,
                   eps0_max: float = 20.0, bound: str = "proved", k: Optional[int] = None,
-                  guess: Optional[float] = None, g: Optional[int] = None) -> float:
+                  guess: Optional[float] = None, g: Optional[int] = None,
+                  hash_model: str = "any") -> float:
     """Largest eps0 (to relative tolerance ``rtol``) whose eps_c(eps0) <= ``epsilon`` at ``delta``.
 
     The inverse question of :class:`ShuffleAccountant`, as ``dp_accounting``'s
@@ -84,6 +85,11 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
         ``bound="proved"`` only: an estimate of the answer (e.g. a saddle-point screen)
         used instead of the paper's pair inverse to place the proved search; it changes the
         cost, never the guarantee (every candidate is checked on the proved bound).
+    hash_model : str
+        ``"any"`` (default) or ``"random"`` (collision, olh): every candidate's eps_c is
+        the one proved under that model (``"random"``: assuming each report's hash is a
+        uniformly random function), so the answer's certified eps_c under the same model
+        is <= ``epsilon``.
 
     Returns
     -------
@@ -112,7 +118,7 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
         raise ValueError(f"eps0_max must be a number in (0, {_EPS0_MAX:g}], got {eps0_max!r}")
     if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
         raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
-    make_params(mechanism, 1.0, s=s, t=t, k=k, g=g)  # validates mechanism / s / t / k / g early
+    make_params(mechanism, 1.0, s=s, t=t, k=k, g=g, hash_model=hash_model)  # validates mechanism / s / t / k / g early
     if bound != "proved":
         bound = bounds.resolve_name(bound)
         if bounds.REGISTRY[bound].kind == "lower":
@@ -122,7 +128,7 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     @lru_cache(maxsize=None)
     def eps_c(e0: float) -> float:
         # exactly what a user gets at e0: the rule's t when t is None
-        params = make_params(mechanism, e0, s=s, t=t, k=k, g=g)
+        params = make_params(mechanism, e0, s=s, t=t, k=k, g=g, hash_model=hash_model)
         if bound == "proved":
             if e0 <= epsilon:
                 return e0  # post-processing

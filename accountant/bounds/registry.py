@@ -233,14 +233,16 @@ BLANKET_RTOL = 1e-5
 def _blanket(params, n, delta, rtol) -> BoundResult:
     from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
 
-    if getattr(params, "hash_model", "any") == "random":  # accountant.bounds.random_blanket
-        return _rb.random_blanket_result(params, n, delta, max(rtol, BLANKET_RTOL), clamp_to_eps0)
     # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
     # a coarse rtol (a chart's) also coarsens the bins (certified either way)
     res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
                                 certify_bracket=False, bin_gap=min(max(BIN_GAP, 10.0 * rtol), 1e-4),
                                 min_bins=1 if rtol >= CHART_RTOL else None)
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+    if getattr(params, "hash_model", "any") == "random":  # accountant.bounds.random_blanket
+        # the any-hash bound holds under the random model too: the smaller of the two
+        return _rb.random_blanket_result(params, n, delta, max(rtol, BLANKET_RTOL), clamp_to_eps0,
+                                         ceiling=(eps, achieved))
     return BoundResult("blanket", eps, True, None, delta, achieved)
 
 
@@ -248,9 +250,9 @@ def _blanket_delta(params, n, eps):
     from accountant.engines.blanket.engine import blanket_exact_delta
     if eps >= params.eps0:
         return 0.0, 0.0
-    if getattr(params, "hash_model", "any") == "random":
-        return _rb.random_blanket_delta(params, n, eps)
     v = blanket_exact_delta(_blanket_law(params), n, eps)
+    if getattr(params, "hash_model", "any") == "random":  # the smaller of random and any
+        return _rb.random_blanket_delta(params, n, eps, ceiling=(v.lower, min(v.upper, 1.0)))
     return v.lower, min(v.upper, 1.0)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 from functools import lru_cache
 from typing import Callable, Optional, Sequence
 
@@ -21,6 +22,7 @@ from accountant.composition import pld as _pld
 from accountant.engines.blanket.law import blanket_law
 from accountant.engines.blanket.engine import positive_part
 from accountant.bounds.registry import bound_delta, clone_pair
+from accountant.bounds import random_blanket as _rb
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.core.params import _check_delta
 from accountant.composition.rounds import (  # noqa: F401  (re-exported: the rounds' API)
@@ -29,6 +31,11 @@ from accountant.composition.rounds import (  # noqa: F401  (re-exported: the rou
     parse_schedule,
     round_source,
 )
+
+class _Value(NamedTuple):
+    lower: float
+    upper: float
+
 
 # The profile beyond the first eps with upper delta <= this goes to the +inf atom.
 PROFILE_CUTOFF = 1e-30
@@ -42,6 +49,9 @@ PROFILE_BIN_GAP = 1e-3
 # first pass of the binned path: the profile is differenced into a PLD, so its values
 # must vary smoothly in eps; 8 bins keep the gap far inside PROFILE_BIN_GAP
 PROFILE_MIN_BINS = 8
+# hash_model="random": pair-type evaluations per profile point beyond the first before the
+# any-hash value (proved under the model too) is used there (time: about 40 points a round)
+PROFILE_TYPE_BUDGET = 10
 # Profile samples across a round's support (the connect-the-dots points).
 DEFAULT_STEPS = 40
 # The composition grid is this many times finer than the samples of the narrowest round
@@ -84,6 +94,7 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     """
     pair = clone_pair(spec.params(), spec.n)
     law = round_law(spec)
+    random_params = spec.params() if spec.hash_model == "random" else None
 
     def profile(eps: float) -> tuple[float, float]:
         if law is None:
@@ -91,8 +102,14 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
             return v.lower, v.upper
         if eps >= law.eps_max:  # every v_c <= 0: delta = 0 (post-processing of eps0-LDP)
             return 0.0, 0.0
-        b = positive_part(law, spec.n, eps, target_delta=PROFILE_TARGET, bin_gap=PROFILE_BIN_GAP,
-                          min_bins=PROFILE_MIN_BINS, truncation=PROFILE_TRUNCATION)
+        ev = lambda lw, e: positive_part(lw, spec.n, e, target_delta=PROFILE_TARGET,  # noqa: E731
+                                         bin_gap=PROFILE_BIN_GAP, min_bins=PROFILE_MIN_BINS,
+                                         truncation=PROFILE_TRUNCATION)
+        b = ev(law, eps)
+        if spec.hash_model == "random":  # the largest over pair types, at most the any-hash value
+            lo, up = _rb.random_blanket_delta(random_params, spec.n, eps, (b.lower, b.upper), ev,
+                                              PROFILE_TYPE_BUDGET)
+            b = _Value(lo, up)
         if b.upper > PROFILE_TARGET:
             return b.lower, b.upper
         v = hockey_stick_divergence(pair, eps)
@@ -336,7 +353,7 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
 def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
                  mechanism: str = "generic", s: Optional[int] = None, t: Optional[int] = None,
                  k: Optional[int] = None, eps0_max: float = 10.0, xtol: float = 1e-3,
-                 progress=None) -> Optional[float]:
+                 progress=None, hash_model: str = "any") -> Optional[float]:
     """Largest per-round eps0 (to ``xtol``) whose T-round PLD eps is <= target_epsilon.
 
     Monotone bisection on eps0; the returned eps0 is one that was checked to meet the
@@ -363,6 +380,8 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
         Absolute tolerance of the bisection on eps0.
     progress : callable, optional
         ``progress(done, total)`` after each composition.
+    hash_model : str
+        ``"any"`` or ``"random"`` (collision, olh), as in :class:`RoundSpec`.
 
     Returns
     -------
@@ -390,7 +409,7 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
     done = [0]
 
     def meets(e0: float) -> bool:
-        spec = RoundSpec(n, e0, mechanism, s, t, k)
+        spec = RoundSpec(n, e0, mechanism, s, t, k, hash_model=hash_model)
         ok = compose_rounds(spec, rounds, delta).epsilon <= target_epsilon
         done[0] += 1
         if progress is not None:

@@ -1,12 +1,14 @@
 """What one shuffled round is: ``RoundSpec`` (validated at construction), its parameters, the
 name of the per-round profile composed for it, and schedules of rounds read from JSON.
 
-May import: :mod:`accountant.core`.
+May import: :mod:`accountant.core`, :mod:`accountant.bounds.laws.random_hash` (the hash models).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
+
+from accountant.bounds.laws.random_hash import ASSUMPTION, check_hash_model
 
 from accountant.core.params import _check_eps0, _check_n, make_params
 
@@ -37,6 +39,10 @@ class RoundSpec:
     p, beta, q : float, optional
         ``variation-ratio`` only: Wang et al.'s parameters (:class:`accountant.VariationRatioParams`;
         default q = p); its round composes the clone pair with ratio p and mixing 1/q.
+    hash_model : str
+        ``"any"`` (default: the profile is proved for every hash family) or ``"random"``
+        (collision, olh: proved assuming each report's hash is a uniformly random function,
+        :mod:`accountant.bounds.random_blanket`).
 
     Examples
     --------
@@ -56,8 +62,10 @@ class RoundSpec:
     p: Optional[float] = None
     beta: Optional[float] = None
     q: Optional[float] = None
+    hash_model: str = field(default="any", repr=False)
 
     def __post_init__(self) -> None:
+        check_hash_model(self.hash_model, self.mechanism)
         object.__setattr__(self, "n", _check_n(self.n))
         if self.mechanism not in ROUND_MECHANISMS:
             raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, "
@@ -71,7 +79,7 @@ class RoundSpec:
                              "and q are the parameters of mechanism 'variation-ratio')")
         object.__setattr__(self, "eps0", _check_eps0(self.eps0))
         if self.mechanism in ("collision", "coco"):
-            make_params(self.mechanism, self.eps0, s=self.s, t=self.t)  # validates s, t
+            make_params(self.mechanism, self.eps0, s=self.s, t=self.t, hash_model=self.hash_model)  # s, t
         if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)
                                                        or not isinstance(self.k, int) or self.k < 2):
             raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
@@ -97,10 +105,10 @@ class RoundSpec:
         """The accountant's parameter object of this round's randomizer (``make_params``)."""
         if self.mechanism == "variation-ratio":
             return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
-        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k)
+        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k, hash_model=self.hash_model)
 
 
-def round_source(mechanism: str) -> str:
+def round_source(mechanism: str, hash_model: str = "any") -> str:
     """Name of the per-round profile composed for ``mechanism`` (captions, JSON)."""
     if mechanism not in ROUND_MECHANISMS:
         raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, got {mechanism!r}")
@@ -108,6 +116,9 @@ def round_source(mechanism: str) -> str:
         return "clone (FMT21)"
     if mechanism == "variation-ratio":
         return "clone (FMT21, ratio p, mixing 1/q)"
+    if check_hash_model(hash_model, mechanism) == "random":
+        return ("min(blanket of the random-hash law (a proved relaxation), clone (FMT21)); "
+                f"assumption: {ASSUMPTION['random']}")
     return "min(exact blanket, clone (FMT21))"
 
 
@@ -129,8 +140,9 @@ def parse_schedule(data) -> list[RoundSpec]:
     ----------
     data : list of dict
         Each object has ``n`` and ``eps0`` and optionally ``mechanism``, ``s``, ``t``, ``k``
-        and ``repeat`` (how many consecutive rounds it stands for, default 1); a
-        ``variation-ratio`` round has ``p`` and ``beta`` (and ``q``, default p) instead of eps0.
+        and ``repeat`` (how many consecutive rounds it stands for, default 1) and
+        ``hash_model`` (``"any"`` or ``"random"``, collision and olh); a ``variation-ratio``
+        round has ``p`` and ``beta`` (and ``q``, default p) instead of eps0.
 
     Returns
     -------
@@ -154,7 +166,7 @@ def parse_schedule(data) -> list[RoundSpec]:
 
     if not isinstance(data, list) or not data:
         raise ValueError("schedule must be a non-empty JSON list of round objects")
-    allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat"} | set(VR_FIELDS)
+    allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat", "hash_model"} | set(VR_FIELDS)
     out: list[RoundSpec] = []
     for i, r in enumerate(data):
         if not isinstance(r, dict):
@@ -185,7 +197,8 @@ def parse_schedule(data) -> list[RoundSpec]:
             ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
                     for f in ("s", "t", "k")}
             fval = {f: r.get(f) for f in VR_FIELDS}
-            spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival, **fval)
+            spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival, **fval,
+                             hash_model=r.get("hash_model", "any"))
         except (ValueError, OverflowError) as exc:
             raise ValueError(f"round {i}: {_field_message(str(exc))}") from None
         if len(out) + rep > MAX_ROUNDS:

@@ -20,6 +20,10 @@ MAX_LIST
     entries of one list or ``start:stop:count`` range.
 MAX_S_WALK
     sparsity s for ``local-epsilon`` with the default t-rule (the search walks the t values).
+RANDOM_HASH_MAX_S
+    sparsity s of Collision with ``hash_model="random"`` (the random-hash weights cost
+    O(s^3) and the blanket is certified once per pair type, s of them; see
+    docs/BENCHMARKS.md).
 MAX_BIB_BALLS
     expected blanket balls k + n rho (or k + n p) of ``bib`` (1e12 takes about 8 s and
     0.4 GB; 1e16 took 158 s and 24 GB).
@@ -55,6 +59,7 @@ LARGE_N = 10**8
 MAX_GRID_POINTS_LARGE_N = 100
 MAX_LIST = 1_000
 MAX_S_WALK = 10_000
+RANDOM_HASH_MAX_S = 1024
 MAX_SIM_CELLS = 5 * 10**7
 MAX_SIM_MESSAGES = 3 * 10**8
 MAX_BIB_BALLS = 10**12

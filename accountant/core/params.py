@@ -25,6 +25,7 @@ from typing import Optional, Union
 
 import numpy as np
 
+from accountant.core.limits import RANDOM_HASH_MAX_S
 from accountant.core.rules import coco_theorem7_t, collision_paper_t, olh_default_g
 from accountant.core.caveats import (
     CAVEAT_GENERIC,
@@ -180,7 +181,9 @@ class CollisionParams(_HashedOmega, _PairStatus):
 
     def __post_init__(self) -> None:
         s, eps0 = _check_s_eps0_d(self)
-        _check_hash_model(self.hash_model)
+        if _check_hash_model(self.hash_model) == "random" and s > RANDOM_HASH_MAX_S:
+            raise ValueError(f"s must be an integer in [1, {RANDOM_HASH_MAX_S}] with hash_model 'random' "
+                             f"(its weights cost O(s^3); docs/limits.md), got s={s}")
         t = collision_paper_t(s, eps0) if self.t is None else self.t
         t = _check_int("t", t, s + 1)
         object.__setattr__(self, "s", s)

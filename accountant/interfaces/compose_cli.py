@@ -40,8 +40,11 @@ def add_compose_parser(sub) -> None:
                             ("q", 1.0, p_max, "ratio q > 1 to any other input's output (default p)")):
         p.add_argument(f"--{o}", type=L.float_arg(f"--{o}", lo, hi, lo_open=True), default=None,
                        help=f"variation-ratio (Wang et al., VLDB 2024): {what}")
+    p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
+                   help="collision, olh: 'any' (default, every hash family) or 'random' (each round's "
+                        "profile proved assuming each report's hash is a uniformly random function)")
     p.add_argument("--schedule", default=None,
-                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?} "
+                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?, hash_model?} "
                         "(variation-ratio: {n, mechanism, p, beta, q?, repeat?})")
     p.add_argument("--delta", type=L.delta_arg(), required=True, help="total target delta")
     p.add_argument("--step", type=L.float_arg("--step", 0.0, 1.0, lo_open=True), default=None,
@@ -110,6 +113,9 @@ def run_compose(args: argparse.Namespace) -> dict:
             raise ValueError("--schedule replaces --rounds/--n/--eps0; give one or the other")
         if any(getattr(args, o) is not None for o in ("p", "beta", "q")):
             raise ValueError("--p/--beta/--q: with --schedule give them in the rounds of the file")
+        if getattr(args, "hash_model", "any") != "any":
+            raise ValueError("--hash-model applies to --rounds/--n/--eps0; a schedule gives "
+                             "\"hash_model\" per round")
         specs = read_schedule(args.schedule)
         res = compose_schedule(specs, args.delta, args.step)
     else:
@@ -126,15 +132,17 @@ def run_compose(args: argparse.Namespace) -> dict:
                              f"'{args.mechanism}'")
         try:
             spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k,
-                             args.p, args.beta, args.q)
+                             args.p, args.beta, args.q, hash_model=getattr(args, "hash_model", "any"))
         except ValueError as exc:
-            msg = str(exc)
+            msg = str(exc).replace("hash_model '", "--hash-model '")
             raise ValueError(f"--{msg}" if vr and msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k")
                              else msg) from None
         specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)
     # which certified per-round profile was composed (clone alone for generic rounds)
-    return {**res.as_dict(), "profile": "; ".join(sorted({round_source(s.mechanism) for s in specs}))}
+    models = sorted({s.hash_model for s in specs})
+    return {**res.as_dict(), "hash_model": models[0] if len(models) == 1 else models,
+            "profile": "; ".join(sorted({round_source(s.mechanism, s.hash_model) for s in specs}))}
 
 
 def human(out: dict) -> str:

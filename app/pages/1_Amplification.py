@@ -20,6 +20,7 @@ from accountant.interfaces.figure import (
     literature_epsilon,
 )
 from accountant import make_params
+from accountant.bounds.laws.random_hash import ASSUMPTION, HASH_MODELS, RANDOM_MECHANISMS
 
 common.page_header(
     "Amplification by shuffling",
@@ -52,6 +53,18 @@ if mechanism in ("collision", "coco"):
 elif mechanism in common.K_HELP:
     k = int(sb.number_input("k (domain size)", min_value=2, max_value=2**31 - 2, value=10, key="k",
                             help=common.K_HELP[mechanism]))
+hash_model = "any"
+if mechanism in RANDOM_MECHANISMS:
+    hash_model = sb.selectbox(
+        "Hash model", list(HASH_MODELS), key="hash_model",
+        format_func=lambda m: {"any": "any hash family (proved for all)",
+                               "random": "uniformly random hash (an assumption)"}[m],
+        help="'any': the bounds hold for every hash family, the implementation's included. 'random': "
+             "proved assuming each report's hash is a fresh uniformly random function (README: what a "
+             "deployment must do); the blanket is then the random-hash one, never above 'any'.")
+    if hash_model == "random" and mechanism == "collision":  # s <= RANDOM_HASH_MAX_S
+        t_ok = common.call(make_params, mechanism, 1.0, s=s, hash_model="random", where=sb) is not None \
+            and t_ok
 c1, c2, c3 = sb.columns(3)
 e_min = c1.number_input("eps0 min", min_value=0.001, max_value=30.0, value=0.1, key="e_min")
 e_max = c2.number_input("eps0 max", min_value=0.001, max_value=30.0, value=5.0, key="e_max")
@@ -64,7 +77,8 @@ if not delta_ok or not t_ok or not range_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
-label = common.MECH_LABEL[mechanism] + (f", k = {k:,}" if k is not None else "")
+label = common.MECH_LABEL[mechanism] + (f", k = {k:,}" if k is not None else "") \
+    + (", random hash" if hash_model == "random" else "")
 
 
 # ---------------------------------------------------------------- headline point
@@ -83,15 +97,20 @@ def bracket_html(lower: float, upper: float, paper) -> str:
 
 
 def show_headline() -> None:
-    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, k, d)
+    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, k, d, hash_model)
     if head is None:
         return
     up, lo, paper = head["epsilon"], head["lower_epsilon"], head["paper_epsilon"]
     st.subheader(f"At eps0 = {common.fmt(float(e_ref))} ({label}, n = {n:,})")
+    if hash_model == "random":
+        st.markdown(f"**Assumption: {ASSUMPTION['random']}** (hash model *random*): the proved "
+                    "number holds under this assumption, not for a fixed hash family.")
     main, side = st.columns([3, 2])
-    main.metric("eps_c, proved upper bound", common.fmt(up, 6, "up"),
+    random_note = f" under the assumption: {ASSUMPTION['random']}" if hash_model == "random" else ""
+    main.metric("eps_c, proved upper bound" + (" (random hash)" if hash_model == "random" else ""),
+                common.fmt(up, 6, "up"),
                 help=f"smallest upper bound proved for this mechanism as implemented "
-                     f"({bound_label(head['bound'])}): the number to cite")
+                     f"({bound_label(head['bound'])}){random_note}: the number to cite")
     amp = common.ratio(float(e_ref), up)
     lines = []
     if lo is not None:
@@ -109,8 +128,9 @@ def show_headline() -> None:
         width = up - lo
         st.markdown(f"**The true eps_c lies in [{common.fmt(lo, 6, 'down')}, {common.fmt(up, 6, 'up')}]**, "
                     f"width {common.fmt(width, 2, 'up')} ({common.fmt(100 * width / lo, 2, 'up')}% of "
-                    "the lower end)" + ("; lower end for a uniformly random hash, upper end for every hash "
-                                        "family" if mechanism in ("collision", "coco") else "") + ".")
+                    "the lower end)" + ("; both ends for a uniformly random hash" if hash_model == "random"
+                                        else "; lower end for a uniformly random hash, upper end for every "
+                                        "hash family" if mechanism in ("collision", "coco") else "") + ".")
         st.markdown(bracket_html(lo, up, paper), unsafe_allow_html=True)
     if paper is not None:
         st.caption(f"The paper's Theorem 5 value is {common.fmt(paper, 6, 'up')}: not a proved "
@@ -124,7 +144,7 @@ with head_box:
 # ---------------------------------------------------------------- curves
 eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
 t_rule = "paper" if t is None else f"fixed:{t}"
-points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k, d)
+points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k, d, hash_model)
 if points is None:
     st.stop()
 base = default_curve_bounds(mechanism)

@@ -9,7 +9,7 @@ from tests.paths import REPO_ROOT
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from accountant import CoCoParams, CollisionParams, ShuffleAccountant
+from accountant import CoCoParams, CollisionParams, ShuffleAccountant, make_params
 from accountant.interfaces import tables
 from accountant.interfaces.tables.grid import GridPoint, compute_row
 from mechanisms.analysis.common import coco_t_default, collision_t_star
@@ -108,6 +108,37 @@ def test_amplification_default_change_and_invalid():
     at.text_input(key="delta").set_value("abc").run()
     ok(at)
     assert at.error and "delta must be a number in [1e-300, 1)" in at.error[0].value
+
+
+def test_amplification_hash_model():
+    at = page("1_Amplification.py")
+    any_shown = float(metric(at, "eps_c, proved upper bound"))
+    at.number_input(key="pts").set_value(3).run()
+    at.selectbox(key="hash_model").set_value("random").run()
+    ok(at)
+    lib = ShuffleAccountant(make_params("collision", 1.0, s=4, d=1000, hash_model="random"),
+                            100_000).epsilon_result(1e-6)
+    shown = float(metric(at, "eps_c, proved upper bound (random hash)"))
+    assert shown == pytest.approx(lib.epsilon, rel=1e-5) and shown < any_shown
+    text = " ".join(m.value for m in at.markdown)
+    assert "Assumption: each report's hash is a uniformly random function" in text
+    assert "both ends for a uniformly random hash" in text
+    assert float(appcommon.fmt(lib.lower_epsilon, 6, "down")) <= shown
+    # the curves follow the model: the table's proved eps_c at eps0 = 0.1 is the random-hash row
+    row = compute_row(GridPoint(100_000, 4, 0.1, 1e-6, collision_t_star(4, 0.1), "collision", d=1000,
+                                hash_model="random"),
+                      ["blanket", "lower", "paper", "clone", "efmrtt19"], appcommon.CURVE_RTOL)
+    assert at.dataframe[-1].value.iloc[0]["proved eps_c"] == appcommon.fmt(row["proved_epsilon"], 4, "up")
+    # above the limit of s: refused beside the input, no exception
+    at.number_input(key="s").set_value(2000).run()
+    ok(at)
+    assert any("1024" in e.value and "hash_model 'random'" in e.value for e in at.error)
+    # no hash model for a mechanism without a random-hash law
+    at.number_input(key="s").set_value(4).run()
+    at.selectbox(key="mechanism").set_value("coco").run()
+    ok(at)
+    assert not [sb for sb in at.selectbox if sb.key == "hash_model"]
+    assert "Assumption:" not in " ".join(m.value for m in at.markdown)
 
 
 def test_utility_default_change_and_invalid():

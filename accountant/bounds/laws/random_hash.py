@@ -60,6 +60,36 @@ The total variation has a closed form per hash (no cancellation):
 It depends on ``eps0`` only through ``Omega``.  Clean check: ``m1 = m2 = s``, ``k = 0``
 gives ``lambda = s/t`` (the any-hash law).
 
+*The weight in closed form given j, a, w* (what :func:`collision_random_weights` computes,
+``O(s^3)`` for all ``r`` at once; the law of ``(m1, k, m2)``, :func:`collision_image_law`,
+costs ``O(s^4)`` per ``r`` and is kept as the reference of the tests).  Write ``S`` for the
+``r`` shared items, ``A`` and ``B`` for the ``s - r`` items of ``x1`` only and of ``x1'``
+only, ``j = |H(S)|``, ``a = |H(A) minus H(S)|``, ``w = |H(B) minus H(S)|``, ``T = t - j``.
+Given ``H`` on ``S``, the hashes of ``A`` and ``B`` are independent and uniform, so ``a``
+and ``w`` are i.i.d. (the number of new values among ``s - r`` uniform draws from ``[t]``
+with ``j`` values taken), and given ``(j, a, w)`` the set ``H(B) minus H(S)`` is a uniform
+``w``-subset of the ``T`` values outside ``H(S)``, independent of ``H(A) minus H(S)``: the
+overlap ``h = k - j`` is hypergeometric with mean ``a w / T``.  With ``m1 = j + a``,
+``m2 = j + w``, ``g`` is affine in ``k``, so ``E[g | j, a, w]`` is ``g`` at
+``k = j + a w/T``: ``m1 - k = a (T - w)/T``, ``t - m2 = T - w``,
+``t - m1 - m2 + k = (T - a)(T - w)/T``, ``t - m1 = T - a`` (``T - a, T - w >= 1`` since
+``t >= s + 1``), and ``g = a/T + (w - a)_+/T = max(a, w)/T``.  Hence
+
+    ``lambda(r) = ((t - s)/t) sum_j P_r(j) E[max(A, W) | j] / (t - j)``,
+
+``P_r`` the law of the image size of ``r`` uniform draws, and
+``E[max(A, W)] = sum_a q(a) (a C(a) + D(a))``, ``C(a) = sum_{w <= a} q(w)``,
+``D(a) = sum_{w > a} w q(w)``.  ``P_r`` comes from one pass over ``r``, ``q`` for every
+``j`` from one pass over ``n = s - r`` (its value after ``n`` draws is the one of
+``r = s - n``).  Checked against exact fractions of the full law (tests).
+
+*Rounding of the weight.*  Every quantity above is a sum of products of non-negative
+floats (``T - a``, ``t - j`` are exact integers): the chain of roundings behind one term
+has fewer than ``3 r`` operations for ``P_r``, ``3 n`` for ``q``, ``2 (n + 1)`` for ``C``
+and ``D``, ``r + 1`` for the last sum and a few more, below ``12 s + 20`` in all, so the
+relative error is below ``gamma_{12 s + 20} <= (16 s + 64) 2^-52``; products below the
+normal range add an absolute error, covered by ``_ABS_ERROR``.
+
 *Rounding.*  ``E[g]`` is a sum of products of non-negative floats, computed with relative
 error below :func:`_rel_error`; with ``lambda in [lo, hi]`` the law uses weight ``hi``
 and moves its diagonal atom to ``c = 1 - (hi - lo)(E - 1)/(1 - 2 hi)`` (and a little
@@ -69,9 +99,11 @@ the diagonal to keep the mean), so the rounded law still dominates.  ``p3`` is r
 down (diagonal mass to the null atom: ``v = 1 - u <= 0`` raised to ``0``).
 
 *Which pair.*  Under the model the law depends on the pair only through ``r``
-(``0 <= r <= s - 1``); nothing here proves the bound monotone in ``r``, so the reported
-delta is the largest over all ``r`` (:func:`collision_random_laws` returns one law per
-distinct weight; the accountant takes the maximum).
+(``0 <= r <= s - 1``); nothing here proves the bound monotone in ``r`` (the weights are
+decreasing in ``r`` in every case computed, but the blanket of the relaxed law is not
+proved monotone in its weight), so the reported delta is the largest over all ``r``
+(:mod:`accountant.bounds.random_blanket`: a branch and bound over groups of types).
+``s`` is limited to ``RANDOM_HASH_MAX_S`` (``accountant.core.limits``).
 
 OLH: Collision with ``s = 1`` and ``t = g``; ``r = 0``, ``m1 = m2 = 1``, ``k = 1`` w.p.
 ``1/g`` (the two values collide and the reports have the same law), so
@@ -193,33 +225,84 @@ def collision_random_weight_exact(s: int, t: int, r: int) -> Fraction:
 
 
 def _rel_error(s: int) -> float:
-    """Relative error bound of :func:`collision_random_weight` (float DP and sums of
-    non-negative terms: each state is a sum of products of at most ``4 s`` factors, each
-    with relative error <= 2^-53; the final sum has at most ``(s + 1)^3`` terms)."""
+    """Relative error bound of :func:`collision_image_law`'s float sums (the reference):
+    each state is a sum of products of at most ``4 s`` factors, each with relative error
+    <= 2^-53; a sum over the law has at most ``(s + 1)^3`` terms."""
     return (8.0 * s + (s + 1) ** 3 + 64.0) * 2.0 ** -52
 
 
-@lru_cache(maxsize=4096)
+def _rel_error_weights(s: int) -> float:
+    """Relative error bound of :func:`collision_random_weights` (module docstring, *Rounding
+    of the weight*): every quantity is a sum of products of non-negative floats whose
+    rounding chain has fewer than ``12 s + 20`` operations; ``gamma_m = m u/(1 - m u)``,
+    ``u = 2^-53``, is below ``(16 s + 64) 2^-52`` for every ``s <= RANDOM_HASH_MAX_S``."""
+    return (16.0 * s + 64.0) * 2.0 ** -52
+
+
+# absolute slack for products that land below the normal range (each such rounding errs by
+# at most 2^-1075; fewer than 2^40 of them, each multiplied by at most s + 1 <= 2^12)
+_ABS_ERROR = 2.0 ** -1020
+
+# largest s for which hash_model="random" is computed: the weights cost O(s^3) float
+# operations and the accountant one certified blanket evaluation per pair type (s of them);
+# kept in accountant.core.limits (RANDOM_HASH_MAX_S), re-exported here
+from accountant.core.limits import RANDOM_HASH_MAX_S  # noqa: E402
+
+
+@lru_cache(maxsize=64)
+def collision_random_weights(s: int, t: int) -> tuple[tuple[float, float], ...]:
+    """``((lo, hi) for r = 0..s-1)`` enclosing ``lambda(r) = TV / (gamma (E - 1))`` under a
+    uniformly random hash, ``r`` shared items, all ``r`` at once in ``O(s^3)`` operations
+    and ``O(s^2)`` memory (module docstring, *The weight in closed form given j, a, w*):
+    ``lambda(r) = ((t - s)/t) sum_j P_r(j) E[max(A, W) | j] / (t - j)``.
+    Refuses ``s > RANDOM_HASH_MAX_S``."""
+    s, t, _ = _check_st_r(s, t, 0)
+    if s > RANDOM_HASH_MAX_S:
+        raise ValueError(f"s must be <= {RANDOM_HASH_MAX_S} with hash_model 'random' "
+                         f"(the random-hash weights cost O(s^3) and one blanket per pair type), got s={s}")
+    if s == 1:
+        lam = (1.0 - 1.0 / t) / t
+        return ((lam * (1.0 - 4.0 * 2.0 ** -52), lam * (1.0 + 4.0 * 2.0 ** -52)),)
+    S = s + 1
+    jj = np.arange(S, dtype=np.float64)
+    # P[r, j]: law of j = |H(first r items)|
+    P = np.zeros((S, S))
+    P[0, 0] = 1.0
+    for r in range(1, S):
+        P[r] = P[r - 1] * (jj / t)
+        P[r, 1:] += P[r - 1, :-1] * ((t - jj[:-1]) / t)
+    # Q[j, a]: law of a = number of new values among n hashed items, j values occupied;
+    # after n steps it is needed for j <= r = s - n only, so the rows shrink as n grows
+    Q = np.zeros((S, S))
+    Q[:, 0] = 1.0
+    err = _rel_error_weights(s)
+    out: list = [None] * s
+    for n in range(1, S):
+        rows = S - n + 1                                     # j <= s - n + 1 needed at step n - 1..n
+        Jc = jj[:rows, None]
+        A = jj[None, :n]
+        q = Q[:rows, :n]
+        new = np.zeros((rows, n + 1))
+        new[:, :n] = q * ((Jc + A) / t)
+        new[:, 1:] += q * (np.maximum(t - Jc - A, 0.0) / t)
+        Q = new
+        r = s - n
+        q = Q[:r + 1]                                        # j = 0..r, a = 0..n
+        a = jj[:n + 1]
+        C = np.cumsum(q, axis=1)                             # P(W <= a)
+        D = np.zeros_like(q)
+        D[:, :-1] = np.cumsum((q * a)[:, :0:-1], axis=1)[:, ::-1]  # sum_{w > a} w q(w)
+        emax = np.sum(q * (a * C + D), axis=1)               # E[max(A, W) | j]
+        lam = (t - s) / t * float(np.sum(P[r, :r + 1] * (emax / (t - jj[:r + 1]))))
+        out[r] = (max(lam * (1.0 - err) - _ABS_ERROR, 0.0), lam * (1.0 + err) + _ABS_ERROR)
+    return tuple(out)
+
+
 def collision_random_weight(s: int, t: int, r: int) -> tuple[float, float]:
     """``(lo, hi)`` enclosing ``lambda = TV(R(x1), R(x1')) / (gamma (E - 1))`` under a
     uniformly random hash, ``r`` shared items (independent of eps0)."""
     s, t, r = _check_st_r(s, t, r)
-    if s == 1:
-        lam = (1.0 - 1.0 / t) / t
-        err = 4.0 * 2.0 ** -52
-    else:
-        P = collision_image_law(s, t, r)
-        idx = np.arange(s + 1, dtype=np.float64)
-        m1 = idx[:, None, None]
-        k = idx[None, :, None]
-        m2 = idx[None, None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            g = np.maximum(m1 - k, 0.0) / (t - m2) \
-                + np.maximum(t - m1 - m2 + k, 0.0) * np.maximum(m2 - m1, 0.0) / ((t - m1) * (t - m2))
-        g = np.where(P > 0, g, 0.0)
-        lam = (t - s) / t * float(np.sum(P * g))
-        err = _rel_error(s)
-    return lam * (1.0 - err), lam * (1.0 + err)
+    return collision_random_weights(s, t)[r]
 
 
 def random_count_law(eps0: float, s: int, t: int, lo: float, hi: float) -> CountLaw:
@@ -242,8 +325,7 @@ def collision_random_laws(eps0: float, s: int, t: int) -> list[tuple[tuple, Coun
     """One count law per distinct weight over the pairs ``r = 0..s-1`` (largest weight
     first), each with the tuple of ``r`` it covers; the bound is the largest delta."""
     groups: dict = {}
-    for r in range(s):
-        lo, hi = collision_random_weight(s, t, r)
+    for r, (lo, hi) in enumerate(collision_random_weights(s, t)):
         groups.setdefault((lo, hi), []).append(r)
     out = [(tuple(rs), random_count_law(eps0, s, t, lo, hi)) for (lo, hi), rs in groups.items()]
     out.sort(key=lambda z: -z[1].p12)

@@ -206,7 +206,8 @@ def _local_epsilon_command(args) -> dict:
     from accountant.bounds.registry import compute_params_bound, proved_params_epsilon, resolve_name
 
     eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
-                         rtol=args.rtol, bound=args.bound, k=args.k)
+                         rtol=args.rtol, bound=args.bound, k=args.k,
+                         hash_model=getattr(args, "hash_model", "any"))
     params = _params(args, eps0)
     out = _describe(params, args.n)
     if args.bound == "proved":

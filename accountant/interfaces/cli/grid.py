@@ -7,6 +7,7 @@ import os
 from typing import Sequence
 from accountant.core import limits as L
 from accountant.bounds.registry import BOUND_NAMES, REGISTRY
+from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
 from accountant.core.params import make_params
 from accountant.interfaces.cli.arguments import T_MAX, _bound_list
 
@@ -108,24 +109,34 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
                   "split the grid into several runs")
     if getattr(args, "scheduler", None) is not None and not args.scheduler.strip():
         raise ValueError("--scheduler must be an address such as tcp://host:8786, got ''")
+    hash_model = getattr(args, "hash_model", "any")
+    if hash_model == "random" and mechanism not in RANDOM_MECHANISMS:
+        raise ValueError(f"--hash-model 'random' is available for collision and olh only, "
+                         f"got mechanism '{mechanism}'")
     try:
         points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=ks,
-                                   vr=None if vr is None else vr[:3])
+                                   vr=None if vr is None else vr[:3], hash_model=hash_model)
     except ValueError as exc:
         raise ValueError(f"--t-rule/--s/--eps0: {exc}") from None
     for pt in points:  # validate every point before any work starts
-        pt.params()
+        try:
+            pt.params()
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("hash_model '", "--hash-model '")) from None
     rtol = getattr(args, "rtol", 1e-9)
     rows = tables.compute_table(points, bounds, rtol=rtol, workers=args.workers,
                                 scheduler=getattr(args, "scheduler", None))
     import shlex
 
-    meta = tables.provenance("python -m accountant " + shlex.join(argv), rtol=rtol, method="float")
+    extra = ({"hash_model": hash_model, "assumption": ASSUMPTION[hash_model]}
+             if mechanism in RANDOM_MECHANISMS else {})
+    meta = tables.provenance("python -m accountant " + shlex.join(argv), rtol=rtol, method="float", **extra)
     out = {"command": args.command, "format": ext.lstrip("."), "rows": len(rows), "bounds": list(bounds),
            "parameters": {"mechanism": mechanism, "n": ns, "s": ss if ss != [None] else None,
                           "k": ks if ks != [None] else None, "eps0": eps0s, "delta": deltas,
                           **({} if vr is None else {"p": vr[0], "beta": vr[1], "q": vr[2]}),
-                          "t_rule": t_rule if mechanism in ("collision", "coco") else None},
+                          "t_rule": t_rule if mechanism in ("collision", "coco") else None,
+                          "hash_model": hash_model},
            "meta": meta}
     if args.command == "table":
         if args.long:

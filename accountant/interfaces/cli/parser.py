@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
                    help="variation-ratio: ratio bound q > 1 (default: p)")
     p.add_argument("--t-rule", default="paper", help="paper | coco | fixed:T")
+    p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
+                   help="collision, olh: 'any' (default, every hash family) or 'random' (proved assuming "
+                        "each report's hash is a uniformly random function; said in the file)")
     p.add_argument("--bounds", default=None,
                    help="bounds to compute: all or a comma-separated list (default: those the columns need)")
     p.add_argument("--columns", default=None,

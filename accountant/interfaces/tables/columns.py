@@ -30,6 +30,7 @@ _FIELDS = {
     "q": ("$q$", "q", None),
     "eps0": (r"$\varepsilon_0$", "eps0", None),
     "delta": (r"$\delta$", "delta", None),
+    "hash_model": ("hash model", "hash model", None),
     "proved_epsilon": (r"$\varepsilon_c$", "eps_c (proved)", "up"),
     "best_proved": ("proved by", "proved by", None),
     "lower_epsilon": (r"lower", "eps_c lower bound", "down"),

@@ -8,7 +8,8 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
-from accountant.bounds.registry import BOUND_NAMES, best_proved, compare, compare_params
+from accountant.bounds.laws.random_hash import check_hash_model
+from accountant.bounds.registry import BOUND_NAMES, best_proved, compare_params
 from accountant.core.params import make_params
 from accountant.core.limits import MAX_LIST, worker_init
 from accountant.core.optional import require
@@ -85,12 +86,16 @@ class GridPoint:
     p: Optional[float] = None
     beta: Optional[float] = None
     q: Optional[float] = None
+    # "any" (proved for every hash family) or "random" (Collision, OLH: proved assuming each
+    # report's hash is a uniformly random function; accountant.bounds.laws.random_hash)
+    hash_model: str = "any"
 
     def params(self):
         """The accountant's parameters of this point."""
         if self.mechanism == "variation-ratio":
             return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
-        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k)
+        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k,
+                           hash_model=self.hash_model)
 
 
 # mechanisms whose grid has a list of domain sizes k
@@ -100,11 +105,13 @@ KEYED = ("krr", "olh", "oue")
 def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[float],
                deltas: Sequence[float], mechanism: str, t_rule: str = "paper",
                ks: Sequence[Optional[int]] = (None,), d: Optional[int] = None,
-               vr: Optional[tuple] = None) -> list[GridPoint]:
+               vr: Optional[tuple] = None, hash_model: str = "any") -> list[GridPoint]:
     """Every combination of the lists (``ss`` for Collision/CoCo, ``ks`` for k-RR, OLH, OUE); ``d``
     (Collision/CoCo) is the dimension of the data, which only the lower bound depends on.
     ``vr = (p, beta, q)``: the one variation-ratio randomizer of the grid (q None: q = p);
-    its eps0 is ln p and ``eps0s`` is ignored."""
+    its eps0 is ln p and ``eps0s`` is ignored.  ``hash_model`` ``"random"`` (Collision, OLH
+    only) is the assumption every row is proved under."""
+    check_hash_model(hash_model, mechanism)
     if mechanism == "variation-ratio":
         if vr is None:
             raise ValueError("variation-ratio needs vr = (p, beta, q)")
@@ -122,7 +129,8 @@ def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[f
                 for delta in deltas:
                     for e0 in eps0s:
                         pts.append(GridPoint(int(n), s, float(e0), float(delta),
-                                             resolve_t(t_rule, mechanism, s, e0), mechanism, k, d))
+                                             resolve_t(t_rule, mechanism, s, e0), mechanism, k, d,
+                                             hash_model=hash_model))
     return pts
 
 
@@ -155,8 +163,9 @@ def _compare(point: GridPoint, bounds: Sequence[str], rtol: float) -> dict:
     """The results of ``bounds`` at ``point`` (name -> BoundResult)."""
     if point.mechanism == "variation-ratio":  # the bounds that apply: clone (mixing 1/q), lower
         return compare_params(point.params(), point.n, point.delta, bounds, rtol)
-    return compare(point.n, point.eps0, point.delta, point.mechanism, point.s, point.t, bounds, rtol,
-                   k=point.k, d=_lower_d(point))
+    params = make_params(point.mechanism, point.eps0, s=point.s, t=point.t, k=point.k, d=_lower_d(point),
+                         hash_model=point.hash_model)
+    return compare_params(params, point.n, point.delta, bounds, rtol)
 
 
 def _bound_result(point: GridPoint, bound: str, rtol: float):
@@ -202,7 +211,9 @@ def _assemble_row(point: GridPoint, res: dict) -> dict:
     row: dict = {"mechanism": point.mechanism, "n": point.n, "s": point.s, "t": point.t,
                  **({"k": point.k} if point.k is not None else {}),
                  **({"p": point.p, "beta": point.beta, "q": point.q} if point.p is not None else {}),
-                 "eps0": point.eps0, "delta": point.delta}
+                 "eps0": point.eps0, "delta": point.delta,
+                 # the assumption every number of a random-hash row is proved under
+                 **({"hash_model": "random"} if point.hash_model == "random" else {})}
     proved = best_proved(res, point.mechanism)
     row["proved_epsilon"] = proved.epsilon if proved else None
     row["best_proved"] = proved.name if proved else None

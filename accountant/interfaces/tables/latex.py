@@ -112,6 +112,9 @@ def _caption(rows: Sequence[dict], cols: Sequence[str], meta: Optional[dict]) ->
         notes.append(r"saved: $100\,(\mathrm{prior}-\varepsilon_c)/\mathrm{prior}$ in percent (rounded down)")
     if notes:
         text += "; ".join(notes) + "."
+    if any(r.get("hash_model") == "random" for r in rows):
+        text += (" Proved under the assumption that each report's hash is a uniformly random "
+                 "function (hash model \\texttt{random}); not proved for a fixed hash family.")
     return text
 
 

@@ -128,3 +128,93 @@ def test_cli_hash_model(capsys):
                  "--delta", "1e-6", "--hash-model", "random"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--hash-model 'random'" in err
+
+
+@pytest.mark.parametrize("s,t", [(2, 3), (3, 4), (4, 11), (5, 7), (6, 9), (7, 30)])
+def test_closed_form_weights_enclose_the_full_law(s, t):
+    # lambda(r) = ((t - s)/t) sum_j P_r(j) E[max(A, W) | j]/(t - j) against the exact
+    # fractions of the (m1, k, m2) law, every r; the enclosure is tight (relative 1e-12)
+    from accountant.bounds.laws.random_hash import collision_random_weights
+
+    w = collision_random_weights(s, t)
+    assert len(w) == s
+    for r in range(s):
+        lam = collision_random_weight_exact(s, t, r)
+        assert Fraction(w[r][0]) <= lam <= Fraction(w[r][1])
+        assert w[r][1] / float(lam) - 1 < 1e-12
+    # decreasing in r in these cases (not used by the bound: no proof)
+    assert all(w[r][1] > w[r + 1][1] for r in range(s - 1))
+
+
+def test_weights_at_large_s_against_a_float_reference():
+    # s = 24: the O(s^4) per-r reference law (collision_image_law) agrees to 1e-12
+    from accountant.bounds.laws.random_hash import _g, collision_random_weights
+
+    s, t = 24, 110
+    w = collision_random_weights(s, t)
+    for r in (0, 7, 23):
+        P = collision_image_law(s, t, r)
+        ref = (t - s) / t * sum(P[m1, k, m2] * _g(m1, k, m2, t)
+                                for m1, k, m2 in zip(*np.nonzero(P)))
+        assert w[r][0] <= ref * (1 + 1e-12) and ref <= w[r][1] * (1 + 1e-12)
+        assert abs(w[r][1] / ref - 1) < 1e-11
+
+
+def test_branch_and_bound_equals_every_type_alone():
+    # s = 12, eps0 = 1: the largest delta over the types, each alone, at several eps; the
+    # epsilon search's answer keeps every type at or below the target
+    from accountant.bounds.random_blanket import random_blanket_epsilon, random_blanket_laws
+    from accountant.engines.blanket.engine import blanket_exact_delta, positive_part
+
+    p = make_params("collision", 1.0, s=12, hash_model="random")
+    n = 2000
+    laws = random_blanket_laws(p)
+    assert sorted(rs[0] for rs, _ in laws) == list(range(12))
+    for e in (0.05, 0.2, 0.5):
+        every = max(blanket_exact_delta(law, n, e).upper for _, law in laws)
+        assert random_blanket_delta(p, n, e)[1] == every
+    eps, ach = random_blanket_epsilon(p, n, 1e-6, 1e-5)
+    assert ach <= 1e-6
+    assert all(positive_part(law, n, eps, target_delta=1e-6).upper <= 1e-6 for _, law in laws)
+
+
+def test_random_never_above_any_and_the_limit_of_s(capsys):
+    from accountant.core.limits import RANDOM_HASH_MAX_S
+    from accountant.interfaces.cli.main import main
+
+    # eps0 = 30: the types' weights barely differ; the any-hash bound (the ceiling) is reported
+    for eps0, s in ((30.0, 64), (1.0, 64), (0.1, 8)):
+        pa = make_params("collision", eps0, s=s)
+        pr = make_params("collision", eps0, s=s, hash_model="random")
+        ua = compute_params_bound("blanket", pa, 10**6, 1e-6).epsilon
+        ur = compute_params_bound("blanket", pr, 10**6, 1e-6).epsilon
+        assert ur <= ua
+        assert bound_delta("blanket", pr, 10**6, ur)[1] <= 1e-6
+        reason = compute_params_bound("blanket", pr, 10**6, 1e-6).reason
+        assert ("any-hash exact blanket" in reason) == (eps0 == 30.0), reason
+    assert ur < ua  # eps0 = 0.1, s = 8: strictly below
+    with pytest.raises(ValueError, match=rf"s must be an integer in \[1, {RANDOM_HASH_MAX_S}\] with hash_model 'random'"):
+        make_params("collision", 1.0, s=RANDOM_HASH_MAX_S + 1, hash_model="random")
+    make_params("collision", 1.0, s=RANDOM_HASH_MAX_S + 1)  # the any model has no such limit
+    assert main(["epsilon", "--mechanism", "collision", "--s", str(RANDOM_HASH_MAX_S + 1), "--n", "1e6",
+                 "--eps0", "1", "--delta", "1e-6", "--hash-model", "random"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"[1, {RANDOM_HASH_MAX_S}]" in err and "--hash-model 'random'" in err
+
+
+def test_weights_enclose_exact_fractions_property():
+    from hypothesis import given, settings, strategies as st
+
+    from accountant.bounds.laws.random_hash import collision_random_weights
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.integers(2, 6), st.integers(1, 12))
+    def check(s, extra):
+        t = s + extra
+        w = collision_random_weights(s, t)
+        for r in range(s):
+            lam = collision_random_weight_exact(s, t, r)
+            assert Fraction(w[r][0]) <= lam <= Fraction(w[r][1])
+            assert lam <= Fraction(s, t)  # at most the any-hash weight s/t
+
+    check()
