@@ -230,72 +230,96 @@ def _nested_laws(law: OueBlanket) -> tuple[_Shape, CountLaw, CountLaw, float]:
 
 class _NestedUpper:
     """Upper bounds h_U(m, t) >= h(m, t) = E[g_m(t + (E-1) l)], l ~ Bin(t, pi), at the
-    t-edges: chords over ``G`` l-bins of the l-window of each t (convexity of g in y), plus
-    (E - u) m times the Chernoff bound on the l-mass outside (g <= (E - u) m).  Only the
-    ``g`` column is an upper bound; the slope column is 0 (the lower end comes from the
-    Jensen law, not from tangents of these rows)."""
+    t-edges: chords of g (convex in y) over one y-grid of ``Gy`` bins shared by every t
+    (g is evaluated once per (m, grid point); each t only weighs the grid's values with the
+    P and E[y; bin] of its own l-window, a matrix independent of m), plus (E - u) m times
+    the Chernoff bound on the l-mass outside the window (g <= (E - u) m).  Only the ``g``
+    column is an upper bound; the slope column is 0 (the lower end comes from the Jensen
+    law, not from tangents of these rows)."""
 
-    def __init__(self, law: OueBlanket, inner: CountLaw, pi: float, eps: float, G: int,
+    def __init__(self, law: OueBlanket, inner: CountLaw, pi: float, eps: float, Gy: int,
                  log_mass: float) -> None:
         self.terms = _Terms(inner, eps)
         self.u = self.terms.u
-        self.E, self.pi, self.G, self.log_mass = law.E, pi, G, log_mass
+        self.E, self.pi, self.Gy, self.log_mass = law.E, pi, Gy, log_mass
         self.vmax = law.E - self.u
+        self._cache: dict = {}
 
-    def _lbins(self, t: int):
-        """l-edges, (P, E[l - left edge]) of each bin, and the left-out mass, for l ~ Bin(t, pi)."""
-        if t <= 0:
-            return np.zeros(1), None, None, 0.0
-        lo, hi, out = _window(t, self.pi, self.log_mass)
-        span = hi - (lo - 1)
-        xs = np.unique(np.round(np.linspace(lo - 1, hi, min(self.G, span) + 1))).astype(np.float64)
+    def _weights(self, ts: np.ndarray):
+        """(y-grid, A, B, out): h_U(m, t) = A[t] . g(m, grid) + vmax m out[t] and the Newton
+        weight B[t] . q(m, grid), for the t >= 1 of ``ts``."""
+        key = tuple(ts.tolist())
+        if key in self._cache:
+            return self._cache[key]
+        d = self.E - 1.0
+        wins = [_window(int(t), self.pi, self.log_mass) for t in ts]
+        lo = np.array([w[0] for w in wins], dtype=np.float64)
+        hi = np.array([w[1] for w in wins], dtype=np.float64)
+        out = np.array([w[2] for w in wins])
+        y0 = float(np.min(ts + d * (lo - 1.0)))
+        y1 = float(np.max(ts + d * hi))
+        ys = np.unique(np.linspace(y0, y1, self.Gy + 1))
+        # l in bin i  <=>  Y_i < t + d l <= Y_{i+1}  <=>  x_i < l <= x_{i+1}, x = floor((Y - t)/d),
+        # clipped to the window [lo, hi] (a value on an edge belongs to either bin: the
+        # chords agree there; float rounding of the quotient moves a point by ~1e-16 of a
+        # bin, far inside FLOAT_REL_ERROR_OUE)
+        T = ts[:, None]
+        x = np.clip(np.floor((ys[None, :] - T) / d), lo[:, None] - 1.0, hi[:, None])
+        pi = self.pi
 
-        def cdf(N: float, x: np.ndarray) -> np.ndarray:  # P[Bin(N, pi) <= x]
-            inside = (x >= 0) & (x < N)
-            xa = np.clip(x, 0.0, max(N - 1.0, 0.0))
-            f = special.betainc(np.maximum(N - xa, 1e-300), xa + 1.0, 1.0 - self.pi)
-            return np.where(x < 0, 0.0, np.where(inside, f, 1.0))
+        def cdf(N: np.ndarray, xx: np.ndarray) -> np.ndarray:  # P[Bin(N, pi) <= x]
+            NB = np.broadcast_to(N, xx.shape)
+            inside = (xx >= 0) & (xx < NB)
+            xa = np.clip(xx, 0.0, np.maximum(NB - 1.0, 0.0))
+            f = special.betainc(np.maximum(NB - xa, 1e-300), xa + 1.0, 1.0 - pi)
+            return np.where(xx < 0, 0.0, np.where(inside, f, 1.0))
 
-        F = cdf(float(t), xs)
-        F1 = cdf(float(t - 1), xs - 1.0)
-        P = np.maximum(np.diff(F), 0.0)
-        Ml = t * self.pi * np.diff(F1)  # E[l; bin] = t pi P[Bin(t-1, pi) in (x_a - 1, x_b - 1]]
-        width = np.diff(xs)
-        D = np.clip(Ml - xs[:-1] * P, 0.0, width * P)
-        return xs, P, D, out
+        F = cdf(T, x)
+        F1 = cdf(T - 1.0, x - 1.0)
+        P = np.maximum(np.diff(F, axis=1), 0.0)
+        Ml = T * pi * np.diff(F1, axis=1)  # E[l; bin]
+        w = np.diff(ys)[None, :]
+        D = np.clip(T * P + d * Ml - ys[None, :-1] * P, 0.0, w * P)  # E[y - Y_i; bin]
+        A = np.zeros((ts.size, ys.size))
+        A[:, :-1] += (w * P - D) / w
+        A[:, 1:] += D / w
+        B = np.zeros((ts.size, ys.size))
+        B[:, :-1] += 0.5 * P
+        B[:, 1:] += 0.5 * P
+        res = (ys, A, B, out)
+        self._cache[key] = res
+        return res
 
     def row(self, m: np.ndarray, j) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         m = np.asarray(m)
         j = np.broadcast_to(np.asarray(j, dtype=np.float64), m.shape)
         g = np.zeros(m.shape)
         q = np.zeros(m.shape)
-        mf = m.astype(np.float64)
-        for t in np.unique(j):
-            sel = np.flatnonzero(j == t)
-            ms = m[sel]
-            xs, P, D, out = self._lbins(int(t))
-            ys = t + (self.E - 1.0) * xs
-            if t < 0:
-                # the grid's edge below t = 0: any value >= 2 h(0) - h(1) extends h convexly,
-                # and h(1) = E g(X) >= g(E X) = g(kappa) (Jensen), h(0) = g(0)
-                g0, _, qq = self.terms.row(ms, np.zeros(ms.shape))
-                gk = self.terms.row(ms, np.full(ms.shape, 1.0 + (self.E - 1.0) * self.pi))[0]
-                g[sel], q[sel] = 2.0 * g0 - gk, qq
-                continue
-            if P is None:  # t = 0: l = 0
-                gg, _, qq = self.terms.row(ms, np.full(ms.shape, t))
-                g[sel], q[sel] = gg, qq
-                continue
-            vals = [self.terms.row(ms, np.full(ms.shape, y)) for y in ys]
-            width = np.diff(xs)
-            acc = np.zeros(ms.shape)
-            qa = np.zeros(ms.shape)
-            for i in range(width.size):
-                rest = width[i] * P[i] - D[i]
-                acc += (vals[i][0] * rest + vals[i + 1][0] * D[i]) / width[i]
-                qa += 0.5 * (vals[i][2] + vals[i + 1][2]) * P[i]
-            g[sel] = acc + self.vmax * mf[sel] * out
-            q[sel] = qa
+        mu, mi = np.unique(m, return_inverse=True)
+        tu, ti = np.unique(j, return_inverse=True)
+        Hg = np.zeros((tu.size, mu.size))
+        Hq = np.zeros((tu.size, mu.size))
+        small = tu <= 0.0
+        if np.any(small):
+            g0, _, q0 = self.terms.row(mu, np.zeros(mu.shape))
+            for i in np.flatnonzero(small):
+                if tu[i] == 0.0:  # l = 0
+                    Hg[i], Hq[i] = g0, q0
+                else:
+                    # the grid's edge below t = 0: any value >= 2 h(0) - h(1) extends h convexly,
+                    # and h(1) = E g(X) >= g(E X) = g(kappa) (Jensen), h(0) = g(0)
+                    gk = self.terms.row(mu, np.full(mu.shape, 1.0 + (self.E - 1.0) * self.pi))[0]
+                    Hg[i], Hq[i] = 2.0 * g0 - gk, q0
+        big = np.flatnonzero(~small)
+        if big.size:
+            ys, A, B, out = self._weights(tu[big])
+            gv, _, qv = self.terms.row(np.tile(mu, ys.size), np.repeat(ys, mu.size))
+            gv = gv.reshape(ys.size, mu.size)
+            qv = qv.reshape(ys.size, mu.size)
+            Hg[big] = A @ gv + self.vmax * out[:, None] * mu.astype(np.float64)[None, :]
+            Hq[big] = B @ qv
+        g[:] = Hg[ti, mi]
+        q[:] = Hq[ti, mi]
         return g, np.zeros(m.shape), q
 
 
@@ -332,8 +356,15 @@ def mp_window_sum(law: OueBlanket, n: int, eps: float, mw, jw, digits: int = 50)
         return float(total)
 
 
-# the direct path's (m, j) window from which the nested path is used instead
-DIRECT_MAX_CELLS = 10**7
+# the direct path's (m, j) window from which the nested path is used instead (unless its
+# j-window is at most DIRECT_MAX_J long).  Measured per search (k = 10, delta = 1e-6, one
+# core): the direct path needs ~2000 j-bins at a gap of 1e-4 whatever n (g falls
+# exponentially along j), i.e. 0.7 s at n = 1e4 and 4.5 s at n = 1e5, the nested one
+# 0.1-0.4 s from n = 1e4 on (docs/BENCHMARKS.md)
+DIRECT_MAX_CELLS = 2 * 10**5
+DIRECT_MAX_J = 400
+# y-grid bins of the nested path's upper end per t-bin
+NESTED_Y_BINS = 4
 
 
 def _refine(evaluate, G: int, ref_of, bin_gap: float, max_bins: int, cap: int, nj: int):
@@ -376,8 +407,11 @@ def oue_positive_part(law: OueBlanket, n: int, eps: float, *, target_delta: Opti
         nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
         meth = method
         if meth == "auto":
+            # the nested path's Jensen lower end is loose (and the search's Newton steps poor)
+            # while the direct j-window is short (large eps0, small n); there the direct
+            # bins are few anyway
             meth = "exact" if nm * nj <= exact_max_terms else (
-                "binned" if nm * nj <= DIRECT_MAX_CELLS else "nested")
+                "binned" if nm * nj <= DIRECT_MAX_CELLS or nj <= DIRECT_MAX_J else "nested")
         bins = 0
         if meth == "exact":
             lo_F, Qs = _exact(shape, n, terms, mw, jw)
@@ -408,7 +442,7 @@ def oue_positive_part(law: OueBlanket, n: int, eps: float, *, target_delta: Opti
             cap = min(max_bins, nj, max(1, int(math.isqrt(max(max_cells // nm, 1))) - 1))
             G, prev = G0, None
             while True:  # the Jensen gap does not shrink with G: refine the upper end alone
-                _, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, G, log_mass), mw, jw, G)
+                _, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, NESTED_Y_BINS * G, log_mass), mw, jw, G)
                 bins, ref = G, ref_of(up_F)
                 if up_F - lo_J <= bin_gap * ref or G >= cap:
                     break
