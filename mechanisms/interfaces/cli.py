@@ -113,7 +113,6 @@ EXAMPLES = {
     "fe-table": ("fe-table --n 10000 --B 100,1000 --eps 1,3 --reps 2 --out fe.md",
                  "fe-table --n 10000 --B 100 --eps 0.5,1 --out fe.csv --json"),
     "plan": ("plan --n 100000 --d 128 --s 8 --eps 0.5 --delta 1e-6 --max-eps0 3 --json",
-             "plan --n 100000 --d 128 --s 8 --eps 1 --delta 1e-6 --rounds 100",
              "plan --d 128 --s 8 --eps 1 --delta 1e-6 --schedule rounds.json",
              "plan --n 100000 --d 64 --s 1 --eps 0.5 --delta 1e-6 --estimate frequency"),
 }

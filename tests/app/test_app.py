@@ -373,7 +373,7 @@ def test_planner_shows_olh_and_oue():
     ok(at)
     p = plan(0.5, 1e-6, 20_000, 64, 1, "frequency", ("collision", "coco", "olh", "oue"), bound="proved")
     r = p.recommendation
-    # here OLH with its screened g = 169 has the smallest error (8.584e-05; OUE 9.146e-05,
+    # here OLH with its screened g = 169 has the smallest error (8.584e-05; OUE 9.134e-05,
     # Collision / CoCo 1.33e-04)
     assert r.mechanism == "olh" and r.t == 169
     assert metric(at, "mechanism") == appcommon.MECH_LABEL["olh"]
