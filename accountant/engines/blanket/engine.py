@@ -10,7 +10,7 @@ import numpy as np
 from accountant.engines.search import epsilon_for_delta
 from accountant.engines.blanket.law import CountLaw, OueBlanket
 from accountant.engines.blanket.oue import oue_positive_part
-from accountant.engines.blanket.window import PositivePart, _TILT_FROM, _windows, approx_epsilon
+from accountant.engines.blanket.window import PositivePart, _TILT_FROM, _windows, approx_epsilon, run_truncated
 from accountant.engines.blanket.sums import _Terms, _binned, _exact, _mp_exact
 
 # Relative float error margin of the float paths.  The upper-tail form
@@ -137,12 +137,7 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         slope = -terms.u * Qs / n
         return PositivePart(eps, value, lower, upper, slope, trunc, meth, bins)
 
-    if target_delta is not None:
-        return run(truncation * target_delta)
-    first = run(4.0 * vmax * 1e-30)
-    if first.value > 0 and first.truncated <= truncation * first.value:
-        return first
-    return run(truncation * max(first.value, 1e-300))
+    return run_truncated(run, target_delta, truncation, vmax)
 
 
 def blanket_exact_delta(law: CountLaw, n: int, eps: float) -> PositivePart:

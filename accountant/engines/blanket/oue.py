@@ -89,7 +89,7 @@ from scipy import special
 from accountant.engines.binomial import binom_logpmf
 from accountant.engines.saddle import mgf_minimiser
 from accountant.engines.blanket.law import CountLaw, OueBlanket
-from accountant.engines.blanket.window import PositivePart, _TILT_FROM, _window
+from accountant.engines.blanket.window import PositivePart, _TILT_FROM, _window, run_truncated
 from accountant.engines.blanket.sums import _Terms, _binned, _exact
 
 FLOAT_REL_ERROR_OUE = 1e-8
@@ -459,9 +459,4 @@ def oue_positive_part(law: OueBlanket, n: int, eps: float, *, target_delta: Opti
         return PositivePart(eps, 0.5 * (lo_F + up_F) / n, lower, upper_d, -terms.u * Qs / n,
                             trunc, meth, bins)
 
-    if target_delta is not None:
-        return run(truncation * target_delta)
-    first = run(4.0 * vmax * 1e-30)
-    if first.value > 0 and first.truncated <= truncation * first.value:
-        return first
-    return run(truncation * max(first.value, 1e-300))
+    return run_truncated(run, target_delta, truncation, vmax)

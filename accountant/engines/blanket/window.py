@@ -111,6 +111,18 @@ def _tilt(law: CountLaw, v) -> Optional[tuple[float, float, float, float]]:
     return th, logz_up, (w[0] + w[1]) / z, w[2] / z
 
 
+def run_truncated(run, target_delta: Optional[float], truncation: float, vmax: float) -> PositivePart:
+    """``run(allowed)`` (an evaluation whose windows leave out at most ``allowed`` of delta) with
+    ``allowed`` = ``truncation`` times the target, or, without a target, times a first estimate
+    of the value (a second run only when the first one's left-out mass is too large for it)."""
+    if target_delta is not None:
+        return run(truncation * target_delta)
+    first = run(4.0 * vmax * 1e-30)
+    if first.value > 0 and first.truncated <= truncation * first.value:
+        return first
+    return run(truncation * max(first.value, 1e-300))
+
+
 def approx_log_delta(law: CountLaw, n: int, eps: float) -> Optional[float]:
     """Saddle-point estimate of log delta(eps) = log(E[S_+] / n), S a sum of n i.i.d. copies
     of Y = v_c with probability p_c (:func:`accountant.engines.saddle.log_positive_part`): not
