@@ -89,7 +89,7 @@ from scipy import special
 from accountant.engines.binomial import binom_logpmf
 from accountant.engines.saddle import mgf_minimiser
 from accountant.engines.blanket.law import CountLaw, OueBlanket
-from accountant.engines.blanket.window import PositivePart, _TILT_FROM, _window, run_truncated
+from accountant.engines.blanket.window import PositivePart, _window, run_truncated, windows_crude_or_tilted
 from accountant.engines.blanket.sums import _Terms, _binned, _exact
 
 FLOAT_REL_ERROR_OUE = 1e-8
@@ -194,25 +194,7 @@ def oue_windows(law: OueBlanket, n: int, eps: float, allowed: float, cats=_DIREC
     vmax = law.E - math.exp(eps)
     pp, _ = _probs(law, eps)
     pm, pj = sum(pp[c] for c in cats[0]), sum(pp[c] for c in cats[1])
-    log_mass = math.log(allowed / (4.0 * vmax))
-    m_lo, m_hi, tm = _window(n, pm, log_mass)
-    j_lo, j_hi, tj = _window(n, pj, log_mass)
-    best = ((m_lo, m_hi), (j_lo, j_hi), vmax * (tm + tj))
-    if m_hi - m_lo + 1 < _TILT_FROM:
-        return best
-    tilt = _log_z(law, eps, cats)
-    if tilt is None:
-        return best
-    th, logz, qm, qj = tilt
-    log_factor = n * logz - 1.0 - math.log(th) - math.log(n)  # log(M / (e theta n))
-    log_q = math.log(allowed / 4.0) - log_factor
-    if log_q >= 0.0:
-        return best
-    a_lo, a_hi, ta = _window(n, qm, log_q)
-    b_lo, b_hi, tb = _window(n, qj, log_q)
-    if (a_hi - a_lo + 1) * (b_hi - b_lo + 1) >= (m_hi - m_lo + 1) * (j_hi - j_lo + 1):
-        return best
-    return (a_lo, a_hi), (b_lo, b_hi), math.exp(log_factor) * (ta + tb)
+    return windows_crude_or_tilted(n, pm, pj, vmax, allowed, lambda: _log_z(law, eps, cats))
 
 
 def _nested_laws(law: OueBlanket) -> tuple[_Shape, CountLaw, CountLaw, float]:

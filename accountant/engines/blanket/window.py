@@ -149,25 +149,33 @@ def _windows(law: CountLaw, n: int, v, allowed: float) -> tuple[tuple[int, int],
     """m- and j-windows whose left-out part contributes at most ``allowed`` to delta, and that
     contribution's bound (crude or tilted, see the module docstring; the narrower is used)."""
     pp = law.p_prime
-    two_d = 0.0 < pp < 1.0
-    vmax = max(max(v), 0.0)
+    return windows_crude_or_tilted(n, 2.0 * law.p12, law.p3, max(max(v), 0.0), allowed,
+                                   lambda: _tilt(law, v), two_d=0.0 < pp < 1.0)
+
+
+def windows_crude_or_tilted(n: int, pm: float, pj: float, vmax: float, allowed: float, tilt,
+                            two_d: bool = True) -> tuple[tuple[int, int], tuple[int, int], float]:
+    """The narrower of two pairs of windows over the counts of two category sets (probabilities
+    ``pm``, ``pj``) that leave out at most ``allowed`` of delta, and that bound: crude (Chernoff
+    mass times ``vmax``) or, for long m-windows, tilted (``tilt()`` gives (theta, log z, tilted
+    pm, tilted pj) or None; see the module docstring).  ``two_d=False``: no j-window."""
     log_mass = math.log(allowed / (4.0 * vmax))
-    m_lo, m_hi, tm = _window(n, 2.0 * law.p12, log_mass)
-    j_lo, j_hi, tj = _window(n, law.p3, log_mass) if two_d else (0, 0, 0.0)
+    m_lo, m_hi, tm = _window(n, pm, log_mass)
+    j_lo, j_hi, tj = _window(n, pj, log_mass) if two_d else (0, 0, 0.0)
     best = ((m_lo, m_hi), (j_lo, j_hi), vmax * (tm + tj))
     if m_hi - m_lo + 1 < _TILT_FROM:
         return best
-    tilt = _tilt(law, v)
-    if tilt is None:
+    t = tilt()
+    if t is None:
         return best
-    th, logz, qm, q3 = tilt
+    th, logz, qm, qj = t
     # E[X_+; out] <= M Q(out) / (e theta), M = z^n; per tail Q-mass <= allowed n e theta / (4 M)
     log_factor = n * logz - 1.0 - math.log(th) - math.log(n)  # log(M / (e theta n))
     log_q = math.log(allowed / 4.0) - log_factor
     if log_q >= 0.0:
         return best
     a_lo, a_hi, ta = _window(n, qm, log_q)
-    b_lo, b_hi, tb = _window(n, q3, log_q) if two_d else (0, 0, 0.0)
+    b_lo, b_hi, tb = _window(n, qj, log_q) if two_d else (0, 0, 0.0)
     if (a_hi - a_lo + 1) * (b_hi - b_lo + 1) >= (m_hi - m_lo + 1) * (j_hi - j_lo + 1):
         return best
     return (a_lo, a_hi), (b_lo, b_hi), math.exp(log_factor) * (ta + tb)
