@@ -364,15 +364,17 @@ class Progress:
 def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing",
                        rtol: float = 1e-9) -> list[dict]:
     """tables.compute_row for every point (cached per input), rows missing from the cache
-    computed on the engines' threads (:func:`tables.compute_rows`: one task per point and
-    bound), with a progress bar and a time-left estimate while they run."""
+    computed on the engines' worker processes (:func:`tables.compute_rows` with
+    ``processes=True``: one task per point and bound; the searches hold the GIL, so two
+    processes draw a chart about twice as fast as two threads), with a progress bar and a
+    time-left estimate while they run."""
     store = _row_store()
     bounds, rtol = tuple(bounds), float(rtol)
     keys = [(p, bounds, rtol) for p in points]  # GridPoint is frozen (hashable)
     todo = [k for k in dict.fromkeys(keys) if k not in store]
     bar = Progress(label, "bound evaluations") if len(todo) > 1 else None
     rows = _tables.compute_rows([k[0] for k in todo], bounds, rtol,
-                                progress=bar.update if bar is not None else None)
+                                progress=bar.update if bar is not None else None, processes=True)
     _store_put(store, zip(todo, rows), _ROW_STORE_MAX)
     if bar is not None:
         bar.close()

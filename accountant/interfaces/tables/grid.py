@@ -173,11 +173,20 @@ def _bound_result(point: GridPoint, bound: str, rtol: float):
     return _compare(point, (bound,), rtol)
 
 
+def _bound_task(task: tuple) -> dict:
+    """:func:`_bound_result` of ``(point, bound, rtol)``: module level, so that worker
+    processes can run it."""
+    return _bound_result(*task)
+
+
 def compute_row(point: GridPoint, bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9) -> dict:
     """One table row: inputs, the proved number first, each bound's eps_c (None if not
     applicable), ratios, saving."""
     return _assemble_row(point, _compare(point, bounds, rtol))
 
+
+# what the worker processes import before their first task (the pool is started once)
+_PRELOAD = ("accountant", "accountant.interfaces.tables")
 
 # bounds whose searches cost the most, first in compute_rows' queue (longest task first keeps
 # both threads busy to the end)
@@ -185,19 +194,29 @@ _COSTLY_FIRST = ("blanket", "lower", "paper", "theorem6-lower", "lower-worst-has
 
 
 def compute_rows(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9,
-                 progress: Optional[Callable[[int, int], None]] = None) -> list[dict]:
+                 progress: Optional[Callable[[int, int], None]] = None,
+                 processes: bool = False) -> list[dict]:
     """:func:`compute_row` for every point, with one task per (point, bound) on the engines'
     threads (:mod:`accountant.engines.parallel`), the costliest bounds queued first: a chart's
     25 points x 5 bounds keep two threads busy to the end, where one task per point left one
-    thread idle behind the slowest point.  ``progress(done, total)`` counts tasks."""
+    thread idle behind the slowest point.  ``progress(done, total)`` counts tasks.
+
+    ``processes=True`` runs the tasks on the persistent worker processes
+    (:func:`~accountant.engines.parallel.map_processes`; the searches hold the GIL, so two
+    processes are about twice as fast as two threads: the dashboard uses them).  The rows
+    are the same; the command line keeps threads (a one-off command would pay the pool's
+    start, about 0.4 s)."""
     from accountant.engines import parallel
     from accountant.bounds.registry import resolve_name
 
     names = list(dict.fromkeys(resolve_name(b) for b in bounds))
     order = sorted(names, key=lambda b: _COSTLY_FIRST.index(b) if b in _COSTLY_FIRST else len(_COSTLY_FIRST))
     tasks = [(i, b) for b in order for i in range(len(points))]
-    results = parallel.map_ordered(lambda task: _bound_result(points[task[0]], task[1], rtol), tasks,
-                                   progress=progress)
+    work = [(points[i], b, rtol) for i, b in tasks]
+    if processes:
+        results = parallel.map_processes(_bound_task, work, progress=progress, preload=_PRELOAD)
+    else:
+        results = parallel.map_ordered(_bound_task, work, progress=progress)
     per_point: list[dict] = [{} for _ in points]
     for (i, b), res in zip(tasks, results):
         per_point[i].update(res)

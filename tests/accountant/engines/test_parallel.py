@@ -64,3 +64,60 @@ def test_map_ordered_reports_progress_in_the_callers_thread():
     assert seen == [(i, 7) for i in range(1, 8)]
     seen.clear()
     assert parallel.map_ordered(lambda x: x, [], progress=progress) == [] and seen == []
+
+
+# ----------------------------------------------------------------------------- processes
+# (module-level functions: the worker processes import this module to run them)
+def _square_or_fail(x):
+    if x == 7:
+        raise ValueError("x must not be 7, got 7")
+    return x * x, parallel._IN_PROCESS_WORKER, parallel.threads()
+
+
+def _die_in_worker(x):
+    import os
+
+    if x == 3 and parallel._IN_PROCESS_WORKER:
+        os._exit(1)  # a worker killed mid-map
+    return x * x
+
+
+def test_map_processes_keeps_order_runs_in_workers_and_reports_progress():
+    seen = []
+    out = parallel.map_processes(_square_or_fail, range(7), progress=lambda d, t: seen.append((d, t)))
+    assert [o[0] for o in out] == [x * x for x in range(7)]
+    if parallel.processes_enabled():
+        assert all(o[1] for o in out)          # ran in worker processes
+        assert all(o[2] == 1 for o in out)     # whose engine calls are serial
+    assert [d for d, _ in seen] == list(range(1, 8)) and {t for _, t in seen} == {7}
+
+
+def test_map_processes_raises_the_tasks_error():
+    import pytest
+
+    with pytest.raises(ValueError, match="x must not be 7"):
+        parallel.map_processes(_square_or_fail, range(10))
+
+
+def test_map_processes_recovers_from_a_killed_worker():
+    # the pool breaks; the same work is done on threads, with the same results
+    assert parallel.map_processes(_die_in_worker, range(6)) == [x * x for x in range(6)]
+    assert parallel.map_processes(_die_in_worker, [1, 2]) == [1, 4]  # a fresh pool afterwards
+
+
+def test_map_processes_off_by_environment(monkeypatch):
+    monkeypatch.setenv(parallel.PROCESSES_ENV, "0")
+    assert not parallel.processes_enabled()
+    out = parallel.map_processes(_square_or_fail, range(3))
+    assert [o[:2] for o in out] == [(0, False), (1, False), (4, False)]
+
+
+def test_compute_rows_same_rows_on_processes_and_threads():
+    from accountant.interfaces import tables
+
+    points = tables.build_grid([10**4, 10**6], [4], [0.5, 2.0], [1e-6], "collision", "paper")
+    bounds = ("blanket", "lower", "paper", "clone")
+    a = tables.compute_rows(points, bounds, 1e-4, processes=True)
+    b = tables.compute_rows(points, bounds, 1e-4, processes=False)
+    assert a == b
+    assert all(r["lower_epsilon"] <= r["proved_epsilon"] for r in a)
