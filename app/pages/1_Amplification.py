@@ -20,7 +20,7 @@ from accountant.interfaces.figure import (
     literature_epsilon,
 )
 from accountant import make_params
-from accountant.bounds.laws.random_hash import ASSUMPTION, HASH_MODELS, RANDOM_MECHANISMS
+from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
 
 common.page_header(
     "Amplification by shuffling",
@@ -55,13 +55,7 @@ elif mechanism in common.K_HELP:
                             help=common.K_HELP[mechanism]))
 hash_model = "any"
 if mechanism in RANDOM_MECHANISMS:
-    hash_model = sb.selectbox(
-        "Hash model", list(HASH_MODELS), key="hash_model",
-        format_func=lambda m: {"any": "any hash family (proved for all)",
-                               "random": "uniformly random hash (an assumption)"}[m],
-        help="'any': the bounds hold for every hash family, the implementation's included. 'random': "
-             "proved assuming each report's hash is a fresh uniformly random function (README: what a "
-             "deployment must do); the blanket is then the random-hash one, never above 'any'.")
+    hash_model = common.hash_model_input(sb)
     if hash_model == "random" and mechanism == "collision":  # s <= RANDOM_HASH_MAX_S
         t_ok = common.call(make_params, mechanism, 1.0, s=s, hash_model="random", where=sb) is not None \
             and t_ok
