@@ -425,11 +425,15 @@ def rows_cached(points, bounds: Sequence[str], rtol: float = 1e-9) -> bool:
 @st.cache_data(show_spinner=False, max_entries=500)
 def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optional[int],
                    t: Optional[int], k: Optional[int] = None, d: Optional[int] = None,
-                   hash_model: str = "any") -> dict:
+                   hash_model: str = "any", vr: Optional[tuple] = None) -> dict:
     """The headline numbers: proved eps_c, certified lower bound (its datasets need the
     dimension ``d`` for Collision/CoCo), paper's value (library call); ``hash_model``
-    ``"random"`` (Collision, OLH): proved assuming each report's hash is uniformly random."""
-    params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d, hash_model=hash_model)
+    ``"random"`` (Collision, OLH): proved assuming each report's hash is uniformly random;
+    ``vr = (p, beta, q)``: the variation-ratio randomizer (``eps0`` is then ln p, unused)."""
+    if mechanism == "variation-ratio":
+        params = make_params(mechanism, None, p=vr[0], beta=vr[1], q=vr[2])
+    else:
+        params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d, hash_model=hash_model)
     rep = ShuffleAccountant(params, n).epsilon_result(delta)
     return {"epsilon": rep.epsilon, "bound": rep.bound, "achieved_delta": rep.achieved_delta,
             "lower_epsilon": rep.lower_epsilon, "lower_reason": rep.lower_reason,
