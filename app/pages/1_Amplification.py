@@ -117,7 +117,7 @@ def show_headline() -> None:
     random_note = f" under the assumption: {ASSUMPTION['random']}" if hash_model == "random" else ""
     main.metric("eps_c, proved upper bound" + (" (random hash)" if hash_model == "random" else ""),
                 common.fmt(up, 6, "up"),
-                help=f"smallest upper bound proved for "
+                help="smallest upper bound proved for "
                      + ("every randomizer with these (p, beta, q) " if vr is not None
                         else "this mechanism as implemented ") +
                      f"({bound_label(head['bound'])}){random_note}: the number to cite")
