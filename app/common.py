@@ -20,6 +20,7 @@ import numpy as np  # noqa: E402
 import streamlit as st  # noqa: E402
 
 from accountant.bounds import registry as _bounds
+from accountant.bounds.laws import random_hash as _random_hash
 from accountant.core import limits as _limits
 from accountant.core import numfmt as _numfmt
 from accountant.interfaces import progress as _progress
@@ -64,7 +65,8 @@ ERRATUM_CAPTION = ("Every eps_c headline is a proved upper bound for the mechani
 
 MECH_LABEL = {"generic": "generic eps0-LDP", "collision": "Collision", "coco": "CoCo",
               "krr": "k-RR (k-ary randomized response)", "rr": "binary RR",
-              "olh": "OLH (optimized local hashing)", "oue": "OUE (optimized unary encoding)"}
+              "olh": "OLH (optimized local hashing)", "oue": "OUE (optimized unary encoding)",
+              "variation-ratio": "variation-ratio (p, beta, q)"}
 #: the help of the k input of each mechanism that has one
 K_HELP = {"krr": "k-ary randomized response: the true value with probability "
                  "e^eps0 / (e^eps0 + k - 1), each other value otherwise",
@@ -76,6 +78,40 @@ ACCOUNTED_MECHANISMS = ("collision", "coco", "krr", "olh", "oue", "rr", "generic
 #: a table cell with no number, and what it means (in the column help)
 DASH = "–"
 DASH_HELP = "'–': not available (the bound does not apply at this point; see 'Bounds that do not apply')."
+
+
+#: the help of the inputs of a variation-ratio randomizer (Wang et al., VLDB 2024), as the CLI's
+VR_HELP = {"p": "likelihood ratio bound p > 1 between the two differing users' outputs (e^eps0 for an "
+                "eps0-LDP randomizer); it fixes eps0 = ln p",
+           "beta": "total variation bound between the two differing users' outputs, "
+                   "0 < beta <= (p - 1)/(p + 1)",
+           "q": "ratio bound q > 1 of a differing user's output to any other user's; empty: q = p"}
+#: the labels of the hash models (Collision, OLH)
+HASH_MODEL_LABEL = {"any": "any hash family (proved for all)",
+                    "random": "uniformly random hash (an assumption)"}
+
+
+def vr_inputs(where=None) -> tuple:
+    """(p, beta, q) of a variation-ratio randomizer from three number inputs (keys "p", "beta",
+    "q"; q None: q = p).  No range on the widgets: the library checks them (its message, naming
+    the parameter and its range, is shown by :func:`call`)."""
+    w = where or st
+    p = w.number_input("p (likelihood ratio bound)", value=3.0, step=0.1, format="%g", key="p",
+                       help=VR_HELP["p"])
+    beta = w.number_input("beta (total variation bound)", value=0.4, step=0.01, format="%g", key="beta",
+                          help=VR_HELP["beta"])
+    q = w.number_input("q (ratio to other users; empty: q = p)", value=None, step=0.1, format="%g",
+                       key="q", placeholder="q = p", help=VR_HELP["q"])
+    return float(p), float(beta), (None if q is None else float(q))
+
+
+def hash_model_input(where=None) -> str:
+    """The hash-model choice (Collision, OLH): "any" or "random" (key "hash_model")."""
+    return (where or st).selectbox(
+        "Hash model", list(_random_hash.HASH_MODELS), key="hash_model", format_func=HASH_MODEL_LABEL.get,
+        help="'any': the bounds hold for every hash family, the implementation's included. 'random': "
+             "proved assuming each report's hash is a fresh uniformly random function (README: what a "
+             "deployment must do); the blanket is then the random-hash one, never above 'any'.")
 
 
 def page_header(title: str, intro: str) -> None:
@@ -391,11 +427,15 @@ def rows_cached(points, bounds: Sequence[str], rtol: float = 1e-9) -> bool:
 @st.cache_data(show_spinner=False, max_entries=500)
 def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optional[int],
                    t: Optional[int], k: Optional[int] = None, d: Optional[int] = None,
-                   hash_model: str = "any") -> dict:
+                   hash_model: str = "any", vr: Optional[tuple] = None) -> dict:
     """The headline numbers: proved eps_c, certified lower bound (its datasets need the
     dimension ``d`` for Collision/CoCo), paper's value (library call); ``hash_model``
-    ``"random"`` (Collision, OLH): proved assuming each report's hash is uniformly random."""
-    params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d, hash_model=hash_model)
+    ``"random"`` (Collision, OLH): proved assuming each report's hash is uniformly random;
+    ``vr = (p, beta, q)``: the variation-ratio randomizer (``eps0`` is then ln p, unused)."""
+    if mechanism == "variation-ratio":
+        params = make_params(mechanism, None, p=vr[0], beta=vr[1], q=vr[2])
+    else:
+        params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d, hash_model=hash_model)
     rep = ShuffleAccountant(params, n).epsilon_result(delta)
     return {"epsilon": rep.epsilon, "bound": rep.bound, "achieved_delta": rep.achieved_delta,
             "lower_epsilon": rep.lower_epsilon, "lower_reason": rep.lower_reason,

@@ -1,5 +1,7 @@
 """Amplification: central eps_c against local eps0 (the proved bound, its certified lower
-bound, the paper's value and the literature; Figure 2)."""
+bound, the paper's value and the literature; Figure 2).  A variation-ratio randomizer (p, beta,
+q) has its eps0 fixed (ln p): its chart is over n."""
+import math
 import os
 import sys
 
@@ -20,7 +22,8 @@ from accountant.interfaces.figure import (
     literature_epsilon,
 )
 from accountant import make_params
-from accountant.bounds.laws.random_hash import ASSUMPTION, HASH_MODELS, RANDOM_MECHANISMS
+from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
+from accountant.interfaces import tables
 
 common.page_header(
     "Amplification by shuffling",
@@ -31,15 +34,18 @@ st.caption(common.ERRATUM_CAPTION)
 
 sb = st.sidebar
 sb.header("Inputs")
-mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS),
+mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS) + ["variation-ratio"],
                          format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
 n = int(sb.number_input("n (users)", min_value=1, max_value=common.MAX_N, value=100_000, step=10_000,
                         key="n"))
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
-s = t = k = d = None
+s = t = k = d = vr = None
 t_ok = True
-if mechanism in ("collision", "coco"):
+if mechanism == "variation-ratio":  # eps0 = ln p: no eps0 range, the chart is over n
+    vr = common.vr_inputs(sb)
+    t_ok = common.call(make_params, mechanism, None, p=vr[0], beta=vr[1], q=vr[2], where=sb) is not None
+elif mechanism in ("collision", "coco"):
     s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=100_000, value=4, key="s"))
     t_mode = sb.radio("t (hash range)", ["paper's rule", "fixed value"], key="t_mode",
                       help="Collision: t* = floor(s e^eps0 + 2s - 1); CoCo: Theorem 7's even t.")
@@ -55,30 +61,32 @@ elif mechanism in common.K_HELP:
                             help=common.K_HELP[mechanism]))
 hash_model = "any"
 if mechanism in RANDOM_MECHANISMS:
-    hash_model = sb.selectbox(
-        "Hash model", list(HASH_MODELS), key="hash_model",
-        format_func=lambda m: {"any": "any hash family (proved for all)",
-                               "random": "uniformly random hash (an assumption)"}[m],
-        help="'any': the bounds hold for every hash family, the implementation's included. 'random': "
-             "proved assuming each report's hash is a fresh uniformly random function (README: what a "
-             "deployment must do); the blanket is then the random-hash one, never above 'any'.")
+    hash_model = common.hash_model_input(sb)
     if hash_model == "random" and mechanism == "collision":  # s <= RANDOM_HASH_MAX_S
         t_ok = common.call(make_params, mechanism, 1.0, s=s, hash_model="random", where=sb) is not None \
             and t_ok
-c1, c2, c3 = sb.columns(3)
-e_min = c1.number_input("eps0 min", min_value=0.001, max_value=30.0, value=0.1, key="e_min")
-e_max = c2.number_input("eps0 max", min_value=0.001, max_value=30.0, value=5.0, key="e_max")
-pts = int(c3.number_input("points", min_value=2, max_value=200, value=25, key="pts"))
-range_ok = common.check(e_min < e_max, "eps0 min must be smaller than eps0 max", where=sb)
-e_ref = sb.number_input("eps0 for the headline numbers", min_value=0.001, max_value=30.0, value=1.0,
-                        key="e_ref")
+if vr is not None:
+    pts = int(sb.number_input("points", min_value=2, max_value=200, value=25, key="pts",
+                              help="values of n on the chart, from n/1000 to 1000 n (log-spaced)"))
+    range_ok = True
+    e_ref = math.log(vr[0]) if vr[0] > 0 else 1.0  # eps0 = ln p (p checked above)
+else:
+    c1, c2, c3 = sb.columns(3)
+    e_min = c1.number_input("eps0 min", min_value=0.001, max_value=30.0, value=0.1, key="e_min")
+    e_max = c2.number_input("eps0 max", min_value=0.001, max_value=30.0, value=5.0, key="e_max")
+    pts = int(c3.number_input("points", min_value=2, max_value=200, value=25, key="pts"))
+    range_ok = common.check(e_min < e_max, "eps0 min must be smaller than eps0 max", where=sb)
+    e_ref = sb.number_input("eps0 for the headline numbers", min_value=0.001, max_value=30.0, value=1.0,
+                            key="e_ref")
 
 if not delta_ok or not t_ok or not range_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
 label = common.MECH_LABEL[mechanism] + (f", k = {k:,}" if k is not None else "") \
-    + (", random hash" if hash_model == "random" else "")
+    + (", random hash" if hash_model == "random" else "") \
+    + ("" if vr is None else f": p = {common.fmt(vr[0])}, beta = {common.fmt(vr[1])}, "
+       f"q = {common.fmt(vr[0] if vr[2] is None else vr[2])}")
 
 
 # ---------------------------------------------------------------- headline point
@@ -97,7 +105,7 @@ def bracket_html(lower: float, upper: float, paper) -> str:
 
 
 def show_headline() -> None:
-    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, k, d, hash_model)
+    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, k, d, hash_model, vr)
     if head is None:
         return
     up, lo, paper = head["epsilon"], head["lower_epsilon"], head["paper_epsilon"]
@@ -109,14 +117,18 @@ def show_headline() -> None:
     random_note = f" under the assumption: {ASSUMPTION['random']}" if hash_model == "random" else ""
     main.metric("eps_c, proved upper bound" + (" (random hash)" if hash_model == "random" else ""),
                 common.fmt(up, 6, "up"),
-                help=f"smallest upper bound proved for this mechanism as implemented "
+                help="smallest upper bound proved for "
+                     + ("every randomizer with these (p, beta, q) " if vr is not None
+                        else "this mechanism as implemented ") +
                      f"({bound_label(head['bound'])}){random_note}: the number to cite")
     amp = common.ratio(float(e_ref), up)
     lines = []
     if lo is not None:
         lines.append(f"certified lower bound **{common.fmt(lo, 6, 'down')}**: the true eps_c is at "
-                     f"least this (exact divergence of the real mechanism's shuffled outputs on "
-                     f"{head['lower_dataset']}"
+                     + ("least this (exact divergence of the real mechanism's shuffled outputs on " if vr is None
+                        else "least this for some randomizer with these (p, beta, q) (exact divergence of "
+                             "the shuffled outputs of the ")
+                     + f"{head['lower_dataset']}"
                      + (f", {head['lower_hash_model']})" if head.get("lower_hash_model") else ")"))
     else:
         lines.append(f"certified lower bound: not available ({head['lower_reason']})")
@@ -130,16 +142,64 @@ def show_headline() -> None:
                     f"width {common.fmt(width, 2, 'up')} ({common.fmt(100 * width / lo, 2, 'up')}% of "
                     "the lower end)" + ("; both ends for a uniformly random hash" if hash_model == "random"
                                         else "; lower end for a uniformly random hash, upper end for every "
-                                        "hash family" if mechanism in ("collision", "coco") else "") + ".")
+                                        "hash family" if mechanism in ("collision", "coco")
+                                        else "; the worst case over every randomizer with these (p, beta, q)"
+                                        if vr is not None else "") + ".")
         st.markdown(bracket_html(lo, up, paper), unsafe_allow_html=True)
     if paper is not None:
         st.caption(f"The paper's Theorem 5 value is {common.fmt(paper, 6, 'up')}: not a proved "
                    f"bound ({head['paper_caveat']}).")
 
 
+def variation_ratio_curves() -> None:
+    """The proved bound and the certified lower bound against n at the one (p, beta, q)."""
+    st.caption("Variation-ratio (Wang et al., VLDB 2024): p fixes eps0 = ln p, so the chart is over n "
+               "(a chart over eps0 would be one point). Proved: the clone reduction with ratio p and "
+               "mixing 1/q (FMT21), for every randomizer with these (p, beta, q); lower: the exact "
+               "divergence of one member of the class (Wang et al.'s three-output pair). The paper's "
+               "Theorem 5 and the blanket bounds need a concrete randomizer: they do not apply.")
+    lo_n, hi_n = max(2, n // 1000), min(common.MAX_N, n * 1000)
+    ns = sorted({int(round(lo_n * (hi_n / lo_n) ** (i / (pts - 1)))) for i in range(pts)} | {n})
+    points = common.call(tables.build_grid, ns, [None], [], [delta], mechanism, vr=vr)
+    rows = common.call(common.rows_with_progress, points, ("clone", "lower"), "Computing the curves",
+                       rtol=common.CURVE_RTOL) if points is not None else None
+    if rows is None:
+        return
+    xs = [r["n"] for r in rows]
+    lower, proved = [r["lower_epsilon"] for r in rows], [r["proved_epsilon"] for r in rows]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=xs, y=lower, mode="lines", name=CURVE_LABELS["lower"],
+                             line=dict(width=1, color=bound_color("lower"))))
+    fig.add_trace(go.Scatter(x=xs, y=proved, mode="lines", name=CURVE_LABELS["proved"], fill="tonexty",
+                             fillcolor="rgba(31,119,180,0.22)",
+                             line=dict(width=3.5, color=bound_color("proved"))))
+    fig.update_layout(title=f"Central eps_c against n ({label}, delta = {common.fmt(delta)}; lower is better)",
+                      xaxis=common.log_axis("users n", xs),
+                      yaxis=common.log_axis("central eps_c (nats)", [v for v in lower + proved if v]),
+                      legend_title="bound", template="plotly_white", height=460)
+    st.plotly_chart(fig, key="eps_c_n_chart")
+    st.subheader("Numbers")
+    for r in rows:
+        r["bracket_percent"] = (100.0 * (r["proved_epsilon"] - r["lower_epsilon"]) / r["lower_epsilon"]
+                                if r["proved_epsilon"] and r["lower_epsilon"] else None)
+    table, config = common.readable_table(rows, {
+        "n": ("n", None, "users."),
+        "proved_epsilon": ("proved eps_c", "up", "proved upper bound on the central eps_c (nats), rounded up: "
+                                                 "the clone reduction with ratio p and mixing 1/q."),
+        "lower_epsilon": ("lower eps_c", "down", "certified lower bound on the worst case of the class "
+                                                 "(nats), rounded down."),
+        "bracket_percent": ("bracket width %", "up", "(proved - lower) / lower, in percent, rounded up.")})
+    st.dataframe(table, hide_index=True, key="numbers", column_config=config)
+    common.download_csv([{k: v for k, v in r.items() if k != "reasons"} for r in rows],
+                        f"amplification_variation-ratio_n{n}.csv", key="dl_amp")
+
+
 head_box = st.container()
 with head_box:
     show_headline()
+if vr is not None:
+    variation_ratio_curves()
+    st.stop()
 
 # ---------------------------------------------------------------- curves
 eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]

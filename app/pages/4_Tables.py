@@ -7,8 +7,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
+from accountant import make_params
 from accountant.interfaces import tables
 from accountant.interfaces.figure import bound_label
+from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
 
 MAX_POINTS = 400
 MAX_SECONDS = 45  # the page answers or refuses within a minute (docs/limits.md)
@@ -23,17 +25,24 @@ st.caption("Lists: comma-separated values (1e4, 1e5) or start:stop:count (0.5:5:
 
 sb = st.sidebar
 sb.header("Grid")
-mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS),
+mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS) + ["variation-ratio"],
                          format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
+vr_mech = mechanism == "variation-ratio"
 ns = common.parse_list(sb.text_input("n values", "10000, 100000", key="ns"), int, "n", where=sb)
 ss = [None]
-k = None
+k = vr = None
+hash_model = "any"
+if vr_mech:  # one randomizer (p, beta, q), eps0 = ln p: the grid is over n and delta (as the CLI's)
+    vr = common.vr_inputs(sb)
+    if common.call(make_params, mechanism, None, p=vr[0], beta=vr[1], q=vr[2], where=sb) is None:
+        vr = None
 if mechanism in common.K_HELP:
     k = int(sb.number_input("k (domain size)", min_value=2, max_value=2**31 - 2, value=10, key="k",
                             help=common.K_HELP[mechanism]))
 if mechanism in ("collision", "coco"):
     ss = common.parse_list(sb.text_input("s values", "4", key="ss"), int, "s", where=sb)
-eps0s = common.parse_list(sb.text_input("eps0 values", "0.5:4:4", key="eps0s"), float, "eps0", where=sb)
+eps0s = [None] if vr_mech else common.parse_list(sb.text_input("eps0 values", "0.5:4:4", key="eps0s"),
+                                                  float, "eps0", where=sb)
 deltas = common.parse_list(sb.text_input("delta values", "1e-6", key="deltas"), float, "delta", where=sb)
 t_rule = "paper"
 if mechanism in ("collision", "coco"):
@@ -44,14 +53,17 @@ if mechanism in ("collision", "coco"):
         t_rule = f"fixed:{int(sb.number_input('t', min_value=2, value=66, key='t_fixed'))}"
     else:
         t_rule = rule
+if mechanism in RANDOM_MECHANISMS:
+    hash_model = common.hash_model_input(sb)
 default_b = list(tables.paper_bounds(mechanism))  # the bounds of the paper columns, as the CLI
-chosen = sb.multiselect("bounds", list(common.BOUND_NAMES), default=default_b, key="bounds",
+# one selection per mechanism (its default: the columns of the CLI's file for it)
+chosen = sb.multiselect("bounds", list(common.BOUND_NAMES), default=default_b, key=f"bounds.{mechanism}",
                         help="; ".join(f"{b}: {bound_label(b)}" for b in common.BOUND_NAMES))
 digits = int(sb.number_input("digits", min_value=1, max_value=tables.MAX_DIGITS, value=tables.DEFAULT_DIGITS,
                              key="digits", help="significant digits in the CSV, Markdown and LaTeX files: "
                                                 "upper bounds round up, lower bounds down (JSON: full precision)"))
 ok = common.check(bool(chosen), "choose at least one bound", where=sb)
-if None in (ns, ss, eps0s, deltas) or not ok:
+if None in (ns, ss, eps0s, deltas) or not ok or (vr_mech and vr is None):
     st.warning("Fix the inputs marked in the sidebar to see the table.")
     st.stop()
 
@@ -60,7 +72,11 @@ ok = common.check(all(v <= common.MAX_N for v in ns),
 if not ok:
     st.warning("Fix the inputs marked in the sidebar to see the table.")
     st.stop()
-points = common.call(common.grid, ns, ss, eps0s, deltas, mechanism, t_rule, k, where=sb)
+if vr_mech:
+    points = common.call(tables.build_grid, ns, ss, [], deltas, mechanism, vr=vr, where=sb)
+else:
+    points = common.call(common.grid, ns, ss, eps0s, deltas, mechanism, t_rule, k, hash_model=hash_model,
+                         where=sb)
 if points is None:
     st.stop()
 cost = tables.estimate_seconds(points)
@@ -76,12 +92,10 @@ if not common.check(len(points) <= MAX_POINTS,
     st.stop()
 bounds = [b for b in common.BOUND_NAMES if b in chosen]
 # validate each point's parameters before computing (e.g. an odd fixed t for CoCo)
-from accountant import make_params
-
 bad = []
 for p in points:
     try:
-        make_params(p.mechanism, p.eps0, s=p.s, t=p.t, k=p.k)
+        p.params()
     except ValueError as exc:
         bad.append(str(exc))
 if bad:
@@ -93,6 +107,17 @@ rows = common.call(common.rows_with_progress, points, bounds, "Computing the tab
 if rows is None:
     st.stop()
 st.subheader(f"{len(rows)} rows")
+if hash_model == "random":
+    st.markdown(f"**Assumption: {ASSUMPTION['random']}** (hash model *random*): every row is proved under "
+                "this assumption, not for a fixed hash family (the files' metadata say so).")
+elif mechanism in RANDOM_MECHANISMS:
+    st.caption(f"Hash model *any*: every row holds for {ASSUMPTION['any']}.")
+if vr_mech:
+    st.caption(f"Variation-ratio randomizer p = {common.fmt(points[0].p)}, beta = {common.fmt(points[0].beta)}, "
+               f"q = {common.fmt(points[0].q)} (Wang et al., VLDB 2024): eps0 = ln p = "
+               f"{common.fmt(points[0].eps0, 4)} is fixed, so the grid is over n and delta. Proved: the "
+               "clone reduction with ratio p and mixing 1/q; lower: the exact divergence of one member "
+               "of the class (Wang et al.'s pair). The paper's Theorem 5 does not apply ('–').")
 summary = tables.saving_summary(rows)
 if summary:
     st.caption("Saving of the mechanism's bound over the best comparison bound: " +
@@ -105,10 +130,14 @@ common.table(rows, "table", help={c: common.bound_column(c)[1] for c in bound_co
              directions={c: common.bound_column(c)[0] for c in bound_cols}, as_text=bound_cols,
              short=columns)
 
+inputs = (f"p={points[0].p}, beta={points[0].beta}, q={points[0].q}" if vr_mech
+          else f"s={ss}, eps0={eps0s}, t_rule={t_rule}" + (f", k={k}" if k is not None else ""))
+# the hash model and its assumption in the files' metadata, as `python -m accountant table` writes them
+extra = {"hash_model": hash_model, "assumption": ASSUMPTION[hash_model]} if mechanism in RANDOM_MECHANISMS else {}
 meta = tables.provenance(
-    f"dashboard Tables page: mechanism={mechanism}, n={ns}, s={ss}, eps0={eps0s}, delta={deltas}, "
-    f"t_rule={t_rule}, bounds={','.join(bounds)}", rtol=1e-9, method="float")
-stem = f"bounds_{mechanism}"
+    f"dashboard Tables page: mechanism={mechanism}, n={ns}, {inputs}, delta={deltas}, "
+    f"bounds={','.join(bounds)}", rtol=1e-9, method="float", **extra)
+stem = f"bounds_{mechanism}" + ("_random_hash" if hash_model == "random" else "")
 st.write("Download (the paper's columns, with provenance; LaTeX with its BibTeX)")
 cols = st.columns(4)
 cols[0].download_button("LaTeX + BibTeX (.zip)", tables.latex_zip(rows, stem, columns, digits, meta),

@@ -10,6 +10,7 @@ import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
 from accountant.composition import compose as _compose
+from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
 
 common.page_header(
     "Many rounds",
@@ -20,66 +21,89 @@ common.explain(("eps0", "eps_c", "delta"))
 
 
 @st.cache_data(show_spinner=False)
-def composed(n, eps0, mechanism, s, t, k, delta, T):
-    spec = _compose.RoundSpec(n, eps0, mechanism, s, t, k)
+def composed(spec_fields: tuple, delta, T):
+    """compose_rounds of the round ``RoundSpec(*spec_fields[:-1], hash_model=spec_fields[-1])``."""
+    spec = _compose.RoundSpec(*spec_fields[:-1], hash_model=spec_fields[-1])
     return _compose.compose_rounds(spec, T, delta).as_dict()
 
 
-def curve(n, eps0, mechanism, s, t, k, delta, rounds_list):
+def curve(spec_fields, delta, rounds_list):
     bar = common.Progress("Composing the rounds", "values of T")
     rows = []
     for i, T in enumerate(rounds_list):
-        rows.append(composed(n, eps0, mechanism, s, t, k, delta, T))
+        rows.append(composed(spec_fields, delta, T))
         bar.update(i + 1, len(rounds_list))
     bar.close()
     return rows
 
 
-def inverse(n, rounds, target, delta, mechanism, s, t, k):
+def inverse(n, rounds, target, delta, mechanism, s, t, k, hash_model):
     # not st.cache_data'd: the library caches each round's PLD, so a repeat is fast
     bar = common.Progress("Searching the largest eps0", "compositions")
     try:
         return _compose.largest_eps0(n, rounds, target, delta, mechanism, s, t, k, xtol=1e-2,
-                                     progress=bar.update)
+                                     progress=bar.update, hash_model=hash_model)
     finally:
         bar.close()
 
 
 sb = st.sidebar
 sb.header("Per-round inputs")
-# variation-ratio rounds (p, beta, q; no eps0 to search) are composed by `compose` and schedules
-mechanism = sb.selectbox("mechanism", [m for m in _compose.ROUND_MECHANISMS if m != "variation-ratio"],
-                         key="mechanism",
+mechanism = sb.selectbox("mechanism", list(_compose.ROUND_MECHANISMS), key="mechanism",
                          format_func=lambda m: common.MECH_LABEL.get(m, m))
+vr = mechanism == "variation-ratio"
 n = int(sb.number_input("n (users per round)", min_value=2, max_value=10**9, value=100_000,
                         step=10_000, key="n"))
-eps0 = float(sb.number_input("local eps0 per round", min_value=0.01, max_value=10.0, value=4.0,
-                             key="eps0"))
-s = t = k = None
+eps0 = s = t = k = p = beta = q = None
+hash_model = "any"
+if vr:
+    p, beta, q = common.vr_inputs(sb)
+else:
+    eps0 = float(sb.number_input("local eps0 per round", min_value=0.01, max_value=10.0, value=4.0,
+                                 key="eps0"))
 if mechanism in ("collision", "coco"):
     s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8,
                             key="s"))
 if mechanism in common.K_HELP:
     k = int(sb.number_input("k (domain size)", min_value=2, max_value=10**6, value=10, key="k",
                             help=common.K_HELP[mechanism]))
+if mechanism in RANDOM_MECHANISMS:
+    hash_model = common.hash_model_input(sb)
+# the round, validated by the library (p, beta, q's ranges; s with the random hash) before any work
+spec = common.call(_compose.RoundSpec, n, eps0, mechanism, s, t, k, p=p, beta=beta, q=q,
+                   hash_model=hash_model, where=sb)
 rounds = int(sb.number_input("T (rounds)", min_value=1, max_value=10_000, value=100, key="T"))
 delta_ok, delta = common.delta_from_text(sb.text_input("total delta", value="1e-6", key="delta"),
                                          where=sb)
-target = float(sb.number_input("target total eps (for the largest eps0)", min_value=0.01,
-                               max_value=50.0, value=2.0, key="target"))
-if not delta_ok:
+target = None
+if not vr:
+    target = float(sb.number_input("target total eps (for the largest eps0)", min_value=0.01,
+                                   max_value=50.0, value=2.0, key="target"))
+if not delta_ok or spec is None:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
-_source = _compose.round_source(mechanism)
+if hash_model == "random":
+    st.markdown(f"**Assumption: {ASSUMPTION['random']}** (hash model *random*): every number below "
+                "holds under this assumption, not for a fixed hash family.")
+_source = _compose.round_source(mechanism, hash_model)
 st.caption(f"Per-round profile: {_source}. The FMT21 clone is proved for every eps0-LDP "
-           "randomizer; the exact privacy blanket (Collision, CoCo, k-RR, RR, worst case over "
-           "the hash family) is the optimal decomposition-based bound; where its value is below "
-           "1e-20 the smaller of the two is used.")
+           "randomizer; the exact privacy blanket (Collision, CoCo, k-RR, RR, OLH, OUE; worst case over "
+           "the hash family, or the random-hash law under its assumption) is the optimal "
+           "decomposition-based bound; where its value is below 1e-20 the smaller of the two is used."
+           + (" Variation-ratio (Wang et al., VLDB 2024): the clone reduction with the ratio p between "
+              "the two differing inputs and the mixing 1/q, proved for every randomizer with these "
+              "(p, beta, q); beta is checked but the proved profile depends on p and q only." if vr else ""))
 
-round_title = (f"{common.MECH_LABEL.get(mechanism, mechanism)}, n = {n:,}, eps0 = {common.fmt(eps0)}"
-               + (f", s = {s}" if s is not None else "") + (f", k = {k}" if k is not None else ""))
+if vr:
+    round_title = (f"variation-ratio, n = {n:,}, p = {common.fmt(spec.p)}, beta = {common.fmt(spec.beta)}, "
+                   f"q = {common.fmt(spec.q)}")
+else:
+    round_title = (f"{common.MECH_LABEL.get(mechanism, mechanism)}, n = {n:,}, eps0 = {common.fmt(eps0)}"
+                   + (f", s = {s}" if s is not None else "") + (f", k = {k}" if k is not None else "")
+                   + (", random hash" if hash_model == "random" else ""))
 Ts = sorted(set(int(x) for x in np.unique(np.geomspace(1, rounds, min(rounds, 12)).round())) | {rounds})
-rows = common.call(curve, n, eps0, mechanism, s, t, k, delta, tuple(Ts))
+fields = (spec.n, spec.eps0, spec.mechanism, spec.s, spec.t, spec.k, spec.p, spec.beta, spec.q, hash_model)
+rows = common.call(curve, fields, delta, tuple(Ts))
 if rows is None:
     st.stop()
 last = rows[-1]
@@ -106,7 +130,17 @@ fig.update_layout(xaxis=common.log_axis("rounds T", Ts),
 st.plotly_chart(fig, key="rounds_chart")
 
 st.subheader("Largest per-round eps0 for a total budget")
-e0 = common.call(inverse, n, rounds, target, delta, mechanism, s, t, k)
+if vr:
+    st.caption(f"Not searched for variation-ratio rounds: p fixes eps0 = ln p = {common.fmt(spec.eps0, 4)}, "
+               "so there is no eps0 to choose; compare the totals at the p values considered.")
+    st.stop()
+if hash_model == "random" and mechanism == "collision" and not st.button(
+        "Search the largest eps0", key="search_inverse",
+        help="with the random-hash model each of the about 12 compositions of the search takes "
+             "seconds (about a minute in all at the defaults on this machine)"):
+    st.caption("Press the button to search (about a minute with the random-hash model).")
+    st.stop()
+e0 = common.call(inverse, n, rounds, target, delta, mechanism, s, t, k, hash_model)
 if e0 is None:
     st.info(f"No eps0 >= 0.01 meets total eps {target:g} after {rounds} rounds.")
 else:
