@@ -49,9 +49,6 @@ PROFILE_BIN_GAP = 1e-3
 # first pass of the binned path: the profile is differenced into a PLD, so its values
 # must vary smoothly in eps; 8 bins keep the gap far inside PROFILE_BIN_GAP
 PROFILE_MIN_BINS = 8
-# hash_model="random": pair-type evaluations per profile point beyond the first before the
-# any-hash value (proved under the model too) is used there (time: about 40 points a round)
-PROFILE_TYPE_BUDGET = 10
 # Profile samples across a round's support (the connect-the-dots points).
 DEFAULT_STEPS = 40
 # The composition grid is this many times finer than the samples of the narrowest round
@@ -106,9 +103,8 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
                                          bin_gap=PROFILE_BIN_GAP, min_bins=PROFILE_MIN_BINS,
                                          truncation=PROFILE_TRUNCATION)
         b = ev(law, eps)
-        if spec.hash_model == "random":  # the largest over pair types, at most the any-hash value
-            lo, up = _rb.random_blanket_delta(random_params, spec.n, eps, (b.lower, b.upper), ev,
-                                              PROFILE_TYPE_BUDGET)
+        if spec.hash_model == "random":  # the four-corner law, at most the any-hash value
+            lo, up = _rb.random_blanket_delta(random_params, spec.n, eps, (b.lower, b.upper), ev)
             b = _Value(lo, up)
         if b.upper > PROFILE_TARGET:
             return b.lower, b.upper

@@ -32,26 +32,49 @@ BBGN19's bound then reads ``delta(eps) <= E[(sum_{i <= M} L_i)_+] / (gamma n)``,
 ``M ~ Bin(n, gamma)``, i.e. the count law of :mod:`accountant.engines.blanket` with the
 atoms of ``Z`` and a null category of mass ``1 - gamma``.
 
-The law the engine evaluates (a relaxation, proved)
---------------------------------------------------
-``Z`` has up to ``(s + 1)^2`` atoms; the engine takes a symmetric pair and one third atom.
-Every atom ``(a, b)`` with ``1 <= a, b <= E``, ``a >= b`` is *exactly* the mean of
+The law the engine evaluates: the four-corner law (a relaxation, proved; exact for OLH)
+--------------------------------------------------------------------------------------
+``Z`` has up to ``(s + 1)^2`` atoms, all in the square ``[1, E]^2`` (``1 <= r(m) <= E``).
+Every point ``(a, b)`` of the square is *exactly* the mean of its four corners with weights
 
-    ``(E, 1)`` w.p. ``lambda = (a - b)/(E - 1)`` and the diagonal point ``(c, c)``,
-    ``c = (b E - a)/(E - 1 - a + b) >= 1``, w.p. ``1 - lambda``
+    ``(E, 1)``: ``(a - b)_+/(E - 1)``,   ``(1, E)``: ``(b - a)_+/(E - 1)``,
+    ``(E, E)``: ``(min(a, b) - 1)/(E - 1)``,   ``(1, 1)``: ``(E - max(a, b))/(E - 1)``
 
-(and mirrored for ``a < b``).  Replacing each atom by that two-point law is a balayage:
-for every ``u``, ``v = a - u b`` keeps its mean, so the per-message law increases in the
-convex order.  A diagonal point ``(c, c)``, ``c >= 1``, has ``v = c (1 - u) <= 1 - u``
-for ``u >= 1``: moving it to ``(1, 1)`` increases ``v`` pointwise (increasing convex
-order).  The result has atoms ``(E, 1)``, ``(1, E)`` with weight
-``lambda_bar = E[(a - b)_+]/(E - 1) = TV(R(x1), R(x1'))/(gamma (E - 1))`` each and ``(1, 1)``
-with weight ``1 - 2 lambda_bar``: the *clean* Collision law with the total variation of the
-random-hash mechanism in place of the worst hash's ``s (E - 1)/Omega``.  The increasing
-convex order is kept by independent sums and by the mixture over ``M``, and ``(.)_+`` is
-increasing and convex, so the blanket bound of this law is >= that of ``Z``: a **proved
-upper bound** under the model, not the exact blanket of ``Z`` (the diagonal atoms
-``c > 1``, which only lower ``L``, are moved up to ``1``).
+(non-negative, summing to ``(|a - b| + min - max + E - 1)/(E - 1) = 1``; first coordinate,
+``a >= b``: ``(E (a - b) + E (b - 1) + E - a)/(E - 1) = a``, ``a < b``:
+``((b - a) + E (a - 1) + E - b)/(E - 1) = a``; the second likewise).  For every ``u``,
+``v = a - u b`` is linear in the point, so replacing each atom of ``Z`` by its four-point
+law keeps the mean of ``v`` and spreads it: a balayage, an increase of the per-message law
+of ``L`` in the convex order.  The convex order is kept by independent sums and by the
+mixture over the blanket count, and ``(.)_+`` is convex, so the blanket bound of the
+corner law is >= that of ``Z``: a **proved upper bound** under the model.  Mixed over
+``Z``, the corner law (per blanket draw; times ``gamma = t/Omega`` in the count law, the
+null category having ``1 - gamma``) has the weights
+
+* ``(E, 1)`` and ``(1, E)``: ``lambda = E[(a - b)_+]/(E - 1) = E[(b - a)_+]/(E - 1)``
+  (equal because ``E[a] = E[b]``: given any ``H``, ``E[f_x(z)] = (m E + (t - m) r(m))/t
+  = Omega/t``), i.e. ``TV(R(x1), R(x1'))/(gamma (E - 1))`` (below);
+* ``(E, E)``: ``mu = E[min(a, b) - 1]/(E - 1) = (Omega/t - 1)/(E - 1) - lambda = s/t - lambda``
+  (``E[min] = E[a] - E[(a - b)_+]``);
+* ``(1, 1)``: ``nu = E[E - max(a, b)]/(E - 1) = 1 - s/t - lambda``.
+
+So ``lambda <= min(s/t, 1 - s/t)``; at ``lambda = s/t`` (``t >= 2s``) or ``1 - s/t``
+(``t < 2s``) it is the any-hash law.  The engine's law is
+:class:`~accountant.engines.blanket.law.CornerBlanket` (its nested path,
+:mod:`accountant.engines.blanket.oue`).  The three-atom law used before (``(E, E)`` mass
+moved to ``(1, 1)``: ``E (1 - u) <= 1 - u``, a pointwise increase) dominates the corner
+law, so the corner law's bound is never above it.
+
+*Monotone in lambda.*  Raising ``lambda`` by ``d`` (``mu`` and ``nu`` down by ``d``) moves
+``d`` of ``(E, E)`` mass and ``d`` of ``(1, 1)`` mass onto ``(E, 1)`` and ``(1, E)``: the
+same total mean ``(E + 1)(1 - u) d`` and the new values ``E - u >= max(E (1 - u), 1 - u)``,
+``1 - uE <= min(E (1 - u), 1 - u)`` enclose the old ones, so (two two-point laws with one
+mean, the second's support enclosing the first's) it is a convex-order increase.  The bound
+of the corner law is therefore non-decreasing in ``lambda``.
+
+*Exact for OLH.*  ``s = 1``: ``r(1) = E - (t - 1)(E - 1)/(t - 1) = 1``, so every atom of
+``Z`` is a corner and the corner law *is* the random-hash blanket law:
+``lambda = (1 - 1/g)/g``, ``mu = 1/g^2`` (both values hash to ``z``), ``nu = 1 - 1/g - lambda``.
 
 The total variation has a closed form per hash (no cancellation):
 ``lambda = ((t - s)/t) E[g]`` with
@@ -90,24 +113,31 @@ and ``D``, ``r + 1`` for the last sum and a few more, below ``12 s + 20`` in all
 relative error is below ``gamma_{12 s + 20} <= (16 s + 64) 2^-52``; products below the
 normal range add an absolute error, covered by ``_ABS_ERROR``.
 
-*Rounding.*  ``E[g]`` is a sum of products of non-negative floats, computed with relative
-error below :func:`_rel_error`; with ``lambda in [lo, hi]`` the law uses weight ``hi``
-and moves its diagonal atom to ``c = 1 - (hi - lo)(E - 1)/(1 - 2 hi)`` (and a little
-lower): the law with weight ``lambda`` is a balayage of that one (move ``2 (hi - lambda)``
-of the ``(1, 1)`` mass to the pair's midpoint ``((E + 1)/2)(1, 1)`` and lower the rest of
-the diagonal to keep the mean), so the rounded law still dominates.  ``p3`` is rounded
-down (diagonal mass to the null atom: ``v = 1 - u <= 0`` raised to ``0``).
+*Rounding of the law* (:func:`random_corner_law`).  With ``lambda in [lo, hi]`` (hi clamped
+to ``min(s/t, 1 - s/t)``, lo to hi) and ``gamma`` in ``[gl, gh]`` (the float quotient with
+a relative margin ``2^-48``), exact rational arithmetic on these floats gives
+``q10 = gh hi`` rounded up, ``dmax = q10 - gl lo`` (>= ``q10 - gamma lambda =: d >= 0``),
+``q11 = gl (s/t - hi) - dmax`` and ``q00 = gl (1 - s/t - hi) - dmax``, both rounded down.
+The true count law reaches the rounded one by increases only: move ``d`` of its ``(E, E)``
+mass ``gamma mu >= q11 + dmax`` and ``d`` of its ``(1, 1)`` mass ``gamma nu >= q00 + dmax``
+to the pair (the balayage of *Monotone in lambda*), then the excess ``(E, E)`` mass to
+``(1, 1)`` (``E (1 - u) <= 1 - u``) and the excess ``(1, 1)`` mass to the null atom
+(``1 - u <= 0``): pointwise increases.  (The pair's mass is never raised by taking mass from
+the null atom alone: that is not a convex-order increase.)  When ``q11 <= 0`` or
+``q00 <= 0`` (no room for the rounding), the any-hash law is used, proved for every hash.
 
 *Which pair.*  Under the model the law depends on the pair only through ``r``
-(``0 <= r <= s - 1``); nothing here proves the bound monotone in ``r`` (the weights are
-decreasing in ``r`` in every case computed, but the blanket of the relaxed law is not
-proved monotone in its weight), so the reported delta is the largest over all ``r``
-(:mod:`accountant.bounds.random_blanket`: a branch and bound over groups of types).
-``s`` is limited to ``RANDOM_HASH_MAX_S`` (``accountant.core.limits``).
+(``0 <= r <= s - 1``).  By *Monotone in lambda* the worst type is the one with the largest
+weight: with ``r*`` the type of the largest ``hi`` (``[lo*, hi*]`` its enclosure), every
+``lambda(r) <= hi*`` is either ``<= lambda(r*)`` (dominated by the ``r*`` law) or in
+``[lo*, hi*]``, and the law rounded from ``[lo*, hi*]`` dominates every corner law with
+weight in that interval: one law, no search over the types
+(:func:`collision_corner_law`).  ``s`` is limited to ``RANDOM_HASH_MAX_S``
+(``accountant.core.limits``): the weights cost ``O(s^3)``.
 
 OLH: Collision with ``s = 1`` and ``t = g``; ``r = 0``, ``m1 = m2 = 1``, ``k = 1`` w.p.
 ``1/g`` (the two values collide and the reports have the same law), so
-``lambda = (1 - 1/g)/g`` exactly.
+``lambda = (1 - 1/g)/g`` exactly, and the corner law is the exact random-hash blanket law.
 
 CoCo is not covered: its hash is a pair ``(H1, H2)`` and inputs may share a coordinate
 with opposite signs (same bucket pair, roles swapped); its random-hash law is not derived
@@ -121,7 +151,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from accountant.engines.blanket.law import CountLaw
+from accountant.engines.blanket.law import CornerBlanket, CountLaw
 
 HASH_MODELS = ("any", "random")
 ASSUMPTION = {"any": "every hash family",
@@ -224,13 +254,6 @@ def collision_random_weight_exact(s: int, t: int, r: int) -> Fraction:
     return Fraction(t - s, t) * Eg
 
 
-def _rel_error(s: int) -> float:
-    """Relative error bound of :func:`collision_image_law`'s float sums (the reference):
-    each state is a sum of products of at most ``4 s`` factors, each with relative error
-    <= 2^-53; a sum over the law has at most ``(s + 1)^3`` terms."""
-    return (8.0 * s + (s + 1) ** 3 + 64.0) * 2.0 ** -52
-
-
 def _rel_error_weights(s: int) -> float:
     """Relative error bound of :func:`collision_random_weights` (module docstring, *Rounding
     of the weight*): every quantity is a sum of products of non-negative floats whose
@@ -244,7 +267,7 @@ def _rel_error_weights(s: int) -> float:
 _ABS_ERROR = 2.0 ** -1020
 
 # largest s for which hash_model="random" is computed: the weights cost O(s^3) float
-# operations and the accountant one certified blanket evaluation per pair type (s of them);
+# operations (one law then serves every pair type);
 # kept in accountant.core.limits (RANDOM_HASH_MAX_S), re-exported here
 from accountant.core.limits import RANDOM_HASH_MAX_S  # noqa: E402
 
@@ -259,7 +282,7 @@ def collision_random_weights(s: int, t: int) -> tuple[tuple[float, float], ...]:
     s, t, _ = _check_st_r(s, t, 0)
     if s > RANDOM_HASH_MAX_S:
         raise ValueError(f"s must be <= {RANDOM_HASH_MAX_S} with hash_model 'random' "
-                         f"(the random-hash weights cost O(s^3) and one blanket per pair type), got s={s}")
+                         f"(the random-hash weights cost O(s^3)), got s={s}")
     if s == 1:
         lam = (1.0 - 1.0 / t) / t
         return ((lam * (1.0 - 4.0 * 2.0 ** -52), lam * (1.0 + 4.0 * 2.0 ** -52)),)
@@ -305,28 +328,53 @@ def collision_random_weight(s: int, t: int, r: int) -> tuple[float, float]:
     return collision_random_weights(s, t)[r]
 
 
-def random_count_law(eps0: float, s: int, t: int, lo: float, hi: float) -> CountLaw:
-    """The engine's count law for a weight ``lambda in [lo, hi]`` (module docstring):
-    ``p12 = gamma hi`` (rounded up), ``p3 = gamma (1 - 2 hi)`` (rounded down),
-    ``a = (E, 1, c)``, ``b = (1, E, c)`` with ``c = 1 - (hi - lo)(E - 1)/(1 - 2 hi)`` less a
-    margin for the rounding of ``p12``; ``gamma = t / Omega``."""
-    if not (0.0 < lo <= hi < 0.5):
-        raise ValueError(f"need 0 < lo <= hi < 1/2, got lo={lo!r}, hi={hi!r}")
+def _down(x: Fraction) -> float:
+    f = float(x)
+    return f if Fraction(f) <= x else math.nextafter(f, -math.inf)
+
+
+def _up(x: Fraction) -> float:
+    f = float(x)
+    return f if Fraction(f) >= x else math.nextafter(f, math.inf)
+
+
+# relative margin on gamma = t/(s E + t - s) in float (exp within 1 ulp, three roundings)
+_GAMMA_REL = Fraction(1, 2**48)
+
+
+def random_corner_law(eps0: float, s: int, t: int, lo: float, hi: float) -> "CornerBlanket | CountLaw":
+    """The count law dominating every corner law with weight ``lambda in [lo, hi]`` (module
+    docstring, *Rounding of the law*): a :class:`CornerBlanket` with ``p10 >= gamma hi``,
+    ``p11 <= gamma (s/t - hi) - dmax``, ``p00 <= gamma (1 - s/t - hi) - dmax``,
+    ``dmax >= p10 - gamma lo``; the any-hash law when the rounding leaves no room."""
+    s, t, _ = _check_st_r(s, t, 0)
+    for name, v in (("lo", lo), ("hi", hi)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+    if lo > hi:
+        raise ValueError(f"need lo <= hi, got lo={lo!r}, hi={hi!r}")
+    any_hash = CountLaw.collision_blanket(eps0, s, t)  # validates eps0
     E = math.exp(eps0)
-    gamma = t / (s * E + t - s)
-    p12 = math.nextafter(math.nextafter(gamma * hi, math.inf), math.inf)
-    p3 = max(math.nextafter(math.nextafter(gamma * (1.0 - 2.0 * hi), 0.0), 0.0) * (1.0 - 1e-15), 0.0)
-    # p12 / gamma may exceed hi by a few ulps: widen the interval by 1e-15 relative
-    c = 1.0 - ((hi - lo) + 1e-15 * hi) * (E - 1.0) / (1.0 - 2.0 * hi) * 1.0000001
-    return CountLaw(p12, p3, (E, 1.0, c), (1.0, E, c))
+    g = Fraction(t / (s * E + t - s))
+    gl, gh = g * (1 - _GAMMA_REL), g * (1 + _GAMMA_REL)
+    st = Fraction(s, t)
+    H = min(Fraction(hi), st, 1 - st)   # lambda <= min(s/t, 1 - s/t): mu, nu >= 0
+    L = min(Fraction(lo), H)
+    if H == 0:
+        return any_hash
+    q10 = _up(gh * H)
+    dmax = Fraction(q10) - gl * L
+    q11 = gl * (st - H) - dmax
+    q00 = gl * (1 - st - H) - dmax
+    if q11 <= 0 or q00 <= 0:
+        return any_hash
+    return CornerBlanket(eps0, p10=q10, p00=_down(q00), p11=_down(q11))
 
 
-def collision_random_laws(eps0: float, s: int, t: int) -> list[tuple[tuple, CountLaw]]:
-    """One count law per distinct weight over the pairs ``r = 0..s-1`` (largest weight
-    first), each with the tuple of ``r`` it covers; the bound is the largest delta."""
-    groups: dict = {}
-    for r, (lo, hi) in enumerate(collision_random_weights(s, t)):
-        groups.setdefault((lo, hi), []).append(r)
-    out = [(tuple(rs), random_count_law(eps0, s, t, lo, hi)) for (lo, hi), rs in groups.items()]
-    out.sort(key=lambda z: -z[1].p12)
-    return out
+def collision_corner_law(eps0: float, s: int, t: int) -> tuple[int, "CornerBlanket | CountLaw"]:
+    """``(r*, law)``: the pair type with the largest weight (largest ``hi``) and the law of
+    :func:`random_corner_law` for its ``[lo, hi]``, which dominates the corner law of every
+    type (module docstring, *Which pair*)."""
+    w = collision_random_weights(s, t)
+    r = max(range(len(w)), key=lambda i: (w[i][1], -i))
+    return r, random_corner_law(eps0, s, t, *w[r])

@@ -32,6 +32,9 @@ Instances (E = e^eps0, Omega = s E + t - s):
 * OUE: four atoms (:class:`OueBlanket`), evaluated by :mod:`accountant.engines.blanket.oue`
   on the same sums (its docstring has the reduction); :func:`oue_blanket` is the older
   three-atom relaxation (an upper bound of it), kept for comparison.
+* Any four-atom law on the corners (E, 1), (1, E), (1, 1), (E, E) of [1, E]^2
+  (:class:`CornerBlanket`, e.g. the law dominating Collision's random-hash blanket) on the
+  same module's nested path.
 
 Evaluation.  Condition on m = N1 + N2 ~ Bin(n, 2 p12) and N3 = j; then
 N1 ~ Bin(m, 1/2) and N3 ~ Bin(n - m, p'), p' = p3 / (1 - 2 p12), independently.  With
@@ -69,6 +72,7 @@ A relative float margin ``FLOAT_REL_ERROR``
 (checked against a 50-digit mpmath evaluation in the tests) is added / subtracted.
 """
 from accountant.engines.blanket.law import (  # noqa: F401
+    CornerBlanket,
     CountLaw,
     OueBlanket,
     blanket_law,
@@ -101,6 +105,7 @@ from accountant.engines.blanket.engine import (  # noqa: F401
 __all__ = [
     'BIN_GAP',
     'BlanketEpsilon',
+    'CornerBlanket',
     'CountLaw',
     'OueBlanket',
     'EXACT_MAX_TERMS',

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Optional
 import numpy as np
 from accountant.engines.search import epsilon_for_delta
-from accountant.engines.blanket.law import CountLaw, OueBlanket
-from accountant.engines.blanket.oue import oue_positive_part
+from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
+from accountant.engines.blanket.oue import corner_positive_part
 from accountant.engines.blanket.window import PositivePart, _TILT_FROM, _windows, approx_epsilon, run_truncated
 from accountant.engines.blanket.sums import _Terms, _binned, _exact, _mp_exact
 
@@ -36,7 +36,8 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
 
     Parameters
     ----------
-    law : the count law and coefficients (see module docstring).
+    law : the count law and coefficients (see module docstring), or a four-atom
+        :class:`OueBlanket` / :class:`CornerBlanket`.
     n : number of users, integer >= 1.
     eps : eps >= 0.
     target_delta : if given, the windows leave out at most TRUNCATION of it;
@@ -65,9 +66,10 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
     if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
-    if method not in ("auto", "exact", "binned", "mpmath") + (("nested",) if isinstance(law, OueBlanket) else ()):
-        raise ValueError(f"method must be 'auto', 'exact', 'binned' or 'mpmath' ('nested' too for OUE), "
-                         f"got {method!r}")
+    four = isinstance(law, (OueBlanket, CornerBlanket))
+    if method not in ("auto", "exact", "binned", "mpmath") + (("nested",) if four else ()):
+        raise ValueError(f"method must be 'auto', 'exact', 'binned' or 'mpmath' ('nested' too for OUE and "
+                         f"CornerBlanket), got {method!r}")
     if target_delta is not None and not (0.0 < target_delta < 1.0):
         raise ValueError(f"target_delta must lie in (0, 1), got {target_delta!r}")
     if not (isinstance(bin_gap, (int, float)) and 0.0 < bin_gap < 1.0):
@@ -79,8 +81,12 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         raise ValueError(f"min_bins must be an integer in [1, {MAX_BINS}], got {min_bins!r}")
     n = int(n)
     eps = float(eps)
-    if isinstance(law, OueBlanket):  # the exact four-atom law (accountant.engines.blanket.oue)
-        return oue_positive_part(law, n, eps, target_delta=target_delta, method=method, digits=digits,
+    if isinstance(law, CornerBlanket) and law.count_law() is not None:  # a corner has no mass
+        return positive_part(law.count_law(), n, eps, target_delta=target_delta,
+                             method="auto" if method == "nested" else method, digits=digits,
+                             bin_gap=bin_gap, min_bins=min_bins, truncation=truncation)
+    if four:  # four atoms (accountant.engines.blanket.oue)
+        return corner_positive_part(law, n, eps, target_delta=target_delta, method=method, digits=digits,
                                  bin_gap=bin_gap, min_bins=min_bins, truncation=truncation,
                                  max_bins=MAX_BINS, max_cells=MAX_BINNED_CELLS,
                                  exact_max_terms=EXACT_MAX_TERMS)

@@ -187,6 +187,91 @@ class OueBlanket:
         p = (0.5 / (E + 1.0), 0.5 / (E + 1.0), 0.5 * E / (E + 1.0), 0.5 / (E * (E + 1.0)))
         return p, (E - u, 1.0 - u * E, 1.0 - u, E * (1.0 - u))
 
+    def nested(self) -> tuple[float, float, float]:
+        """(P[(1,0)], P[(0,0)] + P[(1,1)], P[(1,1) | (0,0) or (1,1)]) in closed form: the
+        weights of the nested path (:mod:`accountant.engines.blanket.oue`)."""
+        E = self.E
+        return 0.5 / (E + 1.0), 0.5 * (E * E + 1.0) / (E * (E + 1.0)), 1.0 / (E * E + 1.0)
+
+
+@dataclass(frozen=True)
+class CornerBlanket:
+    r"""A blanket law on the four corners of ``[1, E]^2`` with given weights.
+
+    Each of the n users is, independently, a draw whose pair ``(a, b)`` of likelihood ratios
+    is ``(E, 1)`` w.p. ``p10``, ``(1, E)`` w.p. ``p10``, ``(1, 1)`` w.p. ``p00``, ``(E, E)``
+    w.p. ``p11``, or null (value 0) w.p. ``1 - 2 p10 - p00 - p11 > 0``; the atom's value at
+    ``u = e^eps`` is ``a - u b``: ``E - u``, ``1 - uE``, ``1 - u``, ``E (1 - u)``, the
+    values of :class:`OueBlanket` (OUE's law is the instance ``p10 = 1/(2(E+1))``,
+    ``p00 = E/(2(E+1))``, ``p11 = 1/(2E(E+1))``), and delta(eps) = E[(sum)_+] / n.  The
+    random-hash blanket of Collision / OLH is dominated by such a law
+    (:mod:`accountant.bounds.laws.random_hash`).  Evaluated by the nested path of
+    :mod:`accountant.engines.blanket.oue` (dispatched from
+    :func:`accountant.engines.blanket.engine.positive_part`); with ``p00 = 0`` or
+    ``p11 = 0`` it is a three-atom :class:`CountLaw` (:meth:`count_law`).
+    """
+
+    eps0: float
+    p10: float
+    p00: float
+    p11: float
+
+    def __post_init__(self) -> None:
+        e = self.eps0
+        if not (isinstance(e, (int, float, np.floating)) and not isinstance(e, bool)
+                and math.isfinite(e) and e > 0):
+            raise ValueError(f"eps0 must be a finite number > 0, got {e!r}")
+        object.__setattr__(self, "eps0", float(e))
+        for name in ("p10", "p00", "p11"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
+            object.__setattr__(self, name, float(v))
+        if not 0.0 < self.p10 <= 0.5:
+            raise ValueError(f"p10 must lie in (0, 1/2], got {self.p10!r}")
+        for name in ("p00", "p11"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+        if math.fsum((self.p10, self.p10, self.p00, self.p11)) >= 1.0:
+            raise ValueError(f"the null mass 1 - 2 p10 - p00 - p11 must be > 0, got p10={self.p10!r}, "
+                             f"p00={self.p00!r}, p11={self.p11!r}")
+
+    @property
+    def E(self) -> float:
+        """e^eps0."""
+        return math.exp(self.eps0)
+
+    @property
+    def gamma(self) -> float:
+        """Mass of the four atoms, 2 p10 + p00 + p11 (the null category has the rest)."""
+        return math.fsum((self.p10, self.p10, self.p00, self.p11))
+
+    @property
+    def eps_max(self) -> float:
+        """eps0: from there on every atom is <= 0 (delta = 0)."""
+        return self.eps0
+
+    def atoms(self, eps: float) -> tuple[tuple, tuple]:
+        """(probabilities, values) of the atoms (1,0), (0,1), (0,0), (1,1) at eps (the null
+        category has value 0 and is left out)."""
+        E, u = self.E, math.exp(eps)
+        return (self.p10, self.p10, self.p00, self.p11), (E - u, 1.0 - u * E, 1.0 - u, E * (1.0 - u))
+
+    def nested(self) -> tuple[float, float, float]:
+        """(p10, p00 + p11, p11 / (p00 + p11)): the weights of the nested path."""
+        p3 = self.p00 + self.p11
+        return self.p10, p3, (self.p11 / p3 if p3 > 0.0 else 0.0)
+
+    def count_law(self) -> "CountLaw | None":
+        """The same law as a three-atom :class:`CountLaw` when ``p00 = 0`` or ``p11 = 0``
+        (atom ``(1, 1)`` or ``(E, E)`` absent), else None."""
+        E = self.E
+        if self.p11 == 0.0:
+            return CountLaw(self.p10, self.p00, (E, 1.0, 1.0), (1.0, E, 1.0))
+        if self.p00 == 0.0:
+            return CountLaw(self.p10, self.p11, (E, 1.0, E), (1.0, E, E))
+        return None
+
 
 def blanket_law(params) -> "CountLaw | OueBlanket":
     """The blanket count law of a mechanism's parameters: k-RR / RR (``params.k``), OUE

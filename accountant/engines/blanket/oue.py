@@ -88,7 +88,7 @@ import numpy as np
 from scipy import special
 from accountant.engines.binomial import binom_logpmf
 from accountant.engines.saddle import mgf_minimiser
-from accountant.engines.blanket.law import CountLaw, OueBlanket
+from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
 from accountant.engines.blanket.window import PositivePart, _window, run_truncated, windows_crude_or_tilted
 from accountant.engines.blanket.sums import _Terms, _binned, _exact
 
@@ -197,17 +197,46 @@ def oue_windows(law: OueBlanket, n: int, eps: float, allowed: float, cats=_DIREC
     return windows_crude_or_tilted(n, pm, pj, vmax, allowed, lambda: _log_z(law, eps, cats))
 
 
-def _nested_laws(law: OueBlanket) -> tuple[_Shape, CountLaw, CountLaw, float]:
+def _nested_laws(law) -> tuple[_Shape, CountLaw, CountLaw, float]:
     """(shape of (m, t), the inner law a = (E, 1, 1), b = (1, E, 1), the Jensen law with
-    a_3 = b_3 = kappa = 1 + (E-1) pi, pi = P[(1,1) | (0,0) or (1,1)] = 1/(E^2 + 1))."""
+    a_3 = b_3 = kappa = 1 + (E-1) pi), from the law's weights ``law.nested()`` = (P[(1,0)],
+    p3 = P[(0,0)] + P[(1,1)], pi = P[(1,1)] / p3) (OUE: pi = 1/(E^2 + 1))."""
     E = law.E
-    p12 = 0.5 / (E + 1.0)
-    p3 = 0.5 * (E * E + 1.0) / (E * (E + 1.0))  # P[(0,0)] + P[(1,1)]
-    pi = 1.0 / (E * E + 1.0)
+    p12, p3, pi = law.nested()
     kappa = 1.0 + (E - 1.0) * pi
     shape = _Shape(p12, min(p3 / (1.0 - 2.0 * p12), 1.0))
     return (shape, CountLaw(p12, p3, (E, 1.0, 1.0), (1.0, E, 1.0)),
             CountLaw(p12, p3, (E, 1.0, kappa), (1.0, E, kappa)), pi)
+
+
+def _nested_exact(law, n: int, eps: float, mw, tw) -> tuple[float, float]:
+    """F and the Newton weight summed over every (m, t) of the nested windows and every
+    l = 0..t (no relaxation, no bins): the small-window path of the nested grouping."""
+    shape, inner, _, pi = _nested_laws(law)
+    terms = _Terms(inner, eps)
+    d = law.E - 1.0
+    m = np.arange(mw[0], mw[1] + 1, dtype=np.int64)
+    logPm = binom_logpmf(m.astype(np.float64), float(n), 2.0 * shape.p12)
+    Np = (n - m).astype(np.float64)
+    F = Qs = 0.0
+    for t in range(tw[0], tw[1] + 1):
+        lw = logPm + binom_logpmf(float(t), Np, shape.p_prime)
+        keep = lw > -745.0
+        if not np.any(keep):
+            continue
+        l = np.arange(t + 1, dtype=np.float64)
+        ll = binom_logpmf(l, float(t), pi)
+        w = np.exp(lw[keep][:, None] + ll[None, :])
+        mm = np.repeat(m[keep], t + 1)
+        y = np.tile(t + d * l, int(np.count_nonzero(keep)))
+        g, _, q = terms.row(mm, y)
+        F += float(np.sum(w.ravel() * g))
+        Qs += float(np.sum(w.ravel() * q))
+    return F, Qs
+
+
+# the corner law's nested windows are summed exactly (every (m, t, l)) up to this many cells
+CORNER_EXACT_MAX_CELLS = 2 * 10**5
 
 
 class _NestedUpper:
@@ -361,39 +390,63 @@ def _refine(evaluate, G: int, ref_of, bin_gap: float, max_bins: int, cap: int, n
         G = int(min(max_bins, cap, max(2 * G, math.ceil(1.3 * G * math.sqrt(ratio)))))
 
 
-def oue_positive_part(law: OueBlanket, n: int, eps: float, *, target_delta: Optional[float],
-                      method: str, digits: int, bin_gap: float, min_bins: Optional[int],
-                      truncation: float, max_bins: int, max_cells: int,
-                      exact_max_terms: int) -> PositivePart:
-    """delta(eps) of :class:`OueBlanket` with certified ends; called (arguments validated) by
-    :func:`accountant.engines.blanket.engine.positive_part` with its constants.
+def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[float],
+                         method: str, digits: int, bin_gap: float, min_bins: Optional[int],
+                         truncation: float, max_bins: int, max_cells: int,
+                         exact_max_terms: int) -> PositivePart:
+    """delta(eps) of :class:`OueBlanket` or :class:`CornerBlanket` with certified ends; called
+    (arguments validated) by :func:`accountant.engines.blanket.engine.positive_part` with its
+    constants.
 
-    Paths: ``exact`` (every (m, j) of the direct windows), ``binned`` (direct, j = K2
+    Paths for OUE: ``exact`` (every (m, j) of the direct windows), ``binned`` (direct, j = K2
     binned), ``nested`` (m = #(1,0) + #(0,1), t = #(0,0) + #(1,1) binned, l = #(1,1) | t
     chords inside, lower end from the Jensen law), ``mpmath``; ``auto`` picks exact, then
-    binned while its window holds at most DIRECT_MAX_CELLS pairs, then nested.
+    binned while its window holds at most DIRECT_MAX_CELLS pairs, then nested.  A
+    :class:`CornerBlanket` has no product structure (the direct path is OUE's): it always
+    takes the nested grouping, summed exactly over every (m, t, l) of the windows when they
+    hold at most ``CORNER_EXACT_MAX_CELLS`` cells (``auto``, ``exact``), binned otherwise
+    (``auto``, ``binned``, ``nested``); ``mpmath`` is OUE's only.
     """
+    corner = isinstance(law, CornerBlanket)
+    if corner and method == "mpmath":
+        raise ValueError("method must be 'auto', 'exact', 'binned' or 'nested' for a CornerBlanket, got 'mpmath'")
     if eps >= law.eps_max:
         return PositivePart(eps, 0.0, 0.0, 0.0, 0.0, 0.0, method, 0)
-    shape = _shape(law)
-    terms = _OueTerms(law, n, eps)
-    vmax = law.E - terms.u
+    u = math.exp(eps)
+    if not corner:
+        shape = _shape(law)
+        terms = _OueTerms(law, n, eps)
+    vmax = law.E - u
     margin = FLOAT_REL_ERROR_OUE * max(1.0, math.sqrt(n) / 1e3)
 
     def ref_of(up: float) -> float:
         return max(up, n * target_delta if target_delta is not None else 0.0, 1e-300)
 
     def run(allowed: float) -> PositivePart:
-        (m_lo, m_hi), (j_lo, j_hi), trunc = oue_windows(law, n, eps, allowed)
-        mw, jw = (m_lo, m_hi), (j_lo, j_hi)
-        nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
         meth = method
-        if meth == "auto":
-            # the nested path's Jensen lower end is loose (and the search's Newton steps poor)
-            # while the direct j-window is short (large eps0, small n); there the direct
-            # bins are few anyway
-            meth = "exact" if nm * nj <= exact_max_terms else (
-                "binned" if nm * nj <= DIRECT_MAX_CELLS or nj <= DIRECT_MAX_J else "nested")
+        if corner:
+            (m_lo, m_hi), (j_lo, j_hi), trunc = oue_windows(law, n, eps, allowed, _NESTED)
+            mw, jw = (m_lo, m_hi), (j_lo, j_hi)
+            cells = (m_hi - m_lo + 1) * (j_hi - j_lo + 1) * (j_hi + 1)
+            if meth in ("auto", "exact"):
+                meth = "exact" if (cells <= CORNER_EXACT_MAX_CELLS or meth == "exact") else "nested"
+            else:
+                meth = "nested"
+            if meth == "exact":
+                lo_F, Qs = _nested_exact(law, n, eps, mw, jw)
+                lower = max(lo_F / n * (1.0 - margin), 0.0)
+                upper_d = lo_F / n * (1.0 + margin) + trunc
+                return PositivePart(eps, lo_F / n, lower, upper_d, -u * Qs / n, trunc, meth, 0)
+        else:
+            (m_lo, m_hi), (j_lo, j_hi), trunc = oue_windows(law, n, eps, allowed)
+            mw, jw = (m_lo, m_hi), (j_lo, j_hi)
+            nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
+            if meth == "auto":
+                # the nested path's Jensen lower end is loose (and the search's Newton steps poor)
+                # while the direct j-window is short (large eps0, small n); there the direct
+                # bins are few anyway
+                meth = "exact" if nm * nj <= exact_max_terms else (
+                    "binned" if nm * nj <= DIRECT_MAX_CELLS or nj <= DIRECT_MAX_J else "nested")
         bins = 0
         if meth == "exact":
             lo_F, Qs = _exact(shape, n, terms, mw, jw)
@@ -404,13 +457,15 @@ def oue_positive_part(law: OueBlanket, n: int, eps: float, *, target_delta: Opti
             Qs = 0.0
             mg = 10.0 ** (-digits + 2)
         elif meth == "binned":
+            nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
             G = min_bins if min_bins is not None else 8
             lo_F, up_F, Qs, bins = _refine(lambda g: _binned(shape, n, terms, mw, jw, g), G, ref_of,
                                            bin_gap, max_bins, max(1, max_cells // nm), nj)
             mg = margin
         else:
-            (m_lo, m_hi), (j_lo, j_hi), trunc = oue_windows(law, n, eps, allowed, _NESTED)
-            mw, jw = (m_lo, m_hi), (j_lo, j_hi)
+            if not corner:
+                (m_lo, m_hi), (j_lo, j_hi), trunc = oue_windows(law, n, eps, allowed, _NESTED)
+                mw, jw = (m_lo, m_hi), (j_lo, j_hi)
             nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
             nshape, inner, jensen, pi = _nested_laws(law)
             jterms = _Terms(jensen, eps)
@@ -438,7 +493,11 @@ def oue_positive_part(law: OueBlanket, n: int, eps: float, *, target_delta: Opti
             mg = margin
         lower = max(lo_F / n * (1.0 - mg), 0.0)
         upper_d = up_F / n * (1.0 + mg) + trunc
-        return PositivePart(eps, 0.5 * (lo_F + up_F) / n, lower, upper_d, -terms.u * Qs / n,
+        return PositivePart(eps, 0.5 * (lo_F + up_F) / n, lower, upper_d, -u * Qs / n,
                             trunc, meth, bins)
 
     return run_truncated(run, target_delta, truncation, vmax)
+
+
+# the name of the OUE-only days
+oue_positive_part = corner_positive_part

@@ -10,8 +10,8 @@ import accountant.engines.enumeration as en
 from accountant import make_params
 from accountant.bounds.laws.lower import lower_bound_delta
 from accountant.bounds.laws.random_hash import (
+    collision_corner_law,
     collision_image_law,
-    collision_random_laws,
     collision_random_weight,
     collision_random_weight_exact,
 )
@@ -102,10 +102,11 @@ def test_random_between_lower_and_any(mech, kw):
         assert "uniformly random function" in ur.reason
 
 
-def test_laws_cover_every_pair_type_and_refusals():
-    laws = collision_random_laws(2.0, 4, 36)
-    assert sorted(r for rs, _ in laws for r in rs) == [0, 1, 2, 3]
-    assert all(laws[i][1].p12 >= laws[i + 1][1].p12 for i in range(len(laws) - 1))
+def test_law_of_the_largest_weight_and_refusals():
+    r, law = collision_corner_law(2.0, 4, 36)
+    w = [collision_random_weight(4, 36, i) for i in range(4)]
+    assert r == 0 and all(w[0][1] >= x[1] for x in w)
+    assert law.p10 >= w[0][1] * 36 / (4 * np.exp(2.0) + 32)
     with pytest.raises(ValueError, match="hash_model 'random' is available for collision and olh only"):
         make_params("coco", 2.0, s=4, hash_model="random")
     with pytest.raises(ValueError, match="hash_model must be 'any' or 'random'"):
@@ -142,7 +143,7 @@ def test_closed_form_weights_enclose_the_full_law(s, t):
         lam = collision_random_weight_exact(s, t, r)
         assert Fraction(w[r][0]) <= lam <= Fraction(w[r][1])
         assert w[r][1] / float(lam) - 1 < 1e-12
-    # decreasing in r in these cases (not used by the bound: no proof)
+    # decreasing in r in these cases (not used by the bound: it takes the largest)
     assert all(w[r][1] > w[r + 1][1] for r in range(s - 1))
 
 
@@ -160,29 +161,12 @@ def test_weights_at_large_s_against_a_float_reference():
         assert abs(w[r][1] / ref - 1) < 1e-11
 
 
-def test_branch_and_bound_equals_every_type_alone():
-    # s = 12, eps0 = 1: the largest delta over the types, each alone, at several eps; the
-    # epsilon search's answer keeps every type at or below the target
-    from accountant.bounds.random_blanket import random_blanket_epsilon, random_blanket_laws
-    from accountant.engines.blanket.engine import blanket_exact_delta, positive_part
-
-    p = make_params("collision", 1.0, s=12, hash_model="random")
-    n = 2000
-    laws = random_blanket_laws(p)
-    assert sorted(rs[0] for rs, _ in laws) == list(range(12))
-    for e in (0.05, 0.2, 0.5):
-        every = max(blanket_exact_delta(law, n, e).upper for _, law in laws)
-        assert random_blanket_delta(p, n, e)[1] == every
-    eps, ach = random_blanket_epsilon(p, n, 1e-6, 1e-5)
-    assert ach <= 1e-6
-    assert all(positive_part(law, n, eps, target_delta=1e-6).upper <= 1e-6 for _, law in laws)
-
-
 def test_random_never_above_any_and_the_limit_of_s(capsys):
     from accountant.core.limits import RANDOM_HASH_MAX_S
     from accountant.interfaces.cli.main import main
 
-    # eps0 = 30: the types' weights barely differ; the any-hash bound (the ceiling) is reported
+    # eps0 = 30: the random-hash weight is s/t up to 1e-13; the corner law is then the
+    # any-hash law (no room for the rounding) and the any-hash bound (the ceiling) is reported
     for eps0, s in ((30.0, 64), (1.0, 64), (0.1, 8)):
         pa = make_params("collision", eps0, s=s)
         pr = make_params("collision", eps0, s=s, hash_model="random")
