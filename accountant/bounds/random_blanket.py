@@ -83,8 +83,11 @@ def random_blanket_result(params, n: int, delta: float, rtol: float, clamp, ceil
     """The ``blanket`` entry's result under the random-hash model; ``reason`` states the
     assumption.  ``ceiling``: the any-hash blanket's clamped (eps, achieved delta)."""
     eps, achieved = clamp(*random_blanket_epsilon(params, n, delta, rtol, ceiling), params.eps0)
-    which = ("blanket of the four-corner law dominating the random-hash law (a proved relaxation; "
-             "exact for OLH)")
+    if params.s == 1:  # OLH (and Collision with s = 1): the atoms are the four corners
+        which = "the exact blanket of the random-hash law: its atoms are the four corners (E or 1)^2"
+    else:
+        which = ("blanket of the four-corner law dominating the random-hash law: a proved relaxation, "
+                 "not the exact blanket")
     if ceiling is not None and ceiling[0] <= eps:
         eps, achieved = ceiling
         which = "the any-hash exact blanket, proved under the model too: not above the random-hash one"

@@ -117,7 +117,7 @@ def round_source(mechanism: str, hash_model: str = "any") -> str:
     if mechanism == "variation-ratio":
         return "clone (FMT21, ratio p, mixing 1/q)"
     if check_hash_model(hash_model, mechanism) == "random":
-        return ("min(blanket of the four-corner law dominating the random-hash law (a proved relaxation; "
+        return ("min(blanket of the four-corner law dominating the random-hash law (a proved relaxation, "
                 "exact for OLH), clone (FMT21)); "
                 f"assumption: {ASSUMPTION['random']}")
     return "min(exact blanket, clone (FMT21))"

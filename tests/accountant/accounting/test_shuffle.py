@@ -253,7 +253,7 @@ def test_headline_note_carries_what_the_winning_bound_says():
     rand = ShuffleAccountant(make_params("collision", 1.0, s=4, hash_model="random"), 10**4).epsilon_result(1e-6)
     assert plain.bound == "blanket" and plain.note is None
     assert rand.bound == "blanket" and "uniformly random function" in rand.note
-    assert "not the exact blanket" in rand.note
+    assert "not the exact blanket" in rand.note and "four-corner law" in rand.note
     assert rand.epsilon <= plain.epsilon
 
 

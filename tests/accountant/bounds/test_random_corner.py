@@ -286,6 +286,8 @@ def test_point_of_the_issue():
     assert 3.54e-7 <= lo <= up <= 3.56e-7
     r = compute_params_bound("blanket", p, 10_000, 1e-6)
     assert 0.02857 <= r.epsilon <= 0.028574
-    assert "four-corner law" in r.reason and "exact for OLH" in r.reason
+    assert "four-corner law" in r.reason and "not the exact blanket" in r.reason
+    olh = compute_params_bound("blanket", make_params("olh", 1.0, k=16, hash_model="random"), 10_000, 1e-6)
+    assert "exact blanket of the random-hash law" in olh.reason
     assert compute_params_bound("lower", p, 10_000, 1e-6).epsilon <= r.epsilon
     assert Fraction(r.epsilon) < Fraction(0.030832)
