@@ -119,7 +119,7 @@ def test_rounds_hash_model_random():
     assert metric(at, "PLD eps (upper bound)") == appcommon.fmt(ref.epsilon, 4, "up")
     assert ref.epsilon <= anyref.epsilon
     assert f"Assumption: {ASSUMPTION['random']}" in text(at)
-    assert "blanket of the random-hash law" in text(at)  # the profile composed, named
+    assert "four-corner law dominating the random-hash law" in text(at)  # the profile composed, named
     # the minute-long search waits for its button
     assert [b for b in at.button if b.key == "search_inverse"]
     assert not [m for m in at.metric if m.label == "largest eps0 per round"]
