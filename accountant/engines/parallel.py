@@ -138,10 +138,10 @@ def map_processes(fn: Callable[[T], R], items: Iterable[T],
         return map_ordered(fn, items, progress)
     from concurrent.futures.process import BrokenProcessPool
 
-    try:  # starting the pool may fail (no /dev/shm, a process limit): threads then
+    try:  # starting the pool may fail (no /dev/shm or sem_open, a process limit): threads then
         pool = _get_pool(tuple(preload))
         futures = [pool.submit(fn, x) for x in items]
-    except (BrokenProcessPool, OSError):
+    except (BrokenProcessPool, OSError, ImportError):
         shutdown_processes()
         return map_ordered(fn, items, progress)
     try:

@@ -121,3 +121,13 @@ def test_compute_rows_same_rows_on_processes_and_threads():
     b = tables.compute_rows(points, bounds, 1e-4, processes=False)
     assert a == b
     assert all(r["lower_epsilon"] <= r["proved_epsilon"] for r in a)
+
+
+def test_map_processes_falls_back_to_threads_when_the_pool_cannot_start(monkeypatch):
+    def no_pool(preload):
+        raise OSError("no /dev/shm")
+
+    parallel.shutdown_processes()
+    monkeypatch.setattr(parallel, "_get_pool", no_pool)
+    out = parallel.map_processes(_square_or_fail, range(4))
+    assert [o[:2] for o in out] == [(0, False), (1, False), (4, False), (9, False)]
