@@ -30,7 +30,8 @@ Instances (E = e^eps0, Omega = s E + t - s):
 * Collision, s < t < 2s: j0 = 2s - t, p12 = (s - j0)/Omega, p3 = j0/Omega, a = (E, 1, E), b = (1, E, E);
 * k-ary randomized response: s = 1, t = k.
 * OUE: four atoms (:class:`OueBlanket`), evaluated by :mod:`accountant.engines.blanket.oue`
-  on the same sums (its docstring has the reduction); :func:`oue_blanket` is the older
+  on the same sums (its docstring has the reduction; its direct exact sum from per-m tail
+  tables is :mod:`accountant.engines.blanket.oue_table`); :func:`oue_blanket` is the older
   three-atom relaxation (an upper bound of it), kept for comparison.
 * Any four-atom law on the corners (E, 1), (1, E), (1, 1), (E, E) of [1, E]^2
   (:class:`CornerBlanket`, e.g. the law dominating Collision's random-hash blanket) on the

@@ -90,7 +90,8 @@ from accountant.engines.binomial import binom_logpmf
 from accountant.engines.saddle import mgf_minimiser
 from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
 from accountant.engines.blanket.window import PositivePart, _window, run_truncated, windows_crude_or_tilted
-from accountant.engines.blanket.sums import _Terms, _binned, _exact
+from accountant.engines.blanket.sums import _Terms, _binned
+from accountant.engines.blanket.oue_table import direct_table_sum
 
 FLOAT_REL_ERROR_OUE = 1e-8
 
@@ -105,6 +106,17 @@ class _Shape:
 
 def _shape(law: OueBlanket) -> _Shape:
     return _Shape(0.5 * (law.E - 1.0) / (2.0 * law.E), law.b)
+
+
+def excess_from_tail(M: np.ndarray, k: np.ndarray, c: np.ndarray, p: float, pmf_k: np.ndarray,
+                     T_k: np.ndarray) -> np.ndarray:
+    """E[(K - c)_+] = k q P[K = k] + (M p - c) P[K >= k] for K ~ Bin(M, p), k = floor(c) + 1 >= 1
+    (c >= 0), from the pmf and the tail at k (the module docstring's closed form; above the
+    mean it cancels, and is clipped at 0).  The one implementation of the formula, for the
+    cell-by-cell tails of :func:`binomial_excess` and the tables of
+    :mod:`accountant.engines.blanket.oue_table`."""
+    h = k * (1.0 - p) * pmf_k + (M * p - c) * T_k
+    return np.where(c >= M * p, np.maximum(h, 0.0), h)
 
 
 def binomial_excess(M: np.ndarray, c: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
@@ -123,21 +135,15 @@ def binomial_excess(M: np.ndarray, c: np.ndarray, p: float) -> tuple[np.ndarray,
         return h, T
     Ml, kl, cl = Mf[live], k[live], c[live]
     q = 1.0 - p
-    kqb = kl * q * np.exp(binom_logpmf(kl, Ml, p))
-    mean = Ml * p
-    up = cl >= mean
+    pmf = np.exp(binom_logpmf(kl, Ml, p))
+    up = cl >= Ml * p
     Tl = np.empty(Ml.shape)
-    hl = np.empty(Ml.shape)
     if np.any(up):
-        Tu = special.betainc(kl[up], Ml[up] - kl[up] + 1.0, p)
-        Tl[up] = Tu
-        hl[up] = np.maximum(kqb[up] + (mean[up] - cl[up]) * Tu, 0.0)
+        Tl[up] = special.betainc(kl[up], Ml[up] - kl[up] + 1.0, p)
     dn = ~up
-    if np.any(dn):
-        Sd = special.betainc(Ml[dn] - kl[dn] + 1.0, kl[dn], q)
-        Tl[dn] = 1.0 - Sd
-        hl[dn] = (mean[dn] - cl[dn]) * (1.0 - Sd) + kqb[dn]
-    h[live] = hl
+    if np.any(dn):  # below the mean: 1 - P[K <= k - 1] (no cancellation there)
+        Tl[dn] = 1.0 - special.betainc(Ml[dn] - kl[dn] + 1.0, kl[dn], q)
+    h[live] = excess_from_tail(Ml, kl, cl, p, pmf, Tl)
     T[live] = Tl
     return h, T
 
@@ -367,13 +373,14 @@ def mp_window_sum(law: OueBlanket, n: int, eps: float, mw, jw, digits: int = 50)
         return float(total)
 
 
-# the direct path's (m, j) window from which the nested path is used instead (unless its
-# j-window is at most DIRECT_MAX_J long).  Measured per search (k = 10, delta = 1e-6, one
-# core): the direct path needs ~2000 j-bins at a gap of 1e-4 whatever n (g falls
-# exponentially along j), i.e. 0.7 s at n = 1e4 and 4.5 s at n = 1e5, the nested one
-# 0.1-0.4 s from n = 1e4 on (docs/BENCHMARKS.md)
-DIRECT_MAX_CELLS = 2 * 10**5
-DIRECT_MAX_J = 400
+# the direct path's (m, j) window up to which ``auto`` sums every cell exactly (the tables
+# of :mod:`accountant.engines.blanket.oue_table`, about 0.09 us a cell on one core: 0.1 s
+# at this size); from there on the nested path (0.02-0.13 s a search from n = 1e5 on).
+# The direct binned path is no longer chosen: its chords over K2 need bins narrower than
+# one count near the saddle (g falls by a factor e^{0.2} or so per count at delta = 1e-6),
+# so at a gap of 1e-4 it refined to every j (~2600 "bins") after two coarser passes, 4-10x
+# the cost of the table sum (docs/BENCHMARKS.md, Amplification page)
+DIRECT_MAX_CELLS = 12 * 10**5
 # y-grid bins of the nested path's upper end per t-bin
 NESTED_Y_BINS = 4
 
@@ -398,10 +405,11 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
     (arguments validated) by :func:`accountant.engines.blanket.engine.positive_part` with its
     constants.
 
-    Paths for OUE: ``exact`` (every (m, j) of the direct windows), ``binned`` (direct, j = K2
-    binned), ``nested`` (m = #(1,0) + #(0,1), t = #(0,0) + #(1,1) binned, l = #(1,1) | t
-    chords inside, lower end from the Jensen law), ``mpmath``; ``auto`` picks exact, then
-    binned while its window holds at most DIRECT_MAX_CELLS pairs, then nested.  A
+    Paths for OUE: ``exact`` (every (m, j) of the direct windows, from the tail tables of
+    :mod:`accountant.engines.blanket.oue_table`), ``binned`` (direct, j = K2 binned),
+    ``nested`` (m = #(1,0) + #(0,1), t = #(0,0) + #(1,1) binned, l = #(1,1) | t chords
+    inside, lower end from the Jensen law), ``mpmath``; ``auto`` picks exact while the direct
+    windows hold at most DIRECT_MAX_CELLS pairs, then nested.  A
     :class:`CornerBlanket` has no product structure (the direct path is OUE's): it always
     takes the nested grouping, summed exactly over every (m, t, l) of the windows when they
     hold at most ``CORNER_EXACT_MAX_CELLS`` cells (``auto``, ``exact``), binned otherwise
@@ -442,14 +450,12 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
             mw, jw = (m_lo, m_hi), (j_lo, j_hi)
             nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
             if meth == "auto":
-                # the nested path's Jensen lower end is loose (and the search's Newton steps poor)
-                # while the direct j-window is short (large eps0, small n); there the direct
-                # bins are few anyway
-                meth = "exact" if nm * nj <= exact_max_terms else (
-                    "binned" if nm * nj <= DIRECT_MAX_CELLS or nj <= DIRECT_MAX_J else "nested")
+                # exact (every cell, no relaxation) while it is cheaper than the nested path,
+                # whose Jensen lower end is loose at small n
+                meth = "exact" if nm * nj <= max(exact_max_terms, DIRECT_MAX_CELLS) else "nested"
         bins = 0
         if meth == "exact":
-            lo_F, Qs = _exact(shape, n, terms, mw, jw)
+            lo_F, Qs = direct_table_sum(law.E, n, eps, mw, jw, excess_from_tail)
             up_F = lo_F
             mg = margin
         elif meth == "mpmath":

@@ -108,3 +108,39 @@ def test_between_lower_bound_and_relaxation(eps0, log_n, log_delta):
     assert new.lower <= old.upper  # the relaxation dominates the exact law
     low = lower_bound_delta(make_params("oue", eps0, k=16), n, eps)
     assert low[0] <= new.upper  # the mechanism's certified lower bound
+
+
+@pytest.mark.parametrize("eps0,n", [(0.5, 3000), (2.5, 10_000), (4.5, 20_000)])
+def test_table_sum_equals_cell_by_cell_sum(eps0, n):
+    # the exact path's tail tables (accountant.engines.blanket.oue_table) against the closed
+    # form evaluated cell by cell with one incomplete beta per (m, j) (sums._exact)
+    from accountant.engines.blanket import oue
+    from accountant.engines.blanket.oue_table import direct_table_sum
+    from accountant.engines.blanket.sums import _exact
+    law, delta = OueBlanket(eps0), 1e-6
+    eps = approx_epsilon(law, n, delta)
+    mw, jw, _ = oue.oue_windows(law, n, eps, 1e-8 * delta)
+    F, Q = direct_table_sum(law.E, n, eps, mw, jw, oue.excess_from_tail)
+    F0, Q0 = _exact(oue._shape(law), n, oue._OueTerms(law, n, eps), mw, jw)
+    assert F == pytest.approx(F0, rel=1e-12) and Q == pytest.approx(Q0, rel=1e-12)
+    assert F > 0.5 * n * delta  # the windows hold the mass: a real comparison
+
+
+@pytest.mark.parametrize("n", [10**4, 10**6])
+@pytest.mark.parametrize("eps0", [0.5, 2.5, 4.0])
+def test_chart_tolerance_curve_within_rtol_of_tight_and_certified(n, eps0):
+    # the Amplification page's curves search at rtol 1e-4 (app/common.py CURVE_RTOL): their
+    # eps_c is certified (a tight-gap evaluation there is <= delta) and within 1e-4 of the
+    # tight-tolerance eps_c
+    from accountant.bounds import registry
+    params, delta = make_params("oue", eps0, k=10), 1e-6
+    chart = registry._blanket(params, n, delta, 1e-4)
+    tight = registry._blanket(params, n, delta, 1e-9)
+    assert chart.achieved_delta <= delta and tight.achieved_delta <= delta
+    assert abs(chart.epsilon - tight.epsilon) <= 1e-4 * tight.epsilon
+    r = positive_part(OueBlanket(eps0), n, chart.epsilon, target_delta=delta, method="exact" if n <= 10**4
+                      else "nested", bin_gap=1e-6)
+    assert r.upper <= delta
+    # and just below the tight answer delta is above the target: the answers are near the root
+    below = positive_part(OueBlanket(eps0), n, tight.epsilon * (1 - 1e-3), target_delta=delta)
+    assert below.lower > delta
