@@ -259,6 +259,8 @@ def draw(rows: list, eps_slot, ratio_slot, stage: str = "") -> None:
                       yaxis=common.log_axis("central eps_c (nats)", ys_all),
                       legend_title="bound", template="plotly_white", height=460)
     eps_slot.plotly_chart(fig, key=f"eps_c_chart{stage}")
+    if stage == "_draft":  # the draft shows the answer's chart only: one chart less for the
+        return             # browser to lay out while the points in between are computed
     published = {r["best_literature"] for r in rows if literature_epsilon(r) is not None}
     shown = [b for b in curve_bounds if (b in extra or b in published or b in ("blanket", "lower", "paper")
                                          or b == "clone") and any(r.get(b) is not None for r in rows)]
