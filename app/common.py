@@ -23,7 +23,6 @@ from accountant.bounds import registry as _bounds
 from accountant.bounds.laws import random_hash as _random_hash
 from accountant.core import limits as _limits
 from accountant.core import numfmt as _numfmt
-from accountant.interfaces import progress as _progress
 from accountant import ShuffleAccountant, make_params
 from accountant.interfaces import tables as _tables
 from mechanisms import analysis as _errors
@@ -335,93 +334,13 @@ def number_columns(rows: Sequence[dict]) -> dict:
 
 
 # --------------------------------------------------------------------------- cached calls
-def _store_put(store: dict, items, limit: int) -> None:
-    """Insert ``items`` (new key, value pairs) into a shared store, then drop the oldest
-    entries beyond ``limit`` (never the ones just inserted)."""
-    items = list(items)
-    store.update(items)
-    while len(store) > max(limit, len(items)):
-        store.pop(next(iter(store)))
-
-
-@st.cache_resource
-def _row_store() -> dict:
-    """Table rows shared by every session of this server (a plain dict, filled from the
-    engine threads of :func:`rows_with_progress`; st.cache_data is per script thread)."""
-    return {}
-
-
-#: the curves' search tolerance: certified upper ends within 1e-4 of the smallest certified
-#: eps_c (the Tables page and its downloads keep the library's 1e-9)
-CURVE_RTOL = 1e-4
-_ROW_STORE_MAX = 4000
+from app.rows import (  # noqa: E402,F401  (the row store and the progress bar, re-exported)
+    CURVE_RTOL, Progress, _store_put, prefetch_rows, rows_cached, rows_with_progress)
 
 
 def grid(ns, ss, eps0s, deltas, mechanism: str, t_rule: str, k: Optional[int] = None,
          d: Optional[int] = None, hash_model: str = "any"):
     return _tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=[k], d=d, hash_model=hash_model)
-
-
-class Progress:
-    """A progress bar with a remaining-time estimate: ``update(done, total)``, then ``close()``.
-
-    The estimate (elapsed / done x remaining) appears once a unit is done; ``unit`` names
-    what is counted ("points", "candidates", "runs")."""
-
-    def __init__(self, label: str, unit: str) -> None:
-        import time
-
-        self._clock = time.perf_counter
-        self._start = self._clock()
-        self.label, self.unit = label, unit
-        self._bar = st.progress(0.0, text=f"{label}...")
-
-    # at most one redraw of the bar per this many seconds (the last one always): a chart's
-    # 125 tasks would otherwise send 125 messages to the browser
-    MIN_INTERVAL = 0.1
-
-    def update(self, done: int, total: int) -> None:
-        total = max(int(total), 1)
-        done = min(int(done), total)
-        now = self._clock()
-        if done < total and now - getattr(self, "_last", -1e9) < self.MIN_INTERVAL:
-            return
-        self._last = now
-        text = f"{self.label}: {done}/{total} {self.unit}"
-        left = _progress.seconds_left(self._clock() - self._start, done, total)
-        if left is not None:
-            text += f", about {left:.0f} s left" if left >= 1 else ", under a second left"
-        self._bar.progress(done / total, text=text)
-
-    def close(self) -> None:
-        self._bar.empty()
-
-
-def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing",
-                       rtol: float = 1e-9) -> list[dict]:
-    """tables.compute_row for every point (cached per input), rows missing from the cache
-    computed on the engines' worker processes (:func:`tables.compute_rows` with
-    ``processes=True``: one task per point and bound; the searches hold the GIL, so two
-    processes draw a chart about twice as fast as two threads), with a progress bar and a
-    time-left estimate while they run."""
-    store = _row_store()
-    bounds, rtol = tuple(bounds), float(rtol)
-    keys = [(p, bounds, rtol) for p in points]  # GridPoint is frozen (hashable)
-    todo = [k for k in dict.fromkeys(keys) if k not in store]
-    bar = Progress(label, "bound evaluations") if len(todo) > 1 else None
-    rows = _tables.compute_rows([k[0] for k in todo], bounds, rtol,
-                                progress=bar.update if bar is not None else None, processes=True)
-    _store_put(store, zip(todo, rows), _ROW_STORE_MAX)
-    if bar is not None:
-        bar.close()
-    return [dict(store[k]) for k in keys]
-
-
-def rows_cached(points, bounds: Sequence[str], rtol: float = 1e-9) -> bool:
-    """Whether :func:`rows_with_progress` would answer from its store alone."""
-    store = _row_store()
-    bounds, rtol = tuple(bounds), float(rtol)
-    return all((p, bounds, rtol) in store for p in points)
 
 
 @st.cache_data(show_spinner=False, max_entries=500)

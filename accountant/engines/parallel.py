@@ -75,13 +75,14 @@ PROCESSES_ENV = "ACCOUNTANT_PROCESSES"
 
 
 def _worker_init() -> None:
-    import signal
+    """Mark the process as a worker; Ctrl-C belongs to the parent (a worker printing its own
+    KeyboardInterrupt traceback would only add noise), and the worker dies with its parent
+    (:func:`accountant.core.limits.worker_init`)."""
+    from accountant.core.limits import worker_init
 
     global _IN_PROCESS_WORKER
     _IN_PROCESS_WORKER = True
-    # Ctrl-C belongs to the parent (it stops the pool); a worker printing its own
-    # KeyboardInterrupt traceback would only add noise
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker_init()
 
 
 def processes_enabled() -> bool:
@@ -123,26 +124,39 @@ def shutdown_processes() -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def map_processes(fn: Callable[[T], R], items: Iterable[T],
-                  progress: Optional[Callable[[int, int], None]] = None,
-                  preload: tuple[str, ...] = ("accountant",)) -> list[R]:
-    """``[fn(x) for x in items]`` on the persistent pool of worker processes (``fn`` a
-    module-level function, ``fn`` and the items and results picklable); falls back to
-    :func:`map_ordered` when :func:`processes_enabled` is false, for fewer than two items, or
-    when the pool cannot be started or breaks (a worker killed): the results are the same.
-    Exceptions raised by ``fn`` reach the caller as in a serial loop.
-
-    ``progress(done, total)`` is called in the caller's thread in completion order."""
+def submit_processes(fn: Callable[[T], R], items: Iterable[T],
+                     preload: tuple[str, ...] = ("accountant",)) -> Optional[list]:
+    """Start ``fn(x)`` for every item on the persistent pool of worker processes and return
+    the futures at once (``fn`` a module-level function; ``fn``, items and results
+    picklable), or None when :func:`processes_enabled` is false or the pool cannot start (no
+    /dev/shm or sem_open, a process limit).  :func:`gather_processes` collects them; the
+    caller may do other work in between (the dashboard computes its headline)."""
     items = list(items)
-    if len(items) < 2 or not processes_enabled():
-        return map_ordered(fn, items, progress)
+    if not items or not processes_enabled():
+        return None
     from concurrent.futures.process import BrokenProcessPool
 
-    try:  # starting the pool may fail (no /dev/shm or sem_open, a process limit): threads then
+    try:
         pool = _get_pool(tuple(preload))
-        futures = [pool.submit(fn, x) for x in items]
+        return [pool.submit(fn, x) for x in items]
     except (BrokenProcessPool, OSError, ImportError):
         shutdown_processes()
+        return None
+
+
+def gather_processes(fn: Callable[[T], R], items: Iterable[T], futures: Optional[list],
+                     progress: Optional[Callable[[int, int], None]] = None) -> list[R]:
+    """The results of :func:`submit_processes`' ``futures`` for ``items``, in order; the same
+    work on threads (:func:`map_ordered`) when ``futures`` is None or the pool broke (a
+    worker killed).  Exceptions raised by ``fn`` reach the caller as in a serial loop; if
+    the caller is interrupted (an exception while waiting, e.g. a dashboard rerun), the
+    tasks not yet started are cancelled, so that they do not hold the workers.
+
+    ``progress(done, total)`` is called in the caller's thread in completion order."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    items = list(items)
+    if futures is None:
         return map_ordered(fn, items, progress)
     try:
         if progress is not None:
@@ -152,3 +166,25 @@ def map_processes(fn: Callable[[T], R], items: Iterable[T],
     except BrokenProcessPool:  # a worker died (killed): the same work on threads
         shutdown_processes()
         return map_ordered(fn, items, progress)
+    except BaseException:
+        cancel(futures)
+        raise
+
+
+def cancel(futures: Optional[list]) -> None:
+    """Cancel the futures of :func:`submit_processes` that have not started."""
+    for f in futures or ():
+        f.cancel()
+
+
+def map_processes(fn: Callable[[T], R], items: Iterable[T],
+                  progress: Optional[Callable[[int, int], None]] = None,
+                  preload: tuple[str, ...] = ("accountant",)) -> list[R]:
+    """``[fn(x) for x in items]`` on the persistent pool of worker processes
+    (:func:`submit_processes` then :func:`gather_processes`); on threads for fewer than two
+    items, when :func:`processes_enabled` is false or when the pool cannot start or breaks:
+    the results are the same."""
+    items = list(items)
+    if len(items) < 2:
+        return map_ordered(fn, items, progress)
+    return gather_processes(fn, items, submit_processes(fn, items, preload), progress)

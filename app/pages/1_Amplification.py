@@ -194,6 +194,20 @@ def variation_ratio_curves() -> None:
                         f"amplification_variation-ratio_n{n}.csv", key="dl_amp")
 
 
+if vr is None:
+    # the chart's points, built first: their rows start on the worker processes (the first
+    # draft, then the points in between) while the headline is computed here
+    eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
+    t_rule = "paper" if t is None else f"fixed:{t}"
+    points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k, d, hash_model)
+    base = default_curve_bounds(mechanism)
+    others = [b for b in common.BOUND_NAMES if mechanism in REGISTRY[b].applies_to]
+    chosen = set(base) | {b for b in st.session_state.get("extra_bounds", []) if b in others}
+    if points is not None:
+        draft = [points[i] for i in draft_indices(len(points))]
+        common.prefetch_rows([draft, points] if len(draft) < len(points) else [points],
+                             tuple(b for b in common.BOUND_NAMES if b in chosen), common.CURVE_RTOL)
+
 head_box = st.container()
 with head_box:
     show_headline()
@@ -202,13 +216,8 @@ if vr is not None:
     st.stop()
 
 # ---------------------------------------------------------------- curves
-eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
-t_rule = "paper" if t is None else f"fixed:{t}"
-points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k, d, hash_model)
 if points is None:
     st.stop()
-base = default_curve_bounds(mechanism)
-others = [b for b in common.BOUND_NAMES if mechanism in REGISTRY[b].applies_to]
 extra = st.multiselect(
     "More bounds on the chart", others, default=[], key="extra_bounds", format_func=bound_label,
     help="Every bound of the registry that applies to this mechanism; the chart shows by default the "
@@ -274,7 +283,6 @@ def draw(rows: list, eps_slot, ratio_slot, stage: str = "") -> None:
 
 
 progress_slot, eps_slot, note_slot, ratio_slot = st.empty(), st.empty(), st.empty(), st.empty()
-draft = [points[i] for i in draft_indices(len(points))]
 if len(draft) < len(points) and not common.rows_cached(points, curve_bounds, common.CURVE_RTOL):
     # a first draft over the whole range (every 6th eps0), then the points in between;
     # each point is computed once (the rows are cached per point)

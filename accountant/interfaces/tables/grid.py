@@ -193,6 +193,57 @@ _PRELOAD = ("accountant", "accountant.interfaces.tables")
 _COSTLY_FIRST = ("blanket", "lower", "paper", "theorem6-lower", "lower-worst-hash")
 
 
+@dataclass
+class RowsJob:
+    """Rows started on the worker processes (:func:`start_rows`), collected by
+    :func:`finish_rows`: the points, the bounds' names, one task per (point, bound) and
+    the tasks' futures (None: the tasks run on threads when the rows are collected)."""
+
+    points: tuple
+    names: list
+    tasks: list
+    work: list
+    futures: Optional[list]
+
+
+def _plan(points: Sequence[GridPoint], bounds: Sequence[str], rtol: float) -> tuple[list, list, list]:
+    """(names, tasks, work): one task per (point, bound), the costliest bounds first."""
+    from accountant.bounds.registry import resolve_name
+
+    names = list(dict.fromkeys(resolve_name(b) for b in bounds))
+    order = sorted(names, key=lambda b: _COSTLY_FIRST.index(b) if b in _COSTLY_FIRST else len(_COSTLY_FIRST))
+    tasks = [(i, b) for b in order for i in range(len(points))]
+    return names, tasks, [(points[i], b, rtol) for i, b in tasks]
+
+
+def _rows(points: Sequence[GridPoint], names: list, tasks: list, results: list) -> list[dict]:
+    per_point: list[dict] = [{} for _ in points]
+    for (i, b), res in zip(tasks, results):
+        per_point[i].update(res)
+    return [_assemble_row(p, {b: per_point[i][b] for b in names}) for i, p in enumerate(points)]
+
+
+def start_rows(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAMES,
+               rtol: float = 1e-9) -> RowsJob:
+    """Start the rows of :func:`compute_rows` on the worker processes and return at once
+    (the dashboard starts its chart's first points, then computes its headline); the
+    arguments are checked as by :func:`compute_rows`."""
+    from accountant.engines import parallel
+
+    names, tasks, work = _plan(points, bounds, rtol)
+    futures = parallel.submit_processes(_bound_task, work, preload=_PRELOAD) if len(work) > 1 else None
+    return RowsJob(tuple(points), names, tasks, work, futures)
+
+
+def finish_rows(job: RowsJob, progress: Optional[Callable[[int, int], None]] = None) -> list[dict]:
+    """The rows of a :func:`start_rows` job (the tasks run on threads if they could not be
+    started on processes); ``progress(done, total)`` counts tasks."""
+    from accountant.engines import parallel
+
+    results = parallel.gather_processes(_bound_task, job.work, job.futures, progress)
+    return _rows(job.points, job.names, job.tasks, results)
+
+
 def compute_rows(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAMES, rtol: float = 1e-9,
                  progress: Optional[Callable[[int, int], None]] = None,
                  processes: bool = False) -> list[dict]:
@@ -202,25 +253,16 @@ def compute_rows(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAME
     thread idle behind the slowest point.  ``progress(done, total)`` counts tasks.
 
     ``processes=True`` runs the tasks on the persistent worker processes
-    (:func:`~accountant.engines.parallel.map_processes`; the searches hold the GIL, so two
-    processes are about twice as fast as two threads: the dashboard uses them).  The rows
-    are the same; the command line keeps threads (a one-off command would pay the pool's
-    start, about 0.4 s)."""
+    (:func:`start_rows`, :func:`finish_rows`; the searches hold the GIL, so two processes
+    are about twice as fast as two threads: the dashboard uses them).  The rows are the
+    same; the command line keeps threads (a one-off command would pay the pool's start,
+    about 0.4 s)."""
     from accountant.engines import parallel
-    from accountant.bounds.registry import resolve_name
 
-    names = list(dict.fromkeys(resolve_name(b) for b in bounds))
-    order = sorted(names, key=lambda b: _COSTLY_FIRST.index(b) if b in _COSTLY_FIRST else len(_COSTLY_FIRST))
-    tasks = [(i, b) for b in order for i in range(len(points))]
-    work = [(points[i], b, rtol) for i, b in tasks]
     if processes:
-        results = parallel.map_processes(_bound_task, work, progress=progress, preload=_PRELOAD)
-    else:
-        results = parallel.map_ordered(_bound_task, work, progress=progress)
-    per_point: list[dict] = [{} for _ in points]
-    for (i, b), res in zip(tasks, results):
-        per_point[i].update(res)
-    return [_assemble_row(p, {b: per_point[i][b] for b in names}) for i, p in enumerate(points)]
+        return finish_rows(start_rows(points, bounds, rtol), progress)
+    names, tasks, work = _plan(points, bounds, rtol)
+    return _rows(points, names, tasks, parallel.map_ordered(_bound_task, work, progress=progress))
 
 
 def _assemble_row(point: GridPoint, res: dict) -> dict:
