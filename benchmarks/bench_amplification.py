@@ -2,12 +2,12 @@
 (``ShuffleAccountant.epsilon_result`` at eps0 = 1) and the default chart's curves (the
 proved eps_c, the certified lower bound, the paper's Theorem 5 value and the best published
 proved bound: ``figure.default_curve_bounds``) at 25 values of eps0 in [0.1, 5], computed as
-the page computes them (``tables.compute_rows``: one task per point and bound on
-:mod:`accountant.engines.parallel`'s threads, the page's curve tolerance), cold caches per
-row.  "first draft" is the headline plus the page's first pass (every 6th eps0: ``figure.draft_indices``), "page" everything.
+the page computes them (one task per point and bound, the page's curve tolerance), cold
+caches per row.  "first draft" is the headline plus the page's first pass (every 6th eps0: ``figure.draft_indices``), "page" everything.
 
 The curves run as the page runs them, on the persistent worker processes
-(``compute_rows(..., processes=True)``); before each row, fresh workers are started and
+(``tables.start_rows`` for the first draft and the points in between, then the headline
+in the main process, then ``finish_rows``: the page's order); before each row, fresh workers are started and
 warmed by the row's curves at n = 1e3 (untimed), as the page's workers are after its first
 drawing: the timed n is new to them (their caches hold n = 1e3 only).
 ``--threads`` runs the curves on threads instead (the command line's way), for comparison.
@@ -44,7 +44,6 @@ def _clear() -> None:
     bounds._proved_cached.cache_clear()
 
 
-
 def row(mechanism: str, n: int) -> str:
     s = S if mechanism in ("collision", "coco") else None
     k = K if mechanism in ("krr", "olh", "oue") else None
@@ -56,16 +55,24 @@ def row(mechanism: str, n: int) -> str:
         warm = tables.build_grid([10 ** 3], [s], eps0s, [DELTA], mechanism, "paper", ks=[k])
         tables.compute_rows(warm, curve_bounds, CURVE_RTOL, processes=True)
     _clear()
+    first = set(draft_indices(len(points)))  # the page's first draft, then the points in between
+    draft = [p for i, p in enumerate(points) if i in first]
+    rest = [p for i, p in enumerate(points) if i not in first]
     t0 = time.perf_counter()
+    if PROCESSES:  # as the page: the curves' rows start on the workers, then the headline
+        jobs = [tables.start_rows(draft, curve_bounds, CURVE_RTOL), tables.start_rows(rest, curve_bounds, CURVE_RTOL)]
     params = make_params(mechanism, EPS_REF, s=s, t=tables.resolve_t("paper", mechanism, s, EPS_REF), k=k)
     head = ShuffleAccountant(params, n).epsilon_result(DELTA)
     t1 = time.perf_counter()
-    first = set(draft_indices(len(points)))  # the page's first draft, then the points in between
-    tables.compute_rows([p for i, p in enumerate(points) if i in first], curve_bounds, CURVE_RTOL,
-                        processes=PROCESSES)
+    if PROCESSES:
+        tables.finish_rows(jobs[0])
+    else:
+        tables.compute_rows(draft, curve_bounds, CURVE_RTOL)
     t_draft = time.perf_counter()
-    tables.compute_rows([p for i, p in enumerate(points) if i not in first], curve_bounds, CURVE_RTOL,
-                        processes=PROCESSES)
+    if PROCESSES:
+        tables.finish_rows(jobs[1])
+    else:
+        tables.compute_rows(rest, curve_bounds, CURVE_RTOL)
     t2 = time.perf_counter()
     goal = 1.0 if n <= 10 ** 8 else 2.0
     total = t2 - t0
