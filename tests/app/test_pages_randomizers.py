@@ -21,6 +21,7 @@ from accountant.interfaces.tables.grid import GridPoint, compute_row
 APP = os.path.join(REPO_ROOT, "app")
 sys.path.insert(0, APP)
 import common as appcommon  # noqa: E402  (the dashboard's formatter)
+from tests.app.test_app import metric, ok  # noqa: E402  (the AppTest helpers)
 
 P_RANGE = "p must be a number in (1, "
 
@@ -31,15 +32,6 @@ def page(name: str, timeout: float = 120) -> AppTest:
     return at
 
 
-def ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def metric(at: AppTest, label: str) -> str:
-    for m in at.metric:
-        if m.label == label:
-            return m.value
-    raise AssertionError(f"no metric {label!r}: {[m.label for m in at.metric]}")
 
 
 def charts(at: AppTest) -> int:

@@ -128,6 +128,14 @@ def oue_blanket(eps0: float) -> CountLaw:
     return CountLaw(p12, p3, (E, 1.0, 1.0), (1.0, E, 1.0))
 
 
+def _finite_positive_eps0(e) -> float:
+    """``eps0`` as a float, or ValueError naming it and its range."""
+    if not (isinstance(e, (int, float, np.floating)) and not isinstance(e, bool)
+            and math.isfinite(e) and e > 0):
+        raise ValueError(f"eps0 must be a finite number > 0, got {e!r}")
+    return float(e)
+
+
 @dataclass(frozen=True)
 class OueBlanket:
     r"""The exact blanket law of optimized unary encoding: four atoms, no relaxation.
@@ -154,11 +162,7 @@ class OueBlanket:
     eps0: float
 
     def __post_init__(self) -> None:
-        e = self.eps0
-        if not (isinstance(e, (int, float, np.floating)) and not isinstance(e, bool)
-                and math.isfinite(e) and e > 0):
-            raise ValueError(f"eps0 must be a finite number > 0, got {e!r}")
-        object.__setattr__(self, "eps0", float(e))
+        object.__setattr__(self, "eps0", _finite_positive_eps0(self.eps0))
 
     @property
     def E(self) -> float:
@@ -217,11 +221,7 @@ class CornerBlanket:
     p11: float
 
     def __post_init__(self) -> None:
-        e = self.eps0
-        if not (isinstance(e, (int, float, np.floating)) and not isinstance(e, bool)
-                and math.isfinite(e) and e > 0):
-            raise ValueError(f"eps0 must be a finite number > 0, got {e!r}")
-        object.__setattr__(self, "eps0", float(e))
+        object.__setattr__(self, "eps0", _finite_positive_eps0(self.eps0))
         for name in ("p10", "p00", "p11"):
             v = getattr(self, name)
             if isinstance(v, bool) or not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
