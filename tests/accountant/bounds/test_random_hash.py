@@ -107,7 +107,7 @@ def test_law_of_the_largest_weight_and_refusals():
     w = [collision_random_weight(4, 36, i) for i in range(4)]
     assert r == 0 and all(w[0][1] >= x[1] for x in w)
     assert law.p10 >= w[0][1] * 36 / (4 * np.exp(2.0) + 32)
-    with pytest.raises(ValueError, match="hash_model 'random' is available for collision and olh only"):
+    with pytest.raises(ValueError, match="hash_model 'random' is available for collision, coco and olh only"):
         make_params("coco", 2.0, s=4, hash_model="random")
     with pytest.raises(ValueError, match="hash_model must be 'any' or 'random'"):
         make_params("collision", 2.0, s=4, hash_model="fixed")

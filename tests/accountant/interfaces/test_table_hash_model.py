@@ -35,7 +35,7 @@ def test_olh_rows_and_refusals():
                                 ("blanket",), workers=1, progress=False)
     assert r["blanket"] < a["blanket"]
     for mech in ("coco", "krr", "generic"):
-        with pytest.raises(ValueError, match="hash_model 'random' is available for collision and olh only"):
+        with pytest.raises(ValueError, match="hash_model 'random' is available for collision, coco and olh only"):
             tables.build_grid([10_000], [4], [1.0], [1e-6], mech, ks=[4], hash_model="random")
 
 
