@@ -236,7 +236,7 @@ class CoCoParams(_HashedOmega, _PairStatus):
         s, eps0 = _check_s_eps0_d(self)
         if _check_hash_model(self.hash_model) == "random" and s > COCO_RANDOM_MAX_S:
             raise ValueError(f"s must be an integer in [1, {COCO_RANDOM_MAX_S}] for CoCo with hash_model "
-                             f"'random' (its pair weights cost O(s^3) matrix products; docs/limits.md), "
+                             f"'random' (its pair weights cost O(s^4); docs/limits.md), "
                              f"got s={s}")
         t = coco_theorem7_t(s, eps0) if self.t is None else self.t
         msg = f"t must be an even integer >= 2s + 2 = {2 * s + 2} for CoCo, got {t!r}"

@@ -65,15 +65,21 @@ taken), all on ``h - 1`` pairs (``phi`` decreasing: positive iff ``a < w``).  Th
 ``(c1, u1, c2, u2)`` of pair 1 is a sum of independent increments: each coordinate lands
 in pair 1 w.p. ``1/h``, oriented up or down w.p. ``1/(2h)`` each; a same-sign shared one
 adds ``(1, up, 1, up)``, an opposite-sign one ``(1, up, 1, 1 - up)``, an own one of ``x1``
-``(1, up, 0, 0)``, of ``x1'`` ``(0, 0, 1, up)``.  :func:`coco_random_weights` propagates
-this law exactly as a ``T x T`` matrix (``T`` the states ``0 <= u <= c <= K`` of one side
-plus one *overflow* state for ``c > K``): the two sides' moves are matrices ``Up``, ``Dn``,
-a shared coordinate maps ``D -> (1 - 1/h) D + (1/(2h)) (Up D Up^T + Dn D Dn^T)`` (opposite
-sign: ``Up D Dn^T + Dn D Up^T``) and the ``n`` own coordinates of each side are the
-matrix power ``P^n``, ``P = (1 - 1/h) I + (1/(2h)) (Up + Dn)``, on one side.  ``E[c]`` is
-the contraction of the final law with the values above; an overflow state is given the
-value 1 in the upper end (a pair's contribution is at most ``sum`` of ``g1`` over it,
-``<= 1``) and 0 in the lower end.  ``K = s`` (exact: no overflow) for ``s <= 12``; above,
+``(1, up, 0, 0)``, of ``x1'`` ``(0, 0, 1, up)``.  :func:`coco_random_weights` computes
+this law exactly as a ``T x T`` matrix ``D`` (``T`` the states ``0 <= u <= c <= K`` of one
+side plus one *overflow* state for ``c > K``).  One side's moves are the matrices ``Up``,
+``Dn`` (``(c, u) -> (c + 1, u + 1)``, ``(c + 1, u)``; overflow absorbing) and
+``P = (1 - 1/h) I + (1/(2h)) (Up + Dn)``: ``P^i e_0`` is the law of ``(c, u)`` given by
+``i`` coordinates.  The ``r`` same-sign shared coordinates give ``(cr, UR) ~ P^r e_0``
+and put ``(cr, UR)`` on both sides, the ``o`` opposite-sign ones ``(co, UO) ~ P^o e_0``
+and put ``(co, UO)`` on ``x1``'s side and ``(co, co - UO)`` on ``x1'``'s (independent
+parts: the shared law ``D_sh`` is the image of ``P^r e_0 (P^o e_0)^T`` under the index
+maps ``(cr + co, UR + UO)``, ``(cr + co, UR + co - UO)``); the ``n`` own coordinates of
+each side then give ``D = P^n D_sh (P^n)^T``.  ``E[c] = sum D * V = sum D_sh * W_n`` with
+the adjoint ``W_n = (P^n)^T V P^n``: one ``W_n`` for every ``n``, then one vector-matrix-
+vector contraction per type.  An overflow state is given the value 1 in the upper end (a
+pair's contribution is at most the sum of ``g1`` over it, ``<= 1``) and 0 in the lower
+end.  An overflow needs ``c1 > K`` or ``c2 > K`` (every partial count is below the total).  ``K = s`` (exact: no overflow) for ``s <= 12``; above,
 the smallest ``K`` with ``2 C(s, K + 1)/h^(K + 1) <= 1e-13`` (``P[c1 > K] <= C(s, K + 1)
 h^-(K + 1)``), so the two ends differ by at most ``1e-13/2`` in ``lambda``.
 
@@ -84,16 +90,20 @@ functions of tiny instances (and the float ends against it).
 *Rounding.*  Every value of the table is an exact fraction rounded once (``1 - 2 phi(m) =
 (t - 2s)/(t - 2m)``, ``phi(m1) - phi(m2) = (t - 2s)(m2 - m1)/((t - 2 m1)(t - 2 m2))``,
 ``phi - min/c`` and ``|u1 c2 - u2 c1|/(c1 c2)`` over integers), every probability a sum of
-products of non-negative floats (``1/h``, ``(h - 1)/h`` rounded once; ``1/(2h)`` exact from
-``1/h``).  The longest chain of roundings behind one term is below
-``N = 4 s (T + 2) + T^2 + 3 T + (s + 1)^2 + 8 s + 40`` (``s + 1`` matrix products of
-length-``T`` dot products for the shared and own coordinates, two for the final
-sandwich, the ``T^2``-term contraction, the ``(s + 1)^2``-term sums of the free-pair
-value), so the relative error is below ``gamma_N <= 2 N 2^-53``; products below the normal
-range add at most ``2^-1000`` in all.
+products of non-negative floats (``1/h``, ``(h - 1)/h``, ``j/hp``, ``(hp - j)/hp`` rounded
+once; ``1/(2h)`` exact from ``1/h``).  Chains of roundings: ``P^k`` at most ``k (T + 2)``
+(``k`` products of length-``T`` dot products); the table ``V`` at most ``4 s + 3`` (the
+image law ``I``: three per draw); ``W_n`` at most ``2 T + 2 s (T + 2) + 4 s + 3``; the
+contraction with ``P^r e_0``, ``P^o e_0`` adds ``2 s (T + 2) + 2 T + 1``; the empty-pair
+term (``P^r[0, 0] P^o[0, 0] P^n[0, 0]^2`` times the free-pair value: image laws ``3 s``
+each, the ``(s + 1)``-term quadratic form, the sum over ``j``) at most
+``2 s (T + 2) + 10 s + 13``.  All are below ``N = 6 s (T + 4) + 4 T + 100``, so the relative
+error is below ``gamma_N <= 2 N 2^-53``; products below the normal range add at most
+``2^-1000`` in all.
 
-*Which pair.*  All ``(r, o)`` types are computed (``O(s^2)`` of them, ``O(s T^3)`` each
-with prefix sharing); the law of the largest upper end dominates every type
+*Which pair.*  All ``(r, o)`` types are computed (``O(s^2)`` of them: ``O(s)`` products of
+``T x T`` matrices, ``O(s^2)`` contractions, ``O(s^4)`` for the free-pair values); the law
+of the largest upper end dominates every type
 (:func:`accountant.bounds.laws.random_hash.random_corner_law`).  ``s`` is limited to
 ``COCO_RANDOM_MAX_S`` (:mod:`accountant.core.limits`).
 """
@@ -133,22 +143,25 @@ def _truncation(s: int, h: int) -> int:
     return K
 
 
-def _image_laws(count: int, hp: int, start: int, num):
-    """``L[i][j]`` = P[j values occupied after ``i`` uniform draws from ``hp`` values,
-    starting from ``start`` occupied], ``i = 0..count`` (lists of ``num``)."""
-    row = [num(0)] * (start + count + 1)
-    row[start] = num(1)
-    out = [row]
-    for _ in range(count):
-        new = [num(0)] * len(row)
-        for j, p in enumerate(row):
-            if p:
-                new[j] += p * num(Fraction(j, hp))
-                if j + 1 < len(new):
-                    new[j + 1] += p * num(Fraction(hp - j, hp))
-        row = new
-        out.append(row)
+def _zeros(shape, num, dtype):
+    out = np.zeros(shape, dtype=dtype)
+    if dtype is object:
+        out[...] = num(0)
     return out
+
+
+def _image_rows(count: int, hp: int, start: int, num, dtype) -> np.ndarray:
+    """``L[i, j]`` = P[``j`` values occupied after ``i`` uniform draws from ``hp`` values,
+    starting from ``start`` occupied], ``i = 0..count``, ``j = 0..start + count``."""
+    width = start + count + 1
+    stay = np.array([num(Fraction(j, hp)) for j in range(width)], dtype=dtype)
+    new = np.array([num(Fraction(max(hp - j, 0), hp)) for j in range(width)], dtype=dtype)
+    L = _zeros((count + 1, width), num, dtype)
+    L[0, start] = num(1)
+    for i in range(1, count + 1):
+        L[i] = L[i - 1] * stay
+        L[i, 1:] = L[i, 1:] + L[i - 1, :-1] * new[:-1]
+    return L
 
 
 def _side_states(K: int):
@@ -191,7 +204,7 @@ def _core(s: int, t: int, K: int, num, dtype):
         return Fraction(s - m, t - 2 * m)
 
     # value table (pair 1 not empty); the empty state gets the free-pair value per type
-    I = _image_laws(s, hp, 0, num)[s]
+    I = list(_image_rows(s, hp, 0, num, dtype)[s])
     V = np.zeros((T, T), dtype=dtype)
     if dtype is object:
         V[:] = num(0)
@@ -210,50 +223,63 @@ def _core(s: int, t: int, K: int, num, dtype):
                 continue
             V[i1, i2] = v
 
+    # free-pair value 2 (phi(m1) - phi(m2))_+ = 2 (t - 2s)(m2 - m1)_+/((t - 2 m1)(t - 2 m2))
+    dphi = _zeros((s + 1, s + 1), num, dtype)
+    for m1 in range(s + 1):
+        for m2 in range(m1 + 1, s + 1):
+            dphi[m1, m2] = num(Fraction(2 * (t - 2 * s) * (m2 - m1), (t - 2 * m1) * (t - 2 * m2)))
+    Pk = _image_rows(s, hp, 0, num, dtype)          # Pk[k, j]: image of k shared coordinates
+    Q = [_image_rows(s - j, hp, j, num, dtype) for j in range(s + 1)]  # Q[j][n, m]: n own, j taken
+
     def free_value(k: int):
-        """E[2 (phi(m1) - phi(m2))_+ | pair 1 empty], k shared coordinates."""
+        """E[2 (phi(m1) - phi(m2))_+ | pair 1 empty], k shared coordinates: m1 = j + a,
+        m2 = j + w, a and w i.i.d. given j."""
         n = s - k
-        Pk = _image_laws(k, hp, 0, num)[k]
         tot = num(0)
         for j in range(k + 1):
-            if not Pk[j]:
-                continue
-            qj = _image_laws(n, hp, j, num)[n]
-            inner = num(0)
-            for a in range(j, j + n + 1):
-                for w in range(a + 1, j + n + 1):
-                    if qj[a] and qj[w]:
-                        inner += qj[a] * qj[w] * num(Fraction(2 * (t - 2 * s) * (w - a),
-                                                             (t - 2 * a) * (t - 2 * w)))
-            tot += Pk[j] * inner
+            q = Q[j][n][: j + n + 1]
+            tot = tot + Pk[k, j] * q.dot(dphi[: j + n + 1, : j + n + 1]).dot(q)
         return tot
 
     free = [free_value(k) for k in range(s + 1)]
-    out = {}
-    D0 = np.zeros((T, T), dtype=dtype)
+    # the same-sign and the opposite-sign shared coordinates have the side law (c, u) of
+    # P^r e_0 and P^o e_0; together they put (cr + co, UR + UO) on x1's side and
+    # (cr + co, UR + co - UO) on x1''s (overflow when either part or the sum exceeds K)
+    J1 = np.full((T, T), ov, dtype=np.int64)
+    J2 = np.full((T, T), ov, dtype=np.int64)
+    for (cr, ur), iR in idx.items():
+        for (co, uo), iO in idx.items():
+            if cr + co <= K:
+                J1[iR, iO] = idx[(cr + co, ur + uo)]
+                J2[iR, iO] = idx[(cr + co, ur + co - uo)]
+    Vov = np.zeros((T, T), dtype=dtype)
     if dtype is object:
-        D0[:] = num(0)
-    D0[0, 0] = num(1)
-    Dr = D0
-    for r in range(s):
-        Dro = Dr
-        for o in range(s - r + 1):
-            n = s - r - o
-            D = powers[n].dot(Dro).dot(powers[n].T)
-            val = (D * V).sum() + D[0, 0] * free[r + o]
-            overflow = D[ov, :].sum() + D[:, ov].sum() - D[ov, ov]
-            out[(r, o)] = (val, overflow)
-            if o < s - r:
-                Dro = q * Dro + half_p * (up.dot(Dro).dot(dn.T) + dn.dot(Dro).dot(up.T))
-        Dr = q * Dr + half_p * (up.dot(Dr).dot(up.T) + dn.dot(Dr).dot(dn.T))
+        Vov[:] = num(0)
+    Vov[ov, :] = num(1)
+    Vov[:, ov] = num(1)
+    out = {}
+    side = [powers[i][:, 0] for i in range(s + 1)]      # side law (c, u) of i coordinates
+    for n in range(s + 1):
+        # the n own coordinates of each side, applied to the values (adjoint): D -> P^n D P^nT
+        G = powers[n].T.dot(V).dot(powers[n])[J1, J2]
+        Gov = powers[n].T.dot(Vov).dot(powers[n])[J1, J2]
+        empty_n = powers[n][0, 0] * powers[n][0, 0]
+        rs = list(range(min(s - 1, s - n) + 1))
+        LR = np.array([side[r] for r in rs], dtype=dtype)
+        LO = np.array([side[s - n - r] for r in rs], dtype=dtype)
+        vals = (LR.dot(G) * LO).sum(axis=1)
+        ovs = (LR.dot(Gov) * LO).sum(axis=1)
+        for i, r in enumerate(rs):
+            o = s - n - r
+            out[(r, o)] = (vals[i] + LR[i, 0] * LO[i, 0] * empty_n * free[r + o], ovs[i])
     return out
 
 
 def coco_random_weight_exact(s: int, t: int, r: int, o: int) -> Fraction:
     """``lambda = TV(R(x1), R(x1')) / (gamma (E - 1))`` as a Fraction for the pair type
     ``(r, o)`` (``r`` same-sign and ``o`` opposite-sign shared coordinates) under a
-    uniformly random hash (small ``s``: tests; ``O(s^2)`` types of ``O(s^5)`` Fraction
-    operations each)."""
+    uniformly random hash (small ``s``: tests; the float code of :func:`coco_random_weights`
+    run on Fraction arrays with ``K = s``, no truncation)."""
     s, t = _check_st(s, t)
     for name, v in (("r", r), ("o", o)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
@@ -266,7 +292,7 @@ def coco_random_weight_exact(s: int, t: int, r: int, o: int) -> Fraction:
 
 
 def _chain(s: int, T: int) -> int:
-    return 4 * s * (T + 2) + T * T + 3 * T + (s + 1) ** 2 + 8 * s + 40
+    return 6 * s * (T + 4) + 4 * T + 100
 
 
 @lru_cache(maxsize=32)
@@ -276,7 +302,7 @@ def coco_random_weights(s: int, t: int) -> dict:
     s, t = _check_st(s, t)
     if s > COCO_RANDOM_MAX_S:
         raise ValueError(f"s must be <= {COCO_RANDOM_MAX_S} for CoCo with hash_model 'random' "
-                         f"(its pair weights cost O(s^3 T^3)), got s={s}")
+                         f"(its pair weights cost O(s^4)), got s={s}")
     K = _truncation(s, t // 2)
     T = (K + 1) * (K + 2) // 2 + 1
     err = 2.0 * _chain(s, T) * 2.0 ** -53
