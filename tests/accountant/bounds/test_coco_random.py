@@ -9,7 +9,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import accountant.engines.enumeration as en
 from accountant import make_params
@@ -132,7 +133,6 @@ def test_truncated_weights_enclose_the_untruncated_law():
 def _coco_alphabet(d, s, t, eps0):
     """Exact class alphabet of CoCo reports (H, z), H = (H(j+))_j over all [t]^d, for all
     signed s-sparse inputs: columns with equal laws under every input merged (exact keys)."""
-    h = t // 2
     inputs = [(tuple(c), tuple(sg)) for c in itertools.combinations(range(d), s)
               for sg in itertools.product((-1, 1), repeat=s)]
     cols: dict = {}
