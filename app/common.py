@@ -85,7 +85,7 @@ VR_HELP = {"p": "likelihood ratio bound p > 1 between the two differing users' o
            "beta": "total variation bound between the two differing users' outputs, "
                    "0 < beta <= (p - 1)/(p + 1)",
            "q": "ratio bound q > 1 of a differing user's output to any other user's; empty: q = p"}
-#: the labels of the hash models (Collision, OLH)
+#: the labels of the hash models (Collision, CoCo, OLH)
 HASH_MODEL_LABEL = {"any": "any hash family (proved for all)",
                     "random": "uniformly random hash (an assumption)"}
 
@@ -105,7 +105,7 @@ def vr_inputs(where=None) -> tuple:
 
 
 def hash_model_input(where=None) -> str:
-    """The hash-model choice (Collision, OLH): "any" or "random" (key "hash_model")."""
+    """The hash-model choice (Collision, CoCo, OLH): "any" or "random" (key "hash_model")."""
     return (where or st).selectbox(
         "Hash model", list(_random_hash.HASH_MODELS), key="hash_model", format_func=HASH_MODEL_LABEL.get,
         help="'any': the bounds hold for every hash family, the implementation's included. 'random': "
@@ -349,7 +349,7 @@ def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optiona
                    hash_model: str = "any", vr: Optional[tuple] = None) -> dict:
     """The headline numbers: proved eps_c, certified lower bound (its datasets need the
     dimension ``d`` for Collision/CoCo), paper's value (library call); ``hash_model``
-    ``"random"`` (Collision, OLH): proved assuming each report's hash is uniformly random;
+    ``"random"`` (Collision, CoCo, OLH): proved assuming each report's hash is uniformly random;
     ``vr = (p, beta, q)``: the variation-ratio randomizer (``eps0`` is then ln p, unused)."""
     if mechanism == "variation-ratio":
         params = make_params(mechanism, None, p=vr[0], beta=vr[1], q=vr[2])

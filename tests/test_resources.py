@@ -78,9 +78,13 @@ EXTREMES = [
      "collision", "--s", "1024", "--hash-model", "random", "--json"),
     ("accountant", "epsilon", "--n", "1e6", "--eps0", "30", "--delta", "1e-6", "--mechanism",
      "collision", "--s", "1024", "--hash-model", "random", "--json"),
+    ("accountant", "epsilon", "--n", "1e6", "--eps0", "1e-10", "--delta", "1e-6", "--mechanism",
+     "coco", "--s", "128", "--hash-model", "random", "--json"),
     # refusals: above the limits
     ("accountant", "epsilon", "--n", "1e6", "--eps0", "1", "--delta", "1e-6", "--mechanism",
      "collision", "--s", "1025", "--hash-model", "random"),
+    ("accountant", "epsilon", "--n", "1e6", "--eps0", "1", "--delta", "1e-6", "--mechanism",
+     "coco", "--s", "129", "--hash-model", "random"),
     ("accountant", "compose", "--rounds", "1000000", "--n", "100", "--eps0", "1", "--delta", "1e-6"),
     ("accountant", "compare", "--n", "100", "--eps0", "1", "--delta", "1e-400"),
     ("mechanisms", "simulate", "--mechanism", "coco", "--n", "1000", "--d", "16", "--s", "2",

@@ -1,14 +1,16 @@
-"""The blanket bound under ``hash_model="random"`` (Collision, OLH): the blanket of the
-four-corner law of :mod:`accountant.bounds.laws.random_hash`, which dominates the random-hash
-law of every neighbouring pair (a proved relaxation; exact for OLH).
+"""The blanket bound under ``hash_model="random"`` (Collision, CoCo, OLH): the blanket of the
+four-corner law of :mod:`accountant.bounds.laws.random_hash` (CoCo's pair weight:
+:mod:`accountant.bounds.laws.coco_random`), which dominates the random-hash law of every
+neighbouring pair (a proved relaxation; exact for OLH).
 
 May import: accountant.core, accountant.engines, accountant.bounds.laws.
 
 Proved under the assumption that each report's hash is a uniformly random function (the
 laws' module docstring has the derivation).  The corner law's bound is non-decreasing in its
 pair weight ``lambda``, so one law, built from the pair type with the largest weight,
-dominates every type (:func:`~accountant.bounds.laws.random_hash.collision_corner_law`): one
-certified evaluation per point, no search over the types.
+dominates every type (:func:`~accountant.bounds.laws.random_hash.collision_corner_law`,
+:func:`~accountant.bounds.laws.coco_random.coco_corner_law`): one certified evaluation per
+point, no search over the types.
 
 *The any-hash bound as a ceiling.*  The any-hash blanket is proved for every hash family,
 the uniformly random one included, so the reported bound is the smaller of the two (the
@@ -17,7 +19,8 @@ one up to the engines' certified brackets; the minimum is kept for safety).
 """
 from __future__ import annotations
 
-from accountant.bounds.laws.random_hash import ASSUMPTION, collision_corner_law
+from accountant.bounds.laws.coco_random import coco_corner_law
+from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS, collision_corner_law
 from accountant.core.result import BoundResult
 from accountant.engines.blanket.law import CornerBlanket
 
@@ -26,8 +29,10 @@ def random_blanket_law(params):
     """The law (:class:`~accountant.engines.blanket.law.CornerBlanket`, or the any-hash
     :class:`~accountant.engines.blanket.law.CountLaw` when the rounding leaves no room) whose
     blanket bounds every neighbouring pair's under the random-hash model."""
-    if getattr(params, "hash_model", "any") != "random" or params.name not in ("collision", "olh"):
-        raise ValueError("random_blanket_law needs collision or olh parameters with hash_model='random'")
+    if getattr(params, "hash_model", "any") != "random" or params.name not in RANDOM_MECHANISMS:
+        raise ValueError("random_blanket_law needs collision, coco or olh parameters with hash_model='random'")
+    if params.name == "coco":
+        return coco_corner_law(params.eps0, params.s, params.t)[1]
     return collision_corner_law(params.eps0, params.s, params.t)[1]
 
 
@@ -83,7 +88,7 @@ def random_blanket_result(params, n: int, delta: float, rtol: float, clamp, ceil
     """The ``blanket`` entry's result under the random-hash model; ``reason`` states the
     assumption.  ``ceiling``: the any-hash blanket's clamped (eps, achieved delta)."""
     eps, achieved = clamp(*random_blanket_epsilon(params, n, delta, rtol, ceiling), params.eps0)
-    if params.s == 1:  # OLH (and Collision with s = 1): the atoms are the four corners
+    if params.s == 1 and params.name != "coco":  # OLH (and Collision with s = 1): the atoms are the corners
         which = "the exact blanket of the random-hash law: its atoms are the four corners (E or 1)^2"
     else:
         which = ("blanket of the four-corner law dominating the random-hash law: a proved relaxation, "

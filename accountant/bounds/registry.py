@@ -51,7 +51,7 @@ from typing import Callable, Optional
 
 from accountant.bounds import blanket_relaxations as blanket
 from accountant.bounds import closed_form
-from accountant.bounds import random_blanket as _rb  # hash_model="random" (Collision, OLH)
+from accountant.bounds import random_blanket as _rb  # hash_model="random" (Collision, CoCo, OLH)
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.bounds.pair_accountant import PairAccountant, clamp_to_eps0, search_pair_epsilon, pair_epsilon_result

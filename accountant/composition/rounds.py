@@ -142,7 +142,7 @@ def parse_schedule(data) -> list[RoundSpec]:
     data : list of dict
         Each object has ``n`` and ``eps0`` and optionally ``mechanism``, ``s``, ``t``, ``k``
         and ``repeat`` (how many consecutive rounds it stands for, default 1) and
-        ``hash_model`` (``"any"`` or ``"random"``, collision and olh); a ``variation-ratio``
+        ``hash_model`` (``"any"`` or ``"random"``, collision, coco and olh); a ``variation-ratio``
         round has ``p`` and ``beta`` (and ``q``, default p) instead of eps0.
 
     Returns

@@ -24,6 +24,10 @@ RANDOM_HASH_MAX_S
     sparsity s of Collision with ``hash_model="random"`` (the random-hash weights cost
     O(s^3) and the blanket is certified once per pair type, s of them; see
     docs/BENCHMARKS.md).
+COCO_RANDOM_MAX_S
+    sparsity s of CoCo with ``hash_model="random"`` (the pair weights of the O(s^2) pair
+    types: O(s) products of matrices of up to 172 x 172, O(s^2) contractions and an O(s^4)
+    free-pair sum; see docs/limits.md).
 MAX_BIB_BALLS
     expected blanket balls k + n rho (or k + n p) of ``bib`` (1e12 takes about 8 s and
     0.4 GB; 1e16 took 158 s and 24 GB).
@@ -60,6 +64,7 @@ MAX_GRID_POINTS_LARGE_N = 100
 MAX_LIST = 1_000
 MAX_S_WALK = 10_000
 RANDOM_HASH_MAX_S = 1024
+COCO_RANDOM_MAX_S = 128
 MAX_SIM_CELLS = 5 * 10**7
 MAX_SIM_MESSAGES = 3 * 10**8
 MAX_BIB_BALLS = 10**12

@@ -25,7 +25,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from accountant.core.limits import RANDOM_HASH_MAX_S
+from accountant.core.limits import COCO_RANDOM_MAX_S, RANDOM_HASH_MAX_S
 from accountant.core.rules import coco_theorem7_t, collision_paper_t, olh_default_g
 from accountant.core.caveats import (
     CAVEAT_GENERIC,
@@ -229,9 +229,15 @@ class CoCoParams(_HashedOmega, _PairStatus):
     t: Optional[int] = None
     d: Optional[int] = None
     name: str = field(default="coco", init=False)
+    # "any" or "random" (each report's hash uniformly random: accountant.bounds.laws.coco_random)
+    hash_model: str = field(default="any", repr=False)
 
     def __post_init__(self) -> None:
         s, eps0 = _check_s_eps0_d(self)
+        if _check_hash_model(self.hash_model) == "random" and s > COCO_RANDOM_MAX_S:
+            raise ValueError(f"s must be an integer in [1, {COCO_RANDOM_MAX_S}] for CoCo with hash_model "
+                             f"'random' (its pair weights cost O(s^4); docs/limits.md), "
+                             f"got s={s}")
         t = coco_theorem7_t(s, eps0) if self.t is None else self.t
         msg = f"t must be an even integer >= 2s + 2 = {2 * s + 2} for CoCo, got {t!r}"
         try:
@@ -501,7 +507,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     p, beta, q : float, optional
         The parameters of :class:`VariationRatioParams` (default ``q = p``).
     hash_model : str
-        ``"any"`` (bounds proved for every hash family) or ``"random"`` (collision and olh
+        ``"any"`` (bounds proved for every hash family) or ``"random"`` (collision, coco and olh
         only: proved assuming each report's hash is a uniformly random function).
 
     Returns
@@ -538,8 +544,8 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
         what = ", ".join(extra)
         applies = ", ".join(allowed) if allowed else "no option"
         raise ValueError(f"{what} does not apply to mechanism '{mechanism}' (it takes {applies})")
-    if _check_hash_model(hash_model) == "random" and mechanism not in ("collision", "olh"):
-        raise ValueError(f"hash_model 'random' is available for collision and olh only, "
+    if _check_hash_model(hash_model) == "random" and mechanism not in ("collision", "coco", "olh"):
+        raise ValueError(f"hash_model 'random' is available for collision, coco and olh only, "
                          f"got mechanism '{mechanism}'")
     if mechanism == "variation-ratio":
         if beta is None:
@@ -564,7 +570,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
         raise ValueError(f"s is required for mechanism '{mechanism}' (an integer >= 1)")
     if mechanism == "collision":
         return CollisionParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model)
-    return CoCoParams(s=s, eps0=eps0, t=t, d=d)
+    return CoCoParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model)
 
 
 def _check_n(n) -> int:

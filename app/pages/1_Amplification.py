@@ -62,7 +62,7 @@ elif mechanism in common.K_HELP:
 hash_model = "any"
 if mechanism in RANDOM_MECHANISMS:
     hash_model = common.hash_model_input(sb)
-    if hash_model == "random" and mechanism == "collision":  # s <= RANDOM_HASH_MAX_S
+    if hash_model == "random" and mechanism in ("collision", "coco"):  # s <= (COCO_)RANDOM_HASH_MAX_S
         t_ok = common.call(make_params, mechanism, 1.0, s=s, hash_model="random", where=sb) is not None \
             and t_ok
 if vr is not None:

@@ -133,11 +133,18 @@ def test_amplification_hash_model():
     at.number_input(key="s").set_value(2000).run()
     ok(at)
     assert any("1024" in e.value and "hash_model 'random'" in e.value for e in at.error)
-    # no hash model for a mechanism without a random-hash law
+    # CoCo has its random-hash law: the choice stays, the headline is the library's, and s
+    # above CoCo's limit is refused beside the input
     at.number_input(key="s").set_value(4).run()
     at.selectbox(key="mechanism").set_value("coco").run()
     ok(at)
-    assert not [sb for sb in at.selectbox if sb.key == "hash_model"]
+    assert [sb for sb in at.selectbox if sb.key == "hash_model"]
+    coco = ShuffleAccountant(make_params("coco", 1.0, s=4, d=1000, hash_model="random"),
+                             100_000).epsilon_result(1e-6)
+    assert float(metric(at, "eps_c, proved upper bound (random hash)")) == pytest.approx(coco.epsilon, rel=1e-5)
+    at.number_input(key="s").set_value(200).run()
+    ok(at)
+    assert any("128" in e.value and "hash_model 'random'" in e.value for e in at.error)
     assert "Assumption:" not in " ".join(m.value for m in at.markdown)
 
 

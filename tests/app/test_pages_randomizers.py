@@ -99,7 +99,7 @@ def test_rounds_hash_model_random():
     at = page("7_Rounds.py", timeout=300)
     at.selectbox(key="mechanism").set_value("coco").run()
     ok(at)
-    assert not [w for w in at.selectbox if w.key == "hash_model"]  # CoCo has no random-hash law
+    assert [w for w in at.selectbox if w.key == "hash_model"]  # CoCo has a random-hash law
     at.selectbox(key="mechanism").set_value("collision").run()
     at.number_input(key="T").set_value(10).run()
     any_shown = metric(at, "PLD eps (upper bound)")

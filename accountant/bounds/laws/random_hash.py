@@ -139,9 +139,9 @@ OLH: Collision with ``s = 1`` and ``t = g``; ``r = 0``, ``m1 = m2 = 1``, ``k = 1
 ``1/g`` (the two values collide and the reports have the same law), so
 ``lambda = (1 - 1/g)/g`` exactly, and the corner law is the exact random-hash blanket law.
 
-CoCo is not covered: its hash is a pair ``(H1, H2)`` and inputs may share a coordinate
-with opposite signs (same bucket pair, roles swapped); its random-hash law is not derived
-here and ``hash_model="random"`` is refused for it.
+CoCo: its hash is a pair ``(H1, H2)`` and inputs may share a coordinate with opposite
+signs (same bucket pair, roles swapped); the same corner law applies with its own weight
+``lambda(r, o)``, derived in :mod:`accountant.bounds.laws.coco_random`.
 """
 from __future__ import annotations
 
@@ -156,15 +156,15 @@ from accountant.engines.blanket.law import CornerBlanket, CountLaw
 HASH_MODELS = ("any", "random")
 ASSUMPTION = {"any": "every hash family",
               "random": "each report's hash is a uniformly random function"}
-RANDOM_MECHANISMS = ("collision", "olh")
+RANDOM_MECHANISMS = ("collision", "coco", "olh")
 
 
 def check_hash_model(hash_model, mechanism: str | None = None) -> str:
-    """``hash_model`` in ``("any", "random")``; ``"random"`` only for Collision and OLH."""
+    """``hash_model`` in ``("any", "random")``; ``"random"`` only for Collision, CoCo and OLH."""
     if hash_model not in HASH_MODELS:
         raise ValueError(f"hash_model must be 'any' or 'random', got {hash_model!r}")
     if hash_model == "random" and mechanism is not None and mechanism not in RANDOM_MECHANISMS:
-        raise ValueError(f"hash_model 'random' is available for collision and olh only, "
+        raise ValueError(f"hash_model 'random' is available for collision, coco and olh only, "
                          f"got mechanism '{mechanism}'")
     return hash_model
 

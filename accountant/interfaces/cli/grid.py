@@ -111,7 +111,7 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
         raise ValueError("--scheduler must be an address such as tcp://host:8786, got ''")
     hash_model = getattr(args, "hash_model", "any")
     if hash_model == "random" and mechanism not in RANDOM_MECHANISMS:
-        raise ValueError(f"--hash-model 'random' is available for collision and olh only, "
+        raise ValueError(f"--hash-model 'random' is available for collision, coco and olh only, "
                          f"got mechanism '{mechanism}'")
     try:
         points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=ks,

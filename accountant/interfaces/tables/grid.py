@@ -86,7 +86,7 @@ class GridPoint:
     p: Optional[float] = None
     beta: Optional[float] = None
     q: Optional[float] = None
-    # "any" (proved for every hash family) or "random" (Collision, OLH: proved assuming each
+    # "any" (proved for every hash family) or "random" (Collision, CoCo, OLH: proved assuming each
     # report's hash is a uniformly random function; accountant.bounds.laws.random_hash)
     hash_model: str = "any"
 
@@ -109,7 +109,7 @@ def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[f
     """Every combination of the lists (``ss`` for Collision/CoCo, ``ks`` for k-RR, OLH, OUE); ``d``
     (Collision/CoCo) is the dimension of the data, which only the lower bound depends on.
     ``vr = (p, beta, q)``: the one variation-ratio randomizer of the grid (q None: q = p);
-    its eps0 is ln p and ``eps0s`` is ignored.  ``hash_model`` ``"random"`` (Collision, OLH
+    its eps0 is ln p and ``eps0s`` is ignored.  ``hash_model`` ``"random"`` (Collision, CoCo, OLH
     only) is the assumption every row is proved under."""
     check_hash_model(hash_model, mechanism)
     if mechanism == "variation-ratio":

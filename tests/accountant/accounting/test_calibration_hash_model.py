@@ -27,7 +27,7 @@ def test_random_inverse_is_verified_and_tight(mech, kw, eps, measured):
 
 
 def test_random_refused_outside_collision_olh():
-    with pytest.raises(ValueError, match="hash_model 'random' is available for collision and olh only"):
+    with pytest.raises(ValueError, match="hash_model 'random' is available for collision, coco and olh only"):
         local_epsilon(10_000, 0.5, 1e-6, mechanism="krr", k=4, hash_model="random")
     with pytest.raises(ValueError, match="hash_model must be 'any' or 'random'"):
         local_epsilon(10_000, 0.5, 1e-6, mechanism="olh", k=4, hash_model="fixed")

@@ -107,8 +107,8 @@ def test_law_of_the_largest_weight_and_refusals():
     w = [collision_random_weight(4, 36, i) for i in range(4)]
     assert r == 0 and all(w[0][1] >= x[1] for x in w)
     assert law.p10 >= w[0][1] * 36 / (4 * np.exp(2.0) + 32)
-    with pytest.raises(ValueError, match="hash_model 'random' is available for collision and olh only"):
-        make_params("coco", 2.0, s=4, hash_model="random")
+    with pytest.raises(ValueError, match="hash_model 'random' is available for collision, coco and olh only"):
+        make_params("krr", 2.0, k=4, hash_model="random")
     with pytest.raises(ValueError, match="hash_model must be 'any' or 'random'"):
         make_params("collision", 2.0, s=4, hash_model="fixed")
     pr = make_params("collision", 2.0, s=4, d=12, hash_model="random")
@@ -125,7 +125,7 @@ def test_cli_hash_model(capsys):
                  "--delta", "1e-6", "--hash-model", "random", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["assumption"] == "each report's hash is a uniformly random function"
-    assert main(["epsilon", "--mechanism", "coco", "--s", "4", "--n", "1e4", "--eps0", "2",
+    assert main(["epsilon", "--mechanism", "krr", "--k", "4", "--n", "1e4", "--eps0", "2",
                  "--delta", "1e-6", "--hash-model", "random"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--hash-model 'random'" in err

@@ -46,10 +46,10 @@ def test_olh_schedule_and_refusals(tmp_path, capsys):
     specs = parse_schedule([{"n": 10_000, "eps0": 2.0, "mechanism": "olh", "k": 10,
                              "hash_model": "random", "repeat": 2}])
     assert [sp.hash_model for sp in specs] == ["random", "random"]
-    with pytest.raises(ValueError, match="round 0: hash_model 'random' is available for collision and olh only"):
+    with pytest.raises(ValueError, match="round 0: hash_model 'random' is available for collision, coco and olh only"):
         parse_schedule([{"n": 1000, "eps0": 1.0, "mechanism": "krr", "k": 4, "hash_model": "random"}])
-    with pytest.raises(ValueError, match="hash_model 'random' is available for collision and olh only"):
-        RoundSpec(1000, 1.0, "coco", s=4, hash_model="random")
+    with pytest.raises(ValueError, match="hash_model 'random' is available for collision, coco and olh only"):
+        RoundSpec(1000, 1.0, "oue", k=4, hash_model="random")
     assert "uniformly random function" in round_source("olh", "random")
     assert round_source("collision") == "min(exact blanket, clone (FMT21))"
     from accountant.interfaces.cli.main import main
