@@ -194,7 +194,10 @@ def _cond_cdf(js: np.ndarray, Np: np.ndarray, pp: float) -> tuple[np.ndarray, np
     Nb = Npad.reshape(nb, L)
     with np.errstate(divide="ignore", invalid="ignore"):
         step = np.log(np.maximum(Nb[None, :, :-1] - J[:, :, None], 0.0)) - np.log(Nb[None, :, :-1] * (1.0 - pp))
-    step = np.where(np.isnan(step), -np.inf, step)
+    # a non-finite step (N' <= 0: the padding past the last N', or N' = 0 at the window's
+    # edge) starts a zero pmf; +inf (log 0 below a finite log above) would meet -inf in the
+    # cumulative sum and give NaN
+    step = np.where(np.isfinite(step), step, -np.inf)
     lp = np.empty((G1, nb, L))
     lp[:, :, 0] = lp0
     if L > 1:

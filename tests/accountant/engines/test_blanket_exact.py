@@ -269,3 +269,19 @@ def test_saddle_point_start_is_close(law, n):
     assert positive_part(law, n, fast.epsilon, target_delta=delta).upper <= delta
     assert full.epsilon * (1 - 1e-7) <= fast.epsilon <= full.epsilon * (1 + 1e-5)
     assert fast.evaluations <= 2
+
+
+def test_binned_path_at_the_window_edge_warns_of_nothing_and_agrees_with_exact():
+    # CoCo s = 1, t = 6, n = 256: the m-window reaches N' = 0, where a +inf log step used to
+    # meet -inf in the cumulative sum ("invalid value encountered in accumulate")
+    import warnings
+
+    from accountant import make_params
+    from accountant.engines.blanket.law import blanket_law
+
+    law = blanket_law(make_params("coco", 1.0, s=1, t=6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = positive_part(law, 256, 0.875, method="binned")
+    e = positive_part(law, 256, 0.875, method="exact")
+    assert 0 < b.lower <= b.upper and abs(b.upper - e.upper) <= 1e-9 * e.upper
