@@ -251,8 +251,14 @@ class _NestedUpper:
     (g is evaluated once per (m, grid point); each t only weighs the grid's values with the
     P and E[y; bin] of its own l-window, a matrix independent of m), plus (E - u) m times
     the Chernoff bound on the l-mass outside the window (g <= (E - u) m).  Only the ``g``
-    column is an upper bound; the slope column is 0 (the lower end comes from the Jensen
-    law, not from tangents of these rows)."""
+    column is an upper bound; the slope column is 0.
+
+    Lower end (:meth:`bin_lower`, from the same evaluations): for every y-grid point Y_i,
+    g_m(y) >= g_m(Y_i) + s_i (y - Y_i) with s_i a one-sided derivative of the convex g_m
+    (the ``_Terms`` slope v3 P[N1 > c]), and h(m, t) >= g_m(kappa t) (Jensen over l,
+    E[t + (E-1) l | t] = kappa t), so on a t-bin E[h; bin | m] >= P g_m(Y_i) + s_i (kappa
+    E[t; bin | m] - Y_i P) for every i, and >= 0; the two grid points around kappa times the
+    bin's mean are tried.  The Jensen gap is that of the three-atom law's lower end."""
 
     def __init__(self, law: OueBlanket, inner: CountLaw, pi: float, eps: float, Gy: int,
                  log_mass: float) -> None:
@@ -260,7 +266,9 @@ class _NestedUpper:
         self.u = self.terms.u
         self.E, self.pi, self.Gy, self.log_mass = law.E, pi, Gy, log_mass
         self.vmax = law.E - self.u
+        self.kappa = 1.0 + (law.E - 1.0) * pi
         self._cache: dict = {}
+        self._last = None  # (m values, y-grid, g and slope there) of the last row call
 
     def _weights(self, ts: np.ndarray):
         """(y-grid, A, B, out): h_U(m, t) = A[t] . g(m, grid) + vmax m out[t] and the Newton
@@ -330,14 +338,36 @@ class _NestedUpper:
         big = np.flatnonzero(~small)
         if big.size:
             ys, A, B, out = self._weights(tu[big])
-            gv, _, qv = self.terms.row(np.tile(mu, ys.size), np.repeat(ys, mu.size))
+            gv, sv, qv = self.terms.row(np.tile(mu, ys.size), np.repeat(ys, mu.size))
             gv = gv.reshape(ys.size, mu.size)
             qv = qv.reshape(ys.size, mu.size)
-            Hg[big] = A @ gv + self.vmax * out[:, None] * mu.astype(np.float64)[None, :]
-            Hq[big] = B @ qv
+            self._last = (mu, ys, gv, sv.reshape(ys.size, mu.size))
+            # einsum, not A @ gv: OpenBLAS would spread these small products over threads that
+            # spin on a shared machine (3x the process's CPU time of a pass at n = 1e5)
+            Hg[big] = np.einsum("ij,jk->ik", A, gv) + self.vmax * out[:, None] * mu.astype(np.float64)[None, :]
+            Hq[big] = np.einsum("ij,jk->ik", B, qv)
         g[:] = Hg[ti, mi]
         q[:] = Hq[ti, mi]
         return g, np.zeros(m.shape), q
+
+    def bin_lower(self, m: np.ndarray, js: np.ndarray, P: np.ndarray, D: np.ndarray) -> np.ndarray:
+        """Lower bounds on E[h(m, t); t-bin | m] (shape of P: bins x m) from the tangents of g_m
+        at the y-grid of the last :meth:`row` call on these m (the class docstring); 0 where
+        there is no grid (every t-edge <= 0)."""
+        last = self._last
+        if last is None or last[0].size != m.size or not np.array_equal(last[0], m):
+            return np.zeros(P.shape)
+        _, ys, gv, sv = last
+        KT = self.kappa * (js[:-1].astype(np.float64)[:, None] * P + D)  # kappa E[t; bin]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ybar = np.where(P > 0.0, KT / P, ys[0])
+        i1 = np.clip(np.searchsorted(ys, ybar), 0, ys.size - 1)
+        col = np.broadcast_to(np.arange(m.size), P.shape)
+        best = np.zeros(P.shape)
+        for i in (np.maximum(i1 - 1, 0), i1):
+            gi, si = gv[i, col], sv[i, col]
+            best = np.maximum(best, P * gi + si * (KT - ys[i] * P))
+        return best
 
 
 def mp_window_sum(law: OueBlanket, n: int, eps: float, mw, jw, digits: int = 50) -> float:
@@ -383,6 +413,13 @@ def mp_window_sum(law: OueBlanket, n: int, eps: float, mw, jw, digits: int = 50)
 DIRECT_MAX_CELLS = 12 * 10**5
 # y-grid bins of the nested path's upper end per t-bin
 NESTED_Y_BINS = 4
+# from this bin_gap on (a chart's, with a target) the nested path first tries one t-bin and one
+# y-bin with the lower end from the same rows (:meth:`_NestedUpper.bin_lower`)
+CHART_BIN_GAP = 1e-4
+# ... and from this m-window on it first tries one t-bin and one y-bin: at a gap of 1e-4 that
+# pass meets it on the Amplification page's curves (k = 10, delta = 1e-6) for n >= 1e8 and
+# sometimes at 1e7 (m-windows of 1.4e4-2.5e5 values), never at n = 1e6 (2e3-8e3 values)
+NESTED_ONE_BIN_FROM = 1 << 14
 
 
 def _refine(evaluate, G: int, ref_of, bin_gap: float, max_bins: int, cap: int, nj: int):
@@ -479,23 +516,34 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
             # 3 first bins (the refinement decides; a larger min_bins, asked for to tighten
             # tangents, would not narrow the Jensen lower end and costs G^2)
             G0 = min(min_bins, 3) if min_bins is not None else 3
-            lo_J = _refine(lambda g: _binned(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
-                           max_bins, max(1, max_cells // nm), nj)[0]
-
             cap = min(max_bins, nj, max(1, int(math.isqrt(max(max_cells // nm, 1))) - 1))
+            if target_delta is not None and bin_gap >= CHART_BIN_GAP:
+                # a chart's gap: the lower end from the tangents of the upper end's own rows
+                # (no Jensen pass; as tight once G > 1), and on long m-windows first one t-bin
+                # and one y-bin (2 evaluations of g per m)
+                lo_J = None
+                done = False
+                if nm >= NESTED_ONE_BIN_FROM:
+                    lo_F, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, 1, log_mass), mw, jw, 1)
+                    bins = 1
+                    done = up_F - lo_F <= bin_gap * ref_of(up_F)
+            else:
+                lo_J = _refine(lambda g: _binned(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
+                               max_bins, max(1, max_cells // nm), nj)[0]
+                done = False
             G, prev = G0, None
-            while True:  # the Jensen gap does not shrink with G: refine the upper end alone
-                _, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, NESTED_Y_BINS * G, log_mass), mw, jw, G)
+            while not done:  # the Jensen gap does not shrink with G: refine the upper end alone
+                lo_U, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, NESTED_Y_BINS * G, log_mass), mw, jw, G)
+                lo_F = lo_J if lo_J is not None else lo_U
                 bins, ref = G, ref_of(up_F)
-                if up_F - lo_J <= bin_gap * ref or G >= cap:
+                if up_F - lo_F <= bin_gap * ref or G >= cap:
                     break
                 # chords approach the value like 1/G^2: the distance left is about est
-                est = up_F - lo_J if prev is None else (prev[1] - up_F) / ((G / prev[0]) ** 2 - 1.0)
+                est = up_F - lo_F if prev is None else (prev[1] - up_F) / ((G / prev[0]) ** 2 - 1.0)
                 if est <= bin_gap * ref:
                     break
                 prev = (G, up_F)
                 G = int(min(cap, max(2 * G, math.ceil(1.3 * G * math.sqrt(est / (bin_gap * ref))))))
-            lo_F = lo_J
             mg = margin
         lower = max(lo_F / n * (1.0 - mg), 0.0)
         upper_d = up_F / n * (1.0 + mg) + trunc
