@@ -31,6 +31,10 @@ def _as_grid(m: np.ndarray, j: np.ndarray):
     return None
 
 
+def _m_key(m: np.ndarray) -> tuple:
+    return int(m[0]), int(m[-1]), int(m.size)
+
+
 class _NestedUpper:
     """Upper bounds h_U(m, t) >= h(m, t) = E[g_m(t + (E-1) l)], l ~ Bin(t, pi), at the
     t-edges: chords of g (convex in y) over one y-grid of ``Gy`` bins shared by every t
@@ -54,7 +58,9 @@ class _NestedUpper:
         self.vmax = law.E - self.u
         self.kappa = 1.0 + (law.E - 1.0) * pi
         self._cache: dict = {}
-        self._last = None  # (m values, y-grid, g and slope there) of the last row call
+        # (y-grid, g and slope there) of the row calls not yet read by bin_lower, keyed by their
+        # m values (the binned sums run m-chunks on threads: one entry per chunk)
+        self._rows: dict = {}
 
     def _weights(self, ts: np.ndarray):
         """(y-grid, A, B, out): h_U(m, t) = A[t] . g(m, grid) + vmax m out[t] and the Newton
@@ -129,7 +135,7 @@ class _NestedUpper:
             gv, sv, qv = self.terms.row(np.tile(mu, ys.size), np.repeat(ys, mu.size))
             gv = gv.reshape(ys.size, mu.size)
             qv = qv.reshape(ys.size, mu.size)
-            self._last = (mu, ys, gv, sv.reshape(ys.size, mu.size))
+            self._rows[_m_key(mu)] = (mu, ys, gv, sv.reshape(ys.size, mu.size))
             # einsum, not A @ gv: OpenBLAS would spread these small products over threads that
             # spin on a shared machine (3x the process's CPU time of a pass at n = 1e5)
             Hg[big] = np.einsum("ij,jk->ik", A, gv) + self.vmax * out[:, None] * mu.astype(np.float64)[None, :]
@@ -140,10 +146,10 @@ class _NestedUpper:
 
     def bin_lower(self, m: np.ndarray, js: np.ndarray, P: np.ndarray, D: np.ndarray) -> np.ndarray:
         """Lower bounds on E[h(m, t); t-bin | m] (shape of P: bins x m) from the tangents of g_m
-        at the y-grid of the last :meth:`row` call on these m (the class docstring); 0 where
-        there is no grid (every t-edge <= 0)."""
-        last = self._last
-        if last is None or last[0].size != m.size or not np.array_equal(last[0], m):
+        at the y-grid of the :meth:`row` call on these m (the class docstring); 0 where there
+        is no grid (every t-edge <= 0)."""
+        last = self._rows.pop(_m_key(m), None) if m.size else None
+        if last is None or not np.array_equal(last[0], m):
             return np.zeros(P.shape)
         _, ys, gv, sv = last
         KT = self.kappa * (js[:-1].astype(np.float64)[:, None] * P + D)  # kappa E[t; bin]
