@@ -191,8 +191,8 @@ def test_chart_mode_brackets_the_exact_value(eps0, n):
 @pytest.mark.parametrize("eps0", [0.5, 4.5])
 def test_chart_mode_one_bin_pass_brackets_the_fine_path(eps0):
     # n = 1e8: the m-window holds >= NESTED_ONE_BIN_FROM values, the chart mode's first pass
-    # (m-chunks on threads: each chunk's rows must reach its own lower end)
     # (one t-bin, one y-bin) meets the gap; it must bracket the fine Jensen-lower path's ends
+    # (the m-chunks run on threads: each chunk's rows must reach its own lower end)
     from accountant.engines.blanket import oue
     law, n, delta = OueBlanket(eps0), 10**8, 1e-6
     eps = approx_epsilon(law, n, delta)
