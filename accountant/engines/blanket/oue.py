@@ -64,6 +64,13 @@ the small coefficient 1 - u.  Then
   is a lower bound here; its gap, about the variance of l, is 2e-4 of delta at n = 1e4 and
   falls like 1/n, so the bins refine the upper end until its estimated distance to its limit
   is below ``bin_gap`` (chords converge like 1/G^2).
+* at a chart's gap (``bin_gap >= CHART_BIN_GAP`` with a target) the lower end is instead
+  Jensen's bound through the tangents of g_m at the upper end's own y-grid
+  (:meth:`accountant.engines.blanket.oue_nested._NestedUpper.bin_lower`: no second pass over
+  the m-window), and long m-windows first try one t-bin and one y-bin (2 evaluations of g
+  per m).  The m-direction is not binned: m -> E[(A_m + R)_+] (A_m a sum of m steps of both
+  signs) need not be convex (W = +-1, Z = 0: E|W1 + W2| = 1 < 2 E|W|), so chords over m
+  would not be upper bounds.
 
 *Windows.*  m and K2 (marginally Bin(n, B b)) are cut to windows leaving out at most
 ``truncation`` of the target, bounded and added to the upper end exactly as in

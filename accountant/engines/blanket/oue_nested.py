@@ -7,11 +7,12 @@ docstring; :class:`_NestedUpper` is the ``terms`` object :func:`accountant.engin
 sums over the t-bins.
 """
 from __future__ import annotations
+import math
 import numpy as np
 from scipy import special
 from accountant.engines.blanket.law import CountLaw, OueBlanket
 from accountant.engines.blanket.sums import _Terms
-from accountant.engines.blanket.window import _window
+from accountant.engines.binomial import bd0
 
 
 def _as_grid(m: np.ndarray, j: np.ndarray):
@@ -29,6 +30,53 @@ def _as_grid(m: np.ndarray, j: np.ndarray):
             and np.all(np.diff(tu) > 0)):
         return mu, tu
     return None
+
+
+def _log_tail_bounds(x: np.ndarray, N: np.ndarray, p: float, upper: bool) -> np.ndarray:
+    """:func:`accountant.engines.binomial.binom_log_tail_bound` elementwise over (x, N) arrays
+    (the same float operations: -(bd0(x, N p) + bd0(N - x, N (1 - p))) beyond the mean, 0 on
+    its near side, -inf beyond the support)."""
+    mean = N * p
+    beyond = x > mean if upper else x < mean
+    out = np.zeros(x.shape)
+    if np.any(beyond):
+        Nb = N[beyond]
+        xb = np.clip(x[beyond], 0.0, Nb)
+        out[beyond] = -(bd0(xb, mean[beyond]) + bd0(Nb - xb, Nb * (1.0 - p)))
+    return np.where(x > N, -np.inf, out) if upper else np.where(x < 0, -np.inf, out)
+
+
+def _first_true(pred, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise smallest integer x in (a, b] with pred(x), pred monotone (False ... True)
+    and true at b: bisection on all elements at once."""
+    a, b = a.copy(), b.copy()
+    while True:
+        open_ = b - a > 1.0
+        if not np.any(open_):
+            return b
+        mid = np.where(open_, np.floor(0.5 * (a + b)), b)
+        ok = pred(mid)
+        b = np.where(open_ & ok, mid, b)
+        a = np.where(open_ & ~ok, mid, a)
+
+
+def l_windows(ts: np.ndarray, p: float, log_mass: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`accountant.engines.blanket.window._window` (lo, hi, Chernoff bound on the mass
+    outside) for Bin(t, p) at every t >= 1 of ``ts`` at once (0 < p < 1): the same windows
+    (each end is the unique first point where a monotone Chernoff bound crosses ``log_mass``,
+    rounded down to a multiple of 1/4 as there) and the same bounds, one vectorised bisection
+    instead of a search per t."""
+    lm = math.floor(4.0 * log_mass) / 4.0
+    N = np.asarray(ts, dtype=np.float64)
+    mean = N * p
+    up = lambda x: _log_tail_bounds(x, N, p, True)  # noqa: E731
+    dn = lambda x: _log_tail_bounds(x, N, p, False)  # noqa: E731
+    hi = np.where(up(N) > lm, N,
+                  np.minimum(_first_true(lambda x: up(x) <= lm, np.floor(mean), N) - 1.0, N))
+    lo = np.where(dn(np.zeros(N.shape)) > lm, 0.0,
+                  np.maximum(_first_true(lambda x: dn(x) > lm, np.full(N.shape, -1.0), np.ceil(mean)), 0.0))
+    trunc = np.where(hi < N, np.exp(up(hi + 1.0)), 0.0) + np.where(lo > 0, np.exp(dn(lo - 1.0)), 0.0)
+    return lo, hi, trunc
 
 
 def _m_key(m: np.ndarray) -> tuple:
@@ -69,10 +117,7 @@ class _NestedUpper:
         if key in self._cache:
             return self._cache[key]
         d = self.E - 1.0
-        wins = [_window(int(t), self.pi, self.log_mass) for t in ts]
-        lo = np.array([w[0] for w in wins], dtype=np.float64)
-        hi = np.array([w[1] for w in wins], dtype=np.float64)
-        out = np.array([w[2] for w in wins])
+        lo, hi, out = l_windows(ts, self.pi, self.log_mass)
         y0 = float(np.min(ts + d * (lo - 1.0)))
         y1 = float(np.max(ts + d * hi))
         ys = np.unique(np.linspace(y0, y1, self.Gy + 1))

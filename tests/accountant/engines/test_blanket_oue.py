@@ -223,3 +223,20 @@ def test_nested_rows_on_a_grid_equal_rows_on_scattered_points():
     assert oue._as_grid(np.tile(m, ts.size)[perm], np.repeat(ts, m.size)[perm]) is None
     assert np.max(g1) > 0
     assert np.allclose(g1[perm], g2, rtol=1e-14, atol=0) and np.allclose(q1[perm], q2, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("p,log_mass", [(0.047, -35.7), (0.3, -10.3), (0.0018, -44.0), (0.1192, -3.1)])
+def test_vectorised_l_windows_equal_the_scalar_windows(p, log_mass):
+    # oue_nested.l_windows (one bisection for every t-edge) against window._window per t: the
+    # same ends, the same Chernoff bound on the mass left out (up to the last bits of bd0's
+    # series, which runs until every element of the vector has converged)
+    import numpy as np
+    from accountant.engines.blanket.oue_nested import l_windows
+    from accountant.engines.blanket.window import _window
+    ts = np.array([1, 2, 3, 7, 40, 977, 31_000, 451_291, 10**6 + 3, 215_683_764], dtype=np.float64)
+    lo, hi, out = l_windows(ts, p, log_mass)
+    for i, t in enumerate(ts):
+        w = _window(int(t), p, log_mass)
+        assert (lo[i], hi[i]) == (w[0], w[1])
+        assert out[i] == pytest.approx(w[2], rel=1e-12, abs=0.0)
+    assert np.any(lo > 0) and np.any(hi < ts) and np.all(out <= 2.0 * math.exp(math.floor(4 * log_mass) / 4))
