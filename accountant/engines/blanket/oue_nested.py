@@ -71,10 +71,15 @@ def l_windows(ts: np.ndarray, p: float, log_mass: float) -> tuple[np.ndarray, np
     mean = N * p
     up = lambda x: _log_tail_bounds(x, N, p, True)  # noqa: E731
     dn = lambda x: _log_tail_bounds(x, N, p, False)  # noqa: E731
+    # brackets from Pinsker's inequality, KL(x/N || p) >= 2 (x/N - p)^2: the bound is <= lm
+    # from |x - mean| >= r = sqrt(-lm N / 2) on (one more count against rounding)
+    r = np.sqrt(-lm * N / 2.0) + 1.0
     hi = np.where(up(N) > lm, N,
-                  np.minimum(_first_true(lambda x: up(x) <= lm, np.floor(mean), N) - 1.0, N))
+                  np.minimum(_first_true(lambda x: up(x) <= lm, np.floor(mean),
+                                         np.minimum(np.ceil(mean + r), N)) - 1.0, N))
     lo = np.where(dn(np.zeros(N.shape)) > lm, 0.0,
-                  np.maximum(_first_true(lambda x: dn(x) > lm, np.full(N.shape, -1.0), np.ceil(mean)), 0.0))
+                  np.maximum(_first_true(lambda x: dn(x) > lm, np.maximum(np.floor(mean - r), -1.0),
+                                         np.ceil(mean)), 0.0))
     trunc = np.where(hi < N, np.exp(up(hi + 1.0)), 0.0) + np.where(lo > 0, np.exp(dn(lo - 1.0)), 0.0)
     return lo, hi, trunc
 
