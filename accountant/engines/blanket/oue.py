@@ -301,8 +301,8 @@ DIRECT_MAX_CELLS = 12 * 10**5
 DIRECT_MAX_CELLS_CHART = 6 * 10**5
 # y-grid bins of the nested path's upper end per t-bin
 NESTED_Y_BINS = 4
-# from this bin_gap on (a chart's, with a target) the nested path first tries one t-bin and one
-# y-bin with the lower end from the same rows (:meth:`_NestedUpper.bin_lower`)
+# from this bin_gap on (a chart's, with a target) the nested path takes its lower end from the
+# tangents of the upper end's own rows (:meth:`_NestedUpper.bin_lower`), without a Jensen pass
 CHART_BIN_GAP = 1e-4
 # ... and from this m-window on it first tries one t-bin and one y-bin: at a gap of 1e-4 that
 # pass meets it on the Amplification page's curves (k = 10, delta = 1e-6) for n >= 1e8 and
