@@ -31,7 +31,8 @@ Instances (E = e^eps0, Omega = s E + t - s):
 * k-ary randomized response: s = 1, t = k.
 * OUE: four atoms (:class:`OueBlanket`), evaluated by :mod:`accountant.engines.blanket.oue`
   on the same sums (its docstring has the reduction; its direct exact sum from per-m tail
-  tables is :mod:`accountant.engines.blanket.oue_table`); :func:`oue_blanket` is the older
+  tables is :mod:`accountant.engines.blanket.oue_table`, the nested path's upper and
+  lower ends from one y-grid :mod:`accountant.engines.blanket.oue_nested`); :func:`oue_blanket` is the older
   three-atom relaxation (an upper bound of it), kept for comparison.
 * Any four-atom law on the corners (E, 1), (1, E), (1, 1), (E, E) of [1, E]^2
   (:class:`CornerBlanket`, e.g. the law dominating Collision's random-hash blanket) on the

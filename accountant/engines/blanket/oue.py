@@ -64,6 +64,13 @@ the small coefficient 1 - u.  Then
   is a lower bound here; its gap, about the variance of l, is 2e-4 of delta at n = 1e4 and
   falls like 1/n, so the bins refine the upper end until its estimated distance to its limit
   is below ``bin_gap`` (chords converge like 1/G^2).
+* at a chart's gap (``bin_gap >= CHART_BIN_GAP`` with a target) the lower end is instead
+  Jensen's bound through the tangents of g_m at the upper end's own y-grid
+  (:meth:`accountant.engines.blanket.oue_nested._NestedUpper.bin_lower`: no second pass over
+  the m-window), and long m-windows first try one t-bin and one y-bin (2 evaluations of g
+  per m).  The m-direction is not binned: m -> E[(A_m + R)_+] (A_m a sum of m steps of both
+  signs) need not be convex (W = +-1, Z = 0: E|W1 + W2| = 1 < 2 E|W|), so chords over m
+  would not be upper bounds.
 
 *Windows.*  m and K2 (marginally Bin(n, B b)) are cut to windows leaving out at most
 ``truncation`` of the target, bounded and added to the upper end exactly as in
@@ -89,9 +96,10 @@ from scipy import special
 from accountant.engines.binomial import binom_logpmf
 from accountant.engines.saddle import mgf_minimiser
 from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
-from accountant.engines.blanket.window import PositivePart, _window, run_truncated, windows_crude_or_tilted
+from accountant.engines.blanket.window import PositivePart, run_truncated, windows_crude_or_tilted
 from accountant.engines.blanket.sums import _Terms, _binned
 from accountant.engines.blanket.oue_table import direct_table_sum
+from accountant.engines.blanket.oue_nested import _NestedUpper, _as_grid  # noqa: F401 (_as_grid: tests)
 
 FLOAT_REL_ERROR_OUE = 1e-8
 
@@ -245,101 +253,6 @@ def _nested_exact(law, n: int, eps: float, mw, tw) -> tuple[float, float]:
 CORNER_EXACT_MAX_CELLS = 2 * 10**5
 
 
-class _NestedUpper:
-    """Upper bounds h_U(m, t) >= h(m, t) = E[g_m(t + (E-1) l)], l ~ Bin(t, pi), at the
-    t-edges: chords of g (convex in y) over one y-grid of ``Gy`` bins shared by every t
-    (g is evaluated once per (m, grid point); each t only weighs the grid's values with the
-    P and E[y; bin] of its own l-window, a matrix independent of m), plus (E - u) m times
-    the Chernoff bound on the l-mass outside the window (g <= (E - u) m).  Only the ``g``
-    column is an upper bound; the slope column is 0 (the lower end comes from the Jensen
-    law, not from tangents of these rows)."""
-
-    def __init__(self, law: OueBlanket, inner: CountLaw, pi: float, eps: float, Gy: int,
-                 log_mass: float) -> None:
-        self.terms = _Terms(inner, eps)
-        self.u = self.terms.u
-        self.E, self.pi, self.Gy, self.log_mass = law.E, pi, Gy, log_mass
-        self.vmax = law.E - self.u
-        self._cache: dict = {}
-
-    def _weights(self, ts: np.ndarray):
-        """(y-grid, A, B, out): h_U(m, t) = A[t] . g(m, grid) + vmax m out[t] and the Newton
-        weight B[t] . q(m, grid), for the t >= 1 of ``ts``."""
-        key = tuple(ts.tolist())
-        if key in self._cache:
-            return self._cache[key]
-        d = self.E - 1.0
-        wins = [_window(int(t), self.pi, self.log_mass) for t in ts]
-        lo = np.array([w[0] for w in wins], dtype=np.float64)
-        hi = np.array([w[1] for w in wins], dtype=np.float64)
-        out = np.array([w[2] for w in wins])
-        y0 = float(np.min(ts + d * (lo - 1.0)))
-        y1 = float(np.max(ts + d * hi))
-        ys = np.unique(np.linspace(y0, y1, self.Gy + 1))
-        # l in bin i  <=>  Y_i < t + d l <= Y_{i+1}  <=>  x_i < l <= x_{i+1}, x = floor((Y - t)/d),
-        # clipped to the window [lo, hi] (a value on an edge belongs to either bin: the
-        # chords agree there; float rounding of the quotient moves a point by ~1e-16 of a
-        # bin, far inside FLOAT_REL_ERROR_OUE)
-        T = ts[:, None]
-        x = np.clip(np.floor((ys[None, :] - T) / d), lo[:, None] - 1.0, hi[:, None])
-        pi = self.pi
-
-        def cdf(N: np.ndarray, xx: np.ndarray) -> np.ndarray:  # P[Bin(N, pi) <= x]
-            NB = np.broadcast_to(N, xx.shape)
-            inside = (xx >= 0) & (xx < NB)
-            xa = np.clip(xx, 0.0, np.maximum(NB - 1.0, 0.0))
-            f = special.betainc(np.maximum(NB - xa, 1e-300), xa + 1.0, 1.0 - pi)
-            return np.where(xx < 0, 0.0, np.where(inside, f, 1.0))
-
-        F = cdf(T, x)
-        F1 = cdf(T - 1.0, x - 1.0)
-        P = np.maximum(np.diff(F, axis=1), 0.0)
-        Ml = T * pi * np.diff(F1, axis=1)  # E[l; bin]
-        w = np.diff(ys)[None, :]
-        D = np.clip(T * P + d * Ml - ys[None, :-1] * P, 0.0, w * P)  # E[y - Y_i; bin]
-        A = np.zeros((ts.size, ys.size))
-        A[:, :-1] += (w * P - D) / w
-        A[:, 1:] += D / w
-        B = np.zeros((ts.size, ys.size))
-        B[:, :-1] += 0.5 * P
-        B[:, 1:] += 0.5 * P
-        res = (ys, A, B, out)
-        self._cache[key] = res
-        return res
-
-    def row(self, m: np.ndarray, j) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        m = np.asarray(m)
-        j = np.broadcast_to(np.asarray(j, dtype=np.float64), m.shape)
-        g = np.zeros(m.shape)
-        q = np.zeros(m.shape)
-        mu, mi = np.unique(m, return_inverse=True)
-        tu, ti = np.unique(j, return_inverse=True)
-        Hg = np.zeros((tu.size, mu.size))
-        Hq = np.zeros((tu.size, mu.size))
-        small = tu <= 0.0
-        if np.any(small):
-            g0, _, q0 = self.terms.row(mu, np.zeros(mu.shape))
-            for i in np.flatnonzero(small):
-                if tu[i] == 0.0:  # l = 0
-                    Hg[i], Hq[i] = g0, q0
-                else:
-                    # the grid's edge below t = 0: any value >= 2 h(0) - h(1) extends h convexly,
-                    # and h(1) = E g(X) >= g(E X) = g(kappa) (Jensen), h(0) = g(0)
-                    gk = self.terms.row(mu, np.full(mu.shape, 1.0 + (self.E - 1.0) * self.pi))[0]
-                    Hg[i], Hq[i] = 2.0 * g0 - gk, q0
-        big = np.flatnonzero(~small)
-        if big.size:
-            ys, A, B, out = self._weights(tu[big])
-            gv, _, qv = self.terms.row(np.tile(mu, ys.size), np.repeat(ys, mu.size))
-            gv = gv.reshape(ys.size, mu.size)
-            qv = qv.reshape(ys.size, mu.size)
-            Hg[big] = A @ gv + self.vmax * out[:, None] * mu.astype(np.float64)[None, :]
-            Hq[big] = B @ qv
-        g[:] = Hg[ti, mi]
-        q[:] = Hq[ti, mi]
-        return g, np.zeros(m.shape), q
-
-
 def mp_window_sum(law: OueBlanket, n: int, eps: float, mw, jw, digits: int = 50) -> float:
     """F restricted to the windows, at ``digits`` digits with mpmath (per m, the tail sums of
     Bin(M, b) once; every (m, j) of the windows).  The reference of the tests."""
@@ -376,13 +289,36 @@ def mp_window_sum(law: OueBlanket, n: int, eps: float, mw, jw, digits: int = 50)
 # the direct path's (m, j) window up to which ``auto`` sums every cell exactly (the tables
 # of :mod:`accountant.engines.blanket.oue_table`, about 0.09 us a cell on one core: 0.1 s
 # at this size); from there on the nested path (0.02-0.13 s a search from n = 1e5 on).
+# At a chart's gap (bin_gap >= CHART_BIN_GAP, with a target) DIRECT_MAX_CELLS_CHART: the
+# nested path then costs 0.04-0.06 s a search at n = 3e4-5e4 and 0.03-0.05 s at 1e5,
+# against 0.06-0.11 s for the tables of 6e5-1.2e6 cells, with the same eps_c on the page's
+# curves; at n = 1e4 (<= 5e5 cells) the tables stay cheaper (0.02-0.05 s against 0.05-0.3 s).
 # The direct binned path is no longer chosen: its chords over K2 need bins narrower than
 # one count near the saddle (g falls by a factor e^{0.2} or so per count at delta = 1e-6),
 # so at a gap of 1e-4 it refined to every j (~2600 "bins") after two coarser passes, 4-10x
 # the cost of the table sum (docs/BENCHMARKS.md, Amplification page)
 DIRECT_MAX_CELLS = 12 * 10**5
+DIRECT_MAX_CELLS_CHART = 6 * 10**5
 # y-grid bins of the nested path's upper end per t-bin
 NESTED_Y_BINS = 4
+# from this bin_gap on (a chart's, with a target) the nested path takes its lower end from the
+# tangents of the upper end's own rows (:meth:`_NestedUpper.bin_lower`), without a Jensen pass
+CHART_BIN_GAP = 1e-4
+# ... and from this m-window on it first tries one t-bin and one y-bin: at a gap of 1e-4 that
+# pass meets it on the Amplification page's curves (k = 10, delta = 1e-6) for n >= 1e8 and
+# sometimes at 1e7 (m-windows of 1.4e4-2.5e5 values), never at n = 1e6 (2e3-8e3 values)
+NESTED_ONE_BIN_FROM = 1 << 14
+
+
+def _direct_too_large(law: OueBlanket, n: int, eps: float, cells: int) -> bool:
+    """True when the direct windows hold more than ``cells`` pairs by far, judged from
+    the two counts' standard deviations alone (2 of each, 4 sd_m sd_j cells; the windows
+    leave out ~1e-8 of delta and were measured 63x that size at n = 1e4 ... 1e6 on the
+    Amplification page's curves): ``auto`` then takes the nested path without computing
+    them (0.007 s a search at n = 1e9).  A cost rule only: every path is certified."""
+    pp, _ = _probs(law, eps)
+    pm, pj = sum(pp[c] for c in _DIRECT[0]), sum(pp[c] for c in _DIRECT[1])
+    return 4.0 * n * math.sqrt(pm * (1.0 - pm) * pj * (1.0 - pj)) > cells
 
 
 def _refine(evaluate, G: int, ref_of, bin_gap: float, max_bins: int, cap: int, nj: int):
@@ -409,7 +345,8 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
     :mod:`accountant.engines.blanket.oue_table`), ``binned`` (direct, j = K2 binned),
     ``nested`` (m = #(1,0) + #(0,1), t = #(0,0) + #(1,1) binned, l = #(1,1) | t chords
     inside, lower end from the Jensen law), ``mpmath``; ``auto`` picks exact while the direct
-    windows hold at most DIRECT_MAX_CELLS pairs, then nested.  A
+    windows hold at most DIRECT_MAX_CELLS pairs (DIRECT_MAX_CELLS_CHART at a chart's gap),
+    then nested.  A
     :class:`CornerBlanket` has no product structure (the direct path is OUE's): it always
     takes the nested grouping, summed exactly over every (m, t, l) of the windows when they
     hold at most ``CORNER_EXACT_MAX_CELLS`` cells (``auto``, ``exact``), binned otherwise
@@ -426,6 +363,8 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
         terms = _OueTerms(law, n, eps)
     vmax = law.E - u
     margin = FLOAT_REL_ERROR_OUE * max(1.0, math.sqrt(n) / 1e3)
+    chart = target_delta is not None and bin_gap >= CHART_BIN_GAP
+    direct_cells = DIRECT_MAX_CELLS_CHART if chart else DIRECT_MAX_CELLS
 
     def ref_of(up: float) -> float:
         return max(up, n * target_delta if target_delta is not None else 0.0, 1e-300)
@@ -445,6 +384,8 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
                 lower = max(lo_F / n * (1.0 - margin), 0.0)
                 upper_d = lo_F / n * (1.0 + margin) + trunc
                 return PositivePart(eps, lo_F / n, lower, upper_d, -u * Qs / n, trunc, meth, 0)
+        elif meth == "auto" and _direct_too_large(law, n, eps, direct_cells):
+            meth = "nested"
         else:
             (m_lo, m_hi), (j_lo, j_hi), trunc = oue_windows(law, n, eps, allowed)
             mw, jw = (m_lo, m_hi), (j_lo, j_hi)
@@ -452,7 +393,7 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
             if meth == "auto":
                 # exact (every cell, no relaxation) while it is cheaper than the nested path,
                 # whose Jensen lower end is loose at small n
-                meth = "exact" if nm * nj <= max(exact_max_terms, DIRECT_MAX_CELLS) else "nested"
+                meth = "exact" if nm * nj <= max(exact_max_terms, direct_cells) else "nested"
         bins = 0
         if meth == "exact":
             lo_F, Qs = direct_table_sum(law.E, n, eps, mw, jw, excess_from_tail)
@@ -479,23 +420,41 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
             # 3 first bins (the refinement decides; a larger min_bins, asked for to tighten
             # tangents, would not narrow the Jensen lower end and costs G^2)
             G0 = min(min_bins, 3) if min_bins is not None else 3
-            lo_J = _refine(lambda g: _binned(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
-                           max_bins, max(1, max_cells // nm), nj)[0]
-
             cap = min(max_bins, nj, max(1, int(math.isqrt(max(max_cells // nm, 1))) - 1))
+            if chart:
+                # a chart's gap: the lower end from the tangents of the upper end's own rows
+                # (no Jensen pass; as tight once G > 1), and on long m-windows first one t-bin
+                # and one y-bin (2 evaluations of g per m)
+                lo_J = None
+                done = False
+                if nm >= NESTED_ONE_BIN_FROM:
+                    lo_F, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, 1, log_mass), mw, jw, 1)
+                    bins = 1
+                    done = up_F - lo_F <= bin_gap * ref_of(up_F)
+            else:
+                lo_J = _refine(lambda g: _binned(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
+                               max_bins, max(1, max_cells // nm), nj)[0]
+                done = False
             G, prev = G0, None
-            while True:  # the Jensen gap does not shrink with G: refine the upper end alone
-                _, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, NESTED_Y_BINS * G, log_mass), mw, jw, G)
+            while not done:  # the Jensen gap does not shrink with G: refine the upper end alone
+                lo_U, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, NESTED_Y_BINS * G, log_mass), mw, jw, G)
+                lo_F = lo_J if lo_J is not None else lo_U
                 bins, ref = G, ref_of(up_F)
-                if up_F - lo_J <= bin_gap * ref or G >= cap:
+                if up_F - lo_F <= bin_gap * ref or G >= cap:
                     break
                 # chords approach the value like 1/G^2: the distance left is about est
-                est = up_F - lo_J if prev is None else (prev[1] - up_F) / ((G / prev[0]) ** 2 - 1.0)
+                est = up_F - lo_F if prev is None else (prev[1] - up_F) / ((G / prev[0]) ** 2 - 1.0)
                 if est <= bin_gap * ref:
                     break
                 prev = (G, up_F)
                 G = int(min(cap, max(2 * G, math.ceil(1.3 * G * math.sqrt(est / (bin_gap * ref))))))
-            lo_F = lo_J
+            if lo_J is None and lo_F < 0.5 * up_F:
+                # far below the target the tangents' lower end can be orders of magnitude
+                # under the value (1e-60 against 1e-56 at n = 1e4, eps0 = 5, eps = 1.6); the
+                # search takes its log-slope from a positive lower end and would stop on it.
+                # 0 is a lower end too, and the search then uses the upper end's (as with
+                # the Jensen lower end, which underflows to 0 there)
+                lo_F = 0.0
             mg = margin
         lower = max(lo_F / n * (1.0 - mg), 0.0)
         upper_d = up_F / n * (1.0 + mg) + trunc

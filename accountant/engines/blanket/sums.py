@@ -213,7 +213,11 @@ def _cond_cdf(js: np.ndarray, Np: np.ndarray, pp: float) -> tuple[np.ndarray, np
 
 
 def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float, float, float]:
-    """(lower F, upper F, E[b . N; X > 0] estimate) with G j-bins (0 < p' < 1)."""
+    """(lower F, upper F, E[b . N; X > 0] estimate) with G j-bins (0 < p' < 1).
+
+    The lower end is the tangents' at the bin edges, or, for terms with a ``bin_lower(m, js,
+    P, D)`` method (rows that are upper bounds, not values), what that method returns per
+    (bin, m) from P = P[bin | m] and D = E[j - js[i]; bin | m]."""
     m_lo, m_hi = mw
     j_lo, j_hi = jw
     span = j_hi - (j_lo - 1)
@@ -241,7 +245,10 @@ def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float
         D = np.clip(D, 0.0, width * P)
         rest = width * P - D
         upper = (g[:-1] * rest + g[1:] * D) / width
-        lower = np.maximum(np.maximum(P * g[:-1] + s[:-1] * D, P * g[1:] - s[1:] * rest), 0.0)
+        if hasattr(terms, "bin_lower"):  # terms whose edge rows are not values (oue._NestedUpper)
+            lower = terms.bin_lower(m, js, P, D)
+        else:
+            lower = np.maximum(np.maximum(P * g[:-1] + s[:-1] * D, P * g[1:] - s[1:] * rest), 0.0)
         qb = 0.5 * (q[:-1] + q[1:]) * P
         return (float(np.sum(wm * np.sum(lower, axis=0))), float(np.sum(wm * np.sum(upper, axis=0))),
                 float(np.sum(wm * np.sum(qb, axis=0))))

@@ -144,3 +144,99 @@ def test_chart_tolerance_curve_within_rtol_of_tight_and_certified(n, eps0):
     # and just below the tight answer delta is above the target: the answers are near the root
     below = positive_part(OueBlanket(eps0), n, tight.epsilon * (1 - 1e-3), target_delta=delta)
     assert below.lower > delta
+
+
+# eps_c of registry._blanket(oue, k = 10, n, delta = 1e-6, rtol = 1e-4) before the nested path's
+# chart mode (Jensen pass, 4 y-bins per t-bin; commit bee05bb): the chart's answers may move
+# by at most 1e-4 relative
+_CHART_BEFORE = {(10**5, 0.5): 0.003514494561217255, (10**5, 2.5): 0.03272971663321221,
+                 (10**5, 4.5): 0.10764505466737259, (10**8, 0.5): 6.247924771837912e-05,
+                 (10**8, 2.5): 0.0007210022324916664, (10**8, 4.5): 0.0025165712759427365}
+
+
+@pytest.mark.parametrize("n,eps0", sorted(_CHART_BEFORE))
+def test_chart_answers_certified_by_a_fine_evaluation_and_near_the_old_ones(n, eps0):
+    from accountant.bounds import registry
+    delta = 1e-6
+    chart = registry._blanket(make_params("oue", eps0, k=10), n, delta, 1e-4)
+    assert chart.achieved_delta <= delta
+    assert abs(chart.epsilon / _CHART_BEFORE[n, eps0] - 1.0) <= 1e-4
+    # independent of the chart mode: every cell at n = 1e5 (the tables), the Jensen-lower
+    # nested path with a 100x finer gap at n = 1e8
+    fine = positive_part(OueBlanket(eps0), n, chart.epsilon, target_delta=delta,
+                         method="exact" if n <= 10**5 else "nested", bin_gap=1e-6)
+    assert fine.upper <= delta
+    assert fine.upper >= delta * (1 - 1e-2)  # a real check: the answer sits at the root
+
+
+@pytest.mark.parametrize("eps0,n", [(0.5, 20_000), (3.0, 20_000), (5.0, 10_000)])
+def test_chart_mode_brackets_the_exact_value(eps0, n):
+    # the chart mode (gap 1e-4 with a target: lower end from the tangents of the upper end's
+    # rows, _NestedUpper.bin_lower) against every cell of the direct windows, near the root
+    # and far above it (where its lower end is reported as 0 once under half the upper end)
+    law, delta = OueBlanket(eps0), 1e-6
+    root = approx_epsilon(law, n, delta)
+    for eps in (root, 0.9 * root, 1.5 * root, 3.0 * root):
+        if eps >= eps0:
+            continue
+        ref = positive_part(law, n, eps, target_delta=delta, method="exact")
+        r = positive_part(law, n, eps, target_delta=delta, method="nested", bin_gap=1e-4, min_bins=1)
+        assert r.lower <= ref.lower * (1 + 1e-9) and ref.upper <= r.upper, (eps, r, ref)
+        assert r.lower == 0.0 or r.lower >= 0.5 * r.upper
+        if eps == root:  # the upper end within the gap's scale; the lower end within the
+            # Jensen gap over l (2.3e-3 of delta at n = 2e4, eps0 = 3; it falls like 1/n)
+            assert r.upper <= ref.upper * (1 + 2e-4) and r.lower >= ref.lower * (1 - 1e-2)
+
+
+@pytest.mark.parametrize("eps0", [0.5, 4.5])
+def test_chart_mode_one_bin_pass_brackets_the_fine_path(eps0):
+    # n = 1e8: the m-window holds >= NESTED_ONE_BIN_FROM values, the chart mode's first pass
+    # (one t-bin, one y-bin) meets the gap; it must bracket the fine Jensen-lower path's ends
+    # (the m-chunks run on threads: each chunk's rows must reach its own lower end)
+    from accountant.engines.blanket import oue
+    law, n, delta = OueBlanket(eps0), 10**8, 1e-6
+    eps = approx_epsilon(law, n, delta)
+    r = positive_part(law, n, eps, target_delta=delta, method="nested", bin_gap=1e-4, min_bins=1)
+    fine = positive_part(law, n, eps, target_delta=delta, method="nested", bin_gap=1e-6)
+    assert r.bins == 1 and r.method == "nested"
+    assert r.lower <= fine.upper and fine.lower <= r.upper
+    assert r.upper - r.lower <= 1e-4 * max(r.upper, delta)
+    assert fine.upper <= r.upper * (1 + 1e-9) and r.lower <= fine.upper
+    assert oue.NESTED_ONE_BIN_FROM <= n  # the pass is the one-bin one by the window's size
+
+
+def test_nested_rows_on_a_grid_equal_rows_on_scattered_points():
+    # _NestedUpper.row reads the (t-edge, m) grid of the binned sums without sorting; any
+    # other set of points goes through np.unique: both give the same numbers
+    import numpy as np
+    from accountant.engines.blanket import oue
+    law, eps = OueBlanket(1.0), 0.0085
+    _, inner, _, pi = oue._nested_laws(law)
+    up = oue._NestedUpper(law, inner, pi, eps, 8, math.log(1e-16))
+    m = np.arange(2000, 2400, dtype=np.int64)
+    ts = np.array([30000.0, 30500.0, 31000.0])
+    g1, _, q1 = up.row(np.tile(m, ts.size), np.repeat(ts, m.size))
+    perm = np.random.default_rng(1).permutation(m.size * ts.size)
+    up2 = oue._NestedUpper(law, inner, pi, eps, 8, math.log(1e-16))
+    g2, _, q2 = up2.row(np.tile(m, ts.size)[perm], np.repeat(ts, m.size)[perm])
+    assert oue._as_grid(np.tile(m, ts.size), np.repeat(ts, m.size)) is not None
+    assert oue._as_grid(np.tile(m, ts.size)[perm], np.repeat(ts, m.size)[perm]) is None
+    assert np.max(g1) > 0
+    assert np.allclose(g1[perm], g2, rtol=1e-14, atol=0) and np.allclose(q1[perm], q2, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("p,log_mass", [(0.047, -35.7), (0.3, -10.3), (0.0018, -44.0), (0.1192, -3.1)])
+def test_vectorised_l_windows_equal_the_scalar_windows(p, log_mass):
+    # oue_nested.l_windows (one bisection for every t-edge) against window._window per t: the
+    # same ends, the same Chernoff bound on the mass left out (up to the last bits of bd0's
+    # series, which runs until every element of the vector has converged)
+    import numpy as np
+    from accountant.engines.blanket.oue_nested import l_windows
+    from accountant.engines.blanket.window import _window
+    ts = np.array([1, 2, 3, 7, 40, 977, 31_000, 451_291, 10**6 + 3, 215_683_764], dtype=np.float64)
+    lo, hi, out = l_windows(ts, p, log_mass)
+    for i, t in enumerate(ts):
+        w = _window(int(t), p, log_mass)
+        assert (lo[i], hi[i]) == (w[0], w[1])
+        assert out[i] == pytest.approx(w[2], rel=1e-12, abs=0.0)
+    assert np.any(lo > 0) and np.any(hi < ts) and np.all(out <= 2.0 * math.exp(math.floor(4 * log_mass) / 4))
