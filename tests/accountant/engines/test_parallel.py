@@ -131,3 +131,19 @@ def test_map_processes_falls_back_to_threads_when_the_pool_cannot_start(monkeypa
     monkeypatch.setattr(parallel, "_get_pool", no_pool)
     out = parallel.map_processes(_square_or_fail, range(4))
     assert [o[:2] for o in out] == [(0, False), (1, False), (4, False), (9, False)]
+
+
+def _blas_env(_):
+    import os
+
+    return os.environ.get("OPENBLAS_NUM_THREADS")
+
+
+def test_workers_run_numpy_with_one_blas_thread_and_the_parent_keeps_its_setting():
+    import os
+
+    before = os.environ.get("OPENBLAS_NUM_THREADS")
+    out = parallel.map_processes(_blas_env, range(3))
+    if parallel.processes_enabled():
+        assert out == ["1", "1", "1"]
+    assert os.environ.get("OPENBLAS_NUM_THREADS") == before
