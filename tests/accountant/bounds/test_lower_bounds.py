@@ -175,3 +175,33 @@ def test_lower_bound_below_exact_enumeration_at_smallest_d():
     assert d1[0] == pytest.approx(delta, rel=1e-5) and d1[1] < delta  # d = 1: 0.62739 overclaims
     rep1 = ShuffleAccountant(make_params("collision", eps0, s=s, t=t, d=1), n).epsilon_result(delta)
     assert rep1.lower_epsilon is None and "got d = 1" in rep1.lower_reason
+
+
+@pytest.mark.parametrize("n,p1,z", [(10**5, 0.73, 0.5), (10**5, 0.73, 3.0), (10**5, 0.27, 6.0),
+                                    (10**6, 0.62, 9.0), (2 * 10**4, 0.95, 4.0)])
+def test_binary_delta_is_a_lower_end_within_its_margin_of_a_30_digit_sum(n, p1, z):
+    # the binary laws' delta E[(v1 N + v2 (n - N))_+]/n by the closed form: never above the
+    # exact value (a certified lower end), and within twice its float margin below it
+    import math
+
+    import mpmath
+
+    from accountant.bounds.laws.lower import _binary_delta
+    from accountant.engines.blanket.oue import FLOAT_REL_ERROR_OUE
+
+    sd = math.sqrt(n * p1 * (1 - p1))
+    c = n * p1 + z * sd
+    v2 = -c / n
+    v1 = v2 + 1.0                      # d = 1: delta = E[(N - c)_+] / n
+    with mpmath.workdps(30):
+        k0 = int(math.floor(c)) + 1
+        P = mpmath.binomial(n, k0) * mpmath.mpf(p1) ** k0 * (1 - mpmath.mpf(p1)) ** (n - k0)
+        total, k = mpmath.mpf(0), k0
+        while k <= n and (k < k0 + 60 * sd + 100):
+            total += (k - mpmath.mpf(c)) * P
+            P *= mpmath.mpf(n - k) / (k + 1) * mpmath.mpf(p1) / (1 - mpmath.mpf(p1))
+            k += 1
+        exact = float(total / n)
+    got = _binary_delta(n, p1, v1, v2)
+    margin = FLOAT_REL_ERROR_OUE * max(1.0, math.sqrt(n) / 1e3)
+    assert exact * (1 - 2 * margin) <= got <= exact
