@@ -12,7 +12,9 @@ from inside a worker (thread or process) runs serially (no nested pools).
 from __future__ import annotations
 
 import os
+import sys
 import threading
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Callable, Iterable, Optional, TypeVar
 
@@ -149,6 +151,25 @@ def shutdown_processes() -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+@contextmanager
+def _main_not_reimported():
+    """While workers start (in ``submit``), hide the caller's ``__main__`` from
+    multiprocessing: a worker would otherwise run the caller's script again as
+    ``__mp_main__`` (a script without a ``__main__`` guard would run twice, or recurse).
+    The tasks are module-level functions of importable modules; they never need it."""
+    main = sys.modules.get("__main__")
+    saved = {a: main.__dict__[a] for a in ("__file__", "__spec__") if main is not None and a in main.__dict__}
+    try:
+        if main is not None:
+            main.__dict__.pop("__file__", None)
+            main.__dict__["__spec__"] = None
+        yield
+    finally:
+        if main is not None:
+            main.__dict__.pop("__spec__", None)
+            main.__dict__.update(saved)
+
+
 def submit_processes(fn: Callable[[T], R], items: Iterable[T],
                      preload: tuple[str, ...] = ("accountant",)) -> Optional[list]:
     """Start ``fn(x)`` for every item on the persistent pool of worker processes and return
@@ -162,8 +183,9 @@ def submit_processes(fn: Callable[[T], R], items: Iterable[T],
     from concurrent.futures.process import BrokenProcessPool
 
     try:
-        pool = _get_pool(tuple(preload))
-        return [pool.submit(fn, x) for x in items]
+        with _main_not_reimported():
+            pool = _get_pool(tuple(preload))
+            return [pool.submit(fn, x) for x in items]
     except (BrokenProcessPool, OSError, ImportError):
         shutdown_processes()
         return None

@@ -147,3 +147,25 @@ def test_workers_run_numpy_with_one_blas_thread_and_the_parent_keeps_its_setting
     if parallel.processes_enabled():
         assert out == ["1", "1", "1"]
     assert os.environ.get("OPENBLAS_NUM_THREADS") == before
+
+
+def test_a_script_without_a_main_guard_runs_once(tmp_path):
+    # the workers must not run the caller's script again (multiprocessing's __mp_main__)
+    import subprocess
+    import sys
+
+    from tests.paths import REPO_ROOT
+
+    marks = tmp_path / "marks.txt"
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(REPO_ROOT)!r})\n"
+        f"open({str(marks)!r}, 'a').write('ran\\n')\n"
+        "from accountant.engines import parallel\n"
+        "print(parallel.map_processes(abs, [-1, -2, -3]), parallel.processes_enabled())\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[:3] == ["[1,", "2,", "3]"]
+    assert marks.read_text() == "ran\n", out.stderr
+    assert "Traceback" not in out.stderr
