@@ -1,7 +1,6 @@
 """Amplification: central eps_c against local eps0 (the proved bound, its certified lower
 bound, the paper's value and the literature; Figure 2).  A variation-ratio randomizer (p, beta,
 q) has its eps0 fixed (ln p): its chart is over n."""
-import math
 import os
 import sys
 
@@ -44,7 +43,8 @@ s = t = k = d = vr = None
 t_ok = True
 if mechanism == "variation-ratio":  # eps0 = ln p: no eps0 range, the chart is over n
     vr = common.vr_inputs(sb)
-    t_ok = common.call(make_params, mechanism, None, p=vr[0], beta=vr[1], q=vr[2], where=sb) is not None
+    vr_params = common.call(make_params, mechanism, None, p=vr[0], beta=vr[1], q=vr[2], where=sb)
+    t_ok = vr_params is not None
 elif mechanism in ("collision", "coco"):
     s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=100_000, value=4, key="s"))
     t_mode = sb.radio("t (hash range)", ["paper's rule", "fixed value"], key="t_mode",
@@ -69,7 +69,7 @@ if vr is not None:
     pts = int(sb.number_input("points", min_value=2, max_value=200, value=25, key="pts",
                               help="values of n on the chart, from n/1000 to 1000 n (log-spaced)"))
     range_ok = True
-    e_ref = math.log(vr[0]) if vr[0] > 0 else 1.0  # eps0 = ln p (p checked above)
+    e_ref = vr_params.eps0 if vr_params is not None else 1.0  # the library's eps0 = ln p
 else:
     c1, c2, c3 = sb.columns(3)
     e_min = c1.number_input("eps0 min", min_value=0.001, max_value=30.0, value=0.1, key="e_min")
@@ -151,6 +151,15 @@ def show_headline() -> None:
                    f"bound ({head['paper_caveat']}).")
 
 
+BRACKET_COLUMN = ("bracket width %", "up", "(proved - lower) / lower, in percent, rounded up.")
+
+
+def bracket_percent(row: dict):
+    """The bracket's width in percent, from the row's proved / lower ratio (None without both)."""
+    ratio = row.get("proved_over_lower")
+    return 100.0 * (ratio - 1.0) if ratio else None
+
+
 def variation_ratio_curves() -> None:
     """The proved bound and the certified lower bound against n at the one (p, beta, q)."""
     st.caption("Variation-ratio (Wang et al., VLDB 2024): p fixes eps0 = ln p, so the chart is over n "
@@ -180,15 +189,14 @@ def variation_ratio_curves() -> None:
     st.plotly_chart(fig, key="eps_c_n_chart")
     st.subheader("Numbers")
     for r in rows:
-        r["bracket_percent"] = (100.0 * (r["proved_epsilon"] - r["lower_epsilon"]) / r["lower_epsilon"]
-                                if r["proved_epsilon"] and r["lower_epsilon"] else None)
+        r["bracket_percent"] = bracket_percent(r)
     table, config = common.readable_table(rows, {
         "n": ("n", None, "users."),
         "proved_epsilon": ("proved eps_c", "up", "proved upper bound on the central eps_c (nats), rounded up: "
                                                  "the clone reduction with ratio p and mixing 1/q."),
         "lower_epsilon": ("lower eps_c", "down", "certified lower bound on the worst case of the class "
                                                  "(nats), rounded down."),
-        "bracket_percent": ("bracket width %", "up", "(proved - lower) / lower, in percent, rounded up.")})
+        "bracket_percent": BRACKET_COLUMN})
     st.dataframe(table, hide_index=True, key="numbers", column_config=config)
     common.download_csv([{k: v for k, v in r.items() if k != "reasons"} for r in rows],
                         f"amplification_variation-ratio_n{n}.csv", key="dl_amp")
@@ -321,8 +329,7 @@ st.subheader("Numbers")
 for r in rows:
     r["literature_epsilon"] = literature_epsilon(r)
     r["literature_name"] = bound_label(r["best_literature"]) if r["literature_epsilon"] is not None else None
-    r["bracket_percent"] = (100.0 * (r["proved_epsilon"] - r["lower_epsilon"]) / r["lower_epsilon"]
-                            if r["proved_epsilon"] and r["lower_epsilon"] else None)
+    r["bracket_percent"] = bracket_percent(r)
 columns = {
     "eps0": ("eps0", None, "local budget of each report (nats)."),
     **({"t": ("t", None, "hash range used at this eps0 (buckets).")} if mechanism in ("collision", "coco")
@@ -330,7 +337,7 @@ columns = {
     "proved_epsilon": ("proved eps_c", "up", "smallest proved upper bound on the central eps_c (nats), "
                                              "rounded up: the number to cite."),
     "lower_epsilon": ("lower eps_c", "down", "certified lower bound on the true eps_c (nats), rounded down."),
-    "bracket_percent": ("bracket width %", "up", "(proved - lower) / lower, in percent, rounded up."),
+    "bracket_percent": BRACKET_COLUMN,
     "paper_epsilon": ("paper (not proved)", "up", "the paper's Theorem 5 value (nats): not a proved bound."),
     "literature_epsilon": ("best published", "up", "best previously published proved upper bound (nats)."),
     "literature_name": ("published bound", "text", "which published bound gives that value."),
