@@ -246,12 +246,13 @@ def test_monotone_in_lambda_property():
     check()
 
 
-def test_upper_above_lower_property():
-    # the random-hash upper bound is >= the certified lower bound (Collision, d large)
-    @settings(max_examples=15, deadline=None)
+@pytest.mark.parametrize("mechanism,examples", [("collision", 15), ("coco", 8)])
+def test_upper_above_lower_property(mechanism, examples):
+    # the random-hash upper bound is >= the certified lower bound (Collision and CoCo, d = 3s)
+    @settings(max_examples=examples, deadline=None)
     @given(st.floats(0.3, 3.0), st.integers(1, 6), st.integers(100, 5000), st.floats(0.02, 0.9))
     def check(eps0, s, n, fe):
-        p = make_params("collision", eps0, s=s, d=3 * s, hash_model="random")
+        p = make_params(mechanism, eps0, s=s, d=3 * s, hash_model="random")
         eps = fe * eps0
         lo = lower_bound_delta(p, n, eps)[0]
         up = random_blanket_delta(p, n, eps)[1]
