@@ -58,27 +58,16 @@ def random_blanket_delta(params, n: int, eps: float, ceiling=None, evaluate=None
 
 
 def random_blanket_epsilon(params, n: int, delta: float, rtol: float, ceiling=None) -> tuple[float, float]:
-    """(eps, achieved delta): certified ``upper delta <= delta`` at eps.  ``ceiling``: the
-    any-hash bound's (eps, achieved delta), returned when it is not above this one."""
-    from accountant.engines.blanket.engine import positive_part
-    from accountant.engines.blanket.window import approx_epsilon
-    from accountant.engines.search import epsilon_for_delta
+    """(eps, achieved delta): certified ``upper delta <= delta`` at eps
+    (:func:`~accountant.engines.blanket.engine.blanket_exact_epsilon` on the law).
+    ``ceiling``: the any-hash bound's (eps, achieved delta), returned when it is not above
+    this one."""
+    from accountant.engines.blanket.engine import blanket_exact_epsilon
 
     law = random_blanket_law(params)
     if ceiling is not None and not isinstance(law, CornerBlanket):  # it is the any-hash law
         return ceiling
-
-    # the search runs on the certified upper end alone (the nested path's Jensen lower end
-    # can be a percent below it, at large eps0 and small n, which leaves the search an
-    # ambiguous band wider than rtol); its answer is certified: upper delta <= delta there
-    def evaluate(e: float):
-        v = positive_part(law, n, e, target_delta=delta)
-        return v.upper, v.upper, v.slope
-
-    guess = approx_epsilon(law, int(n), float(delta))
-    if guess is not None:
-        guess = guess * (1.0 + 0.2 * rtol) if 0.0 < guess * (1.0 + 0.2 * rtol) < law.eps_max else None
-    res = epsilon_for_delta(evaluate, delta, law.eps_max, rtol=rtol, guess=guess, predict=True)
+    res = blanket_exact_epsilon(law, n, delta, rtol=rtol, certify_bracket=False)
     if ceiling is not None and res.epsilon >= ceiling[0]:
         return ceiling
     return res.epsilon, res.achieved_delta

@@ -82,7 +82,10 @@ def epsilon_for_delta(
         d_lo, d_up, s = evaluate(x)
         uppers[x] = d_up
         log = lambda v: math.log(v) if v > 0 else -math.inf  # noqa: E731
-        d = d_lo if d_lo > 0 else d_up
+        # the log-slope's reference: the lower end, unless it is far below the upper end (a
+        # loose certified lower end, e.g. a Jensen bound at small n, would make it huge and
+        # send Newton far above the root); then the upper end, on which the search certifies
+        d = d_lo if d_lo >= 0.5 * d_up else d_up
         return log(d_lo), log(d_up), (s / d if d > 0 else 0.0)
 
     # the float target's log may round either way: search for the float target itself

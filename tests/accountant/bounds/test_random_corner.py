@@ -292,3 +292,17 @@ def test_point_of_the_issue():
     assert "exact blanket of the random-hash law" in olh.reason
     assert compute_params_bound("lower", p, 10_000, 1e-6).epsilon <= r.epsilon
     assert Fraction(r.epsilon) < Fraction(0.030832)
+
+
+@pytest.mark.parametrize("eps0,rtol", [(3.0, 1e-9), (5.06, 1e-9), (5.06, 1e-4)])
+def test_search_on_the_corner_law_is_tight_where_its_lower_end_is_loose(eps0, rtol):
+    # n = 1e4, large eps0: the nested path's certified lower end is far below its upper end;
+    # the search's Newton steps once took their log-slope from it and stopped at a certified
+    # but useless eps (1.64 instead of 0.4998 at eps0 = 5.06, 0.865 instead of 0.15397 at 3)
+    from accountant.engines.blanket.engine import blanket_exact_epsilon, positive_part
+
+    law = random_blanket_law(make_params("collision", eps0, s=4, hash_model="random"))
+    r = blanket_exact_epsilon(law, 10_000, 1e-6, rtol=max(rtol, 1e-5), certify_bracket=False)
+    assert positive_part(law, 10_000, r.epsilon, target_delta=1e-6).upper <= 1e-6
+    # tight: a little below, the certified lower end is above the target
+    assert positive_part(law, 10_000, r.epsilon * (1 - 2e-3), target_delta=1e-6).lower > 1e-6
