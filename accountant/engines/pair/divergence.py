@@ -47,6 +47,8 @@ class _FloatWindow:
         idx = np.flatnonzero(valid)
         if idx.size == 0:
             return 0.0, 0.0, 0.0
+        if idx[-1] - idx[0] + 1 == idx.size:  # one stretch (the usual case): views, not copies
+            idx = slice(int(idx[0]), int(idx[-1]) + 1)
 
         def piece(ii: np.ndarray) -> tuple[float, float, float]:
             R, logb = half_tail_ratio_runs(m[ii], k[ii])
@@ -63,8 +65,13 @@ class _FloatWindow:
             return Mi, float(np.sum(w * s_fac / mv)), float(np.sum(w * qpos))
 
         # a long window is cut into one piece per thread (each piece re-anchors its runs)
-        parts = _parallel.threads() if idx.size >= _SPLIT_TERMS else 1
-        pieces = _parallel.map_ordered(piece, np.array_split(idx, parts))
+        size = idx.stop - idx.start if isinstance(idx, slice) else idx.size
+        parts = _parallel.threads() if size >= _SPLIT_TERMS else 1
+        if parts == 1:
+            pieces = [piece(idx)]
+        else:
+            cuts = np.array_split(np.arange(idx.start, idx.stop) if isinstance(idx, slice) else idx, parts)
+            pieces = _parallel.map_ordered(piece, cuts)
         M = max(pm for pm, _, _ in pieces)
         if not math.isfinite(M):
             return 0.0, 0.0, 0.0
@@ -94,11 +101,8 @@ class _FloatWindow:
         if already computed (batched over runs by ``half_tail_ratio_runs``).
         """
         V = m.size
-        mf = m.astype(np.float64)
-        kf = k.astype(np.float64)
         L = _FloatWindow._block(m, k)
         nb = -(-V // L)
-        pad = nb * L - V
         anchors = np.arange(nb) * L
         if anchor_values is None:
             logb0 = binom_logpmf(k[anchors], m[anchors], 0.5)
@@ -107,23 +111,33 @@ class _FloatWindow:
             r0, logb0 = anchor_values
         if L == 1:
             return r0, logb0
-        # Step j: from position j to j+1 (the last position's step is unused).
+        # Step j: from position j to j+1 (the last position's step is unused).  The
+        # numerators are integers below 2^53, exact in float64 (2 - t below is the same
+        # number as 2 k + 1 - m); the steps fill (nb, L) blocks padded with zeros.
+        mf = m.astype(np.float64)
+        k0 = k[:-1].astype(np.float64)
         m1 = mf[:-1] + 1.0
-        k0 = kf[:-1]
         stay = k[1:] == k[:-1]
-        num = np.where(stay, m1 - 2.0 * k0, 2.0 * k0 + 1.0 - mf[:-1])
-        log_alpha = np.log1p(num / m1)
-        beta = np.where(stay, k0, -(k0 + 1.0)) / m1
-        log_alpha = np.concatenate((log_alpha, np.zeros(pad + 1))).reshape(nb, L)
-        beta = np.concatenate((beta, np.zeros(pad + 1))).reshape(nb, L)
+        t = m1 - 2.0 * k0
+        log_alpha = np.zeros(nb * L)
+        np.divide(np.where(stay, t, 2.0 - t), m1, out=log_alpha[:V - 1])
+        np.log1p(log_alpha[:V - 1], out=log_alpha[:V - 1])
+        beta = np.zeros(nb * L)
+        np.divide(np.where(stay, k0, -(k0 + 1.0)), m1, out=beta[:V - 1])
+        log_alpha = log_alpha.reshape(nb, L)
+        beta = beta.reshape(nb, L)
         lam = np.zeros((nb, L))
         np.cumsum(log_alpha[:, :-1], axis=1, out=lam[:, 1:])
-        gam = beta[:, :-1] * np.exp(-lam[:, 1:])
+        gam = np.negative(lam[:, 1:])
+        np.exp(gam, out=gam)
+        gam *= beta[:, :-1]
         G = np.zeros((nb, L))
         np.cumsum(gam, axis=1, out=G[:, 1:])
-        R = np.exp(lam) * (r0[:, None] + G)
-        logb = logb0[:, None] - lam
-        return R.ravel()[:V], logb.ravel()[:V]
+        G += r0[:, None]
+        R = np.exp(lam)
+        R *= G
+        np.subtract(logb0[:, None], lam, out=lam)
+        return R.ravel()[:V], lam.ravel()[:V]
 
 
 def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,8 +155,9 @@ def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.n
     logb = np.empty(m.size)
     if m.size == 0:
         return R, logb
-    dk = np.diff(k)
-    breaks = np.flatnonzero((np.diff(m) != 1) | (dk < 0) | (dk > 1)) + 1
+    # a run breaks where m does not step by 1 or k by 0 or 1 (a negative step of k, seen
+    # as unsigned, is above 1 too)
+    breaks = np.flatnonzero((np.diff(m) != 1) | (np.diff(k).view(np.uint64) > 1)) + 1
     bounds = np.concatenate(([0], breaks, [m.size]))
     # anchors of every run evaluated in one batch (the continued fraction's loop
     # then runs once, not once per run)
@@ -153,6 +168,8 @@ def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.n
     pos = np.concatenate([pl[2] for pl in plans])
     r_all = half_tail_ratio(k[pos], m[pos])
     lb_all = binom_logpmf(k[pos], m[pos], 0.5)
+    if len(plans) == 1:  # one run (the usual path): its arrays are the answer
+        return _FloatWindow._run(m, k, (r_all, lb_all))
     off = 0
     for s0, s1, anc in plans:
         na = anc.size

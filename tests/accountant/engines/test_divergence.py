@@ -205,3 +205,52 @@ def test_saddle_estimate_of_the_pair(n):
         fast = search_pair_epsilon(pair, 1e-8, rtol=1e-6, predict=True)
         assert hockey_stick_divergence(pair, fast.epsilon).upper <= 1e-8
         assert eps <= fast.epsilon <= eps * (1 + 1e-6) and fast.evaluations <= 2
+
+
+@pytest.mark.parametrize("n", [10 ** 5, 10 ** 8])
+def test_chart_tolerance_window_stays_certified(n):
+    """A chart's rtol (1e-4) lets the search's window leave out 1e-8 of the target instead of
+    1e-13 (:func:`window_fraction`): the answer is still certified (the full-precision
+    evaluation at it is <= the target), within the tolerance of the library's rtol-1e-9 answer,
+    and its window is shorter."""
+    from accountant.bounds.pair_accountant import search_pair_epsilon, window_fraction
+    from accountant.engines.pair.law import TRUNCATION_FRACTION, _window_log
+
+    assert window_fraction(1e-9) == TRUNCATION_FRACTION and window_fraction(1e-4) == 1e-8
+    assert window_fraction(1e-12) == TRUNCATION_FRACTION and window_fraction(0.5) == 1e-8
+    for pair in pairs_for(n):
+        fine = search_pair_epsilon(pair, 1e-6, rtol=1e-9)
+        coarse = search_pair_epsilon(pair, 1e-6, rtol=1e-4, predict=True)
+        assert hockey_stick_divergence(pair, coarse.epsilon).upper <= 1e-6
+        assert fine.epsilon * (1 - 1e-9) <= coarse.epsilon <= fine.epsilon * (1 + 1e-4)
+        lm = math.log(1e-6) - math.log(2.0)
+        wide = _window_log(pair, math.log(TRUNCATION_FRACTION) + lm)
+        narrow = _window_log(pair, math.log(1e-8) + lm)
+        assert narrow[1] - narrow[0] < wide[1] - wide[0]
+        assert narrow[2] <= math.log(1e-8 * 1e-6) + 1e-9  # what it leaves out is bounded
+
+
+def test_half_tail_ratio_runs_equals_run_by_run():
+    """The batched runs (one continued-fraction call for all anchors, one run returned as it
+    is) give bit for bit what each run gives alone, on paths with breaks (m jumping, k
+    stepping back or by 2) and on a single long run."""
+    from accountant.engines.pair.divergence import _FloatWindow, half_tail_ratio_runs
+
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        V = int(rng.integers(2, 40_000))
+        m = int(10 ** rng.uniform(1, 8)) + np.arange(V, dtype=np.int64)
+        k = np.minimum(m, (m * rng.uniform(0.5, 0.9)).astype(np.int64) + 1)
+        if trial % 2:  # breaks: m jumps by 3, k steps back by 1 and forward by 2
+            for c in rng.integers(1, V - 1, size=3):
+                m[c:] += 3
+            k = np.minimum(m, (m * 0.6).astype(np.int64) + 1)
+            j = int(rng.integers(1, V - 1))
+            k[j] = max(k[j - 1] - 1, (m[j] + 2) // 2)
+        k = np.clip(k, (m + 2) // 2, m)
+        R, logb = half_tail_ratio_runs(m, k)
+        dk = np.diff(k)
+        cuts = np.flatnonzero((np.diff(m) != 1) | (dk < 0) | (dk > 1)) + 1
+        for s0, s1 in zip(np.r_[0, cuts], np.r_[cuts, V]):
+            r1, l1 = _FloatWindow._run(m[s0:s1], k[s0:s1])
+            assert np.array_equal(R[s0:s1], r1) and np.array_equal(logb[s0:s1], l1)
