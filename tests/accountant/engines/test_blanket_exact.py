@@ -285,3 +285,29 @@ def test_binned_path_at_the_window_edge_warns_of_nothing_and_agrees_with_exact()
         b = positive_part(law, 256, 0.875, method="binned")
     e = positive_part(law, 256, 0.875, method="exact")
     assert 0 < b.lower <= b.upper and abs(b.upper - e.upper) <= 1e-9 * e.upper
+
+
+def test_window_guess_changes_no_window(monkeypatch):
+    """The Newton estimate that narrows the window search (``_kl_root``) only saves steps:
+    over 400 random (N, p, target) the windows and their left-out bounds are the ones the
+    plain bisection finds."""
+    import random
+
+    from accountant.engines.blanket import window as W
+
+    rnd = random.Random(11)
+    cases = [(int(10 ** rnd.uniform(0, 10)), min(10 ** rnd.uniform(-8, 0), 0.999999),
+              math.floor(-4 * rnd.uniform(0, 800)) / 4) for _ in range(400)]
+    # the estimate sits where the Chernoff bound crosses the target
+    N, p, L = 10 ** 8, 0.3, 40.0
+    for side in (1, -1):
+        x = W._kl_root(N, p, L, side)
+        kl = x * math.log(x / (N * p)) + (N - x) * math.log((N - x) / (N * (1 - p)))
+        assert kl == pytest.approx(L, rel=1e-6) and (x - N * p) * side > 0
+    W._window_q.cache_clear()
+    guessed = [W._window_q(*c) for c in cases]
+    W._window_q.cache_clear()
+    monkeypatch.setattr(W, "_kl_root", lambda *a: None)
+    plain = [W._window_q(*c) for c in cases]
+    W._window_q.cache_clear()
+    assert guessed == plain
