@@ -18,6 +18,9 @@ from accountant.bounds.laws.collision_lower import _lower_law, krr_lower_count_l
 # binomial tails stays far below it.
 LOWER_MARGIN = 1e-8
 LOWER_RTOL = 1e-5
+# from this search tolerance on (the dashboard's curves: 1e-4) the lower search's evaluations
+# use the engine's coarse bins (see _lower_search)
+COARSE_RTOL = 1e-5
 # an alternative post-processing is evaluated only where its saddle-point estimate is within
 # this relative distance of the best one (from n = ALTERNATIVE_MIN_N on)
 ALTERNATIVE_GAP = 0.02
@@ -114,12 +117,13 @@ class LowerLaw:
         """Certified lower bound on the mechanism's delta at ``eps`` (float, margin applied)."""
         return self.delta_and_slope(n, eps)[0]
 
-    def delta_and_slope(self, n: int, eps: float, target: Optional[float] = None) -> tuple[float, float]:
+    def delta_and_slope(self, n: int, eps: float, target: Optional[float] = None,
+                        bin_gap: Optional[float] = None) -> tuple[float, float]:
         """(:meth:`delta`, an estimate of d delta / d eps for a search's Newton steps; 0 when
         none is at hand).  Only the first is a certified number.  ``target`` (a search's
         delta) lets the engine's windows follow it; what they leave out only lowers a
         lower end, so any target is safe."""
-        return max(_law_delta_and_slope(law, n, eps, target) for law in self._contenders(n, eps))
+        return max(_law_delta_and_slope(law, n, eps, target, bin_gap) for law in self._contenders(n, eps))
 
     def _contenders(self, n: int, eps: float) -> tuple:
         """The laws worth a certified evaluation at ``eps``: all of them, except those whose
@@ -164,9 +168,11 @@ class LowerLaw:
                        for a, b in zip(law.a, law.b) if a > 0 and b > 0)
 
 
-def _law_delta_and_slope(law: CountLaw, n: int, eps: float,
-                         target: Optional[float] = None) -> tuple[float, float]:
-    """(certified lower end of one lower law's delta at eps, margin applied; slope estimate)."""
+def _law_delta_and_slope(law: CountLaw, n: int, eps: float, target: Optional[float] = None,
+                         bin_gap: Optional[float] = None) -> tuple[float, float]:
+    """(certified lower end of one lower law's delta at eps, margin applied; slope estimate).
+    ``bin_gap``: the engine's binned path may stop at this relative gap, starting from one
+    bin (a chart's coarse search; the lower end is certified for any gap, only looser)."""
     if len(law.p) == 2:
         with mpmath.workdps(_MP_DPS):
             v = [float(x) for x in law.values(eps)]
@@ -177,7 +183,8 @@ def _law_delta_and_slope(law: CountLaw, n: int, eps: float,
         return max(_binary_delta(n, float(law.p[0]), v[0], v[1]) * (1 - LOWER_MARGIN), 0.0), slope
     from accountant.engines.blanket.engine import positive_part
 
-    r = positive_part(_engine_law(law), n, eps, target_delta=target)
+    coarse = {} if bin_gap is None else dict(bin_gap=bin_gap, min_bins=1)
+    r = positive_part(_engine_law(law), n, eps, target_delta=target, **coarse)
     return max(r.lower * (1 - LOWER_MARGIN), 0.0), r.slope * (1 - LOWER_MARGIN)
 
 
@@ -484,9 +491,14 @@ def _lower_search(ll: LowerLaw, name: str, params, n: int, delta: float, rtol: f
     from accountant.engines.search import largest_eps_above
 
     top = min(ll.eps_max, float(params.eps0))
+    # a chart's tolerance (>= COARSE_RTOL) lets the engine's bins stop at a relative gap of
+    # 10 rtol (at most 1e-4) from one bin, as the blanket curve's search does
+    # (registry._blanket): 2-3x cheaper evaluations at n = 1e8-1e9, the eps found moves by
+    # far less than rtol, and the lower end stays certified
+    bin_gap = min(10.0 * rtol, 1e-4) if rtol >= COARSE_RTOL else None
 
     def evaluate(eps: float):
-        v, slope = ll.delta_and_slope(n, eps, delta)
+        v, slope = ll.delta_and_slope(n, eps, delta, bin_gap)
         return v, v / (1 - LOWER_MARGIN) ** 2, slope
 
     # start just below the saddle-point estimate of the root (within 3e-7 of it from

@@ -205,3 +205,22 @@ def test_binary_delta_is_a_lower_end_within_its_margin_of_a_30_digit_sum(n, p1, 
     got = _binary_delta(n, p1, v1, v2)
     margin = FLOAT_REL_ERROR_OUE * max(1.0, math.sqrt(n) / 1e3)
     assert exact * (1 - 2 * margin) <= got <= exact
+
+
+@pytest.mark.parametrize("mechanism, n", [("collision", 10 ** 8), ("krr", 10 ** 6), ("coco", 10 ** 5)])
+def test_chart_tolerance_lower_bound_uses_coarse_bins_and_stays_a_lower_bound(mechanism, n):
+    """At a chart's tolerance (1e-4) the lower search lets the engine's bins stop at a gap of
+    1e-4 from one bin: the eps found is within the tolerance of the rtol-1e-9 one, never above
+    the proved upper bound, and the certified delta there is above the target (that is what
+    makes it a lower bound)."""
+    from accountant import ShuffleAccountant, lower_bound_epsilon, make_params
+    from accountant.bounds.laws import mechanism_lower_law
+
+    kw = dict(s=4, d=1000) if mechanism in ("collision", "coco") else dict(k=10)
+    for eps0 in (0.5, 2.0):
+        params = make_params(mechanism, eps0, **kw)
+        fine = lower_bound_epsilon(params, n, 1e-6, rtol=1e-9).epsilon
+        coarse = lower_bound_epsilon(params, n, 1e-6, rtol=1e-4).epsilon
+        assert fine > 0 and abs(coarse - fine) <= 2e-4 * fine
+        assert coarse <= ShuffleAccountant(params, n).get_epsilon(1e-6)
+        assert mechanism_lower_law(params).delta(n, coarse) > 1e-6
