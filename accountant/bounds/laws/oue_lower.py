@@ -46,29 +46,32 @@ X~ = X - E X the centred counts; given K, V and V' are i.i.d.
    replacing the counts of any partition cell by their conditional mean (Jensen given the
    cell) is a lower bound.  X1 is cut into bins of width h, X0 into bins of width
    max(1, floor(h/E)), and the pairs of bins are grouped by the cell of width h of their
-   V (``GROUP_RESOLUTION`` cells per standard deviation of V; h = 1, no binning of the counts,
-   at small n; no grouping at all when the pairs are few).  The groups' masses and first
+   V (``GROUP_RESOLUTION`` cells per standard deviation of V; no binning of the counts while
+   h < 1 (n below about 1e5); no grouping at all when the pairs are few).  The groups' masses and first
    moments are three discrete convolutions of non-negative arrays.
-3. Windows.  Each count is summed over mean +- (sqrt(2 ln(1/target)) + ``WINDOW_EXTRA_SD``)
-   standard deviations; the left-out mass is dropped (the integrand is >= 0).
+3. Windows.  Each count is summed over mean +- (sqrt(2 ln(1/target)) + ``WINDOW_EXTRA_SD``) = z
+   standard deviations (and z^2/3 more above); the left-out mass is dropped (the integrand is >= 0).
 
 Then E[(c + (E-1)(V - u V'))_+] over the groups is one sort and two suffix sums: for the
 group j of V', the groups i of V with v_i > u v_j - c/(E-1) (any set of i gives a lower
 bound: (x)_+ >= x).
 
 *Float certification.*  The pmfs come from Loader's formula
-(:func:`accountant.engines.binomial.binom_logpmf_range`, ~1e-15 absolute in the log, checked
+(:func:`accountant.engines.binomial.binom_logpmf`, ~1e-15 absolute in the log, checked
 against 40-digit mpmath in tests/accountant/bounds/test_oue_full_lower.py), and the float b
-differs from 1/(e^eps0 + 1) by <= 2 ulp, which moves a pmf inside the windows by <= 2e-9
-relatively at n = 1e10.  Every weight is a product of five pmfs, summed over <= 4e6 terms of
-one sign (relative error <= 4.4e-10 per sum), so the value is multiplied by
-1 - ``OUE_FULL_REL_MARGIN`` = 1 - 1e-7, an upper bound on all of it.  Positions (group means,
-m-bar, the centring) carry absolute errors <= 4e6 ulp times their span and <= 8 ulp times
-(1 + E)^2 (n + 1); c is lowered by (E-1)(1+u) times 1e-9 span + 1e-13 (1+E)^2 (n+1), plus
-1e-9 |m-bar| (:func:`_position_margin`), so every group sits on its safe side.  In the last
-sum, each term c P_j + (E-1) M_j mixes signs; it is lowered by the explicit bound
-(G + 16) 2^-52 (P_j(|c| + (E-1)(|v_0| + u |v_j|)) + (E-1) M_j) on its rounding error
-(G groups) and clipped at 0.  The result is a certified lower bound on the exact divergence.
+differs from 1/(e^eps0 + 1) by <= 3 ulp, which moves a pmf inside the windows by <= 1e-9
+relatively (n <= 1e10, z <= 41).  Every weight is a product of five pmfs, summed over at most
+``MAX_WINDOW`` terms of one sign (relative error <= 2.2e-10 per sum), so the value is
+multiplied by 1 - ``OUE_FULL_REL_MARGIN`` = 1 - 1e-7, an upper bound on all of it.  The
+positions are lowered explicitly (:func:`_position_margin`): c is decreased by
+(E-1)(1+u) (L + 64) 2^-50 times the span of the windows (a group mean is a ratio of sums of
+at most L terms of one sign), 1e-14 (1+E)^2 (1+u)(n+1) (the float E, b, u and the centring:
+<= 20 ulp (1+E)^2 (1+u) n in T), and (w + 64) 2^-50 |m-bar| (a mean over w values of K), so
+every group sits on its safe side.  In the last sum, each term c P_j + (E-1) M_j mixes signs;
+it is lowered by the explicit bound (G + 16) 2^-52 (P_j(|c| + (E-1)(|v_0| + u |v_j|)) +
+(E-1) M_j) on its rounding error (G groups: twice the first-order bound) and clipped at 0.
+The result is a certified lower bound on the exact divergence (brute force for n <= 4 and
+50-digit sums at n = 40 in the tests lie above it, within 1e-6).
 
 *Cost.*  Per K-bin: two pmf windows (~ 20 sd each), three convolutions of at most about
 (2 z GROUP_RESOLUTION)^2 / 2 products, one sort; the number of K-bins falls like 1/sqrt(n)
@@ -94,7 +97,7 @@ K_BIN_FRACTION = 3e-4
 # windows: sqrt(2 ln(1/target)) + this many standard deviations (step 3)
 WINDOW_EXTRA_SD = 4.0
 # below this n every K is its own bin (no widening in the tails: exact up to the margins)
-K_EXACT_N = 2000
+K_EXACT_N = 500
 # window target when none is given and no estimate is at hand
 DEFAULT_TARGET = 1e-12
 # caps: longest pmf window, and the work (pmf points + convolution products) of one evaluation
@@ -146,9 +149,11 @@ def _zt(target: float) -> float:
 
 
 def _window(N: int, p: float, z: float) -> tuple[int, int]:
+    """mean -+ z sd, and z^2/3 more above (Bernstein's tail exp(-t^2 / (2 (sd^2 + t/3))): the
+    skewed upper tail of a binomial with a small p or N)."""
     mu = N * p
     sd = math.sqrt(N * p * (1.0 - p))
-    return max(0, math.floor(mu - z * sd) - 1), min(N, math.ceil(mu + z * sd) + 1)
+    return max(0, math.floor(mu - z * sd) - 1), min(N, math.ceil(mu + z * sd + z * z / 3.0) + 1)
 
 
 def _pmf_windows(Ns, p: float, z: float) -> list:
@@ -185,13 +190,14 @@ class _Groups:
     v: np.ndarray
     p: np.ndarray
     span: float
+    terms: int
 
 
 def _cell_width(N1: int, N0: int, b: float, E: float) -> tuple[float, int, int]:
-    """(h, w1, w0) of step 2: cells of h = max(1, sd(V)/GROUP_RESOLUTION), bins of X1 and X0 of
-    at most h in V's units."""
+    """(h, w1, w0) of step 2: cells of h = sd(V)/GROUP_RESOLUTION, bins of X1 and X0 of at most h
+    in V's units (none below h = 1)."""
     var1, var0 = N1 * b * (1.0 - b), N0 * b * (1.0 - b)
-    h = max(1.0, math.sqrt(var1 + E * E * var0) / GROUP_RESOLUTION)
+    h = max(math.sqrt(var1 + E * E * var0) / GROUP_RESOLUTION, 1e-3)
     return h, max(1, math.floor(h)), max(1, math.floor(h / E))
 
 
@@ -200,6 +206,8 @@ def _v_groups(N1: int, N0: int, b: float, E: float, x1, x0) -> _Groups:
     ((lo, pmf) of :func:`_pmf_windows`)."""
     h, w1, w0 = _cell_width(N1, N0, b, E)
     (lo1, pm1), (lo0, pm0) = x1, x0
+    if pm1.size * pm0.size <= EXACT_PAIRS:
+        w1 = w0 = 1  # few pairs: every (x1, x0) kept, no Jensen step
     P1, o1 = _binned(pm1, w1)
     P0, o0 = _binned(pm0, w0)
     origin = (lo1 - N1 * b) + E * (lo0 - N0 * b)
@@ -222,14 +230,17 @@ def _v_groups(N1: int, N0: int, b: float, E: float, x1, x0) -> _Groups:
     keep = p > 0.0
     v, p = v[keep], p[keep]
     order = np.argsort(v, kind="stable")
-    return _Groups(origin + v[order], p[order], span)
+    return _Groups(origin + v[order], p[order], span, pm1.size + pm0.size + v.size)
 
 
-def _position_margin(E: float, u: float, n: int, span: float, mbar: float) -> float:
-    """Bound on the absolute float error of the positions entering c + (E-1)(v_i - u v_j)
-    (module docstring, *Float certification*)."""
-    return ((E - 1.0) * (1.0 + u) * (1e-9 * span + 1e-13 * (1.0 + E) ** 2 * (n + 1.0))
-            + 1e-9 * abs(mbar))
+def _position_margin(E: float, u: float, n: int, gr: _Groups, mbar: float, wK: int) -> float:
+    """Bound on the absolute float error of c + (E-1)(v_i - u v_j) from the positions (module
+    docstring, *Float certification*): ``gr.terms`` terms at most in a sum of one sign behind
+    a group mean (relative error <= 2 (terms + 2) ulp of the span), E, b, u and the centring
+    (<= 20 ulp (1 + E)^2 (1 + u) n), m-bar (a mean of ``wK`` terms)."""
+    ulp4 = 2.0 ** -50
+    return ((E - 1.0) * (1.0 + u) * (gr.terms + 64) * ulp4 * gr.span
+            + 1e-14 * (1.0 + E) ** 2 * (1.0 + u) * (n + 1.0) + (wK + 64) * ulp4 * abs(mbar))
 
 
 def _pair_excess(c: float, gr: _Groups, E: float, u: float) -> tuple[float, float, float]:
@@ -340,7 +351,7 @@ def oue_full_lower_delta(eps0: float, n: int, eps: float,
         a = kappa * (E * n - d * Kbar)  # m(K) = (1 - u) a(K), affine in K
         mbar = (1.0 - u) * a
         gr = _v_groups(K_hi, n - K_hi, b, E, x1, x0)
-        c = mbar - _position_margin(E, u, n, gr.span, mbar)
+        c = mbar - _position_margin(E, u, n, gr, mbar, last + 1 - first)
         val, Pp, Pv = _pair_excess(c, gr, E, u)
         total += Q * val
         slope -= Q * (a * Pp + d * Pv)  # d/du of the positive part (a search's estimate)
