@@ -110,8 +110,8 @@ EXACT_PAIRS = 4096
 
 
 OUE_FULL_DATASETS = ("D = (1, 3, ..., 3), D' = (2, 3, ..., 3), reports not reduced (all eight patterns of "
-                     "bits 1, 2, 3; the other bits do not depend on the data); reduced to three categories of "
-                     "bits 1, 2, 3 only where that evaluation exceeds its cost cap (delta targets below about 1e-55)")
+                     "bits 1, 2, 3; the other bits do not depend on the data; reduced to three categories only "
+                     "beyond the evaluation's cost cap, delta below about 1e-55)")
 
 
 def _constants(eps0: float, eps: float) -> tuple[float, float, float]:
