@@ -27,11 +27,13 @@ with b3 = 1 adds zeta, one with b3 = 0 adds E zeta.
 among those K users and X0, Y0 among the other n - K (all independent Bin(., b) given K),
 
     T = m(K) + (E - 1) (V - u V'),   V = X1~ + E X0~,  V' = Y1~ + E Y0~,
-    m(K) = (1 - u) kappa (K + E (n - K)),   kappa = E zeta / (1 - u) = 1 + (E - 1) b,
+    m(K) = (1 - u) kappa (K + E (n - K)),   kappa = (mean of zeta) / (1 - u) = 1 + (E - 1) b,
 
-X~ = X - E X the centred counts; given K, V and V' are i.i.d.
+X~ = X - b N the centred counts (N the count's number of trials); given K, V and V' are
+i.i.d.
 
-*Three certified steps, each a lower bound of E[T_+]* (all second order in their widths):
+*Three certified steps, each a lower bound of E[T_+]* (the Jensen steps lose second order in
+their widths; the K-bins lose a variance linear in theirs, a small fraction of Var T):
 
 1. K-bins.  For K in a bin [K_lo, K_hi], T - m(K) is a sum of K centred terms zeta~ and n - K
    terms E zeta~.  Scaling a mean-zero variable by E >= 1 increases it in the convex order
@@ -41,16 +43,18 @@ X~ = X - E X the centred counts; given K, V and V' are i.i.d.
    sum_{K in bin} P(K) E[T(K)_+] >= sum P(K) G(m(K)) >= P(bin) G(m-bar) (Jensen; m-bar the
    bin's mean of m(K), m is affine in K).  What is lost is the variance
    (E^2 - 1) Var(zeta)(K_hi - K), a fraction ~ w (E^2 - 1)/((E^2 + 1) n) of Var T for a bin of
-   width w: the bin width is ``K_BIN_FRACTION n (E^2 + 1)/(E^2 - 1)`` (one K a bin at small n).
+   width w: the bin width is ``K_BIN_FRACTION n (E^2 + 1)/(E^2 - 1)``, doubled for every
+   standard deviation of K beyond two (every K its own bin below n = ``K_EXACT_N``).
 2. Groups.  (c + (E-1)(V - u V'))_+ is jointly convex in the four independent counts, so
    replacing the counts of any partition cell by their conditional mean (Jensen given the
    cell) is a lower bound.  X1 is cut into bins of width h, X0 into bins of width
    max(1, floor(h/E)), and the pairs of bins are grouped by the cell of width h of their
    V (``GROUP_RESOLUTION`` cells per standard deviation of V; no binning of the counts while
-   h < 1 (n below about 1e5); no grouping at all when the pairs are few).  The groups' masses and first
-   moments are three discrete convolutions of non-negative arrays.
-3. Windows.  Each count is summed over mean +- (sqrt(2 ln(1/target)) + ``WINDOW_EXTRA_SD``) = z
-   standard deviations (and z^2/3 more above); the left-out mass is dropped (the integrand is >= 0).
+   h < 1, n below about 2e4 at eps0 = 0.5; no grouping at all when the pairs are few).  The
+   groups' masses and first moments are three discrete convolutions of non-negative arrays.
+3. Windows.  Each count is summed over mean +- z standard deviations,
+   z = sqrt(2 ln(1/target)) + ``WINDOW_EXTRA_SD`` (and z^2/3 more above); the left-out mass is
+   dropped (the integrand is >= 0).
 
 Then E[(c + (E-1)(V - u V'))_+] over the groups is one sort and two suffix sums: for the
 group j of V', the groups i of V with v_i > u v_j - c/(E-1) (any set of i gives a lower
