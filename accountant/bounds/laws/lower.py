@@ -10,6 +10,7 @@ import mpmath
 import numpy as np
 from accountant.bounds.laws.count_law import CountLaw, _MP_DPS, _check_eps0, _check_int
 from accountant.bounds.laws.collision_lower import _lower_law, krr_lower_count_law
+from accountant.bounds.laws.oue_lower import OUE_FULL_DATASETS, OueFullPatterns
 
 
 # --------------------------------------------------------------------------- certified lower bounds at any n
@@ -105,13 +106,18 @@ class LowerLaw:
 
     ``law`` is the count law of a post-processing of the pair's reports; ``alternatives``
     are other post-processings of the *same* reports.  Each one's divergence is a lower
-    bound (data processing), so the largest is taken at each eps.
+    bound (data processing), so the largest is taken at each eps.  ``full``, when given, is
+    an evaluator of the unreduced reports of the same pair
+    (:class:`accountant.bounds.laws.oue_lower.OueFullPatterns`: ``delta_and_slope`` returning
+    None beyond its size caps, ``applies``, ``approx_log_delta``, ``approx_epsilon``); it
+    takes part in the maximum wherever it evaluates.
     """
 
     law: CountLaw
     datasets: str
     alternatives: tuple = ()
     hash_model: Optional[str] = None  # "uniformly random hash", "one fixed hash", None (no hash)
+    full: Optional[object] = None
 
     def delta(self, n: int, eps: float) -> float:
         """Certified lower bound on the mechanism's delta at ``eps`` (float, margin applied)."""
@@ -123,23 +129,27 @@ class LowerLaw:
         none is at hand).  Only the first is a certified number.  ``target`` (a search's
         delta) lets the engine's windows follow it; what they leave out only lowers a
         lower end, so any target is safe."""
-        return max(_law_delta_and_slope(law, n, eps, target, bin_gap) for law in self._contenders(n, eps))
+        best = self.full.delta_and_slope(n, eps, target) if self.full is not None else None
+        vals = [_law_delta_and_slope(law, n, eps, target, bin_gap)
+                for law in self._contenders(n, eps, None if best is None else best[0])]
+        return max(vals + ([best] if best is not None else []))
 
-    def _contenders(self, n: int, eps: float) -> tuple:
+    def _contenders(self, n: int, eps: float, floor: Optional[float] = None) -> tuple:
         """The laws worth a certified evaluation at ``eps``: all of them, except those whose
-        saddle-point estimate is below ``1 - ALTERNATIVE_GAP`` times the best estimate (each law
+        saddle-point estimate is below ``1 - ALTERNATIVE_GAP`` times the best estimate, or
+        times ``floor`` (a certified value already at hand, the full evaluator's) (each law
         alone gives a certified lower bound, so leaving one out can only lower the value; the
         estimates are within 2e-5 of the truth from n = 1e3 on, so the maximum is not lost).
         Halves the lower bound's cost where one post-processing clearly wins (most of a curve)."""
         laws = (self.law,) + tuple(self.alternatives)
-        if len(laws) == 1 or any(len(law.p) != 3 for law in laws):
+        if (len(laws) == 1 and floor is None) or any(len(law.p) != 3 for law in laws):
             return laws
         from accountant.engines.blanket.window import approx_log_delta
 
         est = [approx_log_delta(_engine_law(law), n, eps) for law in laws]
         if any(e is None for e in est) or n < ALTERNATIVE_MIN_N:
             return laws
-        best = max(est)
+        best = max(est + ([math.log(floor)] if floor is not None and floor > 0.0 else []))
         if best == -math.inf:
             return laws
         return tuple(law for law, e in zip(laws, est) if e >= best + math.log1p(-ALTERNATIVE_GAP))
@@ -148,9 +158,15 @@ class LowerLaw:
         """Saddle-point estimate of the eps where the largest of the laws' divergences crosses
         ``delta`` (:func:`accountant.engines.blanket.approx_epsilon`; the root of a maximum of
         non-increasing functions is the largest root): a search's start, never reported.
-        None for a two-category law (binary RR), which has no estimate here."""
+        The full evaluator's estimate where it evaluates (its divergence is the largest: the
+        others are post-processings of its reports).  None for a two-category law (binary RR),
+        which has no estimate here."""
         from accountant.engines.blanket.window import approx_epsilon
 
+        if self.full is not None and self.full.applies(n, delta):
+            r = self.full.approx_epsilon(n, delta)
+            if r is not None:
+                return r
         roots = []
         for law in (self.law,) + tuple(self.alternatives):
             if len(law.p) == 2:
@@ -327,7 +343,11 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
     as an alternative post-processing of the same reports (the larger divergence is taken),
     {(y1, y2) = (1, 0), (0, 1), other}: P_x1 = (a(1-b), (1-a)b, rest),
     P_x3 = (b(1-b), b(1-b), rest), the larger one at small eps0 (0.01103 against 0.00960 at
-    n = 1e4, eps0 = 0.5, delta = 1e-6).
+    n = 1e4, eps0 = 0.5, delta = 1e-6).  For k >= 3 the reports are also evaluated without
+    reduction (:class:`accountant.bounds.laws.oue_lower.OueFullPatterns`, all eight patterns of
+    bits 1, 2, 3: the exact divergence of the datasets), wherever that evaluation stays within
+    its size caps; the largest certified value is taken at each eps (0.011388 at n = 1e4,
+    eps0 = 0.5, delta = 1e-6).
     """
     e = _check_eps0(eps0)
     k = _check_int("k", k, 2)
@@ -348,8 +368,7 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
             Q0 = [b * (1 - b)] * 2
             two = _lower_law(Q1 + [1 - sum(Q1)], [Q1[1], Q1[0], 1 - sum(Q1)], Q0 + [1 - sum(Q0)],
                              f"lower oue two bits k={k}")
-        return LowerLaw(law, "D = (1, 3, ..., 3), D' = (2, 3, ..., 3) (reports reduced to bits 1, 2, 3)",
-                        (two,))
+        return LowerLaw(law, OUE_FULL_DATASETS, (two,), full=OueFullPatterns(e))
     return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1) (reports reduced to bits 1, 2)")
 
 
