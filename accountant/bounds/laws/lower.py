@@ -129,7 +129,8 @@ class LowerLaw:
         none is at hand).  Only the first is a certified number.  ``target`` (a search's
         delta) lets the engine's windows follow it; what they leave out only lowers a
         lower end, so any target is safe."""
-        best = self.full.delta_and_slope(n, eps, target) if self.full is not None else None
+        best = (self.full.delta_and_slope(n, eps, target, coarse=bin_gap is not None)
+                if self.full is not None else None)
         vals = [_law_delta_and_slope(law, n, eps, target, bin_gap)
                 for law in self._contenders(n, eps, None if best is None else best[0])]
         return max(vals + ([best] if best is not None else []))

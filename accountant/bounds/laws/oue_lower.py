@@ -86,6 +86,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
@@ -98,6 +99,16 @@ OUE_FULL_REL_MARGIN = 1e-7
 GROUP_RESOLUTION = 100
 # K-bin width as a fraction of n, times (E^2 + 1)/(E^2 - 1) (step 1)
 K_BIN_FRACTION = 3e-4
+# a chart's coarse evaluation (``coarse=True``: the dashboard's curves, rtol 1e-4): cells of
+# sd(V)/20 and K-bins 10x wider, 10-30x cheaper; still certified, only a little lower
+# (measured: the lower eps moves by at most ~1e-3 relative, docs/BENCHMARKS.md)
+COARSE = dict(resolution=20, k_bin_fraction=3e-3)
+
+
+def _settings(coarse: bool) -> dict:
+    """The cells' resolution and the K-bins' width fraction: :data:`COARSE`, or the module's
+    ``GROUP_RESOLUTION`` and ``K_BIN_FRACTION`` (read at each call)."""
+    return COARSE if coarse else dict(resolution=GROUP_RESOLUTION, k_bin_fraction=K_BIN_FRACTION)
 # windows: sqrt(2 ln(1/target)) + this many standard deviations (step 3)
 WINDOW_EXTRA_SD = 4.0
 # below this n every K is its own bin (no widening in the tails: exact up to the margins)
@@ -107,8 +118,10 @@ DEFAULT_TARGET = 1e-12
 # caps: longest pmf window, and the estimated seconds of one evaluation (:func:`full_work`)
 MAX_WINDOW = 2_000_000
 MAX_SECONDS = 1.0
-# pmf windows evaluated in one vectorised call up to this many points in all
+# pmf windows evaluated in one vectorised call up to this many points in all, unless every
+# window is longer than LONG_WINDOW (then the anchored ranges are ~10x cheaper: n >= ~1e8)
 BATCH_POINTS = 400_000
+LONG_WINDOW = 4096
 # below this many (X1, X0) pairs the pairs are kept as they are (no grouping: exact at small n)
 EXACT_PAIRS = 4096
 
@@ -165,7 +178,7 @@ def _pmf_windows(Ns, p: float, z: float) -> list:
     one vectorised call for many short windows, anchored ranges for long ones."""
     wins = [_window(int(N), p, z) for N in Ns]
     lens = [hi - lo + 1 for lo, hi in wins]
-    if sum(lens) > BATCH_POINTS:
+    if sum(lens) > BATCH_POINTS or min(lens) > LONG_WINDOW:
         return [(lo, np.exp(binom_logpmf_range(lo, hi, int(N), p))) for (lo, hi), N in zip(wins, Ns)]
     x = np.concatenate([np.arange(lo, hi + 1, dtype=np.float64) for lo, hi in wins])
     pm = np.exp(binom_logpmf(x, np.repeat(np.asarray(Ns, dtype=np.float64), lens), p))
@@ -197,18 +210,18 @@ class _Groups:
     terms: int
 
 
-def _cell_width(N1: int, N0: int, b: float, E: float) -> tuple[float, int, int]:
-    """(h, w1, w0) of step 2: cells of h = sd(V)/GROUP_RESOLUTION, bins of X1 and X0 of at most h
+def _cell_width(N1: int, N0: int, b: float, E: float, resolution: int) -> tuple[float, int, int]:
+    """(h, w1, w0) of step 2: cells of h = sd(V)/``resolution``, bins of X1 and X0 of at most h
     in V's units (none below h = 1)."""
     var1, var0 = N1 * b * (1.0 - b), N0 * b * (1.0 - b)
-    h = max(math.sqrt(var1 + E * E * var0) / GROUP_RESOLUTION, 1e-3)
+    h = max(math.sqrt(var1 + E * E * var0) / resolution, 1e-3)
     return h, max(1, math.floor(h)), max(1, math.floor(h / E))
 
 
-def _v_groups(N1: int, N0: int, b: float, E: float, x1, x0) -> _Groups:
+def _v_groups(N1: int, N0: int, b: float, E: float, x1, x0, resolution: int) -> _Groups:
     """Step 2 for X1 ~ Bin(N1, b), X0 ~ Bin(N0, b) given as pmf windows ``x1``, ``x0``
     ((lo, pmf) of :func:`_pmf_windows`)."""
-    h, w1, w0 = _cell_width(N1, N0, b, E)
+    h, w1, w0 = _cell_width(N1, N0, b, E, resolution)
     (lo1, pm1), (lo0, pm0) = x1, x0
     if pm1.size * pm0.size <= EXACT_PAIRS:
         w1 = w0 = 1  # few pairs: every (x1, x0) kept, no Jensen step
@@ -265,17 +278,17 @@ def _pair_excess(c: float, gr: _Groups, E: float, u: float) -> tuple[float, floa
     return val, float(np.sum(p * Pt)), float(np.sum(p * Pt * v))
 
 
-def _k_bins(n: int, E: float, z: float) -> tuple[int, list]:
+def _k_bins(n: int, E: float, z: float, k_bin_fraction: float, k_exact_n: int) -> tuple[int, list]:
     """(start of the K-window, [(first, last) index of each K-bin in the window]): width
     w = K_BIN_FRACTION n (E^2 + 1)/(E^2 - 1) (at least 1) within 2 standard deviations of n/2,
     doubled for every further standard deviation from n = K_EXACT_N on (the tails carry little
     mass: the loss of a bin is about its mass times its width; below, w = 1: every K exact)."""
     lo, hi = _window(n, 0.5, z)
-    w = max(1, math.floor(K_BIN_FRACTION * n * (E * E + 1.0) / (E * E - 1.0)))
+    w = max(1, math.floor(k_bin_fraction * n * (E * E + 1.0) / (E * E - 1.0)))
     sd, mid = 0.5 * math.sqrt(n), 0.5 * n
 
     def width(K: int) -> int:
-        if n < K_EXACT_N:
+        if n < k_exact_n:
             return w
         return w << min(40, max(0, math.floor(abs(K - mid) / sd) - 2))
 
@@ -292,25 +305,42 @@ def _k_bins(n: int, E: float, z: float) -> tuple[int, list]:
     return lo, [(a + 1 - lo, b_ - lo) for a, b_ in zip(cuts[:-1], cuts[1:])]
 
 
-def full_work(eps0: float, n: int, target: float) -> float:
+def full_work(eps0: float, n: int, target: float, coarse: bool = False) -> float:
     """Estimated seconds of one evaluation (fitted on this machine, 2 cores, 2026-11-25, within a
     factor 2 on 14 points from n = 100 to 1e9 and targets 1e-6 to 1e-84: 0.2 ms a K-bin,
     150 ns a pmf point, 0.12 ns a convolution product), inf beyond ``MAX_WINDOW``: the cost
     rule of :func:`oue_full_lower_delta`."""
     E, b, _ = _constants(eps0, 0.0)
     z = _zt(target)
-    lo, bins = _k_bins(n, E, z)
+    st = _settings(coarse)
+    lo, bins = _k_bins(n, E, z, st["k_bin_fraction"], K_EXACT_N)
     N1, N0 = n // 2, n - n // 2
     (lo1, hi1), (lo0, hi0) = _window(N1, b, z), _window(N0, b, z)
     if max(bins[-1][1] + 1, hi1 - lo1 + 1, hi0 - lo0 + 1) > MAX_WINDOW:
         return math.inf
-    h, _, _ = _cell_width(N1, N0, b, E)
+    h, _, _ = _cell_width(N1, N0, b, E, st["resolution"])
     prods = ((hi1 - lo1) / h + 1.0) * (E * (hi0 - lo0) / h + 1.0)
     return len(bins) * (2e-4 + 1.5e-7 * ((hi1 - lo1) + (hi0 - lo0)) + 3.6e-10 * prods)
 
 
-def oue_full_lower_delta(eps0: float, n: int, eps: float,
-                         target: Optional[float] = None) -> Optional[tuple[float, float]]:
+@lru_cache(maxsize=4)
+def _pmfs(eps0: float, n: int, z: float, k_bin_fraction: float, k_exact_n: int) -> tuple:
+    """(start of the K-window, K-bins, pmf of K on its window, X1's and X0's pmf windows for the
+    last K of each bin): what does not depend on eps, shared by a search's evaluations (arrays
+    read-only; at most ~1.5e6 values at n = 1e9, four entries kept)."""
+    E, b, _ = _constants(eps0, 0.0)
+    lo, bins = _k_bins(n, E, z, k_bin_fraction, k_exact_n)
+    qK = np.exp(binom_logpmf_range(lo, lo + bins[-1][1], n, 0.5))
+    K_his = [lo + last for _, last in bins]
+    X1 = _pmf_windows(K_his, b, z)
+    X0 = _pmf_windows([n - K for K in K_his], b, z)
+    for arr in [qK] + [pm for _, pm in X1 + X0]:
+        arr.flags.writeable = False
+    return lo, tuple(bins), qK, tuple(X1), tuple(X0)
+
+
+def oue_full_lower_delta(eps0: float, n: int, eps: float, target: Optional[float] = None,
+                         coarse: bool = False) -> Optional[tuple[float, float]]:
     """(certified lower bound on delta(eps) of OUE on D = (1, 3, ..., 3), D' = (2, 3, ..., 3)
     with the reports not reduced, an estimate of d delta / d eps), or None when the evaluation
     would take more than ``MAX_SECONDS`` (:func:`full_work`: targets below about 1e-55; the caller
@@ -328,6 +358,9 @@ def oue_full_lower_delta(eps0: float, n: int, eps: float,
         The delta a search aims at: the windows cover sqrt(2 ln(1/target)) + 4 standard
         deviations (only the accuracy depends on it, never the validity).  Without it, the
         saddle-point estimate of delta(eps) (or ``DEFAULT_TARGET``).
+    coarse : bool
+        Wider cells and K-bins (``COARSE``): a chart's cheaper, slightly lower, still
+        certified value.
     """
     if eps >= eps0:
         return 0.0, 0.0  # eps0-LDP: the divergence is 0 from eps0 on
@@ -335,17 +368,15 @@ def oue_full_lower_delta(eps0: float, n: int, eps: float,
     if target is None:
         est = approx_log_delta_full(eps0, n, eps)
         target = DEFAULT_TARGET if est is None or not est > math.log(1e-300) else min(math.exp(est), 0.5)
-    if full_work(eps0, n, target) > MAX_SECONDS:
+    if full_work(eps0, n, target, coarse) > MAX_SECONDS:
         return None
+    st = _settings(coarse)
     z = _zt(target)
     d = E - 1.0
     kappa = 1.0 + d * b
-    lo, bins = _k_bins(n, E, z)
-    qK = np.exp(binom_logpmf_range(lo, lo + bins[-1][1], n, 0.5))
+    lo, bins, qK, X1, X0 = _pmfs(eps0, n, z, st["k_bin_fraction"], K_EXACT_N)
     Ks = np.arange(lo, lo + qK.size, dtype=np.float64)
     K_his = [lo + last for _, last in bins]
-    X1 = _pmf_windows(K_his, b, z)
-    X0 = _pmf_windows([n - K for K in K_his], b, z)
     total = slope = 0.0
     for (first, last), K_hi, x1, x0 in zip(bins, K_his, X1, X0):
         q = qK[first:last + 1]
@@ -355,7 +386,7 @@ def oue_full_lower_delta(eps0: float, n: int, eps: float,
         Kbar = float(np.sum(q * Ks[first:last + 1])) / Q
         a = kappa * (E * n - d * Kbar)  # m(K) = (1 - u) a(K), affine in K
         mbar = (1.0 - u) * a
-        gr = _v_groups(K_hi, n - K_hi, b, E, x1, x0)
+        gr = _v_groups(K_hi, n - K_hi, b, E, x1, x0, st["resolution"])
         c = mbar - _position_margin(E, u, n, gr, mbar, last + 1 - first)
         val, Pp, Pv = _pair_excess(c, gr, E, u)
         total += Q * val
@@ -376,10 +407,11 @@ class OueFullPatterns:
     def eps_max(self) -> float:
         return float(self.eps0)
 
-    def delta_and_slope(self, n: int, eps: float,
-                        target: Optional[float] = None) -> Optional[tuple[float, float]]:
-        """(certified lower delta, slope estimate), or None beyond the caps."""
-        return oue_full_lower_delta(self.eps0, n, eps, target)
+    def delta_and_slope(self, n: int, eps: float, target: Optional[float] = None,
+                        coarse: bool = False) -> Optional[tuple[float, float]]:
+        """(certified lower delta, slope estimate), or None beyond the caps; ``coarse``: a
+        chart's cheaper evaluation (:data:`COARSE`)."""
+        return oue_full_lower_delta(self.eps0, n, eps, target, coarse)
 
     def applies(self, n: int, target: float) -> bool:
         """Whether :meth:`delta_and_slope` evaluates at ``n`` for windows of ``target``."""
