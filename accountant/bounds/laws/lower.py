@@ -200,7 +200,9 @@ def _law_delta_and_slope(law: CountLaw, n: int, eps: float, target: Optional[flo
         return max(_binary_delta(n, float(law.p[0]), v[0], v[1]) * (1 - LOWER_MARGIN), 0.0), slope
     from accountant.engines.blanket.engine import positive_part
 
-    coarse = {} if bin_gap is None else dict(bin_gap=bin_gap, min_bins=1)
+    # a chart's coarse search: bins stop at bin_gap from one bin, windows leave out 1e-6 of the
+    # target (dropped mass only lowers a lower end)
+    coarse = {} if bin_gap is None else dict(bin_gap=bin_gap, min_bins=1, truncation=1e-6)
     r = positive_part(_engine_law(law), n, eps, target_delta=target, **coarse)
     return max(r.lower * (1 - LOWER_MARGIN), 0.0), r.slope * (1 - LOWER_MARGIN)
 

@@ -165,7 +165,8 @@ class BlanketEpsilon:
 
 def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-9,
                           guess: Optional[float] = None, certify_bracket: bool = True,
-                          bin_gap: float = BIN_GAP, min_bins: Optional[int] = None) -> BlanketEpsilon:
+                          bin_gap: float = BIN_GAP, min_bins: Optional[int] = None,
+                          truncation: float = TRUNCATION) -> BlanketEpsilon:
     """Smallest eps with certified delta(eps) <= ``delta`` (``search.epsilon_for_delta``).
 
     The search runs on [0, law.eps_max] (delta = 0 at eps_max, where every v_c <= 0) and
@@ -205,6 +206,9 @@ def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-
         meets a gap of 1e-4 from n = 1e6 on and makes the curves' evaluations 2.6-3.4x cheaper
         at n = 1e8-1e9 (same eps_c on the 25 points of the page's default chart); where it
         does not meet the gap the bins are refined as usual.
+    truncation : float
+        The fraction of ``delta`` the windows may leave out (:func:`positive_part`; bounded and
+        added to the upper end, so the answer is certified for any fraction).
 
     Returns
     -------
@@ -229,7 +233,8 @@ def blanket_exact_epsilon(law: CountLaw, n: int, delta: float, rtol: float = 1e-
         raise ValueError("law has a category with a_c > 0 = b_c: delta(eps) > 0 for every eps")
 
     def evaluate(e: float):
-        r = positive_part(law, n, e, target_delta=delta, bin_gap=bin_gap, min_bins=min_bins)
+        r = positive_part(law, n, e, target_delta=delta, bin_gap=bin_gap, min_bins=min_bins,
+                          truncation=truncation)
         return r.lower, r.upper, r.slope
 
     if guess is None:

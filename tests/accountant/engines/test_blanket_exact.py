@@ -311,3 +311,22 @@ def test_window_guess_changes_no_window(monkeypatch):
     plain = [W._window_q(*c) for c in cases]
     W._window_q.cache_clear()
     assert guessed == plain
+
+
+@pytest.mark.parametrize("n", [10 ** 5, 10 ** 8])
+def test_chart_truncation_keeps_the_answer_certified(n):
+    """The dashboard's curves let the windows leave out 1e-6 of the target
+    (``registry.chart_truncation``; 1e-8 otherwise): the answer is certified (the default
+    evaluation at it is <= the target) and within 1e-5 of the default search's."""
+    from accountant import blanket_law, make_params
+    from accountant.bounds.registry import CHART_RTOL, chart_truncation
+    from accountant.engines.blanket.engine import TRUNCATION
+
+    assert chart_truncation(1e-4) == 1e-6 and chart_truncation(CHART_RTOL / 10) == TRUNCATION
+    for params in (make_params("collision", 1.0, s=4), make_params("krr", 3.0, k=10)):
+        law = blanket_law(params)
+        fine = blanket_exact_epsilon(law, n, 1e-6, rtol=1e-5, certify_bracket=False).epsilon
+        coarse = blanket_exact_epsilon(law, n, 1e-6, rtol=1e-5, certify_bracket=False,
+                                       truncation=1e-6).epsilon
+        assert blanket_exact_delta(law, n, coarse).upper <= 1e-6
+        assert abs(coarse - fine) <= 1e-5 * fine
