@@ -3,7 +3,7 @@
 proved eps_c, the certified lower bound, the paper's Theorem 5 value and the best published
 proved bound: ``figure.default_curve_bounds``) at 25 values of eps0 in [0.1, 5], computed as
 the page computes them (one task per point and bound, the page's curve tolerance), cold
-caches per row.  "first draft" is the headline plus the page's first pass (every 6th eps0: ``figure.draft_indices``), "page" everything.
+caches per row.  "first draft" is the headline plus the page's first pass (every 6th eps0: ``figure.draft_indices``; "-" where the page draws none: ``figure.draft_worth_drawing``), "page" everything.
 
 The curves run as the page runs them, on the persistent worker processes
 (``tables.start_rows`` for the first draft and the points in between, then the headline
@@ -28,7 +28,7 @@ from accountant.bounds.pair_accountant import pair_epsilon_result  # noqa: E402
 from accountant.bounds import registry as bounds
 from accountant.engines import parallel
 from accountant.interfaces import tables
-from accountant.interfaces.figure import default_curve_bounds, draft_indices
+from accountant.interfaces.figure import default_curve_bounds, draft_indices, draft_worth_drawing
 from accountant.core.params import make_params
 from accountant import ShuffleAccountant
 
@@ -55,12 +55,15 @@ def row(mechanism: str, n: int) -> str:
         warm = tables.build_grid([10 ** 3], [s], eps0s, [DELTA], mechanism, "paper", ks=[k])
         tables.compute_rows(warm, curve_bounds, CURVE_RTOL, processes=True)
     _clear()
-    first = set(draft_indices(len(points)))  # the page's first draft, then the points in between
+    # the page's first draft (where figure.draft_worth_drawing asks for one), then the points in between
+    drafted = draft_worth_drawing(n, len(points), len(curve_bounds))
+    first = set(draft_indices(len(points))) if drafted else set(range(len(points)))
     draft = [p for i, p in enumerate(points) if i in first]
     rest = [p for i, p in enumerate(points) if i not in first]
     t0 = time.perf_counter()
     if PROCESSES:  # as the page: the curves' rows start on the workers, then the headline
-        jobs = [tables.start_rows(draft, curve_bounds, CURVE_RTOL), tables.start_rows(rest, curve_bounds, CURVE_RTOL)]
+        jobs = [tables.start_rows(draft, curve_bounds, CURVE_RTOL)]
+        jobs.append(tables.start_rows(rest, curve_bounds, CURVE_RTOL) if rest else None)
     params = make_params(mechanism, EPS_REF, s=s, t=tables.resolve_t("paper", mechanism, s, EPS_REF), k=k)
     head = ShuffleAccountant(params, n).epsilon_result(DELTA)
     t1 = time.perf_counter()
@@ -69,15 +72,15 @@ def row(mechanism: str, n: int) -> str:
     else:
         tables.compute_rows(draft, curve_bounds, CURVE_RTOL)
     t_draft = time.perf_counter()
-    if PROCESSES:
+    if PROCESSES and jobs[1] is not None:
         tables.finish_rows(jobs[1])
-    else:
+    elif rest:
         tables.compute_rows(rest, curve_bounds, CURVE_RTOL)
     t2 = time.perf_counter()
     goal = 1.0 if n <= 10 ** 8 else 2.0
     total = t2 - t0
     return (f"| {mechanism} | {n:.0e} | {len(curve_bounds)} | {head.epsilon:.6g} | {t1 - t0:.2f} | "
-            f"{t_draft - t0:.2f} | {t2 - t1:.2f} | {total:.2f} | {goal:g} | {'yes' if total <= goal else 'no'} |")
+            f"{f'{t_draft - t0:.2f}' if drafted else '-'} | {t2 - t1:.2f} | {total:.2f} | {goal:g} | {'yes' if total <= goal else 'no'} |")
 
 
 def main() -> int:

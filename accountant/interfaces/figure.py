@@ -10,6 +10,8 @@ labels are the dashboard's (:func:`bound_label`), numbers go through
 """
 from __future__ import annotations
 
+import math
+
 import contextlib
 import os
 from typing import Sequence
@@ -78,6 +80,25 @@ def draft_indices(count: int, every: int = 6) -> list:
     if count < 1 or every < 1:
         raise ValueError(f"count and every must be >= 1, got {count}, {every}")
     return sorted(set(range(0, count, every)) | {count - 1})
+
+
+# A first draft is drawn only when the chart's curves are expected to take longer than this
+# (seconds on the dashboard's two worker processes): below it the whole chart arrives within
+# the 1 s a redraw may take, and an extra drawing only costs the browser CPU the engines need
+# (measured on the Amplification page at n = 1e8: 0.86-0.99 s with a draft, 0.81-0.90 s
+# without).
+DRAFT_FROM_SECONDS = 0.6
+
+
+def draft_worth_drawing(n: int, points: int, bounds: int) -> bool:
+    """Whether a chart of ``points`` values x ``bounds`` bounds at ``n`` users is slow enough
+    for a first draft: a rough cost model of the curves on two worker processes, fitted to
+    benchmarks/bench_amplification.py on the 2-core machine (125 tasks: 0.17-0.20 s at
+    n = 1e5-1e6, 0.36 s at 1e8, 0.73 s at 1e9), ``(points x bounds / 125)(0.15 + 1.8e-5
+    sqrt(n))`` seconds, against :data:`DRAFT_FROM_SECONDS`.  It decides a drawing only, never
+    a number: at the defaults, a draft at n = 1e9, none at n <= 1e8."""
+    tasks = max(int(points), 0) * max(int(bounds), 0)
+    return tasks / 125.0 * (0.15 + 1.8e-5 * math.sqrt(max(int(n), 1))) > DRAFT_FROM_SECONDS
 
 
 def literature_epsilon(row: dict):

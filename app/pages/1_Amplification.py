@@ -18,6 +18,7 @@ from accountant.interfaces.figure import (
     build_figure,
     default_curve_bounds,
     draft_indices,
+    draft_worth_drawing,
     literature_epsilon,
 )
 from accountant import make_params
@@ -212,7 +213,9 @@ if vr is None:
     others = [b for b in common.BOUND_NAMES if mechanism in REGISTRY[b].applies_to]
     chosen = set(base) | {b for b in st.session_state.get("extra_bounds", []) if b in others}
     if points is not None:
-        draft = [points[i] for i in draft_indices(len(points))]
+        # a first draft only where the curves are slow enough for one (figure.draft_worth_drawing)
+        draft = [points[i] for i in draft_indices(len(points))] \
+            if draft_worth_drawing(n, len(points), len(chosen)) else list(points)
         common.prefetch_rows([draft, points] if len(draft) < len(points) else [points],
                              tuple(b for b in common.BOUND_NAMES if b in chosen), common.CURVE_RTOL)
 

@@ -71,6 +71,21 @@ def test_draft_indices_cover_the_range_and_belong_to_the_curve():
         figure.draft_indices(0)
 
 
+
+def test_first_draft_only_where_the_curves_are_slow():
+    """The page draws a first draft only when its curves are expected to take over
+    DRAFT_FROM_SECONDS: none at the defaults (25 eps0 x 5 bounds) up to n = 1e8, one at 1e9,
+    one for 200 eps0 at n = 1e5; the rule grows with n, points and bounds."""
+    assert not figure.draft_worth_drawing(10 ** 8, 25, 5)
+    assert not figure.draft_worth_drawing(10 ** 4, 25, 5)
+    assert figure.draft_worth_drawing(10 ** 9, 25, 5)
+    assert figure.draft_worth_drawing(10 ** 5, 200, 5)
+    ns = [10 ** e for e in range(2, 11)]
+    for pts, b in [(25, 5), (25, 8), (100, 5)]:
+        flags = [figure.draft_worth_drawing(n, pts, b) for n in ns]
+        assert flags == sorted(flags)  # False ... True: monotone in n
+    assert not figure.draft_worth_drawing(10 ** 10, 0, 5)
+
 def test_krr_grid_point_carries_k_and_rr_has_no_t():
     p = build_grid([10_000], [4], [1.0], [1e-6], "krr", "paper", ks=[7])[0]
     assert (p.s, p.t, p.k) == (None, None, 7)
