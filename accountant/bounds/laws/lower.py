@@ -128,7 +128,10 @@ class LowerLaw:
         """(:meth:`delta`, an estimate of d delta / d eps for a search's Newton steps; 0 when
         none is at hand).  Only the first is a certified number.  ``target`` (a search's
         delta) lets the engine's windows follow it; what they leave out only lowers a
-        lower end, so any target is safe."""
+        lower end, so any target is safe.  ``bin_gap`` (a chart's search, see
+        :func:`_lower_search`): the engine's bins stop at that gap from one bin, its windows
+        leave out 1e-6 of the target, and the full evaluator takes its coarse cells; every
+        value stays a certified lower end, only a little lower."""
         best = (self.full.delta_and_slope(n, eps, target, coarse=bin_gap is not None)
                 if self.full is not None else None)
         vals = [_law_delta_and_slope(law, n, eps, target, bin_gap)
