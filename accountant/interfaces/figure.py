@@ -10,9 +10,8 @@ labels are the dashboard's (:func:`bound_label`), numbers go through
 """
 from __future__ import annotations
 
-import math
-
 import contextlib
+import math
 import os
 from typing import Sequence
 
