@@ -213,7 +213,6 @@ def test_bracket_and_saving_at_the_documented_point():
 
 
 def test_cli_and_refusals(capsys):
-    from accountant.core.limits import COCO_RANDOM_MAX_S
     from accountant.interfaces.cli.main import main
 
     base = ["epsilon", "--mechanism", "coco", "--s", "4", "--n", "1e4", "--eps0", "2", "--delta", "1e-6"]
@@ -224,13 +223,7 @@ def test_cli_and_refusals(capsys):
     assert r["assumption"] == "each report's hash is a uniformly random function"
     assert r["hash_model"] == "random" and a["hash_model"] == "any"
     assert r["epsilon"] < a["epsilon"]
-    with pytest.raises(ValueError, match=rf"s must be an integer in \[1, {COCO_RANDOM_MAX_S}\] for CoCo"):
-        make_params("coco", 1.0, s=COCO_RANDOM_MAX_S + 1, hash_model="random")
-    make_params("coco", 1.0, s=COCO_RANDOM_MAX_S + 1)  # the any model has no such limit
-    assert main(["epsilon", "--mechanism", "coco", "--s", str(COCO_RANDOM_MAX_S + 1), "--n", "1e6",
-                 "--eps0", "1", "--delta", "1e-6", "--hash-model", "random"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"[1, {COCO_RANDOM_MAX_S}]" in err
+    # the limit of s under the random hash: test_random_hash.test_limit_of_s_under_the_random_hash
     with pytest.raises(ValueError, match=r"t must be an even integer >= 2s \+ 2 = 6 for CoCo"):
         coco_random_weights(2, 7)
     with pytest.raises(ValueError, match=r"need 0 <= r <= s - 1 and r \+ o <= s"):

@@ -161,10 +161,7 @@ def test_weights_at_large_s_against_a_float_reference():
         assert abs(w[r][1] / ref - 1) < 1e-11
 
 
-def test_random_never_above_any_and_the_limit_of_s(capsys):
-    from accountant.core.limits import RANDOM_HASH_MAX_S
-    from accountant.interfaces.cli.main import main
-
+def test_random_never_above_any():
     # eps0 = 30: the random-hash weight is s/t up to 1e-13; the corner law is then the
     # any-hash law (no room for the rounding) and the any-hash bound (the ceiling) is reported
     for eps0, s in ((30.0, 64), (1.0, 64), (0.1, 8)):
@@ -177,13 +174,26 @@ def test_random_never_above_any_and_the_limit_of_s(capsys):
         reason = compute_params_bound("blanket", pr, 10**6, 1e-6).reason
         assert ("any-hash exact blanket" in reason) == (eps0 == 30.0), reason
     assert ur < ua  # eps0 = 0.1, s = 8: strictly below
-    with pytest.raises(ValueError, match=rf"s must be an integer in \[1, {RANDOM_HASH_MAX_S}\] with hash_model 'random'"):
-        make_params("collision", 1.0, s=RANDOM_HASH_MAX_S + 1, hash_model="random")
-    make_params("collision", 1.0, s=RANDOM_HASH_MAX_S + 1)  # the any model has no such limit
-    assert main(["epsilon", "--mechanism", "collision", "--s", str(RANDOM_HASH_MAX_S + 1), "--n", "1e6",
+
+
+@pytest.mark.parametrize("mechanism, limit, text", [
+    ("collision", "RANDOM_HASH_MAX_S", "with hash_model 'random'"),
+    ("coco", "COCO_RANDOM_MAX_S", "for CoCo"),
+])
+def test_limit_of_s_under_the_random_hash(mechanism, limit, text, capsys):
+    """s above the random-hash limit is refused by the API (ValueError naming the range) and by
+    the command line (one line, exit status 2); the any model has no such limit."""
+    from accountant.core import limits
+    from accountant.interfaces.cli.main import main
+
+    top = getattr(limits, limit)
+    with pytest.raises(ValueError, match=rf"s must be an integer in \[1, {top}\] {text}"):
+        make_params(mechanism, 1.0, s=top + 1, hash_model="random")
+    make_params(mechanism, 1.0, s=top + 1)  # the any model has no such limit
+    assert main(["epsilon", "--mechanism", mechanism, "--s", str(top + 1), "--n", "1e6",
                  "--eps0", "1", "--delta", "1e-6", "--hash-model", "random"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"[1, {RANDOM_HASH_MAX_S}]" in err and "--hash-model 'random'" in err
+    assert err.count("\n") == 1 and f"[1, {top}]" in err and "--hash-model 'random'" in err
 
 
 def test_weights_enclose_exact_fractions_property():
