@@ -448,13 +448,6 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
                     break
                 prev = (G, up_F)
                 G = int(min(cap, max(2 * G, math.ceil(1.3 * G * math.sqrt(est / (bin_gap * ref))))))
-            if lo_J is None and lo_F < 0.5 * up_F:
-                # far below the target the tangents' lower end can be orders of magnitude
-                # under the value (1e-60 against 1e-56 at n = 1e4, eps0 = 5, eps = 1.6); the
-                # search takes its log-slope from a positive lower end and would stop on it.
-                # 0 is a lower end too, and the search then uses the upper end's (as with
-                # the Jensen lower end, which underflows to 0 there)
-                lo_F = 0.0
             mg = margin
         lower = max(lo_F / n * (1.0 - mg), 0.0)
         upper_d = up_F / n * (1.0 + mg) + trunc
@@ -462,7 +455,3 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
                             trunc, meth, bins)
 
     return run_truncated(run, target_delta, truncation, vmax)
-
-
-# the name of the OUE-only days
-oue_positive_part = corner_positive_part
