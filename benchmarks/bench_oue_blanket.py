@@ -1,5 +1,5 @@
 """The OUE bracket before/after the exact four-atom blanket (accountant.engines.blanket.oue),
-and the certified lower bound from the full bit patterns (accountant.bounds.laws.oue_lower).
+and the certified lower bound from the full bit patterns (accountant.bounds.laws.pattern_lower).
 
 Usage: python3 benchmarks/bench_oue_blanket.py [--eps0 0.25 0.5 1 2 4] [--exps 4 5 6 8]
        [--delta 1e-6] [--k 16] [--lower]
@@ -20,7 +20,7 @@ import time
 import dataclasses
 
 from accountant.bounds.laws.lower import _lower_search, lower_bound_epsilon, mechanism_lower_law
-from accountant.bounds.laws.oue_lower import oue_full_lower_delta
+from accountant.bounds.laws.pattern_lower import full_lower_delta, oue_patterns
 from accountant.bounds.registry import BLANKET_RTOL
 from accountant.core.params import make_params
 from accountant.engines.blanket.engine import blanket_exact_epsilon
@@ -78,7 +78,7 @@ def lower_table(args) -> None:
         t0 = time.perf_counter()
         after = lower_bound_epsilon(params, n, args.delta).epsilon
         t1 = time.perf_counter()
-        one = oue_full_lower_delta(e0, n, after, args.delta)
+        one = full_lower_delta(oue_patterns(e0), n, after, args.delta)
         t2 = time.perf_counter()
         up = _upper(OueBlanket(e0), n, args.delta)
         each = f"{t2 - t1:.3f}" if one is not None else "declined"

@@ -10,7 +10,9 @@ import mpmath
 import numpy as np
 from accountant.bounds.laws.count_law import CountLaw, _MP_DPS, _check_eps0, _check_int
 from accountant.bounds.laws.collision_lower import _lower_law, krr_lower_count_law
-from accountant.bounds.laws.oue_lower import OUE_FULL_DATASETS, OueFullPatterns
+from accountant.bounds.laws.pattern_lower import (COCO_FULL_DATASETS, COLLISION_FULL_DATASETS, OLH_FULL_DATASETS,
+                                                  OUE_FULL_DATASETS, FullPatterns, coco_patterns,
+                                                  collision_patterns, olh_patterns, oue_patterns)
 
 
 # --------------------------------------------------------------------------- certified lower bounds at any n
@@ -108,7 +110,7 @@ class LowerLaw:
     are other post-processings of the *same* reports.  Each one's divergence is a lower
     bound (data processing), so the largest is taken at each eps.  ``full``, when given, is
     an evaluator of the unreduced reports of the same pair
-    (:class:`accountant.bounds.laws.oue_lower.OueFullPatterns`: ``delta_and_slope`` returning
+    (:class:`accountant.bounds.laws.pattern_lower.FullPatterns`: ``delta_and_slope`` returning
     None beyond its size caps, ``applies``, ``approx_log_delta``, ``approx_epsilon``); it
     takes part in the maximum wherever it evaluates.
     """
@@ -350,7 +352,7 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
     {(y1, y2) = (1, 0), (0, 1), other}: P_x1 = (a(1-b), (1-a)b, rest),
     P_x3 = (b(1-b), b(1-b), rest), the larger one at small eps0 (0.01103 against 0.00960 at
     n = 1e4, eps0 = 0.5, delta = 1e-6).  For k >= 3 the reports are also evaluated without
-    reduction (:class:`accountant.bounds.laws.oue_lower.OueFullPatterns`, all eight patterns of
+    reduction (:class:`accountant.bounds.laws.pattern_lower.FullPatterns`, all eight patterns of
     bits 1, 2, 3: the exact divergence of the datasets), wherever that evaluation stays within
     its size caps; the largest certified value is taken at each eps (0.011388 at n = 1e4,
     eps0 = 0.5, delta = 1e-6).
@@ -374,7 +376,7 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
             Q0 = [b * (1 - b)] * 2
             two = _lower_law(Q1 + [1 - sum(Q1)], [Q1[1], Q1[0], 1 - sum(Q1)], Q0 + [1 - sum(Q0)],
                              f"lower oue two bits k={k}")
-        return LowerLaw(law, OUE_FULL_DATASETS, (two,), full=OueFullPatterns(e))
+        return LowerLaw(law, OUE_FULL_DATASETS, (two,), full=FullPatterns(oue_patterns(e)))
     return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1) (reports reduced to bits 1, 2)")
 
 
@@ -423,9 +425,15 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
     * collision: item sets of x1, x1', x0 pairwise disjoint, hash uniformly random over all
       functions, reports mapped to {z in H(x1) only, z in H(x1') only, other}, "only"
       meaning outside the other two images, or outside the other differing input's image
-      (two post-processings, the larger divergence taken).
-    * coco: the same with coordinate sets, categories from the favoured buckets of one-entry
-      pairs (:func:`coco_disjoint_lower_law`).
+      (two post-processings), and to the eight patterns of [z in H(x1)], [z in H(x1')],
+      [z in H(x0)] (:func:`accountant.bounds.laws.pattern_lower.collision_patterns`, where
+      its evaluation stays within its caps); the largest divergence is taken.
+    * olh (k >= 3): D = (1, 3, ..., 3), D' = (2, 3, ..., 3) under the random hash, the reports
+      not reduced where the evaluation stays within its caps
+      (:func:`accountant.bounds.laws.pattern_lower.olh_patterns`), else categories.
+    * coco: the same datasets with coordinate sets, categories from the favoured buckets of
+      one-entry pairs (:func:`coco_disjoint_lower_law`), and the eight patterns of those
+      favoured buckets (:func:`accountant.bounds.laws.pattern_lower.coco_patterns`).
     Both need the dimension ``d`` with d >= 3 s (None otherwise, :func:`needs_d_reason`).
     ``datasets`` and ``hash_model`` of the result say what the lower bound is about.
     """
@@ -448,18 +456,21 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
             return None
         e, t = params.eps0, params.t
         return LowerLaw(collision_disjoint_lower_law(e, 1, t, "isolated"),
-                        f"D = (1, 3, ..., 3), D' = (2, 3, ..., 3) of [k], k = {params.d}",
-                        (collision_disjoint_lower_law(e, 1, t, "three"),), "uniformly random hash")
+                        f"D = (1, 3, ..., 3), D' = (2, 3, ..., 3) of [k], k = {params.d}, {OLH_FULL_DATASETS}",
+                        (collision_disjoint_lower_law(e, 1, t, "three"),), "uniformly random hash",
+                        full=FullPatterns(olh_patterns(e, t)))
     if name in ("collision", "coco"):
         e, s, t = params.eps0, params.s, params.t
         if needs_d_reason(params) is not None:
             return None
         law = collision_disjoint_lower_law if name == "collision" else coco_disjoint_lower_law
         what = "item" if name == "collision" else "coordinate"
-        return LowerLaw(law(e, s, t, "isolated"),
-                        f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0): {what} sets of x1, x1' and x0 "
-                        f"pairwise disjoint s-sets of [d], d = {params.d} >= 3s = {3 * s}",
-                        (law(e, s, t, "three"),), "uniformly random hash")
+        datasets = (f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0): {what} sets of x1, x1' and x0 "
+                    f"pairwise disjoint s-sets of [d], d = {params.d} >= 3s = {3 * s}")
+        pat, text = ((collision_patterns, COLLISION_FULL_DATASETS) if name == "collision"
+                     else (coco_patterns, COCO_FULL_DATASETS))
+        return LowerLaw(law(e, s, t, "isolated"), f"{datasets}, {text}", (law(e, s, t, "three"),),
+                        "uniformly random hash", full=FullPatterns(pat(e, s, t)))
     return None
 
 

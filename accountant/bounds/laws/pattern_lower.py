@@ -1,7 +1,9 @@
-r"""Certified lower bound of OUE from the full bit patterns of the reports.
+r"""Certified lower bounds from eight report patterns: OUE, and OLH, Collision, CoCo (random hash).
 
 Part of :mod:`accountant.bounds.laws`; used by :func:`accountant.bounds.laws.lower.oue_lower_law`
-next to the three-category reductions, the larger value taken at each eps.
+and :func:`accountant.bounds.laws.lower.mechanism_lower_law` (OLH, Collision, CoCo) next to the
+three-category reductions, the larger value taken at each eps.  A :class:`PatternLaw` is the
+pair (a, b) below with E = a (1 - b) / (b (1 - a)).
 
 *Datasets.*  OUE with k >= 3 values, E = e^eps0: each user sends k bits, the bit of its own
 value is 1 w.p. a = 1/2, every other bit w.p. b = 1/(E + 1).  D = (1, 3, ..., 3) against
@@ -11,6 +13,41 @@ of their patterns v = (b1, b2, b3) are post-processings of each other (drop thos
 append fresh ones): the divergence below is the *exact* divergence of the datasets, for every
 k >= 3, with no reduction of the reports.
 
+*OLH under the random-hash model* (``g`` hash values, each report (H, z) with its own H
+uniform over all functions [k] -> [g], z = H(x) w.p. E/(E + g - 1), each other value w.p.
+1/(E + g - 1)): z is uniform whatever x, and given z the indicators b_j = [H(j) = z] of the
+values j = 1, 2, 3 are independent, Bern(a) with a = E/(E + g - 1) for the user's own value
+and Bern(b), b = 1/g, for the others (the values of H at distinct points are independent);
+H at the values other than 1, 2, 3 is uniform and independent of the data.  So the same
+post-processing argument makes the pattern multiset the exact view, with these a and b.  OUE
+is the case g = E + 1 (a = 1/2, b = 1/(E + 1)).  Everything below only uses a (1 - b) =
+E b (1 - a), which both satisfy with E = e^eps0.
+
+*Collision under the random-hash model* (s items, t values, eps0; x1, x1', x0 with pairwise
+disjoint item sets, D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0); each report (H, z) with
+its own H uniform over all functions of the 2d signed items into [t]; P[z | x, H] = f_x(z)/Omega,
+f_x = e^eps0 on A_x = H(Y_x), 1 + (s - m)(e^eps0 - 1)/(t - m) off it, m = |A_x|,
+Omega = s e^eps0 + t - s).  Each report is mapped to v = ([z in A_x1], [z in A_x1'],
+[z in A_x0]), a post-processing, so the divergence of the pattern multiset is a *lower bound*
+on the mechanism's.  Its law: the law of (H, z) is invariant under relabelling [t], so z is
+uniform whatever x and v's law given z does not depend on z; given z, H on the three disjoint
+item sets is three independent restrictions, the sender's tilted by f_x (mean Omega/t for
+every z), the other two uniform.  So the indicators are independent, Bern(a) for the sender's
+own set, a = e^eps0 E[m]/Omega, and Bern(b), b = E[m]/t, for the other two, E[m] =
+t (1 - (1 - 1/t)^s).  This is the pattern law above with E = a (1 - b)/(b (1 - a)) in place of
+e^eps0 (E = e^eps0 at s = 1, below it when a user's items can collide); the image sizes are
+forgotten, which costs little (central-limit estimate at s = 4, t = 17, eps0 = 1, n = 1e4:
+eps 0.02464 for the patterns against 0.02477 with the sizes kept).
+
+*CoCo under the random-hash model* (Algorithm 1; s coordinates, h = t/2 pairs; x1, x1', x0
+with pairwise disjoint coordinate sets): v_x = [z is the favoured bucket of a pair holding
+exactly one entry of x], a function of (H1, H2, z).  The sender's report lies on the favoured
+bucket of each of its one-entry pairs w.p. e^eps0/Omega and is otherwise spread over buckets
+chosen by its own hash values only, so the same argument (relabelling pairs and the buckets
+within a pair keeps the law; disjoint coordinates are hashed independently) gives independent
+indicators, Bern(a) with a = h q1 e^eps0/Omega for the sender's own set and Bern(b) with
+b = q1/2 for the others, q1 = s (1/h)(1 - 1/h)^(s-1).
+
 *The divergence as an expectation.*  With pi, p1, p2 the laws of the pattern of a user holding
 3, 1, 2, the shuffled output is the pattern histogram N and
 P_D(N) = Mult_n(N; pi) sum_v (N_v / n) p1(v) / pi(v), so with u = e^eps
@@ -18,12 +55,12 @@ P_D(N) = Mult_n(N; pi) sum_v (N_v / n) p1(v) / pi(v), so with u = e^eps
     delta(eps) = E[(sum_i w1(v_i) - u w2(v_i))_+] / n,   v_i i.i.d. pi,
     w1(v) = p1(v)/pi(v) = E^(b1 - b3),   w2(v) = E^(b2 - b3)
 
-(a = 1/2: r(1) = a/b = (E+1)/2, r(0) = (1-a)/(1-b) = (E+1)/(2E), r3(1) = b/a = 1/r(1),
-r3(0) = 1/r(0)).  Under pi, b1, b2 ~ Bern(b) and b3 ~ Bern(1/2), independent.  Hence
+(r(1) = a/b = E r(0), r(0) = (1-a)/(1-b), r3(1) = b/a = 1/r(1), r3(0) = 1/r(0); OUE:
+r(1) = (E+1)/2, r(0) = (E+1)/(2E)).  Under pi, b1, b2 ~ Bern(b) and b3 ~ Bern(a), independent.  Hence
 n E delta = E[(T)_+] with T = sum_i Z_i, Z = E^(1 - b3) zeta, zeta = E^b1 - u E^b2: a user
 with b3 = 1 adds zeta, one with b3 = 0 adds E zeta.
 
-*Conditioning on K = #{b3 = 1} ~ Bin(n, 1/2).*  With X1, Y1 the numbers of b1 = 1, b2 = 1
+*Conditioning on K = #{b3 = 1} ~ Bin(n, a).*  With X1, Y1 the numbers of b1 = 1, b2 = 1
 among those K users and X0, Y0 among the other n - K (all independent Bin(., b) given K),
 
     T = m(K) + (E - 1) (V - u V'),   V = X1~ + E X0~,  V' = Y1~ + E Y0~,
@@ -62,11 +99,15 @@ bound: (x)_+ >= x).
 
 *Float certification.*  The pmfs come from Loader's formula
 (:func:`accountant.engines.binomial.binom_logpmf`, ~1e-15 absolute in the log, checked
-against 40-digit mpmath in tests/accountant/bounds/test_oue_full_lower.py), and the float b
-differs from 1/(e^eps0 + 1) by <= 3 ulp, which moves a pmf inside the windows by <= 1e-9
-relatively (n <= 1e10, z <= 41).  Every weight is a product of five pmfs, summed over at most
-``MAX_WINDOW`` terms of one sign (relative error <= 2.2e-10 per sum), so the value is
-multiplied by 1 - ``OUE_FULL_REL_MARGIN`` = 1 - 1e-7, an upper bound on all of it.  The
+against 40-digit mpmath in tests/accountant/bounds/test_oue_full_lower.py).  The floats a, b and E
+are the nearest to their exact values (40-digit evaluation, :class:`PatternLaw`); a move of
+a or b by up to 6 ulp changes a pmf of
+Bin(N, p) inside its window (|x - N p| <= z sd + z^2/3 + 2) by at most
+6 ulp (z sd + z^2/3 + 2)/(1 - p) relatively (:func:`_parameter_margin`, the five pmfs added;
+about 2e-8 for OUE at n = 1e10, 9e-8 for OLH with a near 1).  Every weight is a product of
+five pmfs, summed over at most ``MAX_WINDOW`` terms of one sign (relative error <= 2.2e-10
+per sum), so the value is multiplied by 1 - ``OUE_FULL_REL_MARGIN`` - that parameter margin,
+``OUE_FULL_REL_MARGIN`` = 1e-7 covering the rest.  The
 positions are lowered explicitly (:func:`_position_margin`): c is decreased by
 (E-1)(1+u) (L + 64) 2^-50 times the span of the windows (a group mean is a ratio of sums of
 at most L terms of one sign), 1e-14 (1+E)^2 (1+u)(n+1) (the float E, b, u and the centring:
@@ -89,6 +130,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
+import mpmath
 import numpy as np
 
 from accountant.engines.binomial import binom_logpmf, binom_logpmf_range
@@ -129,35 +171,116 @@ EXACT_PAIRS = 4096
 OUE_FULL_DATASETS = ("D = (1, 3, ..., 3), D' = (2, 3, ..., 3), reports not reduced (all eight patterns of "
                      "bits 1, 2, 3; the other bits do not depend on the data; reduced to three categories only "
                      "beyond the evaluation's cost cap, delta below about 1e-55)")
+OLH_FULL_DATASETS = ("reports (H, z) not reduced (their patterns [H(1) = z], [H(2) = z], [H(3) = z] are "
+                     "exact; categories beyond the cost cap)")
+COLLISION_FULL_DATASETS = ("reports (H, z) reduced to [z in H(x1)], [z in H(x1')], [z in H(x0)] "
+                           "(categories beyond the cost cap)")
+COCO_FULL_DATASETS = ("reports (H1, H2, z) reduced to [z is the favoured bucket of a pair holding one entry of x], "
+                      "x = x1, x1', x0 (categories beyond the cost cap)")
 
 
-def _constants(eps0: float, eps: float) -> tuple[float, float, float]:
-    E = math.exp(eps0)
-    return E, 1.0 / (E + 1.0), math.exp(eps)
+@dataclass(frozen=True)
+class PatternLaw:
+    """The pattern law of the module docstring: own bit Bern(``a``), the two others Bern(``b``),
+    ``E`` = a (1 - b) / (b (1 - a)) (each the float nearest to the exact value, computed at 40
+    digits)."""
+
+    a: float
+    b: float
+    E: float
+
+    @property
+    def eps_max(self) -> float:
+        """log E: the divergence is 0 from there on (every report's likelihood ratio is <= E)."""
+        return math.log(self.E)
 
 
-def full_pattern_atoms(eps0: float, eps: float) -> tuple[tuple, tuple]:
+def _pattern_law(a, b) -> PatternLaw:
+    """a, b as mpmath numbers (at ``_DPS`` digits): the floats nearest to a, b and E."""
+    with mpmath.workdps(_DPS):
+        E = a * (1 - b) / (b * (1 - a))
+        return PatternLaw(float(a), float(b), float(E))
+
+
+_DPS = 40
+
+
+@lru_cache(maxsize=64)
+def oue_patterns(eps0: float) -> PatternLaw:
+    """OUE: a = 1/2, b = 1/(e^eps0 + 1) (E = e^eps0)."""
+    with mpmath.workdps(_DPS):
+        return _pattern_law(mpmath.mpf(1) / 2, 1 / (mpmath.exp(mpmath.mpf(eps0)) + 1))
+
+
+@lru_cache(maxsize=64)
+def olh_patterns(eps0: float, g: int) -> PatternLaw:
+    """OLH with ``g`` hash values under the random-hash model: a = e^eps0/(e^eps0 + g - 1), b = 1/g
+    (E = e^eps0)."""
+    with mpmath.workdps(_DPS):
+        E = mpmath.exp(mpmath.mpf(eps0))
+        return _pattern_law(E / (E + g - 1), mpmath.mpf(1) / g)
+
+
+@lru_cache(maxsize=64)
+def collision_patterns(eps0: float, s: int, t: int) -> PatternLaw:
+    """Collision with s items into [t] under the random-hash model, indicators [z in H(Y_x)] of
+    three pairwise disjoint s-sets: b = E[m]/t, a = e^eps0 E[m]/Omega with E[m] =
+    t (1 - (1 - 1/t)^s) the mean image size and Omega = s e^eps0 + t - s (module docstring;
+    E < e^eps0 when s >= 2: the reduction forgets the image sizes)."""
+    with mpmath.workdps(_DPS):
+        E = mpmath.exp(mpmath.mpf(eps0))
+        mean_m = t * (1 - (1 - mpmath.mpf(1) / t) ** s)
+        return _pattern_law(E * mean_m / (s * E + t - s), mean_m / t)
+
+
+@lru_cache(maxsize=64)
+def coco_patterns(eps0: float, s: int, t: int) -> PatternLaw:
+    """CoCo (s coordinates, t/2 pairs) under the random-hash model, indicators "z is the favoured
+    bucket of a pair holding exactly one entry of x" for three inputs with pairwise disjoint
+    coordinate sets: b = q1/2, a = h q1 e^eps0/Omega with h = t/2, q1 = s (1/h)(1 - 1/h)^(s-1)
+    the chance that a given pair holds exactly one entry (module docstring)."""
+    with mpmath.workdps(_DPS):
+        E = mpmath.exp(mpmath.mpf(eps0))
+        h = t // 2
+        q1 = s * (1 - mpmath.mpf(1) / h) ** (s - 1) / h
+        return _pattern_law(h * q1 * E / (s * E + t - s), q1 / 2)
+
+
+def _constants(pat: PatternLaw, eps: float) -> tuple[float, float, float, float]:
+    return pat.E, pat.a, pat.b, math.exp(eps)
+
+
+def full_pattern_atoms(pat: PatternLaw, eps: float) -> tuple[tuple, tuple]:
     """(probabilities, values) of Z = E^(1 - b3)(E^b1 - u E^b2) under pi (eight atoms): n E delta
     is E[(Z_1 + ... + Z_n)_+] (module docstring)."""
-    E, b, u = _constants(eps0, eps)
+    E, a, b, u = _constants(pat, eps)
     ps, vs = [], []
     for b3 in (0, 1):
         for b1 in (0, 1):
             for b2 in (0, 1):
-                ps.append(0.5 * (b if b1 else 1.0 - b) * (b if b2 else 1.0 - b))
+                ps.append((a if b3 else 1.0 - a) * (b if b1 else 1.0 - b) * (b if b2 else 1.0 - b))
                 vs.append(E ** (1 - b3) * (E ** b1 - u * E ** b2))
     return tuple(ps), tuple(vs)
 
 
-def approx_log_delta_full(eps0: float, n: int, eps: float) -> Optional[float]:
+def approx_log_delta_full(pat: PatternLaw, n: int, eps: float) -> Optional[float]:
     """Saddle-point estimate of log delta(eps) of the eight patterns (not certified: a search's
     start and a cost rule); None when there is no estimate."""
     from accountant.engines.saddle import log_positive_part
 
-    if eps >= eps0:
+    if eps >= pat.eps_max:
         return -math.inf
-    lp = log_positive_part(*full_pattern_atoms(eps0, eps), n)
-    return lp if lp is None or lp == -math.inf else lp - math.log(n * math.exp(eps0))
+    lp = log_positive_part(*full_pattern_atoms(pat, eps), n)
+    return lp if lp is None or lp == -math.inf else lp - math.log(n * pat.E)
+
+
+def _parameter_margin(n: int, a: float, b: float, z: float) -> float:
+    """Relative change of the product of the five pmfs (K ~ Bin(n, a), four counts ~ Bin(<= n, b))
+    inside their windows when a and b move by 6 ulp (module docstring, *Float certification*)."""
+    tot = 0.0
+    for p, times in ((a, 1), (b, 4)):
+        tot += times * 6.0 * 2.0 ** -52 * (z * math.sqrt(n * p * (1.0 - p)) + z * z / 3.0 + 2.0) / (1.0 - p)
+    return tot
 
 
 def _zt(target: float) -> float:
@@ -278,14 +401,15 @@ def _pair_excess(c: float, gr: _Groups, E: float, u: float) -> tuple[float, floa
     return val, float(np.sum(p * Pt)), float(np.sum(p * Pt * v))
 
 
-def _k_bins(n: int, E: float, z: float, k_bin_fraction: float, k_exact_n: int) -> tuple[int, list]:
-    """(start of the K-window, [(first, last) index of each K-bin in the window]): width
-    w = K_BIN_FRACTION n (E^2 + 1)/(E^2 - 1) (at least 1) within 2 standard deviations of n/2,
+def _k_bins(n: int, E: float, a: float, z: float, k_bin_fraction: float,
+            k_exact_n: int) -> tuple[int, list]:
+    """(start of the K-window, [(first, last) index of each K-bin in the window]), K ~ Bin(n, a):
+    width w = K_BIN_FRACTION n (E^2 + 1)/(E^2 - 1) (at least 1) within 2 standard deviations of n a,
     doubled for every further standard deviation from n = K_EXACT_N on (the tails carry little
     mass: the loss of a bin is about its mass times its width; below, w = 1: every K exact)."""
-    lo, hi = _window(n, 0.5, z)
+    lo, hi = _window(n, a, z)
     w = max(1, math.floor(k_bin_fraction * n * (E * E + 1.0) / (E * E - 1.0)))
-    sd, mid = 0.5 * math.sqrt(n), 0.5 * n
+    sd, mid = math.sqrt(n * a * (1.0 - a)), a * n
 
     def width(K: int) -> int:
         if n < k_exact_n:
@@ -305,16 +429,17 @@ def _k_bins(n: int, E: float, z: float, k_bin_fraction: float, k_exact_n: int) -
     return lo, [(a + 1 - lo, b_ - lo) for a, b_ in zip(cuts[:-1], cuts[1:])]
 
 
-def full_work(eps0: float, n: int, target: float, coarse: bool = False) -> float:
+def full_work(pat: PatternLaw, n: int, target: float, coarse: bool = False) -> float:
     """Estimated seconds of one evaluation (fitted on this machine, 2 cores, 2026-11-25, within a
     factor 2 on 14 points from n = 100 to 1e9 and targets 1e-6 to 1e-84: 0.2 ms a K-bin,
     150 ns a pmf point, 0.12 ns a convolution product), inf beyond ``MAX_WINDOW``: the cost
-    rule of :func:`oue_full_lower_delta`."""
-    E, b, _ = _constants(eps0, 0.0)
+    rule of :func:`full_lower_delta`."""
+    E, a, b, _ = _constants(pat, 0.0)
     z = _zt(target)
     st = _settings(coarse)
-    lo, bins = _k_bins(n, E, z, st["k_bin_fraction"], K_EXACT_N)
-    N1, N0 = n // 2, n - n // 2
+    lo, bins = _k_bins(n, E, a, z, st["k_bin_fraction"], K_EXACT_N)
+    N1 = min(n, round(n * a))
+    N0 = n - N1
     (lo1, hi1), (lo0, hi0) = _window(N1, b, z), _window(N0, b, z)
     if max(bins[-1][1] + 1, hi1 - lo1 + 1, hi0 - lo0 + 1) > MAX_WINDOW:
         return math.inf
@@ -324,13 +449,13 @@ def full_work(eps0: float, n: int, target: float, coarse: bool = False) -> float
 
 
 @lru_cache(maxsize=4)
-def _pmfs(eps0: float, n: int, z: float, k_bin_fraction: float, k_exact_n: int) -> tuple:
+def _pmfs(pat: PatternLaw, n: int, z: float, k_bin_fraction: float, k_exact_n: int) -> tuple:
     """(start of the K-window, K-bins, pmf of K on its window, X1's and X0's pmf windows for the
     last K of each bin): what does not depend on eps, shared by a search's evaluations (arrays
     read-only; at most ~1.5e6 values at n = 1e9, four entries kept)."""
-    E, b, _ = _constants(eps0, 0.0)
-    lo, bins = _k_bins(n, E, z, k_bin_fraction, k_exact_n)
-    qK = np.exp(binom_logpmf_range(lo, lo + bins[-1][1], n, 0.5))
+    E, a, b, _ = _constants(pat, 0.0)
+    lo, bins = _k_bins(n, E, a, z, k_bin_fraction, k_exact_n)
+    qK = np.exp(binom_logpmf_range(lo, lo + bins[-1][1], n, a))
     K_his = [lo + last for _, last in bins]
     X1 = _pmf_windows(K_his, b, z)
     X0 = _pmf_windows([n - K for K in K_his], b, z)
@@ -339,17 +464,18 @@ def _pmfs(eps0: float, n: int, z: float, k_bin_fraction: float, k_exact_n: int) 
     return lo, tuple(bins), qK, tuple(X1), tuple(X0)
 
 
-def oue_full_lower_delta(eps0: float, n: int, eps: float, target: Optional[float] = None,
-                         coarse: bool = False) -> Optional[tuple[float, float]]:
-    """(certified lower bound on delta(eps) of OUE on D = (1, 3, ..., 3), D' = (2, 3, ..., 3)
-    with the reports not reduced, an estimate of d delta / d eps), or None when the evaluation
+def full_lower_delta(pat: PatternLaw, n: int, eps: float, target: Optional[float] = None,
+                     coarse: bool = False) -> Optional[tuple[float, float]]:
+    """(certified lower bound on delta(eps) of the eight patterns of ``pat``, i.e. of the
+    mechanism on its datasets (module docstring), an estimate of d delta / d eps), or None when the evaluation
     would take more than ``MAX_SECONDS`` (:func:`full_work`: targets below about 1e-55; the caller
     then keeps the three-category laws).
 
     Parameters
     ----------
-    eps0 : float
-        OUE's local budget (> 0); k >= 3 does not enter (module docstring).
+    pat : PatternLaw
+        The pattern law (:func:`oue_patterns`, :func:`olh_patterns`, :func:`collision_patterns`);
+        k >= 3 does not enter (module docstring).
     n : int
         Number of users (>= 1).
     eps : float
@@ -362,19 +488,19 @@ def oue_full_lower_delta(eps0: float, n: int, eps: float, target: Optional[float
         Wider cells and K-bins (``COARSE``): a chart's cheaper, slightly lower, still
         certified value.
     """
-    if eps >= eps0:
-        return 0.0, 0.0  # eps0-LDP: the divergence is 0 from eps0 on
-    E, b, u = _constants(eps0, eps)
+    if eps >= pat.eps_max:
+        return 0.0, 0.0  # every likelihood ratio is <= E: the divergence is 0 from log E on
+    E, a, b, u = _constants(pat, eps)
     if target is None:
-        est = approx_log_delta_full(eps0, n, eps)
+        est = approx_log_delta_full(pat, n, eps)
         target = DEFAULT_TARGET if est is None or not est > math.log(1e-300) else min(math.exp(est), 0.5)
-    if full_work(eps0, n, target, coarse) > MAX_SECONDS:
+    if full_work(pat, n, target, coarse) > MAX_SECONDS:
         return None
     st = _settings(coarse)
     z = _zt(target)
     d = E - 1.0
     kappa = 1.0 + d * b
-    lo, bins, qK, X1, X0 = _pmfs(eps0, n, z, st["k_bin_fraction"], K_EXACT_N)
+    lo, bins, qK, X1, X0 = _pmfs(pat, n, z, st["k_bin_fraction"], K_EXACT_N)
     Ks = np.arange(lo, lo + qK.size, dtype=np.float64)
     K_his = [lo + last for _, last in bins]
     total = slope = 0.0
@@ -384,46 +510,48 @@ def oue_full_lower_delta(eps0: float, n: int, eps: float, target: Optional[float
         if not Q > 0.0:
             continue
         Kbar = float(np.sum(q * Ks[first:last + 1])) / Q
-        a = kappa * (E * n - d * Kbar)  # m(K) = (1 - u) a(K), affine in K
-        mbar = (1.0 - u) * a
+        aK = kappa * (E * n - d * Kbar)  # m(K) = (1 - u) aK(K), affine in K
+        mbar = (1.0 - u) * aK
         gr = _v_groups(K_hi, n - K_hi, b, E, x1, x0, st["resolution"])
         c = mbar - _position_margin(E, u, n, gr, mbar, last + 1 - first)
         val, Pp, Pv = _pair_excess(c, gr, E, u)
         total += Q * val
-        slope -= Q * (a * Pp + d * Pv)  # d/du of the positive part (a search's estimate)
+        slope -= Q * (aK * Pp + d * Pv)  # d/du of the positive part (a search's estimate)
     scale = 1.0 / (n * E)
-    return max(total * scale * (1.0 - OUE_FULL_REL_MARGIN), 0.0), u * slope * scale
+    margin = OUE_FULL_REL_MARGIN + _parameter_margin(n, a, b, z)
+    return max(total * scale * (1.0 - margin), 0.0), u * slope * scale
 
 
 @dataclass(frozen=True)
-class OueFullPatterns:
-    """The exact divergence of OUE on D = (1, 3, ..., 3), D' = (2, 3, ..., 3) (k >= 3), reports
-    not reduced: an evaluator for :class:`accountant.bounds.laws.lower.LowerLaw` (its
-    ``full``), certified by :func:`oue_full_lower_delta`."""
+class FullPatterns:
+    """The exact divergence of the eight patterns of ``pat`` (OUE; OLH under the random hash,
+    the exact divergence of its datasets; Collision under the random hash, a reduction of its
+    reports): an evaluator for :class:`accountant.bounds.laws.lower.LowerLaw` (its ``full``),
+    certified by :func:`full_lower_delta`."""
 
-    eps0: float
+    pat: PatternLaw
 
     @property
     def eps_max(self) -> float:
-        return float(self.eps0)
+        return self.pat.eps_max
 
     def delta_and_slope(self, n: int, eps: float, target: Optional[float] = None,
                         coarse: bool = False) -> Optional[tuple[float, float]]:
         """(certified lower delta, slope estimate), or None beyond the caps; ``coarse``: a
         chart's cheaper evaluation (:data:`COARSE`)."""
-        return oue_full_lower_delta(self.eps0, n, eps, target, coarse)
+        return full_lower_delta(self.pat, n, eps, target, coarse)
 
     def applies(self, n: int, target: float) -> bool:
         """Whether :meth:`delta_and_slope` evaluates at ``n`` for windows of ``target``."""
-        return full_work(self.eps0, n, target) <= MAX_SECONDS
+        return full_work(self.pat, n, target) <= MAX_SECONDS
 
     def approx_log_delta(self, n: int, eps: float) -> Optional[float]:
-        return approx_log_delta_full(self.eps0, n, eps)
+        return approx_log_delta_full(self.pat, n, eps)
 
     def approx_epsilon(self, n: int, delta: float) -> Optional[float]:
         """Saddle-point estimate of the eps where the divergence crosses ``delta`` (a search's
         start, never reported)."""
         from accountant.engines.saddle import root_of_decreasing
 
-        return root_of_decreasing(lambda e: approx_log_delta_full(self.eps0, n, e), math.log(delta),
-                                  float(self.eps0))
+        return root_of_decreasing(lambda e: approx_log_delta_full(self.pat, n, e), math.log(delta),
+                                  self.pat.eps_max)
