@@ -20,7 +20,8 @@ import time
 import dataclasses
 
 from accountant.bounds.laws.lower import _lower_search, lower_bound_epsilon, mechanism_lower_law
-from accountant.bounds.laws.pattern_lower import full_lower_delta, oue_patterns
+from accountant.bounds.laws.pattern_lower import full_lower_delta
+from accountant.bounds.laws.patterns import oue_patterns
 from accountant.bounds.registry import BLANKET_RTOL
 from accountant.core.params import make_params
 from accountant.engines.blanket.engine import blanket_exact_epsilon

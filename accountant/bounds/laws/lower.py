@@ -10,9 +10,10 @@ import mpmath
 import numpy as np
 from accountant.bounds.laws.count_law import CountLaw, _MP_DPS, _check_eps0, _check_int
 from accountant.bounds.laws.collision_lower import _lower_law, krr_lower_count_law
-from accountant.bounds.laws.pattern_lower import (COCO_FULL_DATASETS, COLLISION_FULL_DATASETS, OLH_FULL_DATASETS,
-                                                  OUE_FULL_DATASETS, FullPatterns, coco_patterns,
-                                                  collision_patterns, olh_patterns, oue_patterns)
+from accountant.bounds.laws.pattern_lower import FullPatterns
+from accountant.bounds.laws.patterns import (COCO_FULL_DATASETS, COLLISION_FULL_DATASETS, OLH_FULL_DATASETS,
+                                             OUE_FULL_DATASETS, coco_patterns, collision_patterns, olh_patterns,
+                                             oue_patterns)
 
 
 # --------------------------------------------------------------------------- certified lower bounds at any n
@@ -426,14 +427,14 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
       functions, reports mapped to {z in H(x1) only, z in H(x1') only, other}, "only"
       meaning outside the other two images, or outside the other differing input's image
       (two post-processings), and to the eight patterns of [z in H(x1)], [z in H(x1')],
-      [z in H(x0)] (:func:`accountant.bounds.laws.pattern_lower.collision_patterns`, where
+      [z in H(x0)] (:func:`accountant.bounds.laws.patterns.collision_patterns`, where
       its evaluation stays within its caps); the largest divergence is taken.
     * olh (k >= 3): D = (1, 3, ..., 3), D' = (2, 3, ..., 3) under the random hash, the reports
       not reduced where the evaluation stays within its caps
-      (:func:`accountant.bounds.laws.pattern_lower.olh_patterns`), else categories.
+      (:func:`accountant.bounds.laws.patterns.olh_patterns`), else categories.
     * coco: the same datasets with coordinate sets, categories from the favoured buckets of
       one-entry pairs (:func:`coco_disjoint_lower_law`), and the eight patterns of those
-      favoured buckets (:func:`accountant.bounds.laws.pattern_lower.coco_patterns`).
+      favoured buckets (:func:`accountant.bounds.laws.patterns.coco_patterns`).
     Both need the dimension ``d`` with d >= 3 s (None otherwise, :func:`needs_d_reason`).
     ``datasets`` and ``hash_model`` of the result say what the lower bound is about.
     """

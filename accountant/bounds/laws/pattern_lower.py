@@ -2,8 +2,9 @@ r"""Certified lower bounds from eight report patterns: OUE, and OLH, Collision, 
 
 Part of :mod:`accountant.bounds.laws`; used by :func:`accountant.bounds.laws.lower.oue_lower_law`
 and :func:`accountant.bounds.laws.lower.mechanism_lower_law` (OLH, Collision, CoCo) next to the
-three-category reductions, the larger value taken at each eps.  A :class:`PatternLaw` is the
-pair (a, b) below with E = a (1 - b) / (b (1 - a)).
+three-category reductions, the larger value taken at each eps.  A
+:class:`accountant.bounds.laws.patterns.PatternLaw` is the pair (a, b) below with
+E = a (1 - b) / (b (1 - a)).
 
 *Datasets.*  OUE with k >= 3 values, E = e^eps0: each user sends k bits, the bit of its own
 value is 1 w.p. a = 1/2, every other bit w.p. b = 1/(E + 1).  D = (1, 3, ..., 3) against
@@ -13,40 +14,9 @@ of their patterns v = (b1, b2, b3) are post-processings of each other (drop thos
 append fresh ones): the divergence below is the *exact* divergence of the datasets, for every
 k >= 3, with no reduction of the reports.
 
-*OLH under the random-hash model* (``g`` hash values, each report (H, z) with its own H
-uniform over all functions [k] -> [g], z = H(x) w.p. E/(E + g - 1), each other value w.p.
-1/(E + g - 1)): z is uniform whatever x, and given z the indicators b_j = [H(j) = z] of the
-values j = 1, 2, 3 are independent, Bern(a) with a = E/(E + g - 1) for the user's own value
-and Bern(b), b = 1/g, for the others (the values of H at distinct points are independent);
-H at the values other than 1, 2, 3 is uniform and independent of the data.  So the same
-post-processing argument makes the pattern multiset the exact view, with these a and b.  OUE
-is the case g = E + 1 (a = 1/2, b = 1/(E + 1)).  Everything below only uses a (1 - b) =
-E b (1 - a), which both satisfy with E = e^eps0.
-
-*Collision under the random-hash model* (s items, t values, eps0; x1, x1', x0 with pairwise
-disjoint item sets, D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0); each report (H, z) with
-its own H uniform over all functions of the 2d signed items into [t]; P[z | x, H] = f_x(z)/Omega,
-f_x = e^eps0 on A_x = H(Y_x), 1 + (s - m)(e^eps0 - 1)/(t - m) off it, m = |A_x|,
-Omega = s e^eps0 + t - s).  Each report is mapped to v = ([z in A_x1], [z in A_x1'],
-[z in A_x0]), a post-processing, so the divergence of the pattern multiset is a *lower bound*
-on the mechanism's.  Its law: the law of (H, z) is invariant under relabelling [t], so z is
-uniform whatever x and v's law given z does not depend on z; given z, H on the three disjoint
-item sets is three independent restrictions, the sender's tilted by f_x (mean Omega/t for
-every z), the other two uniform.  So the indicators are independent, Bern(a) for the sender's
-own set, a = e^eps0 E[m]/Omega, and Bern(b), b = E[m]/t, for the other two, E[m] =
-t (1 - (1 - 1/t)^s).  This is the pattern law above with E = a (1 - b)/(b (1 - a)) in place of
-e^eps0 (E = e^eps0 at s = 1, below it when a user's items can collide); the image sizes are
-forgotten, which costs little (central-limit estimate at s = 4, t = 17, eps0 = 1, n = 1e4:
-eps 0.02464 for the patterns against 0.02477 with the sizes kept).
-
-*CoCo under the random-hash model* (Algorithm 1; s coordinates, h = t/2 pairs; x1, x1', x0
-with pairwise disjoint coordinate sets): v_x = [z is the favoured bucket of a pair holding
-exactly one entry of x], a function of (H1, H2, z).  The sender's report lies on the favoured
-bucket of each of its one-entry pairs w.p. e^eps0/Omega and is otherwise spread over buckets
-chosen by its own hash values only, so the same argument (relabelling pairs and the buckets
-within a pair keeps the law; disjoint coordinates are hashed independently) gives independent
-indicators, Bern(a) with a = h q1 e^eps0/Omega for the sender's own set and Bern(b) with
-b = q1/2 for the others, q1 = s (1/h)(1 - 1/h)^(s-1).
+*Other mechanisms.*  OLH, Collision and CoCo under the random-hash model have the same
+structure with other a and b (:mod:`accountant.bounds.laws.patterns`: the laws, why their
+indicators are independent, and for which datasets).
 
 *The divergence as an expectation.*  With pi, p1, p2 the laws of the pattern of a user holding
 3, 1, 2, the shuffled output is the pattern histogram N and
@@ -130,9 +100,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
-import mpmath
 import numpy as np
 
+from accountant.bounds.laws.patterns import PatternLaw
 from accountant.engines.binomial import binom_logpmf, binom_logpmf_range
 
 # relative margin on the value: pmf errors, the float b, sums of one sign (module docstring)
@@ -166,84 +136,6 @@ BATCH_POINTS = 400_000
 LONG_WINDOW = 4096
 # below this many (X1, X0) pairs the pairs are kept as they are (no grouping: exact at small n)
 EXACT_PAIRS = 4096
-
-
-OUE_FULL_DATASETS = ("D = (1, 3, ..., 3), D' = (2, 3, ..., 3), reports not reduced (all eight patterns of "
-                     "bits 1, 2, 3; the other bits do not depend on the data; reduced to three categories only "
-                     "beyond the evaluation's cost cap, delta below about 1e-55)")
-OLH_FULL_DATASETS = ("reports (H, z) not reduced (their patterns [H(1) = z], [H(2) = z], [H(3) = z] are "
-                     "exact; categories beyond the cost cap)")
-COLLISION_FULL_DATASETS = ("reports (H, z) reduced to [z in H(x1)], [z in H(x1')], [z in H(x0)] "
-                           "(categories beyond the cost cap)")
-COCO_FULL_DATASETS = ("reports (H1, H2, z) reduced to [z is the favoured bucket of a pair holding one entry of x], "
-                      "x = x1, x1', x0 (categories beyond the cost cap)")
-
-
-@dataclass(frozen=True)
-class PatternLaw:
-    """The pattern law of the module docstring: own bit Bern(``a``), the two others Bern(``b``),
-    ``E`` = a (1 - b) / (b (1 - a)) (each the float nearest to the exact value, computed at 40
-    digits)."""
-
-    a: float
-    b: float
-    E: float
-
-    @property
-    def eps_max(self) -> float:
-        """log E: the divergence is 0 from there on (every report's likelihood ratio is <= E)."""
-        return math.log(self.E)
-
-
-def _pattern_law(a, b) -> PatternLaw:
-    """a, b as mpmath numbers (at ``_DPS`` digits): the floats nearest to a, b and E."""
-    with mpmath.workdps(_DPS):
-        E = a * (1 - b) / (b * (1 - a))
-        return PatternLaw(float(a), float(b), float(E))
-
-
-_DPS = 40
-
-
-@lru_cache(maxsize=64)
-def oue_patterns(eps0: float) -> PatternLaw:
-    """OUE: a = 1/2, b = 1/(e^eps0 + 1) (E = e^eps0)."""
-    with mpmath.workdps(_DPS):
-        return _pattern_law(mpmath.mpf(1) / 2, 1 / (mpmath.exp(mpmath.mpf(eps0)) + 1))
-
-
-@lru_cache(maxsize=64)
-def olh_patterns(eps0: float, g: int) -> PatternLaw:
-    """OLH with ``g`` hash values under the random-hash model: a = e^eps0/(e^eps0 + g - 1), b = 1/g
-    (E = e^eps0)."""
-    with mpmath.workdps(_DPS):
-        E = mpmath.exp(mpmath.mpf(eps0))
-        return _pattern_law(E / (E + g - 1), mpmath.mpf(1) / g)
-
-
-@lru_cache(maxsize=64)
-def collision_patterns(eps0: float, s: int, t: int) -> PatternLaw:
-    """Collision with s items into [t] under the random-hash model, indicators [z in H(Y_x)] of
-    three pairwise disjoint s-sets: b = E[m]/t, a = e^eps0 E[m]/Omega with E[m] =
-    t (1 - (1 - 1/t)^s) the mean image size and Omega = s e^eps0 + t - s (module docstring;
-    E < e^eps0 when s >= 2: the reduction forgets the image sizes)."""
-    with mpmath.workdps(_DPS):
-        E = mpmath.exp(mpmath.mpf(eps0))
-        mean_m = t * (1 - (1 - mpmath.mpf(1) / t) ** s)
-        return _pattern_law(E * mean_m / (s * E + t - s), mean_m / t)
-
-
-@lru_cache(maxsize=64)
-def coco_patterns(eps0: float, s: int, t: int) -> PatternLaw:
-    """CoCo (s coordinates, t/2 pairs) under the random-hash model, indicators "z is the favoured
-    bucket of a pair holding exactly one entry of x" for three inputs with pairwise disjoint
-    coordinate sets: b = q1/2, a = h q1 e^eps0/Omega with h = t/2, q1 = s (1/h)(1 - 1/h)^(s-1)
-    the chance that a given pair holds exactly one entry (module docstring)."""
-    with mpmath.workdps(_DPS):
-        E = mpmath.exp(mpmath.mpf(eps0))
-        h = t // 2
-        q1 = s * (1 - mpmath.mpf(1) / h) ** (s - 1) / h
-        return _pattern_law(h * q1 * E / (s * E + t - s), q1 / 2)
 
 
 def _constants(pat: PatternLaw, eps: float) -> tuple[float, float, float, float]:

@@ -20,6 +20,7 @@ import pytest
 from accountant import ShuffleAccountant, make_params
 from accountant.bounds import laws as M
 from accountant.bounds.laws import pattern_lower as O
+from accountant.bounds.laws import patterns as P
 from accountant.engines import enumeration as En
 from accountant.engines.binomial import binom_logpmf
 from tests.accountant.bounds.test_frequency_oracles_accounting import SCW_OUE, _oue_rows
@@ -36,7 +37,7 @@ def test_brute_force_small_n(k, n, eps0):
                                      _oue_rows(eps0, k, (1,) + (2,) * (n - 1)), eps)
     ll = M.mechanism_lower_law(make_params("oue", eps0, k=k))
     for e, x in zip(eps, exact):
-        ours = O.full_lower_delta(O.oue_patterns(eps0), n, e)[0]
+        ours = O.full_lower_delta(P.oue_patterns(eps0), n, e)[0]
         assert ours <= x
         assert ours >= x * (1.0 - 1e-6)
         assert ll.delta(n, e) <= x
@@ -53,9 +54,9 @@ def test_olh_random_hash_brute_force(g, n, eps0):
     eps = [0.0, 0.05, 0.3 * eps0, 0.7 * eps0, 0.95 * eps0]
     exact = En.collision_shuffled_divergence(alpha, (0,), (1,), ((2,),) * (n - 1), eps)
     ll = M.mechanism_lower_law(make_params("olh", eps0, k=3, g=g))
-    assert ll.full == O.FullPatterns(O.olh_patterns(eps0, g))
+    assert ll.full == O.FullPatterns(P.olh_patterns(eps0, g))
     for e, x in zip(eps, exact):
-        ours = O.full_lower_delta(O.olh_patterns(eps0, g), n, e)[0]
+        ours = O.full_lower_delta(P.olh_patterns(eps0, g), n, e)[0]
         assert ours <= x
         assert ours >= x * (1.0 - 1e-6)
         assert ll.delta(n, e) <= x
@@ -89,7 +90,7 @@ def test_collision_patterns_brute_force(t, eps0):
     sets = [(0, 2), (1, 4), (3, 5)]  # x1 = {0-, 1-}, x1' = {0+, 2-}, x0 = {1+, 2+}
     H = En.all_hash_functions(3, t)
     rows = _collision_pattern_rows(H, t, eps0, sets)
-    pat = O.collision_patterns(eps0, 2, t)
+    pat = P.collision_patterns(eps0, 2, t)
     for x in range(3):
         pr = [pat.b] * 3
         pr[x] = pat.a
@@ -106,15 +107,18 @@ def test_collision_patterns_brute_force(t, eps0):
             assert x * (1 - 1e-6) <= ours <= x <= y * (1 + 1e-12)
 
 
-@pytest.mark.parametrize("eps0,s,t", [(0.6, 1, 4), (2.0, 1, 6), (1.2, 2, 6)])
+@pytest.mark.parametrize("eps0,s,t", [(0.6, 1, 4), (2.0, 1, 6), (1.2, 2, 6), (0.4, 2, 6), (3.0, 2, 6)])
 def test_coco_patterns_brute_force(eps0, s, t):
     """CoCo, every H1 (pair) and H2 (orientation) on the 3s coordinates, Algorithm 1's exact
-    output law: the law of the favoured-bucket indicators of x1, x1', x0 is the product law of
-    coco_patterns (a, b); the certified value is within 1e-6 below its shuffled divergence
-    (n = 2, 3)."""
+    output law: the law of the indicators "z is favoured by a fraction >= tau of x's entries in
+    its pair" of x1, x1', x0 is the product law of coco_patterns (a, b); the certified value is
+    within 1e-6 below its shuffled divergence (n = 2, 3)."""
+    from fractions import Fraction
+
     from mechanisms.randomizers.coco import coco_output_distribution
 
     h, d = t // 2, 3 * s
+    tau = P.coco_threshold(eps0, s, t)
     X = [list(range(s)), list(range(s, 2 * s)), list(range(2 * s, 3 * s))]
     rows = np.zeros((3, 8))
     combos = 0
@@ -124,15 +128,17 @@ def test_coco_patterns_brute_force(eps0, s, t):
             h2 = np.array(h2)
             fav = []
             for idx in X:
-                cnt = np.bincount(h1[idx], minlength=h)
-                fav.append({int(h1[j]) + h * int(h2[j] > 0) for j in idx if cnt[h1[j]] == 1})
+                c = np.bincount(h1[idx], minlength=h)
+                up = np.bincount(h1[idx], weights=(h2[idx] > 0).astype(float), minlength=h)
+                fav.append({z for z in range(t) if c[z % h]
+                            and Fraction(int(up[z % h]) if z >= h else int(c[z % h] - up[z % h]), int(c[z % h])) >= tau})
             v = [sum(1 << (2 - j) for j in range(3) if z in fav[j]) for z in range(t)]
             for x in range(3):
-                P = coco_output_distribution(X[x], [1] * s, h1, h2, eps0, t)
-                rows[x] += np.bincount(v, weights=P, minlength=8)
+                Px = coco_output_distribution(X[x], [1] * s, h1, h2, eps0, t)
+                rows[x] += np.bincount(v, weights=Px, minlength=8)
             combos += 1
     rows /= combos
-    pat = O.coco_patterns(eps0, s, t)
+    pat = P.coco_patterns(eps0, s, t)
     for x in range(3):
         pr = [pat.b] * 3
         pr[x] = pat.a
@@ -149,19 +155,33 @@ def test_coco_patterns_brute_force(eps0, s, t):
 @pytest.mark.parametrize("eps0,old", [(0.5, 0.006375), (1.0, 0.016552), (2.0, 0.056053)])
 def test_coco_lower_rises(eps0, old):
     """CoCo, s = 4, d = 1000, n = 1e4, delta = 1e-6: the patterns lift the certified lower end
-    by 12-23% over the category reductions (old values), still below the proved upper end."""
+    by 18-35% over the category reductions (old values), still below the proved upper end."""
     params = make_params("coco", eps0, s=4, d=1000)
     r = ShuffleAccountant(params, 10**4).epsilon_result(1e-6)
-    assert 1.1 * old < r.lower_epsilon < r.epsilon
-    assert "favoured bucket" in r.lower_dataset
+    assert 1.15 * old < r.lower_epsilon < r.epsilon
+    assert "fraction tau" in r.lower_dataset
+
+
+def test_coco_threshold_is_the_best_fraction():
+    """tau maximises the pattern law's chi2 over every fraction a pair can show (s = 4, t = 14);
+    s = 1 can only show 1 (the one-entry favoured bucket)."""
+    from fractions import Fraction
+
+    eps0, s, t = 0.5, 4, 14
+    tau = P.coco_threshold(eps0, s, t)
+    buckets = P._coco_buckets(eps0, s, t)
+    best = P.pattern_chi2(P.coco_patterns(eps0, s, t))
+    for f in {Fraction(u, c) for c in range(1, s + 1) for u in range(1, c + 1)}:
+        assert P.pattern_chi2(P._pattern_law(*P._coco_ab(eps0, s, t, f, buckets))) <= best * (1 + 1e-12)
+    assert tau == Fraction(2, 3) and P.coco_threshold(1.0, 1, 4) == 1
 
 
 def test_olh_g_equal_e_plus_one_is_oue():
     """OLH's pattern law with g = E + 1 (a = 1/2, b = 1/(E + 1)) is OUE's: the same value."""
     e0 = math.log(3.0)  # E + 1 = 4
     for n, eps in ((50, 0.2), (3000, 0.05)):
-        a = O.full_lower_delta(O.oue_patterns(e0), n, eps, target=1e-6)[0]
-        b = O.full_lower_delta(O.olh_patterns(e0, 4), n, eps, target=1e-6)[0]
+        a = O.full_lower_delta(P.oue_patterns(e0), n, eps, target=1e-6)[0]
+        b = O.full_lower_delta(P.olh_patterns(e0, 4), n, eps, target=1e-6)[0]
         assert a > 0 and abs(a - b) <= 1e-9 * a
 
 
@@ -216,14 +236,14 @@ def test_against_50_digits(eps0, eps, monkeypatch):
     16 pairs on) it is still below, by the Jensen and convex-order steps' loss only."""
     n = 40
     exact = float(_mp_exact(eps0, n, eps))
-    ours = O.full_lower_delta(O.oue_patterns(eps0), n, eps)[0]
+    ours = O.full_lower_delta(P.oue_patterns(eps0), n, eps)[0]
     assert exact * (1 - 1e-6) <= ours <= exact
     E = math.exp(eps0)
     monkeypatch.setattr(O, "K_EXACT_N", 0)
     monkeypatch.setattr(O, "K_BIN_FRACTION", 3.5 / (n * (E * E + 1) / (E * E - 1)))
     monkeypatch.setattr(O, "GROUP_RESOLUTION", 2)
     monkeypatch.setattr(O, "EXACT_PAIRS", 16)
-    coarse = O.full_lower_delta(O.oue_patterns(eps0), n, eps)[0]
+    coarse = O.full_lower_delta(P.oue_patterns(eps0), n, eps)[0]
     assert coarse < ours and 0.5 * exact <= coarse <= exact
 
 
@@ -255,13 +275,13 @@ def test_grouped_path_against_float_sum(eps0, eps, monkeypatch):
     deviation) and cells of a fifth of a standard deviation, still below it."""
     n = 300
     ref = _float_exact(eps0, n, eps)
-    ours = O.full_lower_delta(O.oue_patterns(eps0), n, eps)[0]
+    ours = O.full_lower_delta(P.oue_patterns(eps0), n, eps)[0]
     assert ref * (1 - 1e-4) <= ours <= ref * (1 + 1e-9)
     E = math.exp(eps0)
     monkeypatch.setattr(O, "K_EXACT_N", 0)
     monkeypatch.setattr(O, "K_BIN_FRACTION", 8.5 / (n * (E * E + 1) / (E * E - 1)))
     monkeypatch.setattr(O, "GROUP_RESOLUTION", 5)
-    coarse = O.full_lower_delta(O.oue_patterns(eps0), n, eps)[0]
+    coarse = O.full_lower_delta(P.oue_patterns(eps0), n, eps)[0]
     assert 0.5 * ref <= coarse < ours
 
 
@@ -310,7 +330,7 @@ def test_monotone_in_eps(n):
     # up to eps0 at n = 3; up to delta ~ 1e-12 at n = 1e4 (further out the full evaluator's
     # windows exceed its cost cap and it declines: test_fallback_beyond_caps)
     grid = np.linspace(0.0, 1.05 * eps0, 12) * {3: 1.0, 300: 0.25, 10**4: 0.05}[n]
-    full = [O.full_lower_delta(O.oue_patterns(eps0), n, float(e))[0] for e in grid]
+    full = [O.full_lower_delta(P.oue_patterns(eps0), n, float(e))[0] for e in grid]
     both = [ll.delta(n, float(e)) for e in grid]
     for seq in (full, both):
         assert all(b <= a * (1 + 1e-12) for a, b in zip(seq, seq[1:]))
@@ -324,7 +344,7 @@ def test_fallback_beyond_caps(monkeypatch):
     ll = M.mechanism_lower_law(params)
     with_full = ll.delta(10**4, 0.02)
     monkeypatch.setattr(O, "MAX_SECONDS", 0.0)
-    assert O.full_lower_delta(O.oue_patterns(1.0), 10**4, 0.02) is None and not ll.full.applies(10**4, 1e-6)
+    assert O.full_lower_delta(P.oue_patterns(1.0), 10**4, 0.02) is None and not ll.full.applies(10**4, 1e-6)
     three = ll.delta(10**4, 0.02)
     assert 0.0 < three < with_full
     assert max(M._law_delta_and_slope(law, 10**4, 0.02)[0] for law in (ll.law,) + ll.alternatives) == three
@@ -346,7 +366,7 @@ def test_eight_atoms_are_the_enumerated_law():
     """n = 1: delta = E[(Z)_+]/E over the eight atoms equals the LDP divergence of the two
     report laws of values 1 and 2 (all 8 patterns of bits 1, 2, 3)."""
     eps0, eps = 1.3, 0.4
-    p, v = O.full_pattern_atoms(O.oue_patterns(eps0), eps)
+    p, v = O.full_pattern_atoms(P.oue_patterns(eps0), eps)
     direct = sum(pc * max(vc, 0.0) for pc, vc in zip(p, v)) / math.exp(eps0)
     rows1, rows2 = _oue_rows(eps0, 3, (0,)), _oue_rows(eps0, 3, (1,))
     assert direct == pytest.approx(float(np.sum(np.maximum(rows1 - math.exp(eps) * rows2, 0.0))), rel=1e-12)
@@ -363,11 +383,11 @@ def test_chart_coarse_evaluation_is_below_the_exact_value(eps0, eps):
     the same number."""
     n = 300
     exact = _float_exact(eps0, n, eps)
-    coarse = O.full_lower_delta(O.oue_patterns(eps0), n, eps, coarse=True)[0]
+    coarse = O.full_lower_delta(P.oue_patterns(eps0), n, eps, coarse=True)[0]
     assert 0.98 * exact <= coarse <= exact * (1 + 1e-9)
     n, e = 10 ** 4, 0.6 * eps0 * 0.05
-    fine = O.full_lower_delta(O.oue_patterns(eps0), n, e, target=1e-6)[0]
-    c1 = O.full_lower_delta(O.oue_patterns(eps0), n, e, target=1e-6, coarse=True)[0]
+    fine = O.full_lower_delta(P.oue_patterns(eps0), n, e, target=1e-6)[0]
+    c1 = O.full_lower_delta(P.oue_patterns(eps0), n, e, target=1e-6, coarse=True)[0]
     O._pmfs.cache_clear()
-    c2 = O.full_lower_delta(O.oue_patterns(eps0), n, e, target=1e-6, coarse=True)[0]
+    c2 = O.full_lower_delta(P.oue_patterns(eps0), n, e, target=1e-6, coarse=True)[0]
     assert c1 == c2 and 0.95 * fine <= c1 <= fine * (1 + 1e-9)
