@@ -433,8 +433,9 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
       not reduced where the evaluation stays within its caps
       (:func:`accountant.bounds.laws.patterns.olh_patterns`), else categories.
     * coco: the same datasets with coordinate sets, categories from the favoured buckets of
-      one-entry pairs (:func:`coco_disjoint_lower_law`), and the eight patterns of those
-      favoured buckets (:func:`accountant.bounds.laws.patterns.coco_patterns`).
+      one-entry pairs (:func:`coco_disjoint_lower_law`), and the eight patterns of "z is
+      favoured by a fraction >= tau of x's entries in its pair"
+      (:func:`accountant.bounds.laws.patterns.coco_patterns`).
     Both need the dimension ``d`` with d >= 3 s (None otherwise, :func:`needs_d_reason`).
     ``datasets`` and ``hash_model`` of the result say what the lower bound is about.
     """

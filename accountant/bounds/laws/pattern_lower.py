@@ -366,7 +366,8 @@ def full_lower_delta(pat: PatternLaw, n: int, eps: float, target: Optional[float
     Parameters
     ----------
     pat : PatternLaw
-        The pattern law (:func:`oue_patterns`, :func:`olh_patterns`, :func:`collision_patterns`);
+        The pattern law (:mod:`accountant.bounds.laws.patterns`: ``oue_patterns``,
+        ``olh_patterns``, ``collision_patterns``, ``coco_patterns``);
         k >= 3 does not enter (module docstring).
     n : int
         Number of users (>= 1).
