@@ -37,7 +37,8 @@ f_x0 is independent of (f_x1, f_x1') under omega, which is the case for the data
   above 1.05 for eps0 in (0.24, 2.14).
 * OLH under the random hash, x0 a third value: E[1/f_x0] = 1 - (1 - 1/E)/g.
 * Collision under the random hash, the item set of x0 disjoint from those of x1 and x1':
-  E[1/f_x0] = sum_m P(m) (m/(t E) + (1 - m/t)/g(m)), m the image size of s uniform items.
+  E[1/f_x0] = sum_m P(m) (m/(t E) + (1 - m/t)/g(m)), m the image size of s uniform items
+  (the marginal of :func:`accountant.bounds.laws.random_hash.collision_image_law`).
   Overlapping x0 (sharing items with x1, x1' or both) gave less on the Figure 2 block
   (Monte Carlo, 4e4 hashes a point), so this is the worst single input found.
 
@@ -48,14 +49,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 __all__ = ["DecompositionLimit", "gaussian_delta", "gaussian_epsilon", "oue_limit", "olh_random_limit",
-           "collision_random_limit", "occupancy_law"]
+           "collision_random_limit"]
 
 
 def gaussian_delta(mu: float, eps: float) -> float:
@@ -100,11 +100,14 @@ class DecompositionLimit:
 
 def oue_limit(eps0: float) -> DecompositionLimit:
     """OUE, D = (1, 3, ..., 3), D' = (2, 3, ..., 3): omega = Bern(b)^k, gamma = (E + 1)/(2E),
-    E[(f1 - f1')^2] = 2 b (1 - b) (E - 1)^2, E[1/f0] = 1 - b + b/E."""
+    E[(f1 - f1')^2] = 2 b (1 - b) (E - 1)^2; the datasets' constant is the chi2 of OUE's eight
+    patterns (:func:`accountant.bounds.laws.patterns.pattern_chi2`; = blanket (1 - b + b/E))."""
+    from accountant.bounds.laws.patterns import oue_patterns, pattern_chi2
+
     E = math.exp(eps0)
     b = 1.0 / (E + 1.0)
     blanket = (E + 1.0) / (2.0 * E) * 2.0 * b * (1.0 - b) * (E - 1.0) ** 2
-    return DecompositionLimit(blanket, blanket * (1.0 - b + b / E))
+    return DecompositionLimit(blanket, pattern_chi2(oue_patterns(eps0)))
 
 
 def olh_random_limit(eps0: float, g: int) -> DecompositionLimit:
@@ -112,20 +115,6 @@ def olh_random_limit(eps0: float, g: int) -> DecompositionLimit:
     f_x = E if H(x) = z else 1, gamma = g/(E + g - 1); (f1 - f1')^2 = (E - 1)^2 w.p.
     2 (1/g)(1 - 1/g), E[1/f0] = 1 - (1 - 1/E)/g (Collision with s = 1)."""
     return collision_random_limit(eps0, 1, g)
-
-
-def occupancy_law(s: int, t: int) -> list[Fraction]:
-    """P(m), m = 0..s: the number of distinct values among s independent uniform draws from [t]."""
-    P = [Fraction(1)] + [Fraction(0)] * s
-    for _ in range(s):
-        Q = [Fraction(0)] * (s + 1)
-        for m, w in enumerate(P):
-            if w:
-                Q[m] += w * Fraction(m, t)
-                if m < s:
-                    Q[m + 1] += w * Fraction(t - m, t)
-        P = Q
-    return P
 
 
 def collision_random_limit(eps0: float, s: int, t: int) -> DecompositionLimit:
@@ -152,6 +141,6 @@ def collision_random_limit(eps0: float, s: int, t: int) -> DecompositionLimit:
             tot += w * ((m1 - k) * (E - g2) ** 2 + (m2 - k) * (g1 - E) ** 2
                         + (t - m1 - m2 + k) * (g1 - g2) ** 2) / t
         best = max(best, gamma * tot)
-    occ = occupancy_law(s, t)
+    occ = collision_image_law(s, t, 0).sum(axis=(1, 2))  # law of x0's image size m
     inv = sum(float(p) * (m / (t * E) + (1.0 - m / t) / g(m)) for m, p in enumerate(occ) if m)
     return DecompositionLimit(best, best * inv)

@@ -69,7 +69,7 @@ bound: (x)_+ >= x).
 
 *Float certification.*  The pmfs come from Loader's formula
 (:func:`accountant.engines.binomial.binom_logpmf`, ~1e-15 absolute in the log, checked
-against 40-digit mpmath in tests/accountant/bounds/test_oue_full_lower.py).  The floats a, b and E
+against 40-digit mpmath in tests/accountant/bounds/test_pattern_lower.py).  The floats a, b and E
 are the nearest to their exact values (40-digit evaluation, :class:`PatternLaw`); a move of
 a or b by up to 6 ulp changes a pmf of
 Bin(N, p) inside its window (|x - N p| <= z sd + z^2/3 + 2) by at most

@@ -93,9 +93,13 @@ def test_collision_constants_by_enumeration(s, t, eps0):
         assert D.olh_random_limit(eps0, t) == lim
 
 
-def test_occupancy_law():
-    # s = 3 draws from [4]: P(1) = 1/16, P(2) = 9/16, P(3) = 6/16
-    assert [float(p) for p in D.occupancy_law(3, 4)] == [0.0, 1 / 16, 9 / 16, 6 / 16]
+def test_image_size_marginal():
+    """The image-size law collision_random_limit takes from collision_image_law: s = 3 draws
+    from [4] give P(1) = 1/16, P(2) = 9/16, P(3) = 6/16."""
+    from accountant.bounds.laws.random_hash import collision_image_law
+
+    occ = collision_image_law(3, 4, 0).sum(axis=(1, 2))
+    np.testing.assert_allclose(occ, [0.0, 1 / 16, 9 / 16, 6 / 16], rtol=1e-14, atol=1e-16)
 
 
 @pytest.mark.parametrize("eps0", [0.5, 1.0, 2.0])
