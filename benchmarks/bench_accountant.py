@@ -10,6 +10,7 @@ import platform
 import statistics
 import time
 
+from _smoke import sizes
 from accountant import (
     CoCoParams,
     CollisionParams,
@@ -26,6 +27,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--max-exp", type=int, default=10)
     args = ap.parse_args()
+    args.repeat, args.max_exp = sizes((args.repeat, args.max_exp), (1, 4))
     mechs = [("generic", GenericLDP(args.eps0)),
              ("collision s=4", CollisionParams(s=4, eps0=args.eps0)),
              ("coco s=4", CoCoParams(s=4, eps0=args.eps0))]

@@ -14,6 +14,7 @@ import time
 
 from accountant.engines.blanket.law import CountLaw
 from accountant.engines.blanket.engine import blanket_exact_epsilon, positive_part
+from _smoke import sizes
 
 
 def main() -> None:
@@ -24,6 +25,7 @@ def main() -> None:
     ap.add_argument("--s", type=int, default=8)
     ap.add_argument("--eps0", type=float, default=1.0)
     args = ap.parse_args()
+    args.exps = sizes(args.exps, args.exps[:1])
     t = math.floor(args.s * math.exp(args.eps0) + 2 * args.s - 1)
     law = CountLaw.collision_blanket(args.eps0, args.s, t)
     print(f"# exact blanket, Collision s={args.s}, eps0={args.eps0:g}, t={t}, delta={args.delta:g}, "

@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from accountant.composition import compose
+from _smoke import sizes  # noqa: E402
 
 
 def _clear() -> None:
@@ -23,25 +24,28 @@ def _clear() -> None:
         f.cache_clear()
 
 
+ROUNDS, SCHEDULE = sizes((1000, 100), (10, 4))
+
+
 def main() -> int:
     _clear()
     t0 = time.perf_counter()
-    r = compose.compose_rounds(compose.RoundSpec(10 ** 6, 1.0, "collision", s=8), 1000, 1e-6)
+    r = compose.compose_rounds(compose.RoundSpec(10 ** 6, 1.0, "collision", s=8), ROUNDS, 1e-6)
     t1 = time.perf_counter()
-    print(f"T=1000 identical, n=1e6, collision s=8, eps0=1: {t1 - t0:.2f} s  "
+    print(f"T={ROUNDS} identical, n=1e6, collision s=8, eps0=1: {t1 - t0:.2f} s  "
           f"eps={r.epsilon:.5g} optimistic={r.epsilon_optimistic:.5g} "
           f"advanced={r.advanced_epsilon:.5g} naive={r.naive_epsilon:.5g} step={r.step:.3g}")
     _clear()
     kinds = [dict(mechanism="generic"), dict(mechanism="collision", s=8), dict(mechanism="coco", s=4),
              dict(mechanism="krr", k=16)]
     specs = []
-    for i in range(100):
+    for i in range(SCHEDULE):
         specs.append(compose.RoundSpec((10 ** 5, 3 * 10 ** 5, 10 ** 6)[i % 3],
                                        (0.5, 1.0, 2.0, 4.0)[i % 4], **kinds[(i // 3) % 4]))
     t0 = time.perf_counter()
     r = compose.compose_schedule(specs, 1e-6)
     t1 = time.perf_counter()
-    print(f"100-round heterogeneous schedule ({len(set((s.n, s.eps0) for s in specs))} distinct "
+    print(f"{SCHEDULE}-round heterogeneous schedule ({len(set((s.n, s.eps0) for s in specs))} distinct "
           f"(n, eps0)): {t1 - t0:.2f} s  eps={r.epsilon:.5g} optimistic={r.epsilon_optimistic:.5g} "
           f"advanced={r.advanced_epsilon:.5g} naive={r.naive_epsilon:.5g} step={r.step:.3g}")
     return 0

@@ -18,10 +18,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from accountant.interfaces import tables
 from accountant.interfaces.figure import write_figure
+from _smoke import sizes  # noqa: E402
 
 
 def main() -> int:
-    pts = tables.build_grid([10_000, 100_000], [4], [0.5, 1.0, 2.0], [1e-6], "collision")
+    pts = tables.build_grid(sizes([10_000, 100_000], [1000]), [4], sizes([0.5, 1.0, 2.0], [1.0]), [1e-6], "collision")
     t0 = time.perf_counter()
     rows = tables.compute_table(pts, tables.paper_bounds("collision"), workers=1, progress=False)
     print(f"compute {len(rows)} rows (paper bounds): {time.perf_counter() - t0:.2f} s")
@@ -35,7 +36,7 @@ def main() -> int:
             written = tables.write_table(rows, path, meta=meta)
             dt = time.perf_counter() - t0
             print(f"| table {ext} | {dt:.3f} | {sum(os.path.getsize(p) for p in written)} |")
-        for ext in (".html", ".png", ".pdf", ".svg"):
+        for ext in sizes((".html", ".png", ".pdf", ".svg"), (".html", ".png")):
             path = os.path.join(tmp, "f" + ext)
             t0 = time.perf_counter()
             write_figure(rows, ["blanket", "lower", "paper", "clone", "blanket-bennett"], path)

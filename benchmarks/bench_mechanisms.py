@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 from mechanisms.randomizers.coco import CoCo
 from mechanisms.randomizers.collision import Collision
 from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
+from _smoke import SMOKE  # noqa: E402
 
 
 def _peak_rss_mb() -> float:
@@ -37,6 +38,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args(argv)
+    if SMOKE:
+        a.n, a.d, a.s = 1000, 64, 4
     rng = np.random.default_rng(0)
     t0 = time.perf_counter()
     data = synthetic_sparse_vectors(rng, a.n, a.d, a.s)

@@ -26,6 +26,7 @@ from accountant.bounds.registry import BLANKET_RTOL
 from accountant.core.params import make_params
 from accountant.engines.blanket.engine import blanket_exact_epsilon
 from accountant.engines.blanket.law import OueBlanket, oue_blanket
+from _smoke import SMOKE
 
 
 def main() -> None:
@@ -36,6 +37,8 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=16)
     ap.add_argument("--lower", action="store_true", help="the lower-bound table instead")
     args = ap.parse_args()
+    if SMOKE:
+        args.eps0, args.exps = [1.0], [4]
     if args.lower:
         lower_table(args)
         return

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from accountant import make_params  # noqa: E402
 from accountant.bounds.laws import lower as L  # noqa: E402
+from _smoke import sizes  # noqa: E402
 
 
 def main() -> int:
@@ -23,8 +24,8 @@ def main() -> int:
     print("| mechanism | n | eps0 | lower, categories | s | lower, with patterns | s | gain |")
     print("|---|---|---|---|---|---|---|---|")
     for mech, kw in (("collision", dict(s=4, d=1000)), ("coco", dict(s=4, d=1000)), ("olh", dict(k=1000))):
-        for n in (10**4, 10**6, 10**8, 10**9):
-            for e in (0.5, 2.0, 4.0):
+        for n in sizes((10**4, 10**6, 10**8, 10**9), (10**4,)):
+            for e in sizes((0.5, 2.0, 4.0), (2.0,)):
                 p = make_params(mech, e, **kw)
                 ll = L.mechanism_lower_law(p)
                 cats = dataclasses.replace(ll, full=None)

@@ -26,6 +26,8 @@ import subprocess
 import sys
 import time
 
+from _smoke import sizes
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 CASES = [
@@ -59,6 +61,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    args.repeat = sizes(args.repeat, 1)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
@@ -67,7 +70,7 @@ def main() -> int:
         "| case | goal (s) | CLI: plan() s (median) | page: with n/2, 2n s (median) | recommendation |"
     )
     print("|---|---|---|---|---|")
-    for name, kw, goal in CASES:
+    for name, kw, goal in sizes(CASES, CASES[:1]):
         cli = [run(dict(kw, sensitivity=False)) for _ in range(args.repeat)]
         page = [run(dict(kw, sensitivity=True)) for _ in range(args.repeat)]
         r = cli[0]

@@ -1,6 +1,6 @@
 """Reference (mpmath, checked at two precisions) and certified (arb) window sums at large n.
 
-    python -m benchmarks.bench_precision_window [--n 1e8] [--eps0 1] [--eps 0.002] [--digits 40]
+    python benchmarks/bench_precision_window.py [--n 1e8] [--eps0 1] [--eps 0.002] [--digits 40]
 
 Prints the float path's window, the arb ball and the mpmath value with their digits and
 seconds.  mpmath uses gmpy2 when it is installed (the ``certified`` extra), which is
@@ -15,6 +15,7 @@ import time
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.engines.pair.precision import arb_window_sum, mp_window_sum
+from _smoke import SMOKE
 
 
 def main() -> None:
@@ -24,6 +25,8 @@ def main() -> None:
     ap.add_argument("--eps", type=float, default=0.002)
     ap.add_argument("--digits", type=int, default=40)
     a = ap.parse_args()
+    if SMOKE:
+        a.n, a.digits = 1e4, 20
     import mpmath.libmp
 
     pair = DominatingPair.stronger_clone(int(a.n), a.eps0, 1 / (1 + math.exp(a.eps0)))

@@ -21,6 +21,7 @@ from accountant.bounds.laws.collision_lower import (
     krr_lower_count_law,
 )
 from mechanisms.analysis.common import collision_t_star
+from _smoke import SMOKE
 
 EPS = {100: [0.1, 0.2, 0.4, 0.8], 1000: [0.05, 0.1, 0.2, 0.4]}
 
@@ -32,8 +33,8 @@ def short(ds):
 def main():
     print("| s | t | eps0 | n | eps | delta_up | delta_lo | up/lo | best dataset |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for s in (1, 2, 4):
-        for eps0 in (0.5, 1.0, 2.0):
+    for s in ((1,) if SMOKE else (1, 2, 4)):
+        for eps0 in ((1.0,) if SMOKE else (0.5, 1.0, 2.0)):
             for t in sorted({collision_t_star(s, eps0), 2 * s}):
                 if t <= s:
                     continue
