@@ -65,6 +65,7 @@ from accountant.core.params import (
     make_params,
 )
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
+from accountant.core.finite import FiniteRandomizer, load_matrix
 from accountant.core.numfmt import fmt
 from accountant.core.result import BoundResult
 from accountant.engines.pair.law import DominatingPair
@@ -82,6 +83,13 @@ from accountant.bounds.registry import (
     status,
 )
 from accountant.bounds.laws.lower import lower_bound_epsilon
+from accountant.bounds.finite import (
+    FiniteBound,
+    finite_lower_delta,
+    finite_lower_epsilon,
+    finite_upper_delta,
+    finite_upper_epsilon,
+)
 from accountant.bounds.pair_accountant import EpsilonResult, PairAccountant
 from accountant.protocols.bib.divergence import bib_delta
 from accountant.protocols.bib.search import bib_epsilon
@@ -115,6 +123,14 @@ __all__ = [
     "VariationRatioParams",
     "collision_paper_t",
     "coco_theorem7_t",
+    # any finite randomizer, given as its probability matrix
+    "FiniteRandomizer",
+    "load_matrix",
+    "FiniteBound",
+    "finite_upper_epsilon",
+    "finite_upper_delta",
+    "finite_lower_epsilon",
+    "finite_lower_delta",
     # printing a bound in its safe direction
     "fmt",
     # the registry of bounds

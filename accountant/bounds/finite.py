@@ -1,0 +1,392 @@
+"""Proved and certified-lower eps_c of any finite randomizer given as a probability matrix.
+
+**Upper bound: the privacy blanket of the matrix.**  With ``m_y = min_x R[x, y]`` (the
+blanket mass, ``gamma = sum_y m_y``) every report is, independently, a blanket draw (law
+``m / gamma``) with probability gamma (Balle, Bell, Gascon, Nissim, CRYPTO 2019).  For a
+pure-LDP matrix write ``r_x(y) = R[x, y] / m_y``, a likelihood ratio in ``[1, E]`` with
+``E = e^eps0``; the blanket's delta for the ordered input pair (x1, x1') is
+``E[(sum_i Z_i)_+] / n`` with Z_i i.i.d., ``Z = r_x1(W) - e^eps r_x1'(W)`` where
+``P[W = y] = m_y`` and ``Z = 0`` with probability ``1 - gamma`` (the count-law form of
+:mod:`accountant.engines.blanket`).
+
+* *Corners.*  Writing each point ``(r_x1(y), r_x1'(y))`` as the bilinear mix of the four
+  corners of ``[1, E]^2`` is a mean-preserving spread, so the law on the corners dominates in
+  convex order, and the n-fold sums keep the order while ``(.)_+`` is convex: the corner law's
+  delta is an upper bound.  When every ratio is 1 or E (k-RR, binary RR, OUE, OLH, Hadamard
+  response, subset selection, symmetric unary encoding) nothing is spread: the corner law *is*
+  the matrix's blanket (``exact_blanket``).
+* *The worst pair.*  With ``s_x = (r_x - 1)/(E - 1)`` the corner weights of (x1, x1') are
+  ``p10 = sum m s_x1 (1 - s_x1')`` on (E,1) and on (1,E) (equal: both rows sum to 1),
+  ``p11 = sum m s_x1 s_x1' = c - p10`` on (E,E), ``p00 = gamma - c - p10`` on (1,1) with
+  ``c = (1 - gamma)/(E - 1)`` the same for every pair.  So all pairs' laws lie on one line,
+  along which a larger p10 is a further spread (w from (1,1) and (E,E) to (E,1) and (1,E)
+  keeps the mean): the pair with the largest p10 dominates every other pair, and its delta is
+  the supremum over pairs.  One law, found with one matrix product.
+* *Rounding.*  The weights are float sums of non-negative terms (relative error at most
+  ``TAU = (outputs + 16) 2^-52``).  The float law and the true law of the worst pair differ
+  per user by a density ratio of at most ``1 + rho`` (rho from TAU, also on the null mass),
+  so for n users the true delta is at most ``(1 + rho)^n`` times the float law's: that factor
+  (:attr:`FiniteLaw.margin`, at most 1 + 3e-5 at 256 outputs and n = 1e9) multiplies every
+  upper delta, and the eps search aims at ``delta / margin``.
+* *Not pure LDP* (a column with a zero beside a positive entry): not bounded here (the
+  reason says so).  gamma = 0: no blanket, no finite eps_c from this bound.
+
+**Lower bound.**  Datasets ``D = (x1, x0, ..., x0)`` and ``D' = (x1', x0, ..., x0)``.  Sorting
+each report into ``S = {y: R[x1, y] > R[x1', y]}`` or not (and, where ``P_x0`` gives the two
+sides of ``{R[x1] != R[x1']}`` the same mass, three categories) is post-processing, so the
+exact divergence of the category counts, computed by the certified count-law engines of
+:mod:`accountant.bounds.laws.lower`, is a lower bound for the mechanism.  Triples are ranked
+by the chi-square of the two-category law ``(q1 - q1')^2 / (p (1 - p))`` over the
+:data:`LOWER_PAIRS` input pairs farthest apart in total variation and every x0; the best
+:data:`LOWER_TRIPLES` are searched and the largest eps kept, with its datasets named.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import mpmath
+import numpy as np
+
+from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, _MP_DPS
+from accountant.bounds.laws.lower import LOWER_MARGIN, LowerLaw
+from accountant.core.finite import FiniteRandomizer
+from accountant.core.params import _check_delta, _check_n
+from accountant.engines.blanket.engine import blanket_exact_epsilon, positive_part
+from accountant.engines.blanket.law import CornerBlanket, CountLaw
+
+_U = 2.0 ** -52
+#: input pairs (largest total variation first) whose triples the lower bound ranks
+LOWER_PAIRS = 8
+#: triples whose certified divergence is searched (the best by chi-square)
+LOWER_TRIPLES = 3
+#: ratios within this relative distance of 1 or of E count as at a corner (exact blanket)
+CORNER_TOL = 1e-12
+
+
+def _check_randomizer(R) -> FiniteRandomizer:
+    if not isinstance(R, FiniteRandomizer):
+        raise ValueError(f"randomizer must be a FiniteRandomizer, got {type(R).__name__}")
+    return R
+
+
+def _eps0_up(R: FiniteRandomizer) -> float:
+    """A float eps0 with exp(eps0) >= every ratio max_x R / min_x R of a column (each ratio
+    taken with a 4-ulp margin for its own rounding)."""
+    hi, lo = R.matrix.max(axis=0), R.blanket_mass
+    ratio = float(np.max(hi / lo)) * (1.0 + 4.0 * _U)
+    e = math.log(ratio)
+    while math.exp(e) < ratio:
+        e = math.nextafter(e, math.inf)
+    return max(e, math.nextafter(0.0, 1.0))
+
+
+@dataclass(frozen=True)
+class FiniteLaw:
+    """The blanket law of the worst input pair of a finite randomizer.
+
+    ``law`` is the engine's law (a three-atom :class:`CountLaw` when a corner is empty, else a
+    :class:`CornerBlanket`), or None when delta = 0 at every eps >= 0 (all rows equal);
+    ``pair`` the worst ordered pair (x1, x1') as row indices; ``rho`` the per-user density
+    ratio bound of the rounding (module docstring, *Rounding*; :meth:`margin` is the factor on
+    an upper delta at n users); ``exact_blanket`` whether the corner law is the matrix's
+    blanket itself (every likelihood ratio 1 or E) rather than its spread; ``eps0`` the float
+    local budget of the corners (>= the matrix's); ``gamma`` the blanket mass.
+    """
+
+    law: object
+    pair: tuple
+    rho: float
+    exact_blanket: bool
+    eps0: float
+    gamma: float
+
+    def margin(self, n: int) -> float:
+        """``(1 + rho)^n``, rounded up: the true delta is at most this times the law's."""
+        return math.exp(n * math.log1p(self.rho)) * (1.0 + 8.0 * _U)
+
+
+def _on_corners(R: FiniteRandomizer, E: float) -> bool:
+    """Whether every likelihood ratio R[x, y] / m_y is 1 or E (within CORNER_TOL)."""
+    r = R.matrix / R.blanket_mass[None, :]
+    return bool(np.all((np.abs(r - 1.0) <= CORNER_TOL) | (np.abs(r / E - 1.0) <= CORNER_TOL)))
+
+
+def finite_blanket_law(R: FiniteRandomizer) -> FiniteLaw:
+    """The worst pair's corner law (module docstring); ``ValueError`` for a matrix that is not
+    pure LDP, with the reason.
+
+    Examples
+    --------
+    >>> import math
+    >>> from accountant import FiniteRandomizer
+    >>> from accountant.bounds.finite import finite_blanket_law
+    >>> E = math.exp(2.0)
+    >>> krr = FiniteRandomizer([[(E if x == y else 1.0) / (E + 3) for y in range(4)] for x in range(4)])
+    >>> fl = finite_blanket_law(krr)
+    >>> print(type(fl.law).__name__, fl.pair, fl.exact_blanket)
+    CountLaw (0, 1) True
+    """
+    R = _check_randomizer(R)
+    if not R.pure:
+        raise ValueError(f"{R.name} is not pure LDP (a column has a zero beside a positive entry): "
+                         "the blanket bound here needs every output possible from every input")
+    eps0 = _eps0_up(R)
+    E = math.exp(eps0)
+    m = R.blanket_mass
+    s = np.clip((R.matrix / m[None, :] - 1.0) / (E - 1.0), 0.0, 1.0)
+    gamma = float(math.fsum(m))
+    sm = s * m[None, :]
+    p10 = sm.sum(axis=1)[:, None] - sm @ s.T      # sum_y m s_i (1 - s_j), every ordered pair
+    np.fill_diagonal(p10, -np.inf)
+    i, j = (int(v) for v in np.unravel_index(int(np.argmax(p10)), p10.shape))
+    w10 = math.fsum(sm[i] * (1.0 - s[j]))
+    w11 = math.fsum(sm[i] * s[j])
+    w00 = math.fsum(m * (1.0 - s[i]) * (1.0 - s[j]))
+    if w10 <= 0.0 or gamma >= 1.0:
+        return FiniteLaw(None, (i, j), 0.0, True, eps0, min(gamma, 1.0))
+    tau = (R.outputs_count + 16) * _U
+    null = 1.0 - math.fsum((w10, w10, w11, w00))
+    if null <= 4.0 * tau:
+        raise ValueError(f"{R.name}: the blanket covers almost all of every row (gamma = {gamma!r}); "
+                         "the rounding margin of this bound is not available so close to gamma = 1")
+    # the argmax is within 2 tau of the true largest p10, each weight within tau of its sum
+    rho = max(3.0 * tau, 3.0 * tau * gamma / (null - 3.0 * tau * gamma))
+    # a (1,1) or (E,E) mass at the level of rounding noise goes to the null category: its atom
+    # value (1 - u or E (1 - u)) is <= 0, so the law only grows (and the engine takes the
+    # three-atom path instead of the four-atom one)
+    if w11 <= tau * gamma:
+        w11 = 0.0
+    if w00 <= tau * gamma:
+        w00 = 0.0
+    if w11 <= 0.0:
+        law = CountLaw(w10, w00, (E, 1.0, 1.0), (1.0, E, 1.0))
+    elif w00 <= 0.0:
+        law = CountLaw(w10, w11, (E, 1.0, E), (1.0, E, E))
+    else:
+        law = CornerBlanket(eps0, p10=w10, p00=w00, p11=w11)
+    return FiniteLaw(law, (i, j), rho, _on_corners(R, math.exp(R.eps0)), eps0, gamma)
+
+
+@dataclass(frozen=True)
+class FiniteBound:
+    """One bound of a finite randomizer: ``epsilon`` (or ``delta``), the datasets or input pair
+    it is for, and whether the upper bound is the matrix's own blanket (``exact_blanket``).
+
+    Examples
+    --------
+    >>> from accountant import FiniteRandomizer, finite_upper_epsilon
+    >>> b = finite_upper_epsilon(FiniteRandomizer([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]), 1000, 1e-6)
+    >>> print(b.kind, b.epsilon, b.reason[:31])
+    upper None finite is not pure LDP (a colum
+    """
+
+    epsilon: Optional[float]
+    delta: float
+    kind: str            # "upper" or "lower"
+    detail: str
+    exact_blanket: bool = False
+    reason: Optional[str] = None
+
+
+def _pair_text(R: FiniteRandomizer, fl: FiniteLaw) -> str:
+    x1, x1p = (R.inputs[v] for v in fl.pair)
+    how = ("the matrix's blanket (every likelihood ratio is 1 or e^eps0)" if fl.exact_blanket
+           else "the blanket's likelihood ratios spread to the corners of [1, e^eps0]^2")
+    return f"privacy blanket, worst input pair (x1, x1') = ({x1}, {x1p}), gamma = {fl.gamma:.6g}; {how}"
+
+
+def finite_upper_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float = 1e-9) -> FiniteBound:
+    """Proved upper bound on eps_c of n shuffled reports of ``R`` (module docstring): the
+    smallest eps whose certified blanket delta, times the rounding margin, is <= ``delta``;
+    ``epsilon`` None with the ``reason`` where the bound does not apply.
+
+    Examples
+    --------
+    >>> import math
+    >>> from accountant import FiniteRandomizer, finite_upper_epsilon, fmt
+    >>> E = math.exp(2.0)
+    >>> krr = FiniteRandomizer([[(E if x == y else 1.0) / (E + 3) for y in range(4)] for x in range(4)])
+    >>> up = finite_upper_epsilon(krr, 100_000, 1e-6)
+    >>> print(fmt(up.epsilon, 4, "up"), up.exact_blanket)
+    0.02957 True
+    """
+    n, delta = _check_n(n), _check_delta(delta)
+    try:
+        fl = finite_blanket_law(R)
+    except ValueError as exc:
+        return FiniteBound(None, delta, "upper", "", reason=str(exc))
+    if fl.law is None:
+        return FiniteBound(0.0, delta, "upper", _pair_text(R, fl), True)
+    res = blanket_exact_epsilon(fl.law, n, delta / fl.margin(n), rtol=rtol)
+    return FiniteBound(res.epsilon, delta, "upper", _pair_text(R, fl), fl.exact_blanket)
+
+
+def finite_upper_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
+    """Proved upper bound on delta(eps) of n shuffled reports of ``R`` (``epsilon`` holds eps).
+
+    Examples
+    --------
+    >>> import math
+    >>> from accountant import FiniteRandomizer, finite_upper_delta, fmt
+    >>> E = math.exp(2.0)
+    >>> krr = FiniteRandomizer([[(E if x == y else 1.0) / (E + 3) for y in range(4)] for x in range(4)])
+    >>> print(fmt(finite_upper_delta(krr, 100_000, 0.03).delta, 3, "up"))
+    8.3e-7
+    """
+    n = _check_n(n)
+    if not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    try:
+        fl = finite_blanket_law(R)
+    except ValueError as exc:
+        return FiniteBound(eps, math.nan, "upper", "", reason=str(exc))
+    if fl.law is None or eps >= fl.eps0:
+        return FiniteBound(eps, 0.0, "upper", _pair_text(R, fl), fl.exact_blanket)
+    first = positive_part(fl.law, n, float(eps))
+    up = first.upper
+    if 0.0 < first.value < 1.0:  # windows and method chosen for the value, as the eps search does
+        up = min(up, positive_part(fl.law, n, float(eps), target_delta=first.value).upper)
+    up *= fl.margin(n)
+    return FiniteBound(eps, min(up, 1.0), "upper", _pair_text(R, fl), fl.exact_blanket)
+
+
+# --------------------------------------------------------------------------- lower bound
+def _category_law(R: FiniteRandomizer, x1: int, x1p: int, x0: int) -> Optional[LowerLaw]:
+    """The two- (and where possible three-) category laws of the triple as one LowerLaw."""
+    a, b, c = R.matrix[x1], R.matrix[x1p], R.matrix[x0]
+    # entries within CORNER_TOL count as equal (float noise of the row normalisation); any
+    # partition is a post-processing, so the choice only decides how good the bound is
+    up, down = a > b * (1.0 + CORNER_TOL), b > a * (1.0 + CORNER_TOL)
+    laws = []
+    with mpmath.workdps(_MP_DPS):
+        def masses(row, masks):  # category masses of one row, the row's float sum divided out
+            P = [mpmath.fsum(mpmath.mpf(v) for v in row[mk]) for mk in masks]
+            total = mpmath.fsum(P)
+            return [p / total for p in P]
+
+        def law(masks, name):
+            P0, P1, P1p = (masses(row, masks) for row in (c, a, b))
+            if any(p <= 0 for p in P0):
+                return None
+            return LowerCountLaw(tuple(P0), tuple(p / q for p, q in zip(P1, P0)),
+                                 tuple(p / q for p, q in zip(P1p, P0)), name)
+        rest = ~(up | down)
+        if up.any() and down.any() and float(c[up].sum()) == float(c[down].sum()) and rest.any():
+            three = law([up, down, rest], "three categories")
+            if three is not None and three.p[0] == three.p[1]:
+                laws.append(three)
+        for S in (up, up | rest):
+            if S.any() and (~S).any():
+                two = law([S, ~S], "two categories")
+                if two is not None:
+                    laws.append(two)
+    if not laws:
+        return None
+    names = R.inputs
+    text = (f"D = ({names[x1]}, {names[x0]}, ..., {names[x0]}), D' = ({names[x1p]}, {names[x0]}, ..., "
+            f"{names[x0]}) (inputs of {R.name}), each report sorted into S = {{y: R[x1, y] > R[x1', y]}} "
+            "or not (and the outputs where the rows agree)")
+    return LowerLaw(laws[0], text, alternatives=tuple(laws[1:]))
+
+
+def lower_triples(R: FiniteRandomizer) -> list:
+    """The :data:`LOWER_TRIPLES` best (x1, x1', x0) by the chi-square of their two-category law."""
+    M = R.matrix
+    k = R.k
+    tv = np.abs(M[:, None, :] - M[None, :, :]).sum(axis=2) if k <= 256 else None
+    if tv is None:  # large k: the pairs farthest apart from the row of largest spread
+        spread = M.max(axis=1) - M.min(axis=1)
+        first = int(np.argmax(spread))
+        d = np.abs(M - M[first]).sum(axis=1)
+        pairs = [(first, int(v)) for v in np.argsort(-d)[:LOWER_PAIRS] if v != first]
+        pairs += [(b, a) for a, b in pairs]
+    else:
+        np.fill_diagonal(tv, -1.0)
+        order = np.argsort(-tv, axis=None)[:2 * LOWER_PAIRS]
+        pairs = [tuple(int(v) for v in np.unravel_index(o, tv.shape)) for o in order]
+    scored = []
+    for x1, x1p in pairs:
+        S = M[x1] > M[x1p]
+        if not S.any():
+            continue
+        q1, q1p = float(M[x1, S].sum()), float(M[x1p, S].sum())
+        p = M[:, S].sum(axis=1)
+        ok = (p > 0) & (p < 1)
+        chi = np.where(ok, (q1 - q1p) ** 2 / np.where(ok, p * (1 - p), 1.0), -1.0)
+        for x0 in np.argsort(-chi)[:LOWER_TRIPLES]:
+            if chi[x0] >= 0:
+                scored.append((float(chi[x0]), x1, x1p, int(x0)))
+    scored.sort(key=lambda t: -t[0])
+    seen, out = set(), []
+    for _, x1, x1p, x0 in scored:
+        if (x1, x1p, x0) not in seen:
+            seen.add((x1, x1p, x0))
+            out.append((x1, x1p, x0))
+        if len(out) == LOWER_TRIPLES:
+            break
+    return out
+
+
+def finite_lower_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float = 1e-9,
+                         upper: Optional[float] = None) -> FiniteBound:
+    """Certified lower bound on the true eps_c (the largest over :func:`lower_triples`), with
+    the datasets in ``detail``; ``upper`` (the proved eps_c, when known) starts the search.
+
+    Examples
+    --------
+    >>> import math
+    >>> from accountant import FiniteRandomizer, finite_lower_epsilon, fmt
+    >>> E = math.exp(2.0)
+    >>> krr = FiniteRandomizer([[(E if x == y else 1.0) / (E + 3) for y in range(4)] for x in range(4)])
+    >>> lo = finite_lower_epsilon(krr, 100_000, 1e-6)
+    >>> print(fmt(lo.epsilon, 4, "down"), lo.detail[:40])
+    0.02956 D = (0, 2, ..., 2), D' = (1, 2, ..., 2)
+    """
+    from accountant.engines.search import largest_eps_above
+
+    R = _check_randomizer(R)
+    n, delta = _check_n(n), _check_delta(delta)
+    best = FiniteBound(0.0, delta, "lower", "no dataset pair of the triples searched has delta above "
+                       "the target at any eps > 0")
+    top = R.eps0 if R.pure else 60.0
+    for x1, x1p, x0 in lower_triples(R):
+        ll = _category_law(R, x1, x1p, x0)
+        if ll is None:
+            continue
+
+        def evaluate(eps: float, ll=ll):
+            v, slope = ll.delta_and_slope(n, eps, delta)
+            return v, v / (1 - LOWER_MARGIN) ** 2, slope
+
+        guess = None if upper is None else 0.9 * upper
+        lo, _ = largest_eps_above(evaluate, delta, min(top, ll.eps_max),
+                                  rtol=max(rtol, 1e-6), guess=guess if guess and 0 < guess < top else None)
+        if lo > (best.epsilon or 0.0):
+            best = FiniteBound(lo, delta, "lower", ll.datasets)
+    return best
+
+
+def finite_lower_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
+    """Certified lower bound on delta(eps) (the largest over :func:`lower_triples`).
+
+    Examples
+    --------
+    >>> import math
+    >>> from accountant import FiniteRandomizer, finite_lower_delta, fmt
+    >>> E = math.exp(2.0)
+    >>> krr = FiniteRandomizer([[(E if x == y else 1.0) / (E + 3) for y in range(4)] for x in range(4)])
+    >>> print(fmt(finite_lower_delta(krr, 100_000, 0.03).delta, 3, "down"))
+    8.29e-7
+    """
+    R = _check_randomizer(R)
+    n = _check_n(n)
+    best = FiniteBound(eps, 0.0, "lower", "no triple")
+    for x1, x1p, x0 in lower_triples(R):
+        ll = _category_law(R, x1, x1p, x0)
+        if ll is not None:
+            v = ll.delta(n, float(eps))
+            if v > best.delta:
+                best = FiniteBound(eps, v, "lower", ll.datasets)
+    return best

@@ -1,0 +1,171 @@
+"""Finite randomizers given as matrices: validation, the blanket upper bound and the dataset
+lower bound against brute force over every dataset at n <= 4, and the named paths."""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+
+from accountant.bounds.finite import (finite_blanket_law, finite_lower_delta, finite_lower_epsilon,
+                                      finite_upper_delta, finite_upper_epsilon)
+from accountant.core.finite import FiniteRandomizer, load_matrix
+
+
+def shuffled_law(R: np.ndarray, inputs) -> dict:
+    """Exact law of the output histogram of users with these inputs (dynamic programming)."""
+    law = {(0,) * R.shape[1]: 1.0}
+    for x in inputs:
+        nxt = {}
+        for h, p in law.items():
+            for y in range(R.shape[1]):
+                if R[x, y] > 0:
+                    g = list(h)
+                    g[y] += 1
+                    g = tuple(g)
+                    nxt[g] = nxt.get(g, 0.0) + p * R[x, y]
+        law = nxt
+    return law
+
+
+def brute_delta(R: np.ndarray, n: int, eps: float) -> float:
+    """sup over every dataset (all multisets of the other n - 1 inputs, every ordered pair)."""
+    k = R.shape[0]
+    u = math.exp(eps)
+    best = 0.0
+    for others in itertools.combinations_with_replacement(range(k), n - 1):
+        for x1, x1p in itertools.permutations(range(k), 2):
+            P = shuffled_law(R, (x1,) + others)
+            Q = shuffled_law(R, (x1p,) + others)
+            d = math.fsum(max(P.get(h, 0.0) - u * Q.get(h, 0.0), 0.0) for h in set(P) | set(Q))
+            best = max(best, d)
+    return best
+
+
+def random_matrix(rng, k, m, lo=0.05):
+    M = rng.uniform(lo, 1.0, size=(k, m))
+    return M / M.sum(axis=1, keepdims=True)
+
+
+def krr_matrix(eps0, k):
+    E = math.exp(eps0)
+    M = np.full((k, k), 1.0)
+    np.fill_diagonal(M, E)
+    return M / (E + k - 1)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_upper_and_lower_bracket_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    k, m, n = int(rng.integers(2, 5)), int(rng.integers(2, 6)), int(rng.integers(2, 5))
+    M = random_matrix(rng, k, m)
+    R = FiniteRandomizer(M)
+    for eps in (0.0, 0.05 * R.eps0, 0.3 * R.eps0, 0.7 * R.eps0):
+        truth = brute_delta(R.matrix, n, eps)
+        up = finite_upper_delta(R, n, eps).delta
+        lo = finite_lower_delta(R, n, eps).delta
+        assert up >= truth * (1 - 1e-12), (k, m, n, eps, up, truth)
+        assert lo <= truth * (1 + 1e-9) + 1e-15, (k, m, n, eps, lo, truth)
+
+
+@pytest.mark.parametrize("k,eps0,n", [(2, 1.0, 3), (3, 0.7, 4), (4, 2.0, 3)])
+def test_krr_matrix_blanket_is_exact_and_brackets(k, eps0, n):
+    R = FiniteRandomizer(krr_matrix(eps0, k))
+    fl = finite_blanket_law(R)
+    assert fl.exact_blanket
+    for eps in (0.0, 0.2, 0.5 * eps0):
+        truth = brute_delta(R.matrix, n, eps)
+        assert finite_upper_delta(R, n, eps).delta >= truth * (1 - 1e-12)
+        assert finite_lower_delta(R, n, eps).delta <= truth * (1 + 1e-9) + 1e-15
+
+
+def test_spread_is_flagged_not_exact():
+    R = FiniteRandomizer([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5], [0.3, 0.4, 0.3]])
+    assert not finite_blanket_law(R).exact_blanket
+
+
+@pytest.mark.parametrize("k,eps0,n", [(4, 1.0, 10**5), (10, 2.0, 10**6), (2, 0.5, 10**4), (50, 3.0, 10**7)])
+def test_krr_matrix_agrees_with_named_path(k, eps0, n):
+    from accountant import ShuffleAccountant, make_params
+
+    params = make_params("krr", eps0, k=k) if k > 2 else make_params("rr", eps0)
+    named = ShuffleAccountant(params, n).get_epsilon(1e-6)
+    R = FiniteRandomizer(krr_matrix(eps0, k))
+    up = finite_upper_epsilon(R, n, 1e-6)
+    # the same blanket: equal within the searches' tolerances, the matrix never looser
+    assert named * (1 - 1e-5) <= up.epsilon <= named * (1 + 1e-7)
+    lo = finite_lower_epsilon(R, n, 1e-6, upper=up.epsilon)
+    assert 0.0 < lo.epsilon <= up.epsilon
+    if k > 2:  # k-RR: the three-category datasets meet the blanket
+        assert lo.epsilon >= up.epsilon * (1 - 1e-4)
+
+
+def test_upper_epsilon_is_certified():
+    rng = np.random.default_rng(7)
+    R = FiniteRandomizer(random_matrix(rng, 6, 9))
+    for n in (100, 10**5):
+        up = finite_upper_epsilon(R, n, 1e-6)
+        assert finite_upper_delta(R, n, up.epsilon).delta <= 1e-6
+        lo = finite_lower_epsilon(R, n, 1e-6, upper=up.epsilon)
+        assert lo.epsilon <= up.epsilon
+        assert finite_lower_delta(R, n, lo.epsilon).delta > 1e-6 or lo.epsilon == 0.0
+
+
+def test_monotone_in_n():
+    rng = np.random.default_rng(3)
+    R = FiniteRandomizer(random_matrix(rng, 3, 4))
+    eps = [finite_upper_epsilon(R, n, 1e-6).epsilon for n in (10**4, 10**5, 10**6)]
+    assert all(a > b for a, b in zip(eps, eps[1:]))
+
+
+def test_identical_rows_give_zero():
+    R = FiniteRandomizer([[0.25, 0.75], [0.25, 0.75]])
+    assert finite_upper_epsilon(R, 1000, 1e-6).epsilon == 0.0
+
+
+def test_not_pure_ldp_says_why():
+    R = FiniteRandomizer([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])
+    assert R.eps0 == math.inf and not R.pure
+    up = finite_upper_epsilon(R, 1000, 1e-6)
+    assert up.epsilon is None and "not pure LDP" in up.reason
+
+
+@pytest.mark.parametrize("rows,words", [
+    ([[0.5, 0.6], [0.5, 0.5]], "row 0 sums to 1.1"),
+    ([[0.5, 0.5]], "at least two rows"),
+    ([[0.5, 0.5], [1.0]], "ragged"),
+    ([[1.5, -0.5], [0.5, 0.5]], "negative"),
+    ([[float("nan"), 1.0], [0.5, 0.5]], "finite"),
+    ([], "empty"),
+    ([["a", "b"], [0.5, 0.5]], "not a number"),
+])
+def test_bad_matrices_are_named(rows, words):
+    with pytest.raises(ValueError, match="matrix") as exc:
+        FiniteRandomizer(rows)
+    assert words in str(exc.value)
+
+
+def test_size_limit_is_stated():
+    with pytest.raises(ValueError, match="limit"):
+        FiniteRandomizer(np.full((5000, 2), 0.5))
+
+
+def test_load_matrix_formats(tmp_path):
+    M = krr_matrix(1.0, 3)
+    (tmp_path / "a.json").write_text(json.dumps(M.tolist()))
+    (tmp_path / "b.json").write_text(json.dumps({"matrix": M.tolist(), "inputs": ["x", "y", "z"],
+                                                 "outputs": ["0", "1", "2"], "name": "k-RR"}))
+    (tmp_path / "c.csv").write_text("\n".join(",".join(repr(float(v)) for v in row) for row in M))
+    np.save(tmp_path / "d.npy", M)
+    for name in ("a.json", "b.json", "c.csv", "d.npy"):
+        R = load_matrix(str(tmp_path / name))
+        assert np.allclose(R.matrix, M) and abs(R.eps0 - 1.0) < 1e-12
+    assert load_matrix(str(tmp_path / "b.json")).inputs == ("x", "y", "z")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_matrix(str(tmp_path / "bad.json"))
+    with pytest.raises(ValueError, match=".json, .csv or .npy"):
+        (tmp_path / "c.txt").write_text("1,0\n0,1")
+        load_matrix(str(tmp_path / "c.txt"))
