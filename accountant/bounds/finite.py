@@ -53,7 +53,7 @@ from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, _MP_DPS
 from accountant.bounds.laws.lower import LOWER_MARGIN, LowerLaw
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import _check_delta, _check_n
-from accountant.engines.blanket.engine import blanket_exact_epsilon, positive_part
+from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon, positive_part
 from accountant.engines.blanket.law import CornerBlanket, CountLaw
 
 _U = 2.0 ** -52
@@ -61,6 +61,11 @@ _U = 2.0 ** -52
 LOWER_PAIRS = 8
 #: triples whose certified divergence is searched (the best by chi-square)
 LOWER_TRIPLES = 3
+#: the upper search's relative tolerance: the registry's BLANKET_RTOL for a four-corner law
+#: (each evaluation costs 0.05-2 s), tighter for a three-atom law (cheap; then a k-RR or RR
+#: matrix is never looser than the named path, which searches to 1e-5)
+UPPER_RTOL = 1e-5
+UPPER_RTOL_THREE_ATOMS = 1e-7
 #: ratios within this relative distance of 1 or of E count as at a corner (exact blanket)
 CORNER_TOL = 1e-12
 
@@ -197,7 +202,8 @@ def _pair_text(R: FiniteRandomizer, fl: FiniteLaw) -> str:
     return f"privacy blanket, worst input pair (x1, x1') = ({x1}, {x1p}), gamma = {fl.gamma:.6g}; {how}"
 
 
-def finite_upper_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float = 1e-9) -> FiniteBound:
+def finite_upper_epsilon(R: FiniteRandomizer, n: int, delta: float,
+                         rtol: Optional[float] = None) -> FiniteBound:
     """Proved upper bound on eps_c of n shuffled reports of ``R`` (module docstring): the
     smallest eps whose certified blanket delta, times the rounding margin, is <= ``delta``;
     ``epsilon`` None with the ``reason`` where the bound does not apply.
@@ -219,7 +225,12 @@ def finite_upper_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float 
         return FiniteBound(None, delta, "upper", "", reason=str(exc))
     if fl.law is None:
         return FiniteBound(0.0, delta, "upper", _pair_text(R, fl), True)
-    res = blanket_exact_epsilon(fl.law, n, delta / fl.margin(n), rtol=rtol)
+    # as the named mechanisms' blanket (registry._blanket): certified, within rtol of the root
+    # Newton predicts, no second evaluation below it; a chart's rtol also coarsens the bins
+    floor = UPPER_RTOL_THREE_ATOMS if isinstance(fl.law, CountLaw) else UPPER_RTOL
+    rtol = floor if rtol is None else max(rtol, floor)
+    res = blanket_exact_epsilon(fl.law, n, delta / fl.margin(n), rtol=rtol,
+                                certify_bracket=False, bin_gap=min(max(BIN_GAP, 10.0 * rtol), 1e-4))
     return FiniteBound(res.epsilon, delta, "upper", _pair_text(R, fl), fl.exact_blanket)
 
 
