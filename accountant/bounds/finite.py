@@ -36,9 +36,9 @@ each report into ``S = {y: R[x1, y] > R[x1', y]}`` or not (and, where ``P_x0`` g
 sides of ``{R[x1] != R[x1']}`` the same mass, three categories) is post-processing, so the
 exact divergence of the category counts, computed by the certified count-law engines of
 :mod:`accountant.bounds.laws.lower`, is a lower bound for the mechanism.  Triples are ranked
-by the chi-square of the two-category law ``(q1 - q1')^2 / (p (1 - p))`` over the
+by the chi-square of their category law ``sum_c (P_x1(c) - P_x1'(c))^2 / P_x0(c)`` over the
 :data:`LOWER_PAIRS` input pairs farthest apart in total variation and every x0; the best
-:data:`LOWER_TRIPLES` are searched and the largest eps kept, with its datasets named.
+:data:`LOWER_TRIPLES` of each law are searched and the largest eps kept, with its datasets named.
 """
 from __future__ import annotations
 
@@ -264,12 +264,17 @@ def finite_upper_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
 
 
 # --------------------------------------------------------------------------- lower bound
+def _sides(a: np.ndarray, b: np.ndarray) -> tuple:
+    """The outputs where row a is above row b, and below; entries within CORNER_TOL count as
+    equal (float noise of the row normalisation).  Any partition is a post-processing, so the
+    choice only decides how good the lower bound is."""
+    return a > b * (1.0 + CORNER_TOL), b > a * (1.0 + CORNER_TOL)
+
+
 def _category_law(R: FiniteRandomizer, x1: int, x1p: int, x0: int) -> Optional[LowerLaw]:
     """The two- (and where possible three-) category laws of the triple as one LowerLaw."""
     a, b, c = R.matrix[x1], R.matrix[x1p], R.matrix[x0]
-    # entries within CORNER_TOL count as equal (float noise of the row normalisation); any
-    # partition is a post-processing, so the choice only decides how good the bound is
-    up, down = a > b * (1.0 + CORNER_TOL), b > a * (1.0 + CORNER_TOL)
+    up, down = _sides(a, b)
     laws = []
     with mpmath.workdps(_MP_DPS):
         def masses(row, masks):  # category masses of one row, the row's float sum divided out
@@ -303,7 +308,9 @@ def _category_law(R: FiniteRandomizer, x1: int, x1p: int, x0: int) -> Optional[L
 
 
 def lower_triples(R: FiniteRandomizer) -> list:
-    """The :data:`LOWER_TRIPLES` best (x1, x1', x0) by the chi-square of their two-category law."""
+    """Up to ``2 LOWER_TRIPLES`` triples (x1, x1', x0): the best by the chi-square
+    ``sum_c (P_x1(c) - P_x1'(c))^2 / P_x0(c)`` of their two-category law and of their
+    three-category law (where x0 gives both sides the same mass)."""
     M = R.matrix
     k = R.k
     tv = np.abs(M[:, None, :] - M[None, :, :]).sum(axis=2) if k <= 256 else None
@@ -319,24 +326,29 @@ def lower_triples(R: FiniteRandomizer) -> list:
         pairs = [tuple(int(v) for v in np.unravel_index(o, tv.shape)) for o in order]
     scored = []
     for x1, x1p in pairs:
-        S = M[x1] > M[x1p]
-        if not S.any():
+        up, down = _sides(M[x1], M[x1p])
+        if not up.any():
             continue
-        q1, q1p = float(M[x1, S].sum()), float(M[x1p, S].sum())
-        p = M[:, S].sum(axis=1)
-        ok = (p > 0) & (p < 1)
-        chi = np.where(ok, (q1 - q1p) ** 2 / np.where(ok, p * (1 - p), 1.0), -1.0)
-        for x0 in np.argsort(-chi)[:LOWER_TRIPLES]:
-            if chi[x0] >= 0:
-                scored.append((float(chi[x0]), x1, x1p, int(x0)))
-    scored.sort(key=lambda t: -t[0])
-    seen, out = set(), []
-    for _, x1, x1p, x0 in scored:
-        if (x1, x1p, x0) not in seen:
-            seen.add((x1, x1p, x0))
-            out.append((x1, x1p, x0))
-        if len(out) == LOWER_TRIPLES:
-            break
+        masks = (up, down, ~(up | down))
+        d = np.array([M[x1, mk].sum() - M[x1p, mk].sum() for mk in masks])
+        p = np.stack([M[:, mk].sum(axis=1) for mk in masks], axis=1)        # every x0, 3 sides
+        with np.errstate(divide="ignore", invalid="ignore"):
+            two = np.where((p[:, 0] > 0) & (p[:, 0] < 1), d[0] ** 2 / (p[:, 0] * (1 - p[:, 0])), -1.0)
+            # three categories where x0 gives both sides the same mass (_category_law checks it)
+            sym = (p[:, 0] > 0) & np.isclose(p[:, 0], p[:, 1], rtol=1e-12, atol=0.0) & (p[:, 2] > 0)
+            three = np.where(sym, (d ** 2 / np.where(p > 0, p, 1.0)).sum(axis=1), -1.0)
+        for kind, chi in enumerate((two, three)):
+            for x0 in np.argsort(-chi)[:LOWER_TRIPLES]:
+                if chi[x0] >= 0:
+                    scored.append((kind, float(chi[x0]), x1, x1p, int(x0)))
+    out = []
+    for kind in (0, 1):  # the best of each kind: chi-square alone does not rank across kinds
+        best = sorted((t for t in scored if t[0] == kind), key=lambda t: -t[1])
+        taken = 0
+        for _, _, x1, x1p, x0 in best:
+            if taken < LOWER_TRIPLES and (x1, x1p, x0) not in out:
+                out.append((x1, x1p, x0))
+                taken += 1
     return out
 
 
