@@ -22,12 +22,15 @@ pure-LDP matrix write ``r_x(y) = R[x, y] / m_y``, a likelihood ratio in ``[1, E]
   along which a larger p10 is a further spread (w from (1,1) and (E,E) to (E,1) and (1,E)
   keeps the mean): the pair with the largest p10 dominates every other pair, and its delta is
   the supremum over pairs.  One law, found with one matrix product.
-* *Rounding.*  The weights are float sums of non-negative terms (relative error at most
-  ``TAU = (outputs + 16) 2^-52``).  The float law and the true law of the worst pair differ
-  per user by a density ratio of at most ``1 + rho`` (rho from TAU, also on the null mass),
-  so for n users the true delta is at most ``(1 + rho)^n`` times the float law's: that factor
-  (:attr:`FiniteLaw.margin`, at most 1 + 3e-5 at 256 outputs and n = 1e9) multiplies every
-  upper delta, and the eps search aims at ``delta / margin``.
+* *Rounding.*  The weights are float sums of non-negative terms; each corner coordinate is
+  within ``eta = 7 u E/(E - 1) + 4 u`` of its exact value (u = 2^-52), so each weight within
+  ``eta gamma + u w`` and every pair's p10 from the matrix product within ``(Y + 4) u p10 +
+  eta gamma`` (Y outputs).  The float law and the true law of the worst pair (its rounding-noise
+  (1,1) and (E,E) masses moved to the null category, which only raises delta) differ per user
+  by a density ratio of at most ``1 + rho``, so for n users the true delta is at most
+  ``(1 + rho)^n`` times the float law's: that factor (:meth:`FiniteLaw.margin`; 1 + 2e-5 for
+  64-RR at n = 1e8) multiplies every upper delta, and the eps search aims at
+  ``delta / margin``.
 * *Not pure LDP* (a column with a zero beside a positive entry): not bounded here (the
   reason says so).  gamma = 0: no blanket, no finite eps_c from this bound.
 
@@ -65,7 +68,7 @@ LOWER_TRIPLES = 3
 #: (each evaluation costs 0.05-2 s), tighter for a three-atom law (cheap; then a k-RR or RR
 #: matrix is never looser than the named path, which searches to 1e-5)
 UPPER_RTOL = 1e-5
-UPPER_RTOL_THREE_ATOMS = 1e-7
+UPPER_RTOL_THREE_ATOMS = 1e-6
 #: ratios within this relative distance of 1 or of E count as at a corner (exact blanket)
 CORNER_TOL = 1e-12
 
@@ -143,28 +146,37 @@ def finite_blanket_law(R: FiniteRandomizer) -> FiniteLaw:
     s = np.clip((R.matrix / m[None, :] - 1.0) / (E - 1.0), 0.0, 1.0)
     gamma = float(math.fsum(m))
     sm = s * m[None, :]
-    p10 = sm.sum(axis=1)[:, None] - sm @ s.T      # sum_y m s_i (1 - s_j), every ordered pair
+    ones = 1.0 - s
+    p10 = sm @ ones.T                   # sum_y m s_i (1 - s_j), every ordered pair: non-negative terms
     np.fill_diagonal(p10, -np.inf)
     i, j = (int(v) for v in np.unravel_index(int(np.argmax(p10)), p10.shape))
-    w10 = math.fsum(sm[i] * (1.0 - s[j]))
+    w10 = math.fsum(sm[i] * ones[j])
     w11 = math.fsum(sm[i] * s[j])
-    w00 = math.fsum(m * (1.0 - s[i]) * (1.0 - s[j]))
+    w00 = math.fsum(m * ones[i] * ones[j])
     if w10 <= 0.0 or gamma >= 1.0:
         return FiniteLaw(None, (i, j), 0.0, True, eps0, min(gamma, 1.0))
-    tau = (R.outputs_count + 16) * _U
-    null = 1.0 - math.fsum((w10, w10, w11, w00))
-    if null <= 4.0 * tau:
-        raise ValueError(f"{R.name}: the blanket covers almost all of every row (gamma = {gamma!r}); "
-                         "the rounding margin of this bound is not available so close to gamma = 1")
-    # the argmax is within 2 tau of the true largest p10, each weight within tau of its sum
-    rho = max(3.0 * tau, 3.0 * tau * gamma / (null - 3.0 * tau * gamma))
+    # Rounding (module docstring).  Each s and 1 - s is within 3 u E/(E - 1) + u of its exact
+    # value, so each product m s (1 - s) within m eta and each weight within eta gamma + u w;
+    # every pair's p10 from the matrix product within (Y + 4) u p10 + eta gamma.
+    eta = 7.0 * _U * E / (E - 1.0) + 4.0 * _U
+    slack = eta * gamma
+    worst10 = float(p10[i, j]) * (1.0 + (R.outputs_count + 4) * _U) + slack   # >= every pair's p10
     # a (1,1) or (E,E) mass at the level of rounding noise goes to the null category: its atom
     # value (1 - u or E (1 - u)) is <= 0, so the law only grows (and the engine takes the
     # three-atom path instead of the four-atom one)
-    if w11 <= tau * gamma:
+    if w11 <= 2.0 * slack:
         w11 = 0.0
-    if w00 <= tau * gamma:
+    if w00 <= 2.0 * slack:
         w00 = 0.0
+    null = 1.0 - math.fsum((w10, w10, w11, w00))
+    if null <= 8.0 * slack:
+        raise ValueError(f"{R.name}: the blanket covers almost all of every row (gamma = {gamma!r}); "
+                         "the rounding margin of this bound is not available so close to gamma = 1")
+    # density ratios of the true worst law (its zeroed atoms moved to null) to the float law
+    ratios = [max(worst10, w10 + slack + _U * w10) / w10]
+    ratios += [1.0 + (slack + _U * w) / w for w in (w11, w00) if w > 0.0]
+    ratios.append(1.0 + 6.0 * (slack + _U * gamma) / null)
+    rho = max(ratios) - 1.0 + 2.0 * _U
     if w11 <= 0.0:
         law = CountLaw(w10, w00, (E, 1.0, 1.0), (1.0, E, 1.0))
     elif w00 <= 0.0:

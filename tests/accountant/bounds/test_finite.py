@@ -63,9 +63,11 @@ def test_krr_matrix_agrees_with_named_path(k, eps0, n):
     params = make_params("krr", eps0, k=k) if k > 2 else make_params("rr", eps0)
     named = ShuffleAccountant(params, n).get_epsilon(1e-6)
     R = FiniteRandomizer(krr_matrix(eps0, k))
+    fl = finite_blanket_law(R)
     up = finite_upper_epsilon(R, n, 1e-6)
-    # the same blanket: equal within the searches' tolerances, the matrix never looser
-    assert named * (1 - 1e-5) <= up.epsilon <= named * (1 + 1e-7)
+    # the same blanket: equal within the searches' tolerances (1e-5 named, 1e-6 matrix) and the
+    # matrix's rounding margin, which the named path does not take
+    assert named * (1 - 1.2e-5) <= up.epsilon <= named * (1 + 2e-6 + 2 * (fl.margin(n) - 1))
     lo = finite_lower_epsilon(R, n, 1e-6, upper=up.epsilon)
     assert 0.0 < lo.epsilon <= up.epsilon
     if k > 2:  # k-RR: the three-category datasets meet the blanket
