@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 from accountant.interfaces.fileio import write_atomic, write_atomic_group
 from accountant.core.limits import check_output_writable
 from accountant.interfaces.tables.columns import POINT_FIELDS, _registry, default_columns, long_rows
-from accountant.interfaces.tables.formats import DEFAULT_DIGITS, to_csv, to_json, to_markdown
+from accountant.interfaces.tables.formats import DEFAULT_DIGITS, csv_sidecar, to_csv, to_json, to_markdown
 from accountant.interfaces.tables.latex import to_bibtex, to_latex
 
 FORMATS = (".csv", ".json", ".md", ".tex")
@@ -34,6 +34,11 @@ def bib_path(path: str) -> str:
     return os.path.splitext(path)[0] + ".bib"
 
 
+def sidecar_path(path: str) -> str:
+    """The provenance file written beside a .csv table: ``NAME.csv.json``."""
+    return path + ".json"
+
+
 def render(rows: Sequence[dict], ext: str, columns: Optional[Sequence[str]] = None,
            digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None, long: bool = False,
            bib_stem: Optional[str] = None) -> str:
@@ -51,11 +56,17 @@ def render(rows: Sequence[dict], ext: str, columns: Optional[Sequence[str]] = No
 
 def write_table(rows: Sequence[dict], path: str, columns: Optional[Sequence[str]] = None,
                 digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None, long: bool = False) -> list[str]:
-    """Write the table (and, for .tex, its .bib beside it: both or neither); returns the
-    paths written.  ValueError naming ``path`` when it cannot be written (checked before
-    rendering: missing directory, /proc, read-only)."""
+    """Write the table (for .tex its .bib beside it, for .csv its provenance ``NAME.csv.json``
+    beside it: both or neither); returns the paths written.  ValueError naming ``path`` when
+    it cannot be written (checked before rendering: missing directory, /proc, read-only)."""
     ext = check_output_path(path)
+    side = sidecar_path(path)  # beside the name given (a symlink's target is written through)
     path = check_output_writable(path, "path")
+    if ext == ".csv":
+        side = check_output_writable(side, "path (its .csv.json provenance)")
+        write_atomic_group([(path, render(rows, ext, columns, digits, meta, long)),
+                            (side, csv_sidecar(meta))])
+        return [path, side]
     if ext != ".tex":
         write_atomic(path, render(rows, ext, columns, digits, meta, long))
         return [path]
