@@ -15,13 +15,13 @@ Examples
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
 from accountant.interfaces import cli_help
 from accountant.core import limits as L
 from accountant.interfaces.fileio import write_atomic
+from accountant.interfaces.jsonout import dumps
 from accountant.core.limits import float_arg, int_arg
 from accountant.interfaces.progress import ProgressBar
 
@@ -265,7 +265,7 @@ def _run_plan(args) -> int:
     except InfeasiblePlan as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    print(json.dumps(_jsonable(p.as_dict())) if args.json else render_plan(p))
+    print(dumps(_jsonable(p.as_dict())) if args.json else render_plan(p))
     return 0
 
 
@@ -385,15 +385,15 @@ def _run(args) -> int:
                                    q=args.q, reps=args.reps, seed=args.seed,
                                    data=args.data or "zipf",
                                    beta=0.1 if args.beta is None else args.beta)
-            print(json.dumps(_jsonable(r)) if args.json else _human_frequency(r))
+            print(dumps(_jsonable(r)) if args.json else _human_frequency(r))
         elif args.command == "simulate":
             _check_args(args, ("d", "s", "eps0"), _FE_ONLY, args.mechanism)
             r = simulate(args.mechanism, args.n, args.d, args.s, args.eps0, t=args.t,
                          reps=args.reps, seed=args.seed, postprocess=args.postprocess or "none")
-            print(json.dumps(_jsonable(r)) if args.json else _human_simulate(r))
+            print(dumps(_jsonable(r)) if args.json else _human_simulate(r))
         elif args.command == "error":
             r = analytic_errors(args.mechanism, args.n, args.d, args.s, args.eps0, t=args.t)
-            print(json.dumps(_jsonable(r)) if args.json else _human_error(r))
+            print(dumps(_jsonable(r)) if args.json else _human_error(r))
         elif args.command == "fe-table":
             ext = _out_format(args.out)
 
@@ -403,7 +403,7 @@ def _run(args) -> int:
             bar.close()
             write_atomic(args.out, render_frequency_table(res, _FORMATS[ext]))
             if args.json:
-                print(json.dumps(_written(args, ext, res, TABLE_COLUMNS)))
+                print(dumps(_written(args, ext, res, TABLE_COLUMNS)))
             else:
                 print(f"wrote {len(res['rows'])} rows to {args.out}")
         else:  # compare
@@ -415,7 +415,7 @@ def _run(args) -> int:
             write_atomic(args.out, render_compare(res, _FORMATS[ext]))
             note = f" (skipped, not installed: {', '.join(res['skipped'])})" if res["skipped"] else ""
             if args.json:
-                print(json.dumps(_written(args, ext, res, COMPARE_COLUMNS)))
+                print(dumps(_written(args, ext, res, COMPARE_COLUMNS)))
             else:
                 print(f"wrote {len(res['rows'])} rows to {args.out}{note}")
     except MechanismUnavailableError as exc:

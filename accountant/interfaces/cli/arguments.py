@@ -61,6 +61,43 @@ def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+SCHEDULER_CONNECT_SECONDS = 3.0
+
+
+def check_scheduler(address: str, timeout: float = SCHEDULER_CONNECT_SECONDS) -> str:
+    """Refuse an unusable ``--scheduler`` before any work, in one line (ValueError, exit 2):
+    an address that is not ``[tcp://]host:port``-shaped, or a tcp address where nothing
+    accepts a connection within ``timeout`` seconds (Dask's own client waits 10 s and more).
+    Other protocols (tls://, inproc://, ucx://) are left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    text = (address or "").strip()
+    example = "an address such as tcp://host:8786"
+    if not text:
+        raise ValueError(f"--scheduler must be {example}, got {address!r}")
+    scheme = text.split("://", 1)[0].lower() if "://" in text else "tcp"
+    if scheme != "tcp":
+        return text
+    try:
+        parts = urlsplit(text if "://" in text else "tcp://" + text)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if not host or port is None:
+        raise ValueError(f"--scheduler must be {example}, got {address!r}")
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        if isinstance(exc, socket.timeout):
+            why = "no answer"
+        raise ValueError(f"--scheduler: cannot connect to {text!r} within {timeout:g} s ({why}); "
+                         f"start a Dask scheduler there or drop --scheduler") from None
+    return text
+
+
 def _bound_list(text: str) -> tuple:
     from accountant.bounds.registry import BOUND_NAMES
 
