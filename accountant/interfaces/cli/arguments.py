@@ -55,7 +55,7 @@ def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
                    help="variation-ratio: ratio bound q > 1 of a differing user's output to any other "
                         "user's (default: p)")
     p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
-                   help="collision, olh: 'any' (default) proves the bound for every hash family; "
+                   help="collision, coco, olh: 'any' (default) proves the bound for every hash family; "
                         "'random' proves it assuming each report's hash is a uniformly random "
                         "function (README: what a deployment must do)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
