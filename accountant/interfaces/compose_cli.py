@@ -9,7 +9,7 @@ import json
 import os
 
 from accountant.core import limits as L
-from accountant.interfaces.cli.arguments import VR_P_MAX
+from accountant.interfaces.cli.arguments import VR_P_MAX, vr_ratio_arg
 
 from accountant.composition.compose import (
     ROUND_MECHANISMS,
@@ -40,7 +40,8 @@ def add_compose_parser(sub) -> None:
                              "(eps0 = ln p)"),
                             ("beta", 0.0, 1.0, "their total variation distance, in (0, (p-1)/(p+1)]"),
                             ("q", 1.0, p_max, "ratio q > 1 to any other input's output (default p)")):
-        p.add_argument(f"--{o}", type=L.float_arg(f"--{o}", lo, hi, lo_open=True), default=None,
+        p.add_argument(f"--{o}", type=L.float_arg(f"--{o}", lo, hi, lo_open=True) if o == "beta"
+                       else vr_ratio_arg(f"--{o}"), default=None,
                        help=f"variation-ratio (Wang et al., VLDB 2024): {what}")
     p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
                    help="collision, coco, olh: 'any' (default, every hash family) or 'random' (each round's "

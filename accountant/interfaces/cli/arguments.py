@@ -20,7 +20,24 @@ class _Parser(argparse.ArgumentParser):
 
 
 T_MAX = L.T_MAX
-VR_P_MAX = math.exp(L.EPS_MAX)  # variation-ratio p, q: e^eps0 with eps0 <= 30
+VR_P_MAX = L.VR_RATIO_MAX  # variation-ratio p, q: e^eps0 with eps0 in [1e-10, 30]
+VR_P_MIN = L.VR_RATIO_MIN
+
+
+def vr_ratio_arg(name: str):
+    """--p / --q of variation-ratio: a number in [e^1e-10, e^30] (ln p is eps0), the range
+    of :class:`accountant.core.params.VariationRatioParams` in the option's name."""
+    def parse(text: str) -> float:
+        from accountant.core.params import _check_ratio
+
+        try:
+            return _check_ratio(name, float(text))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be a number in (1, {VR_P_MAX:.10g}], at least e^1e-10 = {VR_P_MIN!r} "
+                f"({name} is e^eps0 for an eps0-LDP randomizer: ln {name.lstrip('-')} in [1e-10, 30], the eps0 "
+                f"range), got {text!r}") from None
+    return parse
 
 
 def _add_method_option(p: argparse.ArgumentParser) -> None:
@@ -46,12 +63,12 @@ def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
                    help="dimension d >= s (collision, coco): the certified lower bounds use three inputs "
                         "on pairwise disjoint s-sets, which exist only for d >= 3s; without --d no lower "
                         "bound is reported for collision/coco (the upper bound does not depend on d)")
-    p.add_argument("--p", type=float_arg("--p", 1.0, VR_P_MAX, lo_open=True), default=None,
+    p.add_argument("--p", type=vr_ratio_arg("--p"), default=None,
                    help="variation-ratio: likelihood ratio bound p > 1 between the two differing "
                         "users' outputs (e^eps0 for eps0-LDP); eps0 = ln p")
     p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
                    help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
-    p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
+    p.add_argument("--q", type=vr_ratio_arg("--q"), default=None,
                    help="variation-ratio: ratio bound q > 1 of a differing user's output to any other "
                         "user's (default: p)")
     p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),

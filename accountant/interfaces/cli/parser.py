@@ -9,7 +9,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import ALIASES, BOUND_NAMES, REGISTRY
 from accountant.core.limits import float_arg, int_arg
 from accountant.core.params import MECHANISMS
-from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, _Parser, _add_mechanism_options, _add_method_option
+from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, _Parser, vr_ratio_arg, _add_mechanism_options, _add_method_option
 
 BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)
 INVERSE_CHOICES = ("proved",) + tuple(b for b in BOUND_NAMES if REGISTRY[b].kind != "lower") + tuple(ALIASES)
@@ -107,11 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delta", required=True, help="list of delta")
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
                    help="randomizer (as for epsilon; default generic eps0-LDP)")
-    p.add_argument("--p", type=float_arg("--p", 1.0, VR_P_MAX, lo_open=True), default=None,
+    p.add_argument("--p", type=vr_ratio_arg("--p"), default=None,
                    help="variation-ratio: likelihood ratio bound p > 1 (one value; eps0 = ln p)")
     p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
                    help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
-    p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
+    p.add_argument("--q", type=vr_ratio_arg("--q"), default=None,
                    help="variation-ratio: ratio bound q > 1 (default: p)")
     p.add_argument("--t-rule", default="paper", help="paper | coco | fixed:T")
     p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
@@ -157,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     p.add_argument("--eps0", type=EPS0_ARG, default=None,
                    help="local budget eps0 (required; for variation-ratio give --p instead)")
-    p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="central epsilon")
+    p.add_argument("--eps", type=L.eps_arg(), required=True,
+                   help="central epsilon in [0, 30] (at 0: the total variation distance)")
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound)")
     _add_method_option(p)
