@@ -406,6 +406,23 @@ def n_arg(name: str = "--n") -> Callable[[str], int]:
     return int_arg(name, 1, MAX_N)
 
 
+def vr_ratio_range(name: str) -> str:
+    """The words of variation-ratio's p/q range (library and command lines alike)."""
+    return (f"{name} must be a number in (1, {VR_RATIO_MAX:.10g}], at least e^1e-10 = {VR_RATIO_MIN!r} "
+            f"({name} is e^eps0 for an eps0-LDP randomizer: ln {name.lstrip('-')} in [1e-10, 30], "
+            f"the eps0 range)")
+
+
+def check_vr_ratio(name: str, value) -> float:
+    """Variation-ratio's p or q in [VR_RATIO_MIN, VR_RATIO_MAX] = [e^1e-10, e^30]: e^eps0 with
+    eps0 in the eps0 range of every command (ValueError naming ``name`` otherwise)."""
+    ok = not isinstance(value, bool) and isinstance(value, numbers.Real)
+    x = float(value) if ok else math.nan
+    if not (ok and VR_RATIO_MIN <= x <= VR_RATIO_MAX):
+        raise ValueError(f"{vr_ratio_range(name)}, got {value!r}")
+    return x
+
+
 def eps0_arg(name: str = "--eps0") -> Callable[[str], float]:
     return float_arg(name, EPS0_MIN, EPS_MAX)
 

@@ -400,19 +400,6 @@ class OUEParams(_NoHash):
 _P_MAX = math.exp(_EPS0_MAX)
 
 
-def _check_ratio(name: str, v) -> float:
-    """Variation-ratio's p or q in [e^1e-10, e^30] (eps0 = ln p in the eps0 range of every
-    command, accountant.core.limits.VR_RATIO_MIN / VR_RATIO_MAX)."""
-    from accountant.core.limits import VR_RATIO_MAX, VR_RATIO_MIN
-
-    ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating))
-    x = float(v) if ok else math.nan
-    if not (ok and VR_RATIO_MIN <= x <= VR_RATIO_MAX):
-        raise ValueError(f"{name} must be a number in (1, {VR_RATIO_MAX:.10g}], at least e^1e-10 = "
-                         f"{VR_RATIO_MIN!r} ({name} is e^eps0 for an eps0-LDP randomizer: ln {name} in "
-                         f"[1e-10, 30], the eps0 range), got {v!r}")
-    return x
-
 
 def _check_pos(name: str, v, lo: float, hi: float, lo_open: bool = True, hi_open: bool = False) -> float:
     rng = f"{'(' if lo_open else '['}{lo:.10g}, {hi:.10g}{')' if hi_open else ']'}"
@@ -467,10 +454,12 @@ class VariationRatioParams(_NoHash):
     eps0: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:
-        p = _check_ratio("p", self.p)
+        from accountant.core.limits import check_vr_ratio
+
+        p = check_vr_ratio("p", self.p)
         bmax = (p - 1.0) / (p + 1.0)
         beta = _check_pos("beta", self.beta, 0.0, bmax)
-        q = p if self.q is None else _check_ratio("q", self.q)
+        q = p if self.q is None else check_vr_ratio("q", self.q)
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "beta", beta)
         object.__setattr__(self, "q", q)

@@ -28,15 +28,11 @@ def vr_ratio_arg(name: str):
     """--p / --q of variation-ratio: a number in [e^1e-10, e^30] (ln p is eps0), the range
     of :class:`accountant.core.params.VariationRatioParams` in the option's name."""
     def parse(text: str) -> float:
-        from accountant.core.params import _check_ratio
-
-        try:
-            return _check_ratio(name, float(text))
+        try:  # a number, short enough, in (1, e^30] (the message of every float option) ...
+            x = L.check_float(name, text, 1.0, VR_P_MAX, lo_open=True)
+            return L.check_vr_ratio(name, x)  # ... and at least e^1e-10
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{name} must be a number in (1, {VR_P_MAX:.10g}], at least e^1e-10 = {VR_P_MIN!r} "
-                f"({name} is e^eps0 for an eps0-LDP randomizer: ln {name.lstrip('-')} in [1e-10, 30], the eps0 "
-                f"range), got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{L.vr_ratio_range(name)}, got {text[:40]!r}") from None
     return parse
 
 
