@@ -137,3 +137,17 @@ def test_unreachable_scheduler_is_refused_in_one_line_quickly(tmp_path, capsys):
         lines = err.strip().splitlines()
         assert rc == 2 and so == "" and len(lines) == 1 and "--scheduler" in lines[0], (address, err)
         assert elapsed < 8 and not out.exists()
+
+
+def test_a_listening_scheduler_passes_the_check(tmp_path, capsys):
+    """The connect check does not refuse a real scheduler: the table is computed on it."""
+    from dask.distributed import LocalCluster
+
+    out = tmp_path / "t.csv"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+                      protocol="tcp", dashboard_address=None) as cluster:
+        rc, so, err = _run(acli_main, ["table", "--n", "1000", "--eps0", "0.5,1", "--delta", "1e-6",
+                                       "--bounds", "clone", "--out", str(out), "--json",
+                                       "--scheduler", cluster.scheduler_address], capsys)
+    assert rc == 0, err
+    assert strict(so)["rows"] == 2 and len(out.read_text().splitlines()) == 3
