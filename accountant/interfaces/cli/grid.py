@@ -149,6 +149,8 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
         else:
             cols = columns if columns is not None else tables.default_columns(rows)
         chosen = cols if (args.all_bounds or columns is not None) else None  # None: the default
+        if ext == ".csv":  # the header written (hash_model added for random-hash rows)
+            cols = tables.csv_columns(rows, cols)
         written = tables.write_table(rows, args.out, None if args.long else chosen, args.digits, meta,
                                      long=args.long)
         out.update(out=args.out, paths=written, columns=cols, digits=args.digits, long=args.long)

@@ -45,7 +45,10 @@ def render(rows: Sequence[dict], ext: str, columns: Optional[Sequence[str]] = No
     """The table as text in format ``ext`` (default columns unless ``columns``; ``long``:
     one row per point and bound)."""
     if long:
+        random_hash = any(r.get("hash_model") == "random" for r in rows)
         rows = long_rows(rows, [c for c in (columns or ()) if c in _registry()] or None)
+        if random_hash:  # the assumption stays with every row (csv: a hash_model column)
+            rows = [{**lr, "hash_model": "random"} for lr in rows]
         columns = list(LONG_FIELDS)
     elif columns is None and ext != ".json":  # JSON: every field unless columns are chosen
         columns = default_columns(rows)

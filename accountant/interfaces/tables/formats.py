@@ -40,13 +40,23 @@ def to_csv(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digits
     the CSV: :func:`accountant.interfaces.tables.files.write_table` puts it in the sidecar
     ``NAME.csv.json`` (:func:`csv_sidecar`)."""
     _check_digits(digits)
-    cols = list(columns) if columns is not None else wide_columns(rows)
+    cols = csv_columns(rows, list(columns) if columns is not None else wide_columns(rows))
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(cols)
     for r in rows:
         w.writerow(["" if r.get(c) is None else _cell(r, c, digits) for c in cols])
     return buf.getvalue()
+
+
+def csv_columns(rows: Sequence[dict], columns: Sequence[str]) -> list[str]:
+    """The columns of a CSV table: ``columns``, plus ``hash_model`` when the rows' bounds
+    assume a uniformly random hash ("random"): a CSV carries no provenance lines, so the
+    assumption a number is proved under travels in every row (the sidecar has its words)."""
+    cols = list(columns)
+    if "hash_model" not in cols and any(r.get("hash_model") == "random" for r in rows):
+        cols.append("hash_model")
+    return cols
 
 
 def csv_sidecar(meta: Optional[dict]) -> str:

@@ -26,6 +26,9 @@ VARIANTS = {  # name: (extra arguments, rows expected = grid points x bounds for
     "all-bounds": (["--bounds", "clone,stronger-clone,paper", "--all-bounds"], 4),
     "long": (["--bounds", "clone,paper", "--long"], 8),
     "collision": (["--mechanism", "collision", "--s", "4"], 4),
+    "random-hash": (["--mechanism", "collision", "--s", "4", "--hash-model", "random"], 4),
+    "random-hash-long": (["--mechanism", "collision", "--s", "4", "--hash-model", "random", "--long",
+                          "--bounds", "blanket,lower"], 8),
 }
 
 
@@ -50,6 +53,10 @@ def test_pandas_and_dictreader_read_every_csv_the_table_command_writes(tmp_path,
     assert list(frame.columns) == summary["columns"] and len(frame) == expected_rows
     assert sorted(frame["n"].unique().tolist()) == [1000, 2000]
     assert sorted(frame["eps0"].unique().tolist()) == [0.5, 1.0]
+    # a random-hash table says so in every row (no comment line can)
+    assert ("hash_model" in header) == name.startswith("random-hash")
+    if "hash_model" in header:
+        assert set(frame["hash_model"]) == {"random"}
     with out.open(newline="") as fh:
         records = list(csv.DictReader(fh))
     assert len(records) == expected_rows and list(records[0]) == summary["columns"]
