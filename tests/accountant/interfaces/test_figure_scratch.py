@@ -68,6 +68,10 @@ def test_stale_scratch_folders_are_removed_with_their_processes(tmp_path):
     # a leftover "browser" whose command line names the stale folder
     orphan = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)",
                                f"--user-data-dir={stale}/profile"])
+    deadline = time.time() + 20  # its /proc cmdline is empty until the exec has finished
+    while str(stale).encode() not in open(f"/proc/{orphan.pid}/cmdline", "rb").read():
+        assert time.time() < deadline and orphan.poll() is None
+        time.sleep(0.01)
     try:
         removed = figure.clean_stale_scratch(str(tmp_path))
         assert sorted(removed) == sorted([str(stale), str(legacy_old)])
