@@ -86,6 +86,11 @@ DELTA_MIN = 1e-300
 # Below EPS0_MIN, e^-eps0 and 1 + eps0 are no longer distinct floats in the engines (the
 # clone pair's c = e^-eps0 rounds to 1 at eps0 ~ 1e-16; simulations divide by e^eps0 - 1).
 EPS0_MIN = 1e-10
+# Variation-ratio's ratio bounds p and q are e^eps0 for an eps0-LDP randomizer (eps0 = ln p):
+# the same range, [e^EPS0_MIN, e^EPS_MAX] (p = 1 + 1e-15 gave eps0 ~ 1e-15 and an empty
+# engine window: "range() arg 3 must not be zero").
+VR_RATIO_MIN = math.exp(EPS0_MIN)
+VR_RATIO_MAX = math.exp(30.0)
 LOG_DELTA_MIN = -10_000.0
 # Composition: rounds of one command (--rounds, or the rounds of a schedule after
 # "repeat"); the composed PLD's grid grows with the rounds (measured: 1e4 rounds 9 s and
@@ -401,5 +406,29 @@ def n_arg(name: str = "--n") -> Callable[[str], int]:
     return int_arg(name, 1, MAX_N)
 
 
+def vr_ratio_range(name: str) -> str:
+    """The words of variation-ratio's p/q range (library and command lines alike)."""
+    return (f"{name} must be a number in (1, {VR_RATIO_MAX:.10g}], at least e^1e-10 = {VR_RATIO_MIN!r} "
+            f"({name} is e^eps0 for an eps0-LDP randomizer: ln {name.lstrip('-')} in [1e-10, 30], "
+            f"the eps0 range)")
+
+
+def check_vr_ratio(name: str, value) -> float:
+    """Variation-ratio's p or q in [VR_RATIO_MIN, VR_RATIO_MAX] = [e^1e-10, e^30]: e^eps0 with
+    eps0 in the eps0 range of every command (ValueError naming ``name`` otherwise)."""
+    ok = not isinstance(value, bool) and isinstance(value, numbers.Real)
+    x = float(value) if ok else math.nan
+    if not (ok and VR_RATIO_MIN <= x <= VR_RATIO_MAX):
+        raise ValueError(f"{vr_ratio_range(name)}, got {value!r}")
+    return x
+
+
 def eps0_arg(name: str = "--eps0") -> Callable[[str], float]:
     return float_arg(name, EPS0_MIN, EPS_MAX)
+
+
+def eps_arg(name: str = "--eps (central epsilon)") -> Callable[[str], float]:
+    """A central epsilon at which delta is asked: [0, EPS_MAX] (at 0 the answer is the total
+    variation distance of the neighbouring outputs).  A *target* epsilon that a search must
+    reach (local-epsilon, plan) is (0, EPS_MAX]."""
+    return float_arg(name, 0.0, EPS_MAX)

@@ -400,6 +400,7 @@ class OUEParams(_NoHash):
 _P_MAX = math.exp(_EPS0_MAX)
 
 
+
 def _check_pos(name: str, v, lo: float, hi: float, lo_open: bool = True, hi_open: bool = False) -> float:
     rng = f"{'(' if lo_open else '['}{lo:.10g}, {hi:.10g}{')' if hi_open else ']'}"
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
@@ -453,10 +454,12 @@ class VariationRatioParams(_NoHash):
     eps0: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:
-        p = _check_pos("p", self.p, 1.0, _P_MAX)
+        from accountant.core.limits import check_vr_ratio
+
+        p = check_vr_ratio("p", self.p)
         bmax = (p - 1.0) / (p + 1.0)
         beta = _check_pos("beta", self.beta, 0.0, bmax)
-        q = p if self.q is None else _check_pos("q", self.q, 1.0, _P_MAX)
+        q = p if self.q is None else check_vr_ratio("q", self.q)
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "beta", beta)
         object.__setattr__(self, "q", q)

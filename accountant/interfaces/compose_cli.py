@@ -9,7 +9,7 @@ import json
 import os
 
 from accountant.core import limits as L
-from accountant.interfaces.cli.arguments import VR_P_MAX
+from accountant.interfaces.cli.arguments import VR_P_MAX, vr_ratio_arg
 
 from accountant.composition.compose import (
     ROUND_MECHANISMS,
@@ -28,9 +28,11 @@ def add_compose_parser(sub) -> None:
                    help=f"number of identical rounds T (at most {L.MAX_ROUNDS:,})")
     p.add_argument("--n", type=L.n_arg(), default=None, help="users per round")
     p.add_argument("--eps0", type=L.eps0_arg(), default=None, help="local budget per round")
-    p.add_argument("--mechanism", default="generic", choices=ROUND_MECHANISMS)
-    p.add_argument("--s", type=L.int_arg("--s", 1, L.T_MAX), default=None)
-    p.add_argument("--t", type=L.int_arg("--t", 1, L.T_MAX), default=None)
+    p.add_argument("--mechanism", default="generic", choices=ROUND_MECHANISMS,
+                   help="randomizer of every round (default generic eps0-LDP)")
+    p.add_argument("--s", type=L.int_arg("--s", 1, L.T_MAX), default=None, help="sparsity s (collision, coco)")
+    p.add_argument("--t", type=L.int_arg("--t", 1, L.T_MAX), default=None,
+                   help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
     p.add_argument("--k", type=L.int_arg("--k", 2, L.T_MAX), default=None,
                    help="domain size (krr, olh, oue)")
     p_max = VR_P_MAX
@@ -38,10 +40,11 @@ def add_compose_parser(sub) -> None:
                              "(eps0 = ln p)"),
                             ("beta", 0.0, 1.0, "their total variation distance, in (0, (p-1)/(p+1)]"),
                             ("q", 1.0, p_max, "ratio q > 1 to any other input's output (default p)")):
-        p.add_argument(f"--{o}", type=L.float_arg(f"--{o}", lo, hi, lo_open=True), default=None,
+        p.add_argument(f"--{o}", type=L.float_arg(f"--{o}", lo, hi, lo_open=True) if o == "beta"
+                       else vr_ratio_arg(f"--{o}"), default=None,
                        help=f"variation-ratio (Wang et al., VLDB 2024): {what}")
     p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
-                   help="collision, olh: 'any' (default, every hash family) or 'random' (each round's "
+                   help="collision, coco, olh: 'any' (default, every hash family) or 'random' (each round's "
                         "profile proved assuming each report's hash is a uniformly random function)")
     p.add_argument("--schedule", default=None,
                    help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?, hash_model?} "

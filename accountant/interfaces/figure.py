@@ -167,17 +167,30 @@ def find_chromium() -> str | None:
     return None
 
 
+def _death_signal_prefix() -> list:
+    """``setpriv --pdeathsig KILL`` (util-linux) when available: Chromium is then killed by
+    the kernel when this process dies, even by SIGKILL (no ``finally`` runs then); without
+    it, the next export removes what is left (:func:`clean_stale_scratch`)."""
+    import shutil
+
+    exe = shutil.which("setpriv")
+    return [exe, "--pdeathsig", "KILL"] if exe else []
+
+
 def _run_chromium(args: list, what: str, tmp: str, timeout: float = 120) -> bytes:
     """Run headless Chromium on ``args`` and return what it printed; its profile and its own
-    temporary files (org.chromium.*) go into ``tmp``.  It runs in a session of its own, and
-    on any way out (a Ctrl-C or SIGTERM included) its whole process group (renderers, zygote)
-    is killed before ``tmp`` is removed (:func:`_scratch`)."""
+    temporary files (org.chromium.*) go into ``tmp``.  It runs in a session (process group)
+    of its own, and on any way out (a Ctrl-C or SIGTERM included) that whole group
+    (renderers, zygote) is killed before ``tmp`` is removed (:func:`_scratch`); if this
+    process is killed outright, the kernel kills Chromium (:func:`_death_signal_prefix`)
+    and the next export removes the rest (:func:`clean_stale_scratch`)."""
     import subprocess
 
     exe = find_chromium()
     if exe is None:
         raise ValueError(f"out: {what} export needs a Chromium browser (Debian package 'chromium'); use .html")
-    cmd = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={os.path.join(tmp, 'profile')}", *args]
+    cmd = [*_death_signal_prefix(), exe, *CHROMIUM_FLAGS,
+           f"--user-data-dir={os.path.join(tmp, 'profile')}", *args]
     proc = None
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -191,12 +204,110 @@ def _run_chromium(args: list, what: str, tmp: str, timeout: float = 120) -> byte
         _stop_browser(proc)
 
 
-@contextlib.contextmanager
-def _scratch():
-    """A temporary directory for one Chromium run, removed on every way out."""
+SCRATCH_PREFIX = "accountant-figure-"
+# Chromium puts a Unix socket at TMP/.org.chromium.Chromium.XXXXXX/SingletonSocket inside the
+# scratch directory TMP; a socket path holds at most 107 bytes (Linux sun_path)
+_SOCKET_PATH_MAX = 107
+_SOCKET_TAIL = len("/.org.chromium.Chromium.XXXXXX/SingletonSocket")
+_SCRATCH_NAME = len(SCRATCH_PREFIX) + 7 + 1 + 8  # prefix, pid (<= 4194304), "-", mkdtemp's 8
+LEGACY_STALE_SECONDS = 3600.0  # folders of older versions (no pid in the name)
+
+
+def scratch_base() -> str:
+    """Where Chromium's scratch directory goes: the temporary directory (``$TMPDIR``) if the
+    socket path Chromium makes inside it fits, else ``/tmp`` (then ``/dev/shm``): a long
+    ``$TMPDIR`` must not make every export fail."""
     import tempfile
 
-    tmp = tempfile.mkdtemp(prefix="accountant-figure-")
+    room = _SOCKET_PATH_MAX - _SOCKET_TAIL - _SCRATCH_NAME - 1
+    candidates = [tempfile.gettempdir(), "/tmp", "/dev/shm"]
+    for base in candidates:
+        base = os.path.realpath(base)
+        if len(base) <= room and os.path.isdir(base) and os.access(base, os.W_OK | os.X_OK):
+            return base
+    raise ValueError(f"out: no temporary directory with a path of at most {room} characters for "
+                     f"Chromium's socket ($TMPDIR = {candidates[0]!r} is too long and /tmp is not "
+                     f"writable); set TMPDIR to a short directory or use .html")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, another user's
+        return True
+    return True
+
+
+def _kill_users_of(folder: str) -> None:
+    """SIGKILL every process of ours whose command line names ``folder`` (a Chromium left
+    over from a killed export: its --user-data-dir is inside the folder)."""
+    import signal
+
+    needle = os.fsencode(folder + os.sep)
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            if os.stat(f"/proc/{pid}").st_uid != os.getuid():
+                continue
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if needle not in fh.read():
+                    continue
+            os.kill(pid, signal.SIGKILL)
+        except (OSError, ValueError):
+            continue
+
+
+def clean_stale_scratch(base: str | None = None, now: float | None = None) -> list:
+    """Remove the scratch folders of exports that were killed (``accountant-figure-PID-*``
+    whose process PID is gone; folders of older versions, without a pid, once an hour old),
+    first killing any Chromium still running in them; returns the folders removed."""
+    import stat
+    import time
+
+    base = scratch_base() if base is None else base
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(SCRATCH_PREFIX)]
+    except OSError:
+        return removed
+    for name in names:
+        path = os.path.join(base, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+            continue
+        rest = name[len(SCRATCH_PREFIX):]
+        head = rest.split("-", 1)[0]
+        if "-" in rest and head.isdigit():
+            if _pid_alive(int(head)):
+                continue
+        elif now - st.st_mtime < LEGACY_STALE_SECONDS:
+            continue
+        _kill_users_of(path)
+        _remove_tree(path)
+        if not os.path.exists(path):
+            removed.append(path)
+    return removed
+
+
+@contextlib.contextmanager
+def _scratch():
+    """A temporary directory for one Chromium run (``accountant-figure-PID-XXXXXXXX`` in
+    :func:`scratch_base`), removed on every way out; stale ones of killed runs are removed
+    first."""
+    import tempfile
+
+    base = scratch_base()
+    clean_stale_scratch(base)
+    tmp = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=base)
     try:
         yield tmp
     finally:

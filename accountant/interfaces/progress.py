@@ -4,6 +4,10 @@ A single line on stderr: ``[#####.....] done/total unit, 12.3s, about 40s left``
 only once the run has taken ``delay`` seconds (a quick run prints nothing), redrawn at most
 every ``interval`` seconds, finished with a newline when anything was drawn.  All state
 lives in the object.
+
+Drawn only on a terminal: with the default stream (stderr) the bar is silent when stderr
+is not a TTY (a redirected or captured log, CI, ``2> file``), so logs hold messages, not
+carriage-return frames.  A stream passed explicitly is always drawn on.
 """
 from __future__ import annotations
 
@@ -20,13 +24,21 @@ def seconds_left(elapsed: float, done: int, total: int) -> Optional[float]:
     return elapsed / done * (total - done)
 
 
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):  # closed or not a file
+        return False
+
+
 class ProgressBar:
     """``update(done[, total])`` after each unit of work, ``close()`` at the end.
 
     Parameters
     ----------
     total : number of units (>= 0).  unit : what is counted ("rows", "cells").
-    stream : where to draw (default ``sys.stderr``).  clock : seconds (injectable for tests).
+    stream : where to draw (default ``sys.stderr``, and then only if it is a terminal).
+    clock : seconds (injectable for tests).
     delay, interval : draw only after ``delay`` s, then at most every ``interval`` s.
     """
 
@@ -38,6 +50,7 @@ class ProgressBar:
         self.total = max(int(total), 0)
         self.unit = unit
         self.stream = stream if stream is not None else sys.stderr
+        self.enabled = stream is not None or _is_terminal(self.stream)
         self.clock = clock
         self.delay, self.interval = float(delay), float(interval)
         self.start = clock()
@@ -59,6 +72,8 @@ class ProgressBar:
         if total is not None:
             self.total = max(int(total), 0)
         self.done = min(max(int(done), 0), self.total)
+        if not self.enabled:
+            return
         now = self.clock()
         if now - self.start < self.delay:
             return

@@ -15,13 +15,13 @@ Examples
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
 from accountant.interfaces import cli_help
 from accountant.core import limits as L
 from accountant.interfaces.fileio import write_atomic
+from accountant.interfaces.jsonout import dumps
 from accountant.core.limits import float_arg, int_arg
 from accountant.interfaces.progress import ProgressBar
 
@@ -138,14 +138,21 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
 
     sim = sub.add_parser("simulate", help="Monte-Carlo errors of one mechanism")
-    sim.add_argument("--mechanism", required=True, choices=ALL_NAMES + FE_NAMES)
-    sim.add_argument("--n", required=True, type=N_SIM)
+    sim.add_argument("--mechanism", required=True, choices=ALL_NAMES + FE_NAMES,
+                     help="collision or coco (the paper's), a baseline, or fe0/fe1 (frequency "
+                          "estimation, Luo, Wang, Yi)")
+    sim.add_argument("--n", required=True, type=N_SIM,
+                     help=f"number of users, in [1, {L.MAX_SIM_USERS:,}]")
     g = sim.add_argument_group("sparse vectors (collision, coco, baselines)")
-    g.add_argument("--d", type=D_ARG, default=None)
-    g.add_argument("--s", type=S_ARG, default=None)
-    g.add_argument("--eps0", type=EPS0_ARG, default=None)
+    g.add_argument("--d", type=D_ARG, default=None,
+                   help="dimension d: each user holds an s-sparse vector over d items")
+    g.add_argument("--s", type=S_ARG, default=None,
+                   help="sparsity s <= d: the number of nonzero items per user")
+    g.add_argument("--eps0", type=EPS0_ARG, default=None, help="local budget eps0 of each report")
     g.add_argument("--t", type=T_ARG, default=None, help="output domain size (collision/coco)")
-    g.add_argument("--postprocess", choices=POSTPROCESS, default=None)
+    g.add_argument("--postprocess", choices=POSTPROCESS, default=None,
+                   help="'none' (default, unbiased estimates) or 'simplex' (projected onto the "
+                        "probability simplex)")
     f = sim.add_argument_group("frequency estimation (fe0, fe1; Luo, Wang, Yi)")
     f.add_argument("--B", type=int_arg("--B", 2, L.MAX_SIM_DOMAIN), default=None, help="domain size")
     f.add_argument("--eps", type=EPS_ARG, default=None, help="central epsilon")
@@ -154,40 +161,54 @@ def build_parser() -> argparse.ArgumentParser:
                    help="blanket messages per user: 'exact' (default), 'paper' or a number")
     f.add_argument("--b", type=int_arg("--b", 2, 2**31 - 1), default=None, help="hash range of fe1 (default n/ln n)")
     f.add_argument("--q", type=int_arg("--q", 3, 2**31 - 1), default=None, help="prime >= B of fe1 (default smallest)")
-    f.add_argument("--data", choices=DATA_KINDS, default=None)
+    f.add_argument("--data", choices=DATA_KINDS, default=None,
+                   help="synthetic values: zipf (default) or uniform over [B]")
     f.add_argument("--beta", type=BETA_ARG, default=None,
                    help="failure probability of the reported accuracy bound (default 0.1)")
-    sim.add_argument("--reps", type=REPS_ARG, default=1)
-    sim.add_argument("--seed", type=SEED_ARG, default=0)
-    sim.add_argument("--json", action="store_true")
+    sim.add_argument("--reps", type=REPS_ARG, default=1, help="Monte-Carlo repetitions (default 1)")
+    sim.add_argument("--seed", type=SEED_ARG, default=0, help="random seed (default 0)")
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
 
     err = sub.add_parser("error", help="exact analytic errors of collision / coco")
-    err.add_argument("--mechanism", required=True, choices=("collision", "coco"))
-    err.add_argument("--n", required=True, type=int_arg("--n", 1, 10**15))
-    err.add_argument("--d", required=True, type=int_arg("--d", 1, 2**31 - 1))
-    err.add_argument("--s", required=True, type=S_ARG)
-    err.add_argument("--eps0", required=True, type=EPS0_ARG)
-    err.add_argument("--t", type=T_ARG, default=None)
-    err.add_argument("--json", action="store_true")
+    err.add_argument("--mechanism", required=True, choices=("collision", "coco"),
+                     help="collision or coco")
+    err.add_argument("--n", required=True, type=int_arg("--n", 1, 10**15), help="number of users")
+    err.add_argument("--d", required=True, type=int_arg("--d", 1, 2**31 - 1),
+                     help="dimension d: each user holds an s-sparse vector over d items")
+    err.add_argument("--s", required=True, type=S_ARG,
+                     help="sparsity s <= d: the number of nonzero items per user")
+    err.add_argument("--eps0", required=True, type=EPS0_ARG, help="local budget eps0 of each report")
+    err.add_argument("--t", type=T_ARG, default=None,
+                     help="output domain size t (default: the paper's t* for collision, Theorem 7 for coco)")
+    err.add_argument("--json", action="store_true", help="print one JSON object")
 
     cmp_ = sub.add_parser("compare", help="table of log10 errors (Figures 6 and 12)")
-    cmp_.add_argument("--n", required=True, type=N_SIM)
-    cmp_.add_argument("--d", required=True, type=D_ARG)
-    cmp_.add_argument("--s", required=True, type=_int_list("--s"))
-    cmp_.add_argument("--eps0", required=True, type=_float_list("--eps0"))
-    cmp_.add_argument("--reps", type=REPS_ARG, default=1)
-    cmp_.add_argument("--seed", type=SEED_ARG, default=0)
-    cmp_.add_argument("--postprocess", choices=POSTPROCESS, default="none")
+    cmp_.add_argument("--n", required=True, type=N_SIM, help="number of users")
+    cmp_.add_argument("--d", required=True, type=D_ARG,
+                      help="dimension d: each user holds an s-sparse vector over d items")
+    cmp_.add_argument("--s", required=True, type=_int_list("--s"),
+                      help="comma-separated sparsities s <= d, e.g. 4,8,16")
+    cmp_.add_argument("--eps0", required=True, type=_float_list("--eps0"),
+                      help="comma-separated local budgets eps0, e.g. 0.5,1,2")
+    cmp_.add_argument("--reps", type=REPS_ARG, default=1, help="Monte-Carlo repetitions per cell (default 1)")
+    cmp_.add_argument("--seed", type=SEED_ARG, default=0, help="random seed (default 0)")
+    cmp_.add_argument("--postprocess", choices=POSTPROCESS, default="none",
+                      help="'none' (default, unbiased estimates) or 'simplex'")
     cmp_.add_argument("--out", required=True, help="output file: .csv, .md or .json")
 
     fet = sub.add_parser("fe-table", help="FE0/FE1: messages and max error, paper's vs exact rho")
-    fet.add_argument("--n", required=True, type=_int_list("--n", 2, L.MAX_SIM_USERS))
-    fet.add_argument("--B", required=True, type=_int_list("--B", 2, L.MAX_SIM_DOMAIN))
-    fet.add_argument("--eps", required=True, type=_float_list("--eps"))
-    fet.add_argument("--reps", type=REPS_ARG, default=5)
-    fet.add_argument("--seed", type=SEED_ARG, default=0)
-    fet.add_argument("--beta", type=BETA_ARG, default=0.1)
-    fet.add_argument("--data", choices=DATA_KINDS, default="zipf")
+    fet.add_argument("--n", required=True, type=_int_list("--n", 2, L.MAX_SIM_USERS),
+                     help="comma-separated numbers of users, e.g. 10000,1000000")
+    fet.add_argument("--B", required=True, type=_int_list("--B", 2, L.MAX_SIM_DOMAIN),
+                     help="comma-separated domain sizes B, e.g. 100,100000")
+    fet.add_argument("--eps", required=True, type=_float_list("--eps"),
+                     help="comma-separated central epsilons, e.g. 0.5,1,3")
+    fet.add_argument("--reps", type=REPS_ARG, default=5, help="Monte-Carlo repetitions per cell (default 5)")
+    fet.add_argument("--seed", type=SEED_ARG, default=0, help="random seed (default 0)")
+    fet.add_argument("--beta", type=BETA_ARG, default=0.1,
+                     help="failure probability of the reported accuracy bound (default 0.1)")
+    fet.add_argument("--data", choices=DATA_KINDS, default="zipf",
+                     help="synthetic values: zipf (default) or uniform over [B]")
     fet.add_argument("--out", required=True, help="output file: .csv, .md or .json")
     for w in (cmp_, fet):
         w.add_argument("--json", action="store_true",
@@ -205,14 +226,20 @@ def _add_plan_parser(sub) -> None:
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     pl.add_argument("--n", type=int_arg("--n", 1, L.MAX_N), default=None,
                     help="users (per round; not with --schedule)")
-    pl.add_argument("--d", required=True, type=int_arg("--d", 1, 2**31 - 1))
-    pl.add_argument("--s", required=True, type=int_arg("--s", 1, 2**31 - 1))
+    pl.add_argument("--d", required=True, type=int_arg("--d", 1, 2**31 - 1),
+                    help="dimension d: each user holds an s-sparse vector over d items (the "
+                         "domain size [d] with --estimate frequency --s 1)")
+    pl.add_argument("--s", required=True, type=int_arg("--s", 1, 2**31 - 1),
+                    help="sparsity s in [1, d]: the number of nonzero items per user (1: one "
+                         "value per user)")
     pl.add_argument("--eps", required=True, type=float_arg("--eps", 0.0, 20.0, lo_open=True),
                     help="target central epsilon of the whole release")
     pl.add_argument("--delta", required=True,
                     type=float_arg("--delta", DELTA_MIN, 1.0, lo_open=False, hi_open=True),
                     help=f"target central delta, in [{DELTA_MIN:g}, 1)")
-    pl.add_argument("--estimate", choices=("mean", "frequency"), default="mean")
+    pl.add_argument("--estimate", choices=("mean", "frequency"), default="mean",
+                    help="what the error is measured on: 'mean' (default, the mean vector) or "
+                         "'frequency' (item frequencies)")
     pl.add_argument("--mechanisms", type=_mechanism_list, default=None,
                     help="comma-separated subset of collision,coco,olh,oue (default collision,coco, "
                          "and olh,oue too with --estimate frequency --s 1 in one round)")
@@ -265,7 +292,7 @@ def _run_plan(args) -> int:
     except InfeasiblePlan as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    print(json.dumps(_jsonable(p.as_dict())) if args.json else render_plan(p))
+    print(dumps(_jsonable(p.as_dict())) if args.json else render_plan(p))
     return 0
 
 
@@ -385,15 +412,15 @@ def _run(args) -> int:
                                    q=args.q, reps=args.reps, seed=args.seed,
                                    data=args.data or "zipf",
                                    beta=0.1 if args.beta is None else args.beta)
-            print(json.dumps(_jsonable(r)) if args.json else _human_frequency(r))
+            print(dumps(_jsonable(r)) if args.json else _human_frequency(r))
         elif args.command == "simulate":
             _check_args(args, ("d", "s", "eps0"), _FE_ONLY, args.mechanism)
             r = simulate(args.mechanism, args.n, args.d, args.s, args.eps0, t=args.t,
                          reps=args.reps, seed=args.seed, postprocess=args.postprocess or "none")
-            print(json.dumps(_jsonable(r)) if args.json else _human_simulate(r))
+            print(dumps(_jsonable(r)) if args.json else _human_simulate(r))
         elif args.command == "error":
             r = analytic_errors(args.mechanism, args.n, args.d, args.s, args.eps0, t=args.t)
-            print(json.dumps(_jsonable(r)) if args.json else _human_error(r))
+            print(dumps(_jsonable(r)) if args.json else _human_error(r))
         elif args.command == "fe-table":
             ext = _out_format(args.out)
 
@@ -403,7 +430,7 @@ def _run(args) -> int:
             bar.close()
             write_atomic(args.out, render_frequency_table(res, _FORMATS[ext]))
             if args.json:
-                print(json.dumps(_written(args, ext, res, TABLE_COLUMNS)))
+                print(dumps(_written(args, ext, res, TABLE_COLUMNS)))
             else:
                 print(f"wrote {len(res['rows'])} rows to {args.out}")
         else:  # compare
@@ -415,7 +442,7 @@ def _run(args) -> int:
             write_atomic(args.out, render_compare(res, _FORMATS[ext]))
             note = f" (skipped, not installed: {', '.join(res['skipped'])})" if res["skipped"] else ""
             if args.json:
-                print(json.dumps(_written(args, ext, res, COMPARE_COLUMNS)))
+                print(dumps(_written(args, ext, res, COMPARE_COLUMNS)))
             else:
                 print(f"wrote {len(res['rows'])} rows to {args.out}{note}")
     except MechanismUnavailableError as exc:

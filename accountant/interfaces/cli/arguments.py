@@ -20,7 +20,20 @@ class _Parser(argparse.ArgumentParser):
 
 
 T_MAX = L.T_MAX
-VR_P_MAX = math.exp(L.EPS_MAX)  # variation-ratio p, q: e^eps0 with eps0 <= 30
+VR_P_MAX = L.VR_RATIO_MAX  # variation-ratio p, q: e^eps0 with eps0 in [1e-10, 30]
+VR_P_MIN = L.VR_RATIO_MIN
+
+
+def vr_ratio_arg(name: str):
+    """--p / --q of variation-ratio: a number in [e^1e-10, e^30] (ln p is eps0), the range
+    of :class:`accountant.core.params.VariationRatioParams` in the option's name."""
+    def parse(text: str) -> float:
+        try:  # a number, short enough, in (1, e^30] (the message of every float option) ...
+            x = L.check_float(name, text, 1.0, VR_P_MAX, lo_open=True)
+            return L.check_vr_ratio(name, x)  # ... and at least e^1e-10
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{L.vr_ratio_range(name)}, got {text[:40]!r}") from None
+    return parse
 
 
 def _add_method_option(p: argparse.ArgumentParser) -> None:
@@ -46,19 +59,56 @@ def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
                    help="dimension d >= s (collision, coco): the certified lower bounds use three inputs "
                         "on pairwise disjoint s-sets, which exist only for d >= 3s; without --d no lower "
                         "bound is reported for collision/coco (the upper bound does not depend on d)")
-    p.add_argument("--p", type=float_arg("--p", 1.0, VR_P_MAX, lo_open=True), default=None,
+    p.add_argument("--p", type=vr_ratio_arg("--p"), default=None,
                    help="variation-ratio: likelihood ratio bound p > 1 between the two differing "
                         "users' outputs (e^eps0 for eps0-LDP); eps0 = ln p")
     p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
                    help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
-    p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
+    p.add_argument("--q", type=vr_ratio_arg("--q"), default=None,
                    help="variation-ratio: ratio bound q > 1 of a differing user's output to any other "
                         "user's (default: p)")
     p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
-                   help="collision, olh: 'any' (default) proves the bound for every hash family; "
+                   help="collision, coco, olh: 'any' (default) proves the bound for every hash family; "
                         "'random' proves it assuming each report's hash is a uniformly random "
                         "function (README: what a deployment must do)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+SCHEDULER_CONNECT_SECONDS = 3.0
+
+
+def check_scheduler(address: str, timeout: float = SCHEDULER_CONNECT_SECONDS) -> str:
+    """Refuse an unusable ``--scheduler`` before any work, in one line (ValueError, exit 2):
+    an address that is not ``[tcp://]host:port``-shaped, or a tcp address where nothing
+    accepts a connection within ``timeout`` seconds (Dask's own client waits 10 s and more).
+    Other protocols (tls://, inproc://, ucx://) are left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    text = (address or "").strip()
+    example = "an address such as tcp://host:8786"
+    if not text:
+        raise ValueError(f"--scheduler must be {example}, got {address!r}")
+    scheme = text.split("://", 1)[0].lower() if "://" in text else "tcp"
+    if scheme != "tcp":
+        return text
+    try:
+        parts = urlsplit(text if "://" in text else "tcp://" + text)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if not host or port is None:
+        raise ValueError(f"--scheduler must be {example}, got {address!r}")
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        if isinstance(exc, socket.timeout):
+            why = "no answer"
+        raise ValueError(f"--scheduler: cannot connect to {text!r} within {timeout:g} s ({why}); "
+                         f"start a Dask scheduler there or drop --scheduler") from None
+    return text
 
 
 def _bound_list(text: str) -> tuple:

@@ -107,8 +107,10 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
     L.check_count("grid", large, L.MAX_GRID_POINTS_LARGE_N,
                   f"number of points with --n above {L.LARGE_N:.0e}",
                   "split the grid into several runs")
-    if getattr(args, "scheduler", None) is not None and not args.scheduler.strip():
-        raise ValueError("--scheduler must be an address such as tcp://host:8786, got ''")
+    if getattr(args, "scheduler", None) is not None:
+        from accountant.interfaces.cli.arguments import check_scheduler
+
+        check_scheduler(args.scheduler)  # one line, exit 2, within seconds (issue 44 item 16)
     hash_model = getattr(args, "hash_model", "any")
     if hash_model == "random" and mechanism not in RANDOM_MECHANISMS:
         raise ValueError(f"--hash-model 'random' is available for collision, coco and olh only, "
@@ -147,6 +149,8 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
         else:
             cols = columns if columns is not None else tables.default_columns(rows)
         chosen = cols if (args.all_bounds or columns is not None) else None  # None: the default
+        if ext == ".csv":  # the header written (hash_model added for random-hash rows)
+            cols = tables.csv_columns(rows, cols)
         written = tables.write_table(rows, args.out, None if args.long else chosen, args.digits, meta,
                                      long=args.long)
         out.update(out=args.out, paths=written, columns=cols, digits=args.digits, long=args.long)

@@ -3,7 +3,6 @@
 Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
 """
 from __future__ import annotations
-import json
 import math
 import sys
 from typing import Optional, Sequence
@@ -14,6 +13,7 @@ from accountant.interfaces.cli.arguments import UsageError
 from accountant.interfaces.cli.parser import build_parser, no_command_text
 from accountant.interfaces.cli.commands import _bib_command, _check_applicable, _delta_command, _describe, _epsilon_command, _local_epsilon_command, _lower_fields, _params
 from accountant.interfaces.cli.grid import _grid_command
+from accountant.interfaces.jsonout import dumps
 
 
 def run(argv: Optional[Sequence[str]] = None) -> dict:
@@ -178,7 +178,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ValueError(str(exc)) from None
         command = next((a for a in argv if not a.startswith("-")), "")
         if "--json" in argv:
-            print(json.dumps(out))
+            print(dumps(out))  # strict JSON: infinities/NaN -> null with a reason
         else:
             print(_human(command, out))
         return 0

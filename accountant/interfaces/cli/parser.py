@@ -9,7 +9,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import ALIASES, BOUND_NAMES, REGISTRY
 from accountant.core.limits import float_arg, int_arg
 from accountant.core.params import MECHANISMS
-from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, _Parser, _add_mechanism_options, _add_method_option
+from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, _Parser, vr_ratio_arg, _add_mechanism_options, _add_method_option
 
 BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)
 INVERSE_CHOICES = ("proved",) + tuple(b for b in BOUND_NAMES if REGISTRY[b].kind != "lower") + tuple(ALIASES)
@@ -94,8 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     p.add_argument("--eps0", type=EPS0_ARG, default=None,
                    help="local budget eps0 (required; for variation-ratio give --p instead)")
-    p.add_argument("--delta", type=DELTA_ARG, required=True)
-    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
+    p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta in [1e-300, 1)")
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c (default 1e-9)")
     _add_mechanism_options(p)
 
     p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex (docs/tables.md)")
@@ -105,16 +105,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps0", default=None,
                    help="list or start:stop:count, e.g. 0.1:5.0:50 (required; variation-ratio: --p)")
     p.add_argument("--delta", required=True, help="list of delta")
-    p.add_argument("--mechanism", default="generic", choices=MECHANISMS)
-    p.add_argument("--p", type=float_arg("--p", 1.0, VR_P_MAX, lo_open=True), default=None,
+    p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
+                   help="randomizer (as for epsilon; default generic eps0-LDP)")
+    p.add_argument("--p", type=vr_ratio_arg("--p"), default=None,
                    help="variation-ratio: likelihood ratio bound p > 1 (one value; eps0 = ln p)")
     p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
                    help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
-    p.add_argument("--q", type=float_arg("--q", 1.0, VR_P_MAX, lo_open=True), default=None,
+    p.add_argument("--q", type=vr_ratio_arg("--q"), default=None,
                    help="variation-ratio: ratio bound q > 1 (default: p)")
     p.add_argument("--t-rule", default="paper", help="paper | coco | fixed:T")
     p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
-                   help="collision, olh: 'any' (default, every hash family) or 'random' (proved assuming "
+                   help="collision, coco, olh: 'any' (default, every hash family) or 'random' (proved assuming "
                         "each report's hash is a uniformly random function; said in the file)")
     p.add_argument("--bounds", default=None,
                    help="bounds to compute: all or a comma-separated list (default: those the columns need)")
@@ -131,27 +132,33 @@ def build_parser() -> argparse.ArgumentParser:
                         "JSON keeps full precision)")
     p.add_argument("--out", required=True, help="output file; format from the extension (.tex also writes .bib)")
     p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None, help="worker processes (default: cores)")
-    p.add_argument("--scheduler", default=None, help="Dask distributed scheduler address")
-    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9)
+    p.add_argument("--scheduler", default=None,
+                   help="Dask distributed scheduler address, e.g. tcp://host:8786 (refused in one line "
+                        "if nothing answers within 3 s)")
+    p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c (default 1e-9)")
     p.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
 
     p = sub.add_parser("figure", help="Figure 2 layout (amplification ratio vs eps0) with Plotly")
     p.add_argument("--out", required=True, help="FILE.html, .png, .pdf or .svg")
-    p.add_argument("--n", default="10000,100000")
-    p.add_argument("--s", default="4,64")
-    p.add_argument("--eps0", default="0.1:5.0:50")
-    p.add_argument("--delta", type=DELTA_ARG, default=1e-6)
-    p.add_argument("--bounds", default="all")
+    p.add_argument("--n", default="10000,100000", help="list of n, one panel each (default 10000,100000)")
+    p.add_argument("--s", default="4,64", help="list of s, one panel each (default 4,64)")
+    p.add_argument("--eps0", default="0.1:5.0:50",
+                   help="list or start:stop:count, the x axis (default 0.1:5.0:50)")
+    p.add_argument("--delta", type=DELTA_ARG, default=1e-6, help="delta in [1e-300, 1) (default 1e-6)")
+    p.add_argument("--bounds", default="all",
+                   help="bounds to draw: all (default) or a comma-separated list of names")
     p.add_argument("--width", type=float_arg("--width (inches)", 1.0, 20.0), default=None,
                    help="figure width in inches (default 3.5: one column of a two-column paper)")
-    p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None)
+    p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None,
+                   help="worker processes (default: cores)")
     p.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
 
     p = sub.add_parser("delta", help="certified delta at a central epsilon")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     p.add_argument("--eps0", type=EPS0_ARG, default=None,
                    help="local budget eps0 (required; for variation-ratio give --p instead)")
-    p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="central epsilon")
+    p.add_argument("--eps", type=L.eps_arg(), required=True,
+                   help="central epsilon in [0, 30] (at 0: the total variation distance)")
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound)")
     _add_method_option(p)
@@ -160,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
-    p.add_argument("--delta", type=DELTA_ARG, required=True)
+    p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta in [1e-300, 1)")
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-6, help="relative tolerance on eps0")
     p.add_argument("--bound", default="proved", choices=INVERSE_CHOICES,
                    help="invert the smallest proved bound (default) or a named upper bound "

@@ -46,6 +46,8 @@ from accountant.interfaces.tables.formats import (  # noqa: F401
     DEFAULT_DIGITS,
     INPUT_DIGITS,
     MAX_DIGITS,
+    csv_columns,
+    csv_sidecar,
     to_csv,
     to_json,
     to_markdown,
@@ -65,6 +67,7 @@ from accountant.interfaces.tables.files import (  # noqa: F401
     latex_pair,
     latex_zip,
     render,
+    sidecar_path,
     write_table,
 )
 
@@ -87,6 +90,8 @@ __all__ = [
     'SECONDS_PER_DEEP_ROW',
     'check_output_path',
     'cited_keys',
+    'csv_columns',
+    'csv_sidecar',
     'column_direction',
     'column_names',
     'compute_row',
@@ -107,6 +112,7 @@ __all__ = [
     'render',
     'resolve_t',
     'saving_summary',
+    'sidecar_path',
     'to_bibtex',
     'to_csv',
     'to_json',

@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 from accountant.interfaces.fileio import write_atomic, write_atomic_group
 from accountant.core.limits import check_output_writable
 from accountant.interfaces.tables.columns import POINT_FIELDS, _registry, default_columns, long_rows
-from accountant.interfaces.tables.formats import DEFAULT_DIGITS, to_csv, to_json, to_markdown
+from accountant.interfaces.tables.formats import DEFAULT_DIGITS, csv_sidecar, to_csv, to_json, to_markdown
 from accountant.interfaces.tables.latex import to_bibtex, to_latex
 
 FORMATS = (".csv", ".json", ".md", ".tex")
@@ -34,13 +34,21 @@ def bib_path(path: str) -> str:
     return os.path.splitext(path)[0] + ".bib"
 
 
+def sidecar_path(path: str) -> str:
+    """The provenance file written beside a .csv table: ``NAME.csv.json``."""
+    return path + ".json"
+
+
 def render(rows: Sequence[dict], ext: str, columns: Optional[Sequence[str]] = None,
            digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None, long: bool = False,
            bib_stem: Optional[str] = None) -> str:
     """The table as text in format ``ext`` (default columns unless ``columns``; ``long``:
     one row per point and bound)."""
     if long:
+        random_hash = any(r.get("hash_model") == "random" for r in rows)
         rows = long_rows(rows, [c for c in (columns or ()) if c in _registry()] or None)
+        if random_hash:  # the assumption stays with every row (csv: a hash_model column)
+            rows = [{**lr, "hash_model": "random"} for lr in rows]
         columns = list(LONG_FIELDS)
     elif columns is None and ext != ".json":  # JSON: every field unless columns are chosen
         columns = default_columns(rows)
@@ -51,11 +59,17 @@ def render(rows: Sequence[dict], ext: str, columns: Optional[Sequence[str]] = No
 
 def write_table(rows: Sequence[dict], path: str, columns: Optional[Sequence[str]] = None,
                 digits: int = DEFAULT_DIGITS, meta: Optional[dict] = None, long: bool = False) -> list[str]:
-    """Write the table (and, for .tex, its .bib beside it: both or neither); returns the
-    paths written.  ValueError naming ``path`` when it cannot be written (checked before
-    rendering: missing directory, /proc, read-only)."""
+    """Write the table (for .tex its .bib beside it, for .csv its provenance ``NAME.csv.json``
+    beside it: both or neither); returns the paths written.  ValueError naming ``path`` when
+    it cannot be written (checked before rendering: missing directory, /proc, read-only)."""
     ext = check_output_path(path)
+    side = sidecar_path(path)  # beside the name given (a symlink's target is written through)
     path = check_output_writable(path, "path")
+    if ext == ".csv":
+        side = check_output_writable(side, "path (its .csv.json provenance)")
+        write_atomic_group([(path, render(rows, ext, columns, digits, meta, long)),
+                            (side, csv_sidecar(meta))])
+        return [path, side]
     if ext != ".tex":
         write_atomic(path, render(rows, ext, columns, digits, meta, long))
         return [path]

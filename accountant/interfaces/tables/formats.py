@@ -5,9 +5,9 @@ Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathe
 from __future__ import annotations
 import csv
 import io
-import json
 from typing import Optional, Sequence
 from accountant.core.numfmt import fmt
+from accountant.interfaces.jsonout import dumps
 from accountant.interfaces.tables.columns import _FIELDS, column_direction, wide_columns
 from accountant.interfaces.tables.provenance import _meta_lines
 DEFAULT_DIGITS = 4
@@ -34,13 +34,14 @@ def _check_digits(digits: int) -> int:
 
 def to_csv(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digits: int = DEFAULT_DIGITS,
            meta: Optional[dict] = None) -> str:
-    """CSV with ``#`` provenance lines, machine column names, numbers with ``digits``
-    significant digits rounded in the direction of their claim (empty cell = not available)."""
+    """CSV that every reader takes as it is: the header row first (machine column names), no
+    comment lines, numbers with ``digits`` significant digits rounded in the direction of
+    their claim (empty cell = not available).  ``meta`` (the provenance) is not written into
+    the CSV: :func:`accountant.interfaces.tables.files.write_table` puts it in the sidecar
+    ``NAME.csv.json`` (:func:`csv_sidecar`)."""
     _check_digits(digits)
-    cols = list(columns) if columns is not None else wide_columns(rows)
+    cols = csv_columns(rows, list(columns) if columns is not None else wide_columns(rows))
     buf = io.StringIO()
-    for line in _meta_lines(meta):
-        buf.write("# " + line.replace("\n", " ") + "\n")
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(cols)
     for r in rows:
@@ -48,12 +49,28 @@ def to_csv(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digits
     return buf.getvalue()
 
 
+def csv_columns(rows: Sequence[dict], columns: Sequence[str]) -> list[str]:
+    """The columns of a CSV table: ``columns``, plus ``hash_model`` when the rows' bounds
+    assume a uniformly random hash ("random"): a CSV carries no provenance lines, so the
+    assumption a number is proved under travels in every row (the sidecar has its words)."""
+    cols = list(columns)
+    if "hash_model" not in cols and any(r.get("hash_model") == "random" for r in rows):
+        cols.append("hash_model")
+    return cols
+
+
+def csv_sidecar(meta: Optional[dict]) -> str:
+    """The text of a CSV's sidecar ``NAME.csv.json``: ``{"meta": {...}}``, the provenance
+    the CSV itself does not carry (strict JSON)."""
+    return dumps({"meta": dict(meta or {})}, indent=1) + "\n"
+
+
 def to_json(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digits: int = DEFAULT_DIGITS,
             meta: Optional[dict] = None) -> str:
     """``{"meta": {...}, "rows": [...]}`` at full precision (``digits`` does not apply);
     ``columns`` (if given) selects the row fields."""
     out = list(rows) if columns is None else [{c: r.get(c) for c in columns} for r in rows]
-    return json.dumps({"meta": dict(meta or {}), "rows": out}, indent=1)
+    return dumps({"meta": dict(meta or {}), "rows": out}, indent=1)
 
 
 def _md_escape(text: str) -> str:

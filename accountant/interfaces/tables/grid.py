@@ -318,10 +318,12 @@ def compute_table(points: Sequence[GridPoint], bounds: Sequence[str] = BOUND_NAM
         require("distributed", "--scheduler (a Dask cluster)")
         from dask.distributed import Client, as_completed
         try:
-            client = Client(scheduler, timeout="10s")
-        except (OSError, ValueError, TypeError) as exc:  # unreachable or malformed address
+            client = Client(scheduler, timeout="5s")
+        except (OSError, ValueError, TypeError) as exc:  # unreachable or malformed address: bad input
             msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise OSError(f"--scheduler: cannot connect to {scheduler!r}: {msg}") from None
+            raise ValueError(f"--scheduler: cannot connect to {scheduler!r}: {msg}") from None
+        except MemoryError:  # something answered, but not Dask's protocol (a frame length of exabytes)
+            raise ValueError(f"--scheduler: {scheduler!r} does not answer as a Dask scheduler") from None
         with client:
             futs = client.map(compute_row, list(points), bounds=bounds, rtol=rtol, pure=False)
             index = {f.key: i for i, f in enumerate(futs)}

@@ -7,15 +7,22 @@ import os
 from typing import Optional
 
 
+DISTRIBUTION = "shuffle-dp-toolkit"  # [project] name in pyproject.toml
+# the source tree's root: accountant/interfaces/tables/provenance.py -> three levels up
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
 def tool_version() -> str:
+    """The version of the installed distribution ``shuffle-dp-toolkit``; outside an
+    installation the ``version`` of the source tree's pyproject.toml; "unknown" only if
+    neither exists."""
     try:
         from importlib.metadata import version
 
-        return version("shuffle-accountant")
+        return version(DISTRIBUTION)
     except Exception:  # not installed as a distribution: the source tree's pyproject
         try:
-            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as fh:
+            with open(os.path.join(_ROOT, "pyproject.toml"), encoding="utf-8") as fh:
                 for line in fh:
                     if line.startswith("version"):
                         return line.split("=", 1)[1].strip().strip('"')
@@ -29,13 +36,12 @@ def git_commit() -> Optional[str]:
     None outside a git checkout."""
     import subprocess
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
-        head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
+        head = subprocess.run(["git", "-C", _ROOT, "rev-parse", "HEAD"], capture_output=True,
                               text=True, timeout=10)
         if head.returncode != 0:
             return None
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", _ROOT, "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=10)
         return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):

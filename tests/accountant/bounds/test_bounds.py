@@ -159,13 +159,14 @@ def test_exports(tmp_path, ext):
     written = tables.write_table(rows, str(path), meta=tables.provenance("test"))
     text = path.read_text()
     # no temp file left; a .tex table has its .bib beside it
-    expected = {path.name} | ({"t.bib"} if ext == ".tex" else set())
+    expected = {path.name} | ({"t.bib"} if ext == ".tex" else {"t.csv.json"} if ext == ".csv" else set())
     assert {p.name for p in tmp_path.iterdir()} == expected == {os.path.basename(w) for w in written}
     if ext == ".json":
         data = json.loads(text)
         assert data["rows"][0]["paper"] == rows[0]["paper"] and data["meta"]["command"] == "test"
     elif ext == ".csv":
-        lines = [ln for ln in text.strip().splitlines() if not ln.startswith("#")]
+        lines = text.strip().splitlines()  # header first, no comment lines
+        assert json.loads((tmp_path / "t.csv.json").read_text())["meta"]["command"] == "test"
         # the proved number comes first, before the paper's value; printed rounded up
         assert len(lines) == 3 and lines[0].startswith("n,t,eps0,proved_epsilon,lower_epsilon,paper_epsilon")
         assert rows[0]["clone"] == rows[0]["proved_epsilon"] <= float(lines[1].split(",")[3])

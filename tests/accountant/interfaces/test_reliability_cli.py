@@ -178,7 +178,7 @@ def test_accountant_scheduler_unreachable_one_line(tmp_path, capsys):
     out = str(tmp_path / "t.csv")
     rc, so, err, el = _run_inprocess(
         acli.main, ["table"] + TAB + ["--out", out, "--scheduler", "not an address:::"], capsys)
-    assert rc == 1 and so == "" and "Traceback" not in err
+    assert rc == 2 and so == "" and "Traceback" not in err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "--scheduler" in lines[0]
     assert not os.path.exists(out)

@@ -75,7 +75,7 @@ def test_every_text_format_rounds_in_the_direction_of_the_claim(rows, digits):
     assert {"proved_epsilon", "lower_epsilon", "paper_epsilon", "literature_epsilon"} <= directed
     # csv
     text = tables.render(rows, ".csv", cols, digits)
-    body = list(csv.reader(io.StringIO("".join(ln + "\n" for ln in text.splitlines() if not ln.startswith("#")))))
+    body = list(csv.reader(io.StringIO(text)))
     assert body[0] == cols
     assert _check_directions(body[1:], rows, cols) >= 8 * len(rows)
     # markdown
@@ -99,7 +99,7 @@ def test_every_text_format_rounds_in_the_direction_of_the_claim(rows, digits):
 def test_printed_bounds_are_really_rounded(rows):
     """At 2 digits an upper bound's printed value is strictly above it (not just equal)."""
     text = tables.render(rows, ".csv", ["proved_epsilon", "lower_epsilon"], 2)
-    last = [ln for ln in text.splitlines() if not ln.startswith("#")][1:]
+    last = text.splitlines()[1:]
     for ln, r in zip(last, rows):
         up, low = (Decimal(x) for x in ln.split(","))
         assert up > Decimal(r["proved_epsilon"]) and low < Decimal(r["lower_epsilon"])
@@ -109,7 +109,10 @@ def test_provenance_in_every_format(rows):
     meta = tables.provenance("python -m accountant table --n 2000", rtol=1e-9, method="float")
     assert meta["version"] and meta["date"].endswith("+00:00") and meta["rtol"] == 1e-9
     assert meta["git_commit"] is None or re.fullmatch(r"[0-9a-f]{40}(-dirty)?", meta["git_commit"])
-    for ext, prefix in ((".csv", "# "), (".tex", "% ")):
+    csv_text = tables.render(rows, ".csv", meta=meta)  # the CSV carries no provenance: its sidecar does
+    assert "#" not in csv_text and csv_text.splitlines()[0] == ",".join(tables.default_columns(rows))
+    assert json.loads(tables.csv_sidecar(meta)) == {"meta": json.loads(json.dumps(meta))}
+    for ext, prefix in ((".tex", "% "),):
         text = tables.render(rows, ext, meta=meta)
         for key in ("tool: accountant", "version: ", "git_commit: ", "command: python -m accountant table --n 2000",
                     "date: ", "rtol: 1e-09", "method: float"):
@@ -194,12 +197,14 @@ def test_cli_json_summary_and_columns(tmp_path):
                 "--workers", "1", "--out", str(out), "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout)
-    assert summary["paths"] == [str(out)] and summary["format"] == "csv" and summary["rows"] == 2
+    assert summary["paths"] == [str(out), str(out) + ".json"] and summary["format"] == "csv"
+    assert summary["rows"] == 2
     assert summary["columns"] == ["n", "eps0", "proved_epsilon", "clone", "stronger-clone"]
     assert summary["parameters"]["s"] == [4] and summary["parameters"]["eps0"] == [0.5, 2.0]
     text = out.read_text()
-    assert "# command: python -m accountant table --n 2000" in text
-    header = [ln for ln in text.splitlines() if not ln.startswith("#")][0]
+    side = json.loads((tmp_path / "t.csv.json").read_text())
+    assert side["meta"]["command"].startswith("python -m accountant table --n 2000")
+    header = text.splitlines()[0]
     assert header == "n,eps0,proved_epsilon,clone,stronger-clone"
 
 

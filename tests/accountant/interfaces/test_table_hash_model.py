@@ -48,8 +48,14 @@ def test_files_say_the_assumption(tmp_path, capsys):
     assert doc["meta"]["assumption"] == "each report's hash is a uniformly random function"
     assert doc["rows"][0]["hash_model"] == "random"
     assert main(args + ["--out", str(tmp_path / "r.csv")]) == 0
-    csv = (tmp_path / "r.csv").read_text()
-    assert "# assumption: each report's hash is a uniformly random function" in csv
+    csv = (tmp_path / "r.csv").read_text().splitlines()  # no comment lines: a column says it
+    assert csv[0].endswith(",hash_model") and all(line.endswith(",random") for line in csv[1:])
+    side = json.loads((tmp_path / "r.csv.json").read_text())["meta"]
+    assert side["assumption"] == "each report's hash is a uniformly random function"
+    assert main(args + ["--long", "--bounds", "blanket,lower", "--out", str(tmp_path / "l.csv")]) == 0
+    long_csv = (tmp_path / "l.csv").read_text().splitlines()
+    assert long_csv[0].endswith(",hash_model") and len(long_csv) == 3
+    assert all(line.endswith(",random") for line in long_csv[1:])
     assert main(args + ["--out", str(tmp_path / "r.tex")]) == 0
     tex = (tmp_path / "r.tex").read_text()
     caption = tex[tex.index(r"\caption{"):]
