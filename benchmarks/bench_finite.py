@@ -26,7 +26,7 @@ from _smoke import SMOKE  # noqa: E402
 
 def random_matrix(k: int, m: int) -> FiniteRandomizer:
     M = np.random.default_rng(1).uniform(0.05, 1.0, size=(k, m))
-    return FiniteRandomizer(M / M.sum(axis=1, keepdims=True), name=f"random {k}x{m}")
+    return FiniteRandomizer(M / M.sum(axis=1, keepdims=True), label=f"random {k}x{m}")
 
 
 def cases():
@@ -52,7 +52,7 @@ def main() -> int:
         lo = finite_lower_epsilon(R, n, delta, upper=up.epsilon)
         t3 = time.perf_counter()
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-        print(f"| {R.name} ({R.k}x{R.outputs_count}) | {n:.0e} | {delta:g} | {t1 - t0:.2f} | {up.epsilon:.6g} | "
+        print(f"| {R.label} ({R.k}x{R.outputs_count}) | {n:.0e} | {delta:g} | {t1 - t0:.2f} | {up.epsilon:.6g} | "
               f"{t2 - t1:.2f} | {up.exact_blanket} | {lo.epsilon:.6g} | {t3 - t2:.2f} | {rss:.0f} |", flush=True)
     print()
     print("| k-RR | n | named s | matrix s | ratio |")

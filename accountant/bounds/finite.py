@@ -138,7 +138,7 @@ def finite_blanket_law(R: FiniteRandomizer) -> FiniteLaw:
     """
     R = _check_randomizer(R)
     if not R.pure:
-        raise ValueError(f"{R.name} is not pure LDP (a column has a zero beside a positive entry): "
+        raise ValueError(f"{R.label} is not pure LDP (a column has a zero beside a positive entry): "
                          "the blanket bound here needs every output possible from every input")
     eps0 = _eps0_up(R)
     E = math.exp(eps0)
@@ -170,7 +170,7 @@ def finite_blanket_law(R: FiniteRandomizer) -> FiniteLaw:
         w00 = 0.0
     null = 1.0 - math.fsum((w10, w10, w11, w00))
     if null <= 8.0 * slack:
-        raise ValueError(f"{R.name}: the blanket covers almost all of every row (gamma = {gamma!r}); "
+        raise ValueError(f"{R.label}: the blanket covers almost all of every row (gamma = {gamma!r}); "
                          "the rounding margin of this bound is not available so close to gamma = 1")
     # density ratios of the true worst law (its zeroed atoms moved to null) to the float law
     ratios = [max(worst10, w10 + slack + _U * w10) / w10]
@@ -314,7 +314,7 @@ def _category_law(R: FiniteRandomizer, x1: int, x1p: int, x0: int) -> Optional[L
         return None
     names = R.inputs
     text = (f"D = ({names[x1]}, {names[x0]}, ..., {names[x0]}), D' = ({names[x1p]}, {names[x0]}, ..., "
-            f"{names[x0]}) (inputs of {R.name}), each report sorted into S = {{y: R[x1, y] > R[x1', y]}} "
+            f"{names[x0]}) (inputs of {R.label}), each report sorted into S = {{y: R[x1, y] > R[x1', y]}} "
             "or not (and the outputs where the rows agree)")
     return LowerLaw(laws[0], text, alternatives=tuple(laws[1:]))
 

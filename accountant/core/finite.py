@@ -101,8 +101,9 @@ class FiniteRandomizer:
         and :data:`MAX_CELLS` entries.
     inputs, outputs : sequence of str, optional
         Names of the rows and columns (default ``"0", "1", ...``); used to name datasets.
-    name : str
-        What the randomizer is (shown in outputs), default ``"finite"``.
+    label : str
+        What the randomizer is (shown in outputs and datasets), default ``"finite"``.  (``name``
+        is the mechanism's name, ``"finite"``, as for every parameter object.)
 
     Examples
     --------
@@ -117,8 +118,8 @@ class FiniteRandomizer:
     matrix: np.ndarray
     inputs: Optional[Sequence[str]] = None
     outputs: Optional[Sequence[str]] = None
-    name: str = "finite"
-    mechanism: str = field(default="finite", init=False)
+    label: str = "finite"
+    name: str = field(default="finite", init=False)
 
     def __post_init__(self) -> None:
         arr = _as_matrix(self.matrix)
@@ -137,8 +138,8 @@ class FiniteRandomizer:
             if len(set(labels)) != size:
                 raise ValueError(f"{what}: names must be distinct")
             object.__setattr__(self, what, labels)
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError("name must be a non-empty string")
+        if not isinstance(self.label, str) or not self.label:
+            raise ValueError("label must be a non-empty string")
 
     @property
     def k(self) -> int:
@@ -178,7 +179,7 @@ class FiniteRandomizer:
     def describe(self) -> str:
         """One line: size, eps0, gamma."""
         e = self.eps0
-        return (f"{self.name}: {self.k} inputs x {self.outputs_count} outputs, eps0 = "
+        return (f"{self.label}: {self.k} inputs x {self.outputs_count} outputs, eps0 = "
                 f"{'inf (not pure LDP)' if not math.isfinite(e) else f'{e:.10g}'}, "
                 f"blanket gamma = {self.gamma:.6g}")
 
@@ -198,7 +199,7 @@ def _read_csv(path: str) -> list:
     return rows
 
 
-def load_matrix(path: str, name: Optional[str] = None) -> FiniteRandomizer:
+def load_matrix(path: str, label: Optional[str] = None) -> FiniteRandomizer:
     """A :class:`FiniteRandomizer` from a file.
 
     ``.json``: a list of rows, or ``{"matrix": rows, "inputs": [...], "outputs": [...]}``
@@ -223,7 +224,7 @@ def load_matrix(path: str, name: Optional[str] = None) -> FiniteRandomizer:
         _fail(f"no such file: {path}")
     ext = os.path.splitext(path)[1].lower()
     inputs = outputs = None
-    label = name or os.path.splitext(os.path.basename(path))[0]
+    explicit, label = label, label or os.path.splitext(os.path.basename(path))[0]
     if ext == ".json":
         try:
             with open(path, encoding="utf-8") as fh:
@@ -234,7 +235,7 @@ def load_matrix(path: str, name: Optional[str] = None) -> FiniteRandomizer:
             if "matrix" not in data:
                 _fail(f"{path}: a JSON object needs the key \"matrix\" (a list of rows)")
             rows, inputs, outputs = data["matrix"], data.get("inputs"), data.get("outputs")
-            label = name or data.get("name") or label
+            label = explicit or data.get("name") or label
         else:
             rows = data
     elif ext == ".csv":
@@ -248,4 +249,4 @@ def load_matrix(path: str, name: Optional[str] = None) -> FiniteRandomizer:
         _fail(f"{path}: the file must end in .json, .csv or .npy")
     if isinstance(rows, list) and not rows:
         _fail(f"{path} holds no rows")
-    return FiniteRandomizer(rows, inputs=inputs, outputs=outputs, name=str(label))
+    return FiniteRandomizer(rows, inputs=inputs, outputs=outputs, label=str(label))

@@ -58,7 +58,7 @@ def krr(k: int, eps0: float) -> FiniteRandomizer:
     E = math.exp(e)
     M = np.full((k, k), 1.0)
     np.fill_diagonal(M, E)
-    return FiniteRandomizer(M / (E + k - 1), name=f"{k}-RR")
+    return FiniteRandomizer(M / (E + k - 1), label=f"{k}-RR")
 
 
 def _hadamard(K: int) -> np.ndarray:
@@ -85,7 +85,7 @@ def hadamard_response(k: int, eps0: float) -> FiniteRandomizer:
     E = math.exp(e)
     own = _hadamard(K)[1:k + 1] > 0
     M = np.where(own, 2.0 * E / (K * (E + 1.0)), 2.0 / (K * (E + 1.0)))
-    return FiniteRandomizer(M, name="hadamard-response")
+    return FiniteRandomizer(M, label="hadamard-response")
 
 
 def subset_selection(k: int, eps0: float, size: Optional[int] = None) -> FiniteRandomizer:
@@ -110,7 +110,7 @@ def subset_selection(k: int, eps0: float, size: Optional[int] = None) -> FiniteR
     for j, S in enumerate(subsets):
         member[list(S), j] = True
     z = math.comb(k - 1, size - 1) * E + math.comb(k - 1, size)
-    return FiniteRandomizer(np.where(member, E / z, 1.0 / z), name=f"subset-selection({size})")
+    return FiniteRandomizer(np.where(member, E / z, 1.0 / z), label=f"subset-selection({size})")
 
 
 def _bits(k: int) -> np.ndarray:
@@ -118,7 +118,7 @@ def _bits(k: int) -> np.ndarray:
     return ((np.arange(1 << k)[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
 
 
-def unary_encoding(k: int, p: float, q: float, name: str = "unary-encoding") -> FiniteRandomizer:
+def unary_encoding(k: int, p: float, q: float, label: str = "unary-encoding") -> FiniteRandomizer:
     """Unary encoding: bit x is 1 w.p. p, every other bit w.p. q, independently (2^k outputs,
     k <= 16).  Symmetric (basic RAPPOR): q = 1 - p; OUE: p = 1/2, q = 1/(e^eps0 + 1).
 
@@ -139,7 +139,7 @@ def unary_encoding(k: int, p: float, q: float, name: str = "unary-encoding") -> 
     logq = np.where(Y, math.log(q), math.log1p(-q)).sum(axis=1)          # every bit at rate q
     own = np.where(Y, math.log(p) - math.log(q), math.log1p(-p) - math.log1p(-q))  # bit x at p
     M = np.exp(logq[None, :] + own.T)
-    return FiniteRandomizer(M, name=name)
+    return FiniteRandomizer(M, label=label)
 
 
 def symmetric_unary_encoding(k: int, eps0: float) -> FiniteRandomizer:
@@ -153,7 +153,7 @@ def symmetric_unary_encoding(k: int, eps0: float) -> FiniteRandomizer:
     """
     e = _eps0(eps0)
     p = math.exp(e / 2) / (math.exp(e / 2) + 1.0)
-    return unary_encoding(k, p, 1.0 - p, name="symmetric-unary-encoding")
+    return unary_encoding(k, p, 1.0 - p, label="symmetric-unary-encoding")
 
 
 def optimized_unary_encoding(k: int, eps0: float) -> FiniteRandomizer:
@@ -166,7 +166,7 @@ def optimized_unary_encoding(k: int, eps0: float) -> FiniteRandomizer:
     1.0
     """
     e = _eps0(eps0)
-    return unary_encoding(k, 0.5, 1.0 / (math.exp(e) + 1.0), name="oue")
+    return unary_encoding(k, 0.5, 1.0 / (math.exp(e) + 1.0), label="oue")
 
 
 def local_hashing(k: int, eps0: float, g: Optional[int] = None) -> FiniteRandomizer:
@@ -190,7 +190,7 @@ def local_hashing(k: int, eps0: float, g: Optional[int] = None) -> FiniteRandomi
     H = np.array(list(itertools.product(range(g), repeat=k)), dtype=np.int64)   # hashes x k
     hit = H.T[:, :, None] == np.arange(g)[None, None, :]                         # k x hashes x g
     M = np.where(hit, E / (E + g - 1), 1.0 / (E + g - 1)) / hashes
-    return FiniteRandomizer(M.reshape(k, hashes * g), name=f"local-hashing(g={g})")
+    return FiniteRandomizer(M.reshape(k, hashes * g), label=f"local-hashing(g={g})")
 
 
 #: command-line name -> (builder, the parameters it takes besides k and eps0)

@@ -28,7 +28,7 @@ def test_members_are_eps0_ldp_with_exact_blanket(name):
     assert finite_blanket_law(R).exact_blanket
 
 
-@pytest.mark.parametrize("R", SMALL, ids=lambda R: R.name)
+@pytest.mark.parametrize("R", SMALL, ids=lambda R: R.label)
 def test_members_bracket_brute_force(R):
     for n in (2, 3):
         for eps in (0.0, 0.3 * R.eps0):
