@@ -320,7 +320,8 @@ def _category_law(R: FiniteRandomizer, x1: int, x1p: int, x0: int) -> Optional[L
 
 
 def lower_triples(R: FiniteRandomizer) -> list:
-    """Up to ``2 LOWER_TRIPLES`` triples (x1, x1', x0): the best by the chi-square
+    """Up to ``4 + 2 LOWER_TRIPLES`` triples (x1, x1', x0): the best pair's four with x0 in
+    {x1, x1'} (binary randomized response's worst datasets), and the best by the chi-square
     ``sum_c (P_x1(c) - P_x1'(c))^2 / P_x0(c)`` of their two-category law and of their
     three-category law (where x0 gives both sides the same mass)."""
     M = R.matrix
@@ -354,6 +355,9 @@ def lower_triples(R: FiniteRandomizer) -> list:
                 if chi[x0] >= 0:
                     scored.append((kind, float(chi[x0]), x1, x1p, int(x0)))
     out = []
+    if scored:  # the best pair's datasets where the others hold x1 or x1' (binary RR's worst case)
+        x1, x1p = max(scored, key=lambda t: t[1])[2:4]
+        out += [(x1, x1p, x1), (x1, x1p, x1p), (x1p, x1, x1), (x1p, x1, x1p)]
     for kind in (0, 1):  # the best of each kind: chi-square alone does not rank across kinds
         best = sorted((t for t in scored if t[0] == kind), key=lambda t: -t[1])
         taken = 0
