@@ -4,11 +4,13 @@ One registry, :data:`REGISTRY`, holds a :class:`BoundSpec` per bound.  What user
 know is data on the entry, not code spread over modules:
 
 * ``kind``: ``"upper"`` (an upper bound on eps_c where it is proved), ``"lower"`` (a
-  certified lower bound on the true eps_c of the mechanism) or ``"paper"`` (the paper's
-  Theorem 5 value, reported under its own name and never as ``epsilon``);
-* ``proved_for``: the mechanisms for which the statement is a theorem *for the mechanism
-  as implemented* (for Collision and CoCo: every hash family, including the SplitMix64
-  one of :mod:`mechanisms.randomizers.collision`);
+  lower bound on eps_c: of the mechanism, the worst hash family or the worst randomizer of
+  a class, :mod:`.labels`) or ``"paper"`` (the paper's Theorem 5 value, reported under its
+  own name and never as ``epsilon``);
+* ``proved_for``: the mechanisms for which the statement is a theorem (an upper bound: *for
+  the mechanism as implemented*, for Collision and CoCo every hash family, including the
+  SplitMix64 one of :mod:`mechanisms.randomizers.collision`; a lower bound: certified for
+  what its label names).  The words every surface prints are :func:`.labels.kind_label`'s;
 * ``reference`` and ``validity``: the paper and the stated range.
 
 "Which bound is proved for this mechanism" is then a query (:func:`proved_upper_bounds`),
@@ -309,7 +311,7 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
               _lower, _lower_delta, engine="exact"),
-    BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco", "olh"),
+    BoundSpec("lower-worst-hash", "lower", ("collision", "coco", "olh"), ("collision", "coco", "olh"),
               "exact divergence of post-processed shuffled outputs under one fixed clean hash "
               "(accountant.bounds.laws.worst_hash_lower_law): certified lower bound on eps_c of the "
               "worst hash family, so the exact blanket is optimal among bounds for every family",
