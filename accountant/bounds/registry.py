@@ -53,6 +53,7 @@ from typing import Callable, Optional
 
 from accountant.bounds import blanket_relaxations as blanket
 from accountant.bounds import closed_form
+from accountant.bounds.agreement import agree_with_delta
 from accountant.bounds import random_blanket as _rb  # hash_model="random" (Collision, CoCo, OLH)
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
@@ -442,6 +443,8 @@ def compute_params_bound(name: str, params: Params, n: int, delta: float, rtol: 
     if res.applicable and res.epsilon is not None and REGISTRY[name].kind != "lower" \
             and res.epsilon > params.eps0:
         res = BoundResult(res.name, params.eps0, True, closed_form.NO_AMPLIFICATION, delta, 0.0)
+    if rtol < CHART_RTOL:  # the delta form at this eps is <= delta too (one number, .agreement)
+        res = agree_with_delta(REGISTRY[name], params, n, delta, res, rtol, closed_form.NO_AMPLIFICATION)
     return BoundResult(name, res.epsilon, res.applicable, res.reason, res.delta,
                        res.achieved_delta, time.perf_counter() - t0)
 
