@@ -99,6 +99,13 @@ def _lower_fields(name: str, params, applicable: bool) -> dict:
     return {"lower_dataset": ll.datasets, "lower_hash_model": ll.hash_model}
 
 
+def _zero_reason(params, n: int):
+    """Why a lower end of 0 need not be the datasets' value (None: it is)."""
+    from accountant.bounds.laws.lower import zero_reason
+
+    return zero_reason(params, n)
+
+
 def _pair_path(args, name: str) -> bool:
     """Whether the request needs the log-delta / high-precision pair path."""
     tiny = args.command == "epsilon" and args.log_delta < math.log(1e-300)
@@ -143,6 +150,8 @@ def _epsilon_command(args) -> dict:
         out["certified"] = lab.certified and res.applicable
         if st["kind"] == "lower":
             out.update(_lower_fields(name, params, res.applicable))
+            if name == "lower" and res.applicable and res.epsilon == 0.0:
+                out["lower_zero_reason"] = _zero_reason(params, args.n)
     else:
         rep = ShuffleAccountant(params, args.n).epsilon_result(args.delta, rtol=args.rtol)
         out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
@@ -152,6 +161,8 @@ def _epsilon_command(args) -> dict:
                    lower_label=kind_label("lower", params.name).words)
         if rep.note:
             out["note"] = rep.note
+        if rep.lower_epsilon == 0.0:
+            out["lower_zero_reason"] = _zero_reason(params, args.n)
         if params.name in REGISTRY["lower-worst-hash"].applies_to:
             # how far any bound proved for every hash family could go (see docs/proved.md, Findings)
             wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)
@@ -206,6 +217,8 @@ def _delta_command(args) -> dict:
                lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model, paper_delta=rep.paper_delta,
                paper_caveat=rep.paper_caveat, method=args.method,
                lower_label=kind_label("lower", params.name).words if rep.lower_delta is not None else None)
+    if rep.lower_delta == 0.0 or (name == "lower" and rep.delta == 0.0):
+        out["lower_zero_reason"] = _zero_reason(params, args.n)
     if rep.bound in REGISTRY:
         out.update(kind=REGISTRY[rep.bound].kind, **kind_label(rep.bound, params.name).as_json())
     else:  # the trivial bound delta <= 1

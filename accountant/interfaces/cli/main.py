@@ -125,7 +125,8 @@ def _human(command: str, out: dict) -> str:
         if not out["applicable"]:
             return f"{out['bound']}: not applicable: {out['reason']}"
         return (f"{out['bound']}: eps_c {out['relation']} {_bound(out['epsilon'], out['kind'])} "
-                f"at delta = {out['delta']:.3g} ({out['label']})" + (f"; {out['reason']}" if out["reason"] else ""))
+                f"at delta = {out['delta']:.3g} ({out['label']})" + (f"; {out['reason']}" if out["reason"] else "")
+                + (f"\n  why 0: {out['lower_zero_reason']}" if out.get("lower_zero_reason") else ""))
     if command == "epsilon":
         lines = [f"eps_c <= {_up(out['epsilon'])} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
                  f"certified delta {_up(out['achieved_delta'], 6)})",
@@ -140,6 +141,8 @@ def _human(command: str, out: dict) -> str:
             lines.append(f"eps_c >= {_down(out['lower_epsilon'])} ({out['lower_label']}"
                          + (f", {hm})" if hm else ")"))
             lines.append(f"  datasets: {out['lower_dataset']}")
+            if out.get("lower_zero_reason"):
+                lines.append(f"  why 0: {out['lower_zero_reason']}")
         else:
             lines.append(f"lower bound: not available ({out['lower_reason']})")
         if hashed and out["worst_hash_lower_epsilon"] is not None:
@@ -155,6 +158,8 @@ def _human(command: str, out: dict) -> str:
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         if out["lower_delta"] is not None and out.get("kind") != "lower":
             lines.append(f"delta >= {_down(out['lower_delta'])} ({out['lower_label']})")
+        if out.get("lower_zero_reason"):
+            lines.append(f"  why 0: {out['lower_zero_reason']}")
         if out["paper_delta"] is not None:
             lines.append(f"paper's value {_bound(out['paper_delta'], 'paper')} (not a proved bound)")
         return "\n".join(lines)
