@@ -33,7 +33,7 @@ def main() -> int:
     r = compose.compose_rounds(compose.RoundSpec(10 ** 6, 1.0, "collision", s=8), ROUNDS, 1e-6)
     t1 = time.perf_counter()
     print(f"T={ROUNDS} identical, n=1e6, collision s=8, eps0=1: {t1 - t0:.2f} s  "
-          f"eps={r.epsilon:.5g} optimistic={r.epsilon_optimistic:.5g} "
+          f"eps={r.epsilon:.5g} estimate_of_bound={r.epsilon_estimate_of_bound:.5g} "
           f"advanced={r.advanced_epsilon:.5g} naive={r.naive_epsilon:.5g} step={r.step:.3g}")
     _clear()
     kinds = [dict(mechanism="generic"), dict(mechanism="collision", s=8), dict(mechanism="coco", s=4),
@@ -46,7 +46,7 @@ def main() -> int:
     r = compose.compose_schedule(specs, 1e-6)
     t1 = time.perf_counter()
     print(f"{SCHEDULE}-round heterogeneous schedule ({len(set((s.n, s.eps0) for s in specs))} distinct "
-          f"(n, eps0)): {t1 - t0:.2f} s  eps={r.epsilon:.5g} optimistic={r.epsilon_optimistic:.5g} "
+          f"(n, eps0)): {t1 - t0:.2f} s  eps={r.epsilon:.5g} estimate_of_bound={r.epsilon_estimate_of_bound:.5g} "
           f"advanced={r.advanced_epsilon:.5g} naive={r.naive_epsilon:.5g} step={r.step:.3g}")
     return 0
 

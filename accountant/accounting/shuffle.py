@@ -357,7 +357,8 @@ class ShuffleAccountant:
             v = bounds.bound_delta(self.bound, self.params, self.n, eps)
             if v is None:
                 raise ValueError(f"bound '{self.bound}' has no delta(eps) form; use epsilon")
-            d, name = v[1], self.bound
+            # a lower bound's value is its certified lower end, an upper bound's its upper end
+            d, name = v[0] if bounds.REGISTRY[self.bound].kind == "lower" else v[1], self.bound
         lo_d, lo_reason = None, None
         if lower:
             try:

@@ -4,11 +4,13 @@ One registry, :data:`REGISTRY`, holds a :class:`BoundSpec` per bound.  What user
 know is data on the entry, not code spread over modules:
 
 * ``kind``: ``"upper"`` (an upper bound on eps_c where it is proved), ``"lower"`` (a
-  certified lower bound on the true eps_c of the mechanism) or ``"paper"`` (the paper's
-  Theorem 5 value, reported under its own name and never as ``epsilon``);
-* ``proved_for``: the mechanisms for which the statement is a theorem *for the mechanism
-  as implemented* (for Collision and CoCo: every hash family, including the SplitMix64
-  one of :mod:`mechanisms.randomizers.collision`);
+  lower bound on eps_c: of the mechanism, the worst hash family or the worst randomizer of
+  a class, :mod:`.labels`) or ``"paper"`` (the paper's Theorem 5 value, reported under its
+  own name and never as ``epsilon``);
+* ``proved_for``: the mechanisms for which the statement is a theorem (an upper bound: *for
+  the mechanism as implemented*, for Collision and CoCo every hash family, including the
+  SplitMix64 one of :mod:`mechanisms.randomizers.collision`; a lower bound: certified for
+  what its label names).  The words every surface prints are :func:`.labels.kind_label`'s;
 * ``reference`` and ``validity``: the paper and the stated range.
 
 "Which bound is proved for this mechanism" is then a query (:func:`proved_upper_bounds`),
@@ -51,6 +53,7 @@ from typing import Callable, Optional
 
 from accountant.bounds import blanket_relaxations as blanket
 from accountant.bounds import closed_form
+from accountant.bounds.agreement import agree_with_delta
 from accountant.bounds import random_blanket as _rb  # hash_model="random" (Collision, CoCo, OLH)
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
@@ -309,7 +312,7 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
               _lower, _lower_delta, engine="exact"),
-    BoundSpec("lower-worst-hash", "lower", (), ("collision", "coco", "olh"),
+    BoundSpec("lower-worst-hash", "lower", ("collision", "coco", "olh"), ("collision", "coco", "olh"),
               "exact divergence of post-processed shuffled outputs under one fixed clean hash "
               "(accountant.bounds.laws.worst_hash_lower_law): certified lower bound on eps_c of the "
               "worst hash family, so the exact blanket is optimal among bounds for every family",
@@ -440,6 +443,8 @@ def compute_params_bound(name: str, params: Params, n: int, delta: float, rtol: 
     if res.applicable and res.epsilon is not None and REGISTRY[name].kind != "lower" \
             and res.epsilon > params.eps0:
         res = BoundResult(res.name, params.eps0, True, closed_form.NO_AMPLIFICATION, delta, 0.0)
+    if rtol < CHART_RTOL:  # the delta form at this eps is <= delta too (one number, .agreement)
+        res = agree_with_delta(REGISTRY[name], params, n, delta, res, rtol, closed_form.NO_AMPLIFICATION)
     return BoundResult(name, res.epsilon, res.applicable, res.reason, res.delta,
                        res.achieved_delta, time.perf_counter() - t0)
 

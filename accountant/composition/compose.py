@@ -188,13 +188,21 @@ def default_step(specs: Sequence[RoundSpec]) -> float:
     return min(profile_support(s) for s in set(specs)) / (DEFAULT_STEPS * GRID_REFINE)
 
 
+# what ``epsilon_estimate_of_bound`` is, in the words every surface prints beside it
+ESTIMATE_OF_BOUND = ("optimistic estimate of the per-round bound's composition (the PLD "
+                     "discretisation error), NOT a lower bound on the composed eps_c")
+
+
 @dataclass(frozen=True)
 class CompositionResult:
     """Central eps after all rounds at total ``delta``.
 
     epsilon : PLD, pessimistic (a certified upper bound).
-    epsilon_optimistic : PLD, optimistic (a lower bound on the connect-the-dots value's
-        true counterpart; [optimistic, pessimistic] shows the discretisation error).
+    epsilon_estimate_of_bound : PLD, optimistic: an estimate of the composition of the
+        per-round *bound* (its profile discretised the other way), so the distance to
+        ``epsilon`` is the discretisation error.  It is NOT a lower bound on the mechanism's
+        composed eps_c: the per-round bound is above the mechanism's profile, and this
+        estimate can exceed the exact composed eps_c (:data:`ESTIMATE_OF_BOUND`).
     naive_epsilon : sum of per-round eps at delta/T each.
     advanced_epsilon : advanced composition, per-round delta = delta/(2T), slack delta/2.
 
@@ -202,12 +210,12 @@ class CompositionResult:
     --------
     >>> from accountant import RoundSpec, compose_rounds, fmt
     >>> r = compose_rounds(RoundSpec(10_000, 1.0), 4, 1e-6)
-    >>> print(fmt(r.epsilon, 4, "up"), r.epsilon_optimistic <= r.epsilon <= r.naive_epsilon)
+    >>> print(fmt(r.epsilon, 4, "up"), r.epsilon_estimate_of_bound <= r.epsilon <= r.naive_epsilon)
     0.1123 True
     """
 
     epsilon: float
-    epsilon_optimistic: float
+    epsilon_estimate_of_bound: float
     naive_epsilon: float
     advanced_epsilon: float
     rounds: int
@@ -215,7 +223,7 @@ class CompositionResult:
     step: float
 
     def as_dict(self) -> dict:
-        return {"epsilon": self.epsilon, "epsilon_optimistic": self.epsilon_optimistic,
+        return {"epsilon": self.epsilon, "epsilon_estimate_of_bound": self.epsilon_estimate_of_bound,
                 "naive_epsilon": self.naive_epsilon, "advanced_epsilon": self.advanced_epsilon,
                 "rounds": self.rounds, "delta": self.delta, "step": self.step}
 

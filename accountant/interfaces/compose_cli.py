@@ -12,6 +12,7 @@ from accountant.core import limits as L
 from accountant.interfaces.cli.arguments import VR_P_MAX, vr_ratio_arg
 
 from accountant.composition.compose import (
+    ESTIMATE_OF_BOUND,
     ROUND_MECHANISMS,
     RoundSpec,
     compose_rounds,
@@ -144,16 +145,17 @@ def run_compose(args: argparse.Namespace) -> dict:
         res = compose_rounds(spec, args.rounds, args.delta, args.step)
     # which certified per-round profile was composed (clone alone for generic rounds)
     models = sorted({s.hash_model for s in specs})
-    return {**res.as_dict(), "hash_model": models[0] if len(models) == 1 else models,
+    return {**res.as_dict(), "epsilon_estimate_of_bound_note": ESTIMATE_OF_BOUND, "hash_model": models[0] if len(models) == 1 else models,
             "profile": "; ".join(sorted({round_source(s.mechanism, s.hash_model) for s in specs}))}
 
 
 def human(out: dict) -> str:
     """The composed bounds printed rounded up (upper bounds stay upper bounds once printed);
-    the optimistic PLD value, not a bound, to nearest."""
+    the PLD's estimate of the bound (``epsilon_estimate_of_bound``, not a bound) to nearest."""
     from accountant.core.numfmt import fmt
 
     return (f"after {out['rounds']} rounds at delta = {out['delta']:.3g}: "
-            f"eps <= {fmt(out['epsilon'], 6, 'up')} (PLD; optimistic {fmt(out['epsilon_optimistic'], 6)}), "
+            f"eps <= {fmt(out['epsilon'], 6, 'up')} (PLD; estimate of the bound "
+            f"{fmt(out['epsilon_estimate_of_bound'], 6)}, NOT a lower bound), "
             f"advanced {fmt(out['advanced_epsilon'], 6, 'up')}, naive {fmt(out['naive_epsilon'], 6, 'up')}; "
             f"per-round profile: {out['profile']}")

@@ -214,8 +214,9 @@ for mech in (m for m in mechs if m in ("collision", "coco", "olh")):  # OLH: t i
                 mode="markers",
                 name=f"{common.MECH_LABEL[mech]}: best t",
                 marker=dict(color=colors[mech], size=11, symbol="diamond"),
-                customdata=[[c.eps0, "n/a" if c.eps_c is None else f"{c.eps_c:.4g}"] for c in fin],
-                hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 = %{customdata[0]:.4g}"
+                customdata=[[common.fmt(c.eps0, 4, "down"),  # an eps0 a user may copy: down
+                              "n/a" if c.eps_c is None else common.fmt(c.eps_c, 4, "up")] for c in fin],
+                hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 = %{customdata[0]}"
                 "<br>proved eps = %{customdata[1]}<extra></extra>",
             )
         )

@@ -109,14 +109,15 @@ if rows is None:
 last = rows[-1]
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("PLD eps (upper bound)", common.fmt(last['epsilon'], 4, "up"))
-c2.metric("PLD optimistic", common.fmt(last['epsilon_optimistic'], 4, "down"))
+c2.metric("PLD estimate of the bound", common.fmt(last['epsilon_estimate_of_bound'], 4),
+          help=_compose.ESTIMATE_OF_BOUND)
 c3.metric("advanced composition", common.fmt(last['advanced_epsilon'], 4, "up"))
 c4.metric("naive composition", common.fmt(last['naive_epsilon'], 4, "up"))
 
 fig = go.Figure()
 fig.add_trace(go.Scatter(x=Ts, y=[r["epsilon"] for r in rows], name="PLD (pessimistic)",
                          mode="lines+markers"))
-fig.add_trace(go.Scatter(x=Ts, y=[r["epsilon_optimistic"] for r in rows], name="PLD (optimistic)",
+fig.add_trace(go.Scatter(x=Ts, y=[r["epsilon_estimate_of_bound"] for r in rows], name="PLD estimate of the bound (NOT a lower bound)",
                          mode="lines", line=dict(dash="dot"), fill="tonexty"))
 fig.add_trace(go.Scatter(x=Ts, y=[r["advanced_epsilon"] for r in rows], name="advanced",
                          mode="lines+markers"))
@@ -124,7 +125,7 @@ fig.add_trace(go.Scatter(x=Ts, y=[r["naive_epsilon"] for r in rows], name="naive
                          mode="lines+markers"))
 fig.update_layout(xaxis=common.log_axis("rounds T", Ts),
                   yaxis=common.log_axis(f"total eps at delta = {common.fmt(delta)} (nats)",
-                                        [r[k] for r in rows for k in ("epsilon", "epsilon_optimistic",
+                                        [r[k] for r in rows for k in ("epsilon", "epsilon_estimate_of_bound",
                                                                       "advanced_epsilon", "naive_epsilon")]),
                   title=f"Total eps after T rounds ({round_title}, delta = {common.fmt(delta)})")
 st.plotly_chart(fig, key="rounds_chart")

@@ -181,9 +181,9 @@ class Plan:
             )
         elif c.eps0 > LOW_LOCAL_PROTECTION_EPS0:
             out.append(
-                f"The recommended local eps0 = {c.eps0:.3g} is above "
+                f"The recommended local eps0 = {_down(c.eps0)} is above "
                 f"{LOW_LOCAL_PROTECTION_EPS0:g}: each report alone allows a likelihood "
-                f"ratio of e^{c.eps0:.3g} ~ {math.exp(c.eps0):.3g} to whoever sees it "
+                f"ratio of up to e^eps0 ~ {_up(math.exp(c.eps0), 3)} to whoever sees it "
                 f"before shuffling; the central guarantee rests on the shuffler. To "
                 f"remove this: cap the local budget (--max-eps0 {LOW_LOCAL_PROTECTION_EPS0:g}"
                 f"; the plan then reports what the cap costs in error)."
@@ -303,8 +303,8 @@ def _down(x: float, digits: int = 4) -> str:
 
 
 def _directed(x: float, digits: int, fn) -> str:
-    if x == 0 or not math.isfinite(x):
-        return f"{x:g}"
-    e = math.floor(math.log10(abs(x))) - digits + 1
-    v = fn(round(x / 10.0**e, 9)) * 10.0**e
-    return f"{v:.{max(0, -e)}f}" if -6 < e <= 0 else f"{v:.{digits}g}"
+    """The one formatter with directed rounding (accountant.core.numfmt.fmt, on the exact
+    binary value: a printed eps0 a user may copy is never above the planned one)."""
+    from accountant.core.numfmt import fmt
+
+    return fmt(x, digits, "up" if fn is math.ceil else "down", thousands=False)

@@ -176,9 +176,29 @@ def test_sentence_and_render(mean_plan):
 def test_printed_numbers_round_in_the_safe_direction():
     from mechanisms.planning.plan import _down, _up
 
-    assert _up(0.49990081) == "0.5000" and _down(6.8017804) == "6.801"
+    assert _up(0.49990081) == "0.5" and _down(6.8017804) == "6.801"
     assert _up(0.123401) == "0.1235" and _down(0.123499) == "0.1234"
     assert float(_up(1.2345e-5)) >= 1.2345e-5 and float(_down(1.2345e-5)) <= 1.2345e-5
+    # within 1e-12 below a 4-digit value: the printed eps0 must not round up to it (it did, via
+    # round(x, 9) before floor), nor an upper bound just above one round down
+    x = 5.539 - 1e-12
+    assert _down(x) == "5.538" and float(_down(x)) <= x
+    assert float(_up(0.5 + 1e-12)) > 0.5
+
+
+def test_the_warning_prints_the_planned_eps0_rounded_down():
+    """Issue 44 item 13: at eps0 = 5.538... the warning said 5.54, at which the target is missed."""
+    import dataclasses
+
+    from mechanisms.planning.plan import LOW_LOCAL_PROTECTION_EPS0
+
+    c = Candidate("olh", 169, 5.53899, 0.4999, 8.6e-5, None, 8.6e-5, 8.6e-5, "finalist")
+    p = Plan(0.5, 1e-6, 20_000, 64, 1, "frequency", (c,), c)
+    (w,) = [w for w in p.warnings() if "above" in w]
+    assert f"local eps0 = 5.538 is above {LOW_LOCAL_PROTECTION_EPS0:g}" in w and "5.54" not in w
+    assert "~ 255" in w  # e^5.53899 = 254.4..., a likelihood ratio printed up
+    assert p.as_dict()["recommendation"]["eps0"] == 5.53899  # JSON stays exact
+    assert "local eps0 = 5.538:" in dataclasses.replace(p).sentence()
 
 
 def test_frequency_and_user_t_values():

@@ -121,6 +121,9 @@ class LowerLaw:
     alternatives: tuple = ()
     hash_model: Optional[str] = None  # "uniformly random hash", "one fixed hash", None (no hash)
     full: Optional[object] = None
+    # (mechanism, eps0, s, t): the same datasets' reports with the image sizes, exact at small n
+    # (:mod:`accountant.bounds.laws.image_sizes`), in the maximum where it applies
+    small: Optional[tuple] = None
 
     def delta(self, n: int, eps: float) -> float:
         """Certified lower bound on the mechanism's delta at ``eps`` (float, margin applied)."""
@@ -139,6 +142,12 @@ class LowerLaw:
                 if self.full is not None else None)
         vals = [_law_delta_and_slope(law, n, eps, target, bin_gap)
                 for law in self._contenders(n, eps, None if best is None else best[0])]
+        if self.small is not None:
+            from accountant.bounds.laws.image_sizes import exact_lower_delta
+
+            v = exact_lower_delta(*self.small, n, eps)
+            if v is not None:
+                vals.append((v, 0.0))
         return max(vals + ([best] if best is not None else []))
 
     def _contenders(self, n: int, eps: float, floor: Optional[float] = None) -> tuple:
@@ -187,8 +196,13 @@ class LowerLaw:
     @property
     def eps_max(self) -> float:
         with mpmath.workdps(_MP_DPS):
-            return max(float(mpmath.log(a / b)) for law in (self.law,) + tuple(self.alternatives)
-                       for a, b in zip(law.a, law.b) if a > 0 and b > 0)
+            top = max(float(mpmath.log(a / b)) for law in (self.law,) + tuple(self.alternatives)
+                      for a, b in zip(law.a, law.b) if a > 0 and b > 0)
+        if self.small is not None:
+            from accountant.bounds.laws.image_sizes import eps_max
+
+            top = max(top, eps_max(*self.small))
+        return top
 
 
 def _law_delta_and_slope(law: CountLaw, n: int, eps: float, target: Optional[float] = None,
@@ -471,8 +485,11 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
                     f"pairwise disjoint s-sets of [d], d = {params.d} >= 3s = {3 * s}")
         pat, text = ((collision_patterns, COLLISION_FULL_DATASETS) if name == "collision"
                      else (coco_patterns, COCO_FULL_DATASETS))
+        small = (name, e, s, t) if s >= 2 else None
+        text += ("; at small n (at most 50,000 count vectors of their classes) the reports with "
+                 "the image sizes |H(x)| are evaluated exactly" if small else "")
         return LowerLaw(law(e, s, t, "isolated"), f"{datasets}, {text}", (law(e, s, t, "three"),),
-                        "uniformly random hash", full=FullPatterns(pat(e, s, t)))
+                        "uniformly random hash", full=FullPatterns(pat(e, s, t)), small=small)
     return None
 
 
@@ -553,6 +570,17 @@ def _lower_search(ll: LowerLaw, name: str, params, n: int, delta: float, rtol: f
     lo, _ = largest_eps_above(evaluate, delta, top, rtol=rtol,
                               guess=guess if 0.0 < guess < top else None)
     return BoundResult(name, lo, True, ll.datasets, delta)
+
+
+def zero_reason(params, n: int) -> Optional[str]:
+    """Why the lower end may be 0 although the datasets' divergence is positive, or None."""
+    from accountant.bounds.laws.image_sizes import why_zero
+
+    ll = mechanism_lower_law(params)
+    if ll is None or ll.small is None:
+        return None
+    top = LowerLaw(ll.law, "", ll.alternatives).eps_max  # the reductions' (without .small)
+    return why_zero(params, n, max(top, ll.full.eps_max) if ll.full is not None else top)
 
 
 def lower_bound_delta(params, n: int, eps: float):

@@ -63,11 +63,12 @@ OUE_FULL_DATASETS = ("D = (1, 3, ..., 3), D' = (2, 3, ..., 3), reports not reduc
                      "bits 1, 2, 3; the other bits do not depend on the data; reduced to three categories only "
                      "beyond the evaluation's cost cap, delta below about 1e-55)")
 OLH_FULL_DATASETS = ("reports (H, z) not reduced (their patterns [H(1) = z], [H(2) = z], [H(3) = z] are "
-                     "exact; categories beyond the cost cap)")
+                     "exact; reduced to categories only where the evaluation's cost cap is reached)")
 COLLISION_FULL_DATASETS = ("reports (H, z) reduced to [z in H(x1)], [z in H(x1')], [z in H(x0)] "
-                           "(categories beyond the cost cap)")
+                           "(reduced to categories only where the evaluation's cost cap is reached)")
 COCO_FULL_DATASETS = ("reports (H1, H2, z) reduced to [z is favoured by at least a fraction tau of x's entries in "
-                      "its pair], x = x1, x1', x0, tau fixed by eps0, s, t (categories beyond the cost cap)")
+                      "its pair], x = x1, x1', x0, tau fixed by eps0, s, t (reduced to categories only where the "
+                      "evaluation's cost cap is reached)")
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
     """(:class:`LowerLaw` of :func:`worst_hash_lower_law` for ``params``, None) or (None, why)."""
     name = params.name
     if name not in ("collision", "coco", "olh"):
-        return None, (f"the worst-hash lower bound is for Collision and CoCo (a hash family to choose); "
+        return None, (f"the worst-hash lower bound is for Collision, CoCo and OLH (a hash family to choose); "
                       f"for '{name}' use 'lower'")
     if getattr(params, "hash_model", "any") == "random":
         return None, ("the worst-hash lower bound is the floor under bounds proved for every hash family; "
@@ -102,12 +102,15 @@ def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
     if why is not None:
         return None, why
     m = min(s, t - 2 * s)
-    what = "items hashed injectively" if name == "collision" else "one entry per occupied pair"
-    return LowerLaw(worst_hash_lower_law(params.eps0, s, t),
-                    f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0), disjoint s-sets of [d] "
-                    f"(d = {params.d}), one fixed hash (the worst family): x1, x1' {what} on disjoint "
-                    + (f"buckets, x0 on {m} other bucket(s)" if m > 0 else "buckets, x0 on one bucket of each"),
-                    hash_model="one fixed hash"), None
+    if name == "olh":  # s = 1: one value per user, g = t buckets, domain [k] (params.d)
+        text = (f"D = (1, 3, ..., 3), D' = (2, 3, ..., 3) of [k], k = {params.d}, one fixed hash (the worst "
+                f"family): values 1, 2 and 3 hashed to three distinct buckets of [g], g = {t}")
+    else:
+        what = "items hashed injectively" if name == "collision" else "one entry per occupied pair"
+        text = (f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0), disjoint s-sets of [d] "
+                f"(d = {params.d}), one fixed hash (the worst family): x1, x1' {what} on disjoint "
+                + (f"buckets, x0 on {m} other bucket(s)" if m > 0 else "buckets, x0 on one bucket of each"))
+    return LowerLaw(worst_hash_lower_law(params.eps0, s, t), text, hash_model="one fixed hash"), None
 
 
 def worst_hash_lower_epsilon(params, n: int, delta: float, rtol: float = 1e-9):

@@ -7,6 +7,7 @@ import math
 from typing import Optional
 from accountant.core import limits as L
 from accountant.bounds.registry import REGISTRY
+from accountant.bounds.labels import kind_label
 from accountant.accounting.calibration import local_epsilon
 from accountant.core.params import make_params
 from accountant.bounds.laws.random_hash import ASSUMPTION
@@ -98,6 +99,13 @@ def _lower_fields(name: str, params, applicable: bool) -> dict:
     return {"lower_dataset": ll.datasets, "lower_hash_model": ll.hash_model}
 
 
+def _zero_reason(params, n: int):
+    """Why a lower end of 0 need not be the datasets' value (None: it is)."""
+    from accountant.bounds.laws.lower import zero_reason
+
+    return zero_reason(params, n)
+
+
 def _pair_path(args, name: str) -> bool:
     """Whether the request needs the log-delta / high-precision pair path."""
     tiny = args.command == "epsilon" and args.log_delta < math.log(1e-300)
@@ -125,7 +133,7 @@ def _epsilon_command(args) -> dict:
         st = status(name, params.name)
         out.update(bound=name, epsilon=eps, delta=args.delta, applicable=True, reason=st["caveat"],
                    achieved_delta=ach, achieved_log_delta=ach_log, kind=st["kind"],
-                   certified=st["proved"], reference=st["reference"])
+                   reference=st["reference"], **kind_label(name, params.name).as_json())
         if args.bound == "proved":
             out.update(lower_epsilon=None, lower_reason="not computed on the log-delta / high-precision path",
                        paper_epsilon=None, paper_caveat=None,
@@ -135,19 +143,26 @@ def _epsilon_command(args) -> dict:
     if args.bound != "proved":
         res = compute_params_bound(name, params, args.n, args.delta, args.rtol)
         st = status(name, params.name)
+        lab = kind_label(name, params.name)
         out.update(bound=name, epsilon=res.epsilon, delta=args.delta, applicable=res.applicable,
                    reason=res.reason, achieved_delta=res.achieved_delta, kind=st["kind"],
-                   certified=st["proved"] and res.applicable, reference=st["reference"])
+                   reference=st["reference"], **lab.as_json())
+        out["certified"] = lab.certified and res.applicable
         if st["kind"] == "lower":
             out.update(_lower_fields(name, params, res.applicable))
+            if name == "lower" and res.applicable and res.epsilon == 0.0:
+                out["lower_zero_reason"] = _zero_reason(params, args.n)
     else:
         rep = ShuffleAccountant(params, args.n).epsilon_result(args.delta, rtol=args.rtol)
         out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
                    certified=rep.certified, lower_epsilon=rep.lower_epsilon, lower_reason=rep.lower_reason,
                    lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model,
-                   paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat)
+                   paper_epsilon=rep.paper_epsilon, paper_caveat=rep.paper_caveat,
+                   lower_label=kind_label("lower", params.name).words)
         if rep.note:
             out["note"] = rep.note
+        if rep.lower_epsilon == 0.0:
+            out["lower_zero_reason"] = _zero_reason(params, args.n)
         if params.name in REGISTRY["lower-worst-hash"].applies_to:
             # how far any bound proved for every hash family could go (see docs/proved.md, Findings)
             wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)
@@ -155,7 +170,8 @@ def _epsilon_command(args) -> dict:
             out.update(worst_hash_lower_epsilon=min(wh.epsilon, rep.epsilon) if wh.applicable else None,
                        worst_hash_lower_reason=None if wh.applicable else wh.reason,
                        worst_hash_lower_dataset=wf["lower_dataset"],
-                       worst_hash_lower_hash_model=wf["lower_hash_model"])
+                       worst_hash_lower_hash_model=wf["lower_hash_model"],
+                       worst_hash_lower_label=kind_label("lower-worst-hash", params.name).words)
     ach = out.get("achieved_delta")
     out["achieved_log_delta"] = math.log(ach) if ach else (None if ach is None else -math.inf)
     return out
@@ -173,14 +189,15 @@ def _delta_command(args) -> dict:
         out.update(epsilon=args.eps, delta=min(v.upper, 1.0), log_delta=min(v.log_upper, 0.0),
                    bound=name, lower_delta=None, lower_reason="not computed on the high-precision path",
                    paper_delta=None, paper_caveat=None, method=args.method,
-                   certified=REGISTRY[name].proved(params.name))
+                   **kind_label(name, params.name).as_json())
         return out
     if name == "proved" and args.method != "float":
         _pair_path(args, "clone")
         v = pair_bound_log_delta("clone", params, args.n, args.eps, args.method)
         out.update(epsilon=args.eps, delta=min(v.upper, 1.0), log_delta=min(v.log_upper, 0.0),
                    bound="clone", lower_delta=None, lower_reason="not computed on the high-precision path",
-                   paper_delta=None, paper_caveat=None, method=args.method, certified=True,
+                   paper_delta=None, paper_caveat=None, method=args.method,
+                   **kind_label("clone", params.name).as_json(),
                    note="only the clone pair is evaluated with --method mpmath/arb")
         return out
     acc = ShuffleAccountant(params, args.n, bound=args.bound)
@@ -191,14 +208,22 @@ def _delta_command(args) -> dict:
         from accountant.bounds.pair_bounds import PAIR_BOUNDS
         from accountant.bounds.registry import proved_upper_bounds
 
-        cands = [b for b in PAIR_BOUNDS if b == name or (name == "proved" and b in proved_upper_bounds(params.name))]
+        cands = [b for b in PAIR_BOUNDS if (b == name and REGISTRY[b].kind != "lower")
+                 or (name == "proved" and b in proved_upper_bounds(params.name))]
         for b in cands:
             log_d = min(log_d, pair_bound_log_delta(b, params, args.n, args.eps).log_upper)
     out.update(epsilon=rep.epsilon, delta=rep.delta, log_delta=min(log_d, 0.0), bound=rep.bound,
                lower_delta=rep.lower_delta, lower_reason=rep.lower_reason,
                lower_dataset=rep.lower_dataset, lower_hash_model=rep.lower_hash_model, paper_delta=rep.paper_delta,
                paper_caveat=rep.paper_caveat, method=args.method,
-               certified=acc.bound == "proved" or REGISTRY[acc.bound].proved(params.name))
+               lower_label=kind_label("lower", params.name).words if rep.lower_delta is not None else None)
+    if rep.lower_delta == 0.0 or (name == "lower" and rep.delta == 0.0):
+        out["lower_zero_reason"] = _zero_reason(params, args.n)
+    if rep.bound in REGISTRY:
+        out.update(kind=REGISTRY[rep.bound].kind, **kind_label(rep.bound, params.name).as_json())
+    else:  # the trivial bound delta <= 1
+        out.update(kind="upper", kind_label="proved upper", label="trivial upper bound", relation="<=",
+                   certified=True)
     return out
 
 
@@ -213,15 +238,17 @@ def _local_epsilon_command(args) -> dict:
     if args.bound == "proved":
         res = proved_params_epsilon(params, args.n, args.delta, 1e-9)
         name = res.name if res is not None else "post-processing"
-        certified = True
     else:
         name = resolve_name(args.bound)
         res = compute_params_bound(name, params, args.n, args.delta, 1e-9)
-        certified = REGISTRY[name].proved(params.name)
+    lab = kind_label(name, params.name).as_json() if name in REGISTRY else {
+        "kind_label": "proved upper", "label": "proved upper bound (post-processing: eps_c <= eps0)",
+        "relation": "<=", "certified": True}
     achieved = res.epsilon if res is not None and res.epsilon is not None else eps0
     if args.bound == "proved":
         achieved = min(achieved, args.eps)  # the inverse verified delta <= target at eps (calibration)
-    out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound=name, certified=certified,
+    out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound=name,
+               kind=REGISTRY[name].kind if name in REGISTRY else "upper", **lab,
                achieved_epsilon=min(achieved, eps0),
                achieved_delta=res.achieved_delta if res is not None else 0.0)
     return out

@@ -8,6 +8,7 @@ import sys
 from typing import Optional, Sequence
 from accountant.core import limits as L
 from accountant.bounds.registry import REGISTRY
+from accountant.bounds.labels import kind_label
 from accountant.core.optional import require
 from accountant.interfaces.cli.arguments import UsageError
 from accountant.interfaces.cli.parser import build_parser, no_command_text
@@ -46,6 +47,8 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
             k: {"epsilon": v.epsilon, "applicable": v.applicable, "reason": v.reason,
                 "seconds": v.seconds, "achieved_delta": v.achieved_delta,
                 "kind": REGISTRY[k].kind, "proved": REGISTRY[k].proved(params.name),
+                **kind_label(k, params.name).as_json(),
+                "certified": kind_label(k, params.name).certified and v.applicable,
                 **(_lower_fields(k, params, v.applicable) if REGISTRY[k].kind == "lower" else {})}
             for k, v in res.items()})
         return out
@@ -113,18 +116,17 @@ def _human(command: str, out: dict) -> str:
     if command == "compare":
         lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
         for k, v in out["bounds"].items():
-            tag = {"upper": "proved" if v["proved"] else "not proved", "lower": "lower bound",
-                   "paper": "paper, not proved"}[v["kind"]]
-            val = _bound(v['epsilon'], v['kind'], 6) if v["applicable"] else f"not applicable: {v['reason']}"
-            lines.append(f"  {k:26s} {val}  [{tag}]")
+            lab = kind_label(k, out["mechanism"])
+            val = f"{lab.relation} {_bound(v['epsilon'], v['kind'], 6)}" if v["applicable"] \
+                else f"not applicable: {v['reason']}"
+            lines.append(f"  {k:26s} {val}  [{lab.short}]")
         return "\n".join(lines)
     if command == "epsilon" and "paper_epsilon" not in out:
         if not out["applicable"]:
             return f"{out['bound']}: not applicable: {out['reason']}"
-        what = "proved upper bound" if out["certified"] else (
-            "certified lower bound" if out["kind"] == "lower" else "NOT a proved bound")
-        return (f"{out['bound']}: eps_c {'>=' if out['kind'] == 'lower' else '<='} {_bound(out['epsilon'], out['kind'])} "
-                f"at delta = {out['delta']:.3g} ({what})" + (f"; {out['reason']}" if out["reason"] else ""))
+        return (f"{out['bound']}: eps_c {out['relation']} {_bound(out['epsilon'], out['kind'])} "
+                f"at delta = {out['delta']:.3g} ({out['label']})" + (f"; {out['reason']}" if out["reason"] else "")
+                + (f"\n  why 0: {out['lower_zero_reason']}" if out.get("lower_zero_reason") else ""))
     if command == "epsilon":
         lines = [f"eps_c <= {_up(out['epsilon'])} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
                  f"certified delta {_up(out['achieved_delta'], 6)})",
@@ -136,28 +138,33 @@ def _human(command: str, out: dict) -> str:
         hashed = "worst_hash_lower_epsilon" in out
         if out["lower_epsilon"] is not None:
             hm = out.get("lower_hash_model")
-            lines.append(f"eps_c >= {_down(out['lower_epsilon'])} (certified lower bound for the mechanism"
+            lines.append(f"eps_c >= {_down(out['lower_epsilon'])} ({out['lower_label']}"
                          + (f", {hm})" if hm else ")"))
             lines.append(f"  datasets: {out['lower_dataset']}")
+            if out.get("lower_zero_reason"):
+                lines.append(f"  why 0: {out['lower_zero_reason']}")
         else:
             lines.append(f"lower bound: not available ({out['lower_reason']})")
         if hashed and out["worst_hash_lower_epsilon"] is not None:
-            lines.append(f"eps_c >= {_down(out['worst_hash_lower_epsilon'])} for the worst hash family "
-                         "(no bound proved for every hash family can be smaller)")
+            lines.append(f"eps_c >= {_down(out['worst_hash_lower_epsilon'])} ({out['worst_hash_lower_label']}: "
+                         "no bound proved for every hash family can be smaller)")
         if out["paper_epsilon"] is not None:
             lines.append(f"paper's Theorem 5 value {_bound(out['paper_epsilon'], 'paper')} (not a proved bound)")
         return "\n".join(lines)
     if command == "delta":
-        lines = [f"delta <= {_up(out['delta'])} (log delta <= {_up(out['log_delta'], 12)}) at eps = {out['epsilon']:g} "
-                 f"({out['bound']}{'' if out['certified'] else ', NOT proved'})",
+        rel, fmt_ = out["relation"], _down if out["relation"] == ">=" else _up
+        lines = [f"delta {rel} {fmt_(out['delta'])} (log delta {rel} {fmt_(out['log_delta'], 12)}) at eps = "
+                 f"{out['epsilon']:g} ({out['bound']}: {out['label']})",
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
-        if out["lower_delta"] is not None:
-            lines.append(f"delta >= {_down(out['lower_delta'])} (certified lower bound for the mechanism)")
+        if out["lower_delta"] is not None and out.get("kind") != "lower":
+            lines.append(f"delta >= {_down(out['lower_delta'])} ({out['lower_label']})")
+        if out.get("lower_zero_reason"):
+            lines.append(f"  why 0: {out['lower_zero_reason']}")
         if out["paper_delta"] is not None:
             lines.append(f"paper's value {_bound(out['paper_delta'], 'paper')} (not a proved bound)")
         return "\n".join(lines)
     return (f"largest eps0 = {_down(out['eps0'], 8)} gives eps_c <= {_up(out['achieved_epsilon'], 8)} <= {out['epsilon']:g} "
-            f"at delta = {out['delta']:.3g} ({out['bound']}{'' if out['certified'] else ', NOT proved'})\n"
+            f"at delta = {out['delta']:.3g} ({out['bound']}: {out['label']})\n"
             f"n = {out['n']}, {mech}")
 
 

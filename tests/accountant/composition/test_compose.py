@@ -95,7 +95,7 @@ def test_single_round_curve_dominates_profile():
 def test_one_round_reproduces_single_round_eps():
     res = compose_rounds(SPEC, 1, DELTA)
     single = compute_bound("clone", SPEC.n, SPEC.eps0, DELTA).epsilon
-    assert res.epsilon_optimistic <= single <= res.epsilon
+    assert res.epsilon_estimate_of_bound <= single <= res.epsilon
     assert res.epsilon == pytest.approx(single, rel=5e-3)
 
 
@@ -107,7 +107,7 @@ def test_one_round_of_a_mechanism_reproduces_its_exact_blanket(mechanism, kw):
     spec = RoundSpec(100_000, 2.0, mechanism, **kw)
     res = compose_rounds(spec, 1, DELTA)
     single = compute_bound("blanket", spec.n, spec.eps0, DELTA, mechanism, **kw).epsilon
-    assert res.epsilon_optimistic <= single <= res.epsilon
+    assert res.epsilon_estimate_of_bound <= single <= res.epsilon
     assert res.epsilon == pytest.approx(single, rel=2e-2)
     assert res.epsilon < 0.8 * compute_bound("clone", spec.n, spec.eps0, DELTA).epsilon
     assert round_source(mechanism).startswith("min(exact blanket")
@@ -130,18 +130,18 @@ def test_blanket_profile_is_below_clone_and_composes_tighter():
     assert p(2.0) == (0.0, 0.0)  # eps >= eps0: every v_c <= 0
     a = compose_rounds(spec, 50, DELTA)
     b = compose_rounds(clone, 50, DELTA)
-    assert a.epsilon_optimistic <= a.epsilon < 0.7 * b.epsilon
+    assert a.epsilon_estimate_of_bound <= a.epsilon < 0.7 * b.epsilon
 
 
 def test_monotone_in_rounds_and_ordering():
     prev = prev_o = 0.0
     for T in (1, 2, 5, 10, 40, 100):
         r = compose_rounds(SPEC, T, DELTA)
-        assert r.epsilon > prev and r.epsilon_optimistic > prev_o
-        assert r.epsilon >= r.epsilon_optimistic
+        assert r.epsilon > prev and r.epsilon_estimate_of_bound > prev_o
+        assert r.epsilon >= r.epsilon_estimate_of_bound
         # the bracket is informative: within 10 % of the upper bound
-        assert r.epsilon_optimistic >= 0.9 * r.epsilon
-        prev, prev_o = r.epsilon, r.epsilon_optimistic
+        assert r.epsilon_estimate_of_bound >= 0.9 * r.epsilon
+        prev, prev_o = r.epsilon, r.epsilon_estimate_of_bound
     r = compose_rounds(SPEC, 100, DELTA)
     assert r.epsilon <= r.advanced_epsilon <= r.naive_epsilon
     # the issue's numbers: PLD about 2.0 at T = 100
@@ -154,7 +154,7 @@ def test_schedule_of_identical_rounds_matches_self_composition():
     assert b.epsilon == pytest.approx(a.epsilon, rel=1e-9)
     mixed = compose_schedule([SPEC] * 6 + [RoundSpec(100_000, 2.0)] * 6, DELTA, step=a.step)
     assert mixed.epsilon < a.epsilon  # weaker local randomizers in half the rounds cost less
-    assert mixed.epsilon >= mixed.epsilon_optimistic
+    assert mixed.epsilon >= mixed.epsilon_estimate_of_bound
 
 
 def _clone_logpmfs(n, eps0, k=9):
@@ -190,7 +190,7 @@ def test_agrees_with_dp_accounting():
         e_pe = dp_pe.self_compose(T).get_epsilon_for_delta(DELTA)
         e_op = dp_op.self_compose(T).get_epsilon_for_delta(DELTA)
         # both brackets contain the true value: they must overlap
-        assert r.epsilon_optimistic <= e_pe and e_op <= r.epsilon
+        assert r.epsilon_estimate_of_bound <= e_pe and e_op <= r.epsilon
         # and the pessimistic values agree to within dp_accounting's rounding (T * step)
         assert abs(r.epsilon - e_pe) <= T * step + 1e-3
         # our PLD exported to dp_accounting gives our number
@@ -248,10 +248,15 @@ def test_cli(tmp_path, capsys):
     assert cli.main(["compose", "--rounds", "10", "--n", "1e5", "--eps0", "4",
                      "--delta", "1e-6", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) >= {"epsilon", "epsilon_optimistic", "naive_epsilon", "advanced_epsilon",
+    assert set(out) >= {"epsilon", "epsilon_estimate_of_bound", "naive_epsilon", "advanced_epsilon",
                         "rounds", "delta"}
     assert out["epsilon"] == pytest.approx(compose_rounds(SPEC, 10, DELTA).epsilon)
     assert out["profile"] == "clone (FMT21)"
+    # issue 44 item 11: the optimistic PLD total is an estimate of the bound, not a lower end
+    assert "epsilon_optimistic" not in out and "NOT a lower bound" in out["epsilon_estimate_of_bound_note"]
+    assert cli.main(["compose", "--rounds", "10", "--n", "1e5", "--eps0", "4", "--delta", "1e-6"]) == 0
+    text = capsys.readouterr().out
+    assert "optimistic" not in text and "estimate of the bound" in text and "NOT a lower bound" in text
     good = tmp_path / "s.json"
     good.write_text(json.dumps([{"n": 100000, "eps0": 4, "repeat": 3}, {"n": 100000, "eps0": 2}]))
     assert cli.main(["compose", "--schedule", str(good), "--delta", "1e-6", "--json"]) == 0
@@ -313,8 +318,8 @@ def test_variation_ratio_one_round_brackets_the_single_round_clone():
         single = compute_params_bound("clone", make_params("variation-ratio", None, p=p, beta=beta,
                                                            q=q), 10_000, DELTA).epsilon
         res = compose_rounds(spec, 1, DELTA)
-        assert res.epsilon_optimistic <= single <= res.epsilon
-        assert res.epsilon - single < res.epsilon - res.epsilon_optimistic
+        assert res.epsilon_estimate_of_bound <= single <= res.epsilon
+        assert res.epsilon - single < res.epsilon - res.epsilon_estimate_of_bound
         assert res.epsilon == pytest.approx(single, rel=2e-2)
 
 
@@ -327,7 +332,7 @@ def test_variation_ratio_rounds_with_krr_parameters():
     gen = compose_rounds(RoundSpec(10_000, 2.0), 10, DELTA)
     res = compose_rounds(vr, 10, DELTA)
     assert res.epsilon == pytest.approx(gen.epsilon, rel=1e-7)
-    assert res.epsilon_optimistic == pytest.approx(gen.epsilon_optimistic, rel=1e-7)
+    assert res.epsilon_estimate_of_bound == pytest.approx(gen.epsilon_estimate_of_bound, rel=1e-7)
     assert res.epsilon == pytest.approx(0.534147, abs=2e-6)
     krr = compose_rounds(RoundSpec(10_000, 2.0, "krr", k=4), 10, DELTA)
     assert krr.epsilon < 0.7 * res.epsilon
