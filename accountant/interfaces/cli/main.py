@@ -48,6 +48,10 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
                 "kind": REGISTRY[k].kind, "proved": REGISTRY[k].proved(params.name),
                 **(_lower_fields(k, params, v.applicable) if REGISTRY[k].kind == "lower" else {})}
             for k, v in res.items()})
+        from accountant.bounds.published import best_published  # one definition (pages, tables, CLI)
+
+        best = best_published(res, params.name)
+        out["best_published"] = None if best is None else {"name": best.name, "epsilon": best.epsilon}
         return out
     if args.command in ("table", "figure"):
         return _grid_command(args, argv if argv is not None else sys.argv[1:])
@@ -116,7 +120,8 @@ def _human(command: str, out: dict) -> str:
             tag = {"upper": "proved" if v["proved"] else "not proved", "lower": "lower bound",
                    "paper": "paper, not proved"}[v["kind"]]
             val = _bound(v['epsilon'], v['kind'], 6) if v["applicable"] else f"not applicable: {v['reason']}"
-            lines.append(f"  {k:26s} {val}  [{tag}]")
+            best = k == (out.get("best_published") or {}).get("name")
+            lines.append(f"  {k:26s} {val}  [{tag}]" + ("  <- best published proved bound" if best else ""))
         return "\n".join(lines)
     if command == "epsilon" and "paper_epsilon" not in out:
         if not out["applicable"]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 from accountant.bounds.laws.random_hash import check_hash_model
 from accountant.bounds.registry import BOUND_NAMES, best_proved, compare_params
+from accountant.bounds.published import best_published, published_bounds
 from accountant.core.params import make_params
 from accountant.core.limits import MAX_LIST, worker_init
 from accountant.core.optional import require
@@ -290,7 +291,11 @@ def _assemble_row(point: GridPoint, res: dict) -> dict:
     for b in names:
         e = row[b]
         row[f"log2_ratio[{b}]"] = math.log2(point.eps0 / e) if e else None
-    literature = best_proved({b: r for b, r in res.items() if b != "blanket"}, point.mechanism)
+    # the best published proved bound (accountant.bounds.published: one definition for the
+    # pages, the files and the CLI); not available unless every published bound was computed
+    literature = None
+    if all(b in res for b in published_bounds(point.mechanism)):
+        literature = best_published(res, point.mechanism)
     if proved is not None and literature is not None and literature.epsilon > 0:
         row["best_literature"] = literature.name
         row["literature_epsilon"] = literature.epsilon
