@@ -114,6 +114,22 @@ def hash_model_input(where=None) -> str:
              "deployment must do); the blanket is then the random-hash one, never above 'any'.")
 
 
+# the planner's command-line options and the sidebar widgets that set them on the Planner page
+_CLI_WIDGETS = {"--max-eps0": ("cap the local eps0", "max local eps0")}
+
+
+def in_page_words(text: str) -> str:
+    """A library message in a dashboard user's words: a command-line option it names
+    (``--max-eps0 5``, ``--max-eps0``) becomes the sidebar widget that sets it."""
+    import re
+
+    for flag, (box, field) in _CLI_WIDGETS.items():
+        text = re.sub(re.escape(flag) + r"\s+([0-9][0-9.eE+-]*)",
+                      lambda m: f"tick '{box}' in the sidebar and set '{field}' to {m.group(1)}", text)
+        text = text.replace(flag, f"tick '{box}' in the sidebar and set '{field}'")
+    return text
+
+
 def page_header(title: str, intro: str) -> None:
     st.set_page_config(page_title=f"{title} | shuffle-DP toolkit", layout="wide")
     st.title(title)

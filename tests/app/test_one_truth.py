@@ -267,3 +267,31 @@ def test_csv_download_is_the_files_rounding():
     text = tables.render(rows, ".csv", tables.default_columns(rows), tables.DEFAULT_DIGITS, {})
     reader = csv.DictReader(io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#"))))
     assert [r["saving_percent"] for r in reader] == list(df["saving_percent"])
+
+
+# ----------------------------------------------------------------- item 6: the page's words
+def test_planner_page_names_its_widget_not_a_command_line_flag():
+    at = page("3_Planner.py")
+    at.number_input(key="n").set_value(20_000).run()
+    at.number_input(key="d").set_value(64).run()
+    at.number_input(key="s").set_value(1).run()
+    at.radio(key="estimate").set_value("frequency").run()
+    ok(at)
+    warnings = [w.value for w in at.warning]
+    capped = [w for w in warnings if "cap the local budget" in w]
+    assert capped, warnings  # the recommended eps0 is above 5: the cap is the remedy
+    assert all("--" not in w for w in warnings), warnings
+    assert "tick 'cap the local eps0' in the sidebar and set 'max local eps0' to 5" in capped[0]
+    # the widgets it names exist on the page, under those labels
+    assert any(c.label == "cap the local eps0" for c in at.sidebar.checkbox)
+    at.checkbox(key="use_cap").check().run()
+    ok(at)
+    assert any(x.label == "max local eps0" for x in at.sidebar.number_input)
+
+
+def test_in_page_words_rewrites_every_form_of_the_flag():
+    assert appcommon.in_page_words("a cap (--max-eps0).") == \
+        "a cap (tick 'cap the local eps0' in the sidebar and set 'max local eps0')."
+    assert appcommon.in_page_words("(--max-eps0 2.5; x)") == \
+        "(tick 'cap the local eps0' in the sidebar and set 'max local eps0' to 2.5; x)"
+    assert appcommon.in_page_words("no flag here") == "no flag here"
