@@ -293,6 +293,8 @@ def bound_column(key: str) -> tuple:
 
 
 def _bound_column_help(key: str) -> tuple:
+    """(direction, help) as first written for the page; only the help is used (the direction
+    comes from tables.column_direction, see :func:`bound_column`)."""
     kinds = {b: _bounds.REGISTRY[b].kind for b in BOUND_NAMES}
     if key.startswith("log2_ratio[") and key[11:-1] in kinds:
         name = key[11:-1]

@@ -129,8 +129,8 @@ def bracket_html(lower: float, upper: float, paper, what: str) -> str:
         axis += (f'<div style="position:absolute;left:{x(v):.3f}%;top:0;width:1px;height:5px;background:#555"></div>'
                  f'<div class="bracket-tick" style="position:absolute;left:{x(v):.3f}%;top:6px;'
                  f'transform:translateX(-50%);font-size:11px;color:#444">{common.fmt(v, 3)}</div>')
-    axis += ('<div style="position:absolute;right:0;top:17px;font-size:11px;color:#444">'
-             'eps_c (nats)</div></div>')
+    axis += ('<div style="position:absolute;left:0;top:19px;font-size:11px;color:#444">'
+             'scale: eps_c (nats)</div></div>')
     return bar + axis
 
 
@@ -178,7 +178,9 @@ def show_headline() -> None:
     if lo is not None:
         value = (common.fmt(lo, 6, 'down') if lo > 0 else "0") + ("" if lo > 0 else f" ({zero_lower_note(delta)})")
         lines.append(("random-hash lower bound" if hashed_any else "certified lower bound")
-                     + f" **{value}**: the true eps_c is at "
+                     + f" **{value}**: "
+                     + ("when each report's hash is a uniformly random function, " if hashed_any else "")
+                     + "the true eps_c is at "
                      + ("least this (exact divergence of the real mechanism's shuffled outputs on " if vr is None
                         else "least this for some randomizer with these (p, beta, q) (exact divergence of "
                              "the shuffled outputs of the ")

@@ -202,7 +202,7 @@ def test_bracket_every_hash_family_is_worst_hash_lower_to_proved():
     assert len(bar) == 1
     ticks = [float(v) for v in re.findall(r'class="bracket-tick"[^>]*>([0-9.e+-]+)<', bar[0])]
     assert len(ticks) >= 3 and ticks[0] == 0 and ticks == sorted(ticks) and ticks[-1] <= up * 1.08
-    assert "eps_c (nats)" in bar[0]
+    assert "scale: eps_c (nats)" in bar[0]
     # the random-hash lower bound is named as such, not as the bracket's end
     side = " ".join(m.value for m in at.markdown)
     assert "random-hash lower bound **0.00703824**" in side
