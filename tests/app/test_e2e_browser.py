@@ -6,7 +6,8 @@ fails, never skips, when either is missing.  It saves a screenshot of every page
 temporary folder; with ``REFRESH_SCREENSHOTS=1`` to docs/screenshots/ (referenced from the
 README), so that a plain test run leaves the work tree clean.  It checks that no request
 leaves localhost, that the privacy headline is the proved bound, that no metric is cut
-off, and records redraw times (printed, and written to $REDRAW_TIMES if set).
+off, and records redraw times (printed, and written to $REDRAW_TIMES if set; "whole page" ends
+when the app's script state, ``data-test-script-state`` on ``stApp``, is back to "notRunning").
 """
 import os
 import socket
