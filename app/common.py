@@ -19,6 +19,7 @@ if _ROOT not in sys.path:
 import numpy as np  # noqa: E402
 import streamlit as st  # noqa: E402
 
+from accountant.bounds import published as _published
 from accountant.bounds import registry as _bounds
 from accountant.bounds.laws import random_hash as _random_hash
 from accountant.core import limits as _limits
@@ -111,6 +112,22 @@ def hash_model_input(where=None) -> str:
         help="'any': the bounds hold for every hash family, the implementation's included. 'random': "
              "proved assuming each report's hash is a fresh uniformly random function (README: what a "
              "deployment must do); the blanket is then the random-hash one, never above 'any'.")
+
+
+# the planner's command-line options and the sidebar widgets that set them on the Planner page
+_CLI_WIDGETS = {"--max-eps0": ("cap the local eps0", "max local eps0")}
+
+
+def in_page_words(text: str) -> str:
+    """A library message in a dashboard user's words: a command-line option it names
+    (``--max-eps0 5``, ``--max-eps0``) becomes the sidebar widget that sets it."""
+    import re
+
+    for flag, (box, field) in _CLI_WIDGETS.items():
+        text = re.sub(re.escape(flag) + r"\s+([0-9][0-9.eE+-]*)",
+                      lambda m: f"tick '{box}' in the sidebar and set '{field}' to {m.group(1)}", text)
+        text = text.replace(flag, f"tick '{box}' in the sidebar and set '{field}'")
+    return text
 
 
 def page_header(title: str, intro: str) -> None:
@@ -243,7 +260,7 @@ def flat(rows: Sequence[dict]) -> list[dict]:
     return out
 
 
-def readable_table(rows: Sequence[dict], columns: dict) -> tuple[list[dict], dict]:
+def readable_table(rows: Sequence[dict], columns: dict, digits: int = 4) -> tuple[list[dict], dict]:
     """(rows of text, column_config) for st.dataframe: every number through :func:`fmt`.
 
     ``columns`` maps a row key to ``(title, direction, help)``: ``direction`` "up" for upper
@@ -259,7 +276,7 @@ def readable_table(rows: Sequence[dict], columns: dict) -> tuple[list[dict], dic
             elif direction == "text" or isinstance(v, str):
                 line[title] = str(v)
             else:
-                line[title] = fmt(v, 4 if isinstance(v, float) else 6, direction)
+                line[title] = fmt(v, digits if isinstance(v, float) else 6, direction)
         out.append(line)
     cfg = {title: st.column_config.TextColumn(title, help=f"{text} {DASH_HELP}")
            for title, _, text in columns.values()}
@@ -268,7 +285,16 @@ def readable_table(rows: Sequence[dict], columns: dict) -> tuple[list[dict], dic
 
 def bound_column(key: str) -> tuple:
     """(direction, help) of a column of table rows (tables.compute_row): upper bounds print
-    rounded up, lower bounds down, an amplification ratio the other way round."""
+    rounded up, lower bounds down, an amplification ratio the other way round, savings down.
+    The direction is the exported files' (tables.column_direction): one rounding for the
+    page and its downloads."""
+    direction, text = _bound_column_help(key)
+    return _tables.column_direction(key), text
+
+
+def _bound_column_help(key: str) -> tuple:
+    """(direction, help) as first written for the page; only the help is used (the direction
+    comes from tables.column_direction, see :func:`bound_column`)."""
     kinds = {b: _bounds.REGISTRY[b].kind for b in BOUND_NAMES}
     if key.startswith("log2_ratio[") and key[11:-1] in kinds:
         name = key[11:-1]
@@ -284,14 +310,14 @@ def bound_column(key: str) -> tuple:
             "literature_epsilon": ("up", "the best previously published proved bound (nats), rounded up."),
             "proved_over_paper": (None, "proved eps_c / paper's value."),
             "proved_over_lower": ("up", "proved eps_c / certified lower bound (>= 1)."),
-            "saving_percent": (None, "how much smaller the proved eps_c is than the best published "
-                                     "proved one, in percent."),
+            "saving_percent": ("down", "how much smaller the proved eps_c is than the best published "
+                                       "proved one, in percent, rounded down."),
             }.get(key, (None, ""))
 
 
 def table(rows: Sequence[dict], key: str, help: Optional[dict] = None,
           directions: Optional[dict] = None, where=None, as_text: Sequence[str] = (),
-          short: Optional[Sequence[str]] = None) -> None:
+          short: Optional[Sequence[str]] = None, digits: int = 4) -> None:
     """st.dataframe of ``rows`` with no "None"/"nan" cell: a column with a missing value is
     printed by :func:`fmt` (``directions[col]``: "up", "down" or None) with :data:`DASH`
     for the gaps, explained in the column help; the other numeric columns keep numbers
@@ -312,7 +338,7 @@ def table(rows: Sequence[dict], key: str, help: Optional[dict] = None,
 
     gappy = {c for c in cols if c in as_text or any(missing(r.get(c)) for r in rows)}
     columns = {c: (c, directions.get(c), help.get(c, "")) for c in gappy}
-    text, text_cfg = readable_table(rows, columns)
+    text, text_cfg = readable_table(rows, columns, digits)
     out = [{c: (t[c] if c in gappy else r.get(c)) for c in cols} for r, t in zip(rows, text)]
     cfg = number_columns([{c: v for c, v in r.items() if c not in gappy} for r in rows])
     for c, col in cfg.items():
@@ -356,10 +382,21 @@ def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optiona
     else:
         params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d, hash_model=hash_model)
     rep = ShuffleAccountant(params, n).epsilon_result(delta)
+    # under "every hash family" the bracket's lower end is the worst hash family's floor
+    worst = None
+    if hash_model == "any" and mechanism in _bounds.REGISTRY["lower-worst-hash"].applies_to:
+        worst = _bounds.compute_params_bound("lower-worst-hash", params, n, delta)
+    best = _published.best_published_proved(params, n, delta)  # one definition (accountant.bounds)
     return {"epsilon": rep.epsilon, "bound": rep.bound, "achieved_delta": rep.achieved_delta,
             "lower_epsilon": rep.lower_epsilon, "lower_reason": rep.lower_reason,
             "lower_dataset": rep.lower_dataset, "lower_hash_model": rep.lower_hash_model,
-            "paper_epsilon": rep.paper_epsilon, "paper_caveat": rep.paper_caveat, "t": params.t}
+            "paper_epsilon": rep.paper_epsilon, "paper_caveat": rep.paper_caveat, "t": params.t,
+            "worst_hash_epsilon": None if worst is None or not worst.applicable
+            else min(worst.epsilon, rep.epsilon),
+            "worst_hash_reason": None if worst is None or worst.applicable else worst.reason,
+            "worst_hash_dataset": worst.reason if worst is not None and worst.applicable else None,
+            "published_name": None if best is None else best[0],
+            "published_epsilon": None if best is None else best[1].epsilon}
 
 
 @st.cache_resource

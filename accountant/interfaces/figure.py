@@ -63,12 +63,14 @@ def bound_color(name: str) -> str:
 
 def default_curve_bounds(mechanism: str) -> tuple:
     """The registry bounds a row needs for the default chart of ``mechanism``: every bound
-    whose minimum is the proved eps_c (bounds.headline_bounds), the certified lower bound and
-    the paper's Theorem 5 value.  The row's ``proved_epsilon`` is the main line and its best
-    proved bound other than the exact blanket (``best_literature``) the published comparison."""
+    whose minimum is the proved eps_c (bounds.headline_bounds), every published proved bound
+    (bounds.published: the row's ``best_literature`` is their minimum), the certified lower
+    bound and the paper's Theorem 5 value.  The row's ``proved_epsilon`` is the main line and
+    ``best_literature`` the published comparison."""
+    from accountant.bounds.published import published_bounds
     from accountant.bounds.registry import BOUND_NAMES, headline_bounds
 
-    wanted = set(headline_bounds(mechanism)) | {"lower", "paper"}
+    wanted = set(headline_bounds(mechanism)) | set(published_bounds(mechanism)) | {"lower", "paper"}
     return tuple(b for b in BOUND_NAMES if b in wanted)
 
 

@@ -1,6 +1,7 @@
 """Amplification: central eps_c against local eps0 (the proved bound, its certified lower
 bound, the paper's value and the literature; Figure 2).  A variation-ratio randomizer (p, beta,
 q) has its eps0 fixed (ln p): its chart is over n."""
+import math
 import os
 import sys
 
@@ -91,18 +92,61 @@ label = common.MECH_LABEL[mechanism] + (f", k = {k:,}" if k is not None else "")
 
 
 # ---------------------------------------------------------------- headline point
-def bracket_html(lower: float, upper: float, paper) -> str:
-    """The interval (lower, proved) drawn to scale on [0, largest value shown]."""
+def scale_ticks(top: float) -> list:
+    """Tick values of the bracket bar's axis: 0 and 1-2-5 multiples up to ``top`` (3 to 6 ticks)."""
+    if not top > 0:
+        return [0.0]
+    exp = math.floor(math.log10(top))
+    for m in (5, 2, 1):
+        step = m * 10.0 ** (exp - 1)
+        if top / step >= 3:
+            break
+    ticks, v = [0.0], step
+    while v <= top * (1 + 1e-12) and len(ticks) < 12:
+        ticks.append(v)
+        v += step
+    while len(ticks) > 7:  # at most 6 labelled steps
+        ticks = ticks[::2]
+    return ticks
+
+
+def bracket_html(lower: float, upper: float, paper, what: str) -> str:
+    """The interval [lower, upper] drawn to scale on [0, largest value shown], with an axis
+    (ticks and numbers in nats) under it; ``what`` names the interval (its assumption)."""
     top = max(v for v in (upper, paper, lower) if v is not None) * 1.08
     x = lambda v: 100.0 * v / top  # noqa: E731
-    bar = (f'<div style="position:relative;height:18px;background:#eef2f7;border-radius:3px;margin:4px 0">'
-           f'<div title="certified lower bound .. proved upper bound" style="position:absolute;'
+    bar = (f'<div style="position:relative;height:18px;background:#eef2f7;border-radius:3px;margin:4px 0 0 0">'
+           f'<div title="{what}" style="position:absolute;'
            f'left:{x(lower):.3f}%;width:{max(x(upper) - x(lower), 0.4):.3f}%;height:100%;'
            f'background:{bound_color("proved")};opacity:.55"></div>')
     if paper is not None:
         bar += (f'<div title="paper\'s Theorem 5 (not proved)" style="position:absolute;left:{x(paper):.3f}%;'
                 f'width:2px;height:100%;background:{bound_color("paper")}"></div>')
-    return bar + "</div>"
+    bar += "</div>"
+    # the scale: tick marks and their values (nats), so the bar's length can be read
+    axis = '<div class="bracket-scale" style="position:relative;height:30px;border-top:1px solid #555;margin:0 0 8px 0">'
+    for v in scale_ticks(top):
+        axis += (f'<div style="position:absolute;left:{x(v):.3f}%;top:0;width:1px;height:5px;background:#555"></div>'
+                 f'<div class="bracket-tick" style="position:absolute;left:{x(v):.3f}%;top:6px;'
+                 f'transform:translateX(-50%);font-size:11px;color:#444">{common.fmt(v, 3)}</div>')
+    axis += ('<div style="position:absolute;left:0;top:19px;font-size:11px;color:#444">'
+             'scale: eps_c (nats)</div></div>')
+    return bar + axis
+
+
+def zero_lower_note(delta) -> str:
+    """Why a certified lower bound is exactly 0 (it is computed, not rounded)."""
+    return (f"exactly 0: the named datasets' divergence at eps = 0 (their total variation distance) is "
+            f"at most delta = {common.fmt(delta)}, so they certify no eps_c > 0 at this delta; a larger "
+            "delta or smaller n gives a positive lower bound")
+
+
+def interval_line(lo: float, up: float, head_text: str, tail: str) -> str:
+    """'head_text [lo, up], width w (p% of the lower end); tail.' with directed rounding."""
+    width = up - lo
+    rel = (f" ({common.fmt(100 * width / lo, 2, 'up')}% of the lower end)" if lo > 0 else "")
+    return (f"**{head_text} [{common.fmt(lo, 6, 'down')}, {common.fmt(up, 6, 'up')}]**, "
+            f"width {common.fmt(width, 2, 'up')}{rel}" + (f"; {tail}" if tail else "") + ".")
 
 
 def show_headline() -> None:
@@ -110,6 +154,8 @@ def show_headline() -> None:
     if head is None:
         return
     up, lo, paper = head["epsilon"], head["lower_epsilon"], head["paper_epsilon"]
+    worst = head["worst_hash_epsilon"]
+    hashed_any = hash_model == "any" and mechanism in REGISTRY["lower-worst-hash"].applies_to
     st.subheader(f"At eps0 = {common.fmt(float(e_ref))} ({label}, n = {n:,})")
     if hash_model == "random":
         st.markdown(f"**Assumption: {ASSUMPTION['random']}** (hash model *random*): the proved "
@@ -124,8 +170,17 @@ def show_headline() -> None:
                      f"({bound_label(head['bound'])}){random_note}: the number to cite")
     amp = common.ratio(float(e_ref), up)
     lines = []
+    if hashed_any:
+        lines.append(f"worst-hash lower bound **{common.fmt(worst, 6, 'down')}**: the eps_c of one fixed "
+                     "clean hash (the worst family), so no bound proved for every hash family can be "
+                     "smaller" if worst is not None
+                     else f"worst-hash lower bound: not available ({head['worst_hash_reason']})")
     if lo is not None:
-        lines.append(f"certified lower bound **{common.fmt(lo, 6, 'down')}**: the true eps_c is at "
+        value = (common.fmt(lo, 6, 'down') if lo > 0 else "0") + ("" if lo > 0 else f" ({zero_lower_note(delta)})")
+        lines.append(("random-hash lower bound" if hashed_any else "certified lower bound")
+                     + f" **{value}**: "
+                     + ("when each report's hash is a uniformly random function, " if hashed_any else "")
+                     + "the true eps_c is at "
                      + ("least this (exact divergence of the real mechanism's shuffled outputs on " if vr is None
                         else "least this for some randomizer with these (p, beta, q) (exact divergence of "
                              "the shuffled outputs of the ")
@@ -133,20 +188,32 @@ def show_headline() -> None:
                      + (f", {head['lower_hash_model']})" if head.get("lower_hash_model") else ")"))
     else:
         lines.append(f"certified lower bound: not available ({head['lower_reason']})")
+    if head["published_name"] is not None and head["published_name"] != head["bound"]:
+        pub = head["published_epsilon"]
+        lines.append(f"best published proved bound: {bound_label(head['published_name'])} "
+                     f"**{common.fmt(pub, 6, 'up')}** (the proved eps_c is "
+                     f"{common.fmt(100 * (pub - up) / pub, 4, 'down')}% smaller)")
     if head["t"] is not None and mechanism in ("collision", "coco"):
         lines.append(f"t used: {head['t']:,}")
     lines.append(f"amplification eps0 / eps_c: {amp}")
     side.markdown("\n".join(f"* {x}" for x in lines))
-    if lo is not None and lo > 0:
-        width = up - lo
-        st.markdown(f"**The true eps_c lies in [{common.fmt(lo, 6, 'down')}, {common.fmt(up, 6, 'up')}]**, "
-                    f"width {common.fmt(width, 2, 'up')} ({common.fmt(100 * width / lo, 2, 'up')}% of "
-                    "the lower end)" + ("; both ends for a uniformly random hash" if hash_model == "random"
-                                        else "; lower end for a uniformly random hash, upper end for every "
-                                        "hash family" if mechanism in ("collision", "coco")
-                                        else "; the worst case over every randomizer with these (p, beta, q)"
-                                        if vr is not None else "") + ".")
-        st.markdown(bracket_html(lo, up, paper), unsafe_allow_html=True)
+    # the bracket: both ends under one assumption
+    if hashed_any:
+        if worst is not None:
+            st.markdown(interval_line(
+                worst, up, "Every hash family: the eps_c of the worst family lies in",
+                "lower end: the worst-hash lower bound (one fixed clean hash), upper end: the proved bound "
+                "for every hash family"))
+            st.markdown(bracket_html(worst, up, paper, "worst-hash lower bound .. proved upper bound"),
+                        unsafe_allow_html=True)
+    elif lo is not None and lo > 0:
+        head_text = ("Uniformly random hash: the true eps_c lies in" if hash_model == "random"
+                     else "The worst case over every randomizer with these (p, beta, q) lies in" if vr is not None
+                     else "The true eps_c lies in")
+        tail = (f"both ends under the assumption: {ASSUMPTION['random']}" if hash_model == "random" else "")
+        st.markdown(interval_line(lo, up, head_text, tail))
+        st.markdown(bracket_html(lo, up, paper, "certified lower bound .. proved upper bound"),
+                    unsafe_allow_html=True)
     if paper is not None:
         st.caption(f"The paper's Theorem 5 value is {common.fmt(paper, 6, 'up')}: not a proved "
                    f"bound ({head['paper_caveat']}).")
@@ -203,6 +270,14 @@ def variation_ratio_curves() -> None:
                         f"amplification_variation-ratio_n{n}.csv", key="dl_amp")
 
 
+def costly_count(names) -> int:
+    """The bounds' count for figure.draft_worth_drawing: each pair/exact-engine bound, and all
+    the closed forms together as one (each takes about a millisecond; the cost model was
+    fitted with one closed form among five bounds)."""
+    costly = sum(1 for b in names if REGISTRY[b].engine != "closed-form")
+    return costly + (1 if costly < len(set(names)) else 0)
+
+
 if vr is None:
     # the chart's points, built first: their rows start on the worker processes (the first
     # draft, then the points in between) while the headline is computed here
@@ -215,7 +290,7 @@ if vr is None:
     if points is not None:
         # a first draft only where the curves are slow enough for one (figure.draft_worth_drawing)
         draft = [points[i] for i in draft_indices(len(points))] \
-            if draft_worth_drawing(n, len(points), len(chosen)) else list(points)
+            if draft_worth_drawing(n, len(points), costly_count(chosen)) else list(points)
         common.prefetch_rows([draft, points] if len(draft) < len(points) else [points],
                              tuple(b for b in common.BOUND_NAMES if b in chosen), common.CURVE_RTOL)
 
@@ -258,8 +333,11 @@ def draw(rows: list, eps_slot, ratio_slot, stage: str = "") -> None:
         hovertemplate="eps0 %{x}<br>proved eps_c %{y}<extra></extra>"))
     paper = [r.get("paper_epsilon") for r in rows]
     if any(v is not None for v in paper):
-        fig.add_trace(go.Scatter(x=xs, y=paper, mode="lines", name=CURVE_LABELS["paper"],
-                                 line=dict(width=1.5, dash="dash", color=bound_color("paper"))))
+        # drawn over the proved curve, dashed with markers: visible where the two coincide
+        fig.add_trace(go.Scatter(x=xs, y=paper, mode="lines+markers", name=CURVE_LABELS["paper"],
+                                 line=dict(width=2, dash="dash", color=bound_color("paper")),
+                                 marker=dict(symbol="x-thin", size=7, line=dict(width=1.5,
+                                                                                color=bound_color("paper")))))
         ys_all += [v for v in paper if v]
     lit = [literature_epsilon(r) for r in rows]
     if any(v is not None for v in lit):
@@ -311,7 +389,9 @@ if rows is None:
     st.stop()
 draw(rows, eps_slot, ratio_slot)
 note_slot.caption(f"{len(curve_bounds)} bounds computed at {len(rows)} values of eps0 (n = {n:,}); "
-                  "the shaded band is the bracket (certified lower bound, proved upper bound).")
+                  "the shaded band runs from the certified lower bound"
+                  + (" for a uniformly random hash" if mechanism in REGISTRY["lower-worst-hash"].applies_to
+                     and hash_model == "any" else "") + " to the proved upper bound.")
 
 # ---------------------------------------------------------------- applicability
 st.subheader("Bounds that do not apply")
@@ -333,14 +413,21 @@ for r in rows:
     r["literature_epsilon"] = literature_epsilon(r)
     r["literature_name"] = bound_label(r["best_literature"]) if r["literature_epsilon"] is not None else None
     r["bracket_percent"] = bracket_percent(r)
+# Collision, CoCo, OLH under "every hash family": the chart's lower curve is for a uniformly random hash
+lower_of = (" for a uniformly random hash" if mechanism in REGISTRY["lower-worst-hash"].applies_to
+            and hash_model == "any" else "")
 columns = {
     "eps0": ("eps0", None, "local budget of each report (nats)."),
     **({"t": ("t", None, "hash range used at this eps0 (buckets).")} if mechanism in ("collision", "coco")
        else {}),
     "proved_epsilon": ("proved eps_c", "up", "smallest proved upper bound on the central eps_c (nats), "
                                              "rounded up: the number to cite."),
-    "lower_epsilon": ("lower eps_c", "down", "certified lower bound on the true eps_c (nats), rounded down."),
-    "bracket_percent": BRACKET_COLUMN,
+    "lower_epsilon": ("lower eps_c" + (" (random hash)" if lower_of else ""), "down",
+                      f"certified lower bound on the true eps_c{lower_of} (nats), rounded down; "
+                      f"'0 (no eps > 0 certified)': {zero_lower_note(delta)}."),
+    "bracket_percent": (BRACKET_COLUMN[0], BRACKET_COLUMN[1], BRACKET_COLUMN[2] + (
+        f" The lower end is{lower_of}: the bracket for every hash family is in the headline above."
+        if lower_of else "")),
     "paper_epsilon": ("paper (not proved)", "up", "the paper's Theorem 5 value (nats): not a proved bound."),
     "literature_epsilon": ("best published", "up", "best previously published proved upper bound (nats)."),
     "literature_name": ("published bound", "text", "which published bound gives that value."),
@@ -352,7 +439,10 @@ if all_cols:
         direction, text = common.bound_column(key)
         title = bound_label(key) if key in curve_bounds else key.replace("log2_ratio", "log2 ratio ")
         columns[key] = (title, direction, text)
-table, config = common.readable_table(rows, columns)
+# a lower bound computed as exactly 0 (not rounded to it) says so in its cell
+shown = [{**r, "lower_epsilon": "0 (no eps > 0 certified)", "bracket_percent": "unbounded (lower = 0)"}
+         if r["lower_epsilon"] == 0.0 else r for r in rows]
+table, config = common.readable_table(shown, columns)
 st.dataframe(table, hide_index=True, key="numbers", column_config=config)
 common.download_csv([{k: v for k, v in r.items() if k != "reasons"} for r in rows],
                     f"amplification_{mechanism}_n{n}.csv", key="dl_amp")

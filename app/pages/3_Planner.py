@@ -161,7 +161,7 @@ if p.uncapped is not None:
         f"MSE = {common.fmt(p.uncapped.mse, 4)}",
     )
 for w in p.warnings():
-    st.warning(w)
+    st.warning(common.in_page_words(w))
 st.code(p.sentence(), language=None, wrap_lines=True)
 st.caption(common.ERRATUM_CAPTION)
 

@@ -8,6 +8,7 @@ import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
 from accountant import make_params
+from accountant.bounds.published import published_bounds
 from accountant.interfaces import tables
 from accountant.interfaces.figure import bound_label
 from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
@@ -19,7 +20,7 @@ common.page_header(
     "Tables of bounds",
     "A grid of inputs (every combination of the lists below) with the central eps_c from each "
     "chosen bound, the amplification ratio log2(eps0/eps_c) and the saving of the mechanism's "
-    "bound over the best competitor.")
+    "proved eps_c over the best published proved bound.")
 common.explain()
 st.caption("Lists: comma-separated values (1e4, 1e5) or start:stop:count (0.5:5:4).")
 
@@ -90,7 +91,9 @@ if not common.check(len(points) <= MAX_POINTS,
                     f"the grid has {len(points)} points; at most {MAX_POINTS} here "
                     f"(use `python -m accountant table` for larger grids)", where=sb):
     st.stop()
-bounds = [b for b in common.BOUND_NAMES if b in chosen]
+# the chosen bounds, and every published proved bound: the rows' best published bound is their
+# minimum (accountant.bounds.published), whichever bounds are shown
+bounds = [b for b in common.BOUND_NAMES if b in chosen or b in published_bounds(mechanism)]
 # validate each point's parameters before computing (e.g. an odd fixed t for CoCo)
 bad = []
 for p in points:
@@ -120,15 +123,16 @@ if vr_mech:
                "of the class (Wang et al.'s pair). The paper's Theorem 5 does not apply ('–').")
 summary = tables.saving_summary(rows)
 if summary:
-    st.caption("Saving of the mechanism's bound over the best comparison bound: " +
-               ", ".join(f"{k} = {common.fmt(v, 4)}" for k, v in summary.items()))
+    st.caption("Saving of the proved eps_c over the best published proved bound (accountant.bounds."
+               "published), in percent, rounded down: " +
+               ", ".join(f"{k} = {common.fmt(v, digits, 'down')}" for k, v in summary.items()))
 # the paper's columns (as `python -m accountant table` writes them), then each bound chosen
 # beyond them; every field with the "All columns" toggle
 columns = tables.default_columns(rows) + [b for b in bounds if b not in default_b and b in rows[0]]
 bound_cols = [c for c in rows[0] if common.bound_column(c)[1]] if rows else []
 common.table(rows, "table", help={c: common.bound_column(c)[1] for c in bound_cols},
              directions={c: common.bound_column(c)[0] for c in bound_cols}, as_text=bound_cols,
-             short=columns)
+             short=columns, digits=digits)  # the files' digits and directions (tables.column_direction)
 
 inputs = (f"p={points[0].p}, beta={points[0].beta}, q={points[0].q}" if vr_mech
           else f"s={ss}, eps0={eps0s}, t_rule={t_rule}" + (f", k={k}" if k is not None else ""))

@@ -67,18 +67,24 @@ def test_amplification_default_change_and_invalid():
     assert [m.label for m in at.metric] == ["eps_c, proved upper bound"]
     text = " ".join(m.value for m in at.markdown)
     low = appcommon.fmt(lib.lower_epsilon, 6, "down")
-    assert f"certified lower bound **{low}**" in text and float(low) <= shown
-    assert f"lies in [{low}, {appcommon.fmt(lib.epsilon, 6, 'up')}]" in text
+    # under "every hash family" the random-hash lower bound is named as such; the bracket's
+    # lower end is the worst hash family's floor (issue 44, item 3)
+    assert f"random-hash lower bound **{low}**" in text and float(low) <= shown
+    from accountant.bounds.registry import compute_params_bound
+
+    worst = compute_params_bound("lower-worst-hash", CollisionParams(s=4, eps0=1.0, d=1000), 100_000, 1e-6).epsilon
+    assert f"lies in [{appcommon.fmt(worst, 6, 'down')}, {appcommon.fmt(lib.epsilon, 6, 'up')}]" in text
+    assert f"lies in [{low}," not in text
     # the numbers table: text through the one formatter, a dash for nothing, short by default
     df = at.dataframe[-1].value
-    assert list(df.columns) == ["eps0", "t", "proved eps_c", "lower eps_c", "bracket width %",
+    assert list(df.columns) == ["eps0", "t", "proved eps_c", "lower eps_c (random hash)", "bracket width %",
                                 "paper (not proved)", "best published", "published bound"]
     assert not df.isin(["None", "nan", "n/a"]).any().any()
     row = compute_row(GridPoint(100_000, 4, 0.1, 1e-6, collision_t_star(4, 0.1), "collision"),
                       ["blanket", "lower", "paper", "clone", "efmrtt19"], appcommon.CURVE_RTOL)
     assert df.iloc[0]["proved eps_c"] == appcommon.fmt(row["proved_epsilon"], 4, "up")
-    assert df.iloc[0]["lower eps_c"] == appcommon.fmt(row["lower_epsilon"], 4, "down")
-    assert float(df.iloc[0]["lower eps_c"]) <= row["lower_epsilon"] <= row["proved_epsilon"] \
+    assert df.iloc[0]["lower eps_c (random hash)"] == appcommon.fmt(row["lower_epsilon"], 4, "down")
+    assert float(df.iloc[0]["lower eps_c (random hash)"]) <= row["lower_epsilon"] <= row["proved_epsilon"] \
         <= float(df.iloc[0]["proved eps_c"])
     at.toggle(key="all_columns").set_value(True).run()
     ok(at)
@@ -122,7 +128,7 @@ def test_amplification_hash_model():
     assert shown == pytest.approx(lib.epsilon, rel=1e-5) and shown < any_shown
     text = " ".join(m.value for m in at.markdown)
     assert "Assumption: each report's hash is a uniformly random function" in text
-    assert "both ends for a uniformly random hash" in text
+    assert "Uniformly random hash: the true eps_c lies in" in text and "both ends under the assumption" in text
     assert float(appcommon.fmt(lib.lower_epsilon, 6, "down")) <= shown
     # the curves follow the model: the table's proved eps_c at eps0 = 0.1 is the random-hash row
     row = compute_row(GridPoint(100_000, 4, 0.1, 1e-6, collision_t_star(4, 0.1), "collision", d=1000,

@@ -51,6 +51,10 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
                 "certified": kind_label(k, params.name).certified and v.applicable,
                 **(_lower_fields(k, params, v.applicable) if REGISTRY[k].kind == "lower" else {})}
             for k, v in res.items()})
+        from accountant.bounds.published import best_published  # one definition (pages, tables, CLI)
+
+        best = best_published(res, params.name)
+        out["best_published"] = None if best is None else {"name": best.name, "epsilon": best.epsilon}
         return out
     if args.command in ("table", "figure"):
         return _grid_command(args, argv if argv is not None else sys.argv[1:])
@@ -119,7 +123,8 @@ def _human(command: str, out: dict) -> str:
             lab = kind_label(k, out["mechanism"])
             val = f"{lab.relation} {_bound(v['epsilon'], v['kind'], 6)}" if v["applicable"] \
                 else f"not applicable: {v['reason']}"
-            lines.append(f"  {k:26s} {val}  [{lab.short}]")
+            best = k == (out.get("best_published") or {}).get("name")
+            lines.append(f"  {k:26s} {val}  [{lab.short}]" + ("  <- best published proved bound" if best else ""))
         return "\n".join(lines)
     if command == "epsilon" and "paper_epsilon" not in out:
         if not out["applicable"]:

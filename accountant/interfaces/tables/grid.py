@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 from accountant.bounds.laws.random_hash import check_hash_model
 from accountant.bounds.registry import BOUND_NAMES, best_proved, compare_params
+from accountant.bounds.published import best_published, published_bounds
 from accountant.core.params import make_params
 from accountant.core.limits import MAX_LIST, worker_init
 from accountant.core.optional import require
@@ -168,9 +169,10 @@ def _compare(point: GridPoint, bounds: Sequence[str], rtol: float) -> dict:
     return compare_params(params, point.n, point.delta, bounds, rtol)
 
 
-def _bound_result(point: GridPoint, bound: str, rtol: float):
-    """One bound's result at one point (a task of :func:`compute_rows`)."""
-    return _compare(point, (bound,), rtol)
+def _bound_result(point: GridPoint, bound, rtol: float):
+    """One bound's result at one point (a task of :func:`compute_rows`); ``bound`` may be a
+    tuple of names (the closed forms of a point, one task together)."""
+    return _compare(point, bound if isinstance(bound, tuple) else (bound,), rtol)
 
 
 def _bound_task(task: tuple) -> dict:
@@ -210,8 +212,15 @@ def _plan(points: Sequence[GridPoint], bounds: Sequence[str], rtol: float) -> tu
     """(names, tasks, work): one task per (point, bound), the costliest bounds first."""
     from accountant.bounds.registry import resolve_name
 
+    from accountant.bounds.registry import REGISTRY
+
     names = list(dict.fromkeys(resolve_name(b) for b in bounds))
-    order = sorted(names, key=lambda b: _COSTLY_FIRST.index(b) if b in _COSTLY_FIRST else len(_COSTLY_FIRST))
+    # the closed forms (about a millisecond each) of a point go together in one task: one
+    # message to a worker instead of one per bound
+    cheap = tuple(b for b in names if REGISTRY[b].engine == "closed-form")
+    order = sorted([b for b in names if b not in cheap],
+                   key=lambda b: _COSTLY_FIRST.index(b) if b in _COSTLY_FIRST else len(_COSTLY_FIRST))
+    order += [cheap] if len(cheap) > 1 else list(cheap)
     tasks = [(i, b) for b in order for i in range(len(points))]
     return names, tasks, [(points[i], b, rtol) for i, b in tasks]
 
@@ -290,7 +299,11 @@ def _assemble_row(point: GridPoint, res: dict) -> dict:
     for b in names:
         e = row[b]
         row[f"log2_ratio[{b}]"] = math.log2(point.eps0 / e) if e else None
-    literature = best_proved({b: r for b, r in res.items() if b != "blanket"}, point.mechanism)
+    # the best published proved bound (accountant.bounds.published: one definition for the
+    # pages, the files and the CLI); not available unless every published bound was computed
+    literature = None
+    if all(b in res for b in published_bounds(point.mechanism)):
+        literature = best_published(res, point.mechanism)
     if proved is not None and literature is not None and literature.epsilon > 0:
         row["best_literature"] = literature.name
         row["literature_epsilon"] = literature.epsilon
