@@ -141,6 +141,27 @@ class FiniteRandomizer:
         if not isinstance(self.label, str) or not self.label:
             raise ValueError("label must be a non-empty string")
 
+    # the parameter-object protocol the registry and the interfaces read (as GenericLDP's)
+    s = t = d = None
+    theorem6_applies = False
+    tight = None
+    certified = False
+
+    @property
+    def mixture_weight(self) -> float:
+        """1/(e^eps0 + 1): the stronger clone pair of an eps0-LDP randomizer (not proved)."""
+        return 1.0 / (math.exp(self.eps0) + 1.0)
+
+    @property
+    def remainder(self) -> float:
+        return 0.0
+
+    @property
+    def caveat(self) -> str:
+        from accountant.core.caveats import CAVEAT_GENERIC
+
+        return CAVEAT_GENERIC
+
     @property
     def k(self) -> int:
         """Number of inputs (rows)."""
