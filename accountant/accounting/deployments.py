@@ -28,21 +28,29 @@ the proved bound at n + m. (A tighter analysis through the exact blanket with th
 m + Bin(n - 1, gamma) would gain only where the dummies' law is the blanket and the blanket
 engine is the binding bound; not done here.)
 
-**User sampling (Poisson, each user takes part w.p. q), substitution neighbours.** The
-stronger clone reduction (Feldman, McMillan, Talwar, SODA 2023) writes each other user's
-report, for any eps0-LDP randomizer, as: w.p. a a sample of R(x1), w.p. a a sample of
-R(x1'), else a sample of a law not depending on user 1 (a = 1 / (e^eps0 + 1)); user 1's
-report is a clone-of-x1 (w.p. e^eps0 a), clone-of-x1' (w.p. a) or from a common law. With
-sampling, a user who does not take part sends nothing: an other user is then a clone of
-x1 w.p. q a, of x1' w.p. q a, else its report (or its absence) does not depend on user 1;
-user 1 is a clone-of-x1 w.p. q e^eps0 a, clone-of-x1' w.p. q a, else (common law or absent,
-both with the same probability under D and D' and independent of the clone counts, so both
-have likelihood ratio 1 and may be merged). The view is a post-processing of the clone
-counts, whose law is the pair of NOTES section 1 with a replaced by q a:
-C ~ Bin(n - 1, 2 q a), (D1, D2) = (1, 0) w.p. e^eps0 q a, (0, 1) w.p. q a. That pair is
-symmetric, so its privacy profile composes over T rounds through the connect-the-dots PLD
-(:mod:`accountant.composition.pld`). Add/remove neighbours are refused: the number of
-reports is visible and this reduction is for a substitution; no add/remove proof is here.
+**User sampling (Poisson, each user takes part w.p. q), substitution neighbours.** The count
+T of reports is visible; T ~ Bin(n, q) under both datasets, so the divergence is the sum over
+t of P(T = t) times the divergence given T = t (disjoint supports). Given T = t, user 1 took
+part with probability eta_t = t/n (exchangeability), so the view is (1 - eta_t) S_t + eta_t P1
+against (1 - eta_t) S_t + eta_t Q1, with S_t the shuffle of t other users (a uniform t-subset)
+and P1, Q1 the shuffle of user 1 (x1, resp. x1') with t - 1 others. Advanced joint convexity
+(Balle, Barthe, Gaboardi, NeurIPS 2018, Theorem 2) with e^eps = 1 + eta_t (e^eps_t - 1):
+D_{e^eps}(P_t || Q_t) = eta_t D_{e^eps_t}(P1 || (1 - beta) S_t + beta Q1)
+<= eta_t [(1 - beta) D_{e^eps_t}(P1 || S_t) + beta D_{e^eps_t}(P1 || Q1)]. Coupling the
+(t-1)-subset of P1 with the t-subset of S_t that adds one user j (uniform j keeps both
+marginals), P1 vs S_t and P1 vs Q1 are shuffles of t users differing in one user, so both
+divergences are at most f(t, eps_t), the stronger clone pair at t users (Feldman, McMillan,
+Talwar, SODA 2023, a = 1/(e^eps0 + 1), every eps0-LDP randomizer). Hence
+delta(eps) <= sum_t P(T = t) (t/n) f(t, log(1 + (n/t)(e^eps - 1))). f is non-increasing in
+the number of users (post-processing, above) and in eps, so on a stratum [t_j, t_{j+1}) the
+term is at most ((t_{j+1} - 1)/n) f(t_j, eps at t_{j+1} - 1); the strata's probabilities come from the
+binomial CDF with a relative margin, the two tails from Chernoff bounds.
+(A first attempt, the clone pair with a -> q a, is NOT valid: it forgets that the count of
+reports is visible; the brute force at n = 2 refutes it, see the tests.) The profile is the
+same for both orders of the datasets (each bound above is symmetric in x1, x1'), so it
+composes over T rounds (a fresh sample each round) through the pessimistic connect-the-dots
+PLD (:mod:`accountant.composition.pld`). Add/remove neighbours are refused: the count law
+then differs between the datasets and no proof for that case is here.
 """
 from __future__ import annotations
 
@@ -50,9 +58,11 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
+import numpy as np
+
 from accountant.core.params import Params, _check_delta, _check_n
 
-__all__ = ["DeploymentResult", "deployment_epsilon", "sampled_pair", "sampled_epsilon",
+__all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_epsilon",
            "sampled_rounds_epsilon", "check_deployment", "MONOTONE_STATEMENT"]
 
 MONOTONE_STATEMENT = ("the worst-case eps_c of a shuffled randomizer is non-increasing in n "
@@ -150,21 +160,72 @@ def _eps0_of(params: Params) -> float:
     return float(eps0)
 
 
-def sampled_pair(params: Params, n: int, q: float):
-    """The stronger-clone pair of user sampling with probability ``q`` (substitution): C ~
-    Bin(n - 1, 2 q a), (1, 0) w.p. e^eps0 q a, (0, 1) w.p. q a, a = 1/(e^eps0 + 1)
-    (module docstring); valid for every eps0-LDP randomizer."""
+def _log_lower_tail(n1: int, q: float, k: int) -> float:
+    """Chernoff: log P(Bin(n1, q) < k) <= -n1 KL((k-1)/n1 || q) for k - 1 < n1 q (else 0)."""
+    if k <= 0 or (q >= 1.0 and k <= n1):
+        return -math.inf
+    x = (k - 1) / n1
+    if x >= q:
+        return 0.0
+    kl = (x * math.log(x / q) if x > 0 else 0.0) + (1 - x) * math.log((1 - x) / (1 - q))
+    return -n1 * kl
+
+
+def _log_upper_tail(n: int, q: float, k: int) -> float:
+    """Chernoff: log P(Bin(n, q) > k) <= -n KL((k+1)/n || q) for k + 1 > n q (else 0)."""
+    if k >= n or (q <= 0.0):
+        return -math.inf
+    x = (k + 1) / n
+    if x <= q:
+        return 0.0
+    if q >= 1.0:
+        return 0.0
+    kl = x * math.log(x / q) + ((1 - x) * math.log((1 - x) / (1 - q)) if x < 1 else 0.0)
+    return -n * kl
+
+
+def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 48,
+                  width: float = 10.0) -> float:
+    """Proved delta(eps) with Poisson sampling at rate ``q`` (substitution), module docstring:
+    delta(eps) <= sum_t P(T = t) (t/n) f(t, log(1 + (n/t)(e^eps - 1))), T ~ Bin(n, q) the
+    number of reports, f(t, e) the stronger clone pair's divergence at t users, bounded on
+    strata [t_j, t_{j+1}) by ((t_{j+1} - 1)/n) f(t_j, e at t_{j+1} - 1) (f is non-increasing in the
+    number of users and in e), the strata's probabilities from the binomial CDF with a
+    relative margin and the two tails by Chernoff."""
+    from scipy.stats import binom
+
+    from accountant.engines.pair.divergence import hockey_stick_divergence
     from accountant.engines.pair.law import DominatingPair
 
     eps0 = _eps0_of(params)
-    check_deployment(n, sampling=q)
     a = 1.0 / (math.exp(eps0) + 1.0)
-    e = math.exp(eps0)
-    return DominatingPair(n=int(n), c=2.0 * q * a, p=e * q * a, q=q * a,
-                          r=(1.0 - q) + q * (1.0 - a * (1.0 + e)))
+    if eps >= eps0:
+        return 0.0
+    em1 = math.expm1(eps)
+
+    def f(t: int, t_eps: int) -> float:
+        e = math.log1p(n / t_eps * em1)
+        if e >= eps0:
+            return 0.0
+        return min(1.0, hockey_stick_divergence(DominatingPair.stronger_clone(t, eps0, a), e).upper)
+
+    mu, sd = n * q, math.sqrt(n * q * (1 - q))
+    pts = sorted({max(1, min(n, int(math.floor(mu + sd * width * (2 * j / strata - 1))))) for j in range(strata + 1)})
+    if q >= 1.0:
+        pts = [n]
+    t0, tJ = pts[0], pts[-1]
+    total = math.exp(_log_lower_tail(n, q, t0)) * (t0 / n) if t0 > 1 else 0.0  # T < t0
+    cdf = binom.cdf(np.array(pts) - 1, n, q)
+    for j in range(len(pts) - 1):
+        lo, hi = pts[j], pts[j + 1]
+        mass = min(1.0, (float(cdf[j + 1] - cdf[j]) + 1e-15) * (1 + 1e-9))  # P(lo <= T < hi)
+        total += mass * ((hi - 1) / n) * f(lo, hi - 1)  # t <= hi - 1 in the stratum
+    top = min(1.0, math.exp(_log_upper_tail(n, q, tJ - 1)) + 1e-15)  # P(T >= tJ)
+    total += top * f(tJ, n)
+    return min(1.0, total * (1 + 1e-12))
 
 
-def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float = 1e-9,
+def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float = 1e-6,
                     neighbours: str = "substitute") -> DeploymentResult:
     """Proved single-round eps_c with Poisson user sampling at rate ``q`` (substitution).
 
@@ -173,47 +234,49 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
     >>> r.epsilon < 0.01
     True
     """
-    from accountant.bounds.pair_accountant import search_pair_epsilon
-
     delta = _check_delta(delta)
     check_deployment(n, sampling=q, neighbours=neighbours)
-    pair = sampled_pair(params, n, q)
-    res = search_pair_epsilon(pair, delta, rtol)
-    eps = min(res.epsilon, pair.eps_max)
-    return DeploymentResult(eps, delta, res.achieved_delta, "stronger-clone-sampled", n,
-                            f"user sampling q = {q:g} (Poisson, substitution): stronger clone pair "
-                            "with a -> q a, proved for every eps0-LDP randomizer")
+    eps0 = _eps0_of(params)
+    lo, hi = 0.0, eps0
+    if sampled_delta(params, n, q, 0.0) <= delta:
+        hi = 0.0
+    while hi - lo > max(rtol, 1e-9) * hi:
+        mid = 0.5 * (lo + hi)
+        if sampled_delta(params, n, q, mid) <= delta:
+            hi = mid
+        else:
+            lo = mid
+    eps, ach = hi, sampled_delta(params, n, q, hi)
+    return DeploymentResult(eps, delta, ach, "stronger-clone-sampled", n,
+                            f"user sampling q = {q:g} (Poisson, substitution): delta <= sum_t P(T = t) (t/n) "
+                            "f(t, eps_t), T ~ Bin(n, q) reports, f the stronger clone pair (advanced joint "
+                            "convexity), proved for every eps0-LDP randomizer")
 
 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,
-                           steps: int = 400, refine: int = 4) -> DeploymentResult:
+                           steps: int = 100, refine: int = 16) -> DeploymentResult:
     """Proved eps after ``rounds`` rounds with Poisson sampling at rate ``q`` (fresh sample each
     round, substitution): the pessimistic connect-the-dots PLD of the sampled pair's certified
     profile, composed by FFT (:mod:`accountant.composition.pld`)."""
     from accountant.composition import pld as _pld
-    from accountant.engines.pair.divergence import hockey_stick_divergence
-
     delta = _check_delta(delta)
     rounds = _int_in("rounds", rounds, 1, MAX_SAMPLED_ROUNDS)
-    pair = sampled_pair(params, n, q)
+    eps_max = _eps0_of(params)
+    check_deployment(n, sampling=q)
     cutoff = min(1e-14, delta * 1e-6 / rounds)
     cache: dict = {}
 
     def prof(eps: float):
         key = round(eps, 15)
         if key not in cache:
-            if eps >= pair.eps_max:
-                cache[key] = (0.0, 0.0)
-            else:
-                v = hockey_stick_divergence(pair, eps)
-                cache[key] = (v.lower, v.upper)
+            cache[key] = (0.0, sampled_delta(params, n, q, eps))
         return cache[key]
 
     # support: the first eps (doubling from a small start) where the upper profile <= cutoff;
     # the profile beyond goes to the +inf atom of the pessimistic PLD (validity kept)
-    top = min(pair.eps_max, 1e-4)
-    while top < pair.eps_max and prof(top)[1] > cutoff:
-        top = min(2.0 * top, pair.eps_max)
+    top = min(eps_max, 1e-4)
+    while top < eps_max and prof(top)[1] > cutoff:
+        top = min(2.0 * top, eps_max)
     step = top / steps
     one = _pld.refine(_pld.from_profile(prof, step, top, True), refine)
     total = _pld.self_compose(one, rounds)

@@ -72,7 +72,7 @@ def run(args, params) -> dict:
         if args.rounds is not None and args.rounds > 1:
             r = D.sampled_rounds_epsilon(params, n, args.delta, args.sampling, args.rounds)
         else:
-            r = D.sampled_epsilon(params, n, args.delta, args.sampling, args.rtol)
+            r = D.sampled_epsilon(params, n, args.delta, args.sampling, max(args.rtol, 1e-6))
     else:
         r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
                                  dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)
