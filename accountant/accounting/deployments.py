@@ -237,15 +237,26 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
     delta = _check_delta(delta)
     check_deployment(n, sampling=q, neighbours=neighbours)
     eps0 = _eps0_of(params)
+    # regula falsi (Illinois) on log delta, the bracket [lo, hi] kept: delta(hi) <= target < delta(lo)
     lo, hi = 0.0, eps0
-    if sampled_delta(params, n, q, 0.0) <= delta:
+    g_lo = math.log(max(sampled_delta(params, n, q, 0.0), 1e-300)) - math.log(delta)
+    if g_lo <= 0:
         hi = 0.0
+    g_hi, side = math.log(1e-300) - math.log(delta), 0
     while hi - lo > max(rtol, 1e-9) * hi:
-        mid = 0.5 * (lo + hi)
-        if sampled_delta(params, n, q, mid) <= delta:
-            hi = mid
+        mid = hi - g_hi * (hi - lo) / (g_hi - g_lo)
+        width = hi - lo
+        mid = min(max(mid, lo + 1e-3 * width), hi - 1e-3 * width)
+        d = sampled_delta(params, n, q, mid)
+        g = math.log(max(d, 1e-300)) - math.log(delta)
+        if g <= 0:
+            hi, g_hi = mid, g
+            g_lo = g_lo / 2 if side == -1 else g_lo
+            side = -1
         else:
-            lo = mid
+            lo, g_lo = mid, g
+            g_hi = g_hi / 2 if side == 1 else g_hi
+            side = 1
     eps, ach = hi, sampled_delta(params, n, q, hi)
     return DeploymentResult(eps, delta, ach, "stronger-clone-sampled", n,
                             f"user sampling q = {q:g} (Poisson, substitution): delta <= sum_t P(T = t) (t/n) "
