@@ -49,8 +49,13 @@ binomial CDF with a relative margin, the two tails from Chernoff bounds.
 reports is visible; the brute force at n = 2 refutes it, see the tests.) The profile is the
 same for both orders of the datasets (each bound above is symmetric in x1, x1'), so it
 composes over T rounds (a fresh sample each round) through the pessimistic connect-the-dots
-PLD (:mod:`accountant.composition.pld`). Add/remove neighbours are refused: the count law
-then differs between the datasets and no proof for that case is here.
+PLD (:mod:`accountant.composition.pld`).
+
+**Sampling with add/remove neighbours** (D' = D plus user 1): the count laws differ
+(Bin(n - 1, q) against Bin(n, q)), the two directions are not symmetric; each is a sum over
+the visible count of a hockey-stick divergence of shuffles of t users differing in one user,
+at a factor that depends on t (:func:`sampled_delta_add_remove`). The larger of the two
+directions is used, so the profile holds for both orders and composes in the same way.
 """
 from __future__ import annotations
 
@@ -62,7 +67,7 @@ import numpy as np
 
 from accountant.core.params import Params, _check_delta, _check_n
 
-__all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_epsilon",
+__all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_delta_add_remove", "sampled_epsilon",
            "sampled_rounds_epsilon", "check_deployment", "MONOTONE_STATEMENT"]
 
 MONOTONE_STATEMENT = ("the worst-case eps_c of a shuffled randomizer is non-increasing in n "
@@ -111,10 +116,6 @@ def check_deployment(n: int, *, colluders: int = 0, n_min: Optional[int] = None,
     if sampling is not None:
         if isinstance(sampling, bool) or not isinstance(sampling, (int, float)) or not (0.0 < sampling <= 1.0):
             raise ValueError(f"sampling must be a probability q in (0, 1], got {sampling!r}")
-        if neighbours == "add-remove":
-            raise ValueError("neighbours add-remove with sampling: not proved here (the number of "
-                             "reports is visible; the clone reduction used is for substitution); "
-                             "use substitute")
         if colluders or dummies:
             raise ValueError("sampling with colluders or dummies: the combination is not proved here")
     eff = n - colluders + dummies
@@ -225,6 +226,76 @@ def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 48
     return min(1.0, total * (1 + 1e-12))
 
 
+def _pair_g(eps0: float, t: int, gamma: float) -> float:
+    """Upper bound on sup over neighbouring (substitution) datasets of t users of
+    D_gamma(S(D) || S(D')), gamma >= 0: the stronger clone pair at t users; for gamma < 1,
+    D_gamma(P||Q) = 1 - gamma + gamma D_{1/gamma}(Q||P)."""
+    from accountant.engines.pair.divergence import hockey_stick_divergence
+    from accountant.engines.pair.law import DominatingPair
+
+    if gamma <= 0.0 or t < 1:
+        return 1.0
+    pair = DominatingPair.stronger_clone(t, eps0, 1.0 / (math.exp(eps0) + 1.0))
+    e = abs(math.log(gamma))
+    f = 0.0 if e >= eps0 else min(1.0, hockey_stick_divergence(pair, e).upper)
+    return f if gamma >= 1.0 else min(1.0, (1.0 - gamma) + gamma * f)
+
+
+def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strata: int = 48,
+                             width: float = 10.0) -> float:
+    """Proved delta(eps) with Poisson sampling at rate ``q`` for add/remove neighbours: D has
+    the n - 1 others, D' also user 1; the larger of the two directions.
+
+    K ~ Bin(n - 1, q) others take part, pi its pmf; the count of reports is visible. Removal
+    direction: D_{e^eps}(P' || P) = sum_t q pi(t-1) D_{g_t}(P1_{t-1} || S_t) with
+    g_t = (e^eps - 1 + q) pi(t) / (q pi(t-1)) = (e^eps - 1 + q)(n - t) / (t (1 - q));
+    addition direction: D_{e^eps}(P || P') = sum_t pi(t) c D_{h_t}(S_t || P1_{t-1}) with
+    c = 1 - e^eps (1 - q) (0 if c <= 0) and h_t = e^eps t (1 - q) / ((n - t) c). P1_{t-1}
+    against S_t are shuffles of t users differing in one user (coupling as for substitution):
+    each term is at most :func:`_pair_g` at t users, which bounds a quantity non-increasing in
+    t (post-processing) and in gamma, so a stratum [lo, hi) is bounded by its mass times
+    _pair_g(lo, the smallest gamma of the stratum); tails by Chernoff with g <= 1.
+    """
+    eps0 = _eps0_of(params)
+    n1 = n - 1
+    if n1 == 0:
+        return min(1.0, q * (1 + 1e-12))  # only user 1: present or not is seen
+    em1 = math.expm1(eps)
+    c = -math.expm1(eps + math.log1p(-q)) if q < 1.0 else 1.0  # 1 - e^eps (1 - q)
+    mu, sd = n1 * q, math.sqrt(n1 * q * (1 - q))
+    ks = sorted({max(0, min(n1, int(math.floor(mu + sd * width * (2 * j / strata - 1))))) for j in range(strata + 1)})
+    from scipy.stats import binom
+
+    cdf = binom.cdf(np.array(ks) - 1, n1, q)  # P(K < k)
+    low = math.exp(_log_lower_tail(n1, q, ks[0]))
+    high = min(1.0, math.exp(_log_upper_tail(n1, q, ks[-1] - 1)) + 1e-15)  # P(K >= k_J)
+
+    def strat(gamma_min):  # sum over strata of P(lo <= K < hi) g(lo + shift, gamma_min(lo, hi))
+        tot = low + high  # tails: g <= 1
+        for j in range(len(ks) - 1):
+            lo, hi = ks[j], ks[j + 1]
+            mass = min(1.0, (float(cdf[j + 1] - cdf[j]) + 1e-15) * (1 + 1e-9))
+            tot += mass * gamma_min(lo, hi)
+        return tot
+
+    # removal: K = t - 1; gamma decreasing in t: smallest at t = hi (K = hi - 1), users >= lo + 1
+    def rem(lo, hi):
+        t = hi
+        g = 0.0 if t >= n else (em1 + q) * (n - t) / (t * (1 - q)) if q < 1.0 else 0.0
+        return _pair_g(eps0, lo + 1, g)
+
+    total = q * strat(rem)
+    if c > 0:
+        # addition: K = t; gamma increasing in t: smallest at t = lo, users >= lo
+        def add(lo, hi):
+            t = lo
+            g = 0.0 if t == 0 else math.exp(eps) * t * (1 - q) / ((n - t) * c)
+            return _pair_g(eps0, lo, g)
+
+        total = max(total, c * strat(add))
+    return min(1.0, total * (1 + 1e-12))
+
+
 def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float = 1e-6,
                     neighbours: str = "substitute") -> DeploymentResult:
     """Proved single-round eps_c with Poisson user sampling at rate ``q`` (substitution).
@@ -237,9 +308,10 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
     delta = _check_delta(delta)
     check_deployment(n, sampling=q, neighbours=neighbours)
     eps0 = _eps0_of(params)
+    dfun = sampled_delta if neighbours == "substitute" else sampled_delta_add_remove
     # regula falsi (Illinois) on log delta, the bracket [lo, hi] kept: delta(hi) <= target < delta(lo)
     lo, hi = 0.0, eps0
-    g_lo = math.log(max(sampled_delta(params, n, q, 0.0), 1e-300)) - math.log(delta)
+    g_lo = math.log(max(dfun(params, n, q, 0.0), 1e-300)) - math.log(delta)
     if g_lo <= 0:
         hi = 0.0
     g_hi, side = math.log(1e-300) - math.log(delta), 0
@@ -247,7 +319,7 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
         mid = hi - g_hi * (hi - lo) / (g_hi - g_lo)
         width = hi - lo
         mid = min(max(mid, lo + 1e-3 * width), hi - 1e-3 * width)
-        d = sampled_delta(params, n, q, mid)
+        d = dfun(params, n, q, mid)
         g = math.log(max(d, 1e-300)) - math.log(delta)
         if g <= 0:
             hi, g_hi = mid, g
@@ -257,15 +329,21 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
             lo, g_lo = mid, g
             g_hi = g_hi / 2 if side == 1 else g_hi
             side = 1
-    eps, ach = hi, sampled_delta(params, n, q, hi)
+    eps, ach = hi, dfun(params, n, q, hi)
+    if neighbours == "substitute":
+        why = ("delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f the stronger clone "
+               "pair (advanced joint convexity)")
+    else:
+        why = ("both directions summed over the visible count of reports, each term the stronger clone "
+               "pair at t users")
     return DeploymentResult(eps, delta, ach, "stronger-clone-sampled", n,
-                            f"user sampling q = {q:g} (Poisson, substitution): delta <= sum_t P(T = t) (t/n) "
-                            "f(t, eps_t), T ~ Bin(n, q) reports, f the stronger clone pair (advanced joint "
-                            "convexity), proved for every eps0-LDP randomizer")
+                            f"user sampling q = {q:g} (Poisson, {neighbours}): {why}, proved for every "
+                            "eps0-LDP randomizer")
 
 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,
-                           steps: int = 100, refine: int = 16) -> DeploymentResult:
+                           steps: int = 100, refine: int = 16,
+                           neighbours: str = "substitute") -> DeploymentResult:
     """Proved eps after ``rounds`` rounds with Poisson sampling at rate ``q`` (fresh sample each
     round, substitution): the pessimistic connect-the-dots PLD of the sampled pair's certified
     profile, composed by FFT (:mod:`accountant.composition.pld`)."""
@@ -273,14 +351,15 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     delta = _check_delta(delta)
     rounds = _int_in("rounds", rounds, 1, MAX_SAMPLED_ROUNDS)
     eps_max = _eps0_of(params)
-    check_deployment(n, sampling=q)
+    check_deployment(n, sampling=q, neighbours=neighbours)
+    dfun = sampled_delta if neighbours == "substitute" else sampled_delta_add_remove
     cutoff = min(1e-14, delta * 1e-6 / rounds)
     cache: dict = {}
 
     def prof(eps: float):
         key = round(eps, 15)
         if key not in cache:
-            cache[key] = (0.0, sampled_delta(params, n, q, eps))
+            cache[key] = (0.0, dfun(params, n, q, eps))
         return cache[key]
 
     # support: the first eps (doubling from a small start) where the upper profile <= cutoff;
@@ -293,5 +372,5 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     total = _pld.self_compose(one, rounds)
     eps = total.get_epsilon(delta)
     return DeploymentResult(eps, delta, total.get_delta(eps), "stronger-clone-sampled-pld", n,
-                            f"{rounds} rounds, user sampling q = {q:g} each (Poisson, substitution): "
+                            f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
                             "pessimistic PLD of the sampled stronger clone pair")

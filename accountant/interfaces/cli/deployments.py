@@ -24,7 +24,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sampling", type=float_arg("--sampling", 0.0, 1.0, lo_open=True), default=None,
                    help="Poisson user sampling: each user takes part w.p. q in (0, 1]")
     p.add_argument("--neighbours", default=None, choices=("substitute", "add-remove"),
-                   help="with --sampling: the neighbouring relation (only substitute is proved here)")
+                   help="with --sampling: the neighbouring relation (default substitute)")
     p.add_argument("--rounds", type=int_arg("--rounds", 1, 100_000), default=None,
                    help="with --sampling: rounds T, a fresh sample each round (PLD composition)")
 
@@ -47,9 +47,6 @@ def check(args) -> None:
     if args.rounds is not None and args.sampling is None:
         raise ValueError("--rounds applies only with --sampling (use the compose command otherwise)")
     if args.sampling is not None:
-        if args.neighbours == "add-remove":
-            raise ValueError("--neighbours add-remove with --sampling is not proved here (the number of "
-                             "reports is visible; the reduction used is for substitution): use substitute")
         if args.colluders or args.dummies or args.n_min is not None:
             raise ValueError("--sampling with --colluders, --dummies or --n-min: the combination is not proved here")
         if args.mechanism == "variation-ratio":
@@ -70,9 +67,11 @@ def run(args, params) -> dict:
            "rounds": args.rounds}
     if args.sampling is not None:
         if args.rounds is not None and args.rounds > 1:
-            r = D.sampled_rounds_epsilon(params, n, args.delta, args.sampling, args.rounds)
+            r = D.sampled_rounds_epsilon(params, n, args.delta, args.sampling, args.rounds,
+                                         neighbours=out["neighbours"])
         else:
-            r = D.sampled_epsilon(params, n, args.delta, args.sampling, max(args.rtol, 1e-6))
+            r = D.sampled_epsilon(params, n, args.delta, args.sampling, max(args.rtol, 1e-6),
+                                  neighbours=out["neighbours"])
     else:
         r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
                                  dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)

@@ -75,6 +75,30 @@ def test_sampling_upper_at_least_truth(k, eps0, q):
     assert abs(D.sampled_delta(params, 4, 1.0, 0.1) - full) <= 1e-9 * full
 
 
+def truth_add_remove(k, eps0, n, eps, q):
+    """sup over datasets of the exact delta, both directions: D' = D plus user 0 (input x)."""
+    best = 0.0
+    for x in range(k):
+        for others in itertools.product(range(k), repeat=n - 1):
+            rows_o = [[q * v for v in krr_row(o, k, eps0)] for o in others]
+            with_ = view_law([[q * v for v in krr_row(x, k, eps0)]] + rows_o, k)
+            without = view_law(rows_o, k)
+            best = max(best, hs(with_, without, eps), hs(without, with_, eps))
+    return best
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("eps0", [0.5, 2.0])
+@pytest.mark.parametrize("q", [0.3, 0.8])
+def test_sampling_add_remove_upper_at_least_truth(k, eps0, q):
+    params = make_params("generic", eps0)
+    for n in (2, 3, 4):
+        for eps in EPS:
+            t = truth_add_remove(k, eps0, n, eps, q)
+            up = D.sampled_delta_add_remove(params, n, q, eps)
+            assert up >= t - 1e-12, (k, eps0, q, n, eps, up, t)
+
+
 def test_sampling_strata_bound_the_exact_sum():
     """The stratified bound is >= the sum over every count t of P(T = t) (t/n) f(t, eps_t)
     that the proof bounds (no stratum loses mass) and not far above it (ratio asserted)."""
@@ -119,18 +143,21 @@ def test_api_numbers_and_refusals():
     assert r.epsilon == ShuffleAccountant(params, 99_000).get_epsilon(1e-5)
     s = D.sampled_epsilon(params, 100_000, 1e-5, 0.01)
     assert s.achieved_delta <= 1e-5 and 0.005 < s.epsilon < 0.0056  # measured 0.005344
+    ar = D.sampled_epsilon(params, 100_000, 1e-5, 0.01, neighbours="add-remove")
+    assert ar.achieved_delta <= 1e-5 and 0.005 < ar.epsilon < 0.0057  # measured 0.005464
     comp = D.sampled_rounds_epsilon(params, 100_000, 1e-5, 0.01, 10)
     assert s.epsilon < comp.epsilon < 10 * D.sampled_epsilon(params, 100_000, 1e-6, 0.01).epsilon
     for kw, word in (({"colluders": 10}, "colluders"), ({"dummies": -1}, "dummies"),
                      ({"sampling": 0.0}, "sampling"), ({"sampling": 1.5}, "sampling"),
-                     ({"sampling": 0.5, "neighbours": "add-remove"}, "add-remove")):
+                     ({"sampling": 0.5, "neighbours": "swap"}, "neighbours"),
+                     ({"sampling": 0.5, "colluders": 2}, "not proved")):
         with pytest.raises(ValueError, match=word):
             D.check_deployment(10, **kw)
 
 
 @pytest.mark.parametrize("extra,word", [
     (["--colluders", "10"], "--colluders"), (["--sampling", "0"], "--sampling"),
-    (["--dummies", "-3"], "--dummies"), (["--sampling", "0.5", "--neighbours", "add-remove"], "add-remove"),
+    (["--dummies", "-3"], "--dummies"), (["--neighbours", "add-remove"], "--neighbours"),
     (["--n-min", "5"], "--n-min")])
 def test_cli_refuses_in_one_line(extra, word):
     env = dict(os.environ)
