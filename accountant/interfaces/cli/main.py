@@ -59,6 +59,11 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     if args.command == "epsilon":
         return _epsilon_command(args)
     if args.command == "delta":
+        from accountant.interfaces.cli import deployments as _dep
+
+        if _dep.wanted(args):  # issue 43: checked before any work
+            _dep.check_delta(args)
+            return _dep.run_delta(args, _params(args, args.eps0))
         return _delta_command(args)
     return _local_epsilon_command(args)
 

@@ -166,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which bound (default 'proved': the smallest proved upper bound)")
     _add_method_option(p)
     _add_mechanism_options(p)
+    _deployment_options(p, delta=True)  # issue 43: --colluders, --dummies, --sampling
 
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")

@@ -172,3 +172,18 @@ def test_cli_n_min_statement():
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert "valid for every n >= 100000" in p.stdout and "non-increasing in n" in p.stdout
+
+
+def test_cli_delta_matches_the_api():
+    import json
+
+    params = make_params("krr", 2.0, k=4)
+    cmd = [sys.executable, "-m", "accountant", "delta", "--n", "1e4", "--eps0", "2", "--eps", "0.1",
+           "--mechanism", "krr", "--k", "4", "--dummies", "1000", "--colluders", "500", "--json"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["effective_n"] == 10_500
+    assert out["delta"] == ShuffleAccountant(params, 10_500).get_delta(0.1)
+    # more dummies than colluders: less delta than without either
+    assert out["delta"] < ShuffleAccountant(params, 10_000).get_delta(0.1)
