@@ -33,6 +33,11 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
 
         return run_compose(args)
     if args.command == "epsilon":
+        from accountant.interfaces.cli import deployments as _dep
+
+        if _dep.wanted(args) or args.n is None:  # issue 43: checked before any work
+            _dep.check(args)
+            return _dep.run(args, _params(args, args.eps0))
         # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
         args.log_delta = math.log(args.delta) if args.delta is not None else args.log_delta
         args.delta = args.delta if args.delta is not None else math.exp(args.log_delta)
@@ -61,6 +66,11 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     if args.command == "epsilon":
         return _epsilon_command(args)
     if args.command == "delta":
+        from accountant.interfaces.cli import deployments as _dep
+
+        if _dep.wanted(args):  # issue 43: checked before any work
+            _dep.check_delta(args)
+            return _dep.run_delta(args, _params(args, args.eps0))
         return _delta_command(args)
     return _local_epsilon_command(args)
 
@@ -87,6 +97,10 @@ def _bound(x: float, kind: str, digits: int = 10) -> str:
 
 
 def _human(command: str, out: dict) -> str:
+    if out.get("deployment"):
+        from accountant.interfaces.cli.deployments import human
+
+        return human(out)
     if command == "compose":
         from accountant.interfaces.compose_cli import human
 

@@ -71,12 +71,14 @@ def no_command_text() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from accountant.interfaces.cli.deployments import add_options as _deployment_options
+
     parser = _Parser(prog=cli_help.prog_name("accountant"),
                      description="Privacy amplification by shuffling: exact accounting.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("epsilon", help="central eps_c for a target delta")
-    p.add_argument("--n", type=N_ARG, required=True, help="number of users")
+    p.add_argument("--n", type=N_ARG, default=None, help="number of users (required unless --n-min)")
     p.add_argument("--eps0", type=EPS0_ARG, default=None,
                    help="local budget eps0 (required; for variation-ratio give --p instead)")
     g = p.add_mutually_exclusive_group(required=True)
@@ -89,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which bound (default 'proved': the smallest proved upper bound; 'paper' is "
                         "Theorem 5, not proved)")
     _add_mechanism_options(p)
+    _deployment_options(p)  # issue 43: --colluders, --n-min, --dummies, --sampling
 
     p = sub.add_parser("compare", help="every bound of the comparison set on the same inputs")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
@@ -163,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which bound (default 'proved': the smallest proved upper bound)")
     _add_method_option(p)
     _add_mechanism_options(p)
+    _deployment_options(p, delta=True)  # issue 43: --colluders, --dummies, --sampling
 
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")

@@ -1,0 +1,136 @@
+"""``epsilon`` with deployment options (issue 43): --colluders, --n-min, --dummies,
+--sampling [--neighbours] [--rounds]. Parsing and formatting only; the numerics and the
+proofs are in :mod:`accountant.accounting.deployments`.
+"""
+from __future__ import annotations
+
+import argparse
+
+from accountant.core import limits as L
+from accountant.core.limits import float_arg, int_arg
+
+FLAGS = ("colluders", "n_min", "dummies", "sampling", "rounds")
+
+
+def add_options(p: argparse.ArgumentParser, delta: bool = False) -> None:
+    """The deployment options of ``epsilon`` and (``delta=True``: without --n-min, --rounds)
+    of ``delta`` (docs/deployments.md)."""
+    p.add_argument("--colluders", type=int_arg("--colluders", 0, L.MAX_N), default=None,
+                   help="c users reveal their reports to the analyst (0 <= c < n): the bound of n - c honest users")
+    if not delta:
+        p.add_argument("--n-min", dest="n_min", type=int_arg("--n-min", 1, L.MAX_N), default=None,
+                       help="population known only as n >= N (give it instead of --n): the bound at N, "
+                            "valid for every n >= N")
+    p.add_argument("--dummies", type=int_arg("--dummies", 0, L.MAX_N), default=None,
+                   help="m dummy reports, each the randomizer's output on a data-independent input "
+                        "(k-RR, RR: uniform over the outputs)")
+    p.add_argument("--sampling", type=float_arg("--sampling", 0.0, 1.0, lo_open=True), default=None,
+                   help="Poisson user sampling: each user takes part w.p. q in (0, 1]")
+    p.add_argument("--neighbours", default=None, choices=("substitute", "add-remove"),
+                   help="with --sampling: the neighbouring relation (default substitute)")
+    if not delta:
+        p.add_argument("--rounds", type=int_arg("--rounds", 1, 100_000), default=None,
+                       help="with --sampling: rounds T, a fresh sample each round (PLD composition)")
+
+
+def wanted(args) -> bool:
+    return any(getattr(args, f, None) is not None for f in FLAGS) or getattr(args, "neighbours", None) is not None
+
+
+def check(args) -> None:
+    """Refuse, before any work, what the proofs do not cover (one line naming the flag)."""
+    if args.n_min is not None and args.n is not None:
+        raise ValueError("--n-min: give either --n or --n-min (the population's lower bound N), not both")
+    if args.n is None and args.n_min is None:
+        raise ValueError("the following arguments are required: --n (or --n-min)")
+    n = args.n if args.n is not None else args.n_min
+    if args.colluders is not None and args.colluders >= n:
+        raise ValueError(f"--colluders must be an integer in [0, n - 1] = [0, {n - 1}], got {args.colluders}")
+    if args.neighbours is not None and args.sampling is None:
+        raise ValueError("--neighbours applies only with --sampling")
+    if args.rounds is not None and args.sampling is None:
+        raise ValueError("--rounds applies only with --sampling (use the compose command otherwise)")
+    if args.sampling is not None:
+        if args.colluders or args.dummies or args.n_min is not None:
+            raise ValueError("--sampling with --colluders, --dummies or --n-min: the combination is not proved here")
+        if args.mechanism == "variation-ratio":
+            raise ValueError("--sampling needs --eps0 (variation-ratio is not supported)")
+    if args.bound != "proved" or args.method != "float" or args.delta is None:
+        raise ValueError("--colluders/--n-min/--dummies/--sampling: only with --bound proved, --method float and --delta")
+    if n - (args.colluders or 0) + (args.dummies or 0) > L.MAX_N:
+        raise ValueError(f"--dummies: n - colluders + dummies must be at most {L.MAX_N:g}")
+
+
+def run(args, params) -> dict:
+    from accountant.accounting import deployments as D
+
+    n = args.n if args.n is not None else args.n_min
+    out = {"deployment": True, "mechanism": params.name, "n": n, "eps0": getattr(params, "eps0", None),
+           "delta": args.delta, "colluders": args.colluders, "n_min": args.n_min, "dummies": args.dummies,
+           "sampling": args.sampling, "neighbours": args.neighbours or ("substitute" if args.sampling else None),
+           "rounds": args.rounds}
+    if args.sampling is not None:
+        if args.rounds is not None and args.rounds > 1:
+            r = D.sampled_rounds_epsilon(params, n, args.delta, args.sampling, args.rounds,
+                                         neighbours=out["neighbours"])
+        else:
+            r = D.sampled_epsilon(params, n, args.delta, args.sampling, max(args.rtol, 1e-6),
+                                  neighbours=out["neighbours"])
+    else:
+        r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
+                                 dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)
+    out.update(epsilon=r.epsilon, achieved_delta=r.achieved_delta, bound=r.bound,
+               effective_n=r.effective_n, statement=r.statement, certified=True)
+    return out
+
+
+def human(out: dict) -> str:
+    from accountant.core.numfmt import fmt
+
+    if out.get("command") == "delta":
+        return "\n".join([f"delta <= {fmt(out['delta'], 10, 'up')} at eps = {out['epsilon']:g} (proved, at n = "
+                          f"{out['effective_n']})", f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}",
+                          f"  {out['statement']}"])
+
+    head = (f"eps_c <= {fmt(out['epsilon'], 10, 'up')} at delta = {out['delta']:.3g} (proved: {out['bound']} "
+            f"at n = {out['effective_n']}; certified delta {fmt(out['achieved_delta'], 6, 'up')})")
+    return "\n".join([head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}",
+                      f"  {out['statement']}"])
+
+
+def check_delta(args) -> None:
+    """``delta`` with deployment options: refused before any work where not covered."""
+    if args.colluders is not None and args.colluders >= args.n:
+        raise ValueError(f"--colluders must be an integer in [0, n - 1] = [0, {args.n - 1}], got {args.colluders}")
+    if args.neighbours is not None and args.sampling is None:
+        raise ValueError("--neighbours applies only with --sampling")
+    if args.sampling is not None and (args.colluders or args.dummies):
+        raise ValueError("--sampling with --colluders or --dummies: the combination is not proved here")
+    if args.sampling is not None and args.mechanism == "variation-ratio":
+        raise ValueError("--sampling needs --eps0 (variation-ratio is not supported)")
+    if args.bound != "proved" or args.method != "float":
+        raise ValueError("--colluders/--dummies/--sampling: only with --bound proved and --method float")
+    if args.n - (args.colluders or 0) + (args.dummies or 0) > L.MAX_N:
+        raise ValueError(f"--dummies: n - colluders + dummies must be at most {L.MAX_N:g}")
+
+
+def run_delta(args, params) -> dict:
+    from accountant.accounting import deployments as D
+    from accountant.accounting.shuffle import ShuffleAccountant
+
+    nb = args.neighbours or ("substitute" if args.sampling is not None else None)
+    out = {"deployment": True, "command": "delta", "mechanism": params.name, "n": args.n,
+           "eps0": getattr(params, "eps0", None), "epsilon": args.eps, "colluders": args.colluders,
+           "dummies": args.dummies, "sampling": args.sampling, "neighbours": nb}
+    if args.sampling is not None:
+        fn = D.sampled_delta if nb == "substitute" else D.sampled_delta_add_remove
+        D.check_deployment(args.n, sampling=args.sampling, neighbours=nb)
+        d, eff = fn(params, args.n, args.sampling, args.eps), args.n
+        st = f"user sampling q = {args.sampling:g} (Poisson, {nb}): docs/deployments.md"
+    else:
+        eff = D.check_deployment(args.n, colluders=args.colluders or 0, dummies=args.dummies or 0)
+        d = ShuffleAccountant(params, eff).get_delta(args.eps)
+        st = (f"the proved bound at n - colluders + dummies = {eff} users (colluders' reports are independent "
+              "side information; dummies are the randomizer's output on data-independent inputs)")
+    out.update(delta=d, effective_n=eff, statement=st, certified=True)
+    return out

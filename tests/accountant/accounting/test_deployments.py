@@ -1,0 +1,189 @@
+"""Issue 43 deployments: brute force at n <= 4 (exact enumeration of the shuffled output with
+colluders, sampling, dummies), upper >= truth; bad input refused; the sampled composition."""
+import itertools
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from accountant import ShuffleAccountant, make_params
+from accountant.accounting import deployments as D
+from accountant.engines.pair.divergence import hockey_stick_divergence
+from accountant.engines.pair.law import DominatingPair
+
+EPS = (0.0, 0.1, 0.3, 0.6, 1.0)
+
+
+def krr_row(x, k, eps0):
+    e = math.exp(eps0)
+    return [(e if y == x else 1.0) / (e + k - 1) for y in range(k)]
+
+
+def view_law(users, k, revealed=()):
+    """Law of (shuffled count vector of all reports, revealed users' reports) for independent
+    users, each a list of k output probabilities plus the probability of being absent
+    (sum <= 1: the rest is 'absent')."""
+    law = {((0,) * k, ()): 1.0}
+    for i, row in enumerate(users):
+        new = {}
+        absent = 1.0 - sum(row)
+        for (cnt, rev), pr in law.items():
+            for y, py in enumerate(row):
+                c = list(cnt)
+                c[y] += 1
+                key = (tuple(c), rev + ((y,) if i in revealed else ()))
+                new[key] = new.get(key, 0.0) + pr * py
+            if absent > 1e-15:
+                key = (cnt, rev + ((None,) if i in revealed else ()))
+                new[key] = new.get(key, 0.0) + pr * absent
+        law = new
+    return law
+
+
+def hs(p, q, eps):
+    e = math.exp(eps)
+    return sum(max(v - e * q.get(key, 0.0), 0.0) for key, v in p.items())
+
+
+def truth(k, eps0, n, eps, *, q=1.0, colluders=0, dummies=0):
+    """sup over datasets (user 0 differs, x0 vs x0'; others any input) of the exact delta."""
+    best = 0.0
+    for x, xp in itertools.permutations(range(k), 2):
+        for others in itertools.product(range(k), repeat=n - 1):
+            rows = lambda first: ([[q * v for v in krr_row(first, k, eps0)]]  # noqa: E731
+                                  + [[q * v for v in krr_row(o, k, eps0)] for o in others]
+                                  + [[1.0 / k] * k] * dummies)
+            rev = tuple(range(n - colluders, n))  # the colluders are the last users (honest user 0 differs)
+            best = max(best, hs(view_law(rows(x), k, rev), view_law(rows(xp), k, rev), eps))
+    return best
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("eps0", [0.5, 2.0])
+@pytest.mark.parametrize("q", [0.3, 0.8])
+def test_sampling_upper_at_least_truth(k, eps0, q):
+    params = make_params("generic", eps0)
+    for n in (2, 3, 4):
+        for eps in EPS:
+            t = truth(k, eps0, n, eps, q=q)
+            up = D.sampled_delta(params, n, q, eps)
+            assert up >= t - 1e-12, (k, eps0, q, n, eps, up, t)
+    # q = 1 is the stronger clone pair itself
+    full = hockey_stick_divergence(DominatingPair.stronger_clone(4, eps0, 1 / (math.exp(eps0) + 1)), 0.1).upper
+    assert abs(D.sampled_delta(params, 4, 1.0, 0.1) - full) <= 1e-9 * full
+
+
+def truth_add_remove(k, eps0, n, eps, q):
+    """sup over datasets of the exact delta, both directions: D' = D plus user 0 (input x)."""
+    best = 0.0
+    for x in range(k):
+        for others in itertools.product(range(k), repeat=n - 1):
+            rows_o = [[q * v for v in krr_row(o, k, eps0)] for o in others]
+            with_ = view_law([[q * v for v in krr_row(x, k, eps0)]] + rows_o, k)
+            without = view_law(rows_o, k)
+            best = max(best, hs(with_, without, eps), hs(without, with_, eps))
+    return best
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("eps0", [0.5, 2.0])
+@pytest.mark.parametrize("q", [0.3, 0.8])
+def test_sampling_add_remove_upper_at_least_truth(k, eps0, q):
+    params = make_params("generic", eps0)
+    for n in (2, 3, 4):
+        for eps in EPS:
+            t = truth_add_remove(k, eps0, n, eps, q)
+            up = D.sampled_delta_add_remove(params, n, q, eps)
+            assert up >= t - 1e-12, (k, eps0, q, n, eps, up, t)
+
+
+def test_sampling_strata_bound_the_exact_sum():
+    """The stratified bound is >= the sum over every count t of P(T = t) (t/n) f(t, eps_t)
+    that the proof bounds (no stratum loses mass) and not far above it (ratio asserted)."""
+    from scipy.stats import binom
+
+    eps0, n, q = 1.0, 400, 0.3
+    a = 1 / (math.exp(eps0) + 1)
+    params = make_params("generic", eps0)
+    for eps in (0.1, 0.2):
+        exact = 0.0
+        for t in range(1, n + 1):
+            e = math.log1p(n / t * math.expm1(eps))
+            if e < eps0:
+                exact += binom.pmf(t, n, q) * t / n * hockey_stick_divergence(
+                    DominatingPair.stronger_clone(t, eps0, a), e).upper
+        ours = D.sampled_delta(params, n, q, eps)
+        assert exact <= ours <= 2.0 * exact, (eps, exact, ours)
+
+@pytest.mark.parametrize("mech,k", [("rr", 2), ("krr", 3)])
+def test_colluders_dummies_nmin_upper_at_least_truth(mech, k):
+    eps0 = 1.0
+    params = make_params(mech, eps0, **({"k": k} if mech == "krr" else {}))
+    up = lambda n, e: ShuffleAccountant(params, n).get_delta(e)  # noqa: E731
+    for eps in (0.1, 0.5):
+        for n, c in ((3, 1), (4, 2)):
+            assert up(n - c, eps) >= truth(k, eps0, n, eps, colluders=c) - 1e-12
+        for n, m in ((2, 1), (2, 2)):
+            assert up(n + m, eps) >= truth(k, eps0, n, eps, dummies=m) - 1e-12
+        # n >= N: the truth is non-increasing in n (the proof), so the bound at N covers n >= N
+        ts = [truth(k, eps0, n, eps) for n in (1, 2, 3, 4)]
+        assert all(a >= b - 1e-12 for a, b in zip(ts, ts[1:])), ts
+        assert ts[0] > ts[-1]  # strictly more privacy with more users (the check can fail)
+        assert all(up(2, eps) >= t - 1e-12 for t in ts[1:])
+    # colluders cost privacy: revealing reports makes the truth larger
+    assert truth(k, eps0, 4, 0.1, colluders=2) > truth(k, eps0, 4, 0.1)
+
+
+def test_api_numbers_and_refusals():
+    params = make_params("generic", 3.0)
+    r = D.deployment_epsilon(params, 100_000, 1e-5, colluders=1_000)
+    assert r.effective_n == 99_000
+    assert r.epsilon == ShuffleAccountant(params, 99_000).get_epsilon(1e-5)
+    s = D.sampled_epsilon(params, 100_000, 1e-5, 0.01)
+    assert s.achieved_delta <= 1e-5 and 0.005 < s.epsilon < 0.0056  # measured 0.005344
+    ar = D.sampled_epsilon(params, 100_000, 1e-5, 0.01, neighbours="add-remove")
+    assert ar.achieved_delta <= 1e-5 and 0.005 < ar.epsilon < 0.0057  # measured 0.005464
+    comp = D.sampled_rounds_epsilon(params, 100_000, 1e-5, 0.01, 10)
+    assert s.epsilon < comp.epsilon < 10 * D.sampled_epsilon(params, 100_000, 1e-6, 0.01).epsilon
+    for kw, word in (({"colluders": 10}, "colluders"), ({"dummies": -1}, "dummies"),
+                     ({"sampling": 0.0}, "sampling"), ({"sampling": 1.5}, "sampling"),
+                     ({"sampling": 0.5, "neighbours": "swap"}, "neighbours"),
+                     ({"sampling": 0.5, "colluders": 2}, "not proved")):
+        with pytest.raises(ValueError, match=word):
+            D.check_deployment(10, **kw)
+
+
+@pytest.mark.parametrize("extra,word", [
+    (["--colluders", "10"], "--colluders"), (["--sampling", "0"], "--sampling"),
+    (["--dummies", "-3"], "--dummies"), (["--neighbours", "add-remove"], "--neighbours"),
+    (["--n-min", "5"], "--n-min")])
+def test_cli_refuses_in_one_line(extra, word):
+    env = dict(os.environ)
+    cmd = [sys.executable, "-m", "accountant", "epsilon", "--n", "10", "--eps0", "1", "--delta", "1e-6", *extra]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
+    assert word in p.stderr
+
+
+def test_cli_n_min_statement():
+    cmd = [sys.executable, "-m", "accountant", "epsilon", "--n-min", "1e5", "--eps0", "1", "--delta", "1e-6"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "valid for every n >= 100000" in p.stdout and "non-increasing in n" in p.stdout
+
+
+def test_cli_delta_matches_the_api():
+    import json
+
+    params = make_params("krr", 2.0, k=4)
+    cmd = [sys.executable, "-m", "accountant", "delta", "--n", "1e4", "--eps0", "2", "--eps", "0.1",
+           "--mechanism", "krr", "--k", "4", "--dummies", "1000", "--colluders", "500", "--json"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["effective_n"] == 10_500
+    assert out["delta"] == ShuffleAccountant(params, 10_500).get_delta(0.1)
+    # more dummies than colluders: less delta than without either
+    assert out["delta"] < ShuffleAccountant(params, 10_000).get_delta(0.1)
