@@ -1,6 +1,5 @@
-"""Part of mechanisms.analysis (was mechanisms.errors).
-
-Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""The exact error of CoCo: report rates, the overwrite probability, estimator variances and the
+MSE of the mean, non-missing and item estimators, from parameters or from item counts.
 """
 from __future__ import annotations
 import math

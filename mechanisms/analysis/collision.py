@@ -1,6 +1,5 @@
-"""Part of mechanisms.analysis (was mechanisms.errors).
-
-Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""The exact error of Collision: report rates, indicator variances and pair covariances, the
+MSE of its estimators, the paper's bound on the mean MSE, variances from item counts.
 """
 from __future__ import annotations
 import math

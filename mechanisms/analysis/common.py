@@ -1,6 +1,6 @@
-"""Part of mechanisms.analysis (was mechanisms.errors).
-
-Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""What the Collision and CoCo error formulas share: input checks, the t rules (paper's t*,
+CoCo's default and non-missing t), the MSE and per-coordinate variance records, the count
+vectors from item counts.
 """
 from __future__ import annotations
 import math

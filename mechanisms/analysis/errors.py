@@ -1,6 +1,6 @@
-"""Part of mechanisms.analysis (was mechanisms.errors).
-
-Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""Error formulas by name: the MSE function of a mechanism, the t that minimises an estimator's
+error, and ``analytic_errors``, every estimator's error of one configuration (what the
+mechanisms CLI and the Utility page show).
 """
 from __future__ import annotations
 import math

@@ -1,6 +1,5 @@
-"""Part of mechanisms.planning (was mechanisms.planner).
-
-Part of :mod:`mechanisms.planning`; the package docstring has the mathematics.
+"""The planner's data: the mechanisms and estimates it knows, ``Candidate`` and ``Plan`` with
+their JSON form, ``InfeasiblePlan``, and the directed rounding of the numbers a plan prints.
 """
 from __future__ import annotations
 import math

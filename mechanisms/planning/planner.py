@@ -1,6 +1,6 @@
-"""Part of mechanisms.planning (was mechanisms.planner).
-
-Part of :mod:`mechanisms.planning`; the package docstring has the mathematics.
+"""The deployment planner: ``plan`` (validate, screen, certify, compose over rounds) picks the
+mechanism and eps0 with the smallest error whose certified eps_c meets the target, and
+``render_plan`` renders it as text.
 """
 from __future__ import annotations
 from dataclasses import replace

@@ -1,6 +1,6 @@
-"""Part of mechanisms.planning (was mechanisms.planner).
-
-Part of :mod:`mechanisms.planning`; the package docstring has the mathematics.
+"""Planning over several rounds: the largest per-round eps0 whose composed eps_c over the
+release schedule meets the target (an estimate by search, then a certified check), and the
+per-round target that starts that search.
 """
 from __future__ import annotations
 import math

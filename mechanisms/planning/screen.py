@@ -1,6 +1,6 @@
-"""Part of mechanisms.planning (was mechanisms.planner).
-
-Part of :mod:`mechanisms.planning`; the package docstring has the mathematics.
+"""The planner's inputs and first pass: validation of the request, the default mechanisms, the
+candidate (mechanism, t, eps0) per mechanism with its estimated error, and a fast screen by
+the proved eps_c before anything is certified.
 """
 from __future__ import annotations
 import math

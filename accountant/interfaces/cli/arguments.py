@@ -1,6 +1,6 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""Argument types and option groups shared by the sub-commands: the parser that raises
+``UsageError``, the mechanism and method options, the variation-ratio argument, the bound
+list and the Dask scheduler check.
 """
 from __future__ import annotations
 import argparse

@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""The handlers of the epsilon, delta, local-epsilon and bib commands: parsed arguments to
+parameter objects, the library call, and the result dict that ``main`` prints.
 """
 from __future__ import annotations
 import math

@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""The table and figure commands: list options checked against their ranges, the grid built and
+computed through accountant.interfaces.tables, the rows returned for printing or writing.
 """
 from __future__ import annotations
 import os

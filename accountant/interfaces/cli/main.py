@@ -1,6 +1,6 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""The command line's entry points: ``run`` (parse, dispatch, return the result as a dict) and
+``main`` (print it as text or JSON, map bad input to one line on stderr and exit status 2),
+with the human-readable output and its directed rounding.
 """
 from __future__ import annotations
 import math

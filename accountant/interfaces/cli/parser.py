@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""The argparse tree of ``python -m accountant``: every sub-command with its options, ranges,
+defaults, examples and notes (the help text is built here, the checks come from core.limits).
 """
 from __future__ import annotations
 import argparse

@@ -1,6 +1,6 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""The columns of an exported table: every field with its label and rounding direction, the
+default and wide column sets, the long (one row per bound) layout and the saving summary.
+One definition that every format (csv, json, md, tex) reads.
 """
 from __future__ import annotations
 from typing import Iterable, Optional, Sequence

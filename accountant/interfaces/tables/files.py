@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""Writing a table to disk: the output formats by extension, path checks, the .bib and sidecar
+paths, and whole-or-nothing writes of a table, a LaTeX pair or a zip of both.
 """
 from __future__ import annotations
 import io

@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""Plain-text renderings of a table (CSV with its sidecar, JSON, Markdown) and the cell formatter
+with directed rounding that LaTeX shares.
 """
 from __future__ import annotations
 import csv

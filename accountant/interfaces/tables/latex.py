@@ -1,6 +1,6 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""The LaTeX and BibTeX renderings of a table: escaped cells, math-mode numbers, a caption and
+label from the rows, citations of the bounds shown.  A module because the TeX rules (escaping,
+headers, captions) are their own concern, apart from the plain-text formats.
 """
 from __future__ import annotations
 import math

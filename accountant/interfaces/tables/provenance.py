@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""Provenance of an exported table: the tool version, the git commit and the run's settings,
+and the comment lines that carry them into a file.
 """
 from __future__ import annotations
 import os

@@ -1,6 +1,6 @@
-"""Part of accountant.protocols.bib (was accountant.bib).
-
-Part of :mod:`accountant.protocols.bib`; the package docstring has the mathematics.
+"""The certified delta(eps) of the balls-into-bins protocol: the windowed float sum with its
+truncated mass added on the safe side (``bib_divergence``, ``bib_delta``) and the floor below
+which no delta can be certified.
 """
 from __future__ import annotations
 import math

@@ -1,6 +1,6 @@
-"""Part of accountant.protocols.bib (was accountant.bib).
-
-Part of :mod:`accountant.protocols.bib`; the package docstring has the mathematics.
+"""The law of the balls-into-bins protocol: input checks, the worst overlap, rho to (k, p), the
+windows of the noise counts with certified left-out mass, and the inner positive-part sum.
+The layer the divergence, the paper's condition and the searches all build on.
 """
 from __future__ import annotations
 import math

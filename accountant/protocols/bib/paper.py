@@ -1,6 +1,5 @@
-"""Part of accountant.protocols.bib (was accountant.bib).
-
-Part of :mod:`accountant.protocols.bib`; the package docstring has the mathematics.
+"""The paper's own privacy condition for the balls-into-bins protocol and the rho it asks for,
+kept apart so that it is compared with, never mixed into, the certified delta.
 """
 from __future__ import annotations
 import math

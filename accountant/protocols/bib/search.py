@@ -1,6 +1,6 @@
-"""Part of accountant.protocols.bib (was accountant.bib).
-
-Part of :mod:`accountant.protocols.bib`; the package docstring has the mathematics.
+"""Inverse searches of the balls-into-bins protocol: the smallest certified eps for a delta
+(``bib_epsilon``) and the smallest rho that meets (eps, delta) (``bib_rho_for``), both by a
+bracketed monotone search on the certified delta.
 """
 from __future__ import annotations
 import math
