@@ -22,7 +22,7 @@ def _chernoff_alpha(B: int, beta: float, mu: float) -> float:
     return max(L, math.sqrt(L * mu))
 
 
-def _check_beta(beta) -> float:
+def check_beta(beta) -> float:
     return _num("beta", beta, 0.0, 1.0, lo_open=True)
 
 
@@ -35,7 +35,7 @@ def fe0_alpha(n: int, B: int, rho: float, beta: float) -> float:
     """
     n, B = _int("n", n, 1), _int("B", B, 2)
     rho = _num("rho", rho, 0.0, math.inf)
-    return _chernoff_alpha(B, _check_beta(beta), n * rho / B)
+    return _chernoff_alpha(B, check_beta(beta), n * rho / B)
 
 
 def fe1_alpha(n: int, B: int, b: int, rho: float, beta: float, q: Optional[int] = None,
@@ -50,11 +50,11 @@ def fe1_alpha(n: int, B: int, b: int, rho: float, beta: float, q: Optional[int] 
     n, B = _int("n", n, 1), _int("B", B, 4)
     b = _int("b", b, 2, B // 2)
     rho = _num("rho", rho, 0.0, math.inf)
-    beta = _check_beta(beta)
+    beta = check_beta(beta)
     if form == "lemma":
         return 2.0 * _chernoff_alpha(B, beta, n / b + n * rho / b)
     if form == "proof":
-        q = smallest_prime_at_least(B) if q is None else _check_q(q, B)
+        q = smallest_prime_at_least(B) if q is None else check_q(q, B)
         pc = collision_probability(q, b)
         return _chernoff_alpha(B, beta, n * pc + n * rho / b) / (1.0 - pc)
     raise ValueError(f"form must be 'lemma' or 'proof', got {form!r}")
@@ -65,7 +65,7 @@ def lemma_2_3_alpha(B: int, eps: float, delta: float, beta: float) -> float:
     B = _int("B", B, 2)
     eps = _num("eps", eps, 0.0, math.inf, lo_open=True)
     delta = _num("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
-    return _chernoff_alpha(B, _check_beta(beta), 32.0 * math.log(2.0 / delta) / eps ** 2)
+    return _chernoff_alpha(B, check_beta(beta), 32.0 * math.log(2.0 / delta) / eps ** 2)
 
 
 def lemma_2_6_alpha(n: int, B: int, b: int, eps: float, delta: float, beta: float) -> float:
@@ -74,11 +74,11 @@ def lemma_2_6_alpha(n: int, B: int, b: int, eps: float, delta: float, beta: floa
     b = _int("b", b, 2, B // 2)
     eps = _num("eps", eps, 0.0, math.inf, lo_open=True)
     delta = _num("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
-    return 2.0 * _chernoff_alpha(B, _check_beta(beta),
+    return 2.0 * _chernoff_alpha(B, check_beta(beta),
                                  n / b + 32.0 * math.log(2.0 / delta) / eps ** 2)
 
 
-def _check_q(q, B: int) -> int:
+def check_q(q, B: int) -> int:
     q = _int("q", q, max(B, 3), 2 * MAX_DOMAIN)
     if not is_prime(q):
         raise ValueError(f"q must be a prime >= B = {B}, got {q}")

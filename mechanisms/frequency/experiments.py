@@ -8,8 +8,8 @@ from typing import Optional
 import numpy as np
 from accountant.core import limits as _limits
 from accountant.protocols.bib.law import _int, _num
-from mechanisms.frequency.accuracy import MAX_DOMAIN, _check_beta
-from mechanisms.frequency.protocols import FE1, PAPER_EPS_MAX, RhoSpec, _n_over_log_n, default_b, make_protocol
+from mechanisms.frequency.accuracy import MAX_DOMAIN, check_beta
+from mechanisms.frequency.protocols import FE1, PAPER_EPS_MAX, RhoSpec, n_over_log_n, default_b, make_protocol
 
 
 # ----------------------------------------------------------------------------
@@ -50,7 +50,7 @@ def simulate_frequency(mechanism: str, n: int, B: int, eps: float, delta: Option
     """
     reps = _int("reps", reps, 1)
     seed = _int("seed", seed, 0)
-    beta = _check_beta(beta)
+    beta = check_beta(beta)
     if data not in DATA_KINDS:
         raise ValueError(f"data must be one of {DATA_KINDS}, got {data!r}")
     _limits.check_int("reps", reps, 1, _limits.MAX_REPS)
@@ -111,7 +111,7 @@ def table_mechanism(n: int, B: int) -> tuple[str, Optional[int]]:
     """The protocol the table uses: FE0 when B <= n / ln n (hashing to b = n / ln n
     bins would not shrink the domain), else FE1 with b = :func:`default_b`."""
     n, B = _int("n", n, 2), _int("B", B, 2, MAX_DOMAIN)
-    if B < 4 or B <= _n_over_log_n(n):
+    if B < 4 or B <= n_over_log_n(n):
         return "fe0", None
     return "fe1", default_b(n, B)
 

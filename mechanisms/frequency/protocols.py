@@ -10,7 +10,7 @@ import numpy as np
 from accountant.protocols import bib
 from accountant.protocols.bib.law import _int, _num
 from mechanisms.frequency.hashing import collision_probability, hash_values, preimage_counts, smallest_prime_at_least
-from mechanisms.frequency.accuracy import MAX_DOMAIN, _check_q, fe0_alpha, fe1_alpha
+from mechanisms.frequency.accuracy import MAX_DOMAIN, check_q, fe0_alpha, fe1_alpha
 #: messages generated per block in simulations (bounds the working memory).
 BLOCK_MESSAGES = 1 << 21
 #: the paper's Theorem 2.1 needs eps <= 3.
@@ -299,7 +299,7 @@ class FE1(_BlanketProtocol):
         ``q`` to the smallest prime >= B; ``rho`` as in :meth:`FE0.make`."""
         n, B, eps, delta = _check_common(n, B, eps, delta, 4)
         b = default_b(n, B) if b is None else _int("b", b, 2, B // 2)
-        q = smallest_prime_at_least(B) if q is None else _check_q(q, B)
+        q = smallest_prime_at_least(B) if q is None else check_q(q, B)
         m, s = (q - 1) * q * b, (q - 1) * q
         r, src = _resolve_rho(rho, eps, delta, m, s, n, rtol)
         return cls(n=n, B=B, eps=eps, delta=delta, rho=r, rho_source=src, b=b, q=q)
@@ -367,14 +367,14 @@ class FE1(_BlanketProtocol):
         return fe1_alpha(self.n, self.B, self.b, self.rho, beta, q=self.q, form=form)
 
 
-def _n_over_log_n(n: int) -> int:
+def n_over_log_n(n: int) -> int:
     return max(2, round(n / math.log(n))) if n >= 3 else 2
 
 
 def default_b(n: int, B: int) -> int:
     """Table 1's choice b = n / ln n (O(1) messages, O(log n) error), clipped to [2, B/2]."""
     n, B = _int("n", n, 1), _int("B", B, 4, MAX_DOMAIN)
-    return int(min(_n_over_log_n(n), B // 2))
+    return int(min(n_over_log_n(n), B // 2))
 
 
 def make_protocol(mechanism: str, n: int, B: int, eps: float, delta: Optional[float] = None,
