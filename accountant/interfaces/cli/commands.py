@@ -12,7 +12,7 @@ from accountant.bounds.laws.random_hash import ASSUMPTION
 from accountant.accounting.shuffle import ShuffleAccountant
 
 
-def _bib_command(args) -> dict:
+def bib_command(args) -> dict:
     from accountant.protocols import bib
 
     out = {"command": "bib", "m": args.m, "s": args.s, "k": args.k, "n": args.n}
@@ -57,7 +57,7 @@ def _bib_command(args) -> dict:
     return out
 
 
-def _describe(params, n: int) -> dict:
+def describe(params, n: int) -> dict:
     return {
         "mechanism": params.name,
         "n": n,
@@ -73,7 +73,7 @@ def _describe(params, n: int) -> dict:
     }
 
 
-def _params(args, eps0: Optional[float]):
+def params_from_args(args, eps0: Optional[float]):
     return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d,
                        **_vr_options(args))
 
@@ -84,7 +84,7 @@ def _vr_options(args) -> dict:
     return {**out, "hash_model": getattr(args, "hash_model", None) or "any"}
 
 
-def _lower_fields(name: str, params, applicable: bool) -> dict:
+def lower_fields(name: str, params, applicable: bool) -> dict:
     """The dataset pair and hash model behind lower bound ``name`` (None when not applicable)."""
     from accountant.bounds import laws as M
 
@@ -111,12 +111,12 @@ def _pair_path(args, name: str) -> bool:
     return True
 
 
-def _epsilon_command(args) -> dict:
+def epsilon_command(args) -> dict:
     from accountant.bounds.pair_bounds import pair_bound_epsilon
     from accountant.bounds.registry import compute_params_bound, resolve_name, status
 
-    params = _params(args, args.eps0)
-    out = _describe(params, args.n)
+    params = params_from_args(args, args.eps0)
+    out = describe(params, args.n)
     out.update(log_delta=args.log_delta, method=args.method)
     name = "clone" if args.bound == "proved" else resolve_name(args.bound)
     if _pair_path(args, name):
@@ -138,7 +138,7 @@ def _epsilon_command(args) -> dict:
                    reason=res.reason, achieved_delta=res.achieved_delta, kind=st["kind"],
                    certified=st["proved"] and res.applicable, reference=st["reference"])
         if st["kind"] == "lower":
-            out.update(_lower_fields(name, params, res.applicable))
+            out.update(lower_fields(name, params, res.applicable))
     else:
         rep = ShuffleAccountant(params, args.n).epsilon_result(args.delta, rtol=args.rtol)
         out.update(epsilon=rep.epsilon, bound=rep.bound, delta=rep.delta, achieved_delta=rep.achieved_delta,
@@ -150,7 +150,7 @@ def _epsilon_command(args) -> dict:
         if params.name in REGISTRY["lower-worst-hash"].applies_to:
             # how far any bound proved for every hash family could go (see docs/proved.md, Findings)
             wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)
-            wf = _lower_fields("lower-worst-hash", params, wh.applicable)
+            wf = lower_fields("lower-worst-hash", params, wh.applicable)
             out.update(worst_hash_lower_epsilon=min(wh.epsilon, rep.epsilon) if wh.applicable else None,
                        worst_hash_lower_reason=None if wh.applicable else wh.reason,
                        worst_hash_lower_dataset=wf["lower_dataset"],
@@ -160,12 +160,12 @@ def _epsilon_command(args) -> dict:
     return out
 
 
-def _delta_command(args) -> dict:
+def delta_command(args) -> dict:
     from accountant.bounds.pair_bounds import pair_bound_log_delta
     from accountant.bounds.registry import resolve_name
 
-    params = _params(args, args.eps0)
-    out = _describe(params, args.n)
+    params = params_from_args(args, args.eps0)
+    out = describe(params, args.n)
     name = "proved" if args.bound == "proved" else resolve_name(args.bound)
     if name != "proved" and _pair_path(args, name):
         v = pair_bound_log_delta(name, params, args.n, args.eps, args.method)
@@ -201,14 +201,14 @@ def _delta_command(args) -> dict:
     return out
 
 
-def _local_epsilon_command(args) -> dict:
+def local_epsilon_command(args) -> dict:
     from accountant.bounds.registry import compute_params_bound, proved_params_epsilon, resolve_name
 
     eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
                          rtol=args.rtol, bound=args.bound, k=args.k,
                          hash_model=getattr(args, "hash_model", "any"))
-    params = _params(args, eps0)
-    out = _describe(params, args.n)
+    params = params_from_args(args, eps0)
+    out = describe(params, args.n)
     if args.bound == "proved":
         res = proved_params_epsilon(params, args.n, args.delta, 1e-9)
         name = res.name if res is not None else "post-processing"
@@ -226,7 +226,7 @@ def _local_epsilon_command(args) -> dict:
     return out
 
 
-def _check_applicable(args) -> None:
+def check_applicable(args) -> None:
     """Options that do not apply to the chosen mechanism are refused, not ignored; work
     bounded up front (docs/limits.md)."""
     mech = getattr(args, "mechanism", None)

@@ -60,7 +60,7 @@ def provenance(command: Optional[str] = None, rtol: float = 1e-9, method: str = 
     return meta
 
 
-def _meta_lines(meta: Optional[dict]) -> list[str]:
+def meta_lines(meta: Optional[dict]) -> list[str]:
     if not meta:
         return []
     return [f"{k}: {'n/a' if v is None else v}" for k, v in meta.items()]
