@@ -361,7 +361,7 @@ def number_columns(rows: Sequence[dict]) -> dict:
 
 # --------------------------------------------------------------------------- cached calls
 from app.rows import (  # noqa: E402,F401  (the row store and the progress bar, re-exported)
-    CURVE_RTOL, Progress, _store_put, prefetch_rows, rows_cached, rows_with_progress)
+    CURVE_RTOL, Progress, store_put, prefetch_rows, rows_cached, rows_with_progress)
 
 
 def grid(ns, ss, eps0s, deltas, mechanism: str, t_rule: str, k: Optional[int] = None,
@@ -418,7 +418,7 @@ def plan(target_eps: float, delta: float, n: int, d: int, s: int, estimate: str,
         result = _planner.plan(target_eps, delta, n, d, s, estimate, mechanisms, bound=bound,
                                rounds=None if rounds == 1 else int(rounds), max_eps0=max_eps0,
                                progress=progress)
-        _store_put(store, [(key, result)], 200)
+        store_put(store, [(key, result)], 200)
     return store[key]
 
 

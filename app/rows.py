@@ -14,7 +14,7 @@ from accountant.interfaces import progress as _progress
 from accountant.interfaces import tables as _tables
 
 
-def _store_put(store: dict, items, limit: int) -> None:
+def store_put(store: dict, items, limit: int) -> None:
     """Insert ``items`` (new key, value pairs) into a shared store, then drop the oldest
     entries beyond ``limit`` (never the ones just inserted)."""
     items = list(items)
@@ -131,7 +131,7 @@ def rows_with_progress(points, bounds: Sequence[str], label: str = "Computing",
     else:
         rows = _tables.compute_rows([k[0] for k in todo], tuple(bounds), float(rtol), progress=update,
                                     processes=True)
-    _store_put(store, zip(todo, rows), _ROW_STORE_MAX)
+    store_put(store, zip(todo, rows), _ROW_STORE_MAX)
     if bar is not None:
         bar.close()
     return [dict(store[k]) for k in keys]

@@ -19,7 +19,7 @@ import time
 
 import dataclasses
 
-from accountant.bounds.laws.lower import _lower_search, lower_bound_epsilon, mechanism_lower_law
+from accountant.bounds.laws.lower import lower_search, lower_bound_epsilon, mechanism_lower_law
 from accountant.bounds.laws.pattern_lower import full_lower_delta
 from accountant.bounds.laws.patterns import oue_patterns
 from accountant.bounds.registry import BLANKET_RTOL
@@ -78,7 +78,7 @@ def lower_table(args) -> None:
     for e0, e, n in _points(args):
         params = make_params("oue", e0, k=args.k)
         three = dataclasses.replace(mechanism_lower_law(params), full=None)
-        before = _lower_search(three, "lower", params, n, args.delta, 1e-9).epsilon
+        before = lower_search(three, "lower", params, n, args.delta, 1e-9).epsilon
         t0 = time.perf_counter()
         after = lower_bound_epsilon(params, n, args.delta).epsilon
         t1 = time.perf_counter()

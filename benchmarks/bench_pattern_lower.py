@@ -30,10 +30,10 @@ def main() -> int:
                 ll = L.mechanism_lower_law(p)
                 cats = dataclasses.replace(ll, full=None)
                 t = time.perf_counter()
-                a = L._lower_search(cats, mech, p, n, 1e-6, 1e-9).epsilon
+                a = L.lower_search(cats, mech, p, n, 1e-6, 1e-9).epsilon
                 ta = time.perf_counter() - t
                 t = time.perf_counter()
-                b = L._lower_search(ll, mech, p, n, 1e-6, 1e-9).epsilon
+                b = L.lower_search(ll, mech, p, n, 1e-6, 1e-9).epsilon
                 tb = time.perf_counter() - t
                 print(f"| {mech} | {n:.0e} | {e:g} | {a:.6g} | {ta:.2f} | {b:.6g} | {tb:.2f} | "
                       f"{100 * (b / a - 1):.1f}% |", flush=True)

@@ -4,7 +4,9 @@ Every ``import`` / ``from ... import`` in ``accountant``, ``mechanisms`` and ``a
 ones inside functions) is an edge of a graph. Each module belongs to the layer of its
 sub-package (``LAYERS``); an edge may stay in its layer or go to a lower one, never up, and
 the graph has no cycle. A module over ``MAX_LINES`` lines is a sign that a concept wants a
-module of its own.
+module of its own. A module's docstring says what it holds, not where it came from (no
+"(was ...)"), and a name another module imports is public: at most ``MAX_PRIVATE_IMPORTS``
+``from x import _name`` across modules remain, each with a comment on its line.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pytest
 from tests.paths import REPO_ROOT
 
 MAX_LINES = 600
+MAX_PRIVATE_IMPORTS = 10  # issue 40: 137 before, 0 after
 
 # sub-package -> layer; a module takes the layer of the longest matching prefix
 LAYERS = {
@@ -60,16 +63,22 @@ def _modules() -> dict:
 MODULES = _modules()
 
 
+def _base(name: str, path: str, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from ... import`` reads from (relative imports resolved)."""
+    pkg = name if path.endswith("__init__.py") else name.rsplit(".", 1)[0]
+    base = node.module or ""
+    if node.level:
+        parts = pkg.split(".")
+        base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+    return base
+
+
 def _imports(name: str, path: str) -> set:
     tree = ast.parse(open(path, encoding="utf-8").read())
-    pkg = name if path.endswith("__init__.py") else name.rsplit(".", 1)[0]
     out = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.ImportFrom):
-            base = n.module or ""
-            if n.level:
-                parts = pkg.split(".")
-                base = ".".join(parts[: len(parts) - n.level + 1] + ([base] if base else []))
+            base = _base(name, path, n)
             for a in n.names:
                 full = f"{base}.{a.name}"
                 out.add(full if full in MODULES else base)
@@ -142,3 +151,60 @@ def test_every_package_says_what_it_holds_and_may_import():
         if p.endswith("__init__.py") and m.count(".") == 1 and not m.startswith("app"):
             doc = ast.get_docstring(ast.parse(open(p, encoding="utf-8").read())) or ""
             assert "May import" in doc, f"{m}/__init__.py: docstring must say what it may import"
+
+
+def private_imports(modules: dict) -> list:
+    """Every ``from x import _name`` of a package module where x is another module of the
+    packages: (importer, line, "x._name", the line's text)."""
+    out = []
+    for m, p in modules.items():
+        src = open(p, encoding="utf-8").read()
+        lines = src.splitlines()
+        for n in ast.walk(ast.parse(src)):
+            if not isinstance(n, ast.ImportFrom):
+                continue
+            base = _base(m, p, n)
+            if m.startswith("app.") and f"app.{base}" in modules:
+                base = f"app.{base}"  # pages import app/ modules by their bare names
+            if base not in modules or base == m:
+                continue
+            for a in n.names:
+                if a.name.startswith("_") and not a.name.startswith("__"):
+                    end = n.end_lineno or n.lineno
+                    text = " ".join(lines[n.lineno - 1:end])
+                    out.append((m, n.lineno, f"{base}.{a.name}", text))
+    return out
+
+
+def test_few_private_names_cross_a_module_boundary():
+    found = private_imports(MODULES)
+    listing = "\n".join(f"  {m}:{line} imports {what}" for m, line, what, _ in sorted(found))
+    assert len(found) <= MAX_PRIVATE_IMPORTS, (
+        f"{len(found)} private names imported from another module (at most {MAX_PRIVATE_IMPORTS}): "
+        f"make each public in its module (drop the underscore, rename the call sites) or move "
+        f"the code to where it is used:\n{listing}")
+    silent = [f"  {m}:{line} imports {what}" for m, line, what, text in sorted(found) if "#" not in text]
+    assert not silent, "a private import that stays needs a comment saying why:\n" + "\n".join(silent)
+
+
+def test_private_import_check_sees_them(tmp_path):
+    # the check above passes on an empty list: make sure it finds a private import (relative
+    # and absolute) and ignores dunders and imports from outside the packages
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("_x = 1\n")
+    (pkg / "b.py").write_text("from pkg.a import _x\nfrom .a import _x as y  # why\n"
+                              "from pkg.a import __doc__\nfrom os import _exit\n")
+    mods = {"pkg": str(pkg / "__init__.py"), "pkg.a": str(pkg / "a.py"), "pkg.b": str(pkg / "b.py")}
+    found = private_imports(mods)
+    assert [(m, line, what) for m, line, what, _ in found] == [("pkg.b", 1, "pkg.a._x"), ("pkg.b", 2, "pkg.a._x")]
+    assert "# why" in found[1][3] and "#" not in found[0][3]
+
+
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_module_docstring_says_what_it_holds_not_its_history(mod):
+    doc = ast.get_docstring(ast.parse(open(MODULES[mod], encoding="utf-8").read())) or ""
+    assert "(was " not in doc, (
+        f"{mod}: the module docstring tells history ({doc.splitlines()[0]!r}); say what the module "
+        f"holds and why it is a module (the history is in git and docs/architecture.md)")

@@ -18,8 +18,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from accountant.bounds import registry as bounds
-from accountant.core.params import _EPS0_MAX, _check_delta, _check_n, make_params
-from accountant.core.rules import _rule_interval
+from accountant.core.params import EPS0_MAX, validate_delta, validate_n, make_params
+from accountant.core.rules import rule_interval
 from accountant.engines.blanket.law import blanket_law
 from accountant.engines.blanket.window import approx_log_delta
 from accountant.engines.search import largest_parameter_below
@@ -35,9 +35,9 @@ T_WALK_MAX = 64
 
 def _check_target(epsilon) -> float:
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
-        math.isfinite(float(epsilon)) and 0.0 < float(epsilon) <= _EPS0_MAX
+        math.isfinite(float(epsilon)) and 0.0 < float(epsilon) <= EPS0_MAX
     ):
-        raise ValueError(f"epsilon must be a number in (0, {_EPS0_MAX:g}], got {epsilon!r}")
+        raise ValueError(f"epsilon must be a number in (0, {EPS0_MAX:g}], got {epsilon!r}")
     return float(epsilon)
 
 
@@ -111,11 +111,11 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     >>> ShuffleAccountant(make_params("krr", e0, k=4), 100_000).get_epsilon(1e-6) <= 0.5
     True
     """
-    n = _check_n(n)
-    delta = _check_delta(delta)
+    n = validate_n(n)
+    delta = validate_delta(delta)
     epsilon = _check_target(epsilon)
-    if not (isinstance(eps0_max, (int, float)) and 0.0 < eps0_max <= _EPS0_MAX):
-        raise ValueError(f"eps0_max must be a number in (0, {_EPS0_MAX:g}], got {eps0_max!r}")
+    if not (isinstance(eps0_max, (int, float)) and 0.0 < eps0_max <= EPS0_MAX):
+        raise ValueError(f"eps0_max must be a number in (0, {EPS0_MAX:g}], got {eps0_max!r}")
     if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
         raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
     make_params(mechanism, 1.0, s=s, t=t, k=k, g=g, hash_model=hash_model)  # validates mechanism / s / t / k / g early
@@ -154,7 +154,7 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
         step = 1 if mechanism == "collision" else 2
         tt = make_params(mechanism, best, s=s).t + step
         for _ in range(T_WALK_MAX):
-            iv = _rule_interval(mechanism, s, tt)
+            iv = rule_interval(mechanism, s, tt)
             tt += step
             if iv is None:
                 continue

@@ -65,7 +65,7 @@ from typing import Optional
 
 import numpy as np
 
-from accountant.core.params import Params, _check_delta, _check_n
+from accountant.core.params import Params, validate_delta, validate_n
 
 __all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_delta_add_remove", "sampled_epsilon",
            "sampled_rounds_epsilon", "check_deployment", "MONOTONE_STATEMENT"]
@@ -104,7 +104,7 @@ def check_deployment(n: int, *, colluders: int = 0, n_min: Optional[int] = None,
                      neighbours: str = "substitute") -> int:
     """Validate the deployment arguments before any work; returns the effective n of the
     non-sampling features. Raises ValueError naming the parameter and its valid range."""
-    n = _check_n(n)
+    n = validate_n(n)
     colluders = _int_in("colluders", colluders, 0, n - 1)
     dummies = _int_in("dummies", dummies, 0, 10 ** 10)
     if n_min is not None:
@@ -138,7 +138,7 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
     """
     from accountant.accounting.shuffle import ShuffleAccountant
 
-    delta = _check_delta(delta)
+    delta = validate_delta(delta)
     eff = check_deployment(n, colluders=colluders, dummies=dummies)
     rep = ShuffleAccountant(params, eff).epsilon_result(delta, rtol=rtol, lower=False, paper=False)
     parts = []
@@ -305,7 +305,7 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
     >>> r.epsilon < 0.01
     True
     """
-    delta = _check_delta(delta)
+    delta = validate_delta(delta)
     check_deployment(n, sampling=q, neighbours=neighbours)
     eps0 = _eps0_of(params)
     dfun = sampled_delta if neighbours == "substitute" else sampled_delta_add_remove
@@ -348,7 +348,7 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     round, substitution): the pessimistic connect-the-dots PLD of the sampled pair's certified
     profile, composed by FFT (:mod:`accountant.composition.pld`)."""
     from accountant.composition import pld as _pld
-    delta = _check_delta(delta)
+    delta = validate_delta(delta)
     rounds = _int_in("rounds", rounds, 1, MAX_SAMPLED_ROUNDS)
     eps_max = _eps0_of(params)
     check_deployment(n, sampling=q, neighbours=neighbours)

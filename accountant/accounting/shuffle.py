@@ -22,7 +22,7 @@ import numpy as np
 from accountant.engines import parallel
 from accountant.bounds import registry as bounds
 from accountant.core.limits import check_rtol
-from accountant.core.params import Params, _check_delta, _check_n
+from accountant.core.params import Params, validate_delta, validate_n
 
 __all__ = ["ShuffleAccountant", "EpsilonReport", "DeltaReport"]
 
@@ -205,7 +205,7 @@ class ShuffleAccountant:
             raise ValueError("params must be a parameter object from accountant.params.make_params "
                              f"({', '.join(k.__name__ for k in kinds)}), got {type(params).__name__}")
         self.params = params
-        self.n = _check_n(n)
+        self.n = validate_n(n)
         if bound != "proved":
             bound = bounds.resolve_name(bound)
             if params.name not in bounds.REGISTRY[bound].applies_to:
@@ -240,7 +240,7 @@ class ShuffleAccountant:
         >>> print(fmt(acc.get_epsilon(1e-6), 4, "up"))
         0.05301
         """
-        delta = _check_delta(delta)
+        delta = validate_delta(delta)
         rtol = check_rtol(rtol)
         res = self._upper(delta, rtol)
         if res is None or not res.applicable or res.epsilon is None:
@@ -276,7 +276,7 @@ class ShuffleAccountant:
         >>> print(r.bound, fmt(r.epsilon, 4, "up"), r.lower_epsilon <= r.epsilon, r.paper_epsilon)
         blanket 0.102 True None
         """
-        delta = _check_delta(delta)
+        delta = validate_delta(delta)
         rtol = check_rtol(rtol)
         # the three searches are independent: on the engines' threads side by side
         jobs = [lambda: self._upper(delta, rtol)]

@@ -52,10 +52,10 @@ from typing import Optional
 import mpmath
 import numpy as np
 
-from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, _MP_DPS
+from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, MP_DPS
 from accountant.bounds.laws.lower import LOWER_MARGIN, LowerLaw
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.params import _check_delta, _check_n
+from accountant.core.params import validate_delta, validate_n
 from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon, positive_part
 from accountant.engines.blanket.law import CornerBlanket, CountLaw
 
@@ -230,7 +230,7 @@ def finite_upper_epsilon(R: FiniteRandomizer, n: int, delta: float,
     >>> print(fmt(up.epsilon, 4, "up"), up.exact_blanket)
     0.02957 True
     """
-    n, delta = _check_n(n), _check_delta(delta)
+    n, delta = validate_n(n), validate_delta(delta)
     try:
         fl = finite_blanket_law(R)
     except ValueError as exc:
@@ -258,7 +258,7 @@ def finite_upper_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
     >>> print(fmt(finite_upper_delta(krr, 100_000, 0.03).delta, 3, "up"))
     8.3e-7
     """
-    n = _check_n(n)
+    n = validate_n(n)
     if not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     try:
@@ -288,7 +288,7 @@ def _category_law(R: FiniteRandomizer, x1: int, x1p: int, x0: int) -> Optional[L
     a, b, c = R.matrix[x1], R.matrix[x1p], R.matrix[x0]
     up, down = _sides(a, b)
     laws = []
-    with mpmath.workdps(_MP_DPS):
+    with mpmath.workdps(MP_DPS):
         def masses(row, masks):  # category masses of one row, the row's float sum divided out
             P = [mpmath.fsum(mpmath.mpf(v) for v in row[mk]) for mk in masks]
             total = mpmath.fsum(P)
@@ -386,7 +386,7 @@ def finite_lower_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float 
     from accountant.engines.search import largest_eps_above
 
     R = _check_randomizer(R)
-    n, delta = _check_n(n), _check_delta(delta)
+    n, delta = validate_n(n), validate_delta(delta)
     best = FiniteBound(0.0, delta, "lower", "no dataset pair of the triples searched has delta above "
                        "the target at any eps > 0")
     top = R.eps0 if R.pure else 60.0
@@ -420,7 +420,7 @@ def finite_lower_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
     8.29e-7
     """
     R = _check_randomizer(R)
-    n = _check_n(n)
+    n = validate_n(n)
     best = FiniteBound(eps, 0.0, "lower", "no triple")
     for x1, x1p, x0 in lower_triples(R):
         ll = _category_law(R, x1, x1p, x0)

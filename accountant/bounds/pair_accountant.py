@@ -17,7 +17,7 @@ import numpy as np
 from accountant.engines.pair.law import DivergenceValue, DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.core.optional import require
-from accountant.core.params import Params, _check_delta, _check_n
+from accountant.core.params import Params, validate_delta, validate_n
 from accountant.engines.saddle import log_positive_part, root_of_decreasing
 from accountant.engines.search import EpsilonSearchResult, epsilon_for_log_delta
 
@@ -109,7 +109,7 @@ class PairAccountant:
 
     def __init__(self, params: Params, n: int, *, method: str = "float", digits: int = 30) -> None:
         self.params = params
-        self.n = _check_n(n)
+        self.n = validate_n(n)
         if method not in ("float", "mpmath", "arb"):
             raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
         if method == "arb":
@@ -164,7 +164,7 @@ class PairAccountant:
         if (delta is None) == (log_delta is None):
             raise ValueError("give exactly one of delta and log_delta")
         if delta is not None:
-            delta = _check_delta(delta)
+            delta = validate_delta(delta)
             log_target = math.log(delta)
         else:
             log_target = _check_log_delta(log_delta)
@@ -209,19 +209,19 @@ def search_pair_epsilon(pair: DominatingPair, delta: float, rtol: float = 1e-9, 
     with ``predict=True`` (no certified lower end, see :func:`accountant.engines.search.epsilon_for_delta`),
     one.
     """
-    from accountant.engines.pair.law import _window_log
-    from accountant.engines.pair.divergence import _FloatWindow, window_value
+    from accountant.engines.pair.law import window_log
+    from accountant.engines.pair.divergence import FloatWindow, window_value
 
     log_target = math.log(delta) if log_delta is None else float(log_delta)
     log_mass = math.log(window_fraction(rtol)) + log_target - math.log(2.0)
-    m_lo, m_hi, log_trunc = _window_log(pair, log_mass)
+    m_lo, m_hi, log_trunc = window_log(pair, log_mass)
     eps_max = pair.eps_max
     if log_trunc >= log_target and math.isfinite(eps_max):
         # cost model: the window was narrowed to MAX_WINDOW_TERMS and what it leaves out
         # already exceeds the target, so no eps below eps_max can be certified on it; the
         # proved answer is eps_max (delta = 0 there), without an evaluation
         return EpsilonSearchResult(eps_max, 0.0, None, 0, -math.inf)
-    fw = _FloatWindow(pair, m_lo, m_hi) if method == "float" else None
+    fw = FloatWindow(pair, m_lo, m_hi) if method == "float" else None
     uppers: dict = {}
 
     def evaluate(eps: float):

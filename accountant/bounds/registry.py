@@ -62,8 +62,8 @@ from accountant.core.caveats import CAVEAT_THEOREM6
 from accountant.core.params import (
     GenericLDP,
     Params,
-    _check_delta,
-    _check_n,
+    validate_delta,
+    validate_n,
     make_params,
 )
 from accountant.core.result import BoundResult
@@ -469,8 +469,8 @@ def compute_bound(name: str, n: int, eps0: float, delta: float, mechanism: str =
     True
     """
     name = resolve_name(name)
-    n = _check_n(n)
-    delta = _check_delta(delta)
+    n = validate_n(n)
+    delta = validate_delta(delta)
     params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d)
     return compute_params_bound(name, params, n, delta, rtol)
 
@@ -507,7 +507,7 @@ def compare(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Op
 def compare_params(params: Params, n: int, delta: float, bounds=BOUND_NAMES,
                    rtol: float = 1e-9) -> dict[str, BoundResult]:
     """All requested bounds for a parameter object (validated ``n`` and ``delta``)."""
-    n, delta = _check_n(n), _check_delta(delta)
+    n, delta = validate_n(n), validate_delta(delta)
     return {resolve_name(b): compute_params_bound(b, params, n, delta, rtol) for b in bounds}
 
 
@@ -534,7 +534,7 @@ def _proved_cached(params: Params, n: int, delta: float, rtol: float) -> Optiona
 
 def proved_params_epsilon(params: Params, n: int, delta: float, rtol: float = 1e-9) -> Optional[BoundResult]:
     """The smallest proved upper bound on eps_c (the headline number) for a parameter object."""
-    return _proved_cached(params, _check_n(n), _check_delta(delta), float(rtol))
+    return _proved_cached(params, validate_n(n), validate_delta(delta), float(rtol))
 
 
 def proved_epsilon(n: int, eps0: float, delta: float, mechanism: str = "generic", s: Optional[int] = None,

@@ -24,7 +24,7 @@ from accountant.engines.blanket.engine import positive_part
 from accountant.bounds.registry import bound_delta, clone_pair
 from accountant.bounds import random_blanket as _rb
 from accountant.engines.pair.divergence import hockey_stick_divergence
-from accountant.core.params import _check_delta
+from accountant.core.params import validate_delta
 from accountant.composition.rounds import (  # noqa: F401  (re-exported: the rounds' API)
     ROUND_MECHANISMS,
     RoundSpec,
@@ -293,7 +293,7 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float,
     specs = list(specs)
     if not specs:
         raise ValueError("the schedule must contain at least one round")
-    delta = _check_delta(delta)
+    delta = validate_delta(delta)
     _check_rounds(len(specs))
     step = default_step(specs) if step is None else _check_step(step, specs)
     T = len(specs)
@@ -343,7 +343,7 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
     0.1189 0.4024 10
     """
     rounds = _check_rounds(rounds)
-    delta = _check_delta(delta)
+    delta = validate_delta(delta)
     step = default_step([spec]) if step is None else _check_step(step, [spec])
     pess = _pld.self_compose(round_pld(spec, step, True), rounds)
     opt = _pld.self_compose(round_pld(spec, step, False), rounds)
@@ -405,7 +405,7 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
         raise ValueError("mechanism 'variation-ratio' has no eps0 to search (p fixes eps0 = ln p): "
                          "compose the rounds at the p values considered")
     rounds = _check_rounds(rounds)
-    delta = _check_delta(delta)
+    delta = validate_delta(delta)
     if not (math.isfinite(target_epsilon) and target_epsilon > 0):
         raise ValueError(f"target_epsilon must be a finite number > 0, got {target_epsilon!r}")
 
@@ -470,7 +470,7 @@ def approx_schedule_epsilon(specs: Sequence[RoundSpec], delta: float) -> float:
     specs = list(specs)
     if not specs:
         raise ValueError("the schedule must contain at least one round")
-    delta = _check_delta(delta)
+    delta = validate_delta(delta)
     profs = {sp: _approx_profile(sp) for sp in dict.fromkeys(specs)}
     step = min(top for _, top in profs.values()) / (DEFAULT_STEPS * GRID_REFINE)
     plds = {}

@@ -10,7 +10,7 @@ from typing import Optional
 
 from accountant.bounds.laws.random_hash import ASSUMPTION, check_hash_model
 
-from accountant.core.params import _check_eps0, _check_n, make_params
+from accountant.core.params import validate_eps0, validate_n, make_params
 
 ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
 # the options of a variation-ratio round (Wang et al., VLDB 2024), eps0 = ln p
@@ -66,7 +66,7 @@ class RoundSpec:
 
     def __post_init__(self) -> None:
         check_hash_model(self.hash_model, self.mechanism)
-        object.__setattr__(self, "n", _check_n(self.n))
+        object.__setattr__(self, "n", validate_n(self.n))
         if self.mechanism not in ROUND_MECHANISMS:
             raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, "
                              f"got {self.mechanism!r}")
@@ -77,7 +77,7 @@ class RoundSpec:
         if given:
             raise ValueError(f"{given[0]} does not apply to mechanism '{self.mechanism}' (p, beta "
                              "and q are the parameters of mechanism 'variation-ratio')")
-        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
         if self.mechanism in ("collision", "coco"):
             make_params(self.mechanism, self.eps0, s=self.s, t=self.t, hash_model=self.hash_model)  # s, t
         if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)

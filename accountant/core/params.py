@@ -37,15 +37,15 @@ from accountant.core.caveats import (
 MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
 """The mechanism names :func:`make_params` accepts."""
 _K_MAX = 10**9
-_EPS0_MAX = 30.0
+EPS0_MAX = 30.0
 
 
-def _check_eps0(eps0) -> float:
+def validate_eps0(eps0) -> float:
     """eps0 in [EPS0_MIN, EPS_MAX] (accountant.limits.check_eps0, the one range everywhere)."""
     from accountant.core.limits import check_eps0
 
     if isinstance(eps0, (str, bytes)) or eps0 is None:
-        raise ValueError(f"eps0 must be a number in [1e-10, {_EPS0_MAX:g}], got {eps0!r}")
+        raise ValueError(f"eps0 must be a number in [1e-10, {EPS0_MAX:g}], got {eps0!r}")
     return check_eps0(eps0)
 
 
@@ -69,7 +69,7 @@ def _check_int(name: str, v, lo: int) -> int:
 def _check_s_eps0_d(params) -> tuple[int, float]:
     """Validate the s, eps0 and optional d of a Collision/CoCo parameter object."""
     s = _check_int("s", params.s, 1)
-    eps0 = _check_eps0(params.eps0)
+    eps0 = validate_eps0(params.eps0)
     if params.d is not None:
         d = _check_int("d", params.d, 1)
         if s > d:
@@ -140,7 +140,7 @@ class GenericLDP(_NoHash):
     name: str = field(default="generic", init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
 
     @property
     def mixture_weight(self) -> float:
@@ -296,7 +296,7 @@ class KRRParams(_PairStatus):
         if self.name == "rr" and k != 2:
             raise ValueError(f"binary randomized response has k = 2, got k = {k}")
         object.__setattr__(self, "k", k)
-        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
 
     @property
     def s(self) -> int:
@@ -352,7 +352,7 @@ class OLHParams(CollisionParams):
     def __init__(self, eps0: float, k: int, g: Optional[int] = None,  # noqa: D107
                  hash_model: str = "any") -> None:
         k = _check_k(k)
-        eps0 = _check_eps0(eps0)
+        eps0 = validate_eps0(eps0)
         g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
         object.__setattr__(self, "name", "olh")
         CollisionParams.__init__(self, s=1, eps0=eps0, t=g, d=k, hash_model=hash_model)
@@ -390,14 +390,14 @@ class OUEParams(_NoHash):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", _check_k(self.k))
-        object.__setattr__(self, "eps0", _check_eps0(self.eps0))
+        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
 
     @property
     def caveat(self) -> str:
         return CAVEAT_GENERIC
 
 
-_P_MAX = math.exp(_EPS0_MAX)
+_P_MAX = math.exp(EPS0_MAX)
 
 
 
@@ -556,7 +556,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
         if (p is None) == (eps0 is None):
             raise ValueError("p: give exactly one of p (a number in (1, e^30]) and eps0 (then p = e^eps0) "
                              "for mechanism 'variation-ratio'")
-        return VariationRatioParams(p=math.exp(_check_eps0(eps0)) if p is None else p, beta=beta, q=q)
+        return VariationRatioParams(p=math.exp(validate_eps0(eps0)) if p is None else p, beta=beta, q=q)
     if mechanism == "generic":
         return GenericLDP(eps0)
     if mechanism in ("olh", "oue"):
@@ -576,7 +576,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     return CoCoParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model)
 
 
-def _check_n(n) -> int:
+def validate_n(n) -> int:
     """n in [1, MAX_N] (accountant.limits: the same limit as the command line)."""
     from accountant.core.limits import check_n
 
@@ -587,7 +587,7 @@ def _check_n(n) -> int:
     return check_n(n)
 
 
-def _check_delta(delta) -> float:
+def validate_delta(delta) -> float:
     """delta in [DELTA_MIN, 1) (accountant.limits.check_delta: the one range everywhere)."""
     from accountant.core.limits import check_delta
 

@@ -2,7 +2,7 @@
 
 The parameter objects (:mod:`accountant.core.params`) apply these rules when ``t`` (or
 ``g``) is not given; the inverse search (:mod:`accountant.accounting.calibration`) needs the
-eps0 interval on which a rule gives one t (:func:`_rule_interval`).
+eps0 interval on which a rule gives one t (:func:`rule_interval`).
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def olh_default_g(eps0: float) -> int:
     return int(round(math.exp(eps0))) + 1
 
 
-def _rule_interval(mechanism: str, s: int, t: int) -> Optional[tuple[float, float]]:
+def rule_interval(mechanism: str, s: int, t: int) -> Optional[tuple[float, float]]:
     """eps0 interval on which the default t-rule gives exactly ``t`` (None if empty)."""
     if mechanism == "collision":
         lo_v, hi_v = (t - 2 * s + 1) / s, (t - 2 * s + 2) / s

@@ -290,7 +290,7 @@ def input_orbit_representatives(inputs: Sequence[tuple], n: int, group: Sequence
 # ----------------------------------------------------------------------------
 
 
-def _compositions(n: int, K: int) -> np.ndarray:
+def compositions(n: int, K: int) -> np.ndarray:
     """All vectors of K non-negative integers summing to n, as an (N, K) array."""
     out = []
     for bars in itertools.combinations(range(n + K - 1), K - 1):
@@ -316,7 +316,7 @@ def shuffled_hockey_stick_common_others(p1: np.ndarray, p1p: np.ndarray, pother:
     keep = (p1 > 0) | (p1p > 0) | (po > 0)
     p1, p1p, po = p1[keep], p1p[keep], po[keep]
     K = len(po)
-    c = _compositions(n, K)
+    c = compositions(n, K)
     with np.errstate(divide="ignore"):
         logpo = np.log(po)
     P = np.zeros(len(c))

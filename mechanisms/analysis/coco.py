@@ -1,12 +1,11 @@
-"""Part of mechanisms.analysis (was mechanisms.errors).
-
-Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""The exact error of CoCo: report rates, the overwrite probability, estimator variances and the
+MSE of the mean, non-missing and item estimators, from parameters or from item counts.
 """
 from __future__ import annotations
 import math
 from typing import NamedTuple
 import numpy as np
-from mechanisms.analysis.common import CoordinateVariances, MSE, _check_coco_t, _check_eps0, _check_int, _counts, _eps0_values, _scalar, _t_array
+from mechanisms.analysis.common import CoordinateVariances, MSE, check_coco_t_array, check_eps0, check_int, counts_from_items, eps0_values, as_scalar, t_array
 
 
 # --------------------------------------------------------------------------- CoCo
@@ -16,12 +15,12 @@ def coco_overwrite_probability(s: int, t):
     Evaluated as ``1 - t/(2s) * (1 - (1 - 2/t)^s)`` with ``expm1``/``log1p``.  Exact for
     uniformly random ``H1`` and a uniformly random order of ``Y_x`` (Algorithm 1 line 5).
     """
-    s = _check_int("s", s, 1)
-    ta = _t_array(t)
+    s = check_int("s", s, 1)
+    ta = t_array(t)
     if np.any(ta < 2 * s + 2):
         raise ValueError(f"t must be >= 2s + 2 = {2 * s + 2}, got {t!r}")
     one_minus = -np.expm1(s * np.log1p(-2.0 / ta))  # 1 - (1 - 2/t)^s
-    return _scalar(1.0 - ta / (2.0 * s) * one_minus)
+    return as_scalar(1.0 - ta / (2.0 * s) * one_minus)
 
 
 class CoCoRates(NamedTuple):
@@ -41,16 +40,16 @@ def coco_rates(s: int, eps0: float, t) -> CoCoRates:
     ``Omega = (E + 1) s + t - 2 s`` (Algorithm 1 line 13; the prose's
     ``s(eps + 1) + (t - 2s)`` is a slip).  Exact; checked by enumeration.
     """
-    s = _check_int("s", s, 1)
-    e = _check_eps0(eps0)
-    ta = _check_coco_t(t, s)
+    s = check_int("s", s, 1)
+    e = check_eps0(eps0)
+    ta = check_coco_t_array(t, s)
     E = math.exp(e)
     omega = (E + 1) * s + ta - 2 * s
     pow_ = np.asarray(coco_overwrite_probability(s, ta.astype(np.int64)))
     pt = pow_ * (E + 1) / (2 * omega) + (1 - pow_) * E / omega
     po = pow_ * (E + 1) / (2 * omega) + (1 - pow_) / omega
     pf = 1.0 / ta
-    return CoCoRates(_scalar(pt), _scalar(pf), _scalar(po), _scalar(pow_))
+    return CoCoRates(as_scalar(pt), as_scalar(pf), as_scalar(po), as_scalar(pow_))
 
 
 def _coco_core(s, e, ta):
@@ -81,13 +80,13 @@ def coco_estimator_variances(s: int, eps0: float, t) -> dict:
     ``cov_nm_plus = Cov(N, M)`` when ``j+ in Y_x`` (its negative when ``j- in Y_x``,
     0 when ``x_j = 0``).
     """
-    s = _check_int("s", s, 1)
-    e = _check_eps0(eps0)
-    ta = _check_coco_t(t, s)
+    s = check_int("s", s, 1)
+    e = check_eps0(eps0)
+    ta = check_coco_t_array(t, s)
     vn1, vn0, vm1, vm0, cov1 = _coco_core(s, e, ta)
     return {
-        "nonmissing_nonzero": _scalar(vn1), "nonmissing_zero": _scalar(vn0),
-        "mean_nonzero": _scalar(vm1), "mean_zero": _scalar(vm0), "cov_nm_plus": _scalar(cov1),
+        "nonmissing_nonzero": as_scalar(vn1), "nonmissing_zero": as_scalar(vn0),
+        "mean_nonzero": as_scalar(vm1), "mean_zero": as_scalar(vm0), "cov_nm_plus": as_scalar(cov1),
     }
 
 
@@ -132,15 +131,15 @@ def coco_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
     >>> print(f"{float(m.mean):.5f} {float(m.nonmissing):.5f} {float(m.item):.5f}")
     0.04216 0.05553 0.04885
     """
-    n = _check_int("n", n, 1)
-    d = _check_int("d", d, 1)
-    s = _check_int("s", s, 1, d)
-    e = _eps0_values(eps0)
-    ta = _check_coco_t(t, s)
+    n = check_int("n", n, 1)
+    d = check_int("d", d, 1)
+    s = check_int("s", s, 1, d)
+    e = eps0_values(eps0)
+    ta = check_coco_t_array(t, s)
     vn1, vn0, vm1, vm0, _ = _coco_core(s, e, ta)
     nm = (s * vn1 + (d - s) * vn0) / n
     mean = (s * vm1 + (d - s) * vm0) / n
-    return MSE(item=_scalar((nm + mean) / 2), mean=_scalar(mean), nonmissing=_scalar(nm))
+    return MSE(item=as_scalar((nm + mean) / 2), mean=as_scalar(mean), nonmissing=as_scalar(nm))
 
 
 def coco_variances_from_counts(n: int, s: int, eps0: float, t: int, item_counts):
@@ -152,8 +151,8 @@ def coco_variances_from_counts(n: int, s: int, eps0: float, t: int, item_counts)
     ``(c_{same} (vn1+vm1+2C) + c_{opp} (vn1+vm1-2C) + (n - c_j)(vn0+vm0)) / (4 n^2)``
     where ``C`` is ``cov_nm_plus`` of :func:`coco_estimator_variances`.
     """
-    n = _check_int("n", n, 1)
-    c, cj = _counts(item_counts, n)
+    n = check_int("n", n, 1)
+    c, cj = counts_from_items(item_counts, n)
     v = coco_estimator_variances(s, eps0, t)
     vn1, vn0 = v["nonmissing_nonzero"], v["nonmissing_zero"]
     vm1, vm0, C = v["mean_nonzero"], v["mean_zero"], v["cov_nm_plus"]

@@ -1,11 +1,10 @@
-"""Part of mechanisms.analysis (was mechanisms.errors).
-
-Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""The exact error of Collision: report rates, indicator variances and pair covariances, the
+MSE of its estimators, the paper's bound on the mean MSE, variances from item counts.
 """
 from __future__ import annotations
 import math
 import numpy as np
-from mechanisms.analysis.common import CoordinateVariances, MSE, _check_collision_t, _check_eps0, _check_int, _counts, _eps0_values, _scalar
+from mechanisms.analysis.common import CoordinateVariances, MSE, check_collision_t_array, check_eps0, check_int, counts_from_items, eps0_values, as_scalar
 
 
 # --------------------------------------------------------------------------- Collision
@@ -16,14 +15,14 @@ def collision_rates(s: int, eps0: float, t):
     ``Omega = s e^eps0 + t - s`` (Definition 5).  Exact for a uniformly random hash
     function, including when the hash values of ``Y_x`` coincide.
     """
-    s = _check_int("s", s, 1)
-    e = _check_eps0(eps0)
-    ta = _check_collision_t(t, s)
+    s = check_int("s", s, 1)
+    e = check_eps0(eps0)
+    ta = check_collision_t_array(t, s)
     E = math.exp(e)
     omega = s * E + ta - s
     pt = E / omega
     pf = 1.0 / ta
-    return _scalar(pt), _scalar(pf), _scalar(pf)
+    return as_scalar(pt), as_scalar(pf), as_scalar(pf)
 
 
 def _collision_core(s, e, ta):
@@ -43,11 +42,11 @@ def collision_indicator_variances(s: int, eps0: float, t):
     ``v_in = p(1-p)/(p-q)^2`` when ``y in Y_x``, ``v_out = q(1-q)/(p-q)^2`` otherwise,
     ``p = e^eps0/Omega``, ``q = 1/t`` (proof of Theorem 4).  Returns ``(v_in, v_out)``.
     """
-    s = _check_int("s", s, 1)
-    e = _check_eps0(eps0)
-    ta = _check_collision_t(t, s)
+    s = check_int("s", s, 1)
+    e = check_eps0(eps0)
+    ta = check_collision_t_array(t, s)
     v_in, v_out = _collision_core(s, e, ta)
-    return _scalar(v_in), _scalar(v_out)
+    return as_scalar(v_in), as_scalar(v_out)
 
 
 def collision_pair_covariance(s: int, eps0: float, t):
@@ -59,10 +58,10 @@ def collision_pair_covariance(s: int, eps0: float, t):
     item's hash.  Returned as an array of zeros of ``t``'s shape for use in formulas;
     verified against enumeration over all hash functions in the tests.
     """
-    s = _check_int("s", s, 1)
-    _check_eps0(eps0)
-    ta = _check_collision_t(t, s)
-    return _scalar(np.zeros_like(ta))
+    s = check_int("s", s, 1)
+    check_eps0(eps0)
+    ta = check_collision_t_array(t, s)
+    return as_scalar(np.zeros_like(ta))
 
 
 def collision_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
@@ -107,14 +106,14 @@ def collision_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
     >>> np.round(m.mean, 5).tolist()
     [0.05111, 0.04431, 0.04833]
     """
-    n = _check_int("n", n, 1)
-    d = _check_int("d", d, 1)
-    s = _check_int("s", s, 1, d)
-    e = _eps0_values(eps0)
-    ta = _check_collision_t(t, s)
+    n = check_int("n", n, 1)
+    d = check_int("d", d, 1)
+    s = check_int("s", s, 1, d)
+    e = eps0_values(eps0)
+    ta = check_collision_t_array(t, s)
     v_in, v_out = _collision_core(s, e, ta)
     tot = (s * v_in + (2 * d - s) * v_out) / n
-    tot = _scalar(tot)
+    tot = as_scalar(tot)
     return MSE(item=tot, mean=tot, nonmissing=tot)
 
 
@@ -142,8 +141,8 @@ def collision_variances_from_counts(n: int, s: int, eps0: float, t: int, item_co
     ``Var[mean_j] = Var[nonmissing_j] = (c_j (v_in + v_out) + (n - c_j) 2 v_out) / n^2``,
     ``c_j = c_{j+} + c_{j-}`` (zero covariance, see module docstring).
     """
-    n = _check_int("n", n, 1)
-    c, cj = _counts(item_counts, n)
+    n = check_int("n", n, 1)
+    c, cj = counts_from_items(item_counts, n)
     v_in, v_out = collision_indicator_variances(s, eps0, t)
     item = (c * v_in + (n - c) * v_out) / n**2
     mean = (cj * (v_in + v_out) + (n - cj) * 2 * v_out) / n**2

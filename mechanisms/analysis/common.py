@@ -1,6 +1,6 @@
-"""Part of mechanisms.analysis (was mechanisms.errors).
-
-Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""What the Collision and CoCo error formulas share: input checks, the t rules (paper's t*,
+CoCo's default and non-missing t), the MSE and per-coordinate variance records, the count
+vectors from item counts.
 """
 from __future__ import annotations
 import math
@@ -27,7 +27,7 @@ class MSE(NamedTuple):
 
 
 # --------------------------------------------------------------------------- helpers
-def _check_eps0(eps0) -> float:
+def check_eps0(eps0) -> float:
     if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.integer, np.floating)):
         raise ValueError(f"eps0 must be a finite number in (0, 700], got {eps0!r}")
     e = float(eps0)
@@ -36,17 +36,17 @@ def _check_eps0(eps0) -> float:
     return e
 
 
-def _eps0_values(eps0):
-    """A scalar eps0 (as :func:`_check_eps0`) or an array of them (broadcast against t)."""
+def eps0_values(eps0):
+    """A scalar eps0 (as :func:`check_eps0`) or an array of them (broadcast against t)."""
     if isinstance(eps0, np.ndarray) and eps0.ndim > 0:
         e = eps0.astype(np.float64)
         if not (np.all(np.isfinite(e)) and np.all(e > 0.0) and np.all(e <= 700.0)):
             raise ValueError(f"eps0 must be finite numbers in (0, 700], got {eps0!r}")
         return e
-    return _check_eps0(eps0)
+    return check_eps0(eps0)
 
 
-def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
+def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
         raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
@@ -57,7 +57,7 @@ def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     return v
 
 
-def _t_array(t, name: str = "t") -> np.ndarray:
+def t_array(t, name: str = "t") -> np.ndarray:
     ta = np.asarray(t)
     if ta.dtype.kind not in "iu":
         if ta.dtype.kind == "f" and np.all(np.isfinite(ta)) and np.all(ta == np.round(ta)):
@@ -67,15 +67,15 @@ def _t_array(t, name: str = "t") -> np.ndarray:
     return ta.astype(np.float64)
 
 
-def _check_collision_t(t, s: int) -> np.ndarray:
-    ta = _t_array(t)
+def check_collision_t_array(t, s: int) -> np.ndarray:
+    ta = t_array(t)
     if np.any(ta <= s) or np.any(ta > T_MAX):
         raise ValueError(f"t must be an integer with s < t <= {T_MAX} (s = {s}), got {t!r}")
     return ta
 
 
-def _check_coco_t(t, s: int) -> np.ndarray:
-    ta = _t_array(t)
+def check_coco_t_array(t, s: int) -> np.ndarray:
+    ta = t_array(t)
     if np.any(ta % 2 != 0) or np.any(ta < 2 * s + 2) or np.any(ta > T_MAX):
         raise ValueError(
             f"t must be an even integer with 2s + 2 = {2 * s + 2} <= t <= {T_MAX - 1}, got {t!r}"
@@ -94,7 +94,7 @@ def check_coco_t(t, s: int) -> int:
     return t
 
 
-def _scalar(x):
+def as_scalar(x):
     x = np.asarray(x)
     return float(x) if x.ndim == 0 else x
 
@@ -106,8 +106,8 @@ def collision_t_star(s: int, eps0: float) -> int:
     Proof of Theorem 4 ("approximate optimal t* at around 2s - 1 + s e^eps"), and the
     caption of Figure 2.  Always ``> s``.  Raises ValueError if it exceeds ``T_MAX``.
     """
-    s = _check_int("s", s, 1)
-    e = _check_eps0(eps0)
+    s = check_int("s", s, 1)
+    e = check_eps0(eps0)
     val = s * math.exp(e) + 2 * s - 1
     if not val < T_MAX + 1:
         raise ValueError(
@@ -128,8 +128,8 @@ def coco_t_default(s: int, eps0: float) -> int:
     Theorem 7, equation (11) (the mean estimator; Appendix D).  Algorithm 1 needs
     ``t`` even, so the paper's value is rounded up to the next even integer.
     """
-    s = _check_int("s", s, 1)
-    e = _check_eps0(eps0)
+    s = check_int("s", s, 1)
+    e = check_eps0(eps0)
     val = s * math.exp(e) + s + 2
     if not val < T_MAX - 2:
         raise ValueError(
@@ -144,8 +144,8 @@ def coco_t_nonmissing(s: int, eps0: float) -> int:
 
     Theorem 7, equation (10) (the non-missing frequency estimator, Appendix D).
     """
-    s = _check_int("s", s, 1)
-    e = _check_eps0(eps0)
+    s = check_int("s", s, 1)
+    e = check_eps0(eps0)
     val = s * math.exp(e) + 5 * s
     if not val < T_MAX - 2:
         raise ValueError(f"eps0 = {eps0} with s = {s} gives t above {T_MAX - 1}")
@@ -166,7 +166,7 @@ class CoordinateVariances(NamedTuple):
         )
 
 
-def _counts(item_counts, n: int) -> tuple[np.ndarray, np.ndarray]:
+def counts_from_items(item_counts, n: int) -> tuple[np.ndarray, np.ndarray]:
     c = np.asarray(item_counts, dtype=np.float64)
     if c.ndim != 1 or c.size % 2 or c.size == 0:
         raise ValueError("item_counts must be a 1-D array of even length 2d")

@@ -1,11 +1,11 @@
-"""Part of mechanisms.analysis (was mechanisms.errors).
-
-Part of :mod:`mechanisms.analysis`; the package docstring has the mathematics.
+"""Error formulas by name: the MSE function of a mechanism, the t that minimises an estimator's
+error, and ``analytic_errors``, every estimator's error of one configuration (what the
+mechanisms CLI and the Utility page show).
 """
 from __future__ import annotations
 import math
 import numpy as np
-from mechanisms.analysis.common import T_MAX, _check_eps0, _check_int, check_coco_t, coco_t_default, collision_t_star
+from mechanisms.analysis.common import T_MAX, check_eps0, check_int, check_coco_t, coco_t_default, collision_t_star
 from mechanisms.analysis.collision import collision_mean_mse_paper_bound, collision_mse, collision_rates
 from mechanisms.analysis.coco import coco_mse, coco_rates
 
@@ -62,9 +62,9 @@ def optimal_t(mechanism: str, estimator: str, d: int, s: int, eps0: float,
     fn = _mse_fn(mechanism)
     if estimator not in _ESTIMATORS:
         raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
-    d = _check_int("d", d, 1)
-    s = _check_int("s", s, 1, d)
-    e = _check_eps0(eps0)
+    d = check_int("d", d, 1)
+    s = check_int("s", s, 1, d)
+    e = check_eps0(eps0)
     lo = s + 1 if mechanism == "collision" else 2 * s + 2
     step = 1 if mechanism == "collision" else 2
     cap = T_MAX if mechanism == "collision" else T_MAX - 1
@@ -76,7 +76,7 @@ def optimal_t(mechanism: str, estimator: str, d: int, s: int, eps0: float,
         hi = int(min(cap, max(4 * (s * math.exp(min(e, 60.0)) + 5 * s), 64) + 64))
         auto = True
     else:
-        hi = _check_int("t_max", t_max, lo, cap)
+        hi = check_int("t_max", t_max, lo, cap)
         auto = False
     while True:
         if (hi - lo) // step + 1 <= 4_000_000:
@@ -145,17 +145,17 @@ def analytic_errors(mechanism: str, n: int, d: int, s: int, eps0: float, t: int 
     >>> print(e["t"], f"{e['mse_mean']:.5f}", f"{e['mse_item']:.5f}")
     32 0.17589 0.30241
     """
-    n = _check_int("n", n, 1)
-    d = _check_int("d", d, 1)
-    s = _check_int("s", s, 1, d)
-    e = _check_eps0(eps0)
+    n = check_int("n", n, 1)
+    d = check_int("d", d, 1)
+    s = check_int("s", s, 1, d)
+    e = check_eps0(eps0)
     out: dict = {"mechanism": mechanism, "n": n, "d": d, "s": s, "eps0": e}
     if mechanism == "collision":
         if t is None:
             t = collision_t_star(s, e)
             out["t_source"] = "paper t* = floor(s e^eps0 + 2s - 1)"
         else:
-            t = _check_int("t", t, s + 1, T_MAX)
+            t = check_int("t", t, s + 1, T_MAX)
             out["t_source"] = "user"
         m = collision_mse(n, d, s, e, t)
         pt, pf, po = collision_rates(s, e, t)

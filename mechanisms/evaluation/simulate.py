@@ -26,7 +26,7 @@ from mechanisms.randomizers.coco import CoCo
 from mechanisms.randomizers.collision import Collision
 from mechanisms.evaluation.metrics import all_metrics, postprocess_simplex
 from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
-from mechanisms.analysis.common import _check_int
+from mechanisms.analysis.common import check_int
 
 OWN_MECHANISMS: dict[str, type] = {"collision": Collision, "coco": CoCo}
 BASELINE_NAMES: tuple[str, ...] = ("privkv", "pckv-ue", "pckv-grr", "pckv-agrr", "succinct")
@@ -131,8 +131,8 @@ def simulate(mechanism_name: str, n: int, d: int, s: int, eps0: float, t: int | 
     >>> print(f"{r['mse_mean']:.4f} {r['analytic']['mse_mean']:.4f}")
     0.0284 0.0284
     """
-    n = _check_int("n", n, 1)
-    reps = _check_int("reps", reps, 1)
+    n = check_int("n", n, 1)
+    reps = check_int("reps", reps, 1)
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     if postprocess not in POSTPROCESS:
@@ -265,8 +265,8 @@ def compare(n: int, d: int, s_values, eps0_values, reps: int = 1, seed: int = 0,
         for e in eps0_values:
             for name in names:
                 make_mechanism(name, d, s, e)
-    _check_int("n", n, 1)
-    _check_int("reps", reps, 1)
+    check_int("n", n, 1)
+    check_int("reps", reps, 1)
     for e in eps0_values:
         _limits.check_eps0(e)
     _limits.check_sim_size(n, d, reps, len(s_values) * len(eps0_values) * max(len(names), 1))
@@ -292,15 +292,15 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def _jsonable(v):
+def jsonable(v):
     if isinstance(v, float) and not math.isfinite(v):
         return None
     if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
+        return {k: jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
+        return [jsonable(x) for x in v]
     if isinstance(v, np.generic):
-        return _jsonable(v.item())
+        return jsonable(v.item())
     return v
 
 
@@ -321,7 +321,7 @@ def render_compare(result: dict, fmt: str) -> str:
             w.writerow([_fmt(r.get(k)) for k in COMPARE_COLUMNS])
         return buf.getvalue()
     if fmt == "json":
-        return json.dumps(_jsonable(result), indent=2) + "\n"
+        return json.dumps(jsonable(result), indent=2) + "\n"
     if fmt == "md":
         p = result["params"]
         names = p["mechanisms"]

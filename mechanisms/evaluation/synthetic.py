@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from mechanisms.core.data import SparseVectors
-from mechanisms.analysis.common import _check_int
+from mechanisms.analysis.common import check_int
 
 
 def _random_subsets(rng: np.random.Generator, n: int, d: int, s: int) -> np.ndarray:
@@ -60,9 +60,9 @@ def synthetic_sparse_vectors(rng: np.random.Generator, n: int, d: int, s: int) -
     >>> print(x.n, x.s, x.d, x.indices.shape)
     5 3 10 (5, 3)
     """
-    n = _check_int("n", n, 1)
-    d = _check_int("d", d, 1)
-    s = _check_int("s", s, 1, d)
+    n = check_int("n", n, 1)
+    d = check_int("d", d, 1)
+    s = check_int("s", s, 1, d)
     idx = _random_subsets(rng, n, d, s)
     signs = (2 * rng.integers(0, 2, size=(n, s), dtype=np.int8) - 1).astype(np.int8)
     return SparseVectors(indices=idx, signs=signs, d=d)
@@ -96,7 +96,7 @@ def from_real_vectors(X, s: int, rng: np.random.Generator, lo=None, hi=None,
     if not np.all(np.isfinite(X)):
         raise ValueError("X must be finite")
     n, d = X.shape
-    s = _check_int("s", s, 1, d)
+    s = check_int("s", s, 1, d)
     lo = X.min(axis=0) if lo is None else np.broadcast_to(np.asarray(lo, float), (d,))
     hi = X.max(axis=0) if hi is None else np.broadcast_to(np.asarray(hi, float), (d,))
     if np.any(hi < lo):

@@ -7,9 +7,9 @@ import math
 from typing import Optional
 import numpy as np
 from accountant.core import limits as _limits
-from accountant.protocols.bib.law import _int, _num
-from mechanisms.frequency.accuracy import MAX_DOMAIN, _check_beta
-from mechanisms.frequency.protocols import FE1, PAPER_EPS_MAX, RhoSpec, _n_over_log_n, default_b, make_protocol
+from accountant.protocols.bib.law import checked_int, checked_number
+from mechanisms.frequency.accuracy import MAX_DOMAIN, check_beta
+from mechanisms.frequency.protocols import FE1, PAPER_EPS_MAX, RhoSpec, n_over_log_n, default_b, make_protocol
 
 
 # ----------------------------------------------------------------------------
@@ -22,11 +22,11 @@ DATA_KINDS = ("zipf", "uniform")
 def frequency_data(rng: np.random.Generator, n: int, B: int, kind: str = "zipf",
                    a: float = 1.1) -> np.ndarray:
     """n inputs in [0, B): ``zipf`` (P[x] proportional to (x+1)^-a) or ``uniform``."""
-    n, B = _int("n", n, 1), _int("B", B, 2, MAX_DOMAIN)
+    n, B = checked_int("n", n, 1), checked_int("B", B, 2, MAX_DOMAIN)
     if kind == "uniform":
         return rng.integers(0, B, size=n, dtype=np.int64)
     if kind == "zipf":
-        a = _num("a", a, 0.0, 100.0)
+        a = checked_number("a", a, 0.0, 100.0)
         w = np.arange(1, B + 1, dtype=np.float64) ** -a
         return rng.choice(B, size=n, p=w / w.sum()).astype(np.int64)
     raise ValueError(f"data must be one of {DATA_KINDS}, got {kind!r}")
@@ -48,9 +48,9 @@ def simulate_frequency(mechanism: str, n: int, B: int, eps: float, delta: Option
     ``alpha`` = the paper's bound at ``beta`` (Lemma 2.3 / 2.6 at this rho) with
     ``alpha_proof`` (FE1, inequality (6)), and the privacy accounting at this rho.
     """
-    reps = _int("reps", reps, 1)
-    seed = _int("seed", seed, 0)
-    beta = _check_beta(beta)
+    reps = checked_int("reps", reps, 1)
+    seed = checked_int("seed", seed, 0)
+    beta = check_beta(beta)
     if data not in DATA_KINDS:
         raise ValueError(f"data must be one of {DATA_KINDS}, got {data!r}")
     _limits.check_int("reps", reps, 1, _limits.MAX_REPS)
@@ -110,8 +110,8 @@ TABLE_COLUMNS: tuple[str, ...] = (
 def table_mechanism(n: int, B: int) -> tuple[str, Optional[int]]:
     """The protocol the table uses: FE0 when B <= n / ln n (hashing to b = n / ln n
     bins would not shrink the domain), else FE1 with b = :func:`default_b`."""
-    n, B = _int("n", n, 2), _int("B", B, 2, MAX_DOMAIN)
-    if B < 4 or B <= _n_over_log_n(n):
+    n, B = checked_int("n", n, 2), checked_int("B", B, 2, MAX_DOMAIN)
+    if B < 4 or B <= n_over_log_n(n):
         return "fe0", None
     return "fe1", default_b(n, B)
 
@@ -130,7 +130,7 @@ def frequency_table(n_values, B_values, eps_values, reps: int = 5, seed: int = 0
     cells = [(n, B, e) for n in n_values for B in B_values for e in eps_values]
     if not 1 <= len(cells) <= _limits.MAX_FE_CELLS:
         raise ValueError(f"n x B x eps: between 1 and {_limits.MAX_FE_CELLS} cells, got {len(cells)}")
-    reps = _int("reps", reps, 1)
+    reps = checked_int("reps", reps, 1)
     for n, B, e in cells:  # every cell's size checked before any simulation
         mech, b = table_mechanism(n, B)
         for src in ("paper", "exact"):

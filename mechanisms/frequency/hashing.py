@@ -5,7 +5,7 @@ Part of :mod:`mechanisms.frequency`; the package docstring has the mathematics.
 from __future__ import annotations
 from functools import lru_cache
 import numpy as np
-from accountant.protocols.bib.law import _int
+from accountant.protocols.bib.law import checked_int
 #: candidate (message, preimage) pairs per block of the all-elements query.
 BLOCK_CANDIDATES = 1 << 22
 
@@ -58,8 +58,8 @@ def collision_probability(q: int, b: int) -> float:
     colliding ones are the ordered pairs of distinct residues with equal ``mod b``:
     ``sum_c n_c (n_c - 1) = floor(q/b) ((q mod b) + q - b)`` (Section 2.3).
     """
-    q = _int("q", q, 3)
-    b = _int("b", b, 2, q - 1)
+    q = checked_int("q", q, 3)
+    b = checked_int("b", b, 2, q - 1)
     return (q // b) * ((q % b) + q - b) / (q * (q - 1))
 
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional, Union
 import numpy as np
 from accountant.protocols import bib
-from accountant.protocols.bib.law import _int, _num
+from accountant.protocols.bib.law import checked_int, checked_number
 from mechanisms.frequency.hashing import collision_probability, hash_values, preimage_counts, smallest_prime_at_least
-from mechanisms.frequency.accuracy import MAX_DOMAIN, _check_q, fe0_alpha, fe1_alpha
+from mechanisms.frequency.accuracy import MAX_DOMAIN, check_q, fe0_alpha, fe1_alpha
 #: messages generated per block in simulations (bounds the working memory).
 BLOCK_MESSAGES = 1 << 21
 #: the paper's Theorem 2.1 needs eps <= 3.
@@ -176,14 +176,14 @@ def _resolve_rho(rho: RhoSpec, eps: float, delta: float, m: int, s: int, n: int,
         if rho == "exact":
             return bib.bib_rho_for(eps, delta, m, s, 0, n, rtol=rtol).rho, "exact"
         raise ValueError(f"rho must be 'paper', 'exact' or a number >= 0, got {rho!r}")
-    return _num("rho", rho, 0.0, 1e9), "given"
+    return checked_number("rho", rho, 0.0, 1e9), "given"
 
 
 def _check_common(n, B, eps, delta, B_min: int):
-    n = _int("n", n, 1)
-    B = _int("B", B, B_min, MAX_DOMAIN)
-    eps = _num("eps", eps, 0.0, 700.0, lo_open=True)
-    delta = _num("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+    n = checked_int("n", n, 1)
+    B = checked_int("B", B, B_min, MAX_DOMAIN)
+    eps = checked_number("eps", eps, 0.0, 700.0, lo_open=True)
+    delta = checked_number("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
     return n, B, eps, delta
 
 
@@ -252,12 +252,12 @@ class FE0(_BlanketProtocol):
 
     def query(self, reports: FE0Reports, x: int) -> float:
         """Algorithm 3: the frequency of ``x`` in the multiset minus n rho / B."""
-        x = _int("x", x, 0, self.B - 1)
+        x = checked_int("x", x, 0, self.B - 1)
         return float(np.count_nonzero(reports.values == x)) - self.n * self.rho / self.B
 
     def variance(self, g: int = 0) -> float:
         """Var ghat(x) = n floor(rho) (1/B)(1 - 1/B) + n f/B (1 - f/B) (the same for every g)."""
-        _int("g", g, 0, self.n)
+        checked_int("g", g, 0, self.n)
         k, f = self.n * self.blanket_floor, self.blanket_extra_p
         return k / self.B * (1 - 1 / self.B) + self.n * f / self.B * (1 - f / self.B)
 
@@ -298,8 +298,8 @@ class FE1(_BlanketProtocol):
         """``b`` defaults to :func:`default_b` (Table 1's b = n / ln n, within [2, B/2]);
         ``q`` to the smallest prime >= B; ``rho`` as in :meth:`FE0.make`."""
         n, B, eps, delta = _check_common(n, B, eps, delta, 4)
-        b = default_b(n, B) if b is None else _int("b", b, 2, B // 2)
-        q = smallest_prime_at_least(B) if q is None else _check_q(q, B)
+        b = default_b(n, B) if b is None else checked_int("b", b, 2, B // 2)
+        q = smallest_prime_at_least(B) if q is None else check_q(q, B)
         m, s = (q - 1) * q * b, (q - 1) * q
         r, src = _resolve_rho(rho, eps, delta, m, s, n, rtol)
         return cls(n=n, B=B, eps=eps, delta=delta, rho=r, rho_source=src, b=b, q=q)
@@ -346,7 +346,7 @@ class FE1(_BlanketProtocol):
 
     def query(self, reports: FE1Reports, x: int) -> float:
         """Algorithm 5: count tuples with h_{u,v}(x) = w, remove the expected bias."""
-        x = _int("x", x, 0, self.B - 1)
+        x = checked_int("x", x, 0, self.B - 1)
         X = np.count_nonzero(hash_values(reports.u, reports.v, x, self.q, self.b) == reports.w)
         pc = self.p_col
         return (float(X) - self.n * self.rho / self.b - self.n * pc) / (1.0 - pc)
@@ -354,7 +354,7 @@ class FE1(_BlanketProtocol):
     def variance(self, g: int = 0) -> float:
         """Var ghat(x) for true frequency g: [(n-g) pc(1-pc) + n fl/b(1-1/b)
         + n f/b (1 - f/b)] / (1 - pc)^2."""
-        return float(self.element_variances(np.array([_int("g", g, 0, self.n)]))[0])
+        return float(self.element_variances(np.array([checked_int("g", g, 0, self.n)]))[0])
 
     def element_variances(self, g) -> np.ndarray:
         g = np.asarray(g, dtype=np.float64)
@@ -367,14 +367,14 @@ class FE1(_BlanketProtocol):
         return fe1_alpha(self.n, self.B, self.b, self.rho, beta, q=self.q, form=form)
 
 
-def _n_over_log_n(n: int) -> int:
+def n_over_log_n(n: int) -> int:
     return max(2, round(n / math.log(n))) if n >= 3 else 2
 
 
 def default_b(n: int, B: int) -> int:
     """Table 1's choice b = n / ln n (O(1) messages, O(log n) error), clipped to [2, B/2]."""
-    n, B = _int("n", n, 1), _int("B", B, 4, MAX_DOMAIN)
-    return int(min(_n_over_log_n(n), B // 2))
+    n, B = checked_int("n", n, 1), checked_int("B", B, 4, MAX_DOMAIN)
+    return int(min(n_over_log_n(n), B // 2))
 
 
 def make_protocol(mechanism: str, n: int, B: int, eps: float, delta: Optional[float] = None,
@@ -411,7 +411,7 @@ def make_protocol(mechanism: str, n: int, B: int, eps: float, delta: Optional[fl
     FE0 1e-06
     """
     if delta is None:
-        n = _int("n", n, 2)
+        n = checked_int("n", n, 2)
         delta = 1.0 / float(n) ** 2
     if mechanism == "fe0":
         if b is not None or q is not None:

@@ -38,7 +38,7 @@ from mechanisms.evaluation.simulate import (
     COMPARE_COLUMNS,
     POSTPROCESS,
     MechanismUnavailableError,
-    _jsonable,
+    jsonable,
     compare,
     render_compare,
     simulate,
@@ -292,7 +292,7 @@ def _run_plan(args) -> int:
     except InfeasiblePlan as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    print(dumps(_jsonable(p.as_dict())) if args.json else render_plan(p))
+    print(dumps(jsonable(p.as_dict())) if args.json else render_plan(p))
     return 0
 
 
@@ -395,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
 def _written(args, ext: str, res: dict, columns) -> dict:
     """The --json summary of a written table: what, where, how big, from which inputs."""
     params = {k: v for k, v in vars(args).items() if k not in ("command", "out", "json")}
-    return _jsonable({"command": args.command, "path": args.out, "format": _FORMATS[ext],
+    return jsonable({"command": args.command, "path": args.out, "format": _FORMATS[ext],
                       "rows": len(res["rows"]), "columns": list(columns), "parameters": params,
                       "skipped": list(res.get("skipped", []))})
 
@@ -412,15 +412,15 @@ def _run(args) -> int:
                                    q=args.q, reps=args.reps, seed=args.seed,
                                    data=args.data or "zipf",
                                    beta=0.1 if args.beta is None else args.beta)
-            print(dumps(_jsonable(r)) if args.json else _human_frequency(r))
+            print(dumps(jsonable(r)) if args.json else _human_frequency(r))
         elif args.command == "simulate":
             _check_args(args, ("d", "s", "eps0"), _FE_ONLY, args.mechanism)
             r = simulate(args.mechanism, args.n, args.d, args.s, args.eps0, t=args.t,
                          reps=args.reps, seed=args.seed, postprocess=args.postprocess or "none")
-            print(dumps(_jsonable(r)) if args.json else _human_simulate(r))
+            print(dumps(jsonable(r)) if args.json else _human_simulate(r))
         elif args.command == "error":
             r = analytic_errors(args.mechanism, args.n, args.d, args.s, args.eps0, t=args.t)
-            print(dumps(_jsonable(r)) if args.json else _human_error(r))
+            print(dumps(jsonable(r)) if args.json else _human_error(r))
         elif args.command == "fe-table":
             ext = _out_format(args.out)
 

@@ -1,6 +1,5 @@
-"""Part of mechanisms.planning (was mechanisms.planner).
-
-Part of :mod:`mechanisms.planning`; the package docstring has the mathematics.
+"""The planner's data: the mechanisms and estimates it knows, ``Candidate`` and ``Plan`` with
+their JSON form, ``InfeasiblePlan``, and the directed rounding of the numbers a plan prints.
 """
 from __future__ import annotations
 import math
@@ -14,8 +13,8 @@ MECHANISMS = ("collision", "coco", "olh", "oue")
 # frequency estimates only (s = 1, estimate "frequency"), one round, on the proved bound
 ORACLES = ("olh", "oue")
 ESTIMATES = ("mean", "frequency")
-_LABEL = {"collision": "Collision", "coco": "CoCo", "olh": "OLH", "oue": "OUE"}
-_EPS0_MAX = 20.0
+MECHANISM_LABELS = {"collision": "Collision", "coco": "CoCo", "olh": "OLH", "oue": "OUE"}
+EPS0_MAX = 20.0
 # a recommended local budget above this gives each report little protection on its own
 LOW_LOCAL_PROTECTION_EPS0 = 5.0
 # eps0 / eps_c below this: shuffling hardly amplifies (n too small for the target)
@@ -79,7 +78,7 @@ class Candidate:
         if self.mechanism == "oue":
             return "OUE"
         name = "g" if self.mechanism == "olh" else "t"
-        return f"{_LABEL[self.mechanism]} {name} = {self.t}"
+        return f"{MECHANISM_LABELS[self.mechanism]} {name} = {self.t}"
 
     def report(self) -> str:
         """What one user sends, e.g. ``62-bit hash seed + 3 bits = 65 bits`` (OLH)."""
@@ -163,7 +162,7 @@ class Plan:
 
         * eps0 > ``LOW_LOCAL_PROTECTION_EPS0``: each report alone is only eps0-LDP (remedy:
           the cap ``max_eps0``);
-        * eps0 at the search's top (``_EPS0_MAX``): the target holds for every eps0 tried
+        * eps0 at the search's top (``EPS0_MAX``): the target holds for every eps0 tried
           (remedy: a smaller target);
         * eps0 / eps_c < ``LITTLE_AMPLIFICATION`` (one round): shuffling hardly amplifies
           (remedy: a larger n or a looser target);
@@ -172,9 +171,9 @@ class Plan:
         c = self.recommendation
         out = []
         capped = self.max_eps0 is not None and c.eps0 >= self.max_eps0 * (1 - 1e-6)
-        if c.eps0 >= _EPS0_MAX * (1 - 1e-6):
+        if c.eps0 >= EPS0_MAX * (1 - 1e-6):
             out.append(
-                f"The target holds for every local eps0 up to {_EPS0_MAX:g}, the "
+                f"The target holds for every local eps0 up to {EPS0_MAX:g}, the "
                 f"planner's cap: the local randomizer gives practically no protection "
                 f"on its own. To remove this: a smaller target eps, or a cap "
                 f"(--max-eps0)."
@@ -223,24 +222,24 @@ class Plan:
         release = (
             "the shuffled release" if self.rounds == 1 else f"the {self.rounds} rounds composed"
         )
-        cap = "" if self.max_eps0 is None else f" (local cap eps0 <= {_fmt(self.max_eps0)})"
+        cap = "" if self.max_eps0 is None else f" (local cap eps0 <= {fmt_g(self.max_eps0)})"
         if self.bound == "proved":
             how = (
-                f"proved upper bound eps_c = {_up(c.eps_c)}, {c.bound}"
+                f"proved upper bound eps_c = {fmt_up(c.eps_c)}, {c.bound}"
                 if self.rounds == 1
-                else f"proved PLD composition: eps = {_up(c.eps_c)}"
+                else f"proved PLD composition: eps = {fmt_up(c.eps_c)}"
             )
             return (
                 f"With {users}, d = {self.d:,}, s = {self.s}, use "
-                f"{_use(c)} and local eps0 = {_down(c.eps0)}{per}{cap}: "
-                f"{release} is ({_fmt(self.target_eps)}, {_fmt(self.delta)})-DP ({how}) and "
+                f"{_use(c)} and local eps0 = {fmt_down(c.eps0)}{per}{cap}: "
+                f"{release} is ({fmt_g(self.target_eps)}, {fmt_g(self.delta)})-DP ({how}) and "
                 f"the {what} MSE{per} is {c.mse:.4g}."
             )
         return (
             f"With {users}, d = {self.d:,}, s = {self.s}, use "
-            f"{_use(c)} and local eps0 = {_down(c.eps0)}{cap}: by the "
-            f"paper's Theorem 5 the shuffled release is ({_fmt(self.target_eps)}, "
-            f"{_fmt(self.delta)})-DP (eps_c = {_up(c.eps_c)}; Theorem 5 is not proved for these "
+            f"{_use(c)} and local eps0 = {fmt_down(c.eps0)}{cap}: by the "
+            f"paper's Theorem 5 the shuffled release is ({fmt_g(self.target_eps)}, "
+            f"{fmt_g(self.delta)})-DP (eps_c = {fmt_up(c.eps_c)}; Theorem 5 is not proved for these "
             f"parameters, see the toolkit's README) and the {what} MSE is {c.mse:.4g}."
         )
 
@@ -283,21 +282,21 @@ def _use(c: Candidate) -> str:
         return f"OUE (optimized unary encoding, reports of k = {c.t} bits)"
     if c.mechanism == "olh":
         return f"OLH (optimized local hashing) with g = {c.t} (reports of {c.report_bits} bits)"
-    return f"{_LABEL[c.mechanism]} with t = {c.t}"
+    return f"{MECHANISM_LABELS[c.mechanism]} with t = {c.t}"
 
 
-def _fmt(x: float) -> str:
+def fmt_g(x: float) -> str:
     return f"{x:g}"
 
 
-def _up(x: Optional[float], digits: int = 4) -> str:
+def fmt_up(x: Optional[float], digits: int = 4) -> str:
     """x to ``digits`` significant digits, rounded up (an upper bound printed stays one)."""
     if x is None:
         return "n/a"
     return _directed(x, digits, math.ceil)
 
 
-def _down(x: float, digits: int = 4) -> str:
+def fmt_down(x: float, digits: int = 4) -> str:
     """x to ``digits`` significant digits, rounded down (a local budget printed stays feasible)."""
     return _directed(x, digits, math.floor)
 

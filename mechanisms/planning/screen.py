@@ -1,6 +1,6 @@
-"""Part of mechanisms.planning (was mechanisms.planner).
-
-Part of :mod:`mechanisms.planning`; the package docstring has the mathematics.
+"""The planner's inputs and first pass: validation of the request, the default mechanisms, the
+candidate (mechanism, t, eps0) per mechanism with its estimated error, and a fast screen by
+the proved eps_c before anything is certified.
 """
 from __future__ import annotations
 import math
@@ -23,18 +23,18 @@ from mechanisms.randomizers.frequency_oracles import (
     oue_rates,
     report_bits,
 )
-from mechanisms.planning.plan import Candidate, ESTIMATES, MECHANISMS, ORACLES, _EPS0_MAX
+from mechanisms.planning.plan import Candidate, ESTIMATES, MECHANISMS, ORACLES, EPS0_MAX
 _ESTIMATOR_FIELD = {"mean": "mean", "frequency": "nonmissing"}
 # screen: geometric ratio of the coarse t grid, points past the minimum, refinement points
 SCREEN_RATIO = 1.3
 SCREEN_PAST_MIN = 5
 SCREEN_REFINE = 7
 MAX_ROUNDS = 100_000
-# smallest delta planned (work grows fast below: see _check)
+# smallest delta planned (work grows fast below: see check_request)
 DELTA_MIN = 1e-30
 
 
-def _check(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
+def check_request(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
     def is_int(v):
         return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
@@ -47,10 +47,10 @@ def _check(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
     if (
         isinstance(target_eps, bool)
         or not isinstance(target_eps, (int, float, np.floating))
-        or not (math.isfinite(float(target_eps)) and 0 < float(target_eps) <= _EPS0_MAX)
+        or not (math.isfinite(float(target_eps)) and 0 < float(target_eps) <= EPS0_MAX)
     ):
         raise ValueError(
-            f"target epsilon must be a number in (0, {_EPS0_MAX:g}], got {target_eps!r}"
+            f"target epsilon must be a number in (0, {EPS0_MAX:g}], got {target_eps!r}"
         )
     if (
         isinstance(delta, bool)
@@ -88,7 +88,7 @@ def default_mechanisms(estimate: str, s: int, d: int, rounds: int = 1, bound: st
     return base
 
 
-def _check_oracles(mechanisms: tuple, estimate: str, s: int, d: int, rounds: int, bound: str) -> None:
+def check_oracles(mechanisms: tuple, estimate: str, s: int, d: int, rounds: int, bound: str) -> None:
     """OLH / OUE, when asked for, only where they apply (each reason named)."""
     asked = [m for m in mechanisms if m in ORACLES]
     if not asked:
@@ -106,19 +106,19 @@ def _check_oracles(mechanisms: tuple, estimate: str, s: int, d: int, rounds: int
         raise ValueError(f"{what} are planned on the proved bound only, got bound={bound!r}")
 
 
-def _check_cap(max_eps0) -> Optional[float]:
+def check_cap(max_eps0) -> Optional[float]:
     if max_eps0 is None:
         return None
     if (
         isinstance(max_eps0, bool)
         or not isinstance(max_eps0, (int, float, np.floating))
-        or not (math.isfinite(float(max_eps0)) and 0 < float(max_eps0) <= _EPS0_MAX)
+        or not (math.isfinite(float(max_eps0)) and 0 < float(max_eps0) <= EPS0_MAX)
     ):
-        raise ValueError(f"max_eps0 must be a number in (0, {_EPS0_MAX:g}], got {max_eps0!r}")
+        raise ValueError(f"max_eps0 must be a number in (0, {EPS0_MAX:g}], got {max_eps0!r}")
     return float(max_eps0)
 
 
-def _check_release(n: int, rounds, schedule) -> tuple[int, Optional[tuple]]:
+def check_release(n: int, rounds, schedule) -> tuple[int, Optional[tuple]]:
     """(T, users per round or None) from ``rounds`` / ``schedule`` (one or the other)."""
     if schedule is not None:
         if rounds not in (None, 1):
@@ -179,7 +179,7 @@ def params_of(mechanism: str, eps0: float, s: int, t: int, d: int):
     return make_params(mechanism, eps0, s=s, t=t)
 
 
-def _candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, proved) -> Candidate:
+def make_candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, proved) -> Candidate:
     if mechanism in ORACLES:
         # one value of [d] per user: the frequency estimate's exact MSE (Wang et al. 2017)
         t = oracle_t(mechanism, d, float(eps0), t)
@@ -210,7 +210,7 @@ def _candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, prov
 
 # --------------------------------------------------------------------------- the screen
 def screen_eps0(
-    mechanism: str, s: int, t: int, n: int, target: float, delta: float, eps0_max: float = _EPS0_MAX
+    mechanism: str, s: int, t: int, n: int, target: float, delta: float, eps0_max: float = EPS0_MAX
 ) -> float:
     """Saddle-point estimate of the largest eps0 <= eps0_max whose blanket eps_c meets
     ``target`` at ``delta`` for a fixed t (NOT certified: it places the proved search);
@@ -233,7 +233,7 @@ def screen(
     target: float,
     delta: float,
     estimate: str = "mean",
-    eps0_max: float = _EPS0_MAX,
+    eps0_max: float = EPS0_MAX,
     around: Optional[int] = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(t, eps0, mse) of the screen over the admissible t, sorted by t.
@@ -249,7 +249,7 @@ def screen(
     over the domain [d] (t = d)."""
     if mechanism == "oue":
         e0 = screen_eps0(mechanism, s, d, n, target, delta, eps0_max)
-        c = _candidate(mechanism, 0, n, d, s, e0, None, estimate, "screen", "screen", False)
+        c = make_candidate(mechanism, 0, n, d, s, e0, None, estimate, "screen", "screen", False)
         return np.array([c.t], dtype=np.int64), np.array([e0]), np.array([c.mse])
     est = _ESTIMATOR_FIELD[estimate]
     olh = mechanism == "olh"
@@ -324,7 +324,7 @@ def evaluate(
     source: str = "user",
     rtol: float = 1e-4,
     bound: str = "proved",
-    eps0_max: float = _EPS0_MAX,
+    eps0_max: float = EPS0_MAX,
     guess: Optional[float] = None,
 ) -> Candidate:
     """Largest eps0 <= eps0_max with eps_c(eps0, t) <= target_eps at delta, and the MSEs there.
@@ -351,7 +351,7 @@ def evaluate(
             if res is not None and res.epsilon is not None
             else (e0, "post-processing")
         )
-        return _candidate(mechanism, g or 0, n, d, s, e0, min(eps_c, e0), estimate, source, name,
+        return make_candidate(mechanism, g or 0, n, d, s, e0, min(eps_c, e0), estimate, source, name,
                           True)
     make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism
     e0 = local_epsilon(
@@ -378,4 +378,4 @@ def evaluate(
         if res is not None and res.epsilon is not None
         else (e0, "post-processing")
     )
-    return _candidate(mechanism, t, n, d, s, e0, min(eps_c, e0), estimate, source, name, proved)
+    return make_candidate(mechanism, t, n, d, s, e0, min(eps_c, e0), estimate, source, name, proved)

@@ -27,15 +27,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechanisms.randomizers.collision import (
-    _kth_free,
-    _kth_true,
+    kth_free,
+    kth_true,
     bucket32,
     coco_hit_counts,
     hash_words,
 )
 from mechanisms.randomizers._hashed import HashedMechanism
 from mechanisms.core.data import Estimates, SparseVectors
-from mechanisms.analysis.common import _check_eps0, _check_int, check_coco_t, coco_t_default
+from mechanisms.analysis.common import check_eps0, check_int, check_coco_t, coco_t_default
 from mechanisms.analysis.coco import coco_mse, coco_rates, coco_variances_from_counts
 
 
@@ -60,9 +60,9 @@ class CoCoParams:
     t: int | None = None
 
     def __post_init__(self) -> None:
-        d = _check_int("d", self.d, 1)
-        s = _check_int("s", self.s, 1, d)
-        e = _check_eps0(self.eps0)
+        d = check_int("d", self.d, 1)
+        s = check_int("s", self.s, 1, d)
+        e = check_eps0(self.eps0)
         if self.t is None:
             t = coco_t_default(s, e)
         else:
@@ -187,7 +187,7 @@ def sample_coco(k1: np.ndarray, up: np.ndarray, eps0: float, t: int,
     first[:, 1:] = ks[:, 1:] != ks[:, :-1]
     m = first.sum(axis=1)
     occupied = rng.random(n) < m * ((E + 1) / omega)
-    start = _kth_true(first, rng.integers(0, m))
+    start = kth_true(first, rng.integers(0, m))
     pair = np.take_along_axis(ks, start[:, None], axis=1)[:, 0]
     size = (ks == pair[:, None]).sum(axis=1)
     pos = start + rng.integers(0, size)
@@ -195,7 +195,7 @@ def sample_coco(k1: np.ndarray, up: np.ndarray, eps0: float, t: int,
     heavy = rng.random(n) < E / (E + 1)
     z_occ = pair + half * np.where(heavy, wup, ~wup)
     taken = np.where(first, ks, np.iinfo(np.int64).max)
-    free_pair = _kth_free(taken, rng.integers(0, half - m))
+    free_pair = kth_free(taken, rng.integers(0, half - m))
     z_free = free_pair + half * (rng.random(n) < 0.5)
     return np.where(occupied, z_occ, z_free).astype(np.int64)
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from mechanisms.randomizers._hashed import HashedMechanism
 from mechanisms.core.data import Estimates, SparseVectors
-from mechanisms.analysis.common import T_MAX, _check_eps0, _check_int, collision_t_star
+from mechanisms.analysis.common import T_MAX, check_eps0, check_int, collision_t_star
 from mechanisms.analysis.collision import (
     collision_mse,
     collision_rates,
@@ -239,10 +239,10 @@ class CollisionParams:
     t: int | None = None
 
     def __post_init__(self) -> None:
-        d = _check_int("d", self.d, 1)
-        s = _check_int("s", self.s, 1, d)
-        e = _check_eps0(self.eps0)
-        t = collision_t_star(s, e) if self.t is None else _check_int("t", self.t, s + 1, T_MAX)
+        d = check_int("d", self.d, 1)
+        s = check_int("s", self.s, 1, d)
+        e = check_eps0(self.eps0)
+        t = collision_t_star(s, e) if self.t is None else check_int("t", self.t, s + 1, T_MAX)
         object.__setattr__(self, "d", d)
         object.__setattr__(self, "s", s)
         object.__setattr__(self, "eps0", e)
@@ -296,13 +296,13 @@ def collision_output_distribution(hashed, eps0: float, t: int) -> np.ndarray:
     return out
 
 
-def _kth_true(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
+def kth_true(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Column index of the k-th (0-based) True in each row of ``mask``."""
     rank = np.cumsum(mask, axis=1) - 1
     return np.argmax(mask & (rank == k[:, None]), axis=1)
 
 
-def _kth_free(sorted_taken: np.ndarray, k: np.ndarray) -> np.ndarray:
+def kth_free(sorted_taken: np.ndarray, k: np.ndarray) -> np.ndarray:
     """k-th (0-based) integer not in the row's set; ``sorted_taken`` ascending, with
     entries that must be ignored set to a huge sentinel.  Loops over columns only."""
     v = k.astype(np.int64).copy()
@@ -327,10 +327,10 @@ def sample_collision(hashed: np.ndarray, eps0: float, t: int, rng: np.random.Gen
     m = distinct.sum(axis=1)
     inside = rng.random(n) < m * (E / omega)
     k_in = rng.integers(0, m)
-    z_in = np.take_along_axis(srt, _kth_true(distinct, k_in)[:, None], axis=1)[:, 0]
+    z_in = np.take_along_axis(srt, kth_true(distinct, k_in)[:, None], axis=1)[:, 0]
     k_out = rng.integers(0, t - m)
     taken = np.where(distinct, srt, np.iinfo(np.int64).max)
-    z_out = _kth_free(taken, k_out)
+    z_out = kth_free(taken, k_out)
     return np.where(inside, z_in, z_out)
 
 

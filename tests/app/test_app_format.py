@@ -76,8 +76,8 @@ def test_number_columns_counts_and_floats():
 
 def test_store_put_keeps_the_newest_entries_and_never_drops_what_it_inserts():
     store = {"a": 1, "b": 2}
-    common._store_put(store, [(0, 0), (1, 1)], 3)
+    common.store_put(store, [(0, 0), (1, 1)], 3)
     assert list(store) == ["b", 0, 1]
     store = {"a": 1}
-    common._store_put(store, [(i, i) for i in range(5)], 3)  # a batch larger than the limit
+    common.store_put(store, [(i, i) for i in range(5)], 3)  # a batch larger than the limit
     assert list(store) == [0, 1, 2, 3, 4]

@@ -174,16 +174,16 @@ def test_sentence_and_render(mean_plan):
 
 
 def test_printed_numbers_round_in_the_safe_direction():
-    from mechanisms.planning.plan import _down, _up
+    from mechanisms.planning.plan import fmt_down, fmt_up
 
-    assert _up(0.49990081) == "0.5" and _down(6.8017804) == "6.801"
-    assert _up(0.123401) == "0.1235" and _down(0.123499) == "0.1234"
-    assert float(_up(1.2345e-5)) >= 1.2345e-5 and float(_down(1.2345e-5)) <= 1.2345e-5
+    assert fmt_up(0.49990081) == "0.5" and fmt_down(6.8017804) == "6.801"
+    assert fmt_up(0.123401) == "0.1235" and fmt_down(0.123499) == "0.1234"
+    assert float(fmt_up(1.2345e-5)) >= 1.2345e-5 and float(fmt_down(1.2345e-5)) <= 1.2345e-5
     # within 1e-12 below a 4-digit value: the printed eps0 must not round up to it (it did, via
     # round(x, 9) before floor), nor an upper bound just above one round down
     x = 5.539 - 1e-12
-    assert _down(x) == "5.538" and float(_down(x)) <= x
-    assert float(_up(0.5 + 1e-12)) > 0.5
+    assert fmt_down(x) == "5.538" and float(fmt_down(x)) <= x
+    assert float(fmt_up(0.5 + 1e-12)) > 0.5
 
 
 def test_the_warning_prints_the_planned_eps0_rounded_down():

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 import mpmath
-from accountant.bounds.laws.count_law import CountLaw, _MP_DPS, _check_eps0, _check_eps_list, _check_int, _mp, count_law_delta_float
+from accountant.bounds.laws.count_law import CountLaw, MP_DPS, check_law_eps0, check_eps_list, check_law_int, to_mpf, count_law_delta_float
 
 
 # --------------------------------------------------------------------------- Venn DP
@@ -28,11 +28,11 @@ class CollisionDatasets:
     o12: int = 0
 
     def __post_init__(self) -> None:
-        _check_int("s", self.s, 1)
-        _check_int("r", self.r, 0, self.s - 1)
-        _check_int("o1", self.o1, 0, self.s - self.r)
-        _check_int("o2", self.o2, 0, self.s - self.r)
-        _check_int("o12", self.o12, 0, self.r)
+        check_law_int("s", self.s, 1)
+        check_law_int("r", self.r, 0, self.s - 1)
+        check_law_int("o1", self.o1, 0, self.s - self.r)
+        check_law_int("o2", self.o2, 0, self.s - self.r)
+        check_law_int("o12", self.o12, 0, self.r)
         if self.o1 + self.o2 + self.o12 > self.s:
             raise ValueError(f"o1 + o2 + o12 must be <= s = {self.s}")
 
@@ -74,7 +74,7 @@ def venn_count_law(ds: CollisionDatasets, t: int) -> dict:
     ``H`` uniform over all functions ``Y -> [t]``: items are hashed one at a time, each to
     a uniform value, occupied (moving that value from region ``R`` to ``R | T``) or fresh.
     """
-    t = _check_int("t", t, ds.s + 1)
+    t = check_law_int("t", t, ds.s + 1)
     types = []
     for T, cnt in sorted(ds.item_types().items()):
         types += [T] * cnt
@@ -132,16 +132,16 @@ def collision_category_law(eps0: float, t: int, ds: CollisionDatasets,
     (keys, probs) with ``probs[x]`` a list of mpmath numbers aligned with ``keys``,
     ``x in ("x1", "x1p", "x0")``.
     """
-    e = _check_eps0(eps0)
+    e = check_law_eps0(eps0)
     s = ds.s
-    t = _check_int("t", t, s + 1)
+    t = check_law_int("t", t, s + 1)
     law = venn_count_law(ds, t)
     acc: dict = {}
-    with mpmath.workdps(_MP_DPS):
+    with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(e))
         om = s * E + t - s
         for st, w in law.items():
-            wm = _mp(w)
+            wm = to_mpf(w)
             sizes = {R: st[R] for R in range(1, 8)}
             sizes[0] = t - sum(st[1:])
             ks = {x: sum(st[Q] for Q in range(1, 8) if Q & bit) for x, bit in _BITS.items()}
@@ -158,7 +158,7 @@ def collision_category_law(eps0: float, t: int, ds: CollisionDatasets,
     return keys, {x: [acc[c][x] for c in keys] for x in _BITS}
 
 
-def _lower_law(P1, P1p, P0, name) -> CountLaw:
+def count_law_from_categories(P1, P1p, P0, name) -> CountLaw:
     keep = [i for i in range(len(P0)) if P0[i] > 0 or P1[i] > 0 or P1p[i] > 0]
     P1, P1p, P0 = ([v[i] for i in keep] for v in (P1, P1p, P0))
     if any(p <= 0 for p in P0):
@@ -177,8 +177,8 @@ def collision_lower_count_law(eps0: float, t: int, ds: CollisionDatasets,
     the exact divergence of these datasets (sufficient statistic).
     """
     keys, P = collision_category_law(eps0, t, ds, categories)
-    with mpmath.workdps(_MP_DPS):
-        return _lower_law(P["x1"], P["x1p"], P["x0"], f"lower collision {ds} {categories}")
+    with mpmath.workdps(MP_DPS):
+        return count_law_from_categories(P["x1"], P["x1p"], P["x0"], f"lower collision {ds} {categories}")
 
 
 def krr_lower_count_law(eps0: float, k: int, x0: str = "third") -> CountLaw:
@@ -190,9 +190,9 @@ def krr_lower_count_law(eps0: float, k: int, x0: str = "third") -> CountLaw:
     ``p = (E, 1, k-2)/(E+k-1)``, ``v = (1 - u/E, E - u, 1 - u)``.  Both are exact
     divergences of those dataset pairs (the output is sufficient).
     """
-    e = _check_eps0(eps0)
-    k = _check_int("k", k, 2)
-    with mpmath.workdps(_MP_DPS):
+    e = check_law_eps0(eps0)
+    k = check_law_int("k", k, 2)
+    with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(e))
         om = E + k - 1
         one = mpmath.mpf(1)
@@ -208,13 +208,13 @@ def krr_lower_count_law(eps0: float, k: int, x0: str = "third") -> CountLaw:
             P0 = list(P1)
         else:
             raise ValueError(f"x0 must be 'third' or 'x1', got {x0!r}")
-        return _lower_law(P1, P1p, P0, f"lower krr k={k} x0={x0}")
+        return count_law_from_categories(P1, P1p, P0, f"lower krr k={k} x0={x0}")
 
 
 def collision_dataset_candidates(s: int, max_r: int = 1) -> list:
     """Every :class:`CollisionDatasets` with ``r = |Y_x1 cap Y_x1'| <= min(max_r, s - 1)``."""
-    s = _check_int("s", s, 1)
-    max_r = _check_int("max_r", max_r, 0)
+    s = check_law_int("s", s, 1)
+    max_r = check_law_int("max_r", max_r, 0)
     out = []
     for r in range(min(max_r, s - 1) + 1):
         for o12 in range(r + 1):
@@ -235,7 +235,7 @@ def best_collision_lower_bound(n: int, eps0: float, s: int, t: int, eps,
     re-evaluate the chosen law with :func:`count_law_delta_exact` (``side="lower"``) or
     a certified engine where a certificate is needed.
     """
-    eps = _check_eps_list(eps)
+    eps = check_eps_list(eps)
     best = [(-1.0, None)] * len(eps)
     for ds in collision_dataset_candidates(s, max_r):
         vals = count_law_delta_float(n, collision_lower_count_law(eps0, t, ds, categories), eps)

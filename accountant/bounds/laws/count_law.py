@@ -10,11 +10,11 @@ from typing import Optional
 import mpmath
 import numpy as np
 
-_MP_DPS = 50
+MP_DPS = 50
 
 
 # --------------------------------------------------------------------------- validation
-def _check_eps0(eps0) -> float:
+def check_law_eps0(eps0) -> float:
     if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.integer, np.floating)):
         raise ValueError(f"eps0 must be a finite number in (0, 50], got {eps0!r}")
     e = float(eps0)
@@ -23,7 +23,7 @@ def _check_eps0(eps0) -> float:
     return e
 
 
-def _check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
+def check_law_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
     rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
@@ -33,7 +33,7 @@ def _check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
     return v
 
 
-def _check_eps_list(eps) -> np.ndarray:
+def check_eps_list(eps) -> np.ndarray:
     e = np.atleast_1d(np.asarray(eps, dtype=np.float64))
     if e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(e < 0):
         raise ValueError(f"eps must be finite numbers >= 0, got {eps!r}")
@@ -69,7 +69,7 @@ class CountLaw:
         return [ac - u * bc for ac, bc in zip(self.a, self.b)]
 
 
-def _mp(x):
+def to_mpf(x):
     return x if isinstance(x, mpmath.mpf) else mpmath.mpf(x.numerator) / x.denominator \
         if isinstance(x, Fraction) else mpmath.mpf(x)
 
@@ -90,15 +90,15 @@ def blanket_count_law(mechanism: str, eps0: float, s: int, t: int) -> CountLaw:
     """
     if mechanism not in ("collision", "coco"):
         raise ValueError(f"mechanism must be 'collision' or 'coco', got {mechanism!r}")
-    e = _check_eps0(eps0)
-    s = _check_int("s", s, 1)
+    e = check_law_eps0(eps0)
+    s = check_law_int("s", s, 1)
     if mechanism == "collision":
-        t = _check_int("t", t, s + 1)
+        t = check_law_int("t", t, s + 1)
     else:
-        t = _check_int("t", t, 2 * s + 2)
+        t = check_law_int("t", t, 2 * s + 2)
         if t % 2:
             raise ValueError(f"t must be an even integer >= 2s + 2 = {2 * s + 2}, got {t}")
-    with mpmath.workdps(_MP_DPS):
+    with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(e))
         om = s * E + t - s
         one = mpmath.mpf(1)
@@ -115,12 +115,12 @@ def krr_count_law(eps0: float, k: int) -> CountLaw:
 
     ``p = (1, 1, k-2)/(E + k - 1)``, ``v = (E-u, 1-uE, 1-u)``; ``k = 2`` is binary RR.
     """
-    k = _check_int("k", k, 2)
+    k = check_law_int("k", k, 2)
     return blanket_count_law("collision", eps0, 1, k)
 
 
 # --------------------------------------------------------------------------- evaluators
-def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS,
+def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = MP_DPS,
                           side: str = "nearest") -> np.ndarray:
     r"""``E[(sum_c v_c N_c)_+]/n`` by direct summation over the multinomial (reference).
 
@@ -135,8 +135,8 @@ def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS,
         absolute mass), then rounded to float downwards (upwards).  Use ``"lower"``
         for a reported lower bound, ``"upper"`` for an upper bound.
     """
-    n = _check_int("n", n, 1, 400)
-    eps = _check_eps_list(eps)
+    n = check_law_int("n", n, 1, 400)
+    eps = check_eps_list(eps)
     if side not in ("nearest", "lower", "upper"):
         raise ValueError(f"side must be 'nearest', 'lower' or 'upper', got {side!r}")
     K = len(law.p)
@@ -144,7 +144,7 @@ def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS,
         raise ValueError(f"n = {n} with {K} categories has too many compositions")
     out = []
     with mpmath.workdps(dps):
-        p = [_mp(x) for x in law.p]
+        p = [to_mpf(x) for x in law.p]
         p0 = max(mpmath.mpf(0), 1 - mpmath.fsum(p))
         logp = [mpmath.log(x) if x > 0 else None for x in [p0] + p]
         lf = [mpmath.loggamma(m + 1) for m in range(n + 1)]
@@ -181,8 +181,8 @@ def count_law_delta_exact(n: int, law: CountLaw, eps, dps: int = _MP_DPS,
 
 def _compositions(n: int, K: int):
     """Vectors of K non-negative integers summing to n, as tuples of Python ints
-    (:func:`accountant.engines.enumeration._compositions`)."""
-    from accountant.engines.enumeration import _compositions as rows
+    (:func:`accountant.engines.enumeration.compositions`)."""
+    from accountant.engines.enumeration import compositions as rows
 
     return (tuple(int(x) for x in r) for r in rows(n, K))
 
@@ -200,8 +200,8 @@ def count_law_delta_float(n: int, law: CountLaw, eps) -> np.ndarray:
     from scipy.special import gammaln
     from scipy.stats import binom
 
-    n = _check_int("n", n, 1)
-    eps = _check_eps_list(eps)
+    n = check_law_int("n", n, 1)
+    eps = check_eps_list(eps)
     K = len(law.p)
     if K > 4 or (K == 4 and abs(float(1 - mpmath.fsum(law.p))) > 1e-12):
         raise ValueError("count_law_delta_float supports at most 3 categories plus the null "

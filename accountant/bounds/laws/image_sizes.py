@@ -51,7 +51,7 @@ from typing import Optional
 import mpmath
 import numpy as np
 
-from accountant.bounds.laws.count_law import _MP_DPS
+from accountant.bounds.laws.count_law import MP_DPS
 
 # the exact evaluation enumerates at most this many multinomial count vectors (built once
 # per (n, law), then about 1 ms an eps), from at most this many key triples (s <= 8 or so)
@@ -106,7 +106,7 @@ def coco_keys(s: int, t: int) -> dict:
 @lru_cache(maxsize=64)
 def class_ratios(mechanism: str, eps0: float, s: int, t: int) -> tuple:
     """(P0, rho, rho') over the classes, merged by equal (rho, rho'): floats (numpy arrays)."""
-    with mpmath.workdps(_MP_DPS):
+    with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(eps0))
         if mechanism == "collision":
             keys = collision_keys(s, t)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Optional
 import mpmath
 import numpy as np
-from accountant.bounds.laws.count_law import CountLaw, _MP_DPS, _check_eps0, _check_int
-from accountant.bounds.laws.collision_lower import _lower_law, krr_lower_count_law
+from accountant.bounds.laws.count_law import CountLaw, MP_DPS, check_law_eps0, check_law_int
+from accountant.bounds.laws.collision_lower import count_law_from_categories, krr_lower_count_law
 from accountant.bounds.laws.pattern_lower import FullPatterns
 from accountant.bounds.laws.patterns import (COCO_FULL_DATASETS, COLLISION_FULL_DATASETS, OLH_FULL_DATASETS,
                                              OUE_FULL_DATASETS, coco_patterns, collision_patterns, olh_patterns,
@@ -23,7 +23,7 @@ from accountant.bounds.laws.patterns import (COCO_FULL_DATASETS, COLLISION_FULL_
 LOWER_MARGIN = 1e-8
 LOWER_RTOL = 1e-5
 # from this search tolerance on (the dashboard's curves: 1e-4) the lower search's evaluations
-# use the engine's coarse bins (see _lower_search)
+# use the engine's coarse bins (see lower_search)
 COARSE_RTOL = 1e-5
 # an alternative post-processing is evaluated only where its saddle-point estimate is within
 # this relative distance of the best one (from n = ALTERNATIVE_MIN_N on)
@@ -31,12 +31,12 @@ ALTERNATIVE_GAP = 0.02
 ALTERNATIVE_MIN_N = 1000
 
 
-def _merge_tail(law: CountLaw) -> CountLaw:
+def merge_tail(law: CountLaw) -> CountLaw:
     """Categories 3, 4, ... merged into one (a deterministic post-processing of the reports,
     so the divergence can only go down): p = sum p_c, a = sum p_c a_c / p (same for b)."""
     if len(law.p) <= 3:
         return law
-    with mpmath.workdps(_MP_DPS):
+    with mpmath.workdps(MP_DPS):
         p3 = sum(law.p[2:])
         a3 = sum(pc * ac for pc, ac in zip(law.p[2:], law.a[2:])) / p3
         b3 = sum(pc * bc for pc, bc in zip(law.p[2:], law.b[2:])) / p3
@@ -47,7 +47,7 @@ def _engine_law(law: CountLaw):
     """The 3-category law as the exact engine's :class:`accountant.engines.blanket.CountLaw`."""
     from accountant.engines.blanket.law import CountLaw as EngineLaw
 
-    law = _merge_tail(law)
+    law = merge_tail(law)
     if len(law.p) != 3 or abs(law.p[0] - law.p[1]) > mpmath.mpf(10) ** -30 * law.p[0]:
         raise ValueError("the engine needs three categories with p_1 = p_2")
     p12 = float(law.p[0])
@@ -58,7 +58,7 @@ def _engine_law(law: CountLaw):
     return EngineLaw(p12, p3, tuple(float(x) for x in law.a), tuple(float(x) for x in law.b))
 
 
-def _binary_delta(n: int, p1: float, v1: float, v2: float) -> float:
+def binary_delta(n: int, p1: float, v1: float, v2: float) -> float:
     """A lower end of E[(v1 N + v2 (n - N))_+]/n for N ~ Bin(n, p1): ``d E[(N - c)_+] / n``
     with d = v1 - v2, c = -n v2 / d, by the closed form of
     :func:`accountant.engines.blanket.oue.binomial_excess` (one incomplete beta and one pmf,
@@ -83,7 +83,7 @@ def _binary_delta(n: int, p1: float, v1: float, v2: float) -> float:
 
 
 def _binary_slope(n: int, p1: float, v1: float, v2: float, s1: float, s2: float) -> float:
-    """Estimate of d/d eps of :func:`_binary_delta` when d v1 / d eps = s1, d v2 / d eps = s2:
+    """Estimate of d/d eps of :func:`binary_delta` when d v1 / d eps = s1, d v2 / d eps = s2:
     E[s1 N + s2 (n - N); X > 0] / n (the positive set moves with eps but contributes 0 at its
     edge).  Only for a search's Newton steps; never a certified number."""
     from scipy import stats
@@ -135,12 +135,12 @@ class LowerLaw:
         none is at hand).  Only the first is a certified number.  ``target`` (a search's
         delta) lets the engine's windows follow it; what they leave out only lowers a
         lower end, so any target is safe.  ``bin_gap`` (a chart's search, see
-        :func:`_lower_search`): the engine's bins stop at that gap from one bin, its windows
+        :func:`lower_search`): the engine's bins stop at that gap from one bin, its windows
         leave out 1e-6 of the target, and the full evaluator takes its coarse cells; every
         value stays a certified lower end, only a little lower."""
         best = (self.full.delta_and_slope(n, eps, target, coarse=bin_gap is not None)
                 if self.full is not None else None)
-        vals = [_law_delta_and_slope(law, n, eps, target, bin_gap)
+        vals = [law_delta_and_slope(law, n, eps, target, bin_gap)
                 for law in self._contenders(n, eps, None if best is None else best[0])]
         if self.small is not None:
             from accountant.bounds.laws.image_sizes import exact_lower_delta
@@ -195,7 +195,7 @@ class LowerLaw:
 
     @property
     def eps_max(self) -> float:
-        with mpmath.workdps(_MP_DPS):
+        with mpmath.workdps(MP_DPS):
             top = max(float(mpmath.log(a / b)) for law in (self.law,) + tuple(self.alternatives)
                       for a, b in zip(law.a, law.b) if a > 0 and b > 0)
         if self.small is not None:
@@ -205,19 +205,19 @@ class LowerLaw:
         return top
 
 
-def _law_delta_and_slope(law: CountLaw, n: int, eps: float, target: Optional[float] = None,
+def law_delta_and_slope(law: CountLaw, n: int, eps: float, target: Optional[float] = None,
                          bin_gap: Optional[float] = None) -> tuple[float, float]:
     """(certified lower end of one lower law's delta at eps, margin applied; slope estimate).
     ``bin_gap``: the engine's binned path may stop at this relative gap, starting from one
     bin (a chart's coarse search; the lower end is certified for any gap, only looser)."""
     if len(law.p) == 2:
-        with mpmath.workdps(_MP_DPS):
+        with mpmath.workdps(MP_DPS):
             v = [float(x) for x in law.values(eps)]
             u = mpmath.exp(mpmath.mpf(eps))
             dv = [float(-u * bc) for bc in law.b]  # v_c = a_c - e^eps b_c
         # the slope lets the search take Newton steps (a few evaluations instead of bisection)
         slope = _binary_slope(n, float(law.p[0]), v[0], v[1], dv[0], dv[1]) * (1 - LOWER_MARGIN)
-        return max(_binary_delta(n, float(law.p[0]), v[0], v[1]) * (1 - LOWER_MARGIN), 0.0), slope
+        return max(binary_delta(n, float(law.p[0]), v[0], v[1]) * (1 - LOWER_MARGIN), 0.0), slope
     from accountant.engines.blanket.engine import positive_part
 
     # a chart's coarse search: bins stop at bin_gap from one bin, windows leave out 1e-6 of the
@@ -229,11 +229,11 @@ def _law_delta_and_slope(law: CountLaw, n: int, eps: float, target: Optional[flo
 
 def _rr_lower_law(eps0: float) -> LowerLaw:
     """Binary RR, D = (1, 1, ..., 1) vs D' = (2, 1, ..., 1): the count of 1-reports is sufficient."""
-    e = _check_eps0(eps0)
-    with mpmath.workdps(_MP_DPS):
+    e = check_law_eps0(eps0)
+    with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(e))
         om = E + 1
-        law = _lower_law([E / om, 1 / om], [1 / om, E / om], [E / om, 1 / om], "lower rr")
+        law = count_law_from_categories([E / om, 1 / om], [1 / om, E / om], [E / om, 1 / om], "lower rr")
     return LowerLaw(law, "binary randomized response: D = (1, 1, ..., 1), D' = (2, 1, ..., 1)")
 
 
@@ -262,12 +262,12 @@ def collision_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = 
     t = 11, eps0 = 0.1); :func:`mechanism_lower_law` takes the larger of the two.  O(1)
     instead of the Venn programme (which they match, tests/test_lower_bounds.py).
     """
-    e = _check_eps0(eps0)
-    s = _check_int("s", s, 1)
-    t = _check_int("t", t, s + 1)
+    e = check_law_eps0(eps0)
+    s = check_law_int("s", s, 1)
+    t = check_law_int("t", t, s + 1)
     if categories not in ("isolated", "three"):
         raise ValueError(f"categories must be 'isolated' or 'three', got {categories!r}")
-    with mpmath.workdps(_MP_DPS):
+    with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(e))
         om = s * E + t - s
         q = 1 - (1 - mpmath.mpf(1) / t) ** s
@@ -278,7 +278,7 @@ def collision_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = 
             own, other, p0 = w * (1 - q), (1 - w) * q, q * (1 - q)
         P1 = [own, other, 1 - own - other]
         P1p = [other, own, 1 - own - other]
-        return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0],
+        return count_law_from_categories(P1, P1p, [p0, p0, 1 - 2 * p0],
                           f"lower collision disjoint {categories} s={s} t={t}")
 
 
@@ -305,14 +305,14 @@ def coco_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = "isol
     datasets: a post-processing, so each law's divergence is a lower bound.  Checked
     against enumeration of all (H1, H2) in tests/test_lower_bounds.py.
     """
-    e = _check_eps0(eps0)
-    s = _check_int("s", s, 1)
-    t = _check_int("t", t, 2 * s + 2)
+    e = check_law_eps0(eps0)
+    s = check_law_int("s", s, 1)
+    t = check_law_int("t", t, 2 * s + 2)
     if t % 2:
         raise ValueError(f"t must be even for CoCo, got {t}")
     if categories not in ("isolated", "three"):
         raise ValueError(f"categories must be 'isolated' or 'three', got {categories!r}")
-    with mpmath.workdps(_MP_DPS):
+    with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(e))
         om = s * E + t - s
         h = t // 2
@@ -329,7 +329,7 @@ def coco_disjoint_lower_law(eps0: float, s: int, t: int, categories: str = "isol
             p0 = q1 / 2 * (1 - q)
         P1 = [own, other, 1 - own - other]
         P1p = [other, own, 1 - own - other]
-        return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower coco disjoint {categories} s={s} t={t}")
+        return count_law_from_categories(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower coco disjoint {categories} s={s} t={t}")
 
 
 def needs_d_reason(params, what: str = "the certified lower bound") -> Optional[str]:
@@ -372,9 +372,9 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
     its size caps; the largest certified value is taken at each eps (0.011388 at n = 1e4,
     eps0 = 0.5, delta = 1e-6).
     """
-    e = _check_eps0(eps0)
-    k = _check_int("k", k, 2)
-    with mpmath.workdps(_MP_DPS):
+    e = check_law_eps0(eps0)
+    k = check_law_int("k", k, 2)
+    with mpmath.workdps(MP_DPS):
         a, b = mpmath.mpf(1) / 2, 1 / (mpmath.exp(mpmath.mpf(e)) + 1)
         if k >= 3:
             P1 = [a * (1 - b) ** 2, (1 - a) * b * (1 - b)]
@@ -383,13 +383,13 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
             P1 = [a * (1 - b), (1 - a) * b]
             P0 = list(P1)
         P1p = [P1[1], P1[0]]
-        law = _lower_law(P1 + [1 - sum(P1)], P1p + [1 - sum(P1p)], P0 + [1 - sum(P0)],
+        law = count_law_from_categories(P1 + [1 - sum(P1)], P1p + [1 - sum(P1p)], P0 + [1 - sum(P0)],
                          f"lower oue k={k}")
     if k >= 3:
-        with mpmath.workdps(_MP_DPS):
+        with mpmath.workdps(MP_DPS):
             Q1 = [a * (1 - b), (1 - a) * b]
             Q0 = [b * (1 - b)] * 2
-            two = _lower_law(Q1 + [1 - sum(Q1)], [Q1[1], Q1[0], 1 - sum(Q1)], Q0 + [1 - sum(Q0)],
+            two = count_law_from_categories(Q1 + [1 - sum(Q1)], [Q1[1], Q1[0], 1 - sum(Q1)], Q0 + [1 - sum(Q0)],
                              f"lower oue two bits k={k}")
         return LowerLaw(law, OUE_FULL_DATASETS, (two,), full=FullPatterns(oue_patterns(e)))
     return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1) (reports reduced to bits 1, 2)")
@@ -412,7 +412,7 @@ def variation_ratio_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
     of Wang et al.'s ``Delta`` (their upper *and* lower bound; wangsw/PrivacyAmplification).
     """
     p, q, a = params.p, params.q, params.alpha
-    with mpmath.workdps(_MP_DPS):
+    with mpmath.workdps(MP_DPS):
         P, Q = mpmath.mpf(p), mpmath.mpf(q)
         # alpha <= 1/(1+p) (beta <= (p-1)/(p+1), up to the rounding of beta's float): a smaller
         # alpha is a member with a smaller total variation, still in the class
@@ -423,7 +423,7 @@ def variation_ratio_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
             return None, (f"no randomizer of the three-output form has these parameters (p = {p:g}, "
                           f"beta = {params.beta:g}, q = {q:g}: the blanket output C of x0 is too rare "
                           f"for ratio q); no certified lower bound")
-        law = _lower_law([P * A, A, rest1], [A, P * A, rest1], [r, r, rest0],
+        law = count_law_from_categories([P * A, A, rest1], [A, P * A, rest1], [r, r, rest0],
                          f"lower variation-ratio p={p:g} beta={params.beta:g} q={q:g}")
     return LowerLaw(law, f"three-output randomizer with ratio p, total variation beta, ratio q to x0 "
                          f"(alpha = beta/(p-1) = {a:.6g}): D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0)"), None
@@ -537,10 +537,10 @@ def lower_bound_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
     ll = mechanism_lower_law(params)
     if ll is None:
         return _no_lower(params, delta)
-    return _lower_search(ll, "lower", params, n, delta, rtol)
+    return lower_search(ll, "lower", params, n, delta, rtol)
 
 
-def _lower_search(ll: LowerLaw, name: str, params, n: int, delta: float, rtol: float):
+def lower_search(ll: LowerLaw, name: str, params, n: int, delta: float, rtol: float):
     """The largest eps found at which ``ll``'s certified divergence is above ``delta``."""
     from accountant.core.result import BoundResult
     from accountant.engines.search import largest_eps_above

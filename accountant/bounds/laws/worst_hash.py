@@ -5,9 +5,9 @@ Part of :mod:`accountant.bounds.laws`; the package docstring has the mathematics
 from __future__ import annotations
 from typing import Optional
 import mpmath
-from accountant.bounds.laws.count_law import CountLaw, _MP_DPS, _check_eps0, _check_int, blanket_count_law, count_law_delta_exact, count_law_delta_float, krr_count_law
-from accountant.bounds.laws.collision_lower import CollisionDatasets, _lower_law, best_collision_lower_bound, collision_category_law, collision_dataset_candidates, collision_lower_count_law, krr_lower_count_law, venn_count_law
-from accountant.bounds.laws.lower import LowerLaw, _lower_search, coco_disjoint_lower_law, collision_disjoint_lower_law, lower_bound_delta, lower_bound_epsilon, mechanism_lower_law, needs_d_reason
+from accountant.bounds.laws.count_law import CountLaw, MP_DPS, check_law_eps0, check_law_int, blanket_count_law, count_law_delta_exact, count_law_delta_float, krr_count_law
+from accountant.bounds.laws.collision_lower import CollisionDatasets, count_law_from_categories, best_collision_lower_bound, collision_category_law, collision_dataset_candidates, collision_lower_count_law, krr_lower_count_law, venn_count_law
+from accountant.bounds.laws.lower import LowerLaw, lower_search, coco_disjoint_lower_law, collision_disjoint_lower_law, lower_bound_delta, lower_bound_epsilon, mechanism_lower_law, needs_d_reason
 
 __all__ = [
     "CountLaw",
@@ -71,18 +71,18 @@ def worst_hash_lower_law(eps0: float, s: int, t: int) -> CountLaw:
     bracket the best bound that can be proved without knowing the family's joint law.  For
     ``t >= 3s`` it is k-RR's "third value" law with sets of ``s`` buckets as values.
     """
-    e = _check_eps0(eps0)
-    s = _check_int("s", s, 1)
-    t = _check_int("t", t, 2 * s)
+    e = check_law_eps0(eps0)
+    s = check_law_int("s", s, 1)
+    t = check_law_int("t", t, 2 * s)
     if t == 2 * s and s < 2:
         raise ValueError("s = 1, t = 2 leaves x0 no bucket split evenly between A1 and A2")
-    with mpmath.workdps(_MP_DPS):
+    with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(e))
         om = s * E + t - s
         p0 = s / om if t >= 3 * s else ((3 * s - t) * E + t - s) / (2 * om)
         P1 = [s * E / om, s / om, (t - 2 * s) / om]
         P1p = [s / om, s * E / om, (t - 2 * s) / om]
-        return _lower_law(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower worst hash s={s} t={t}")
+        return count_law_from_categories(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower worst hash s={s} t={t}")
 
 
 def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
@@ -121,7 +121,7 @@ def worst_hash_lower_epsilon(params, n: int, delta: float, rtol: float = 1e-9):
     ll, why = worst_hash_lower(params)
     if ll is None:
         return BoundResult.not_applicable("lower-worst-hash", why, delta)
-    return _lower_search(ll, "lower-worst-hash", params, n, delta, rtol)
+    return lower_search(ll, "lower-worst-hash", params, n, delta, rtol)
 
 
 def worst_hash_lower_delta(params, n: int, eps: float):

@@ -82,14 +82,14 @@ from accountant.engines.blanket.law import (  # noqa: F401
 )
 from accountant.engines.blanket.window import (  # noqa: F401
     PositivePart,
-    _windows,
+    law_windows,
     approx_epsilon,
     approx_log_delta,
 )
 from accountant.engines.blanket.sums import (  # noqa: F401
     MAX_CHUNK_CELLS,
-    _Terms,
-    _exact,
+    Terms,
+    exact_sum,
 )
 from accountant.engines.blanket.engine import (  # noqa: F401
     BIN_GAP,

@@ -10,8 +10,8 @@ import numpy as np
 from accountant.engines.search import epsilon_for_delta
 from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
 from accountant.engines.blanket.oue import corner_positive_part
-from accountant.engines.blanket.window import PositivePart, _TILT_FROM, _windows, approx_epsilon, run_truncated
-from accountant.engines.blanket.sums import _Terms, _binned, _exact, _mp_exact
+from accountant.engines.blanket.window import PositivePart, TILT_FROM, law_windows, approx_epsilon, run_truncated
+from accountant.engines.blanket.sums import Terms, binned_sum, exact_sum, mp_exact_sum
 
 # Relative float error margin of the float paths.  The upper-tail form
 # (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); measured errors against
@@ -49,7 +49,7 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
     truncation : fraction of ``target_delta`` (or of a first estimate) that the windows may
         leave out (bounded and added to ``upper``).
     min_bins : bins of the binned path's first pass; by default 3 for m-windows of at least
-        ``_TILT_FROM`` values (they meet BIN_GAP there: 2.5e-8 at n = 1e10) and 8 below
+        ``TILT_FROM`` values (they meet BIN_GAP there: 2.5e-8 at n = 1e10) and 8 below
         (3 would need a second pass); a profile whose values are differenced, as in
         :mod:`accountant.composition.compose`, asks for 8.
 
@@ -94,11 +94,11 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
     vmax = max(max(v), 0.0)
     if vmax == 0.0 or eps >= law.eps_max:
         return PositivePart(eps, 0.0, 0.0, 0.0, 0.0, 0.0, method, 0)
-    terms = _Terms(law, eps)
+    terms = Terms(law, eps)
     pp = law.p_prime
 
     def run(allowed: float) -> PositivePart:
-        (m_lo, m_hi), (j_lo, j_hi), trunc = _windows(law, n, v, allowed)
+        (m_lo, m_hi), (j_lo, j_hi), trunc = law_windows(law, n, v, allowed)
         nj = j_hi - j_lo + 1
         meth = method
         if meth == "auto":
@@ -107,20 +107,20 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
             meth = "exact"
         bins = 0
         if meth == "exact":
-            F, Qs = _exact(law, n, terms, (m_lo, m_hi), (j_lo, j_hi))
+            F, Qs = exact_sum(law, n, terms, (m_lo, m_hi), (j_lo, j_hi))
             lo_F = up_F = F
             margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
         elif meth == "mpmath":
-            lo_F, up_F = _mp_exact(law, n, eps, (m_lo, m_hi), (j_lo, j_hi), digits)
+            lo_F, up_F = mp_exact_sum(law, n, eps, (m_lo, m_hi), (j_lo, j_hi), digits)
             Qs = 0.0
             margin = 10.0 ** (-digits + 2)
         else:
             # 3 bins meet BIN_GAP on long m-windows (measured: 2.5e-8 at n = 1e10, 1.6e-4
             # at n = 1e6); the gap shrinks like 1/G^2, so a miss jumps straight to the G
             # expected to meet it
-            G = min_bins if min_bins is not None else (3 if m_hi - m_lo + 1 >= _TILT_FROM else 8)
+            G = min_bins if min_bins is not None else (3 if m_hi - m_lo + 1 >= TILT_FROM else 8)
             while True:
-                lo_F, up_F, Qs = _binned(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
+                lo_F, up_F, Qs = binned_sum(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
                 bins = G
                 # gap measured against the larger of the value and the target: far
                 # from the target a coarser bracket decides the search just as well

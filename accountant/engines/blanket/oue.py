@@ -32,13 +32,13 @@ cancellation there); the pmf by Loader's formula (:func:`binomial.binom_logpmf`)
 
 *The j-axis.*  g_m is convex in j (the expectation of the positive part of an affine
 function of j) with subgradient -(E-1) u P[K1 > c], so the binned path of
-:func:`accountant.engines.blanket.sums._binned` applies unchanged: chord
+:func:`accountant.engines.blanket.sums.binned_sum` applies unchanged: chord
 (Edmundson-Madansky) upper and tangent lower bounds on bins of a grid fixed across m,
 from P(bin | m) and E[K2; bin | m] of K2 ~ Bin(n - m, b), which its conditional-cdf
 recurrences give (they step N' = n - m down by one as m goes up).  The m-weights are
 Bin(n, 1 - B): the sums module is driven with the shape ``2 p12 = 1 - B``,
 ``p' = b`` (:class:`_Shape`) and the terms :class:`_OueTerms`; the exact path
-(:func:`sums._exact`) likewise.  One implementation of the sums, for both laws.
+(:func:`sums.exact_sum`) likewise.  One implementation of the sums, for both laws.
 
 *The nested path* (large n).  Along K2 the threshold c moves one-for-one (slope u), so
 g_m bends over the whole K2-window and the direct bins must be fine (thousands at n = 1e6).
@@ -48,7 +48,7 @@ t = #(0,0) + #(1,1) | m ~ Bin(n - m, p_t) and l = #(1,1) | t ~ Bin(t, pi), pi = 
     S = (E - u) N10 + (1 - uE) N01 + (1 - u) y,    y = t + (E - 1) l,
 
 and given m, N10 ~ Bin(m, 1/2): the blanket engine's own closed form (the inner law
-a = (E, 1, 1), b = (1, E, 1), its ``_Terms`` with y in place of j), convex in y, and y has
+a = (E, 1, 1), b = (1, E, 1), its ``Terms`` with y in place of j), convex in y, and y has
 the small coefficient 1 - u.  Then
 
 * h(t) = E_l[g_m(t + (E-1) l)] is convex on the integers: y = X_1 + ... + X_t with i.i.d.
@@ -66,7 +66,7 @@ the small coefficient 1 - u.  Then
   is below ``bin_gap`` (chords converge like 1/G^2).
 * at a chart's gap (``bin_gap >= CHART_BIN_GAP`` with a target) the lower end is instead
   Jensen's bound through the tangents of g_m at the upper end's own y-grid
-  (:meth:`accountant.engines.blanket.oue_nested._NestedUpper.bin_lower`: no second pass over
+  (:meth:`accountant.engines.blanket.oue_nested.NestedUpper.bin_lower`: no second pass over
   the m-window), and long m-windows first try one t-bin and one y-bin (2 evaluations of g
   per m).  The m-direction is not binned: m -> E[(A_m + R)_+] (A_m a sum of m steps of both
   signs) need not be convex (W = +-1, Z = 0: E|W1 + W2| = 1 < 2 E|W|), so chords over m
@@ -97,9 +97,9 @@ from accountant.engines.binomial import binom_logpmf
 from accountant.engines.saddle import mgf_minimiser
 from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
 from accountant.engines.blanket.window import PositivePart, run_truncated, windows_crude_or_tilted
-from accountant.engines.blanket.sums import _Terms, _binned
+from accountant.engines.blanket.sums import Terms, binned_sum
 from accountant.engines.blanket.oue_table import direct_table_sum
-from accountant.engines.blanket.oue_nested import _NestedUpper, _as_grid  # noqa: F401 (_as_grid: tests)
+from accountant.engines.blanket.oue_nested import NestedUpper, as_grid  # noqa: F401 (as_grid: tests)
 
 FLOAT_REL_ERROR_OUE = 1e-8
 
@@ -158,7 +158,7 @@ def binomial_excess(M: np.ndarray, c: np.ndarray, p: float) -> tuple[np.ndarray,
 
 class _OueTerms:
     """g_m(j), its subgradient in j and E[u-coefficient; S > 0 | m, j] for one eps (the
-    interface of :class:`accountant.engines.blanket.sums._Terms`)."""
+    interface of :class:`accountant.engines.blanket.sums.Terms`)."""
 
     def __init__(self, law: OueBlanket, n: int, eps: float) -> None:
         self.E = law.E
@@ -227,7 +227,7 @@ def _nested_exact(law, n: int, eps: float, mw, tw) -> tuple[float, float]:
     """F and the Newton weight summed over every (m, t) of the nested windows and every
     l = 0..t (no relaxation, no bins): the small-window path of the nested grouping."""
     shape, inner, _, pi = _nested_laws(law)
-    terms = _Terms(inner, eps)
+    terms = Terms(inner, eps)
     d = law.E - 1.0
     m = np.arange(mw[0], mw[1] + 1, dtype=np.int64)
     logPm = binom_logpmf(m.astype(np.float64), float(n), 2.0 * shape.p12)
@@ -302,7 +302,7 @@ DIRECT_MAX_CELLS_CHART = 6 * 10**5
 # y-grid bins of the nested path's upper end per t-bin
 NESTED_Y_BINS = 4
 # from this bin_gap on (a chart's, with a target) the nested path takes its lower end from the
-# tangents of the upper end's own rows (:meth:`_NestedUpper.bin_lower`), without a Jensen pass
+# tangents of the upper end's own rows (:meth:`NestedUpper.bin_lower`), without a Jensen pass
 CHART_BIN_GAP = 1e-4
 # ... and from this m-window on it first tries one t-bin and one y-bin: at a gap of 1e-4 that
 # pass meets it on the Amplification page's curves (k = 10, delta = 1e-6) for n >= 1e8 and
@@ -406,7 +406,7 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
         elif meth == "binned":
             nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
             G = min_bins if min_bins is not None else 8
-            lo_F, up_F, Qs, bins = _refine(lambda g: _binned(shape, n, terms, mw, jw, g), G, ref_of,
+            lo_F, up_F, Qs, bins = _refine(lambda g: binned_sum(shape, n, terms, mw, jw, g), G, ref_of,
                                            bin_gap, max_bins, max(1, max_cells // nm), nj)
             mg = margin
         else:
@@ -415,7 +415,7 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
                 mw, jw = (m_lo, m_hi), (j_lo, j_hi)
             nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
             nshape, inner, jensen, pi = _nested_laws(law)
-            jterms = _Terms(jensen, eps)
+            jterms = Terms(jensen, eps)
             log_mass = math.log(allowed / (4.0 * vmax))
             # 3 first bins (the refinement decides; a larger min_bins, asked for to tighten
             # tangents, would not narrow the Jensen lower end and costs G^2)
@@ -428,16 +428,16 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
                 lo_J = None
                 done = False
                 if nm >= NESTED_ONE_BIN_FROM:
-                    lo_F, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, 1, log_mass), mw, jw, 1)
+                    lo_F, up_F, Qs = binned_sum(nshape, n, NestedUpper(law, inner, pi, eps, 1, log_mass), mw, jw, 1)
                     bins = 1
                     done = up_F - lo_F <= bin_gap * ref_of(up_F)
             else:
-                lo_J = _refine(lambda g: _binned(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
+                lo_J = _refine(lambda g: binned_sum(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
                                max_bins, max(1, max_cells // nm), nj)[0]
                 done = False
             G, prev = G0, None
             while not done:  # the Jensen gap does not shrink with G: refine the upper end alone
-                lo_U, up_F, Qs = _binned(nshape, n, _NestedUpper(law, inner, pi, eps, NESTED_Y_BINS * G, log_mass), mw, jw, G)
+                lo_U, up_F, Qs = binned_sum(nshape, n, NestedUpper(law, inner, pi, eps, NESTED_Y_BINS * G, log_mass), mw, jw, G)
                 lo_F = lo_J if lo_J is not None else lo_U
                 bins, ref = G, ref_of(up_F)
                 if up_F - lo_F <= bin_gap * ref or G >= cap:

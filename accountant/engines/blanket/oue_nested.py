@@ -3,7 +3,7 @@ r"""The upper end of OUE's (and the corner law's) nested path, and its lower end
 Part of :mod:`accountant.engines.blanket`; the nested grouping (m = #(1,0) + #(0,1), t =
 #(0,0) + #(1,1), l = #(1,1) | t ~ Bin(t, pi), y = t + (E-1) l, g_m convex in y, h(m, t) =
 E[g_m(t + (E-1) l)] convex in t) and its proofs are in :mod:`accountant.engines.blanket.oue`'s
-docstring; :class:`_NestedUpper` is the ``terms`` object :func:`accountant.engines.blanket.sums._binned`
+docstring; :class:`NestedUpper` is the ``terms`` object :func:`accountant.engines.blanket.sums.binned_sum`
 sums over the t-bins.
 """
 from __future__ import annotations
@@ -11,13 +11,13 @@ import math
 import numpy as np
 from scipy import special
 from accountant.engines.blanket.law import CountLaw, OueBlanket
-from accountant.engines.blanket.sums import _Terms
+from accountant.engines.blanket.sums import Terms
 from accountant.engines.binomial import bd0
 
 
-def _as_grid(m: np.ndarray, j: np.ndarray):
+def as_grid(m: np.ndarray, j: np.ndarray):
     """(mu, tu) when m = np.tile(mu, tu.size) and j = np.repeat(tu, mu.size) with mu and tu
-    increasing (the points :func:`sums._binned` asks for), else None."""
+    increasing (the points :func:`sums.binned_sum` asks for), else None."""
     if m.ndim != 1 or m.size == 0:
         return None
     other = np.flatnonzero(j != j[0])
@@ -88,7 +88,7 @@ def _m_key(m: np.ndarray) -> tuple:
     return int(m[0]), int(m[-1]), int(m.size)
 
 
-class _NestedUpper:
+class NestedUpper:
     """Upper bounds h_U(m, t) >= h(m, t) = E[g_m(t + (E-1) l)], l ~ Bin(t, pi), at the
     t-edges: chords of g (convex in y) over one y-grid of ``Gy`` bins shared by every t
     (g is evaluated once per (m, grid point); each t only weighs the grid's values with the
@@ -98,14 +98,14 @@ class _NestedUpper:
 
     Lower end (:meth:`bin_lower`, from the same evaluations): for every y-grid point Y_i,
     g_m(y) >= g_m(Y_i) + s_i (y - Y_i) with s_i a one-sided derivative of the convex g_m
-    (the ``_Terms`` slope v3 P[N1 > c]), and h(m, t) >= g_m(kappa t) (Jensen over l,
+    (the ``Terms`` slope v3 P[N1 > c]), and h(m, t) >= g_m(kappa t) (Jensen over l,
     E[t + (E-1) l | t] = kappa t), so on a t-bin E[h; bin | m] >= P g_m(Y_i) + s_i (kappa
     E[t; bin | m] - Y_i P) for every i, and >= 0; the two grid points around kappa times the
     bin's mean are tried.  The Jensen gap is that of the three-atom law's lower end."""
 
     def __init__(self, law: OueBlanket, inner: CountLaw, pi: float, eps: float, Gy: int,
                  log_mass: float) -> None:
-        self.terms = _Terms(inner, eps)
+        self.terms = Terms(inner, eps)
         self.u = self.terms.u
         self.E, self.pi, self.Gy, self.log_mass = law.E, pi, Gy, log_mass
         self.vmax = law.E - self.u
@@ -160,7 +160,7 @@ class _NestedUpper:
     def row(self, m: np.ndarray, j) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         m = np.asarray(m)
         j = np.broadcast_to(np.asarray(j, dtype=np.float64), m.shape)
-        grid = _as_grid(m, j)
+        grid = as_grid(m, j)
         if grid is None:
             mu, mi = np.unique(m, return_inverse=True)
             tu, ti = np.unique(j, return_inverse=True)

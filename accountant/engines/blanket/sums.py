@@ -71,7 +71,7 @@ def _excess(m: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return h, T
 
 
-class _Terms:
+class Terms:
     """g_m(j), its slope in j, and the Newton weight for one law at one eps."""
 
     def __init__(self, law: CountLaw, eps: float) -> None:
@@ -112,7 +112,7 @@ def _m_weights(law: CountLaw, n: int, m_lo: int, m_hi: int) -> np.ndarray:
     return binom_logpmf_range(m_lo, m_hi, n, p)
 
 
-def _exact(law: CountLaw, n: int, terms: _Terms, mw, jw) -> tuple[float, float]:
+def exact_sum(law: CountLaw, n: int, terms: Terms, mw, jw) -> tuple[float, float]:
     """Sum over every (m, j) of the windows: (F, E[b . N; X > 0])."""
     m_lo, m_hi = mw
     m = np.arange(m_lo, m_hi + 1, dtype=np.int64)
@@ -212,7 +212,7 @@ def _cond_cdf(js: np.ndarray, Np: np.ndarray, pp: float) -> tuple[np.ndarray, np
     return F.reshape(sh)[:, :V], S.reshape(sh)[:, :V], pmf.reshape(sh)[:, :V]
 
 
-def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float, float, float]:
+def binned_sum(law: CountLaw, n: int, terms: Terms, mw, jw, G: int) -> tuple[float, float, float]:
     """(lower F, upper F, E[b . N; X > 0] estimate) with G j-bins (0 < p' < 1).
 
     The lower end is the tangents' at the bin edges, or, for terms with a ``bin_lower(m, js,
@@ -245,7 +245,7 @@ def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float
         D = np.clip(D, 0.0, width * P)
         rest = width * P - D
         upper = (g[:-1] * rest + g[1:] * D) / width
-        if hasattr(terms, "bin_lower"):  # terms whose edge rows are not values (oue._NestedUpper)
+        if hasattr(terms, "bin_lower"):  # terms whose edge rows are not values (oue_nested.NestedUpper)
             lower = terms.bin_lower(m, js, P, D)
         else:
             lower = np.maximum(np.maximum(P * g[:-1] + s[:-1] * D, P * g[1:] - s[1:] * rest), 0.0)
@@ -268,7 +268,7 @@ def _binned(law: CountLaw, n: int, terms: _Terms, mw, jw, G: int) -> tuple[float
     return lo_sum, up_sum, q_sum
 
 
-def _mp_exact(law: CountLaw, n: int, eps: float, mw, jw, digits: int) -> tuple[float, float]:
+def mp_exact_sum(law: CountLaw, n: int, eps: float, mw, jw, digits: int) -> tuple[float, float]:
     """The exact path's sum at ``digits`` digits with mpmath (closed form per (m, j))."""
     import mpmath
 

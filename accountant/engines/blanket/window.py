@@ -13,7 +13,7 @@ from accountant.engines.saddle import log_positive_part, mgf_minimiser, root_of_
 from accountant.engines.blanket.law import CountLaw
 # the tilted bound is tried when the crude m-window holds at least this many values
 # (below, windows are cheap and the crude ones are cached across eps)
-_TILT_FROM = 1 << 15
+TILT_FROM = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ def approx_epsilon(law: CountLaw, n: int, delta: float) -> Optional[float]:
     return root_of_decreasing(lambda e: approx_log_delta(law, n, e), math.log(delta), top)
 
 
-def _windows(law: CountLaw, n: int, v, allowed: float) -> tuple[tuple[int, int], tuple[int, int], float]:
+def law_windows(law: CountLaw, n: int, v, allowed: float) -> tuple[tuple[int, int], tuple[int, int], float]:
     """m- and j-windows whose left-out part contributes at most ``allowed`` to delta, and that
     contribution's bound (crude or tilted, see the module docstring; the narrower is used)."""
     pp = law.p_prime
@@ -199,7 +199,7 @@ def windows_crude_or_tilted(n: int, pm: float, pj: float, vmax: float, allowed: 
     m_lo, m_hi, tm = _window(n, pm, log_mass)
     j_lo, j_hi, tj = _window(n, pj, log_mass) if two_d else (0, 0, 0.0)
     best = ((m_lo, m_hi), (j_lo, j_hi), vmax * (tm + tj))
-    if m_hi - m_lo + 1 < _TILT_FROM:
+    if m_hi - m_lo + 1 < TILT_FROM:
         return best
     t = tilt()
     if t is None:

@@ -13,7 +13,7 @@ from accountant.engines.binomial import (
     binom_logpmf_range,
     half_tail_ratio,
 )
-from accountant.engines.pair.law import DivergenceValue, DominatingPair, FLOAT_LOG_REL_ERROR, FLOAT_REL_ERROR, TRUNCATION_FRACTION, _LOG_TINY, _up, _window_log
+from accountant.engines.pair.law import DivergenceValue, DominatingPair, FLOAT_LOG_REL_ERROR, FLOAT_REL_ERROR, TRUNCATION_FRACTION, LOG_TINY, up_ulps, window_log
 _MAX_BLOCK = 8192
 # float-path windows with at least this many terms are split across threads
 _SPLIT_TERMS = 8192
@@ -23,7 +23,7 @@ _SPLIT_TERMS = 8192
 # Float path
 # ----------------------------------------------------------------------------
 
-class _FloatWindow:
+class FloatWindow:
     """Float-path evaluator for one pair and one window; caches what eps does not change."""
 
     def __init__(self, pair: DominatingPair, m_lo: int, m_hi: int) -> None:
@@ -101,7 +101,7 @@ class _FloatWindow:
         if already computed (batched over runs by ``half_tail_ratio_runs``).
         """
         V = m.size
-        L = _FloatWindow._block(m, k)
+        L = FloatWindow._block(m, k)
         nb = -(-V // L)
         anchors = np.arange(nb) * L
         if anchor_values is None:
@@ -163,17 +163,17 @@ def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.n
     # then runs once, not once per run)
     plans = []
     for s0, s1 in zip(bounds[:-1], bounds[1:]):
-        L = _FloatWindow._block(m[s0:s1], k[s0:s1])
+        L = FloatWindow._block(m[s0:s1], k[s0:s1])
         plans.append((s0, s1, s0 + np.arange(-(-(s1 - s0) // L)) * L))
     pos = np.concatenate([pl[2] for pl in plans])
     r_all = half_tail_ratio(k[pos], m[pos])
     lb_all = binom_logpmf(k[pos], m[pos], 0.5)
     if len(plans) == 1:  # one run (the usual path): its arrays are the answer
-        return _FloatWindow._run(m, k, (r_all, lb_all))
+        return FloatWindow._run(m, k, (r_all, lb_all))
     off = 0
     for s0, s1, anc in plans:
         na = anc.size
-        R[s0:s1], logb[s0:s1] = _FloatWindow._run(m[s0:s1], k[s0:s1], (r_all[off:off + na], lb_all[off:off + na]))
+        R[s0:s1], logb[s0:s1] = FloatWindow._run(m[s0:s1], k[s0:s1], (r_all[off:off + na], lb_all[off:off + na]))
         off += na
     return R, logb
 
@@ -200,7 +200,7 @@ def _float_up(log_x: float) -> float:
 
 
 def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_trunc: float,
-                 method: str = "float", digits: int = 30, _fw: "Optional[_FloatWindow]" = None
+                 method: str = "float", digits: int = 30, _fw: "Optional[FloatWindow]" = None
                  ) -> DivergenceValue:
     """Certified bounds from the window sum over [m_lo, m_hi] plus the truncated mass.
 
@@ -211,7 +211,7 @@ def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_tru
     if eps >= pair.eps_max:  # delta = 0 exactly (every term is 0, also outside the window)
         return DivergenceValue(eps, 0.0, 0.0, 0.0, 0.0, 0.0, (m_lo, m_hi), method)
     if method == "float":
-        fw = _fw if _fw is not None else _FloatWindow(pair, m_lo, m_hi)
+        fw = _fw if _fw is not None else FloatWindow(pair, m_lo, m_hi)
         M, sd, sq = fw.sums(eps)
         log_value = M + math.log(sd) if sd > 0 else -math.inf
         log_slope = -math.exp(eps) * sq / sd if sd > 0 else 0.0
@@ -234,8 +234,8 @@ def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_tru
                 log_slope = float(-mpmath.exp(eps) * qm / d)
             # relative error 10^-digits (checked), plus float rounding of the log
             rel = 10.0 ** (-digits)
-            log_upper_w = _up(log_value + rel)
-            log_lower_w = -_up(-(log_value - rel))
+            log_upper_w = up_ulps(log_value + rel)
+            log_lower_w = -up_ulps(-(log_value - rel))
             direct = (float(d), 10.0 ** (-digits + 1))
         else:
             log_value, log_slope, log_upper_w, log_lower_w = -math.inf, 0.0, -math.inf, -math.inf
@@ -256,11 +256,11 @@ def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_tru
         if log_trunc > -math.inf:
             # replace the float Chernoff bound by the same bound in ball arithmetic
             lt = arb_log_trunc(pair, m_lo, m_hi)
-            log_trunc = -math.inf if lt is None else _up(float(lt.upper()))
+            log_trunc = -math.inf if lt is None else up_ulps(float(lt.upper()))
         digits_out = res.digits
     else:
         raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
-    log_upper = _up(float(np.logaddexp(log_upper_w, log_trunc))) if log_trunc > -math.inf else log_upper_w
+    log_upper = up_ulps(float(np.logaddexp(log_upper_w, log_trunc))) if log_trunc > -math.inf else log_upper_w
     value = math.exp(log_value) if log_value > -math.inf else 0.0
     upper = _float_up(log_upper)
     lower = max(math.exp(log_lower_w) * (1.0 - 1e-15), 0.0) if log_lower_w > -math.inf else 0.0
@@ -350,7 +350,7 @@ def hockey_stick_divergence(
         return DivergenceValue(eps, 0.0, 0.0, 0.0, 0.0, 0.0, (1, 0), method)
 
     def evaluate(log_mass: float):
-        m_lo, m_hi, log_trunc = _window_log(pair, log_mass)
+        m_lo, m_hi, log_trunc = window_log(pair, log_mass)
         return window_value(pair, eps, m_lo, m_hi, log_trunc, method=method, digits=digits)
 
     if log_target_delta is not None:
@@ -366,7 +366,7 @@ def hockey_stick_divergence(
         return first
     log_mass = math.log(TRUNCATION_FRACTION) + first.log_value - math.log(2.0)
     if not math.isfinite(log_mass):
-        log_mass = _LOG_TINY
+        log_mass = LOG_TINY
     return evaluate(log_mass)
 
 

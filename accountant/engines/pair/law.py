@@ -23,10 +23,10 @@ FLOAT_REL_ERROR = 1e-10
 FLOAT_LOG_REL_ERROR = 1e-13
 # The window leaves out at most this fraction of the target delta.
 TRUNCATION_FRACTION = 1e-13
-_LOG_TINY = math.log(1e-300) + math.log(TRUNCATION_FRACTION)  # used when delta = 0
+LOG_TINY = math.log(1e-300) + math.log(TRUNCATION_FRACTION)  # used when delta = 0
 # Cost model of the window sum: at most this many terms of m (about 200 bytes each on the
 # float path, so ~0.1 GB; ~0.3 s an evaluation); a longer window is narrowed and its extra left-out mass added to
-# the upper end (a looser but still proved bound), see ``_window_log``.
+# the upper end (a looser but still proved bound), see ``window_log``.
 MAX_WINDOW_TERMS = 500_000
 
 
@@ -148,7 +148,7 @@ class DivergenceValue:
 # Window selection
 # ----------------------------------------------------------------------------
 
-def _window_log(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]:
+def window_log(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]:
     """Range [m_lo, m_hi] of m and the log of a bound on the mass of m outside it.
 
     Chooses the window so that P[C <= m_lo - 1] and P[C >= m_hi] are each at most
@@ -192,11 +192,11 @@ def _window_log(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]
     if m_lo > 1:
         log_trunc = float(np.logaddexp(log_trunc, log_lower(m_lo - 1)))
     # logaddexp is accurate to a few ulps; step up so the bound stays a bound
-    return m_lo, m_hi, _up(log_trunc)
+    return m_lo, m_hi, up_ulps(log_trunc)
 
 
 def _window_ends(pair: DominatingPair, log_mass: float) -> tuple[int, int]:
-    """[m_lo, m_hi] placed by the scalar Chernoff bound (see ``_window_log``)."""
+    """[m_lo, m_hi] placed by the scalar Chernoff bound (see ``window_log``)."""
     n = pair.n
     N = n - 1
     c = pair.c
@@ -238,7 +238,7 @@ def _window_ends(pair: DominatingPair, log_mass: float) -> tuple[int, int]:
     return m_lo, m_hi
 
 
-def _up(x: float, ulps: int = 4) -> float:
+def up_ulps(x: float, ulps: int = 4) -> float:
     """x moved up by a few ulps (directed rounding of a computed upper bound)."""
     for _ in range(ulps):
         x = math.nextafter(x, math.inf)
@@ -246,12 +246,12 @@ def _up(x: float, ulps: int = 4) -> float:
 
 
 def _window(pair: DominatingPair, log_mass: float) -> tuple[int, int, float]:
-    """As ``_window_log``, with the bound on the left-out mass as a number."""
-    m_lo, m_hi, log_trunc = _window_log(pair, log_mass)
+    """As ``window_log``, with the bound on the left-out mass as a number."""
+    m_lo, m_hi, log_trunc = window_log(pair, log_mass)
     return m_lo, m_hi, math.exp(log_trunc)
 
 
-def _h_coefficients(pair: DominatingPair, eps: float) -> tuple[float, float]:
+def h_coefficients(pair: DominatingPair, eps: float) -> tuple[float, float]:
     """h_m = u * m + v with u, v from the module docstring (exact in form)."""
     th = math.tanh(eps / 2.0)
     scale = th / (2.0 * (pair.p - pair.q))

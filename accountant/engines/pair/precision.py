@@ -58,9 +58,9 @@ def block_length(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, guard_d
     docstring); k_m/m is evaluated in float over the window (only the block size
     depends on it, not the result).
     """
-    from accountant.engines.pair.law import _h_coefficients
+    from accountant.engines.pair.law import h_coefficients
 
-    u_h, v_h = _h_coefficients(pair, eps)
+    u_h, v_h = h_coefficients(pair, eps)
     m = np.arange(m_lo, m_hi + 1, dtype=np.float64)
     if m.size == 0:
         return 1
@@ -160,9 +160,9 @@ def _thresholds(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, be, u_h,
     """k_m = floor(m/2 + h_m) + 1 for the window: in float64 where m/2 + h_m is farther
     from an integer than a bound on the float error (a few ulps of each of the three
     terms, bounded by 1e-12 (m + 1)), in the backend's arithmetic elsewhere."""
-    from accountant.engines.pair.law import _h_coefficients
+    from accountant.engines.pair.law import h_coefficients
 
-    uf, vf = _h_coefficients(pair, eps)
+    uf, vf = h_coefficients(pair, eps)
     m = np.arange(m_lo, m_hi + 1, dtype=np.int64)
     x = m / 2.0 + (uf * m + vf)
     fl = np.floor(x)

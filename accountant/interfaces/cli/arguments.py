@@ -1,6 +1,6 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""Argument types and option groups shared by the sub-commands: the parser that raises
+``UsageError``, the mechanism and method options, the variation-ratio argument, the bound
+list and the Dask scheduler check.
 """
 from __future__ import annotations
 import argparse
@@ -14,7 +14,7 @@ class UsageError(Exception):
     """Bad command-line input (reported in one line, exit status 2)."""
 
 
-class _Parser(argparse.ArgumentParser):
+class UsageParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2, no usage dump
         raise UsageError(message)
 
@@ -36,12 +36,12 @@ def vr_ratio_arg(name: str):
     return parse
 
 
-def _add_method_option(p: argparse.ArgumentParser) -> None:
+def add_method_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="float", choices=("float", "mpmath", "arb"),
                    help="pair engine: float (fast), mpmath (checked reference), arb (certified)")
 
 
-def _add_mechanism_options(p: argparse.ArgumentParser) -> None:
+def add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
                    help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
                         "response, needs --k), rr (binary randomized response), olh (optimized local "
@@ -111,7 +111,7 @@ def check_scheduler(address: str, timeout: float = SCHEDULER_CONNECT_SECONDS) ->
     return text
 
 
-def _bound_list(text: str) -> tuple:
+def bound_list(text: str) -> tuple:
     from accountant.bounds.registry import BOUND_NAMES
 
     if text == "all":

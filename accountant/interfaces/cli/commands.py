@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""The handlers of the epsilon, delta, local-epsilon and bib commands: parsed arguments to
+parameter objects, the library call, and the result dict that ``main`` prints.
 """
 from __future__ import annotations
 import math
@@ -14,7 +13,7 @@ from accountant.bounds.laws.random_hash import ASSUMPTION
 from accountant.accounting.shuffle import ShuffleAccountant
 
 
-def _bib_command(args) -> dict:
+def bib_command(args) -> dict:
     from accountant.protocols import bib
 
     out = {"command": "bib", "m": args.m, "s": args.s, "k": args.k, "n": args.n}
@@ -59,7 +58,7 @@ def _bib_command(args) -> dict:
     return out
 
 
-def _describe(params, n: int) -> dict:
+def describe(params, n: int) -> dict:
     return {
         "mechanism": params.name,
         "n": n,
@@ -75,7 +74,7 @@ def _describe(params, n: int) -> dict:
     }
 
 
-def _params(args, eps0: Optional[float]):
+def params_from_args(args, eps0: Optional[float]):
     return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d,
                        **_vr_options(args))
 
@@ -86,7 +85,7 @@ def _vr_options(args) -> dict:
     return {**out, "hash_model": getattr(args, "hash_model", None) or "any"}
 
 
-def _lower_fields(name: str, params, applicable: bool) -> dict:
+def lower_fields(name: str, params, applicable: bool) -> dict:
     """The dataset pair and hash model behind lower bound ``name`` (None when not applicable)."""
     from accountant.bounds import laws as M
 
@@ -120,12 +119,12 @@ def _pair_path(args, name: str) -> bool:
     return True
 
 
-def _epsilon_command(args) -> dict:
+def epsilon_command(args) -> dict:
     from accountant.bounds.pair_bounds import pair_bound_epsilon
     from accountant.bounds.registry import compute_params_bound, resolve_name, status
 
-    params = _params(args, args.eps0)
-    out = _describe(params, args.n)
+    params = params_from_args(args, args.eps0)
+    out = describe(params, args.n)
     out.update(log_delta=args.log_delta, method=args.method)
     name = "clone" if args.bound == "proved" else resolve_name(args.bound)
     if _pair_path(args, name):
@@ -149,7 +148,7 @@ def _epsilon_command(args) -> dict:
                    reference=st["reference"], **lab.as_json())
         out["certified"] = lab.certified and res.applicable
         if st["kind"] == "lower":
-            out.update(_lower_fields(name, params, res.applicable))
+            out.update(lower_fields(name, params, res.applicable))
             if name == "lower" and res.applicable and res.epsilon == 0.0:
                 out["lower_zero_reason"] = _zero_reason(params, args.n)
     else:
@@ -166,7 +165,7 @@ def _epsilon_command(args) -> dict:
         if params.name in REGISTRY["lower-worst-hash"].applies_to:
             # how far any bound proved for every hash family could go (see docs/proved.md, Findings)
             wh = compute_params_bound("lower-worst-hash", params, args.n, args.delta, args.rtol)
-            wf = _lower_fields("lower-worst-hash", params, wh.applicable)
+            wf = lower_fields("lower-worst-hash", params, wh.applicable)
             out.update(worst_hash_lower_epsilon=min(wh.epsilon, rep.epsilon) if wh.applicable else None,
                        worst_hash_lower_reason=None if wh.applicable else wh.reason,
                        worst_hash_lower_dataset=wf["lower_dataset"],
@@ -177,12 +176,12 @@ def _epsilon_command(args) -> dict:
     return out
 
 
-def _delta_command(args) -> dict:
+def delta_command(args) -> dict:
     from accountant.bounds.pair_bounds import pair_bound_log_delta
     from accountant.bounds.registry import resolve_name
 
-    params = _params(args, args.eps0)
-    out = _describe(params, args.n)
+    params = params_from_args(args, args.eps0)
+    out = describe(params, args.n)
     name = "proved" if args.bound == "proved" else resolve_name(args.bound)
     if name != "proved" and _pair_path(args, name):
         v = pair_bound_log_delta(name, params, args.n, args.eps, args.method)
@@ -227,14 +226,14 @@ def _delta_command(args) -> dict:
     return out
 
 
-def _local_epsilon_command(args) -> dict:
+def local_epsilon_command(args) -> dict:
     from accountant.bounds.registry import compute_params_bound, proved_params_epsilon, resolve_name
 
     eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
                          rtol=args.rtol, bound=args.bound, k=args.k,
                          hash_model=getattr(args, "hash_model", "any"))
-    params = _params(args, eps0)
-    out = _describe(params, args.n)
+    params = params_from_args(args, eps0)
+    out = describe(params, args.n)
     if args.bound == "proved":
         res = proved_params_epsilon(params, args.n, args.delta, 1e-9)
         name = res.name if res is not None else "post-processing"
@@ -254,7 +253,7 @@ def _local_epsilon_command(args) -> dict:
     return out
 
 
-def _check_applicable(args) -> None:
+def check_applicable(args) -> None:
     """Options that do not apply to the chosen mechanism are refused, not ignored; work
     bounded up front (docs/limits.md)."""
     mech = getattr(args, "mechanism", None)

@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""The table and figure commands: list options checked against their ranges, the grid built and
+computed through accountant.interfaces.tables, the rows returned for printing or writing.
 """
 from __future__ import annotations
 import os
@@ -9,7 +8,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import BOUND_NAMES, REGISTRY
 from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
 from accountant.core.params import make_params
-from accountant.interfaces.cli.arguments import T_MAX, _bound_list
+from accountant.interfaces.cli.arguments import T_MAX, bound_list
 
 
 def _variation_ratio(args):
@@ -39,7 +38,7 @@ def _variation_ratio(args):
     return par.p, par.beta, par.q, par.eps0
 
 
-def _grid_command(args, argv: Sequence[str] = ()) -> dict:
+def grid_command(args, argv: Sequence[str] = ()) -> dict:
     from accountant.interfaces import tables
     from accountant.interfaces.tables import KEYED
 
@@ -64,7 +63,7 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
             raise ValueError("--columns and --all-bounds exclude each other (--all-bounds is every column)")
         columns = tables.parse_columns(args.columns) if args.columns is not None else None
         if args.bounds is not None:
-            bounds = _bound_list(args.bounds)
+            bounds = bound_list(args.bounds)
         elif args.all_bounds or args.long:
             bounds = BOUND_NAMES
         else:
@@ -80,7 +79,7 @@ def _grid_command(args, argv: Sequence[str] = ()) -> dict:
         if ext == ".tex":
             L.check_output_writable(tables.bib_path(args.out), "--out (its .bib)")
     else:
-        bounds = _bound_list(args.bounds)
+        bounds = bound_list(args.bounds)
         mechanism, deltas, t_rule = "collision", [args.delta], "paper"
         ext = os.path.splitext(args.out)[1].lower()
         from accountant.interfaces.figure import FIGURE_FORMATS

@@ -1,6 +1,6 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""The command line's entry points: ``run`` (parse, dispatch, return the result as a dict) and
+``main`` (print it as text or JSON, map bad input to one line on stderr and exit status 2),
+with the human-readable output and its directed rounding.
 """
 from __future__ import annotations
 import math
@@ -12,22 +12,22 @@ from accountant.bounds.labels import kind_label
 from accountant.core.optional import require
 from accountant.interfaces.cli.arguments import UsageError
 from accountant.interfaces.cli.parser import build_parser, no_command_text
-from accountant.interfaces.cli.commands import _bib_command, _check_applicable, _delta_command, _describe, _epsilon_command, _local_epsilon_command, _lower_fields, _params
-from accountant.interfaces.cli.grid import _grid_command
+from accountant.interfaces.cli.commands import bib_command, check_applicable, delta_command, describe, epsilon_command, local_epsilon_command, lower_fields, params_from_args
+from accountant.interfaces.cli.grid import grid_command
 from accountant.interfaces.jsonout import dumps
 
 
 def run(argv: Optional[Sequence[str]] = None) -> dict:
     """Parse ``argv`` and compute; returns the JSON-ready result (raises UsageError/ValueError)."""
     args = build_parser().parse_args(argv)
-    _check_applicable(args)
+    check_applicable(args)
     # optional engines: one line naming what to install, before any work
     if getattr(args, "method", None) == "arb":
         require("flint", "--method arb (certified ball arithmetic)")
     if getattr(args, "scheduler", None):
         require("distributed", "--scheduler (a Dask cluster)")
     if args.command == "bib":
-        return _bib_command(args)
+        return bib_command(args)
     if args.command == "compose":
         from accountant.interfaces.compose_cli import run_compose
 
@@ -45,16 +45,16 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
 
         from accountant.bounds.registry import compare_params
 
-        params = _params(args, args.eps0)
+        params = params_from_args(args, args.eps0)
         res = compare_params(params, args.n, args.delta, rtol=args.rtol)
-        out = _describe(params, args.n)
+        out = describe(params, args.n)
         out.update(delta=args.delta, bounds={
             k: {"epsilon": v.epsilon, "applicable": v.applicable, "reason": v.reason,
                 "seconds": v.seconds, "achieved_delta": v.achieved_delta,
                 "kind": REGISTRY[k].kind, "proved": REGISTRY[k].proved(params.name),
                 **kind_label(k, params.name).as_json(),
                 "certified": kind_label(k, params.name).certified and v.applicable,
-                **(_lower_fields(k, params, v.applicable) if REGISTRY[k].kind == "lower" else {})}
+                **(lower_fields(k, params, v.applicable) if REGISTRY[k].kind == "lower" else {})}
             for k, v in res.items()})
         from accountant.bounds.published import best_published  # one definition (pages, tables, CLI)
 
@@ -62,17 +62,17 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         out["best_published"] = None if best is None else {"name": best.name, "epsilon": best.epsilon}
         return out
     if args.command in ("table", "figure"):
-        return _grid_command(args, argv if argv is not None else sys.argv[1:])
+        return grid_command(args, argv if argv is not None else sys.argv[1:])
     if args.command == "epsilon":
-        return _epsilon_command(args)
+        return epsilon_command(args)
     if args.command == "delta":
         from accountant.interfaces.cli import deployments as _dep
 
         if _dep.wanted(args):  # issue 43: checked before any work
             _dep.check_delta(args)
             return _dep.run_delta(args, _params(args, args.eps0))
-        return _delta_command(args)
-    return _local_epsilon_command(args)
+        return delta_command(args)
+    return local_epsilon_command(args)
 
 
 def _up(x: float, digits: int = 10) -> str:

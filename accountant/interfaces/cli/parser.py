@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.cli (was accountant.cli).
-
-Part of :mod:`accountant.interfaces.cli`; the package docstring has the mathematics.
+"""The argparse tree of ``python -m accountant``: every sub-command with its options, ranges,
+defaults, examples and notes (the help text is built here, the checks come from core.limits).
 """
 from __future__ import annotations
 import argparse
@@ -9,7 +8,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import ALIASES, BOUND_NAMES, REGISTRY
 from accountant.core.limits import float_arg, int_arg
 from accountant.core.params import MECHANISMS
-from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, _Parser, vr_ratio_arg, _add_mechanism_options, _add_method_option
+from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, UsageParser, vr_ratio_arg, add_mechanism_options, add_method_option
 
 BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)
 INVERSE_CHOICES = ("proved",) + tuple(b for b in BOUND_NAMES if REGISTRY[b].kind != "lower") + tuple(ALIASES)
@@ -73,9 +72,9 @@ def no_command_text() -> str:
 def build_parser() -> argparse.ArgumentParser:
     from accountant.interfaces.cli.deployments import add_options as _deployment_options
 
-    parser = _Parser(prog=cli_help.prog_name("accountant"),
+    parser = UsageParser(prog=cli_help.prog_name("accountant"),
                      description="Privacy amplification by shuffling: exact accounting.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=UsageParser)
 
     p = sub.add_parser("epsilon", help="central eps_c for a target delta")
     p.add_argument("--n", type=N_ARG, default=None, help="number of users (required unless --n-min)")
@@ -86,11 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--log-delta", type=LOG_DELTA_ARG,
                    help="target natural log of delta in [-10000, 0) (pair bounds below log(1e-300))")
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c")
-    _add_method_option(p)
+    add_method_option(p)
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound; 'paper' is "
                         "Theorem 5, not proved)")
-    _add_mechanism_options(p)
+    add_mechanism_options(p)
     _deployment_options(p)  # issue 43: --colluders, --n-min, --dummies, --sampling
 
     p = sub.add_parser("compare", help="every bound of the comparison set on the same inputs")
@@ -99,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="local budget eps0 (required; for variation-ratio give --p instead)")
     p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta in [1e-300, 1)")
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c (default 1e-9)")
-    _add_mechanism_options(p)
+    add_mechanism_options(p)
 
     p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex (docs/tables.md)")
     p.add_argument("--n", required=True, help="list, e.g. 10000,100000")
@@ -164,8 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="central epsilon in [0, 30] (at 0: the total variation distance)")
     p.add_argument("--bound", default="proved", choices=BOUND_CHOICES,
                    help="which bound (default 'proved': the smallest proved upper bound)")
-    _add_method_option(p)
-    _add_mechanism_options(p)
+    add_method_option(p)
+    add_mechanism_options(p)
     _deployment_options(p, delta=True)  # issue 43: --colluders, --dummies, --sampling
 
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
@@ -176,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bound", default="proved", choices=INVERSE_CHOICES,
                    help="invert the smallest proved bound (default) or a named upper bound "
                         "('paper' = Theorem 5, not proved)")
-    _add_mechanism_options(p)
+    add_mechanism_options(p)
 
     p = sub.add_parser("bib", help="balls-into-bins mechanism M^BIB (Luo, Wang, Yi, Theorem 2.1)")
     p.add_argument("--m", type=int_arg("--m", 1, T_MAX), required=True, help="number of bins (paper's m or B)")

@@ -1,6 +1,6 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""The columns of an exported table: every field with its label and rounding direction, the
+default and wide column sets, the long (one row per bound) layout and the saving summary.
+One definition that every format (csv, json, md, tex) reads.
 """
 from __future__ import annotations
 from typing import Iterable, Optional, Sequence
@@ -19,7 +19,7 @@ PAPER_COLUMNS = ("proved_epsilon", "lower_epsilon", "paper_epsilon", "best_liter
                  "literature_epsilon", "saving_percent")
 
 # (LaTeX head, Markdown head, rounding direction) of the fields of a row
-_FIELDS = {
+FIELDS = {
     "mechanism": ("mechanism", "mechanism", None),
     "n": ("$n$", "n", None),
     "s": ("$s$", "s", None),
@@ -49,7 +49,7 @@ _FIELDS = {
 _KIND_DIRECTION = {"upper": "up", "paper": "up", "lower": "down"}
 
 
-def _registry():
+def bound_registry():
     from accountant.bounds.registry import REGISTRY
 
     return REGISTRY
@@ -58,11 +58,11 @@ def _registry():
 def column_direction(col: str, row: Optional[dict] = None) -> Optional[str]:
     """How column ``col`` rounds when printed: "up" (upper bounds), "down" (lower bounds,
     savings, amplification of an upper bound), None (inputs, ratios without a claim)."""
-    reg = _registry()
+    reg = bound_registry()
     if col in ("epsilon", "achieved_delta") and row is not None:
         return _KIND_DIRECTION.get(row.get("kind"))
-    if col in _FIELDS:
-        return _FIELDS[col][2]
+    if col in FIELDS:
+        return FIELDS[col][2]
     if col in reg:
         return _KIND_DIRECTION[reg[col].kind]
     if col.startswith("log2_ratio[") and col[11:-1] in reg:  # log2(eps0/eps): reversed
@@ -96,8 +96,8 @@ _LONG_ONLY = ("bound", "kind", "proved", "epsilon", "achieved_delta")
 def column_names() -> tuple:
     """Names ``--columns`` accepts: the fields of a row and every bound of the registry
     (its eps_c) with its amplification ratio ``log2_ratio[NAME]``."""
-    names = [f for f in _FIELDS if f not in _LONG_ONLY]
-    for b in _registry():
+    names = [f for f in FIELDS if f not in _LONG_ONLY]
+    for b in bound_registry():
         names += [b, f"log2_ratio[{b}]"]
     return tuple(names)
 
@@ -117,7 +117,7 @@ def parse_columns(text: str) -> list[str]:
 def long_rows(rows: Sequence[dict], bounds: Optional[Sequence[str]] = None) -> list[dict]:
     """Tidy long format: one row per point and bound (point fields, bound, kind, proved,
     epsilon, achieved delta); a bound not applicable at a point has epsilon None."""
-    reg = _registry()
+    reg = bound_registry()
     out = []
     for r in rows:
         names = [b for b in (bounds or reg) if b in r]

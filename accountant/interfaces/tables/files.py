@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""Writing a table to disk: the output formats by extension, path checks, the .bib and sidecar
+paths, and whole-or-nothing writes of a table, a LaTeX pair or a zip of both.
 """
 from __future__ import annotations
 import io
@@ -8,7 +7,7 @@ import os
 from typing import Optional, Sequence
 from accountant.interfaces.fileio import write_atomic, write_atomic_group
 from accountant.core.limits import check_output_writable
-from accountant.interfaces.tables.columns import POINT_FIELDS, _registry, default_columns, long_rows
+from accountant.interfaces.tables.columns import POINT_FIELDS, bound_registry, default_columns, long_rows
 from accountant.interfaces.tables.formats import DEFAULT_DIGITS, csv_sidecar, to_csv, to_json, to_markdown
 from accountant.interfaces.tables.latex import to_bibtex, to_latex
 
@@ -46,7 +45,7 @@ def render(rows: Sequence[dict], ext: str, columns: Optional[Sequence[str]] = No
     one row per point and bound)."""
     if long:
         random_hash = any(r.get("hash_model") == "random" for r in rows)
-        rows = long_rows(rows, [c for c in (columns or ()) if c in _registry()] or None)
+        rows = long_rows(rows, [c for c in (columns or ()) if c in bound_registry()] or None)
         if random_hash:  # the assumption stays with every row (csv: a hash_model column)
             rows = [{**lr, "hash_model": "random"} for lr in rows]
         columns = list(LONG_FIELDS)

@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""Plain-text renderings of a table (CSV with its sidecar, JSON, Markdown) and the cell formatter
+with directed rounding that LaTeX shares.
 """
 from __future__ import annotations
 import csv
@@ -8,8 +7,8 @@ import io
 from typing import Optional, Sequence
 from accountant.core.numfmt import fmt
 from accountant.interfaces.jsonout import dumps
-from accountant.interfaces.tables.columns import _FIELDS, column_direction, wide_columns
-from accountant.interfaces.tables.provenance import _meta_lines
+from accountant.interfaces.tables.columns import FIELDS, column_direction, wide_columns
+from accountant.interfaces.tables.provenance import meta_lines
 DEFAULT_DIGITS = 4
 MAX_DIGITS = 17
 
@@ -17,7 +16,7 @@ MAX_DIGITS = 17
 INPUT_DIGITS = {"csv": 12, "text": 6}  # eps0, delta: never cut to ``digits`` (JSON: exact)
 
 
-def _cell(row: dict, col: str, digits: int, thousands: bool = False) -> str:
+def cell_text(row: dict, col: str, digits: int, thousands: bool = False) -> str:
     v = row.get(col)
     if isinstance(v, str):
         return v
@@ -26,7 +25,7 @@ def _cell(row: dict, col: str, digits: int, thousands: bool = False) -> str:
     return fmt(v, digits, column_direction(col, row), thousands=thousands)
 
 
-def _check_digits(digits: int) -> int:
+def check_digits(digits: int) -> int:
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= MAX_DIGITS:
         raise ValueError(f"digits must be an integer in [1, {MAX_DIGITS}], got {digits!r}")
     return digits
@@ -39,13 +38,13 @@ def to_csv(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digits
     their claim (empty cell = not available).  ``meta`` (the provenance) is not written into
     the CSV: :func:`accountant.interfaces.tables.files.write_table` puts it in the sidecar
     ``NAME.csv.json`` (:func:`csv_sidecar`)."""
-    _check_digits(digits)
+    check_digits(digits)
     cols = csv_columns(rows, list(columns) if columns is not None else wide_columns(rows))
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(cols)
     for r in rows:
-        w.writerow(["" if r.get(c) is None else _cell(r, c, digits) for c in cols])
+        w.writerow(["" if r.get(c) is None else cell_text(r, c, digits) for c in cols])
     return buf.getvalue()
 
 
@@ -80,15 +79,15 @@ def _md_escape(text: str) -> str:
 def to_markdown(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digits: int = DEFAULT_DIGITS,
                 meta: Optional[dict] = None) -> str:
     """Markdown table with the provenance in an HTML comment above it."""
-    _check_digits(digits)
+    check_digits(digits)
     cols = list(columns) if columns is not None else wide_columns(rows)
     out = []
     if meta:
-        out += ["<!--"] + ["  " + line.replace("-->", "-- >") for line in _meta_lines(meta)] + ["-->"]
-    heads = [_FIELDS[c][1] if c in _FIELDS else c for c in cols]
+        out += ["<!--"] + ["  " + line.replace("-->", "-- >") for line in meta_lines(meta)] + ["-->"]
+    heads = [FIELDS[c][1] if c in FIELDS else c for c in cols]
     out += ["| " + " | ".join(_md_escape(h) for h in heads) + " |",
             "|" + "".join("---|" if c in ("mechanism", "best_proved", "best_literature", "bound", "kind")
                           else "--:|" for c in cols)]
     for r in rows:
-        out.append("| " + " | ".join(_md_escape(_cell(r, c, digits, thousands=True)) for c in cols) + " |")
+        out.append("| " + " | ".join(_md_escape(cell_text(r, c, digits, thousands=True)) for c in cols) + " |")
     return "\n".join(out) + "\n"

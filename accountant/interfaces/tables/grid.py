@@ -1,6 +1,6 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""Grids of points and their rows: list parsing, the t rule, the product of inputs, run-time
+estimates and the computation of every requested bound per point (threads, worker processes or
+a Dask cluster).  The computing half of the tables package; the exporting half is elsewhere.
 """
 from __future__ import annotations
 import math

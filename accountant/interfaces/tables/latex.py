@@ -1,14 +1,14 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""The LaTeX and BibTeX renderings of a table: escaped cells, math-mode numbers, a caption and
+label from the rows, citations of the bounds shown.  A module because the TeX rules (escaping,
+headers, captions) are their own concern, apart from the plain-text formats.
 """
 from __future__ import annotations
 import math
 from typing import Optional, Sequence
 from accountant.core.numfmt import fmt
-from accountant.interfaces.tables.columns import _FIELDS, _registry, wide_columns
-from accountant.interfaces.tables.provenance import _meta_lines
-from accountant.interfaces.tables.formats import DEFAULT_DIGITS, INPUT_DIGITS, _cell, _check_digits
+from accountant.interfaces.tables.columns import FIELDS, bound_registry, wide_columns
+from accountant.interfaces.tables.provenance import meta_lines
+from accountant.interfaces.tables.formats import DEFAULT_DIGITS, INPUT_DIGITS, cell_text, check_digits
 
 
 _TEX_ESCAPE = {"_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#", "[": "{[}", "]": "{]}", "$": r"\$",
@@ -21,16 +21,16 @@ def _tex(s: str) -> str:
 
 
 def _cite(bound: Optional[str]) -> str:
-    reg = _registry()
+    reg = bound_registry()
     if bound is None or bound not in reg or not reg[bound].cite:
         return _tex(bound) if bound else "n/a"
     return r"\cite{" + ",".join(reg[bound].cite) + "}"
 
 
 def _tex_head(col: str) -> str:
-    reg = _registry()
-    if col in _FIELDS:
-        return _FIELDS[col][0]
+    reg = bound_registry()
+    if col in FIELDS:
+        return FIELDS[col][0]
     if col in reg:
         return r"\texttt{" + _tex(col) + "}" + (r"~" + _cite(col) if reg[col].cite else "")
     if col.startswith("log2_ratio[") and col[11:-1] in reg:
@@ -71,7 +71,7 @@ def _tex_cell(row: dict, col: str, digits: int) -> str:
         return "n/a" if v is None or math.isnan(v) else _tex(fmt(v))
     if col == "delta" and isinstance(v, float):
         return _math(_tex_number(fmt(v, INPUT_DIGITS["text"])))
-    return _math(_tex_number(_cell(row, col, digits, thousands=True)))
+    return _math(_tex_number(cell_text(row, col, digits, thousands=True)))
 
 
 def _tex_value(v) -> str:
@@ -125,7 +125,7 @@ def _label(rows: Sequence[dict]) -> str:
 
 def cited_keys(rows: Sequence[dict], columns: Sequence[str]) -> list[str]:
     """BibTeX keys a LaTeX table with these columns cites (heads, cells, caption)."""
-    reg = _registry()
+    reg = bound_registry()
     keys: list[str] = []
     for c in columns:
         if c in reg:
@@ -146,11 +146,11 @@ def to_latex(rows: Sequence[dict], columns: Optional[Sequence[str]] = None, digi
     significant digits, each bound's head citing its paper (the best published bound's
     column head when one bound is the best on every row, else each row's ``ref.`` cell).  ``wide`` (default: more than 12 columns)
     sets it as a landscape longtable."""
-    _check_digits(digits)
+    check_digits(digits)
     cols = list(columns) if columns is not None else wide_columns(rows)
     wide = len(cols) > 12 if wide is None else wide
     packages = ["booktabs"] + (["longtable", "pdflscape"] if wide else [])
-    lines = ["% " + line.replace("\n", " ") for line in _meta_lines(meta)]
+    lines = ["% " + line.replace("\n", " ") for line in meta_lines(meta)]
     lines += ["% Requires: " + ", ".join(r"\usepackage{%s}" % p for p in packages)]
     if bib_stem:
         lines.append(f"% Citations: BibTeX entries in {bib_stem}.bib (\\bibliography{{{bib_stem}}})")
@@ -181,5 +181,5 @@ def to_bibtex(rows: Sequence[dict], columns: Sequence[str], meta: Optional[dict]
     """The BibTeX entries the table cites (registry keys, :mod:`accountant.bounds.references`)."""
     from accountant.bounds.references import bibtex
 
-    head = "".join(f"% {line}\n" for line in _meta_lines(meta))
+    head = "".join(f"% {line}\n" for line in meta_lines(meta))
     return head + "\n" + bibtex(cited_keys(rows, columns))

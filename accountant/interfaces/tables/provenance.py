@@ -1,6 +1,5 @@
-"""Part of accountant.interfaces.tables (was accountant.tables).
-
-Part of :mod:`accountant.interfaces.tables`; the package docstring has the mathematics.
+"""Provenance of an exported table: the tool version, the git commit and the run's settings,
+and the comment lines that carry them into a file.
 """
 from __future__ import annotations
 import os
@@ -61,7 +60,7 @@ def provenance(command: Optional[str] = None, rtol: float = 1e-9, method: str = 
     return meta
 
 
-def _meta_lines(meta: Optional[dict]) -> list[str]:
+def meta_lines(meta: Optional[dict]) -> list[str]:
     if not meta:
         return []
     return [f"{k}: {'n/a' if v is None else v}" for k, v in meta.items()]

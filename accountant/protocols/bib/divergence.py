@@ -1,13 +1,13 @@
-"""Part of accountant.protocols.bib (was accountant.bib).
-
-Part of :mod:`accountant.protocols.bib`; the package docstring has the mathematics.
+"""The certified delta(eps) of the balls-into-bins protocol: the windowed float sum with its
+truncated mass added on the safe side (``bib_divergence``, ``bib_delta``) and the floor below
+which no delta can be certified.
 """
 from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Optional
 import numpy as np
-from accountant.protocols.bib.law import DEFAULT_TRUNCATION, FLOAT_REL_ERROR, TRUNCATION_FRACTION, _check, _inner, _int, _noise_window, _num, worst_overlap
+from accountant.protocols.bib.law import DEFAULT_TRUNCATION, FLOAT_REL_ERROR, TRUNCATION_FRACTION, check_bib_args, inner_sum, checked_int, noise_window, checked_number, worst_overlap
 
 
 @dataclass(frozen=True)
@@ -36,21 +36,21 @@ def bib_divergence(eps: float, m: int, s: int, k: int, n: int, p: float,
     ``overlap`` = |S n S'| (default: the worst case max(0, 2s - m)); ``target`` (a
     delta of interest) sets the truncation budget TRUNCATION_FRACTION * target.
     """
-    m, s, k, n, p = _check(m, s, k, n, p)
-    eps = _num("eps", eps, 0.0, 700.0)
-    t = worst_overlap(m, s) if overlap is None else _int("overlap", overlap, worst_overlap(m, s), s - 1)
-    budget = DEFAULT_TRUNCATION if target is None else TRUNCATION_FRACTION * _num(
+    m, s, k, n, p = check_bib_args(m, s, k, n, p)
+    eps = checked_number("eps", eps, 0.0, 700.0)
+    t = worst_overlap(m, s) if overlap is None else checked_int("overlap", overlap, worst_overlap(m, s), s - 1)
+    budget = DEFAULT_TRUNCATION if target is None else TRUNCATION_FRACTION * checked_number(
         "target", target, 0.0, 1.0, lo_open=True)
     log_mass = math.log(budget / 4.0)
     e = math.exp(eps)
     u = 2 * s - t
-    T0, pT, trunc = _noise_window(u, m, k, n, p, log_mass)
+    T0, pT, trunc = noise_window(u, m, k, n, p, log_mass)
     Ts = T0 + np.arange(pT.size)
     ys = Ts + 1
     total = 0.0
     qsum = 0.0
     if t == 0:
-        I, Qv = _inner(ys, np.zeros_like(ys), e)
+        I, Qv = inner_sum(ys, np.zeros_like(ys), e)
         w = pT * (u / (s * ys))
         total = float(np.sum(w * I))
         qsum = float(np.sum(w * Qv))
@@ -77,7 +77,7 @@ def bib_divergence(eps: float, m: int, s: int, k: int, n: int, p: float,
             drop = valid & ~keep
             trunc += float(np.sum(np.exp(logw[drop])))
             Yk, Ck, wk = Y[keep], Cc[keep], np.exp(logw[keep])
-            I, Qv = _inner(Yk - Ck, Ck, e)
+            I, Qv = inner_sum(Yk - Ck, Ck, e)
             scale = u / (s * Yk.astype(np.float64))
             total += float(np.sum(wk * scale * I))
             qsum += float(np.sum(wk * scale * Qv))
@@ -134,13 +134,13 @@ def delta_floor(m: int, s: int, k: int, n: int, p: float) -> float:
     Returns the window sum (a lower bound; for t > 0 the limit is 0 since W_C >= 1
     whenever the real ball lands in C -- we then return the t = 0-style term 0).
     """
-    m, s, k, n, p = _check(m, s, k, n, p)
+    m, s, k, n, p = check_bib_args(m, s, k, n, p)
     t = worst_overlap(m, s)
     if t > 0:
         # W_S' = 0 needs the real ball in D and no noise in S': probability
         # (s-t)/s * P[no noise in S'] -- lower bound on delta for every eps.
-        T0, pT, _ = _noise_window(s, m, k, n, p, math.log(1e-300))
+        T0, pT, _ = noise_window(s, m, k, n, p, math.log(1e-300))
         return float(pT[0]) * (s - t) / s if T0 == 0 else 0.0
-    T0, pT, _ = _noise_window(2 * s, m, k, n, p, math.log(1e-300))
+    T0, pT, _ = noise_window(2 * s, m, k, n, p, math.log(1e-300))
     Ts = T0 + np.arange(pT.size)
     return float(np.sum(pT * np.exp2(-Ts.astype(float))))

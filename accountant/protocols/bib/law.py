@@ -1,6 +1,6 @@
-"""Part of accountant.protocols.bib (was accountant.bib).
-
-Part of :mod:`accountant.protocols.bib`; the package docstring has the mathematics.
+"""The law of the balls-into-bins protocol: input checks, the worst overlap, rho to (k, p), the
+windows of the noise counts with certified left-out mass, and the inner positive-part sum.
+The layer the divergence, the paper's condition and the searches all build on.
 """
 from __future__ import annotations
 import math
@@ -19,7 +19,7 @@ PAPER_EPS_MAX = 3.0
 # validation
 # ----------------------------------------------------------------------------
 
-def _int(name: str, v, lo: int, hi: Optional[int] = None) -> int:
+def checked_int(name: str, v, lo: int, hi: Optional[int] = None) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         if isinstance(v, float) and math.isfinite(v) and v.is_integer():
             v = int(v)
@@ -32,7 +32,7 @@ def _int(name: str, v, lo: int, hi: Optional[int] = None) -> int:
     return v
 
 
-def _num(name: str, v, lo: float, hi: float, lo_open=False, hi_open=False) -> float:
+def checked_number(name: str, v, lo: float, hi: float, lo_open=False, hi_open=False) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name} must be a number, got {v!r}")
     v = float(v)
@@ -43,12 +43,12 @@ def _num(name: str, v, lo: float, hi: float, lo_open=False, hi_open=False) -> fl
     return v
 
 
-def _check(m, s, k, n, p):
-    m = _int("m", m, 2)
-    s = _int("s", s, 1, m - 1)
-    k = _int("k", k, 0)
-    n = _int("n", n, 0, MAX_N)
-    p = _num("p", p, 0.0, 1.0)
+def check_bib_args(m, s, k, n, p):
+    m = checked_int("m", m, 2)
+    s = checked_int("s", s, 1, m - 1)
+    k = checked_int("k", k, 0)
+    n = checked_int("n", n, 0, MAX_N)
+    p = checked_number("p", p, 0.0, 1.0)
     # the same work limit as the command line (accountant.limits.MAX_BIB_BALLS)
     check_count("k + n p", k + n * p, MAX_BIB_BALLS, "expected blanket balls", "lower n, p (or rho) or k")
     return m, s, k, n, p
@@ -65,7 +65,7 @@ def params_for_rho(k: int, n: int, rho: float) -> tuple[int, float]:
     rho <= 1: (k, rho) (Algorithm 1).  rho > 1: (k + n floor(rho), frac(rho)), the
     split of the paper's Section 2.3 (Algorithm 4).
     """
-    rho = _num("rho", rho, 0.0, 1e12)
+    rho = checked_number("rho", rho, 0.0, 1e12)
     if rho <= 1.0:
         return k, rho
     f = math.floor(rho)
@@ -123,7 +123,7 @@ def _component(N: int, q: float, log_mass: float):
     return lo, pmf, trunc
 
 
-def _noise_window(u: int, m: int, k: int, n: int, p: float, log_mass: float):
+def noise_window(u: int, m: int, k: int, n: int, p: float, log_mass: float):
     """pmf of T ~ Bin(k, u/m) + Bin(n, p u/m) on a window, and the mass left out."""
     q = u / m
     lo1, f1, t1 = _component(k, q, log_mass)
@@ -132,7 +132,7 @@ def _noise_window(u: int, m: int, k: int, n: int, p: float, log_mass: float):
     return lo1 + lo2, pmf, t1 + t2
 
 
-def _inner(L: np.ndarray, c: np.ndarray, e: float):
+def inner_sum(L: np.ndarray, c: np.ndarray, e: float):
     """I(L, c) and its e^eps coefficient Q(L, c) (vectorised; module docstring).
 
     Returns (I, Q) with I = E[(d + c) - e (L - d + c); d >= x0] and Q the second

@@ -1,11 +1,10 @@
-"""Part of accountant.protocols.bib (was accountant.bib).
-
-Part of :mod:`accountant.protocols.bib`; the package docstring has the mathematics.
+"""The paper's own privacy condition for the balls-into-bins protocol and the rho it asks for,
+kept apart so that it is compared with, never mixed into, the certified delta.
 """
 from __future__ import annotations
 import math
 from typing import Optional
-from accountant.protocols.bib.law import PAPER_EPS_MAX, _check, _num
+from accountant.protocols.bib.law import PAPER_EPS_MAX, check_bib_args, checked_number
 
 
 # ----------------------------------------------------------------------------
@@ -19,9 +18,9 @@ def paper_requirement(eps: float, delta: float, m: int, s: int) -> float:
 
 def paper_condition(eps: float, delta: float, m: int, s: int, k: int, n: int, p: float) -> bool:
     """Whether Theorem 2.1 certifies (eps, delta): 0 < eps <= 3 and k + n p >= requirement."""
-    m, s, k, n, p = _check(m, s, k, n, p)
-    eps = _num("eps", eps, 0.0, 700.0, lo_open=True)
-    delta = _num("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+    m, s, k, n, p = check_bib_args(m, s, k, n, p)
+    eps = checked_number("eps", eps, 0.0, 700.0, lo_open=True)
+    delta = checked_number("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
     if eps > PAPER_EPS_MAX:
         return False
     return k + n * p >= paper_requirement(eps, delta, m, s)
@@ -33,11 +32,11 @@ def paper_rho(eps: float, delta: float, m: int, s: int, k: int, n: int) -> Optio
     For rho > 1 this is read with the Section 2.3 split (``params_for_rho``),
     which keeps k + n p = k + n rho.
     """
-    m, s, k, n, _ = _check(m, s, k, n, 0.0)
+    m, s, k, n, _ = check_bib_args(m, s, k, n, 0.0)
     if n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n}")
-    eps = _num("eps", eps, 0.0, 700.0, lo_open=True)
-    delta = _num("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+    eps = checked_number("eps", eps, 0.0, 700.0, lo_open=True)
+    delta = checked_number("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
     if eps > PAPER_EPS_MAX:
         return None
     req = paper_requirement(eps, delta, m, s)

@@ -1,6 +1,5 @@
-"""Part of accountant.protocols.bib (was accountant.bib).
-
-Part of :mod:`accountant.protocols.bib`; the package docstring has the mathematics.
+"""Slow references for the balls-into-bins delta that the tests hold the fast sums to: an
+mpmath sum over the proof's variables and a brute force over all placements on tiny instances.
 """
 from __future__ import annotations
 import math

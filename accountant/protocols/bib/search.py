@@ -1,12 +1,12 @@
-"""Part of accountant.protocols.bib (was accountant.bib).
-
-Part of :mod:`accountant.protocols.bib`; the package docstring has the mathematics.
+"""Inverse searches of the balls-into-bins protocol: the smallest certified eps for a delta
+(``bib_epsilon``) and the smallest rho that meets (eps, delta) (``bib_rho_for``), both by a
+bracketed monotone search on the certified delta.
 """
 from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Optional
-from accountant.protocols.bib.law import _check, _num, params_for_rho
+from accountant.protocols.bib.law import check_bib_args, checked_number, params_for_rho
 from accountant.protocols.bib.divergence import bib_divergence, delta_floor
 from accountant.protocols.bib.paper import paper_rho
 
@@ -60,9 +60,9 @@ def bib_epsilon(delta: float, m: int, s: int, k: int, n: int, p: float,
     >>> bib_delta(r.epsilon, 10, 1, 1000, 1000, 0.5) <= 1e-6
     True
     """
-    m, s, k, n, p = _check(m, s, k, n, p)
-    delta = _num("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
-    rtol = _num("rtol", rtol, 0.0, 1.0, lo_open=True)
+    m, s, k, n, p = check_bib_args(m, s, k, n, p)
+    delta = checked_number("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+    rtol = checked_number("rtol", rtol, 0.0, 1.0, lo_open=True)
 
     def ev(x):
         return bib_divergence(x, m, s, k, n, p, target=delta)
@@ -143,12 +143,12 @@ def bib_rho_for(eps: float, delta: float, m: int, s: int, k: int, n: int,
     Bracketed bisection on rho (delta is non-increasing in rho); the returned rho
     always has certified delta <= target; ``lower_rho`` has certified delta > target.
     """
-    m, s, k, n, _ = _check(m, s, k, n, 0.0)
+    m, s, k, n, _ = check_bib_args(m, s, k, n, 0.0)
     if n < 1:
         raise ValueError(f"n must be an integer >= 1 to solve for rho, got {n}")
-    eps = _num("eps", eps, 0.0, 700.0)
-    delta = _num("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
-    rtol = _num("rtol", rtol, 0.0, 1.0, lo_open=True)
+    eps = checked_number("eps", eps, 0.0, 700.0)
+    delta = checked_number("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+    rtol = checked_number("rtol", rtol, 0.0, 1.0, lo_open=True)
     evals = 0
 
     def f(rho):

@@ -32,7 +32,7 @@ def test_lower_delta_equals_exact_summation(mech, kw):
     ll = dataclasses.replace(M.mechanism_lower_law(p), full=None)  # the category laws alone
     eps = [0.05, 0.4, 1.0]
     # the largest of the post-processings' exact values
-    exact = [max(v) for v in zip(*(M.count_law_delta_exact(30, M._merge_tail(law), eps)
+    exact = [max(v) for v in zip(*(M.count_law_delta_exact(30, M.merge_tail(law), eps)
                                    for law in (ll.law,) + ll.alternatives))]
     for e, ex in zip(eps, exact):
         got = ll.delta(30, e)
@@ -130,13 +130,13 @@ def test_coco_bracket():
 
 def test_binary_delta_symmetry_and_zero():
     # swapping the categories (N -> n - N) gives the same value
-    a = M._binary_delta(500, 0.3, 2.0, -1.0)
-    b = M._binary_delta(500, 0.7, -1.0, 2.0)
+    a = M.binary_delta(500, 0.3, 2.0, -1.0)
+    b = M.binary_delta(500, 0.7, -1.0, 2.0)
     assert a == pytest.approx(b, rel=1e-12)
-    assert M._binary_delta(500, 0.3, -1.0, -0.5) == 0.0
+    assert M.binary_delta(500, 0.3, -1.0, -0.5) == 0.0
     # both coefficients positive: the mean
-    assert M._binary_delta(10, 0.3, 2.0, 1.0) == pytest.approx(0.3 * 2 + 0.7 * 1, rel=1e-15)
-    assert math.isfinite(M._binary_delta(10**9, 0.5, 1.0, -1.0))
+    assert M.binary_delta(10, 0.3, 2.0, 1.0) == pytest.approx(0.3 * 2 + 0.7 * 1, rel=1e-15)
+    assert math.isfinite(M.binary_delta(10**9, 0.5, 1.0, -1.0))
 
 
 def test_isolated_categories_certify_more_than_regions():
@@ -191,7 +191,7 @@ def test_binary_delta_is_a_lower_end_within_its_margin_of_a_30_digit_sum(n, p1, 
 
     import mpmath
 
-    from accountant.bounds.laws.lower import _binary_delta
+    from accountant.bounds.laws.lower import binary_delta
     from accountant.engines.blanket.oue import FLOAT_REL_ERROR_OUE
 
     sd = math.sqrt(n * p1 * (1 - p1))
@@ -207,7 +207,7 @@ def test_binary_delta_is_a_lower_end_within_its_margin_of_a_30_digit_sum(n, p1, 
             P *= mpmath.mpf(n - k) / (k + 1) * mpmath.mpf(p1) / (1 - mpmath.mpf(p1))
             k += 1
         exact = float(total / n)
-    got = _binary_delta(n, p1, v1, v2)
+    got = binary_delta(n, p1, v1, v2)
     margin = FLOAT_REL_ERROR_OUE * max(1.0, math.sqrt(n) / 1e3)
     assert exact * (1 - 2 * margin) <= got <= exact
 

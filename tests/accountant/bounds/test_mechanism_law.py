@@ -336,9 +336,9 @@ def test_binary_rr_slope_is_the_derivative_and_the_search_stays_certified(n, eps
     from accountant.core.params import make_params
 
     law = ML.mechanism_lower_law(make_params("rr", 1.0)).law
-    d0, s0 = ML._law_delta_and_slope(law, n, eps)
+    d0, s0 = ML.law_delta_and_slope(law, n, eps)
     h = 1e-6 * eps
-    d1, _ = ML._law_delta_and_slope(law, n, eps + h)
+    d1, _ = ML.law_delta_and_slope(law, n, eps + h)
     assert d0 > 0 and s0 < 0
     assert s0 == pytest.approx((d1 - d0) / h, rel=1e-4)
     res = ML.lower_bound_epsilon(make_params("rr", 1.0), n, 1e-6)

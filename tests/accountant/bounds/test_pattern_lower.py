@@ -195,7 +195,7 @@ def test_olh_random_bracket_narrows(eps0, g):
     assert r.lower_epsilon <= r.epsilon <= 1.10 * r.lower_epsilon
     assert "not reduced" in r.lower_dataset
     ll = M.mechanism_lower_law(params)
-    three = [M._law_delta_and_slope(law, 10**4, r.lower_epsilon, 1e-6)[0] for law in (ll.law,) + ll.alternatives]
+    three = [M.law_delta_and_slope(law, 10**4, r.lower_epsilon, 1e-6)[0] for law in (ll.law,) + ll.alternatives]
     full = ll.delta(10**4, r.lower_epsilon)
     assert full >= 1e-6 * (1 - 1e-6) and max(three) < 0.9 * full
 
@@ -317,7 +317,7 @@ def test_check_points_n1e4(eps0):
     assert lo == pytest.approx({0.5: 0.011388, 2.0: 0.074337}[eps0], rel=2e-4)
     # the full evaluator alone is what gives it: the three-category laws stay at the old value
     ll = M.mechanism_lower_law(params)
-    three = [M._law_delta_and_slope(law, 10**4, lo, 1e-6)[0] for law in (ll.law,) + ll.alternatives]
+    three = [M.law_delta_and_slope(law, 10**4, lo, 1e-6)[0] for law in (ll.law,) + ll.alternatives]
     assert max(three) < 1e-6 < ll.delta(10**4, lo)
 
 
@@ -347,7 +347,7 @@ def test_fallback_beyond_caps(monkeypatch):
     assert O.full_lower_delta(P.oue_patterns(1.0), 10**4, 0.02) is None and not ll.full.applies(10**4, 1e-6)
     three = ll.delta(10**4, 0.02)
     assert 0.0 < three < with_full
-    assert max(M._law_delta_and_slope(law, 10**4, 0.02)[0] for law in (ll.law,) + ll.alternatives) == three
+    assert max(M.law_delta_and_slope(law, 10**4, 0.02)[0] for law in (ll.law,) + ll.alternatives) == three
     assert M.mechanism_lower_law(make_params("oue", 1.0, k=2)).full is None
 
 

@@ -196,21 +196,21 @@ def test_tilted_truncation_bounds_the_left_out_part(law, eps, monkeypatch):
     import accountant.engines.blanket as be
     from accountant.engines.blanket import engine as be_engine, window as be_window
 
-    monkeypatch.setattr(be_window, "_TILT_FROM", 1)
-    monkeypatch.setattr(be_engine, "_TILT_FROM", 1)  # tilt from the smallest windows on
+    monkeypatch.setattr(be_window, "TILT_FROM", 1)
+    monkeypatch.setattr(be_engine, "TILT_FROM", 1)  # tilt from the smallest windows on
     n = 600
     v = law.coefficients(eps)
-    terms = be._Terms(law, eps)
+    terms = be.Terms(law, eps)
     full = (0, n) if 0.0 < law.p_prime < 1.0 else (0, 0)
-    F_all, _ = be._exact(law, n, terms, (0, n), full)
+    F_all, _ = be.exact_sum(law, n, terms, (0, n), full)
     allowed = 1e-4 * F_all / n
-    mw, jw, trunc = be._windows(law, n, v, allowed)
-    monkeypatch.setattr(be_window, "_TILT_FROM", 10 ** 9)
-    monkeypatch.setattr(be_engine, "_TILT_FROM", 10 ** 9)  # the crude windows, for comparison
-    cmw, cjw, _ = be._windows(law, n, v, allowed)
+    mw, jw, trunc = be.law_windows(law, n, v, allowed)
+    monkeypatch.setattr(be_window, "TILT_FROM", 10 ** 9)
+    monkeypatch.setattr(be_engine, "TILT_FROM", 10 ** 9)  # the crude windows, for comparison
+    cmw, cjw, _ = be.law_windows(law, n, v, allowed)
     # the tilted windows are the narrower ones here, and they leave something out
     assert (mw[1] - mw[0]) * (jw[1] - jw[0] + 1) < (cmw[1] - cmw[0]) * (cjw[1] - cjw[0] + 1)
-    F_in, _ = be._exact(law, n, terms, mw, jw)
+    F_in, _ = be.exact_sum(law, n, terms, mw, jw)
     out = (F_all - F_in) / n
     assert out > 0.0
     assert out <= trunc <= allowed * (1 + 1e-12)

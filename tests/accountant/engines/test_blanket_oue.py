@@ -113,15 +113,15 @@ def test_between_lower_bound_and_relaxation(eps0, log_n, log_delta):
 @pytest.mark.parametrize("eps0,n", [(0.5, 3000), (2.5, 10_000), (4.5, 20_000)])
 def test_table_sum_equals_cell_by_cell_sum(eps0, n):
     # the exact path's tail tables (accountant.engines.blanket.oue_table) against the closed
-    # form evaluated cell by cell with one incomplete beta per (m, j) (sums._exact)
+    # form evaluated cell by cell with one incomplete beta per (m, j) (sums.exact_sum)
     from accountant.engines.blanket import oue
     from accountant.engines.blanket.oue_table import direct_table_sum
-    from accountant.engines.blanket.sums import _exact
+    from accountant.engines.blanket.sums import exact_sum
     law, delta = OueBlanket(eps0), 1e-6
     eps = approx_epsilon(law, n, delta)
     mw, jw, _ = oue.oue_windows(law, n, eps, 1e-8 * delta)
     F, Q = direct_table_sum(law.E, n, eps, mw, jw, oue.excess_from_tail)
-    F0, Q0 = _exact(oue._shape(law), n, oue._OueTerms(law, n, eps), mw, jw)
+    F0, Q0 = exact_sum(oue._shape(law), n, oue._OueTerms(law, n, eps), mw, jw)
     assert F == pytest.approx(F0, rel=1e-12) and Q == pytest.approx(Q0, rel=1e-12)
     assert F > 0.5 * n * delta  # the windows hold the mass: a real comparison
 
@@ -216,15 +216,15 @@ def test_nested_rows_on_a_grid_equal_rows_on_scattered_points():
     from accountant.engines.blanket import oue
     law, eps = OueBlanket(1.0), 0.0085
     _, inner, _, pi = oue._nested_laws(law)
-    up = oue._NestedUpper(law, inner, pi, eps, 8, math.log(1e-16))
+    up = oue.NestedUpper(law, inner, pi, eps, 8, math.log(1e-16))
     m = np.arange(2000, 2400, dtype=np.int64)
     ts = np.array([30000.0, 30500.0, 31000.0])
     g1, _, q1 = up.row(np.tile(m, ts.size), np.repeat(ts, m.size))
     perm = np.random.default_rng(1).permutation(m.size * ts.size)
-    up2 = oue._NestedUpper(law, inner, pi, eps, 8, math.log(1e-16))
+    up2 = oue.NestedUpper(law, inner, pi, eps, 8, math.log(1e-16))
     g2, _, q2 = up2.row(np.tile(m, ts.size)[perm], np.repeat(ts, m.size)[perm])
-    assert oue._as_grid(np.tile(m, ts.size), np.repeat(ts, m.size)) is not None
-    assert oue._as_grid(np.tile(m, ts.size)[perm], np.repeat(ts, m.size)[perm]) is None
+    assert oue.as_grid(np.tile(m, ts.size), np.repeat(ts, m.size)) is not None
+    assert oue.as_grid(np.tile(m, ts.size)[perm], np.repeat(ts, m.size)[perm]) is None
     assert np.max(g1) > 0
     assert np.allclose(g1[perm], g2, rtol=1e-14, atol=0) and np.allclose(q1[perm], q2, rtol=1e-14, atol=0)
 

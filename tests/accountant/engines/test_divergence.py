@@ -7,7 +7,7 @@ from scipy.stats import binom
 
 from accountant.engines.pair.law import FLOAT_REL_ERROR, TRUNCATION_FRACTION, DominatingPair
 from accountant.engines.pair.divergence import (
-    _FloatWindow,
+    FloatWindow,
     _mp_window_sum,
     hockey_stick_bruteforce,
     hockey_stick_divergence,
@@ -111,7 +111,7 @@ def test_float_matches_mpmath_large_n_same_window(n, eps0, eps):
     pair = DominatingPair.stronger_clone(n, eps0, 1 / (math.exp(eps0) + 1))
     mode = int((n - 1) * pair.c)
     lo, hi = mode - 300, mode + 300
-    M, sd, _ = _FloatWindow(pair, lo, hi).sums(eps)
+    M, sd, _ = FloatWindow(pair, lo, hi).sums(eps)
     ref, _ = _mp_window_sum(pair, eps, lo, hi, 25)
     got = math.exp(M) * sd
     assert abs(got - float(ref)) <= 1e-10 * float(ref), (got, float(ref))
@@ -214,7 +214,7 @@ def test_chart_tolerance_window_stays_certified(n):
     evaluation at it is <= the target), within the tolerance of the library's rtol-1e-9 answer,
     and its window is shorter."""
     from accountant.bounds.pair_accountant import search_pair_epsilon, window_fraction
-    from accountant.engines.pair.law import TRUNCATION_FRACTION, _window_log
+    from accountant.engines.pair.law import TRUNCATION_FRACTION, window_log
 
     assert window_fraction(1e-9) == TRUNCATION_FRACTION and window_fraction(1e-4) == 1e-6
     assert window_fraction(1e-12) == TRUNCATION_FRACTION and window_fraction(0.5) == 1e-6
@@ -224,8 +224,8 @@ def test_chart_tolerance_window_stays_certified(n):
         assert hockey_stick_divergence(pair, coarse.epsilon).upper <= 1e-6
         assert fine.epsilon * (1 - 1e-9) <= coarse.epsilon <= fine.epsilon * (1 + 1e-4)
         lm = math.log(1e-6) - math.log(2.0)
-        wide = _window_log(pair, math.log(TRUNCATION_FRACTION) + lm)
-        narrow = _window_log(pair, math.log(1e-6) + lm)
+        wide = window_log(pair, math.log(TRUNCATION_FRACTION) + lm)
+        narrow = window_log(pair, math.log(1e-6) + lm)
         assert narrow[1] - narrow[0] < wide[1] - wide[0]
         assert narrow[2] <= math.log(1e-6 * 1e-6) + 1e-9  # what it leaves out is bounded
 
@@ -234,7 +234,7 @@ def test_half_tail_ratio_runs_equals_run_by_run():
     """The batched runs (one continued-fraction call for all anchors, one run returned as it
     is) give bit for bit what each run gives alone, on paths with breaks (m jumping, k
     stepping back or by 2) and on a single long run."""
-    from accountant.engines.pair.divergence import _FloatWindow, half_tail_ratio_runs
+    from accountant.engines.pair.divergence import FloatWindow, half_tail_ratio_runs
 
     rng = np.random.default_rng(3)
     for trial in range(12):
@@ -252,5 +252,5 @@ def test_half_tail_ratio_runs_equals_run_by_run():
         dk = np.diff(k)
         cuts = np.flatnonzero((np.diff(m) != 1) | (dk < 0) | (dk > 1)) + 1
         for s0, s1 in zip(np.r_[0, cuts], np.r_[cuts, V]):
-            r1, l1 = _FloatWindow._run(m[s0:s1], k[s0:s1])
+            r1, l1 = FloatWindow._run(m[s0:s1], k[s0:s1])
             assert np.array_equal(R[s0:s1], r1) and np.array_equal(logb[s0:s1], l1)
