@@ -141,9 +141,13 @@ class DeltaReport:
     lower_hash_model: Optional[str] = None
 
 
-def _lower_statement(params) -> tuple:
-    """(datasets, hash model) of the certified lower bound of ``params`` (None, None if none)."""
+def _lower_statement(params, result=None) -> tuple:
+    """(datasets, hash model) of the certified lower bound of ``params`` (None, None if none);
+    a matrix's lower bound names its datasets in its ``result`` (the best of several triples)."""
     from accountant.bounds.laws.lower import mechanism_lower_law
+
+    if params.name == "finite":
+        return (None if result is None else result.reason), None
 
     ll = mechanism_lower_law(params)
     return (None, None) if ll is None else (ll.datasets, ll.hash_model)
@@ -204,6 +208,9 @@ class ShuffleAccountant:
         if not isinstance(params, kinds):
             raise ValueError("params must be a parameter object from accountant.params.make_params "
                              f"({', '.join(k.__name__ for k in kinds)}), got {type(params).__name__}")
+        if params.name == "finite" and not params.pure:
+            raise ValueError(f"{params.label} is not pure LDP (a column has a zero beside a positive "
+                             "entry): bounds here need every output possible from every input")
         self.params = params
         self.n = validate_n(n)
         if bound != "proved":
@@ -300,7 +307,7 @@ class ShuffleAccountant:
         if pap is not None:
             pap_eps, pap_cav = pap.epsilon, pap.reason
         proved = name == "post-processing" or bounds.REGISTRY[name].proved(self.params.name)
-        ds, hm = _lower_statement(self.params) if lo_eps is not None else (None, None)
+        ds, hm = _lower_statement(self.params, lo) if lo_eps is not None else (None, None)
         return EpsilonReport(eps, name, delta, ach, lo_eps, lo_reason, pap_eps, pap_cav, proved, ds, hm, note)
 
     # -- delta -----------------------------------------------------------------
@@ -376,7 +383,12 @@ class ShuffleAccountant:
         if paper:
             v = bounds.bound_delta("paper", self.params, self.n, eps)
             pap_d, pap_cav = (None, None) if v is None else (v[1], self.params.caveat)
-        ds, hm = _lower_statement(self.params) if lo_d is not None else (None, None)
+        if lo_d is not None and self.params.name == "finite":  # the triple that gave lo_d
+            from accountant.bounds.finite import finite_lower_delta
+
+            ds, hm = finite_lower_delta(self.params, self.n, eps).detail, None
+        else:
+            ds, hm = _lower_statement(self.params) if lo_d is not None else (None, None)
         return DeltaReport(eps, d, name, lo_d, lo_reason, pap_d, pap_cav, ds, hm)
 
     def delta_curve(self, epsilons) -> np.ndarray:

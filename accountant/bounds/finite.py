@@ -429,3 +429,32 @@ def finite_lower_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
             if v > best.delta:
                 best = FiniteBound(eps, v, "lower", ll.datasets)
     return best
+
+
+# --------------------------------------------------------------------------- the registry's view
+def finite_blanket_result(R: FiniteRandomizer, n: int, delta: float, rtol: float):
+    """:func:`finite_upper_epsilon` as the registry's ``blanket`` result (clamped to eps0:
+    post-processing); not applicable, with the reason, for a matrix this bound does not cover."""
+    from accountant.core.result import BoundResult
+
+    up = finite_upper_epsilon(R, n, delta, rtol)
+    if up.epsilon is None:
+        return BoundResult.not_applicable("blanket", up.reason, delta)
+    if up.epsilon >= R.eps0:
+        return BoundResult("blanket", R.eps0, True, up.detail, delta, 0.0)
+    achieved = finite_upper_delta(R, n, up.epsilon).delta
+    return BoundResult("blanket", up.epsilon, True, up.detail, delta, min(achieved, delta))
+
+
+def finite_blanket_delta(R: FiniteRandomizer, n: int, eps: float) -> tuple:
+    """(0, certified upper delta at eps) of the matrix's blanket bound (the registry's form)."""
+    up = finite_upper_delta(R, n, float(eps))
+    return 0.0, (1.0 if math.isnan(up.delta) else up.delta)
+
+
+def finite_lower_result(R: FiniteRandomizer, n: int, delta: float, rtol: float):
+    """:func:`finite_lower_epsilon` as the registry's ``lower`` result (datasets in ``reason``)."""
+    from accountant.core.result import BoundResult
+
+    lo = finite_lower_epsilon(R, n, delta, rtol)
+    return BoundResult("lower", lo.epsilon, True, lo.detail, delta)

@@ -54,6 +54,7 @@ from typing import Callable, Optional
 from accountant.bounds import blanket_relaxations as blanket
 from accountant.bounds import closed_form
 from accountant.bounds.agreement import agree_with_delta
+from accountant.bounds import finite as _finite  # mechanism "finite": a randomizer given as its matrix
 from accountant.bounds import random_blanket as _rb  # hash_model="random" (Collision, CoCo, OLH)
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
@@ -70,8 +71,9 @@ from accountant.core.result import BoundResult
 
 ALL = ("generic", "collision", "coco", "krr", "rr", "olh")
 HASHED = ("collision", "coco", "krr", "rr", "olh")  # mechanisms with the t-ary output structure
-# the bounds that hold for every eps0-LDP randomizer (only eps0 enters them)
-LDP = ALL + ("oue",)
+# the bounds that hold for every eps0-LDP randomizer (only eps0 enters them); "finite" is any
+# pure-LDP randomizer given as its matrix (accountant.bounds.finite)
+LDP = ALL + ("oue", "finite")
 ALIASES = {"tight": "paper"}
 
 
@@ -247,6 +249,9 @@ def chart_truncation(rtol: float) -> float:
 def _blanket(params, n, delta, rtol) -> BoundResult:
     from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
 
+    if params.name == "finite":  # the worst pair's blanket of the matrix
+        return _finite.finite_blanket_result(params, n, delta, rtol)
+
     # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
     # a coarse rtol (a chart's) also coarsens the bins (certified either way)
     res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
@@ -263,6 +268,9 @@ def _blanket(params, n, delta, rtol) -> BoundResult:
 
 def _blanket_delta(params, n, eps):
     from accountant.engines.blanket.engine import blanket_exact_delta
+
+    if params.name == "finite":
+        return _finite.finite_blanket_delta(params, n, eps)
     if eps >= params.eps0:
         return 0.0, 0.0
     v = blanket_exact_delta(_blanket_law(params), n, eps)
@@ -274,11 +282,18 @@ def _blanket_delta(params, n, eps):
 def _lower(params, n, delta, rtol) -> BoundResult:
     from accountant.bounds import laws as mechanism_law
 
+    if params.name == "finite":
+        return _finite.finite_lower_result(params, n, delta, rtol)
+
     return mechanism_law.lower_bound_epsilon(params, n, delta, rtol=rtol)
 
 
 def _lower_delta(params, n, eps):
     from accountant.bounds import laws as mechanism_law
+
+    if params.name == "finite":
+        v = _finite.finite_lower_delta(params, n, eps).delta
+        return v, v
 
     return mechanism_law.lower_bound_delta(params, n, eps)
 
@@ -302,7 +317,7 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
-    BoundSpec("blanket", "upper", HASHED + ("oue",), HASHED + ("oue",),
+    BoundSpec("blanket", "upper", HASHED + ("oue", "finite"), HASHED + ("oue", "finite"),
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.blanket_exact); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
@@ -376,6 +391,7 @@ _HEADLINE = {
     "olh": ("blanket", "clone", "efmrtt19"),
     "oue": ("blanket", "clone", "efmrtt19"),
     "variation-ratio": ("clone",),
+    "finite": ("blanket", "clone", "efmrtt19"),
 }
 _HEADLINE_DELTA = {
     "generic": ("clone", "blanket-bennett-generic"),
@@ -386,6 +402,7 @@ _HEADLINE_DELTA = {
     "olh": ("blanket", "clone"),
     "oue": ("blanket", "clone"),
     "variation-ratio": ("clone",),
+    "finite": ("blanket", "clone"),
 }
 
 

@@ -89,7 +89,7 @@ def _check_values(arr: np.ndarray) -> np.ndarray:
     return arr / sums[:, None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FiniteRandomizer:
     """A local randomizer with finite input and output sets, given by its probability matrix.
 
@@ -140,6 +140,15 @@ class FiniteRandomizer:
             object.__setattr__(self, what, labels)
         if not isinstance(self.label, str) or not self.label:
             raise ValueError("label must be a non-empty string")
+
+    def _key(self) -> tuple:
+        return (self.matrix.shape, self.matrix.tobytes(), self.inputs, self.outputs, self.label)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, FiniteRandomizer) and self._key() == other._key()
+
+    def __hash__(self) -> int:  # the registry caches results by parameter object
+        return hash(self._key())
 
     # the parameter-object protocol the registry and the interfaces read (as GenericLDP's)
     s = t = d = None

@@ -25,6 +25,7 @@ from typing import Optional, Union
 
 import numpy as np
 
+from accountant.core.finite import FiniteRandomizer
 from accountant.core.limits import COCO_RANDOM_MAX_S, RANDOM_HASH_MAX_S
 from accountant.core.rules import coco_theorem7_t, collision_paper_t, olh_default_g
 from accountant.core.caveats import (
@@ -484,7 +485,8 @@ class VariationRatioParams(_NoHash):
         return CAVEAT_VARIATION_RATIO
 
 
-Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams]
+Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams,
+               FiniteRandomizer]
 """Any parameter object of a local randomizer (the type :class:`ShuffleAccountant` accepts)."""
 
 
