@@ -192,11 +192,16 @@ def default_step(specs: Sequence[RoundSpec]) -> float:
 class CompositionResult:
     """Central eps after all rounds at total ``delta``.
 
-    epsilon : PLD, pessimistic (a certified upper bound).
+    epsilon : the smallest of three certified upper bounds: the pessimistic PLD, the naive
+        total and the advanced total (each a valid bound at total ``delta``), named by
+        ``source`` (``"pld"``, ``"naive"`` or ``"advanced"``): the PLD total alone can exceed
+        the naive one (an infinite PLD total at delta = 1e-12 with a naive total of 2 eps0).
     epsilon_optimistic : PLD, optimistic (a lower bound on the connect-the-dots value's
-        true counterpart; [optimistic, pessimistic] shows the discretisation error).
+        true counterpart; [optimistic, pessimistic] shows the discretisation error), capped at
+        ``epsilon``.
     naive_epsilon : sum of per-round eps at delta/T each.
     advanced_epsilon : advanced composition, per-round delta = delta/(2T), slack delta/2.
+    source : which of the three ``epsilon`` is.
 
     Examples
     --------
@@ -213,11 +218,21 @@ class CompositionResult:
     rounds: int
     delta: float
     step: float
+    source: str = "pld"
 
     def as_dict(self) -> dict:
-        return {"epsilon": self.epsilon, "epsilon_optimistic": self.epsilon_optimistic,
+        return {"epsilon": self.epsilon, "epsilon_source": self.source,
+                "epsilon_optimistic": self.epsilon_optimistic,
                 "naive_epsilon": self.naive_epsilon, "advanced_epsilon": self.advanced_epsilon,
                 "rounds": self.rounds, "delta": self.delta, "step": self.step}
+
+
+def _smallest(pld: float, optimistic: float, naive: float, advanced: float, rounds: int,
+              delta: float, step: float) -> CompositionResult:
+    """The result with ``epsilon`` the smallest of the three certified totals (the PLD first
+    on ties) and the optimistic PLD value capped at it."""
+    eps, source = min((pld, "pld"), (naive, "naive"), (advanced, "advanced"), key=lambda x: x[0])
+    return CompositionResult(eps, min(optimistic, eps), naive, advanced, rounds, delta, step, source)
 
 
 def _check_rounds(rounds) -> int:
@@ -294,8 +309,7 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float,
     per_adv = {s: round_pld(s, step, True).get_epsilon(delta / (2 * T)) for s in set(specs)}
     naive = sum(per_naive[s] for s in specs)
     adv = advanced_composition([per_adv[s] for s in specs], delta / 2)
-    return CompositionResult(pess.get_epsilon(delta), opt.get_epsilon(delta), naive, adv, T,
-                             delta, step)
+    return _smallest(pess.get_epsilon(delta), opt.get_epsilon(delta), naive, adv, T, delta, step)
 
 
 def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
@@ -342,8 +356,8 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float,
     single = round_pld(spec, step, True)
     naive = rounds * single.get_epsilon(delta / rounds)
     adv = advanced_composition([single.get_epsilon(delta / (2 * rounds))] * rounds, delta / 2)
-    return CompositionResult(pess.get_epsilon(delta), opt.get_epsilon(delta), naive, adv,
-                             rounds, delta, step)
+    return _smallest(pess.get_epsilon(delta), opt.get_epsilon(delta), naive, adv, rounds, delta,
+                     step)
 
 
 def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
