@@ -47,8 +47,13 @@ PROFILE_TRUNCATION = 1e-13
 # certified at any gap; the PLD's own discretisation is far coarser).
 PROFILE_BIN_GAP = 1e-3
 # first pass of the binned path: the profile is differenced into a PLD, so its values
-# must vary smoothly in eps; 8 bins keep the gap far inside PROFILE_BIN_GAP
+# must vary smoothly in eps; 8 bins keep the gap far inside PROFILE_BIN_GAP.  From
+# PROFILE_ONE_BIN_N users on the first pass is one bin (the refinement still stops only at
+# PROFILE_BIN_GAP, so the values keep that gap): 5-6x cheaper evaluations (n = 1e9: 0.5 s
+# instead of 2.7 s, n = 1e10: 1.2-1.6 s instead of 7-8.5 s, the same upper values to 6
+# digits at eps = 5e-4 ... 5e-3, collision s = 4, eps0 = 1)
 PROFILE_MIN_BINS = 8
+PROFILE_ONE_BIN_N = 10**8
 # Profile samples across a round's support (the connect-the-dots points).
 DEFAULT_STEPS = 40
 # The composition grid is this many times finer than the samples of the narrowest round
@@ -92,6 +97,7 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     pair = clone_pair(spec.params(), spec.n)
     law = round_law(spec)
     random_params = spec.params() if spec.hash_model == "random" else None
+    min_bins = 1 if spec.n >= PROFILE_ONE_BIN_N else PROFILE_MIN_BINS
 
     def profile(eps: float) -> tuple[float, float]:
         if law is None:
@@ -100,7 +106,7 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
         if eps >= law.eps_max:  # every v_c <= 0: delta = 0 (post-processing of eps0-LDP)
             return 0.0, 0.0
         ev = lambda lw, e: positive_part(lw, spec.n, e, target_delta=PROFILE_TARGET,  # noqa: E731
-                                         bin_gap=PROFILE_BIN_GAP, min_bins=PROFILE_MIN_BINS,
+                                         bin_gap=PROFILE_BIN_GAP, min_bins=min_bins,
                                          truncation=PROFILE_TRUNCATION)
         b = ev(law, eps)
         if spec.hash_model == "random":  # the four-corner law, at most the any-hash value

@@ -91,6 +91,11 @@ LOG_DELTA_MIN = -10_000.0
 # "repeat"); the composed PLD's grid grows with the rounds (measured: 1e4 rounds 9 s and
 # 0.27 GB, 1e5 rounds > 100 s and > 1.5 GB).
 MAX_ROUNDS = 10_000
+# the planner's rounds (--rounds, or a schedule's rounds after "repeat"): it inverts the
+# composition estimate some 10-20 times and certifies 1-3 compositions, each an FFT
+# composition of all the rounds (measured, 2 cores under load: 11.6 s an estimate at 1e4
+# rounds, 1.2 s at 1e3; `plan --rounds 10000` 67 s), so it plans at most this many
+PLAN_MAX_ROUNDS = 2_000
 # a schedule file: at most this many bytes; JSON nesting deeper than MAX_NESTING refused
 MAX_SCHEDULE_BYTES = 1_000_000
 MAX_NESTING = 20

@@ -143,3 +143,56 @@ def test_compose_never_above_naive():
     # where the PLD is the smallest, it is named so
     r2 = compose_rounds(RoundSpec(10_000, 1.0), 4, 1e-6)
     assert r2.source == "pld" and r2.epsilon < r2.naive_epsilon
+
+
+def test_plan_limits_checked_before_work():
+    """Item 18: `plan --rounds 10001` was refused after 29-47 s of work and `--rounds 100000`
+    passed the check (300 s, 1.4 GB); a schedule round above the accountant's n range was
+    accepted.  The planner's limits come from accountant.core.limits and are checked first."""
+    from accountant.core.limits import MAX_N, PLAN_MAX_ROUNDS
+    from mechanisms.planning.planner import plan
+
+    for kw in ({"rounds": PLAN_MAX_ROUNDS + 1}, {"rounds": 100_000},
+               {"schedule": [10**5] * (PLAN_MAX_ROUNDS + 1)}, {"schedule": [MAX_N * 10, 1]}):
+        t0 = time.monotonic()
+        with pytest.raises(ValueError, match="rounds|schedule"):
+            plan(1.0, 1e-6, n=10**5, d=128, s=8, **kw)
+        assert time.monotonic() - t0 < 2.0
+
+
+def test_plan_cli_rounds_refused_in_parser():
+    import subprocess
+    import sys
+
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "mechanisms", "plan", "--n", "1e5", "--d", "128", "--s", "8",
+                        "--eps", "1", "--delta", "1e-6", "--rounds", "10001", "--json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--rounds" in r.stderr and r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1 and time.monotonic() - t0 < 30
+
+
+def test_compose_collision_n_1e10_within_a_minute():
+    """Item 17: `compose --delta 1e-6 --n 1e10 --eps0 1 --rounds 2 --mechanism collision --s 4`
+    ran past 60 s (each profile evaluation 7-8.5 s with 8 first bins); from n = 1e8 on the
+    profile's first pass is one bin (same upper values, 5-6x cheaper): 49 s under load."""
+    spec = RoundSpec(10**10, 1.0, "collision", s=4)
+    t0 = time.monotonic()
+    r = compose_rounds(spec, 2, 1e-6)
+    assert time.monotonic() - t0 < 60.0
+    assert r.source == "pld" and 0.0 < r.epsilon <= r.naive_epsilon
+
+
+def test_profile_one_bin_same_values():
+    """The one-bin first pass keeps the profile's values (the refinement still stops at
+    PROFILE_BIN_GAP): against 8 first bins at n = 1e9."""
+    from accountant.composition import compose as C
+    from accountant.engines.blanket.engine import positive_part
+
+    spec = RoundSpec(10**9, 1.0, "collision", s=4)
+    law = C.round_law(spec)
+    for eps in (2e-5, 5e-5, 1e-4):
+        a, b = (positive_part(law, spec.n, eps, target_delta=C.PROFILE_TARGET, bin_gap=C.PROFILE_BIN_GAP,
+                              min_bins=mb, truncation=C.PROFILE_TRUNCATION) for mb in (1, 8))
+        assert a.lower <= b.upper and b.lower <= a.upper
+        assert abs(a.upper - b.upper) <= C.PROFILE_BIN_GAP * b.upper
