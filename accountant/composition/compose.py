@@ -308,6 +308,9 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float,
         raise ValueError("the schedule must contain at least one round")
     delta = _check_delta(delta)
     _check_rounds(len(specs))
+    from accountant.core.limits import check_schedule_spread
+
+    check_schedule_spread("schedule", [sp.n for sp in specs])
     step = default_step(specs) if step is None else _check_step(step, specs)
     T = len(specs)
     pess, opt = composed_plds(specs, step)

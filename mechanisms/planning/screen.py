@@ -31,7 +31,7 @@ SCREEN_PAST_MIN = 5
 SCREEN_REFINE = 7
 # the planner's limits (accountant.core.limits, one place): checked here before any work (the
 # planner checked 100,000 rounds and the composition refused 10,001 after 29-47 s)
-from accountant.core.limits import MAX_N, PLAN_MAX_ROUNDS as MAX_ROUNDS  # noqa: E402
+from accountant.core.limits import MAX_N, PLAN_MAX_ROUNDS as MAX_ROUNDS, check_schedule_spread  # noqa: E402
 # smallest delta planned (work grows fast below: see _check)
 DELTA_MIN = 1e-30
 
@@ -130,6 +130,7 @@ def _check_release(n: int, rounds, schedule) -> tuple[int, Optional[tuple]]:
             raise ValueError(
                 f"schedule must hold 1 to {MAX_ROUNDS:,} rounds, each with 1 <= n <= {MAX_N:.0e}"
             )
+        check_schedule_spread("schedule", ns)
         return len(ns), ns
     if rounds is None:
         return 1, None

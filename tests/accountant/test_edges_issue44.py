@@ -196,3 +196,25 @@ def test_profile_one_bin_same_values():
                               min_bins=mb, truncation=C.PROFILE_TRUNCATION) for mb in (1, 8))
         assert a.lower <= b.upper and b.lower <= a.upper
         assert abs(a.upper - b.upper) <= C.PROFILE_BIN_GAP * b.upper
+
+
+def test_schedule_spread_refused_before_work():
+    """Item 17 / 18: a schedule mixing n = 1e10 (repeat 100) with n = 1 took 122 s (one loss
+    grid for both: the n = 1 round spans ~1e5 times more points); refused up front, in the
+    planner and in the composition, with the limit in the message."""
+    from accountant.composition.compose import compose_schedule
+    from accountant.core.limits import MAX_SCHEDULE_N_RATIO
+    from mechanisms.planning.planner import plan
+
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match="at most 1e\\+06 times"):
+        plan(1.0, 1e-6, n=1, d=128, s=8, schedule=[10**10] * 100 + [1])
+    with pytest.raises(ValueError, match="at most 1e\\+06 times"):
+        compose_schedule([RoundSpec(10**10, 1.0)] * 100 + [RoundSpec(1, 1.0)], 1e-6)
+    assert time.monotonic() - t0 < 2.0
+    # at the limit itself the check passes (the composition itself is not run here)
+    from accountant.core.limits import check_schedule_spread
+
+    check_schedule_spread("schedule", [10, 10 * MAX_SCHEDULE_N_RATIO])
+    with pytest.raises(ValueError):
+        check_schedule_spread("schedule", [10, 10 * MAX_SCHEDULE_N_RATIO + 1])
