@@ -218,3 +218,27 @@ def test_schedule_spread_refused_before_work():
     check_schedule_spread("schedule", [10, 10 * MAX_SCHEDULE_N_RATIO])
     with pytest.raises(ValueError):
         check_schedule_spread("schedule", [10, 10 * MAX_SCHEDULE_N_RATIO + 1])
+
+
+def test_local_epsilon_random_hash_coco_bounded_work(monkeypatch):
+    """Item 15: `local-epsilon --n 16719 --eps 0.2498 --delta 1.32e-10 --mechanism coco --s 8
+    --hash-model random` ran past 120 s (13 bisection steps, each a four-corner search of
+    1-10 s); under the random hash the inverse bisects to RANDOM_HASH_RTOL: fewer proved
+    evaluations, the answer still verified."""
+    from accountant import ShuffleAccountant
+    from accountant.accounting import calibration
+    from accountant.bounds import registry
+
+    calls = []
+    real = registry.proved_meets
+
+    def counting(*a, **k):
+        calls.append(a[0].eps0)
+        return real(*a, **k)
+
+    monkeypatch.setattr(registry, "proved_meets", counting)
+    e0 = calibration.local_epsilon(16719, 0.2498, 1.32e-10, mechanism="coco", s=8, hash_model="random")
+    assert len(calls) <= 12, len(calls)
+    params = make_params("coco", e0, s=8, hash_model="random")
+    assert ShuffleAccountant(params, 16719).get_epsilon(1.32e-10) <= 0.2498
+    assert 3.5 < e0 < 3.7
