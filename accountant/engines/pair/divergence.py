@@ -243,15 +243,28 @@ def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_tru
             # 0.5 k - h R cancels beyond the float margin (a ratio e^eps0 >= e^15 at eps near
             # eps0: the clone of p = 1.07e13 read a true delta of 1.06e-3 at eps = 29.998944
             # as 2.8e-14): the same window in mpmath, whose digits are checked at two precisions
-            return window_value(pair, eps, m_lo, m_hi, log_trunc, method="mpmath", digits=digits)
+            # (fewer digits where the two working precisions agree on fewer; the float sum
+            # with its margin widened by the cancellation bound if even those disagree)
+            for dg in (digits, 12):
+                try:
+                    return window_value(pair, eps, m_lo, m_hi, log_trunc, method="mpmath", digits=dg)
+                except ArithmeticError:
+                    pass
+            rel = FLOAT_REL_ERROR + CANCEL_ULPS * 2.0 ** -53 * mag / sd if sd > 0 else math.inf
+        else:
+            rel = FLOAT_REL_ERROR
         log_value = M + math.log(sd) if sd > 0 else -math.inf
         log_slope = -math.exp(eps) * sq / sd if sd > 0 else 0.0
         log_err = FLOAT_LOG_REL_ERROR * abs(log_value) if sd > 0 else 0.0
-        log_margin = math.log1p(FLOAT_REL_ERROR) + log_err
-        direct = (math.exp(M) * sd, FLOAT_REL_ERROR) if sd > 0 else (0.0, 0.0)
-        log_lower_w = log_value + math.log1p(-FLOAT_REL_ERROR) - log_err
-        log_upper_w = log_value + log_margin
         digits_out = None
+        if rel < 0.5:
+            log_margin = math.log1p(rel) + log_err
+            direct = (math.exp(M) * sd, rel) if sd > 0 else (0.0, 0.0)
+            log_lower_w = log_value + math.log1p(-rel) - log_err
+            log_upper_w = log_value + log_margin
+        else:  # nothing certified from the float sum: delta <= 1 (a total variation)
+            direct = None
+            log_lower_w, log_upper_w = -math.inf, 0.0
     elif method == "mpmath":
         import mpmath
 
