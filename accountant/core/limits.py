@@ -96,6 +96,16 @@ LOG_DELTA_MIN = -10_000.0
 # "repeat"); the composed PLD's grid grows with the rounds (measured: 1e4 rounds 9 s and
 # 0.27 GB, 1e5 rounds > 100 s and > 1.5 GB).
 MAX_ROUNDS = 10_000
+# the planner's rounds (--rounds, or a schedule's rounds after "repeat"): it inverts the
+# composition estimate some 10-20 times and certifies 1-3 compositions, each an FFT
+# composition of all the rounds (measured, 2 cores under load: 11.6 s an estimate at 1e4
+# rounds, 1.2 s at 1e3; `plan --rounds 10000` 67 s), so it plans at most this many
+PLAN_MAX_ROUNDS = 2_000
+# a schedule's rounds share one loss grid, whose step follows the round of most users (its
+# privacy loss is the narrowest, ~1/sqrt(n)): a round of far fewer users then spans
+# ~sqrt(n_max / n_min) times more grid points (a schedule of n = 1e10 and n = 1 planned in
+# 122 s); the users of a schedule's rounds may differ by at most this factor
+MAX_SCHEDULE_N_RATIO = 10**6
 # a schedule file: at most this many bytes; JSON nesting deeper than MAX_NESTING refused
 MAX_SCHEDULE_BYTES = 1_000_000
 MAX_NESTING = 20
@@ -237,6 +247,17 @@ def check_count(name: str, count: float, limit: float, what: str, hint: str = ""
     if not count <= limit:
         raise ValueError(f"{name}: {what} {_count(count)} exceeds the limit of {_count(limit)}"
                          + (f"; {hint}" if hint else ""))
+
+
+def check_schedule_spread(name: str, ns) -> None:
+    """Refuse a schedule whose rounds' users differ by more than ``MAX_SCHEDULE_N_RATIO``
+    (before any work: the shared loss grid would hold too many points)."""
+    lo, hi = min(ns), max(ns)
+    if hi > MAX_SCHEDULE_N_RATIO * lo:
+        raise ValueError(f"{name}: the rounds' users range from n = {lo:,} to n = {hi:,}; a schedule's "
+                         f"largest n may be at most {MAX_SCHEDULE_N_RATIO:.0e} times its smallest "
+                         "(they share one loss grid); compose the two groups separately and add "
+                         "their epsilons and deltas (basic composition)")
 
 
 def check_list_size(name: str, count: int) -> None:

@@ -149,13 +149,17 @@ def run_compose(args: argparse.Namespace) -> dict:
             "profile": "; ".join(sorted({round_source(s.mechanism, s.hash_model) for s in specs}))}
 
 
+_SOURCE = {"pld": "PLD", "naive": "naive composition, below the PLD total",
+           "advanced": "advanced composition, below the PLD total"}
+
+
 def human(out: dict) -> str:
     """The composed bounds printed rounded up (upper bounds stay upper bounds once printed);
     the PLD's estimate of the bound (``epsilon_estimate_of_bound``, not a bound) to nearest."""
     from accountant.core.numfmt import fmt
 
     return (f"after {out['rounds']} rounds at delta = {out['delta']:.3g}: "
-            f"eps <= {fmt(out['epsilon'], 6, 'up')} (PLD; estimate of the bound "
+            f"eps <= {fmt(out['epsilon'], 6, 'up')} ({_SOURCE[out['epsilon_source']]}; estimate of the bound "
             f"{fmt(out['epsilon_estimate_of_bound'], 6)}, NOT a lower bound), "
             f"advanced {fmt(out['advanced_epsilon'], 6, 'up')}, naive {fmt(out['naive_epsilon'], 6, 'up')}; "
             f"per-round profile: {out['profile']}")

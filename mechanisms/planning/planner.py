@@ -11,6 +11,7 @@ from accountant.bounds.registry import (
     resolve_name,
 )
 from accountant.composition.compose import compose_schedule
+from accountant.core.limits import MAX_N
 from accountant.core.params import make_params
 from mechanisms.planning.plan import Candidate, InfeasiblePlan, ORACLES, Plan
 # Local private aliases of public names: they keep plan()'s body unchanged until plan() is
@@ -127,7 +128,9 @@ def plan(
         raise ValueError("t_values are for a single round; with rounds the planner screens every t")
     release = ns if ns is not None else (n,) * T
     steps = [0]
-    n_sens = [nn for nn in (max(1, n // 2), 2 * n) if nn <= 10**12] if sensitivity else []
+    # n/2 and 2n within the accountant's n range (accountant.core.limits.MAX_N): at n = 1e10
+    # the 2n plan is left out up front (it was refused by the accountant after the work)
+    n_sens = [nn for nn in (max(1, n // 2), 2 * n) if nn <= MAX_N] if sensitivity else []
     grand = [len(mechanisms) * 2 + 1 + 2 * len(n_sens) + (2 if cap is not None else 0)]
 
     def tick():

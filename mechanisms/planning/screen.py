@@ -29,7 +29,9 @@ _ESTIMATOR_FIELD = {"mean": "mean", "frequency": "nonmissing"}
 SCREEN_RATIO = 1.3
 SCREEN_PAST_MIN = 5
 SCREEN_REFINE = 7
-MAX_ROUNDS = 100_000
+# the planner's limits (accountant.core.limits, one place): checked here before any work (the
+# planner checked 100,000 rounds and the composition refused 10,001 after 29-47 s)
+from accountant.core.limits import MAX_N, PLAN_MAX_ROUNDS as MAX_ROUNDS, check_schedule_spread  # noqa: E402
 # smallest delta planned (work grows fast below: see check_request)
 DELTA_MIN = 1e-30
 
@@ -124,10 +126,11 @@ def check_release(n: int, rounds, schedule) -> tuple[int, Optional[tuple]]:
         if rounds not in (None, 1):
             raise ValueError("give rounds or schedule, not both")
         ns = tuple(int(getattr(r, "n", r)) for r in schedule)
-        if not ns or len(ns) > MAX_ROUNDS or any(not 1 <= x <= 10**12 for x in ns):
+        if not ns or len(ns) > MAX_ROUNDS or any(not 1 <= x <= MAX_N for x in ns):
             raise ValueError(
-                f"schedule must hold 1 to {MAX_ROUNDS:,} rounds, each with 1 <= n <= 1e12"
+                f"schedule must hold 1 to {MAX_ROUNDS:,} rounds, each with 1 <= n <= {MAX_N:.0e}"
             )
+        check_schedule_spread("schedule", ns)
         return len(ns), ns
     if rounds is None:
         return 1, None

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from accountant.core.limits import PLAN_MAX_ROUNDS
 
 from accountant.bounds.registry import proved_epsilon, proved_meets
 from accountant.composition.compose import RoundSpec, compose_rounds, compose_schedule
@@ -486,7 +487,7 @@ def test_cli_json_and_text(capsys, tmp_path):
         ["plan", "--d", "64", "--s", "4", "--eps", "1", "--delta", "1e-6", "--schedule", str(big)]
     )
     err = capsys.readouterr().err
-    assert rc == 2 and "exceed the limit of 100,000" in err and len(err.strip().splitlines()) == 1
+    assert rc == 2 and f"exceed the limit of {PLAN_MAX_ROUNDS:,}" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(

@@ -355,8 +355,10 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
     """Certified lower law of optimized unary encoding (true bit 1 w.p. a = 1/2, other bits 1
     w.p. b = 1/(e^eps0 + 1)) for D = (1, 3, ..., 3), D' = (2, 3, ..., 3) (k >= 3; k = 2:
     D = (1, 1, ..., 1), D' = (2, 1, ..., 1)).  Each report is mapped to
-    {bits (y1, y2, y3) = (1, 0, 0), (0, 1, 0), other} (k = 2: (y1, y2) = (1, 0), (0, 1),
-    other), a post-processing, so the exact divergence of the three-category count law is a
+    {bits (y1, y2, y3) = (1, 0, 0), (0, 1, 0), other} (k = 2: (y1, y2) = (1, 0) kept w.p.
+    b/(1-b), else "other", and (0, 1), other: a randomized post-processing of each report that
+    gives the background's two categories the same mass b/2, as the engine needs), a
+    post-processing, so the exact divergence of the three-category count law is a
     lower bound on the mechanism's:
 
         P_x1 = (a(1-b)^2, (1-a)b(1-b), rest),  P_x1' mirrored,
@@ -379,10 +381,13 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
         if k >= 3:
             P1 = [a * (1 - b) ** 2, (1 - a) * b * (1 - b)]
             P0 = [b * (1 - b) * (1 - a)] * 2
+            P1p = [P1[1], P1[0]]
         else:
-            P1 = [a * (1 - b), (1 - a) * b]
+            # x0 = x1 = 1: reports (1, 0) -> A w.p. b/(1-b) (else C), (0, 1) -> B, rest -> C
+            # (a randomized post-processing of each report), so that P_x0(A) = P_x0(B) = b/2
+            P1 = [b / 2, b / 2]
             P0 = list(P1)
-        P1p = [P1[1], P1[0]]
+            P1p = [b / 2 * b / (1 - b), (1 - b) / 2]
         law = count_law_from_categories(P1 + [1 - sum(P1)], P1p + [1 - sum(P1p)], P0 + [1 - sum(P0)],
                          f"lower oue k={k}")
     if k >= 3:
@@ -392,7 +397,8 @@ def oue_lower_law(eps0: float, k: int) -> LowerLaw:
             two = count_law_from_categories(Q1 + [1 - sum(Q1)], [Q1[1], Q1[0], 1 - sum(Q1)], Q0 + [1 - sum(Q0)],
                              f"lower oue two bits k={k}")
         return LowerLaw(law, OUE_FULL_DATASETS, (two,), full=FullPatterns(oue_patterns(e)))
-    return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1) (reports reduced to bits 1, 2)")
+    return LowerLaw(law, "D = (1, 1, ..., 1), D' = (2, 1, ..., 1) (reports (y1, y2) = (1, 0) kept "
+                         "w.p. b/(1-b), (0, 1), other)")
 
 
 def variation_ratio_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
@@ -566,6 +572,12 @@ def lower_search(ll: LowerLaw, name: str, params, n: int, delta: float, rtol: fl
     else:
         from accountant.bounds.pair_accountant import PAIR_GUESS_RTOL, pair_epsilon_result
 
+        # a law without the paper's pair (OUE, variation-ratio) starts from the clone of any
+        # eps0-LDP randomizer, which every randomizer here is (a start, never a number shown)
+        if not hasattr(params, "mixture_weight"):
+            from accountant.core.params import GenericLDP
+
+            params = GenericLDP(float(params.eps0))
         guess = 0.8 * pair_epsilon_result(params, n, delta, PAIR_GUESS_RTOL).epsilon
     lo, _ = largest_eps_above(evaluate, delta, top, rtol=rtol,
                               guess=guess if 0.0 < guess < top else None)

@@ -73,7 +73,9 @@ def direct_table_sum(E: float, n: int, eps: float, mw, jw, excess_from_tail) -> 
     logPm = binom_logpmf_range(m_lo, m_hi, n, d / (2.0 * E))
     J = np.arange(j_lo, j_hi + 1, dtype=np.float64)
     nj = J.size
-    k_span = int(math.floor(u * (nj - 1))) + 2
+    # a row's k-range never passes M + 1 <= n + 1 (from there P[K1 >= k] = 0 and h = 0): at a
+    # large eps (u = e^eps up to 1e13) the unclipped span u (nj - 1) would not fit in memory
+    k_span = int(min(math.floor(u * (nj - 1)) + 2, n + 2))
     rows = max(1, _CHUNK_CELLS // max(nj, k_span))
 
     def chunk(r0: int) -> tuple[float, float]:
@@ -85,8 +87,11 @@ def direct_table_sum(E: float, n: int, eps: float, mw, jw, excess_from_tail) -> 
         w = np.exp(lw)
         c = u * J[None, :] + ((u - 1.0) / d) * M[:, None]
         k = np.floor(c) + 1.0
-        k0 = k[:, 0]
-        L = int(np.max(k[:, -1] - k0)) + 1
+        # cells with k > M have P[K1 = k] = P[K1 >= k] = 0 (h = 0): they read index M + 1,
+        # where the pmf is 0 and the tail sums only zeros
+        kc = np.minimum(k, M[:, None] + 1.0)
+        k0 = kc[:, 0]
+        L = int(np.max(kc[:, -1] - k0)) + 1
         lp = _row_logpmf(k0, L, M, b)
         pmf = np.exp(lp)
         top = k0 + L  # P[K1 >= top] by the incomplete beta; below it, the sum of the pmf
@@ -94,7 +99,7 @@ def direct_table_sum(E: float, n: int, eps: float, mw, jw, excess_from_tail) -> 
         T_top = np.zeros(i.size)
         T_top[live] = special.betainc(top[live], M[live] - top[live] + 1.0, b)
         T = T_top[:, None] + np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
-        idx = (k - k0[:, None]).astype(np.int64)
+        idx = (kc - k0[:, None]).astype(np.int64)
         pk = np.take_along_axis(pmf, idx, axis=1)
         Tk = np.take_along_axis(T, idx, axis=1)
         Mb = np.broadcast_to(M[:, None], c.shape)

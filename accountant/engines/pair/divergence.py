@@ -34,8 +34,10 @@ class FloatWindow:
         self.logB = binom_logpmf_range(m_lo - 1, m_hi - 1, n - 1, c)  # log B_{m-1}
         self.rho = (n - self.mf) * c / (self.mf * (1.0 - c))  # B_m / B_{m-1}
 
-    def sums(self, eps: float) -> tuple[float, float, float]:
-        """(log_scale, sum of D_m, sum of Q(S) over m), both sums scaled by exp(-log_scale)."""
+    def sums(self, eps: float) -> tuple[float, float, float, float]:
+        """(log_scale, sum of D_m, sum of Q(S) over m, sum of the magnitudes of D_m's two
+        parts), the sums scaled by exp(-log_scale); the last one bounds the cancellation
+        (see :data:`CANCEL_ULPS`)."""
         pair = self.pair
         n, c, p, q, r = pair.n, pair.c, pair.p, pair.q, pair.r
         scale = math.tanh(eps / 2.0) / (2.0 * (p - q))
@@ -46,7 +48,7 @@ class FloatWindow:
         valid = k <= m
         idx = np.flatnonzero(valid)
         if idx.size == 0:
-            return 0.0, 0.0, 0.0
+            return 0.0, 0.0, 0.0, 0.0
         if idx[-1] - idx[0] + 1 == idx.size:  # one stretch (the usual case): views, not copies
             idx = slice(int(idx[0]), int(idx[-1]) + 1)
 
@@ -56,13 +58,14 @@ class FloatWindow:
             logterm = self.logB[ii] + logb
             Mi = float(np.max(logterm))
             if not math.isfinite(Mi):
-                return -math.inf, 0.0, 0.0
+                return -math.inf, 0.0, 0.0, 0.0
             w = np.exp(logterm - Mi)
             s_fac = np.maximum(0.5 * kf - hv * R, 0.0)
             # (plain multiply-and-sum: BLAS dot spawns threads, which costs more than it
             # saves on a small busy machine)
             qpos = ((p + q) + r * self.rho[ii]) * R - (p - q) * kf / mv
-            return Mi, float(np.sum(w * s_fac / mv)), float(np.sum(w * qpos))
+            mag = float(np.sum(w * (0.5 * kf + hv * R) / mv))
+            return Mi, float(np.sum(w * s_fac / mv)), float(np.sum(w * qpos)), mag
 
         # a long window is cut into one piece per thread (each piece re-anchors its runs)
         size = idx.stop - idx.start if isinstance(idx, slice) else idx.size
@@ -72,12 +75,14 @@ class FloatWindow:
         else:
             cuts = np.array_split(np.arange(idx.start, idx.stop) if isinstance(idx, slice) else idx, parts)
             pieces = _parallel.map_ordered(piece, cuts)
-        M = max(pm for pm, _, _ in pieces)
+        M = max(pc[0] for pc in pieces)
         if not math.isfinite(M):
-            return 0.0, 0.0, 0.0
-        sum_d = sum(d * math.exp(pm - M) for pm, d, _ in pieces if math.isfinite(pm))
-        sum_q = sum(qq * math.exp(pm - M) for pm, _, qq in pieces if math.isfinite(pm))
-        return M, sum_d * 2.0 * (p - q) * (1.0 + math.exp(eps)), sum_q
+            return 0.0, 0.0, 0.0, 0.0
+        sum_d = sum(d * math.exp(pm - M) for pm, d, _, _ in pieces if math.isfinite(pm))
+        sum_q = sum(qq * math.exp(pm - M) for pm, _, qq, _ in pieces if math.isfinite(pm))
+        mag = sum(g * math.exp(pm - M) for pm, _, _, g in pieces if math.isfinite(pm))
+        f = 2.0 * (p - q) * (1.0 + math.exp(eps))
+        return M, sum_d * f, sum_q, mag * f
 
     @staticmethod
     def _block(m: np.ndarray, k: np.ndarray) -> int:
@@ -191,6 +196,27 @@ def _mp_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digit
     return res.d, res.qmass
 
 
+# The float sum's relative error grows like (sum of |0.5 k| + |h R| over the window) / (the sum
+# of 0.5 k - h R) times the unit roundoff (the scale of h comes from tanh(eps/2), whose
+# distance to 1 is lost at large eps): measured against 20-digit mpmath on short windows
+# (n = 1e3 and 1e5, eps0 = 0.1 ... 30, eps = 0.5 ... 0.999 eps0) it stays below
+# 0.6 * 2^-53 * ratio; CANCEL_ULPS bounds it with room.  Where CANCEL_ULPS * 2^-53 * ratio
+# exceeds a tenth of FLOAT_REL_ERROR on a window of fewer than CANCEL_MP_MAX_TERMS terms
+# (eps0 >= 10 near eps0), that window is evaluated in mpmath instead.  Long windows (n >= 1e6
+# at small eps0) keep the float sum, whose error there is checked against arb in
+# tests/accountant/engines/test_precision.py.
+CANCEL_ULPS = 4.0
+CANCEL_MP_MAX_TERMS = 4096
+
+
+def _cancels(sd: float, mag: float) -> bool:
+    """Whether the float window sum ``sd`` may have lost more than a tenth of its margin to
+    cancellation, given the sum ``mag`` of its parts' magnitudes (same scale)."""
+    if mag <= 0.0:
+        return False
+    return CANCEL_ULPS * 2.0 ** -53 * mag > 0.1 * FLOAT_REL_ERROR * max(sd, 0.0)
+
+
 def _float_up(log_x: float) -> float:
     """exp(log_x) rounded up to a representable float (smallest subnormal if it underflows)."""
     if log_x == -math.inf:
@@ -212,15 +238,33 @@ def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_tru
         return DivergenceValue(eps, 0.0, 0.0, 0.0, 0.0, 0.0, (m_lo, m_hi), method)
     if method == "float":
         fw = _fw if _fw is not None else FloatWindow(pair, m_lo, m_hi)
-        M, sd, sq = fw.sums(eps)
+        M, sd, sq, mag = fw.sums(eps)
+        if m_hi - m_lo < CANCEL_MP_MAX_TERMS and _cancels(sd, mag):
+            # 0.5 k - h R cancels beyond the float margin (a ratio e^eps0 >= e^15 at eps near
+            # eps0: the clone of p = 1.07e13 read a true delta of 1.06e-3 at eps = 29.998944
+            # as 2.8e-14): the same window in mpmath, whose digits are checked at two precisions
+            # (fewer digits where the two working precisions agree on fewer; the float sum
+            # with its margin widened by the cancellation bound if even those disagree)
+            for dg in (digits, 12):
+                try:
+                    return window_value(pair, eps, m_lo, m_hi, log_trunc, method="mpmath", digits=dg)
+                except ArithmeticError:
+                    pass
+            rel = FLOAT_REL_ERROR + CANCEL_ULPS * 2.0 ** -53 * mag / sd if sd > 0 else math.inf
+        else:
+            rel = FLOAT_REL_ERROR
         log_value = M + math.log(sd) if sd > 0 else -math.inf
         log_slope = -math.exp(eps) * sq / sd if sd > 0 else 0.0
         log_err = FLOAT_LOG_REL_ERROR * abs(log_value) if sd > 0 else 0.0
-        log_margin = math.log1p(FLOAT_REL_ERROR) + log_err
-        direct = (math.exp(M) * sd, FLOAT_REL_ERROR) if sd > 0 else (0.0, 0.0)
-        log_lower_w = log_value + math.log1p(-FLOAT_REL_ERROR) - log_err
-        log_upper_w = log_value + log_margin
         digits_out = None
+        if rel < 0.5:
+            log_margin = math.log1p(rel) + log_err
+            direct = (math.exp(M) * sd, rel) if sd > 0 else (0.0, 0.0)
+            log_lower_w = log_value + math.log1p(-rel) - log_err
+            log_upper_w = log_value + log_margin
+        else:  # nothing certified from the float sum: delta <= 1 (a total variation)
+            direct = None
+            log_lower_w, log_upper_w = -math.inf, 0.0
     elif method == "mpmath":
         import mpmath
 

@@ -111,7 +111,7 @@ def test_float_matches_mpmath_large_n_same_window(n, eps0, eps):
     pair = DominatingPair.stronger_clone(n, eps0, 1 / (math.exp(eps0) + 1))
     mode = int((n - 1) * pair.c)
     lo, hi = mode - 300, mode + 300
-    M, sd, _ = FloatWindow(pair, lo, hi).sums(eps)
+    M, sd, _, _ = FloatWindow(pair, lo, hi).sums(eps)
     ref, _ = _mp_window_sum(pair, eps, lo, hi, 25)
     got = math.exp(M) * sd
     assert abs(got - float(ref)) <= 1e-10 * float(ref), (got, float(ref))
