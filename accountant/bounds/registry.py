@@ -3,7 +3,7 @@
 One registry, :data:`REGISTRY`, holds a :class:`BoundSpec` per bound.  What users must
 know is data on the entry, not code spread over modules:
 
-* ``kind``: ``"upper"`` (an upper bound on eps_c where it is proved), ``"lower"`` (a
+* ``kind``: ``"upper"`` (an upper bound on eps_c where it is proved; ``"exact"``: also the truth), ``"lower"`` (a
   certified lower bound on the true eps_c of the mechanism) or ``"paper"`` (the paper's
   Theorem 5 value, reported under its own name and never as ``epsilon``);
 * ``proved_for``: the mechanisms for which the statement is a theorem *for the mechanism
@@ -280,6 +280,11 @@ def _lower_delta(params, n, eps):
     return mechanism_law.lower_bound_delta(params, n, eps)
 
 
+def _bx():
+    from accountant.bounds import binary_exact
+    return binary_exact
+
+
 def _worst_hash(params, n, delta, rtol) -> BoundResult:
     from accountant.bounds import laws as mechanism_law
 
@@ -304,6 +309,9 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "over hash families by convex order (accountant.blanket_exact); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
               _blanket, _blanket_delta, engine="exact", cite=("balle2019blanket", "su2026decomposition")),
+    BoundSpec("exact", "exact", ("rr",), ("rr",), "maximum over every dataset of binary RR (m others "
+              "holding user 1's input) by a certified branch and bound (accountant.bounds.binary_exact)",
+              lambda p, n, d, r: _bx().exact_bound(p, n, d, r), lambda p, n, e: _bx().exact_bound_delta(p, n, e)),
     BoundSpec("lower", "lower", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
@@ -360,8 +368,8 @@ and applies to, its reference and how to compute it (proof status as data)."""
 
 BOUND_NAMES = tuple(REGISTRY)
 """The names of the registry's bounds, in the order of :data:`REGISTRY`."""
-UPPER_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "paper"))
-COMPARISON_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind == "upper")
+UPPER_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "paper", "exact"))
+COMPARISON_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "exact"))
 # The bounds whose minimum is the headline number (the others are relaxations of these
 # or weaker on every point checked; all proved ones stay available by name).
 _HEADLINE = {
@@ -369,7 +377,7 @@ _HEADLINE = {
     "collision": ("blanket", "clone", "efmrtt19"),
     "coco": ("blanket", "clone", "efmrtt19"),
     "krr": ("blanket", "clone", "efmrtt19"),
-    "rr": ("blanket", "clone", "efmrtt19"),
+    "rr": ("exact", "blanket", "clone", "efmrtt19"),
     "olh": ("blanket", "clone", "efmrtt19"),
     "oue": ("blanket", "clone", "efmrtt19"),
     "variation-ratio": ("clone",),
@@ -379,7 +387,7 @@ _HEADLINE_DELTA = {
     "collision": ("blanket", "clone"),
     "coco": ("blanket", "clone"),
     "krr": ("blanket", "clone"),
-    "rr": ("blanket", "clone"),
+    "rr": ("exact", "blanket", "clone"),
     "olh": ("blanket", "clone"),
     "oue": ("blanket", "clone"),
     "variation-ratio": ("clone",),
@@ -403,7 +411,7 @@ def resolve_name(name: str) -> str:
 
 def proved_upper_bounds(mechanism: str) -> tuple:
     """Names of the bounds that are proved upper bounds for ``mechanism`` (a query on the data)."""
-    return tuple(b for b, s in REGISTRY.items() if s.kind == "upper" and s.proved(mechanism))
+    return tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "exact") and s.proved(mechanism))
 
 
 def status(name: str, mechanism: str) -> dict:

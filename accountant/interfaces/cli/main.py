@@ -76,7 +76,7 @@ def _bound(x: float, kind: str, digits: int = 10) -> str:
     """A registry bound's value: upper bounds up, lower bounds down, the paper's value nearest."""
     from accountant.core.numfmt import fmt
 
-    return fmt(x, digits, {"upper": "up", "lower": "down"}.get(kind))
+    return fmt(x, digits, {"upper": "up", "exact": "up", "lower": "down"}.get(kind))
 
 
 def _human(command: str, out: dict) -> str:
@@ -113,7 +113,7 @@ def _human(command: str, out: dict) -> str:
     if command == "compare":
         lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
         for k, v in out["bounds"].items():
-            tag = {"upper": "proved" if v["proved"] else "not proved", "lower": "lower bound",
+            tag = {"upper": "proved" if v["proved"] else "not proved", "lower": "lower bound", "exact": "exact, proved",
                    "paper": "paper, not proved"}[v["kind"]]
             val = _bound(v['epsilon'], v['kind'], 6) if v["applicable"] else f"not applicable: {v['reason']}"
             lines.append(f"  {k:26s} {val}  [{tag}]")
