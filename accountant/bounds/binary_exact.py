@@ -24,6 +24,10 @@ from accountant.engines.two_input import dataset_delta, range_upper
 # 2-5 s at 1e5 (400-700 nodes), 60-130 s at 1e6 (2500-6000 nodes); one evaluation costs 20 s
 # at n = 1e10 (windows grow like sqrt(n)), so n = 1e10 is out of reach of this search
 EXACT_MAX_N = 100_000
+# largest n of the registry's bound 'exact' (and so of the headline, proved_meets, tables and
+# pages, which compute it at every point): 0.2-1 s per point; above it, up to EXACT_MAX_N, only
+# the library function exact_epsilon (docs/proved.md's table)
+HEADLINE_MAX_N = 10_000
 # evaluations of one branch and bound before it gives up (reported, never guessed)
 MAX_EVALUATIONS = 20_000
 
@@ -185,16 +189,37 @@ def exact_bound(params, n: int, delta: float, rtol: float):
     if getattr(params, "name", None) != "rr":
         return BoundResult.not_applicable("exact", "the exact search is for binary randomized "
                                           "response (mechanism 'rr')", delta)
-    if n > EXACT_MAX_N:
+    if n > HEADLINE_MAX_N:
         return BoundResult.not_applicable(
-            "exact", f"the exact search is limited to n <= {EXACT_MAX_N:.0e} (EXACT_MAX_N); "
-                     f"n = {n}", delta)
+            "exact", f"the exact bound is limited to n <= {HEADLINE_MAX_N:.0e} (HEADLINE_MAX_N: the "
+                     f"search costs 2-5 s at 1e5; accountant.bounds.binary_exact.exact_epsilon goes to "
+                     f"{EXACT_MAX_N:.0e}); n = {n}", delta)
     res = exact_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3))
     return BoundResult("exact", res.upper, True, exact_reason(res, n), delta, res.achieved_delta)
 
 
 def exact_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
-    """(lower, upper) on sup over datasets of delta(eps); (0, 1) above ``EXACT_MAX_N``."""
-    if n > EXACT_MAX_N:
+    """(lower, upper) on sup over datasets of delta(eps); (0, 1) above ``HEADLINE_MAX_N``."""
+    if n > HEADLINE_MAX_N:
         return 0.0, 1.0
     return exact_delta(n, params.eps0, eps)
+
+
+def exact_meets(n: int, eps0: float, eps: float, delta: float) -> bool:
+    """Whether every dataset's certified delta at ``eps`` is <= ``delta`` (one branch and bound;
+    False when undecided or above ``HEADLINE_MAX_N``)."""
+    if n > HEADLINE_MAX_N:
+        return False
+    if eps >= eps0:
+        return True
+    try:
+        return _branch_and_bound(n, eps0, eps, delta, [0])[0] == "ok"
+    except _Budget:
+        return False
+
+
+def top_dataset_exceeds(n: int, eps0: float, eps: float, delta: float) -> bool:
+    """Whether the dataset with every other user holding user 1's input (m = n - 1) has a
+    certified delta above ``delta`` at ``eps`` (then eps_c > eps at this n and at every
+    smaller n: that dataset's delta is non-increasing in n, docs/proved.md)."""
+    return eps < eps0 and dataset_delta(n, n - 1, eps0, eps).lower > delta

@@ -27,6 +27,11 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         require("distributed", "--scheduler (a Dask cluster)")
     if args.command == "bib":
         return _bib_command(args)
+    if args.command == "users":
+        from accountant.accounting.batch_size import min_users
+
+        return min_users(args.eps0, args.eps, args.delta, args.mechanism, args.rounds, s=args.s, t=args.t,
+                         k=args.k).as_dict()
     if args.command == "compose":
         from accountant.interfaces.compose_cli import run_compose
 
@@ -147,6 +152,13 @@ def _human(command: str, out: dict) -> str:
         if out["paper_epsilon"] is not None:
             lines.append(f"paper's Theorem 5 value {_bound(out['paper_epsilon'], 'paper')} (not a proved bound)")
         return "\n".join(lines)
+    if command == "users":
+        if out["n"] is None:
+            return out["reason"]
+        return (f"n = {out['n']} users: eps_c <= {_up(out['epsilon_at_n'])} ({out['bound_at_n']}) <= {out['epsilon']:g}"
+                f" at delta = {out['delta']:.3g}" + ("" if out["epsilon_at_n_minus_1"] is None else
+                f"; at n - 1 the proved eps_c is {_up(out['epsilon_at_n_minus_1'])}, above it") +
+                " (proved eps_c is non-increasing in n: any batch of at least n users meets it)")
     if command == "delta":
         lines = [f"delta <= {_up(out['delta'])} (log delta <= {_up(out['log_delta'], 12)}) at eps = {out['epsilon']:g} "
                  f"({out['bound']}{'' if out['certified'] else ', NOT proved'})",

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from accountant import compute_bound, proved_epsilon
-from accountant.bounds.binary_exact import EXACT_MAX_N, exact_delta, exact_epsilon
+from accountant.bounds.binary_exact import EXACT_MAX_N, HEADLINE_MAX_N, exact_delta, exact_epsilon
 from tests.accountant.engines.test_two_input import brute_float
 
 
@@ -28,12 +28,16 @@ def test_worst_dataset_below_the_top_is_found():
     (100_000, 2.0, 1e-6, 0.02466, 0.03319),
 ])
 def test_issue_numbers_and_the_headline(n, eps0, delta, exact, blanket):
-    r = proved_epsilon(n, eps0, delta, mechanism="rr")
-    assert r.name == "exact" and abs(r.epsilon - exact) < 1e-5
+    r = exact_epsilon(n, eps0, delta)
+    head = proved_epsilon(n, eps0, delta, mechanism="rr")
+    assert head.name == ("exact" if n <= HEADLINE_MAX_N else "blanket")
+    if n <= HEADLINE_MAX_N:
+        assert head.epsilon == r.upper
+    assert abs(r.upper - exact) < 1e-5
     low = compute_bound("lower", n, eps0, delta, mechanism="rr").epsilon
     bl = compute_bound("blanket", n, eps0, delta, mechanism="rr").epsilon
-    assert low <= r.epsilon <= low * (1 + 2e-5)       # the m = n - 1 lower bound is the exact value
-    assert abs(bl - blanket) < 1e-5 and r.epsilon < bl
+    assert low <= r.upper <= low * (1 + 2e-5)       # the m = n - 1 lower bound is the exact value
+    assert abs(bl - blanket) < 1e-5 and r.upper < bl
 
 
 def test_certified_search_at_1e4_is_monotone_and_between_lower_and_blanket():
@@ -50,6 +54,6 @@ def test_certified_search_at_1e4_is_monotone_and_between_lower_and_blanket():
 def test_limit_is_refused_and_the_headline_falls_back():
     with pytest.raises(ValueError, match="n must be <= 1e\\+05"):
         exact_epsilon(EXACT_MAX_N + 1, 1.0, 1e-6)
-    r = compute_bound("exact", EXACT_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
-    assert not r.applicable and "EXACT_MAX_N" in r.reason
-    assert proved_epsilon(EXACT_MAX_N + 1, 1.0, 1e-6, mechanism="rr").name == "blanket"
+    r = compute_bound("exact", HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
+    assert not r.applicable and "HEADLINE_MAX_N" in r.reason
+    assert proved_epsilon(HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr").name == "blanket"
