@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from accountant.engines.two_input import dataset_delta, range_upper
 
-# largest n searched: measured (2 shared cores, 2026-11-27) 0.2 s at n = 1e3, 0.7 s at 1e4,
-# 2-5 s at 1e5 (400-700 nodes), 60-130 s at 1e6 (2500-6000 nodes); one evaluation costs 20 s
+# largest n searched: measured (2 shared cores, 2026-11-27) 0.2-0.6 s at n = 1e3, 0.7-3 s at 1e4,
+# 2-30 s at 1e5 (400-700 nodes), 60-130 s at 1e6 (2500-6000 nodes); one evaluation costs 20 s
 # at n = 1e10 (windows grow like sqrt(n)), so n = 1e10 is out of reach of this search
 EXACT_MAX_N = 100_000
 # largest n of the registry's bound 'exact' (and so of the headline, proved_meets, tables and
@@ -192,7 +192,7 @@ def exact_bound(params, n: int, delta: float, rtol: float):
     if n > HEADLINE_MAX_N:
         return BoundResult.not_applicable(
             "exact", f"the exact bound is limited to n <= {HEADLINE_MAX_N:.0e} (HEADLINE_MAX_N: the "
-                     f"search costs 2-5 s at 1e5; accountant.bounds.binary_exact.exact_epsilon goes to "
+                     f"search costs 2-30 s at 1e5; accountant.bounds.binary_exact.exact_epsilon goes to "
                      f"{EXACT_MAX_N:.0e}); n = {n}", delta)
     res = exact_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3))
     return BoundResult("exact", res.upper, True, exact_reason(res, n), delta, res.achieved_delta)
