@@ -57,3 +57,12 @@ def test_limit_is_refused_and_the_headline_falls_back():
     r = compute_bound("exact", HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
     assert not r.applicable and "HEADLINE_MAX_N" in r.reason
     assert proved_epsilon(HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr").name == "blanket"
+
+
+def test_node_budget_reports_not_available(monkeypatch):
+    from accountant.bounds import binary_exact
+
+    monkeypatch.setattr(binary_exact, "MAX_EVALUATIONS", 5)
+    r = compute_bound("exact", 777, 1.0, 1e-6, mechanism="rr")
+    assert not r.applicable and "exceeded 5 evaluations" in r.reason
+    assert binary_exact.exact_bound_delta(type("P", (), {"eps0": 1.0})(), 777, 0.1) == (0.0, 1.0)
