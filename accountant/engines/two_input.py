@@ -85,6 +85,7 @@ class _Law:
             raise ValueError(f"window of {self.hi - self.lo + 1} points exceeds MAX_WINDOW = {MAX_WINDOW}")
         self.x = np.arange(self.lo, self.hi + 1, dtype=np.float64)
         self.px = np.exp(binom_logpmf(self.x, float(self.nA), self.pA))
+        self._v: dict = {}
 
     def sf_b(self, j: np.ndarray) -> np.ndarray:
         """P[B >= j] (1 for j <= 0, 0 for j > nB)."""
@@ -98,7 +99,10 @@ class _Law:
         return float(np.dot(self.px, self.sf_b(t - self.x)))
 
     def v(self, t: int) -> float:
-        return float(np.dot(self.px, np.exp(binom_logpmf(t - self.x, float(self.nB), self.pB))))
+        """P[V = t] over the window (memoised: the threshold search asks for neighbours twice)."""
+        if t not in self._v:
+            self._v[t] = float(np.dot(self.px, np.exp(binom_logpmf(t - self.x, float(self.nB), self.pB))))
+        return self._v[t]
 
     def mean_var(self) -> tuple[float, float]:
         return (self.nA * self.pA + self.nB * self.pB,
@@ -148,12 +152,15 @@ def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
         else:
             lo = mid
     t = hi
-    vals = []
-    for tt in (t - 1, t, t + 1):
-        s0, s1 = law.S(tt - 1), law.S(tt)
-        f = a * s0 - b * s1
-        err = REL_ERROR * (a * s0 + b * s1)
-        vals.append((f - err, f + err))
+    # F(t) from two tails; its neighbours F(t -+ 1) = F(t) +- the terms of k = t - 1 and t
+    # (a safety net should the float threshold be off by one: the maximum is taken)
+    s0, s1 = law.S(t - 1), law.S(t)
+    f = a * s0 - b * s1
+    err = REL_ERROR * (a * s0 + b * s1)
+    vals = [(f - err, f + err)]
+    for term in (a * law.v(t - 2) - b * law.v(t - 1), -(a * law.v(t - 1) - b * law.v(t))):
+        e2 = err + REL_ERROR * abs(term) + 1e-15 * (a * s0 + b * s1)
+        vals.append((f + term - e2, f + term + e2))
     lower = max(0.0, max(lo for lo, _ in vals))
     # the window's missing mass raises either S by at most law.out
     upper = max(hi for _, hi in vals) + a * law.out
