@@ -29,7 +29,15 @@ from accountant.core.params import _check_delta, make_params
 class MinUsers:
     """``n``: the smallest number of users meeting (epsilon, delta), or None (unreachable up to
     ``n_max``, ``reason`` says so); ``epsilon_at_n`` / ``epsilon_at_n_minus_1``: the proved
-    eps_c at n and at n - 1 (None at n = 1), with the bounds that give them."""
+    eps_c at n and at n - 1 (None at n = 1), with the bounds that give them.
+
+    Examples
+    --------
+    >>> from accountant import min_users
+    >>> r = min_users(1.0, 0.1, 1e-6)
+    >>> r.as_dict()["n"], r.bound_at_n, r.reason
+    (3066, 'clone', None)
+    """
 
     n: Optional[int]
     epsilon: float
