@@ -70,3 +70,13 @@ def test_cli_users_json_and_bad_input():
     bad = subprocess.run([sys.executable, "-m", "accountant", "users", "--eps0", "1", "--eps", "0.1",
                           "--delta", "1e-6", "--rounds", "0"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--rounds" in bad.stderr
+
+
+def test_cli_users_human_line_and_compare_tags_exact():
+    out = subprocess.run([sys.executable, "-m", "accountant", "users", "--eps0", "0.5", "--eps", "0.06",
+                          "--delta", "1e-6", "--mechanism", "rr"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("n = 907 users: eps_c <= 0.05996553636 (exact)")
+    cmp = subprocess.run([sys.executable, "-m", "accountant", "compare", "--n", "1000", "--eps0", "0.5",
+                          "--delta", "1e-6", "--mechanism", "rr"], capture_output=True, text=True, timeout=120)
+    line = next(x for x in cmp.stdout.splitlines() if x.strip().startswith("exact"))
+    assert "[exact, proved]" in line and float(line.split()[1]) >= 0.0568538
