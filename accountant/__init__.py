@@ -102,6 +102,7 @@ from accountant.composition.compose import (
     parse_schedule,
 )
 from accountant.accounting.calibration import local_epsilon
+from accountant.accounting.batch_size import MinUsers, min_users
 from accountant.accounting.shuffle import DeltaReport, EpsilonReport, ShuffleAccountant
 
 __all__ = [
@@ -110,6 +111,8 @@ __all__ = [
     "EpsilonReport",
     "DeltaReport",
     "local_epsilon",
+    "min_users",
+    "MinUsers",
     # parameters of the local randomizers
     "make_params",
     "Params",

@@ -9,6 +9,8 @@ print.  No surface writes "proved upper bound" or "certified lower bound" itself
 Kinds (``Label.kind``):
 
 * ``"proved upper"``: an upper bound on eps_c proved for the mechanism as implemented;
+* ``"exact"``: a proved upper bound certified to equal the true eps_c (within its search's
+  bracket; binary randomized response, :mod:`accountant.bounds.binary_exact`);
 * ``"not proved upper"``: a bound stated as an upper bound whose proof does not cover the
   mechanism (an erratum, a stated range), shown for comparison;
 * ``"paper"``: the paper's Theorem 5 value, a claimed upper bound that is not proved;
@@ -44,7 +46,7 @@ _LOWER_SCOPE = {
 }
 _LOWER_SCOPE_DEFAULT = {"lower": "the mechanism", "lower-worst-hash": "the worst hash family"}
 
-KINDS = ("proved upper", "not proved upper", "paper", "certified lower", "not certified lower",
+KINDS = ("proved upper", "exact", "not proved upper", "paper", "certified lower", "not certified lower",
          "not applicable")
 
 
@@ -85,7 +87,10 @@ def kind_label(name: str, mechanism: str) -> Label:
     if spec.kind == "paper":
         return Label(spec.name, "paper", "the paper's claimed value, NOT a proved bound", "<=", None,
                      False, None, "paper, not proved")
-    if spec.kind == "upper":
+    if spec.kind == "exact" and proved:
+        return Label(spec.name, "exact", "exact eps_c (a proved upper bound equal to the true value)", "<=",
+                     "up", True, None, "exact, proved")
+    if spec.kind in ("upper", "exact"):
         if proved:
             return Label(spec.name, "proved upper", "proved upper bound", "<=", "up", True, None,
                          "proved upper")

@@ -3,7 +3,8 @@
 One registry, :data:`REGISTRY`, holds a :class:`BoundSpec` per bound.  What users must
 know is data on the entry, not code spread over modules:
 
-* ``kind``: ``"upper"`` (an upper bound on eps_c where it is proved), ``"lower"`` (a
+* ``kind``: ``"upper"`` (an upper bound on eps_c where it is proved; ``"exact"``: an upper
+  bound that is also the truth), ``"lower"`` (a
   lower bound on eps_c: of the mechanism, the worst hash family or the worst randomizer of
   a class, :mod:`.labels`) or ``"paper"`` (the paper's Theorem 5 value, reported under its
   own name and never as ``epsilon``);
@@ -298,6 +299,11 @@ def _lower_delta(params, n, eps):
     return mechanism_law.lower_bound_delta(params, n, eps)
 
 
+def _bx():
+    from accountant.bounds import binary_exact
+    return binary_exact
+
+
 def _worst_hash(params, n, delta, rtol) -> BoundResult:
     from accountant.bounds import laws as mechanism_law
 
@@ -372,13 +378,16 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
     BoundSpec("efmrtt19", "upper", LDP, LDP,
               "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
               _generic(closed_form.efmrtt19), cite=("erlingsson2019amplification",)),
+    BoundSpec("exact", "exact", ("rr",), ("rr",), "maximum over every dataset of binary RR (m others "
+              "holding user 1's input) by a certified branch and bound (accountant.bounds.binary_exact)",
+              lambda p, n, d, r: _bx().exact_bound(p, n, d, r), lambda p, n, e: _bx().exact_bound_delta(p, n, e)),
 )}
 """Every bound by name: a :class:`BoundSpec` with its kind, the mechanisms it is proved for
 and applies to, its reference and how to compute it (proof status as data)."""
 
 BOUND_NAMES = tuple(REGISTRY)
 """The names of the registry's bounds, in the order of :data:`REGISTRY`."""
-UPPER_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "paper"))
+UPPER_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "paper", "exact"))
 COMPARISON_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind == "upper")
 # The bounds whose minimum is the headline number (the others are relaxations of these
 # or weaker on every point checked; all proved ones stay available by name).
@@ -387,7 +396,7 @@ _HEADLINE = {
     "collision": ("blanket", "clone", "efmrtt19"),
     "coco": ("blanket", "clone", "efmrtt19"),
     "krr": ("blanket", "clone", "efmrtt19"),
-    "rr": ("blanket", "clone", "efmrtt19"),
+    "rr": ("exact", "blanket", "clone", "efmrtt19"),
     "olh": ("blanket", "clone", "efmrtt19"),
     "oue": ("blanket", "clone", "efmrtt19"),
     "variation-ratio": ("clone",),
@@ -398,7 +407,7 @@ _HEADLINE_DELTA = {
     "collision": ("blanket", "clone"),
     "coco": ("blanket", "clone"),
     "krr": ("blanket", "clone"),
-    "rr": ("blanket", "clone"),
+    "rr": ("exact", "blanket", "clone"),
     "olh": ("blanket", "clone"),
     "oue": ("blanket", "clone"),
     "variation-ratio": ("clone",),
@@ -413,6 +422,10 @@ def headline_bounds(mechanism: str) -> tuple:
     return _HEADLINE[mechanism]
 
 
+def _headline_at(mechanism: str, n: int) -> tuple:  # 'exact' (a search over datasets) up to its n
+    return tuple(b for b in _HEADLINE[mechanism] if b != "exact" or n <= _bx().HEADLINE_MAX_N)
+
+
 def resolve_name(name: str) -> str:
     """The registry name for ``name`` (accepts the deprecated alias ``tight`` for ``paper``)."""
     name = ALIASES.get(name, name)
@@ -423,7 +436,7 @@ def resolve_name(name: str) -> str:
 
 def proved_upper_bounds(mechanism: str) -> tuple:
     """Names of the bounds that are proved upper bounds for ``mechanism`` (a query on the data)."""
-    return tuple(b for b, s in REGISTRY.items() if s.kind == "upper" and s.proved(mechanism))
+    return tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "exact") and s.proved(mechanism))
 
 
 def status(name: str, mechanism: str) -> dict:
@@ -545,7 +558,7 @@ def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[Bou
 
 @lru_cache(maxsize=1024)
 def _proved_cached(params: Params, n: int, delta: float, rtol: float) -> Optional[BoundResult]:
-    res = {b: compute_params_bound(b, params, n, delta, rtol) for b in _HEADLINE[params.name]}
+    res = {b: compute_params_bound(b, params, n, delta, rtol) for b in _headline_at(params.name, n)}
     return best_proved(res, params.name)
 
 
@@ -571,20 +584,20 @@ def proved_epsilon(n: int, eps0: float, delta: float, mechanism: str = "generic"
 def proved_delta(params: Params, n: int, eps: float) -> tuple[float, str]:
     """The smallest proved upper bound on delta at ``eps`` and the bound that gives it."""
     best = (1.0, "trivial")
-    for b in _HEADLINE_DELTA[params.name]:
+    for b in (x for x in _HEADLINE_DELTA[params.name] if x in _headline_at(params.name, n)):
         v = bound_delta(b, params, n, eps)
         if v is not None and v[1] < best[0]:
             best = (v[1], b)
     return best
 
 
-def proved_meets(params: Params, n: int, eps: float, delta: float) -> Optional[str]:
+def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple = ()) -> Optional[str]:
     """Name of a proved upper bound whose certified delta at ``eps`` is <= ``delta`` (so the
     proved eps_c is <= ``eps``), or None.  One evaluation per bound instead of an eps search:
-    the inverse's feasibility test.  Cheap bounds first; the exact blanket last."""
+    the inverse's feasibility test.  Cheap bounds first; the exact blanket last; ``skip``: bounds left out."""
     if eps >= params.eps0:
         return "post-processing"
-    cheap = [b for b in _HEADLINE[params.name] if b != "blanket"]
+    cheap = [b for b in _headline_at(params.name, n) if b != "blanket" and b not in skip]
     for b in cheap:
         spec = REGISTRY[b]
         if spec.delta is not None:
@@ -595,7 +608,7 @@ def proved_meets(params: Params, n: int, eps: float, delta: float) -> Optional[s
             r = compute_params_bound(b, params, n, delta)
             if r.applicable and r.epsilon is not None and r.epsilon <= eps:
                 return b
-    if "blanket" in _HEADLINE[params.name]:
+    if "blanket" in _HEADLINE[params.name] and "blanket" not in skip:
         from accountant.engines.blanket.engine import positive_part
         up = _blanket_delta(params, n, eps)[1] if getattr(params, "hash_model", "any") == "random" else \
             positive_part(_blanket_law(params), n, eps, target_delta=delta).upper if eps < params.eps0 else 1.0

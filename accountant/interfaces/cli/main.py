@@ -28,6 +28,11 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         require("distributed", "--scheduler (a Dask cluster)")
     if args.command == "bib":
         return bib_command(args)
+    if args.command == "users":
+        from accountant.accounting.batch_size import min_users
+
+        return min_users(args.eps0, args.eps, args.delta, args.mechanism, args.rounds, s=args.s, t=args.t,
+                         k=args.k).as_dict()
     if args.command == "compose":
         from accountant.interfaces.compose_cli import run_compose
 
@@ -93,7 +98,7 @@ def _bound(x: float, kind: str, digits: int = 10) -> str:
     """A registry bound's value: upper bounds up, lower bounds down, the paper's value nearest."""
     from accountant.core.numfmt import fmt
 
-    return fmt(x, digits, {"upper": "up", "lower": "down"}.get(kind))
+    return fmt(x, digits, {"upper": "up", "exact": "up", "lower": "down"}.get(kind))
 
 
 def _human(command: str, out: dict) -> str:
@@ -170,6 +175,13 @@ def _human(command: str, out: dict) -> str:
         if out["paper_epsilon"] is not None:
             lines.append(f"paper's Theorem 5 value {_bound(out['paper_epsilon'], 'paper')} (not a proved bound)")
         return "\n".join(lines)
+    if command == "users":
+        if out["n"] is None:
+            return out["reason"]
+        return (f"n = {out['n']} users: eps_c <= {_up(out['epsilon_at_n'])} ({out['bound_at_n']}) <= {out['epsilon']:g}"
+                f" at delta = {out['delta']:.3g}" + ("" if out["epsilon_at_n_minus_1"] is None else
+                f"; at n - 1 the proved eps_c is {_up(out['epsilon_at_n_minus_1'])}, above it") +
+                " (proved eps_c is non-increasing in n: any batch of at least n users meets it)")
     if command == "delta":
         rel, fmt_ = out["relation"], _down if out["relation"] == ">=" else _up
         lines = [f"delta {rel} {fmt_(out['delta'])} (log delta {rel} {fmt_(out['log_delta'], 12)}) at eps = "

@@ -51,6 +51,8 @@ EXAMPLES = {
               "--out t.md"),
     "figure": ("figure --out fig2.html --n 10000 --s 4 --eps0 0.5:5:10",
                "figure --out fig2.html"),
+    "users": ("users --eps0 2 --eps 0.1 --delta 1e-6 --mechanism krr --k 4 --json",
+              "users --eps0 0.5 --eps 0.06 --delta 1e-6 --mechanism rr"),
     "bib": ("bib --m 100 --s 1 --n 10000 --rho 2 --delta 1e-6",
             "bib --m 100 --s 1 --n 10000 --target-eps 1 --delta 1e-6"),
 }
@@ -176,6 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="invert the smallest proved bound (default) or a named upper bound "
                         "('paper' = Theorem 5, not proved)")
     add_mechanism_options(p)
+
+    p = sub.add_parser("users", help="smallest n whose proved eps_c meets (eps, delta): the minimum batch size")
+    p.add_argument("--eps0", type=EPS0_ARG, required=True, help="local budget eps0")
+    p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
+    p.add_argument("--delta", type=DELTA_ARG, required=True)
+    p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=1, help="rounds T composed (default 1)")
+    _add_mechanism_options(p)
 
     p = sub.add_parser("bib", help="balls-into-bins mechanism M^BIB (Luo, Wang, Yi, Theorem 2.1)")
     p.add_argument("--m", type=int_arg("--m", 1, T_MAX), required=True, help="number of bins (paper's m or B)")

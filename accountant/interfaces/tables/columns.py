@@ -46,7 +46,7 @@ FIELDS = {
     "epsilon": (r"$\varepsilon_c$", "eps_c", None),  # direction from the row's kind
     "achieved_delta": (r"achieved $\delta$", "achieved delta", None),
 }
-_KIND_DIRECTION = {"upper": "up", "paper": "up", "lower": "down"}
+_KIND_DIRECTION = {"upper": "up", "paper": "up", "lower": "down", "exact": "up"}
 
 
 def bound_registry():

@@ -21,7 +21,8 @@ ROOT = Path(REPO_ROOT)
 def test_names_are_the_contract():
     assert BOUND_NAMES == ("blanket", "lower", "lower-worst-hash", "paper", "theorem6-lower", "stronger-clone",
                            "stronger-clone-closed", "clone", "clone-closed", "blanket-hoeffding-generic",
-                           "blanket-bennett-generic", "blanket-hoeffding", "blanket-bennett", "efmrtt19")
+                           "blanket-bennett-generic", "blanket-hoeffding", "blanket-bennett", "efmrtt19",
+                           "exact")
 
 
 def test_proof_status_is_data():
@@ -34,7 +35,7 @@ def test_proof_status_is_data():
     assert "blanket" not in proved_upper_bounds("generic")
     assert set(proved_upper_bounds("krr")) == set(proved_upper_bounds("collision"))
     for name, spec in REGISTRY.items():
-        assert spec.kind in ("upper", "lower", "paper") and spec.reference
+        assert spec.kind in ("upper", "lower", "paper", "exact") and spec.reference
         assert set(spec.proved_for) <= set(spec.applies_to), name
 
 

@@ -1,0 +1,233 @@
+"""Exact eps_c of binary randomized response: a certified maximum over every dataset.
+
+For two inputs a pair of neighbouring datasets is fixed by m, the number of the other n - 1
+users holding user 1's input (``accountant.engines.two_input``), so sup over datasets of
+delta(eps) is max over m in [0, n - 1] of delta_m(eps), with no assumption.  The maximum is
+found by a branch and bound over ranges of m: a range [a, b] is discarded when its proved
+upper bound (``two_input.range_upper``: the b - a users whose inputs vary are revealed) is at
+most the target; a single m is evaluated with certified ends.  The worst m is NOT always an
+extreme (n = 50, eps0 = 1, eps = 0.3: m = 48 of 0..49; lattice effects of a few 0.1% near the
+top), which is why every m is covered by the search rather than by a claim.
+
+``exact_epsilon`` returns a bracket [lower, upper] of eps_c: ``upper`` is certified (every m's
+delta at ``upper`` is <= the target), ``lower`` is the eps at which one named dataset's
+certified delta still exceeds the target, and upper / lower - 1 <= rtol.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from accountant.engines.two_input import dataset_delta, range_upper
+
+# largest n searched: measured (2 shared cores, 2026-11-27) 0.2-0.6 s at n = 1e3, 0.7-3 s at 1e4,
+# 2-30 s at 1e5 (400-700 nodes), 60-130 s at 1e6 (2500-6000 nodes); one evaluation costs 20 s
+# at n = 1e10 (windows grow like sqrt(n)), so n = 1e10 is out of reach of this search
+EXACT_MAX_N = 100_000
+# largest n of the registry's bound 'exact' (and so of the headline, proved_meets, tables and
+# pages, which compute it at every point): 0.2-1 s per point; above it, up to EXACT_MAX_N, only
+# the library function exact_epsilon (docs/proved.md's table)
+HEADLINE_MAX_N = 10_000
+# nodes of one search before it gives up (reported as not available, never guessed): at small
+# eps0 the datasets' deltas are nearly flat in m and the search approaches every m (n = 5000,
+# eps0 = 0.05: 2,969 nodes, 28 s); 1500 nodes cost 3-15 s
+MAX_EVALUATIONS = 1_500
+
+
+@dataclass(frozen=True)
+class ExactEpsilon:
+    """Bracket of the exact eps_c: ``upper`` certified for every dataset, ``lower`` certified
+    by the dataset with ``worst_m`` others holding user 1's input; ``achieved_delta`` is the
+    largest certified upper end of delta over all m at ``upper``."""
+
+    lower: float
+    upper: float
+    worst_m: int
+    achieved_delta: float
+    evaluations: int
+
+
+class _Budget(Exception):
+    pass
+
+
+def _branch_and_bound(n: int, eps0: float, eps: float, target: float, counter: list):
+    """('ok', max upper end) if every m has delta_m(eps) <= target (certified), else
+    ('exceeds', m) for an m whose certified lower end exceeds the target, or ('undecided', m)."""
+    stack = [(0, n - 1)]
+    worst = 0.0
+    while stack:
+        a, b = stack.pop()
+        counter[0] += 1
+        if counter[0] > MAX_EVALUATIONS:
+            raise _Budget()
+        if a == b:
+            r = dataset_delta(n, a, eps0, eps)
+            if r.lower > target:
+                return "exceeds", a
+            if r.upper > target:
+                return "undecided", a
+            worst = max(worst, r.upper)
+            continue
+        up = range_upper(n, a, b, eps0, eps)
+        if up <= target:
+            worst = max(worst, up)
+            continue
+        mid = (a + b) // 2
+        # the upper half last on the stack: the worst datasets lie near m = n - 1
+        stack.append((a, mid))
+        stack.append((mid + 1, b))
+    return "ok", worst
+
+
+def _root(n: int, m: int, eps0: float, target: float, rtol: float) -> tuple[float, float]:
+    """(lo, hi): delta_m's certified lower end exceeds ``target`` at lo, its upper end is <= the
+    target at hi (hi/lo - 1 <= rtol/4); lo = 0 if delta_m never exceeds the target."""
+    lo, hi = 0.0, eps0
+    if dataset_delta(n, m, eps0, 0.0).lower <= target:
+        return 0.0, _bisect_upper(n, m, eps0, target, 0.0, eps0, rtol)
+    while hi - lo > rtol / 4 * hi:
+        mid = 0.5 * (lo + hi)
+        r = dataset_delta(n, m, eps0, mid)
+        if r.lower > target:
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi
+
+
+def _bisect_upper(n, m, eps0, target, lo, hi, rtol):
+    while hi - lo > rtol / 4 * max(hi, 1e-300) and hi > 1e-12:
+        mid = 0.5 * (lo + hi)
+        if dataset_delta(n, m, eps0, mid).upper <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def check_n(n: int) -> int:
+    if n > EXACT_MAX_N:
+        raise ValueError(f"n must be <= {EXACT_MAX_N:.0e} for the exact binary search "
+                         f"(EXACT_MAX_N; got n = {n}): the windows grow like sqrt(n)")
+    return n
+
+
+def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> ExactEpsilon:
+    """Bracket [lower, upper] of the exact eps_c of binary RR at (n, eps0, delta), upper / lower
+    - 1 <= rtol (see the module docstring).  Raises ``ValueError`` above ``EXACT_MAX_N`` and
+    ``ArithmeticError`` when the search exhausts ``MAX_EVALUATIONS``."""
+    check_n(n)
+    counter = [0]
+    m = n - 1                      # the first candidate: everyone else holds user 1's input
+    lo, hi = _root(n, m, eps0, delta, rtol)
+    worst_m = m
+    for _ in range(200):
+        eps_up = min(max(hi, lo * (1.0 + rtol)), eps0)
+        try:
+            verdict, val = _branch_and_bound(n, eps0, eps_up, delta, counter)
+        except _Budget:
+            raise ArithmeticError(f"the exact search exceeded {MAX_EVALUATIONS} evaluations "
+                                  f"(n = {n}, eps0 = {eps0}, delta = {delta})") from None
+        if verdict == "ok":
+            return ExactEpsilon(lo, eps_up, worst_m, val, counter[0])
+        if verdict == "exceeds":
+            worst_m = val
+            lo2, hi = _root(n, val, eps0, delta, rtol)
+            lo = max(lo, lo2, eps_up)  # that dataset's delta exceeds the target at eps_up
+            hi = max(hi, lo * (1.0 + rtol / 2))
+        else:                          # float margins undecided at this eps: step up a little
+            hi = eps_up * (1.0 + rtol / 2)
+        if lo >= eps0:
+            return ExactEpsilon(eps0, eps0, worst_m, 0.0, counter[0])
+    raise ArithmeticError("the exact search did not converge")  # pragma: no cover
+
+
+def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
+    """(lower, upper) on sup over datasets of delta(eps): the best single m found and the
+    proved maximum over all ranges (a branch and bound to 1e-6 relative)."""
+    check_n(n)
+    if eps >= eps0:
+        return 0.0, 0.0
+    best_lo, best_m = 0.0, n - 1
+    stack = [(0, n - 1)]
+    upper = 0.0
+    evals = 0
+    # first the candidate m = n - 1, so that ranges far below it are discarded at once
+    best_lo = dataset_delta(n, n - 1, eps0, eps).lower
+    while stack:
+        a, b = stack.pop()
+        evals += 1
+        if evals > MAX_EVALUATIONS:
+            raise ArithmeticError(f"the exact delta search exceeded {MAX_EVALUATIONS} evaluations")
+        if a == b:
+            r = dataset_delta(n, a, eps0, eps)
+            best_lo = max(best_lo, r.lower)
+            upper = max(upper, r.upper)
+            continue
+        up = range_upper(n, a, b, eps0, eps)
+        if up <= best_lo * (1.0 + 1e-6):
+            upper = max(upper, up)
+            continue
+        mid = (a + b) // 2
+        stack.append((a, mid))
+        stack.append((mid + 1, b))
+    return best_lo, max(upper, best_lo)
+
+
+def exact_reason(res: ExactEpsilon, n: int) -> str:
+    return (f"exact over every dataset: eps_c in [{res.lower:.10g}, {res.upper:.10g}], worst dataset "
+            f"D = (1, 1^{res.worst_m}, 2^{n - 1 - res.worst_m}), D' = (2, 1^{res.worst_m}, "
+            f"2^{n - 1 - res.worst_m}); {res.evaluations} branch-and-bound nodes")
+
+
+# --------------------------------------------------------------------------- registry entry "exact"
+def exact_bound(params, n: int, delta: float, rtol: float):
+    """The registry's ``exact`` bound (binary RR): the certified upper end of the bracket as
+    ``epsilon``, the bracket and the worst dataset in ``reason``; not applicable above
+    ``EXACT_MAX_N`` (the limit in the reason)."""
+    from accountant.core.result import BoundResult
+
+    if getattr(params, "name", None) != "rr":
+        return BoundResult.not_applicable("exact", "the exact search is for binary randomized "
+                                          "response (mechanism 'rr')", delta)
+    if n > HEADLINE_MAX_N:
+        return BoundResult.not_applicable(
+            "exact", f"the exact bound is limited to n <= {HEADLINE_MAX_N:.0e} (HEADLINE_MAX_N: the "
+                     f"search costs 2-30 s at 1e5; accountant.bounds.binary_exact.exact_epsilon goes to "
+                     f"{EXACT_MAX_N:.0e}); n = {n}", delta)
+    try:
+        res = exact_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3))
+    except ArithmeticError as exc:
+        return BoundResult.not_applicable("exact", f"not available: {exc}", delta)
+    return BoundResult("exact", res.upper, True, exact_reason(res, n), delta, res.achieved_delta)
+
+
+def exact_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
+    """(lower, upper) on sup over datasets of delta(eps); (0, 1) above ``HEADLINE_MAX_N``."""
+    if n > HEADLINE_MAX_N:
+        return 0.0, 1.0
+    try:
+        return exact_delta(n, params.eps0, eps)
+    except ArithmeticError:  # the node budget: nothing certified beyond the trivial bound
+        return 0.0, 1.0
+
+
+def exact_meets(n: int, eps0: float, eps: float, delta: float) -> bool:
+    """Whether every dataset's certified delta at ``eps`` is <= ``delta`` (one branch and bound;
+    False when undecided or above ``HEADLINE_MAX_N``)."""
+    if n > HEADLINE_MAX_N:
+        return False
+    if eps >= eps0:
+        return True
+    try:
+        return _branch_and_bound(n, eps0, eps, delta, [0])[0] == "ok"
+    except _Budget:
+        return False
+
+
+def top_dataset_exceeds(n: int, eps0: float, eps: float, delta: float) -> bool:
+    """Whether the dataset with every other user holding user 1's input (m = n - 1) has a
+    certified delta above ``delta`` at ``eps`` (then eps_c > eps at this n and at every
+    smaller n: that dataset's delta is non-increasing in n, docs/proved.md)."""
+    return eps < eps0 and dataset_delta(n, n - 1, eps0, eps).lower > delta

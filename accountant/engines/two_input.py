@@ -1,0 +1,176 @@
+"""Exact hockey-stick divergence of binary randomized response on one dataset of n users.
+
+Binary RR (inputs 1 and 2, keep probability p = e^eps0/(1 + e^eps0), q = 1 - p) shuffled over
+n users: the view is the number K of reports "1".  A pair of neighbouring datasets is fixed (up
+to relabelling) by m, the number of the other n - 1 users holding input 1 (user 1 holds 1 in D
+and 2 in D'):
+
+    K_D  = V + Bern(p),   K_D' = V + Bern(q),   V = X + Y,  X ~ Bin(m, p),  Y ~ Bin(n-1-m, q).
+
+V is a sum of independent Bernoullis, so its pmf v is log-concave and the likelihood ratio
+P_D(k)/P_D'(k) = (p v(k-1) + q v(k))/(q v(k-1) + p v(k)) is non-decreasing in k: the set where
+P_D > e^eps P_D' is a threshold {k >= t*} and, with a = p - e^eps q, b = e^eps p - q,
+
+    delta_m(eps) = max_t F(t),   F(t) = a S(t - 1) - b S(t),   S(t) = P[V >= t],
+
+while F(t) <= delta_m(eps) for every t (the set {k >= t}), which is what the lower end uses.
+The mirror K -> n - K maps the direction D' -> D at m to D -> D' at n - 1 - m, so the maximum
+of both directions over all m is the maximum of this one direction over m in [0, n - 1].
+
+Evaluation: S and v by a sum over a window of the binomial with the smaller count, the other
+binomial's pmf (Loader) and survival function (SciPy's incomplete beta) at the shifted points;
+the mass outside the window (Chernoff) is added to the upper end.  Every float result carries
+``REL_ERROR`` of the sum of the magnitudes of F's two terms on both ends (checked against
+50-digit ball arithmetic over every m at n <= 400 in tests/accountant/engines/test_two_input.py).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf
+
+# relative error carried by a float evaluation (of a + |b| magnitudes of F's two terms)
+REL_ERROR = 1e-9
+# mass of the summed binomial left outside its window (relative to the smallest delta asked)
+_WINDOW_TAIL = 1e-40
+# largest window of the summed binomial (points): about 40 standard deviations at n = 1e10
+MAX_WINDOW = 4_000_000
+
+
+@dataclass(frozen=True)
+class DatasetDelta:
+    """Certified ends of delta_m(eps) of one dataset, and the threshold used."""
+
+    lower: float
+    upper: float
+    threshold: int
+
+
+def rr_probabilities(eps0: float) -> tuple[float, float]:
+    """(p, q) = (e^eps0/(1 + e^eps0), 1/(1 + e^eps0)), q formed without cancellation."""
+    q = 1.0 / (1.0 + math.exp(eps0))
+    return 1.0 - q, q
+
+
+def _window(N: int, prob: float) -> tuple[int, int, float]:
+    """Window [lo, hi] of Bin(N, prob) and an upper bound on the mass outside it."""
+    if N == 0:
+        return 0, 0, 0.0
+    mu, sd = N * prob, math.sqrt(N * prob * (1.0 - prob))
+    half = 12.5 * sd + 30.0
+    lo, hi = max(0, int(math.floor(mu - half))), min(N, int(math.ceil(mu + half)))
+    out = 0.0
+    if lo > 0:
+        out += math.exp(float(binom_log_tail_bound(np.array([lo - 1.0]), N, prob, upper=False)[0]))
+    if hi < N:
+        out += math.exp(float(binom_log_tail_bound(np.array([hi + 1.0]), N, prob, upper=True)[0]))
+    return lo, hi, out
+
+
+class _Law:
+    """V = Bin(m, p) + Bin(c, q): a window of the smaller one summed against the other."""
+
+    def __init__(self, m: int, c: int, p: float, q: float) -> None:
+        # sum over A ~ Bin(nA, pA) (the smaller count); B ~ Bin(nB, pB) evaluated pointwise
+        if m <= c:
+            self.nA, self.pA, self.nB, self.pB = m, p, c, q
+        else:
+            self.nA, self.pA, self.nB, self.pB = c, q, m, p
+        self.lo, self.hi, self.out = _window(self.nA, self.pA)
+        if self.hi - self.lo + 1 > MAX_WINDOW:
+            raise ValueError(f"window of {self.hi - self.lo + 1} points exceeds MAX_WINDOW = {MAX_WINDOW}")
+        self.x = np.arange(self.lo, self.hi + 1, dtype=np.float64)
+        self.px = np.exp(binom_logpmf(self.x, float(self.nA), self.pA))
+        self._v: dict = {}
+
+    def sf_b(self, j: np.ndarray) -> np.ndarray:
+        """P[B >= j] (1 for j <= 0, 0 for j > nB)."""
+        nB, pB = float(self.nB), self.pB
+        jj = np.clip(j, 1.0, nB if nB >= 1 else 1.0)
+        val = special.betainc(jj, nB - jj + 1.0, pB) if nB >= 1 else np.zeros_like(j)
+        return np.where(j <= 0, 1.0, np.where(j > nB, 0.0, val))
+
+    def S(self, t: int) -> float:
+        """P[V >= t] over the window (the window's missing mass is ``self.out``)."""
+        return float(np.dot(self.px, self.sf_b(t - self.x)))
+
+    def v(self, t: int) -> float:
+        """P[V = t] over the window (memoised: the threshold search asks for neighbours twice)."""
+        if t not in self._v:
+            self._v[t] = float(np.dot(self.px, np.exp(binom_logpmf(t - self.x, float(self.nB), self.pB))))
+        return self._v[t]
+
+    def mean_var(self) -> tuple[float, float]:
+        return (self.nA * self.pA + self.nB * self.pB,
+                (self.nA + self.nB) * self.pA * (1.0 - self.pA))
+
+
+def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
+    """Certified ends of delta_m(eps) (see the module docstring) for binary RR: n users, m of
+    the other n - 1 holding user 1's input in D."""
+    if not (1 <= n and 0 <= m <= n - 1):
+        raise ValueError(f"m must be an integer in [0, n - 1] = [0, {n - 1}], got {m}")
+    p, q = rr_probabilities(eps0)
+    e = math.exp(eps)
+    a, b = p - e * q, e * p - q
+    if a <= 0.0:
+        return DatasetDelta(0.0, 0.0, n + 1)
+    law = _Law(m, n - 1 - m, p, q)
+    # threshold: first t with a v(t-1) > b v(t); normal start, then local steps
+    mu, var = law.mean_var()
+    t = int(math.floor(mu + 0.5 + var * math.log(b / a))) if var > 0 else int(round(mu)) + 1
+    t = min(max(t, 0), n)
+
+    def positive(tt: int) -> bool:  # is the term of k = tt positive (k in the set)?
+        return a * law.v(tt - 1) - b * law.v(tt) > 0.0
+
+    # positive(t) is monotone in t (false, then true; n + 1 stands for "never"): gallop from
+    # the start, then bisect
+    step = 1
+    if positive(t):
+        hi, lo = t, -1
+        while hi - step >= 0:
+            if not positive(hi - step):
+                lo = hi - step
+                break
+            hi, step = hi - step, 2 * step
+    else:
+        lo, hi = t, n + 1
+        while lo + step <= n:
+            if positive(lo + step):
+                hi = lo + step
+                break
+            lo, step = lo + step, 2 * step
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if positive(mid):
+            hi = mid
+        else:
+            lo = mid
+    t = hi
+    # F(t) from two tails; its neighbours F(t -+ 1) = F(t) +- the terms of k = t - 1 and t
+    # (a safety net should the float threshold be off by one: the maximum is taken)
+    s0, s1 = law.S(t - 1), law.S(t)
+    f = a * s0 - b * s1
+    err = REL_ERROR * (a * s0 + b * s1)
+    vals = [(f - err, f + err)]
+    for term in (a * law.v(t - 2) - b * law.v(t - 1), -(a * law.v(t - 1) - b * law.v(t))):
+        e2 = err + REL_ERROR * abs(term) + 1e-15 * (a * s0 + b * s1)
+        vals.append((f + term - e2, f + term + e2))
+    lower = max(0.0, max(lo for lo, _ in vals))
+    # the window's missing mass raises either S by at most law.out
+    upper = max(hi for _, hi in vals) + a * law.out
+    return DatasetDelta(lower, min(upper, 1.0), t)
+
+
+def range_upper(n: int, m_lo: int, m_hi: int, eps0: float, eps: float) -> float:
+    """A proved upper bound on delta_m(eps) for every m in [m_lo, m_hi]: the w = m_hi - m_lo
+    users whose inputs vary over the range are revealed (their reports are added to the count
+    of the others, a post-processing of the count of the remaining n - w users), leaving
+    m_lo others holding input 1 among n - 1 - w."""
+    w = m_hi - m_lo
+    return dataset_delta(n - w, m_lo, eps0, eps).upper

@@ -1,0 +1,82 @@
+"""The minimum batch size (accountant.min_users, `python -m accountant users`): the answer's
+proved eps_c meets the target and n - 1's does not; monotonicity in n checked on a grid."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from accountant import make_params, min_users
+from accountant.bounds import registry
+from accountant.bounds.binary_exact import HEADLINE_MAX_N, dataset_delta
+
+
+@pytest.mark.parametrize("eps0,eps,delta,kw", [
+    (2.0, 0.1, 1e-6, dict(mechanism="krr", k=4)),
+    (1.0, 0.1, 1e-6, {}),
+    (0.5, 0.06, 1e-6, dict(mechanism="rr")),
+])
+def test_smallest_n_meets_and_n_minus_1_does_not(eps0, eps, delta, kw):
+    r = min_users(eps0, eps, delta, **kw)
+    params = make_params(kw.get("mechanism", "generic"), eps0, k=kw.get("k"))
+    at_n = registry.proved_params_epsilon(params, r.n, delta, rtol=1e-6)
+    below = registry.proved_params_epsilon(params, r.n - 1, delta, rtol=1e-6)
+    assert r.epsilon_at_n <= eps < r.epsilon_at_n_minus_1
+    assert registry.proved_meets(params, r.n, eps, delta) and below.epsilon > eps
+    assert at_n.epsilon <= eps * (1 + 1e-6)
+
+
+def test_rr_exact_gives_fewer_users_than_the_blanket():
+    r = min_users(0.5, 0.06, 1e-6, mechanism="rr")
+    assert r.n == 907 and r.bound_at_n == "exact"
+    blanket = min_users(0.5, 0.06, 1e-6, mechanism="krr", k=2)   # same randomizer, blanket only
+    assert blanket.n > 1.15 * r.n
+    # n - 1 fails for the truth, not only for the bound: the top dataset exceeds the target there
+    assert dataset_delta(r.n - 2, r.n - 3, 0.5, 0.06).lower > 1e-6
+
+
+@pytest.mark.parametrize("mechanism,k", [("generic", None), ("krr", 4), ("rr", None)])
+def test_proved_epsilon_is_non_increasing_in_n(mechanism, k):
+    params = make_params(mechanism, 1.0, k=k)
+    ns = [2, 3, 5, 10, 30, 100, 300, 1000, 3000, HEADLINE_MAX_N, 30_000, 10**5, 10**7, 10**10]
+    if mechanism == "rr":  # the exact bound leaves the headline above HEADLINE_MAX_N
+        ns = [n for n in ns if n <= HEADLINE_MAX_N]
+    eps = [registry.proved_params_epsilon(params, n, 1e-6, rtol=1e-6).epsilon for n in ns]
+    assert all(b <= a * (1 + 1e-6) for a, b in zip(eps, eps[1:])), eps
+
+
+def test_unreachable_target_says_so():
+    r = min_users(8.0, 1e-4, 1e-10)
+    assert r.n is None and "unreachable" in r.reason and r.epsilon_at_n > 1e-4
+
+
+@pytest.mark.parametrize("kw,msg", [
+    (dict(eps0=2.0, epsilon=0.0, delta=1e-6), "epsilon must be"),
+    (dict(eps0=2.0, epsilon=0.1, delta=1.5), "delta must be"),
+    (dict(eps0=2.0, epsilon=0.1, delta=1e-6, rounds=0), "rounds must be"),
+    (dict(eps0=-1.0, epsilon=0.1, delta=1e-6), "eps0"),
+])
+def test_bad_input(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        min_users(**kw)
+
+
+def test_cli_users_json_and_bad_input():
+    out = subprocess.run([sys.executable, "-m", "accountant", "users", "--eps0", "1", "--eps", "0.1",
+                          "--delta", "1e-6", "--json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert r["n"] == min_users(1.0, 0.1, 1e-6).n and r["epsilon_at_n"] <= 0.1 < r["epsilon_at_n_minus_1"]
+    bad = subprocess.run([sys.executable, "-m", "accountant", "users", "--eps0", "1", "--eps", "0.1",
+                          "--delta", "1e-6", "--rounds", "0"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--rounds" in bad.stderr
+
+
+def test_cli_users_human_line_and_compare_tags_exact():
+    out = subprocess.run([sys.executable, "-m", "accountant", "users", "--eps0", "0.5", "--eps", "0.06",
+                          "--delta", "1e-6", "--mechanism", "rr"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("n = 907 users: eps_c <= 0.05996553636 (exact)")
+    cmp = subprocess.run([sys.executable, "-m", "accountant", "compare", "--n", "1000", "--eps0", "0.5",
+                          "--delta", "1e-6", "--mechanism", "rr"], capture_output=True, text=True, timeout=120)
+    line = next(x for x in cmp.stdout.splitlines() if x.strip().startswith("exact"))
+    assert "[exact, proved]" in line and float(line.split()[1]) >= 0.0568538

@@ -1,0 +1,68 @@
+"""The exact eps_c of binary RR (accountant.bounds.binary_exact) against a brute-force maximum
+over every dataset m, the certified lower bound at m = n - 1 and the blanket; the issue's numbers."""
+import numpy as np
+import pytest
+
+from accountant import compute_bound, proved_epsilon
+from accountant.bounds.binary_exact import EXACT_MAX_N, HEADLINE_MAX_N, exact_delta, exact_epsilon
+from tests.accountant.engines.test_two_input import brute_float
+
+
+@pytest.mark.parametrize("n,eps0,delta", [(50, 1.0, 1e-3), (300, 2.0, 1e-5), (2000, 0.5, 1e-6)])
+def test_bracket_against_brute_force_maximum_over_every_m(n, eps0, delta):
+    r = exact_epsilon(n, eps0, delta, rtol=1e-6)
+    assert r.upper / r.lower - 1 <= 1.5e-6
+    assert brute_float(n, eps0, r.upper).max() <= delta * (1 + 1e-9)      # upper: every m meets it
+    assert brute_float(n, eps0, r.lower)[r.worst_m] > delta * (1 - 1e-9)  # lower: a dataset exceeds
+
+
+def test_worst_dataset_below_the_top_is_found():
+    # n = 50, eps0 = 1: at eps = 0.3 the worst m is 48; exact_delta's maximum equals brute force's
+    bf = brute_float(50, 1.0, 0.3)
+    lo, hi = exact_delta(50, 1.0, 0.3)
+    assert lo <= bf.max() <= hi and hi - lo <= 1e-6 * bf.max()
+
+
+@pytest.mark.parametrize("n,eps0,delta,exact,blanket", [
+    (1000, 0.5, 1e-6, 0.05685, 0.06269),
+    (100_000, 2.0, 1e-6, 0.02466, 0.03319),
+])
+def test_issue_numbers_and_the_headline(n, eps0, delta, exact, blanket):
+    r = exact_epsilon(n, eps0, delta)
+    head = proved_epsilon(n, eps0, delta, mechanism="rr")
+    assert head.name == ("exact" if n <= HEADLINE_MAX_N else "blanket")
+    if n <= HEADLINE_MAX_N:
+        assert head.epsilon == r.upper
+    assert abs(r.upper - exact) < 1e-5
+    low = compute_bound("lower", n, eps0, delta, mechanism="rr").epsilon
+    bl = compute_bound("blanket", n, eps0, delta, mechanism="rr").epsilon
+    assert low <= r.upper <= low * (1 + 2e-5)       # the m = n - 1 lower bound is the exact value
+    assert abs(bl - blanket) < 1e-5 and r.upper < bl
+
+
+def test_certified_search_at_1e4_is_monotone_and_between_lower_and_blanket():
+    prev = None
+    for eps0 in (0.5, 1.0, 2.0):
+        r = exact_epsilon(10_000, eps0, 1e-6)
+        low = compute_bound("lower", 10_000, eps0, 1e-6, mechanism="rr").epsilon
+        bl = compute_bound("blanket", 10_000, eps0, 1e-6, mechanism="rr").epsilon
+        assert low * (1 - 1e-9) <= r.upper <= bl and r.lower >= low * (1 - 2e-5)
+        assert prev is None or r.upper > prev
+        prev = r.upper
+
+
+def test_limit_is_refused_and_the_headline_falls_back():
+    with pytest.raises(ValueError, match="n must be <= 1e\\+05"):
+        exact_epsilon(EXACT_MAX_N + 1, 1.0, 1e-6)
+    r = compute_bound("exact", HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
+    assert not r.applicable and "HEADLINE_MAX_N" in r.reason
+    assert proved_epsilon(HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr").name == "blanket"
+
+
+def test_node_budget_reports_not_available(monkeypatch):
+    from accountant.bounds import binary_exact
+
+    monkeypatch.setattr(binary_exact, "MAX_EVALUATIONS", 5)
+    r = compute_bound("exact", 777, 1.0, 1e-6, mechanism="rr")
+    assert not r.applicable and "exceeded 5 evaluations" in r.reason
+    assert binary_exact.exact_bound_delta(type("P", (), {"eps0": 1.0})(), 777, 0.1) == (0.0, 1.0)
