@@ -22,7 +22,7 @@ from typing import Callable, Optional
 from accountant.bounds import binary_exact
 from accountant.bounds import registry as bounds
 from accountant.core import limits as L
-from accountant.core.params import _check_delta, make_params
+from accountant.core.params import validate_delta, make_params
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
     """
     params = make_params(mechanism, eps0, s=s, t=t, k=k)
     epsilon = L.check_float("epsilon", epsilon, 0.0, L.EPS_MAX, lo_open=True)
-    delta = _check_delta(delta)
+    delta = validate_delta(delta)
     rounds = L.check_rounds(rounds)
     n_max = L.check_int("n_max", n_max, 1, L.MAX_N)
     if rounds > 1:

@@ -237,7 +237,7 @@ def finite_upper_epsilon(R: FiniteRandomizer, n: int, delta: float,
         return FiniteBound(None, delta, "upper", "", reason=str(exc))
     if fl.law is None:
         return FiniteBound(0.0, delta, "upper", _pair_text(R, fl), True)
-    # as the named mechanisms' blanket (registry._blanket): certified, within rtol of the root
+    # as the named mechanisms' blanket (exact_bounds.blanket_bound): certified, within rtol of the root
     # Newton predicts, no second evaluation below it; a chart's rtol also coarsens the bins
     floor = UPPER_RTOL_THREE_ATOMS if isinstance(fl.law, CountLaw) else UPPER_RTOL
     rtol = floor if rtol is None else max(rtol, floor)

@@ -55,8 +55,11 @@ from typing import Callable, Optional
 from accountant.bounds import blanket_relaxations as blanket
 from accountant.bounds import closed_form
 from accountant.bounds.agreement import agree_with_delta
-from accountant.bounds import finite as _finite  # mechanism "finite": a randomizer given as its matrix
-from accountant.bounds import random_blanket as _rb  # hash_model="random" (Collision, CoCo, OLH)
+from accountant.bounds.exact_bounds import (  # noqa: F401 (BLANKET_RTOL, chart_truncation: re-exported)
+                                            BLANKET_RTOL, CHART_RTOL, binary_exact_module, blanket_bound,
+                                            blanket_delta, chart_truncation, lower_bound, lower_delta,
+                                            mechanism_blanket_law,
+                                            worst_hash_bound, worst_hash_delta)
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.bounds.pair_accountant import PairAccountant, clamp_to_eps0, search_pair_epsilon, pair_epsilon_result
@@ -222,100 +225,6 @@ def _no_underflow(up: float, eps: float, eps0: float) -> float:
     return math.ulp(0.0) if up == 0.0 and eps < eps0 else up
 
 
-def _blanket_law(params):
-    from accountant.engines.blanket.law import blanket_law
-    return blanket_law(params)
-
-
-# From this search tolerance on (the pages' curves) the paper's search skips its certified lower
-# end (theorem6-lower then searches for it itself)
-CHART_RTOL = 1e-5
-
-# The exact blanket's eps_c is certified (its delta's upper end <= target) and within this
-# relative distance of the smallest such eps (each evaluation costs 0.05-1 s).
-BLANKET_RTOL = 1e-5
-
-
-def chart_truncation(rtol: float) -> float:
-    """The fraction of the target the exact engines' windows may leave out: the engine's
-    ``TRUNCATION`` (1e-8), or 1e-6 from a chart's tolerance (``CHART_RTOL``) on.  Left-out mass
-    is bounded and added to an upper end (a lower end just drops it), so the answers stay
-    certified; 1e-6 of delta moves eps_c by about 1e-7 relative, and the windows are about
-    10% shorter (the dashboard's curves at n = 1e8-1e9)."""
-    from accountant.engines.blanket.engine import TRUNCATION
-
-    return 1e-6 if rtol >= CHART_RTOL else TRUNCATION
-
-
-def _blanket(params, n, delta, rtol) -> BoundResult:
-    from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
-
-    if params.name == "finite":  # the worst pair's blanket of the matrix
-        return _finite.finite_blanket_result(params, n, delta, rtol)
-
-    # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
-    # a coarse rtol (a chart's) also coarsens the bins (certified either way)
-    res = blanket_exact_epsilon(_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
-                                certify_bracket=False, bin_gap=min(max(BIN_GAP, 10.0 * rtol), 1e-4),
-                                min_bins=1 if rtol >= CHART_RTOL else None,
-                                truncation=chart_truncation(rtol))
-    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
-    if getattr(params, "hash_model", "any") == "random":  # accountant.bounds.random_blanket
-        # the any-hash bound holds under the random model too: the smaller of the two
-        return _rb.random_blanket_result(params, n, delta, max(rtol, BLANKET_RTOL), clamp_to_eps0,
-                                         ceiling=(eps, achieved))
-    return BoundResult("blanket", eps, True, None, delta, achieved)
-
-
-def _blanket_delta(params, n, eps):
-    from accountant.engines.blanket.engine import blanket_exact_delta
-
-    if params.name == "finite":
-        return _finite.finite_blanket_delta(params, n, eps)
-    if eps >= params.eps0:
-        return 0.0, 0.0
-    v = blanket_exact_delta(_blanket_law(params), n, eps)
-    if getattr(params, "hash_model", "any") == "random":  # the smaller of random and any
-        return _rb.random_blanket_delta(params, n, eps, ceiling=(v.lower, min(v.upper, 1.0)))
-    return v.lower, min(v.upper, 1.0)
-
-
-def _lower(params, n, delta, rtol) -> BoundResult:
-    from accountant.bounds import laws as mechanism_law
-
-    if params.name == "finite":
-        return _finite.finite_lower_result(params, n, delta, rtol)
-
-    return mechanism_law.lower_bound_epsilon(params, n, delta, rtol=rtol)
-
-
-def _lower_delta(params, n, eps):
-    from accountant.bounds import laws as mechanism_law
-
-    if params.name == "finite":
-        v = _finite.finite_lower_delta(params, n, eps).delta
-        return v, v
-
-    return mechanism_law.lower_bound_delta(params, n, eps)
-
-
-def _bx():
-    from accountant.bounds import binary_exact
-    return binary_exact
-
-
-def _worst_hash(params, n, delta, rtol) -> BoundResult:
-    from accountant.bounds import laws as mechanism_law
-
-    return mechanism_law.worst_hash_lower_epsilon(params, n, delta, rtol=rtol)
-
-
-def _worst_hash_delta(params, n, eps):
-    from accountant.bounds import laws as mechanism_law
-
-    return mechanism_law.worst_hash_lower_delta(params, n, eps)
-
-
 _CAVEAT_WORST_HASH = ("lower bound for the worst hash family (one fixed clean hash), not for the "
                       "SplitMix64 family: no bound proved for every hash family can be smaller")
 
@@ -327,17 +236,17 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.blanket_exact); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
-              _blanket, _blanket_delta, engine="exact", cite=("balle2019blanket", "su2026decomposition")),
+              blanket_bound, blanket_delta, engine="exact", cite=("balle2019blanket", "su2026decomposition")),
     BoundSpec("lower", "lower", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
-              _lower, _lower_delta, engine="exact"),
+              lower_bound, lower_delta, engine="exact"),
     BoundSpec("lower-worst-hash", "lower", ("collision", "coco", "olh"), ("collision", "coco", "olh"),
               "exact divergence of post-processed shuffled outputs under one fixed clean hash "
               "(accountant.bounds.laws.worst_hash_lower_law): certified lower bound on eps_c of the "
               "worst hash family, so the exact blanket is optimal among bounds for every family",
-              _worst_hash, _worst_hash_delta, caveat=_CAVEAT_WORST_HASH, engine="exact"),
+              worst_hash_bound, worst_hash_delta, caveat=_CAVEAT_WORST_HASH, engine="exact"),
     BoundSpec("paper", "paper", (), ALL,
               "Wang et al. (numerical vector analyses, shuffle model), Theorem 5 (Collision, CoCo; Section 7.4); stronger clone pair (FMT23) "
               "for generic", _paper, _paper_delta, engine="pair", cite=("wang2023numerical",)),
@@ -380,7 +289,7 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               _generic(closed_form.efmrtt19), cite=("erlingsson2019amplification",)),
     BoundSpec("exact", "exact", ("rr",), ("rr",), "maximum over every dataset of binary RR (m others "
               "holding user 1's input) by a certified branch and bound (accountant.bounds.binary_exact)",
-              lambda p, n, d, r: _bx().exact_bound(p, n, d, r), lambda p, n, e: _bx().exact_bound_delta(p, n, e)),
+              lambda p, n, d, r: binary_exact_module().exact_bound(p, n, d, r), lambda p, n, e: binary_exact_module().exact_bound_delta(p, n, e)),
 )}
 """Every bound by name: a :class:`BoundSpec` with its kind, the mechanisms it is proved for
 and applies to, its reference and how to compute it (proof status as data)."""
@@ -423,7 +332,7 @@ def headline_bounds(mechanism: str) -> tuple:
 
 
 def _headline_at(mechanism: str, n: int) -> tuple:  # 'exact' (a search over datasets) up to its n
-    return tuple(b for b in _HEADLINE[mechanism] if b != "exact" or n <= _bx().HEADLINE_MAX_N)
+    return tuple(b for b in _HEADLINE[mechanism] if b != "exact" or n <= binary_exact_module().HEADLINE_MAX_N)
 
 
 def resolve_name(name: str) -> str:
@@ -610,8 +519,9 @@ def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple =
                 return b
     if "blanket" in _HEADLINE[params.name] and "blanket" not in skip:
         from accountant.engines.blanket.engine import positive_part
-        up = _blanket_delta(params, n, eps)[1] if getattr(params, "hash_model", "any") == "random" else \
-            positive_part(_blanket_law(params), n, eps, target_delta=delta).upper if eps < params.eps0 else 1.0
+        up = blanket_delta(params, n, eps)[1] if getattr(params, "hash_model", "any") == "random" \
+            or params.name == "finite" else \
+            positive_part(mechanism_blanket_law(params), n, eps, target_delta=delta).upper if eps < params.eps0 else 1.0
         if up <= delta:
             return "blanket"
     return None

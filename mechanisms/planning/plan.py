@@ -180,9 +180,9 @@ class Plan:
             )
         elif c.eps0 > LOW_LOCAL_PROTECTION_EPS0:
             out.append(
-                f"The recommended local eps0 = {_down(c.eps0)} is above "
+                f"The recommended local eps0 = {fmt_down(c.eps0)} is above "
                 f"{LOW_LOCAL_PROTECTION_EPS0:g}: each report alone allows a likelihood "
-                f"ratio of up to e^eps0 ~ {_up(math.exp(c.eps0), 3)} to whoever sees it "
+                f"ratio of up to e^eps0 ~ {fmt_up(math.exp(c.eps0), 3)} to whoever sees it "
                 f"before shuffling; the central guarantee rests on the shuffler. To "
                 f"remove this: cap the local budget (--max-eps0 {LOW_LOCAL_PROTECTION_EPS0:g}"
                 f"; the plan then reports what the cap costs in error)."

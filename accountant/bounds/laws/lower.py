@@ -554,7 +554,7 @@ def lower_search(ll: LowerLaw, name: str, params, n: int, delta: float, rtol: fl
     top = min(ll.eps_max, float(params.eps0))
     # a chart's tolerance (>= COARSE_RTOL) lets the engine's bins stop at a relative gap of
     # 10 rtol (at most 1e-4) from one bin, as the blanket curve's search does
-    # (registry._blanket): 2-3x cheaper evaluations at n = 1e8-1e9, the eps found moves by
+    # (exact_bounds.blanket_bound): 2-3x cheaper evaluations at n = 1e8-1e9, the eps found moves by
     # far less than rtol, and the lower end stays certified
     bin_gap = min(10.0 * rtol, 1e-4) if rtol >= COARSE_RTOL else None
 
@@ -587,7 +587,6 @@ def lower_search(ll: LowerLaw, name: str, params, n: int, delta: float, rtol: fl
 def zero_reason(params, n: int) -> Optional[str]:
     """Why the lower end may be 0 although the datasets' divergence is positive, or None."""
     from accountant.bounds.laws.image_sizes import why_zero
-
     ll = mechanism_lower_law(params)
     if ll is None or ll.small is None:
         return None
@@ -598,7 +597,4 @@ def zero_reason(params, n: int) -> Optional[str]:
 def lower_bound_delta(params, n: int, eps: float):
     """(certified lower bound on the mechanism's delta at ``eps``, same) or None."""
     ll = mechanism_lower_law(params)
-    if ll is None:
-        return None
-    v = ll.delta(n, float(eps))
-    return v, v
+    return None if ll is None else (ll.delta(n, float(eps)),) * 2

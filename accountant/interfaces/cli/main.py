@@ -42,7 +42,7 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
 
         if _dep.wanted(args) or args.n is None:  # issue 43: checked before any work
             _dep.check(args)
-            return _dep.run(args, _params(args, args.eps0))
+            return _dep.run(args, params_from_args(args, args.eps0))
         # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
         args.log_delta = math.log(args.delta) if args.delta is not None else args.log_delta
         args.delta = args.delta if args.delta is not None else math.exp(args.log_delta)
@@ -75,7 +75,7 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
 
         if _dep.wanted(args):  # issue 43: checked before any work
             _dep.check_delta(args)
-            return _dep.run_delta(args, _params(args, args.eps0))
+            return _dep.run_delta(args, params_from_args(args, args.eps0))
         return delta_command(args)
     return local_epsilon_command(args)
 

@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
     p.add_argument("--delta", type=DELTA_ARG, required=True)
     p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=1, help="rounds T composed (default 1)")
-    _add_mechanism_options(p)
+    add_mechanism_options(p)
 
     p = sub.add_parser("bib", help="balls-into-bins mechanism M^BIB (Luo, Wang, Yi, Theorem 2.1)")
     p.add_argument("--m", type=int_arg("--m", 1, T_MAX), required=True, help="number of bins (paper's m or B)")

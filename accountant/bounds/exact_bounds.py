@@ -1,0 +1,108 @@
+"""The registry's bounds that run the exact engines: the exact blanket (named mechanisms, the
+random-hash model and any matrix), the certified lower bounds (the mechanism's datasets, the
+worst hash family, a matrix's triples) and the search tolerances of those engines.
+
+The registry (:mod:`accountant.bounds.registry`) holds what each bound is; this module holds how
+the costly ones are computed, so that both stay readable.  Each ``*_delta`` returns
+``(lower, upper)``.
+"""
+from __future__ import annotations
+
+from accountant.bounds import finite as finite_bounds  # mechanism "finite": a randomizer given as its matrix
+from accountant.bounds import random_blanket as rb  # hash_model="random" (Collision, CoCo, OLH)
+from accountant.bounds.pair_accountant import clamp_to_eps0
+from accountant.core.result import BoundResult
+
+
+def mechanism_blanket_law(params):
+    from accountant.engines.blanket.law import blanket_law
+    return blanket_law(params)
+
+
+# From this search tolerance on (the pages' curves) the paper's search skips its certified lower
+# end (theorem6-lower then searches for it itself)
+CHART_RTOL = 1e-5
+
+# The exact blanket's eps_c is certified (its delta's upper end <= target) and within this
+# relative distance of the smallest such eps (each evaluation costs 0.05-1 s).
+BLANKET_RTOL = 1e-5
+
+
+def chart_truncation(rtol: float) -> float:
+    """The fraction of the target the exact engines' windows may leave out: the engine's
+    ``TRUNCATION`` (1e-8), or 1e-6 from a chart's tolerance (``CHART_RTOL``) on.  Left-out mass
+    is bounded and added to an upper end (a lower end just drops it), so the answers stay
+    certified; 1e-6 of delta moves eps_c by about 1e-7 relative, and the windows are about
+    10% shorter (the dashboard's curves at n = 1e8-1e9)."""
+    from accountant.engines.blanket.engine import TRUNCATION
+
+    return 1e-6 if rtol >= CHART_RTOL else TRUNCATION
+
+
+def blanket_bound(params, n, delta, rtol) -> BoundResult:
+    from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
+
+    if params.name == "finite":  # the worst pair's blanket of the matrix
+        return finite_bounds.finite_blanket_result(params, n, delta, rtol)
+
+    # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
+    # a coarse rtol (a chart's) also coarsens the bins (certified either way)
+    res = blanket_exact_epsilon(mechanism_blanket_law(params), n, delta, rtol=max(rtol, BLANKET_RTOL),
+                                certify_bracket=False, bin_gap=min(max(BIN_GAP, 10.0 * rtol), 1e-4),
+                                min_bins=1 if rtol >= CHART_RTOL else None,
+                                truncation=chart_truncation(rtol))
+    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+    if getattr(params, "hash_model", "any") == "random":  # accountant.bounds.random_blanket
+        # the any-hash bound holds under the random model too: the smaller of the two
+        return rb.random_blanket_result(params, n, delta, max(rtol, BLANKET_RTOL), clamp_to_eps0,
+                                         ceiling=(eps, achieved))
+    return BoundResult("blanket", eps, True, None, delta, achieved)
+
+
+def blanket_delta(params, n, eps):
+    from accountant.engines.blanket.engine import blanket_exact_delta
+
+    if params.name == "finite":
+        return finite_bounds.finite_blanket_delta(params, n, eps)
+    if eps >= params.eps0:
+        return 0.0, 0.0
+    v = blanket_exact_delta(mechanism_blanket_law(params), n, eps)
+    if getattr(params, "hash_model", "any") == "random":  # the smaller of random and any
+        return rb.random_blanket_delta(params, n, eps, ceiling=(v.lower, min(v.upper, 1.0)))
+    return v.lower, min(v.upper, 1.0)
+
+
+def lower_bound(params, n, delta, rtol) -> BoundResult:
+    from accountant.bounds import laws as mechanism_law
+
+    if params.name == "finite":
+        return finite_bounds.finite_lower_result(params, n, delta, rtol)
+
+    return mechanism_law.lower_bound_epsilon(params, n, delta, rtol=rtol)
+
+
+def lower_delta(params, n, eps):
+    from accountant.bounds import laws as mechanism_law
+
+    if params.name == "finite":
+        v = finite_bounds.finite_lower_delta(params, n, eps).delta
+        return v, v
+
+    return mechanism_law.lower_bound_delta(params, n, eps)
+
+
+def binary_exact_module():
+    from accountant.bounds import binary_exact
+    return binary_exact
+
+
+def worst_hash_bound(params, n, delta, rtol) -> BoundResult:
+    from accountant.bounds import laws as mechanism_law
+
+    return mechanism_law.worst_hash_lower_epsilon(params, n, delta, rtol=rtol)
+
+
+def worst_hash_delta(params, n, eps):
+    from accountant.bounds import laws as mechanism_law
+
+    return mechanism_law.worst_hash_lower_delta(params, n, eps)
