@@ -39,8 +39,9 @@ D_{e^eps}(P_t || Q_t) = eta_t D_{e^eps_t}(P1 || (1 - beta) S_t + beta Q1)
 <= eta_t [(1 - beta) D_{e^eps_t}(P1 || S_t) + beta D_{e^eps_t}(P1 || Q1)]. Coupling the
 (t-1)-subset of P1 with the t-subset of S_t that adds one user j (uniform j keeps both
 marginals), P1 vs S_t and P1 vs Q1 are shuffles of t users differing in one user, so both
-divergences are at most f(t, eps_t), the stronger clone pair at t users (Feldman, McMillan,
-Talwar, SODA 2023, a = 1/(e^eps0 + 1), every eps0-LDP randomizer). Hence
+divergences are at most f(t, eps_t), the clone pair at t users (Feldman, McMillan, Talwar,
+FOCS 2021, Theorem 3.2: proved for every eps0-LDP randomizer; the stronger clone pair of
+SODA 2023 is not, by its erratum, except for randomizers with its mixture decomposition). Hence
 delta(eps) <= sum_t P(T = t) (t/n) f(t, log(1 + (n/t)(e^eps - 1))). f is non-increasing in
 the number of users (post-processing, above) and in eps, so on a stratum [t_j, t_{j+1}) the
 term is at most ((t_{j+1} - 1)/n) f(t_j, eps at t_{j+1} - 1); the strata's probabilities come from the
@@ -189,7 +190,7 @@ def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 48
                   width: float = 10.0) -> float:
     """Proved delta(eps) with Poisson sampling at rate ``q`` (substitution), module docstring:
     delta(eps) <= sum_t P(T = t) (t/n) f(t, log(1 + (n/t)(e^eps - 1))), T ~ Bin(n, q) the
-    number of reports, f(t, e) the stronger clone pair's divergence at t users, bounded on
+    number of reports, f(t, e) the clone pair's divergence at t users (FMT21), bounded on
     strata [t_j, t_{j+1}) by ((t_{j+1} - 1)/n) f(t_j, e at t_{j+1} - 1) (f is non-increasing in the
     number of users and in e), the strata's probabilities from the binomial CDF with a
     relative margin and the two tails by Chernoff."""
@@ -199,7 +200,6 @@ def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 48
     from accountant.engines.pair.law import DominatingPair
 
     eps0 = _eps0_of(params)
-    a = 1.0 / (math.exp(eps0) + 1.0)
     if eps >= eps0:
         return 0.0
     em1 = math.expm1(eps)
@@ -208,7 +208,7 @@ def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 48
         e = math.log1p(n / t_eps * em1)
         if e >= eps0:
             return 0.0
-        return min(1.0, hockey_stick_divergence(DominatingPair.stronger_clone(t, eps0, a), e).upper)
+        return min(1.0, hockey_stick_divergence(DominatingPair.clone(t, eps0), e).upper)
 
     mu, sd = n * q, math.sqrt(n * q * (1 - q))
     pts = sorted({max(1, min(n, int(math.floor(mu + sd * width * (2 * j / strata - 1))))) for j in range(strata + 1)})
@@ -228,14 +228,14 @@ def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 48
 
 def _pair_g(eps0: float, t: int, gamma: float) -> float:
     """Upper bound on sup over neighbouring (substitution) datasets of t users of
-    D_gamma(S(D) || S(D')), gamma >= 0: the stronger clone pair at t users; for gamma < 1,
+    D_gamma(S(D) || S(D')), gamma >= 0: the clone pair at t users (FMT21, symmetric); for gamma < 1,
     D_gamma(P||Q) = 1 - gamma + gamma D_{1/gamma}(Q||P)."""
     from accountant.engines.pair.divergence import hockey_stick_divergence
     from accountant.engines.pair.law import DominatingPair
 
     if gamma <= 0.0 or t < 1:
         return 1.0
-    pair = DominatingPair.stronger_clone(t, eps0, 1.0 / (math.exp(eps0) + 1.0))
+    pair = DominatingPair.clone(t, eps0)
     e = abs(math.log(gamma))
     f = 0.0 if e >= eps0 else min(1.0, hockey_stick_divergence(pair, e).upper)
     return f if gamma >= 1.0 else min(1.0, (1.0 - gamma) + gamma * f)
@@ -331,12 +331,12 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
             side = 1
     eps, ach = hi, dfun(params, n, q, hi)
     if neighbours == "substitute":
-        why = ("delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f the stronger clone "
-               "pair (advanced joint convexity)")
+        why = ("delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f the clone "
+               "pair of FMT21 (advanced joint convexity)")
     else:
-        why = ("both directions summed over the visible count of reports, each term the stronger clone "
+        why = ("both directions summed over the visible count of reports, each term the clone (FMT21) "
                "pair at t users")
-    return DeploymentResult(eps, delta, ach, "stronger-clone-sampled", n,
+    return DeploymentResult(eps, delta, ach, "clone-sampled", n,
                             f"user sampling q = {q:g} (Poisson, {neighbours}): {why}, proved for every "
                             "eps0-LDP randomizer")
 
@@ -371,6 +371,6 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     one = _pld.refine(_pld.from_profile(prof, step, top, True), refine)
     total = _pld.self_compose(one, rounds)
     eps = total.get_epsilon(delta)
-    return DeploymentResult(eps, delta, total.get_delta(eps), "stronger-clone-sampled-pld", n,
+    return DeploymentResult(eps, delta, total.get_delta(eps), "clone-sampled-pld", n,
                             f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
-                            "pessimistic PLD of the sampled stronger clone pair")
+                            "pessimistic PLD of the sampled clone pair (FMT21)")

@@ -42,11 +42,16 @@ def add_method_option(p: argparse.ArgumentParser) -> None:
 
 
 def add_mechanism_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
+    p.add_argument("--mechanism", default="generic", choices=MECHANISMS + ("finite",),
                    help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
                         "response, needs --k), rr (binary randomized response), olh (optimized local "
-                        "hashing, --k [--g]), oue (optimized unary encoding, --k) or variation-ratio "
-                        "(any randomizer by Wang et al.'s parameters --p --beta [--q])")
+                        "hashing, --k [--g]), oue (optimized unary encoding, --k), variation-ratio "
+                        "(any randomizer by Wang et al.'s parameters --p --beta [--q]) or finite (any "
+                        "randomizer given as its probability matrix, --matrix FILE)")
+    p.add_argument("--matrix", default=None, metavar="FILE",
+                   help="finite: the randomizer's probability matrix, rows inputs, columns outputs "
+                        "(.json: a list of rows or {\"matrix\": rows, \"inputs\": [...], \"outputs\": "
+                        "[...]}; .csv without a header; .npy); eps0 is computed from it (docs/finite.md)")
     p.add_argument("--s", type=int_arg("--s", 1, T_MAX), default=None,
                    help="sparsity s (collision, coco)")
     p.add_argument("--t", type=int_arg("--t", 1, T_MAX), default=None,

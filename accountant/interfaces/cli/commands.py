@@ -59,6 +59,10 @@ def bib_command(args) -> dict:
 
 
 def describe(params, n: int) -> dict:
+    if params.name == "finite":
+        return {"mechanism": "finite", "n": n, "eps0": params.eps0, "s": None, "t": None, "k": params.k,
+                "d": None, "matrix": params.label, "inputs": params.k, "outputs": params.outputs_count,
+                "gamma": params.gamma}
     return {
         "mechanism": params.name,
         "n": n,
@@ -74,7 +78,30 @@ def describe(params, n: int) -> dict:
     }
 
 
+def matrix_from_args(args):
+    """The randomizer of ``--mechanism finite --matrix FILE`` (loaded once per command), every
+    problem of the file as a one-line error naming --matrix."""
+    from accountant.core.finite import load_matrix
+
+    if getattr(args, "_finite", None) is not None:
+        return args._finite
+    if not args.matrix:
+        raise ValueError("--matrix FILE is required with --mechanism finite (.json, .csv or .npy; rows "
+                         "are inputs, columns outputs)")
+    try:
+        R = load_matrix(args.matrix)
+    except ValueError as exc:
+        raise ValueError("--matrix: " + str(exc).removeprefix("matrix: ")) from None
+    if not R.pure:
+        raise ValueError(f"--matrix: {R.label} is not pure LDP (a column has a zero beside a positive "
+                         "entry): the bounds here need every output possible from every input")
+    args._finite = R
+    return R
+
+
 def params_from_args(args, eps0: Optional[float]):
+    if args.mechanism == "finite":
+        return matrix_from_args(args)
     return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d,
                        **_vr_options(args))
 
@@ -253,10 +280,30 @@ def local_epsilon_command(args) -> dict:
     return out
 
 
+def _check_finite(args) -> None:
+    """--mechanism finite: the commands that take a matrix, no option of another mechanism."""
+    if args.command not in ("epsilon", "delta", "compare"):
+        raise ValueError(f"--mechanism finite: {args.command} does not take a matrix yet (epsilon, delta "
+                         "and compare do)")
+    if getattr(args, "eps0", None) is not None:
+        raise ValueError("--eps0 does not apply to --mechanism finite (the matrix fixes eps0)")
+    given = [f"--{o}" for o in ("s", "t", "k", "g", "d", "p", "beta", "q") if getattr(args, o, None) is not None]
+    if given:
+        raise ValueError(f"{'/'.join(given)}: not for --mechanism finite (the matrix is the randomizer)")
+    if getattr(args, "hash_model", "any") != "any":
+        raise ValueError("--hash-model: not for --mechanism finite (the matrix has no hash)")
+    matrix_from_args(args)
+
+
 def check_applicable(args) -> None:
     """Options that do not apply to the chosen mechanism are refused, not ignored; work
     bounded up front (docs/limits.md)."""
     mech = getattr(args, "mechanism", None)
+    if getattr(args, "matrix", None) is not None and mech != "finite":
+        raise ValueError("--matrix: only with --mechanism finite")
+    if mech == "finite":
+        _check_finite(args)
+        return
     if args.command in ("table", "figure"):
         return
     if args.command == "bib":

@@ -135,7 +135,9 @@ def _human(command: str, out: dict) -> str:
                                else f" (k={out['k']})" if out["mechanism"] in ("krr", "oue")
                                else f" (k={out['k']}, g={out['g']})" if out["mechanism"] == "olh"
                                else f" (p={out['p']:.10g}, beta={out['beta']:.10g}, q={out['q']:.10g})"
-                               if out["mechanism"] == "variation-ratio" else "")
+                               if out["mechanism"] == "variation-ratio"
+                               else f" ({out['matrix']}: {out['inputs']} inputs x {out['outputs']} outputs, "
+                                    f"blanket gamma = {out['gamma']:.6g})" if out["mechanism"] == "finite" else "")
     if command == "compare":
         lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
         for k, v in out["bounds"].items():

@@ -1,0 +1,112 @@
+"""--mechanism finite --matrix FILE on the command line: the library's numbers, every bad matrix
+refused in one line with exit status 2 before any work, strict JSON."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from accountant import ShuffleAccountant, finite_lower_epsilon, load_matrix
+from accountant.interfaces.cli.main import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def three(tmp_path):
+    p = tmp_path / "three.json"
+    p.write_text(json.dumps({"name": "three-way", "inputs": ["red", "green", "blue"],
+                             "matrix": [[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.1, 0.3, 0.6]]}))
+    return str(p)
+
+
+def test_epsilon_prints_the_library_numbers(capsys, three):
+    code, out, _ = run(capsys, "epsilon", "--n", "1e5", "--delta", "1e-6", "--mechanism", "finite",
+                       "--matrix", three, "--json")
+    assert code == 0
+    d = json.loads(out, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    R = load_matrix(three)
+    assert d["epsilon"] == ShuffleAccountant(R, 10**5).get_epsilon(1e-6)
+    assert d["bound"] == "blanket" and d["certified"] and d["eps0"] == R.eps0
+    assert d["lower_epsilon"] == finite_lower_epsilon(R, 10**5, 1e-6, 1e-9).epsilon
+    assert "red" in d["lower_dataset"] and d["inputs"] == 3 and d["outputs"] == 3
+    code, out, _ = run(capsys, "epsilon", "--n", "1e5", "--delta", "1e-6", "--mechanism", "finite",
+                       "--matrix", three)
+    assert "finite (three-way: 3 inputs x 3 outputs" in out and "certified lower bound" in out
+
+
+def test_delta_at_the_printed_epsilon_meets_the_target(capsys, three):
+    _, out, _ = run(capsys, "epsilon", "--n", "1e4", "--delta", "1e-6", "--mechanism", "finite",
+                    "--matrix", three, "--json")
+    eps = json.loads(out)["epsilon"]
+    _, out, _ = run(capsys, "delta", "--n", "1e4", "--eps", repr(eps), "--mechanism", "finite",
+                    "--matrix", three, "--json")
+    d = json.loads(out)
+    assert d["delta"] <= 1e-6 and d["lower_delta"] <= d["delta"]
+
+
+def test_compare_marks_the_matrix_bounds(capsys, three):
+    code, out, _ = run(capsys, "compare", "--n", "1e5", "--delta", "1e-6", "--mechanism", "finite",
+                       "--matrix", three)
+    assert code == 0
+    blanket = float(out.split("blanket", 1)[1].split("<=")[1].split()[0])
+    clone = float(out.split("\n  clone ", 1)[1].split("<=")[1].split()[0])
+    assert blanket < clone  # the matrix's own blanket beats the generic eps0-LDP bound
+
+
+@pytest.mark.parametrize("content,words", [
+    ("[[0.5, 0.6], [0.5, 0.5]]", "row 0 sums to 1.1"),
+    ("[[0.5, 0.5], [1.0]]", "ragged"),
+    ("[[0.5, 0.5]]", "at least two rows"),
+    ("[[NaN, 1.0], [0.5, 0.5]]", "finite"),
+    ("[[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]", "not pure LDP"),
+    ("{not json", "not valid JSON"),
+    ("[]", "no rows"),
+])
+def test_bad_matrices_exit_2_in_one_line(capsys, tmp_path, content, words):
+    p = tmp_path / "m.json"
+    p.write_text(content)
+    code, out, err = run(capsys, "epsilon", "--n", "100", "--delta", "1e-6", "--mechanism", "finite",
+                         "--matrix", str(p))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--matrix" in err and words in err
+
+
+@pytest.mark.parametrize("extra,words", [
+    ([], "--matrix FILE is required"),
+    (["--matrix", "MATRIX", "--eps0", "1"], "--eps0 does not apply"),
+    (["--matrix", "MATRIX", "--k", "4"], "--k: not for --mechanism finite"),
+])
+def test_options_that_do_not_apply(capsys, three, extra, words):
+    extra = [three if a == "MATRIX" else a for a in extra]
+    code, _, err = run(capsys, "epsilon", "--n", "100", "--delta", "1e-6", "--mechanism", "finite", *extra)
+    assert code == 2 and words in err
+
+
+def test_other_commands_and_mechanisms_refuse_a_matrix(capsys, three):
+    code, _, err = run(capsys, "local-epsilon", "--n", "100", "--eps", "0.5", "--delta", "1e-6",
+                       "--mechanism", "finite", "--matrix", three)
+    assert code == 2 and "local-epsilon does not take a matrix" in err
+    code, _, err = run(capsys, "epsilon", "--n", "100", "--delta", "1e-6", "--eps0", "1", "--matrix", three)
+    assert code == 2 and "only with --mechanism finite" in err
+
+
+def test_csv_and_npy(capsys, tmp_path):
+    E = math.exp(1.0)
+    M = np.array([[E, 1.0, 1.0], [1.0, E, 1.0], [1.0, 1.0, E]]) / (E + 2)
+    (tmp_path / "m.csv").write_text("\n".join(",".join(repr(float(v)) for v in r) for r in M))
+    np.save(tmp_path / "m.npy", M)
+    eps = []
+    for name in ("m.csv", "m.npy"):
+        code, out, _ = run(capsys, "epsilon", "--n", "1e4", "--delta", "1e-6", "--mechanism", "finite",
+                           "--matrix", str(tmp_path / name), "--json")
+        assert code == 0
+        eps.append(json.loads(out)["epsilon"])
+    named = ShuffleAccountant(__import__("accountant").make_params("krr", 1.0, k=3), 10**4).get_epsilon(1e-6)
+    assert eps[0] == eps[1] and abs(eps[0] / named - 1) < 2e-5
