@@ -129,7 +129,9 @@ def _human(command: str, out: dict) -> str:
         sv = out["saving_percent"]
         extra = (f"; saving of the proved number over the literature's best proved bound: median "
                  f"{fmt(sv['median'], 3, 'down')}% (min {fmt(sv['min'], 3, 'down')}%, "
-                 f"max {fmt(sv['max'], 3, 'down')}%)" if sv.get("count") else "")
+                 f"max {fmt(sv['max'], 3, 'down')}%)" if sv.get("count") else
+                 "; no saving over the literature's best published proved bound: it needs every published "
+                 "bound of the mechanism in the table (--bounds)")
         return f"wrote {out['rows']} rows to {' and '.join(out['paths'])}{extra}"
     mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
                                else f" (k={out['k']})" if out["mechanism"] in ("krr", "oue")

@@ -182,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("users", help="smallest n whose proved eps_c meets (eps, delta): the minimum batch size")
     p.add_argument("--eps0", type=EPS0_ARG, required=True, help="local budget eps0")
     p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
-    p.add_argument("--delta", type=DELTA_ARG, required=True)
+    p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta of the central guarantee")
     p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=1, help="rounds T composed (default 1)")
     add_mechanism_options(p)
 

@@ -79,4 +79,4 @@ def test_cli_users_human_line_and_compare_tags_exact():
     cmp = subprocess.run([sys.executable, "-m", "accountant", "compare", "--n", "1000", "--eps0", "0.5",
                           "--delta", "1e-6", "--mechanism", "rr"], capture_output=True, text=True, timeout=120)
     line = next(x for x in cmp.stdout.splitlines() if x.strip().startswith("exact"))
-    assert "[exact, proved]" in line and float(line.split()[1]) >= 0.0568538
+    assert "[exact, proved]" in line and line.split()[1] == "<=" and float(line.split()[2]) >= 0.0568538

@@ -134,8 +134,8 @@ def test_chart_tolerance_curve_within_rtol_of_tight_and_certified(n, eps0):
     # tight-tolerance eps_c
     from accountant.bounds import registry
     params, delta = make_params("oue", eps0, k=10), 1e-6
-    chart = registry._blanket(params, n, delta, 1e-4)
-    tight = registry._blanket(params, n, delta, 1e-9)
+    chart = registry.blanket_bound(params, n, delta, 1e-4)
+    tight = registry.blanket_bound(params, n, delta, 1e-9)
     assert chart.achieved_delta <= delta and tight.achieved_delta <= delta
     assert abs(chart.epsilon - tight.epsilon) <= 1e-4 * tight.epsilon
     r = positive_part(OueBlanket(eps0), n, chart.epsilon, target_delta=delta, method="exact" if n <= 10**4
@@ -146,7 +146,7 @@ def test_chart_tolerance_curve_within_rtol_of_tight_and_certified(n, eps0):
     assert below.lower > delta
 
 
-# eps_c of registry._blanket(oue, k = 10, n, delta = 1e-6, rtol = 1e-4) before the nested path's
+# eps_c of registry.blanket_bound(oue, k = 10, n, delta = 1e-6, rtol = 1e-4) before the nested path's
 # chart mode (Jensen pass, 4 y-bins per t-bin; commit bee05bb): the chart's answers may move
 # by at most 1e-4 relative
 _CHART_BEFORE = {(10**5, 0.5): 0.003514494561217255, (10**5, 2.5): 0.03272971663321221,
@@ -158,7 +158,7 @@ _CHART_BEFORE = {(10**5, 0.5): 0.003514494561217255, (10**5, 2.5): 0.03272971663
 def test_chart_answers_certified_by_a_fine_evaluation_and_near_the_old_ones(n, eps0):
     from accountant.bounds import registry
     delta = 1e-6
-    chart = registry._blanket(make_params("oue", eps0, k=10), n, delta, 1e-4)
+    chart = registry.blanket_bound(make_params("oue", eps0, k=10), n, delta, 1e-4)
     assert chart.achieved_delta <= delta
     assert abs(chart.epsilon / _CHART_BEFORE[n, eps0] - 1.0) <= 1e-4
     # independent of the chart mode: every cell at n = 1e5 (the tables), the Jensen-lower

@@ -58,6 +58,9 @@ def _check_head(head: str, bound: str, mech: str, where: str) -> None:
     assert "<=" in head, f"{where}: {head!r}"
     if spec.kind == "upper" and proved:
         assert "proved upper" in low and "not" not in low.replace("not applicable", ""), f"{where}: {head!r}"
+    elif spec.kind == "exact" and proved:  # a proved upper bound certified to equal the truth
+        assert "exact" in low and "proved" in low and "not" not in low.replace("not applicable", ""), \
+            f"{where}: {head!r}"
     else:  # an upper bound not proved for the mechanism, or the paper's value
         assert "not a proved" in low or "not proved" in low, f"{where}: an unproved bound not said so: {head!r}"
         assert "proved upper" not in low and "certified" not in low, f"{where}: {head!r}"

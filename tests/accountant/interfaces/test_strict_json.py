@@ -53,6 +53,7 @@ def test_encoder_turns_non_finite_numbers_into_null_with_a_reason():
 # issue (delta = 0 exactly, n = 1, eps0 = 30, a composition without a finite total) and
 # the smallest ordinary call of every other command
 ACCOUNTANT = [
+    ("users --eps0 2 --eps 0.1 --delta 1e-6 --mechanism krr --k 4 --json", set()),
     ("delta --n 1000 --eps0 1 --eps 30 --json", {"log_delta"}),
     ("epsilon --n 1 --eps0 0.3 --delta 1e-12 --json", {"achieved_log_delta"}),
     ("epsilon --n 1 --eps0 30 --delta 1e-300 --json", {"achieved_log_delta"}),
