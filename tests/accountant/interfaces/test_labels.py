@@ -118,7 +118,8 @@ def test_labels_never_contradict_the_kind(mech):
     # the default (proved) epsilon: headline upper, then the lower bounds named by their kind
     out, text = _call(["epsilon", "--n", N, "--delta", DELTA, *opts])
     lines = text.splitlines()
-    _check_head(lines[0].split(" (proved: ")[0] + " (proved upper bound)", out["bound"], mech, "epsilon proved")
+    _check_head(lines[0].split(" (proved: ")[0] + f" (proved upper bound: {out['bound']})", out["bound"], mech,
+                "epsilon proved")
     assert out["certified"] is True
     for line in lines:
         if line.startswith("eps_c >= "):
