@@ -198,10 +198,10 @@ class LowerLaw:
         with mpmath.workdps(MP_DPS):
             top = max(float(mpmath.log(a / b)) for law in (self.law,) + tuple(self.alternatives)
                       for a, b in zip(law.a, law.b) if a > 0 and b > 0)
-        if self.small is not None:
-            from accountant.bounds.laws.image_sizes import eps_max
-
-            top = max(top, eps_max(*self.small))
+        if self.small is not None:  # only where the exact evaluation applies (its classes are few)
+            from accountant.bounds.laws.image_sizes import applies, eps_max
+            if applies(*self.small, 1):
+                top = max(top, eps_max(*self.small))
         return top
 
 
