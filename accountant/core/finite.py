@@ -89,8 +89,30 @@ def _check_values(arr: np.ndarray) -> np.ndarray:
     return arr / sums[:, None]
 
 
+class StrongerClonePair:
+    """What the pair bounds read from an eps0-LDP randomizer's parameter object (``eps0``): the
+    stronger clone pair's mixture weight 1/(e^eps0 + 1), no (0, 0) remainder, and the caveat
+    that the reduction is not proved for every eps0-LDP randomizer (FMT23 erratum).  Shared by
+    :class:`FiniteRandomizer` and :class:`accountant.core.params.GenericLDP`."""
+
+    @property
+    def mixture_weight(self) -> float:
+        return 1.0 / (math.exp(self.eps0) + 1.0)
+
+    @property
+    def remainder(self) -> float:
+        """r = 1 - a (1 + e^eps0), the probability of (D1, D2) = (0, 0)."""
+        return 0.0
+
+    @property
+    def caveat(self) -> str:
+        from accountant.core.caveats import CAVEAT_GENERIC
+
+        return CAVEAT_GENERIC
+
+
 @dataclass(frozen=True, eq=False)
-class FiniteRandomizer:
+class FiniteRandomizer(StrongerClonePair):
     """A local randomizer with finite input and output sets, given by its probability matrix.
 
     Parameters
@@ -155,21 +177,6 @@ class FiniteRandomizer:
     theorem6_applies = False
     tight = None
     certified = False
-
-    @property
-    def mixture_weight(self) -> float:
-        """1/(e^eps0 + 1): the stronger clone pair of an eps0-LDP randomizer (not proved)."""
-        return 1.0 / (math.exp(self.eps0) + 1.0)
-
-    @property
-    def remainder(self) -> float:
-        return 0.0
-
-    @property
-    def caveat(self) -> str:
-        from accountant.core.caveats import CAVEAT_GENERIC
-
-        return CAVEAT_GENERIC
 
     @property
     def k(self) -> int:

@@ -25,7 +25,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from accountant.core.finite import FiniteRandomizer
+from accountant.core.finite import FiniteRandomizer, StrongerClonePair
 from accountant.core.limits import COCO_RANDOM_MAX_S, RANDOM_HASH_MAX_S
 from accountant.core.rules import coco_theorem7_t, collision_paper_t, olh_default_g
 from accountant.core.caveats import (
@@ -126,7 +126,7 @@ class _HashedOmega:
 
 
 @dataclass(frozen=True)
-class GenericLDP(_NoHash):
+class GenericLDP(StrongerClonePair, _NoHash):
     """Any eps0-LDP randomizer; accounted by the stronger clone reduction
     (Feldman, McMillan, Talwar, SODA 2023; Wang et al. (numerical vector analyses) Theorem 1).
 
@@ -142,19 +142,6 @@ class GenericLDP(_NoHash):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "eps0", validate_eps0(self.eps0))
-
-    @property
-    def mixture_weight(self) -> float:
-        return 1.0 / (math.exp(self.eps0) + 1.0)
-
-    @property
-    def remainder(self) -> float:
-        """r = 1 - a (1 + e^eps0), the probability of (D1, D2) = (0, 0)."""
-        return 0.0
-
-    @property
-    def caveat(self) -> str:
-        return CAVEAT_GENERIC
 
 
 @dataclass(frozen=True)
