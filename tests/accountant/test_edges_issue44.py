@@ -259,3 +259,20 @@ def test_upper_above_lower_at_the_edges(mech, eps0, delta):
     res = compare_params(make_params(mech, eps0, **_EDGE_MECHS[mech]), 2, delta, rtol=1e-6)
     assert time.monotonic() - t0 < LIMIT_S
     _check_order(mech, res, f"{mech} n=2 eps0={eps0} delta={delta}")
+
+
+def test_random_hash_refinement_not_searched_in_the_deep_tail():
+    """Below delta = 1e-100 the random-hash refinement is not searched (CoCo s = 128 at 1e-300 took
+    160 s); the any-hash exact blanket, proved under the model too, answers, and says why."""
+    import time as _time
+
+    from accountant.bounds import random_blanket as rb
+    from accountant.bounds.registry import compute_params_bound
+
+    params = make_params("coco", 1.0, s=128, d=384, hash_model="random")
+    t0 = _time.perf_counter()
+    r = compute_params_bound("blanket", params, 100_000, 1e-300, 1e-9)
+    assert _time.perf_counter() - t0 < 60
+    anyhash = compute_params_bound("blanket", make_params("coco", 1.0, s=128, d=384), 100_000, 1e-300, 1e-9)
+    assert r.epsilon == anyhash.epsilon and "not searched below delta" in r.reason
+    assert rb.REFINE_MIN_DELTA == 1e-100
