@@ -154,6 +154,11 @@ def call(fn: Callable, *args, where=None, **kwargs):
         return None
 
 
+#: the Amplification page's budget for its chart (tables.estimate_seconds of its points): it
+#: answers or refuses within a minute (25 points x 4 curves took 176 s at delta = 1e-300)
+CHART_MAX_SECONDS = 45
+
+
 def delta_from_text(text: str, where=None, default: Optional[str] = None):
     """(ok, delta) from a text box: a number in (0, 1).  With ``default`` (e.g. "1/n^2"),
     an empty text or that text gives (True, None): the library's default delta."""

@@ -284,6 +284,13 @@ if vr is None:
     eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
     t_rule = "paper" if t is None else f"fixed:{t}"
     points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k, d, hash_model)
+    cost = 0.0 if points is None else tables.estimate_seconds(points, base=0.05)
+    if points is not None and not common.check(
+            cost <= common.CHART_MAX_SECONDS,
+            f"this chart would take about {cost:.0f} s here ({len(points)} points at delta = {delta:g}), "
+            f"over the page's budget of {common.CHART_MAX_SECONDS} s: use fewer points or a larger delta, "
+            f"or `python -m accountant table` / `epsilon` (no time budget)", where=sb):
+        st.stop()
     base = default_curve_bounds(mechanism)
     others = [b for b in common.BOUND_NAMES if mechanism in REGISTRY[b].applies_to]
     chosen = set(base) | {b for b in st.session_state.get("extra_bounds", []) if b in others}

@@ -82,8 +82,8 @@ if points is None:
     st.stop()
 cost = tables.estimate_seconds(points)
 if not common.check(cost <= MAX_SECONDS,
-                    f"this grid would take about {cost:.0f} s here ({sum(p.delta < tables.DEEP_DELTA for p in points)} "
-                    f"rows with delta < {tables.DEEP_DELTA:g} cost about {tables.SECONDS_PER_DEEP_ROW:g} s each), "
+                    f"this grid would take about {cost:.0f} s here (a row costs about "
+                    f"{tables.SECONDS_PER_ROW:g} s, up to {tables.SECONDS_PER_DEEP_ROW:g} s at delta = 1e-300), "
                     f"over the page's budget of {MAX_SECONDS} s: use fewer points, or "
                     f"`python -m accountant table` (no time budget)", where=sb):
     st.stop()

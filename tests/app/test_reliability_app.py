@@ -163,3 +163,15 @@ def test_tables_page_refuses_a_deep_tail_grid_over_its_time_budget():
     at.sidebar.text_input(key="ns").set_value("100000").run()
     ok(at)
     assert not sidebar_errors(at) and len(at.dataframe[0].value) == 2
+
+
+def test_amplification_page_refuses_a_deep_tail_chart_over_its_time_budget():
+    # issue 44 item 18: the page took 107-289 s at delta = 1e-300; it now estimates the chart's
+    # cost (tables.estimate_seconds) and refuses beside the input, before any work
+    at = page("1_Amplification.py")
+    at.sidebar.text_input(key="delta").set_value("1e-300").run()
+    assert any("over the page's budget" in e and "python -m accountant" in e for e in sidebar_errors(at)), \
+        sidebar_errors(at)
+    at.sidebar.text_input(key="delta").set_value("1e-30").run()
+    ok(at)
+    assert not sidebar_errors(at)

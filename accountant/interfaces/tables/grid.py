@@ -139,16 +139,24 @@ def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[f
 # paper's bounds and with every bound: 1.6-6.9 s a row at delta = 1e-300, n = 1e4-1e5;
 # 0.05-0.3 s a row at delta = 1e-6): an upper estimate that places a budget, not a promise
 DEEP_DELTA = 1e-100
-SECONDS_PER_DEEP_ROW = 7.0
+SECONDS_PER_DEEP_ROW = 15.0  # one Table row at delta = 1e-300, n = 1e5: 14 s measured (2026-11-27, loaded)
 SECONDS_PER_ROW = 0.5
 
 
-def estimate_seconds(points: Sequence[GridPoint]) -> float:
+def row_seconds(delta: float, base: float = SECONDS_PER_ROW) -> float:
+    """A rough upper estimate of one row's seconds on one core: from ``SECONDS_PER_ROW`` at
+    moderate delta up to ``SECONDS_PER_DEEP_ROW`` at 1e-300, linear in log(1/delta) (the exact
+    sums run into the tail; measured on the Amplification page's 25 points of CoCo s = 128 /
+    Collision s = 4 at n = 1e5: 176 s at 1e-300, 71 s at 1e-100, 7-15 s at 1e-30, loaded)."""
+    depth = min(1.0, max(0.0, -math.log10(delta)) / 300.0)
+    return base + (SECONDS_PER_DEEP_ROW - SECONDS_PER_ROW) * depth
+
+
+def estimate_seconds(points: Sequence[GridPoint], base: float = SECONDS_PER_ROW) -> float:
     """A rough upper estimate of the time :func:`compute_table` takes for ``points`` on one
-    core (rows with delta below :data:`DEEP_DELTA` cost the most: their exact sums run far
-    into the tail)."""
-    deep = sum(1 for p in points if p.delta < DEEP_DELTA)
-    return deep * SECONDS_PER_DEEP_ROW + (len(points) - deep) * SECONDS_PER_ROW
+    core (:func:`row_seconds` per row: deep-tail rows cost the most); ``base``: a row's cost at
+    moderate delta (a chart's point, a few curves, costs far less than a table's row)."""
+    return sum(row_seconds(p.delta, base) for p in points)
 
 
 def _lower_d(point: GridPoint) -> Optional[int]:
