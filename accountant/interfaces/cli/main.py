@@ -38,11 +38,11 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
 
         return run_compose(args)
     if args.command == "epsilon":
-        from accountant.interfaces.cli import deployments as _dep
+        from accountant.interfaces.cli.deployments import check, run as run_deployment, wanted
 
-        if _dep.wanted(args) or args.n is None:  # issue 43: checked before any work
-            _dep.check(args)
-            return _dep.run(args, params_from_args(args, args.eps0))
+        if wanted(args) or args.n is None:  # issue 43: checked before any work
+            check(args)
+            return run_deployment(args, params_from_args(args, args.eps0))
         # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
         args.log_delta = math.log(args.delta) if args.delta is not None else args.log_delta
         args.delta = args.delta if args.delta is not None else math.exp(args.log_delta)
@@ -71,11 +71,11 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     if args.command == "epsilon":
         return epsilon_command(args)
     if args.command == "delta":
-        from accountant.interfaces.cli import deployments as _dep
+        from accountant.interfaces.cli.deployments import check_delta, run_delta, wanted
 
-        if _dep.wanted(args):  # issue 43: checked before any work
-            _dep.check_delta(args)
-            return _dep.run_delta(args, params_from_args(args, args.eps0))
+        if wanted(args):  # issue 43: checked before any work
+            check_delta(args)
+            return run_delta(args, params_from_args(args, args.eps0))
         return delta_command(args)
     return local_epsilon_command(args)
 
