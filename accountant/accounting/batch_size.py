@@ -15,10 +15,10 @@ exceeds the target (certified lower end: no n up to it can meet the target) and 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from typing import Callable, Optional
 
+from accountant.engines.search import smallest_true
 from accountant.bounds import binary_exact
 from accountant.bounds import registry as bounds
 from accountant.core import limits as L
@@ -115,11 +115,11 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
                         f"the proved eps_c at n = {n_max} is {e:.10g} ({b})")
     if rounds == 1:
         hi = _first_doubling(lambda n: meets(n, skip), n_max)
-        hi = _bisect(lambda n: meets(n, skip), hi // 2, hi)   # hi // 2 fails (or is 0)
+        hi = smallest_true(lambda n: meets(n, skip), hi // 2, hi)   # hi // 2 fails (or is 0)
     else:  # start from the central-limit estimate of the composition (a guess, then checked)
         from accountant.composition.compose import approx_schedule_epsilon
 
-        guess = _bisect(lambda n: approx_schedule_epsilon([spec_of(n)] * rounds, delta) <= epsilon,
+        guess = smallest_true(lambda n: approx_schedule_epsilon([spec_of(n)] * rounds, delta) <= epsilon,
                         0, n_max)
         hi = _gallop(meets, guess, n_max)
     if params.name == "rr" and rounds == 1 and hi > 1:
@@ -156,18 +156,7 @@ def _gallop(ok: Callable[[int], bool], guess: int, n_max: int) -> int:
         while not ok(min(lo + step, n_max)):
             lo, step = min(lo + step, n_max), 2 * step
         hi = min(lo + step, n_max)
-    return _bisect(ok, lo, hi)
-
-
-def _bisect(ok: Callable[[int], bool], lo: int, hi: int) -> int:
-    """Smallest n in (lo, hi] with ok(n), given ok(hi) and not ok(lo) (lo = 0: nothing known)."""
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return smallest_true(ok, lo, hi)
 
 
 def _refine_rr(eps0: float, epsilon: float, delta: float, hi: int) -> int:
@@ -177,8 +166,8 @@ def _refine_rr(eps0: float, epsilon: float, delta: float, hi: int) -> int:
     top = min(hi - 1, binary_exact.HEADLINE_MAX_N)
     if not binary_exact.exact_meets(top, eps0, epsilon, delta):
         return hi
-    lo = _bisect(lambda n: not binary_exact.top_dataset_exceeds(n, eps0, epsilon, delta), 0, top) - 1
+    lo = smallest_true(lambda n: not binary_exact.top_dataset_exceeds(n, eps0, epsilon, delta), 0, top) - 1
     step = 1
     while not binary_exact.exact_meets(min(lo + step, top), eps0, epsilon, delta):
         lo, step = min(lo + step, top), 2 * step
-    return _bisect(lambda n: binary_exact.exact_meets(n, eps0, epsilon, delta), lo, min(lo + step, top))
+    return smallest_true(lambda n: binary_exact.exact_meets(n, eps0, epsilon, delta), lo, min(lo + step, top))

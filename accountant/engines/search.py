@@ -310,3 +310,15 @@ def largest_eps_above(
             root = newton(cand, d_lo if d_lo > 0.0 else d_up, s)
         cand = None if root is None else root * (1.0 - 0.5 * rtol)
     return (lo if lo_cert else 0.0), evals
+
+
+def smallest_true(ok: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Smallest integer n in (lo, hi] with ok(n), for ok monotone (false then true), given
+    ok(hi) and not ok(lo) (lo is never evaluated): integer bisection."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -32,6 +32,7 @@ import numpy as np
 from scipy import special
 
 from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf
+from accountant.engines.search import smallest_true
 
 # relative error carried by a float evaluation (of a + |b| magnitudes of F's two terms)
 REL_ERROR = 1e-9
@@ -145,13 +146,7 @@ def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
                 hi = lo + step
                 break
             lo, step = lo + step, 2 * step
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if positive(mid):
-            hi = mid
-        else:
-            lo = mid
-    t = hi
+    t = smallest_true(positive, lo, hi)
     # F(t) from two tails; its neighbours F(t -+ 1) = F(t) +- the terms of k = t - 1 and t
     # (a safety net should the float threshold be off by one: the maximum is taken)
     s0, s1 = law.S(t - 1), law.S(t)
