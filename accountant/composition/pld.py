@@ -41,6 +41,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from accountant.core.optional import require
+from accountant.engines.fftconv import linear_convolve
 
 _U = 2.0 ** -53  # unit roundoff of float64
 # Mass cut from each tail per convolution (accounted for on the safe side).
@@ -257,23 +258,9 @@ def from_pmfs(p: np.ndarray, q: np.ndarray, step: float, pessimistic: bool = Tru
 
 
 def _fft_convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
-    """Linear convolution and an l1 bound on its floating-point error."""
-    n = a.size + b.size - 1
-    if min(a.size, b.size) <= 64:
-        c = np.convolve(a, b)
-        err = 2.0 * min(a.size, b.size) * _U * float(np.sum(a)) * float(np.sum(b))
-        return c, err
-    L = 1 << (n - 1).bit_length()
-    c = np.fft.irfft(np.fft.rfft(a, L) * np.fft.rfft(b, L), L)[:n]
-    # Higham Thm 24.2: relative 2-norm error of an FFT <= log2(L) eta / (1 - log2(L) eta),
-    # eta <= 5u; three transforms and a pointwise product; l1 <= sqrt(n) l2, and
-    # ||a * b||_2 <= ||a||_1 ||b||_2.
-    lg = math.log2(L)
-    rel = 4.0 * (lg * 5 * _U / (1 - lg * 5 * _U)) + 2 * _U
-    err = math.sqrt(n) * rel * 4.0 * min(float(np.sum(a)) * float(np.linalg.norm(b)),
-                                         float(np.linalg.norm(a)) * float(np.sum(b)))
-    np.maximum(c, 0.0, out=c)  # true values are >= 0: clipping only reduces the error
-    return c, err
+    """Linear convolution and an l1 bound on its floating-point error (Higham's bound,
+    :func:`accountant.engines.fftconv.linear_convolve`)."""
+    return linear_convolve(a, b)
 
 
 def _trim(pld_offset: int, pmf: np.ndarray, inf_mass: float, pessimistic: bool):
