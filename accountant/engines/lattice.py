@@ -120,7 +120,7 @@ def safe_atoms(a: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
     return (a - u_lo * b) + 4.0 * _UF * (a + u_lo * b)
 
 
-def _saddle(z: np.ndarray, w: np.ndarray) -> float:
+def saddle_theta(z: np.ndarray, w: np.ndarray) -> float:
     """theta > 0 near the minimiser of sum w e^{theta z} (needs mean < 0 < max z); any theta > 0
     is valid for the bound, so a few bisection/Newton steps suffice."""
     zmax = float(np.max(np.abs(z)))
@@ -233,7 +233,7 @@ def lattice_positive_part(a, b, w, n: int, eps: float, *, step_fraction: float =
         return LatticeDelta(eps, trivial, trivial, 0.0, 0.0, 0, True)
     var1 = max(math.fsum(w * z * z) - mean * mean, 0.0)
     sigma1 = math.sqrt(var1)
-    theta = _saddle(z, w)
+    theta = saddle_theta(z, w)
     ez = np.exp(theta * z)
     M0 = float(np.dot(w, ez)) + null
     qz = w * ez / M0
