@@ -58,6 +58,8 @@ from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import validate_delta, validate_n
 from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon, positive_part
 from accountant.engines.blanket.law import CornerBlanket, CountLaw
+from accountant.bounds.finite_lattice import (LATTICE_PAIRS, NO_BLANKET, blanket_atoms, lattice_delta,
+                                              lattice_epsilon)
 
 _U = 2.0 ** -52
 #: input pairs (largest total variation first) whose triples the lower bound ranks
@@ -69,6 +71,8 @@ LOWER_TRIPLES = 3
 #: matrix is never looser than the named path, which searches to 1e-5)
 UPPER_RTOL = 1e-5
 UPPER_RTOL_THREE_ATOMS = 1e-6
+#: the lattice search's relative tolerance (each evaluation runs the lattice engine on a few pairs)
+LATTICE_RTOL = 1e-4
 #: ratios within this relative distance of 1 or of E count as at a corner (exact blanket)
 CORNER_TOL = 1e-12
 
@@ -214,11 +218,30 @@ def _pair_text(R: FiniteRandomizer, fl: FiniteLaw) -> str:
     return f"privacy blanket, worst input pair (x1, x1') = ({x1}, {x1p}), gamma = {fl.gamma:.6g}; {how}"
 
 
+def _lattice_text(R: FiniteRandomizer, res, gamma: float) -> str:
+    x1, x1p = (R.inputs[v] for v in res.pair)
+    text = (f"privacy blanket (lattice, step h = {res.step:.3g}), worst input pair (x1, x1') = ({x1}, {x1p}), "
+            f"gamma = {gamma:.6g}; {res.evaluated} input pair(s) through the lattice engine")
+    if res.capped:
+        text += (f", the others bounded by their Chernoff bound (cap of {LATTICE_PAIRS} pairs reached: "
+                 "the bound is one of those)")
+    if not R.pure:
+        text += "; outputs outside the blanket's support counted in full"
+    return text
+
+
+def _use_lattice(R: FiniteRandomizer) -> bool:
+    """Not pure LDP, or a likelihood ratio strictly between 1 and e^eps0: the lattice engine."""
+    return not R.pure or not _on_corners(R, math.exp(R.eps0))
+
+
 def finite_upper_epsilon(R: FiniteRandomizer, n: int, delta: float,
                          rtol: Optional[float] = None) -> FiniteBound:
     """Proved upper bound on eps_c of n shuffled reports of ``R`` (module docstring): the
     smallest eps whose certified blanket delta, times the rounding margin, is <= ``delta``;
-    ``epsilon`` None with the ``reason`` where the bound does not apply.
+    ``epsilon`` None with the ``reason`` where the bound does not apply.  A matrix whose
+    ratios are not all 1 or e^eps0 (or that is not pure LDP) takes the smaller of the corner
+    bound and the lattice bound (:mod:`accountant.bounds.finite_lattice`).
 
     Examples
     --------
@@ -231,19 +254,27 @@ def finite_upper_epsilon(R: FiniteRandomizer, n: int, delta: float,
     0.02957 True
     """
     n, delta = validate_n(n), validate_delta(delta)
-    try:
+    R = _check_randomizer(R)
+    corner = None
+    if R.pure:
         fl = finite_blanket_law(R)
-    except ValueError as exc:
-        return FiniteBound(None, delta, "upper", "", reason=str(exc))
-    if fl.law is None:
-        return FiniteBound(0.0, delta, "upper", _pair_text(R, fl), True)
-    # as the named mechanisms' blanket (exact_bounds.blanket_bound): certified, within rtol of the root
-    # Newton predicts, no second evaluation below it; a chart's rtol also coarsens the bins
-    floor = UPPER_RTOL_THREE_ATOMS if isinstance(fl.law, CountLaw) else UPPER_RTOL
-    rtol = floor if rtol is None else max(rtol, floor)
-    res = blanket_exact_epsilon(fl.law, n, delta / fl.margin(n), rtol=rtol,
-                                certify_bracket=False, bin_gap=min(max(BIN_GAP, 10.0 * rtol), 1e-4))
-    return FiniteBound(res.epsilon, delta, "upper", _pair_text(R, fl), fl.exact_blanket)
+        if fl.law is None:
+            return FiniteBound(0.0, delta, "upper", _pair_text(R, fl), True)
+        # as the named mechanisms' blanket (exact_bounds.blanket_bound): certified, within rtol of the root
+        # Newton predicts, no second evaluation below it; a chart's rtol also coarsens the bins
+        floor = UPPER_RTOL_THREE_ATOMS if isinstance(fl.law, CountLaw) else UPPER_RTOL
+        rt = floor if rtol is None else max(rtol, floor)
+        res = blanket_exact_epsilon(fl.law, n, delta / fl.margin(n), rtol=rt,
+                                    certify_bracket=False, bin_gap=min(max(BIN_GAP, 10.0 * rt), 1e-4))
+        corner = FiniteBound(res.epsilon, delta, "upper", _pair_text(R, fl), fl.exact_blanket)
+        if fl.exact_blanket:
+            return corner
+    eps, res = lattice_epsilon(R, n, delta, rtol=max(rtol or 0.0, LATTICE_RTOL))
+    if eps is None:
+        return corner or FiniteBound(None, delta, "upper", "", reason=f"{R.label}: {res}")
+    if corner is not None and corner.epsilon <= eps:
+        return corner
+    return FiniteBound(eps, delta, "upper", _lattice_text(R, res, R.gamma), False)
 
 
 def finite_upper_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
@@ -261,18 +292,27 @@ def finite_upper_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
     n = validate_n(n)
     if not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
-    try:
+    R = _check_randomizer(R)
+    corner = None
+    if R.pure:
         fl = finite_blanket_law(R)
-    except ValueError as exc:
-        return FiniteBound(eps, math.nan, "upper", "", reason=str(exc))
-    if fl.law is None or eps >= fl.eps0:
-        return FiniteBound(eps, 0.0, "upper", _pair_text(R, fl), fl.exact_blanket)
-    first = positive_part(fl.law, n, float(eps))
-    up = first.upper
-    if 0.0 < first.value < 1.0:  # windows and method chosen for the value, as the eps search does
-        up = min(up, positive_part(fl.law, n, float(eps), target_delta=first.value).upper)
-    up *= fl.margin(n)
-    return FiniteBound(eps, min(up, 1.0), "upper", _pair_text(R, fl), fl.exact_blanket)
+        if fl.law is None or eps >= fl.eps0:
+            return FiniteBound(eps, 0.0, "upper", _pair_text(R, fl), fl.exact_blanket)
+        first = positive_part(fl.law, n, float(eps))
+        up = first.upper
+        if 0.0 < first.value < 1.0:  # windows and method chosen for the value, as the eps search does
+            up = min(up, positive_part(fl.law, n, float(eps), target_delta=first.value).upper)
+        up *= fl.margin(n)
+        corner = FiniteBound(eps, min(up, 1.0), "upper", _pair_text(R, fl), fl.exact_blanket)
+        if fl.exact_blanket:
+            return corner
+    at = blanket_atoms(R)
+    if at.gamma <= 0.0:
+        return corner or FiniteBound(eps, math.nan, "upper", "", reason=f"{R.label}: {NO_BLANKET}")
+    res = lattice_delta(at, n, float(eps))
+    if corner is not None and corner.delta <= res.upper:
+        return corner
+    return FiniteBound(eps, min(res.upper, 1.0), "upper", _lattice_text(R, res, at.gamma), False)
 
 
 # --------------------------------------------------------------------------- lower bound

@@ -49,6 +49,8 @@ _UF = 2.0 ** -53
 LATTICE_PAIRS = 6
 #: multiples of the saddle point's theta tried in the pairs' Chernoff bounds
 CHERNOFF_THETAS = (0.5, 0.75, 1.0, 1.4, 2.0)
+NO_BLANKET = ("no finite eps_c from the blanket: gamma = 0 (every output is impossible for some input), "
+              "the outputs reveal the input")
 #: the largest eps the search goes to for a matrix that is not pure LDP
 EPS_SEARCH_MAX = 50.0
 
@@ -205,8 +207,7 @@ def lattice_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float = 1e-
     at = blanket_atoms(R) if at is None else at
     log_t = math.log(delta)
     if at.gamma <= 0.0:
-        return None, ("no finite eps_c from the blanket: gamma = 0, every output is impossible for "
-                      "some input, so the outputs reveal the input")
+        return None, NO_BLANKET
     cache = {}
 
     def ev(e: float):

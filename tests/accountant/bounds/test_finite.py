@@ -97,11 +97,47 @@ def test_identical_rows_give_zero():
     assert finite_upper_epsilon(R, 1000, 1e-6).epsilon == 0.0
 
 
-def test_not_pure_ldp_says_why():
+def test_not_pure_ldp_outputs_that_reveal_say_why():
+    # output 0 (from input 0 only) has probability 0.5: no eps meets delta = 1e-6
     R = FiniteRandomizer([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])
     assert R.eps0 == math.inf and not R.pure
     up = finite_upper_epsilon(R, 1000, 1e-6)
-    assert up.epsilon is None and "not pure LDP" in up.reason
+    assert up.epsilon is None and "reveal the input" in up.reason
+    assert finite_upper_delta(R, 1000, 1.0).delta >= 0.5
+
+
+def test_no_blanket_gives_no_finite_epsilon():
+    R = FiniteRandomizer([[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]])
+    up = finite_upper_epsilon(R, 1000, 1e-6)
+    assert up.epsilon is None and "gamma = 0" in up.reason and "reveal the input" in up.reason
+    assert math.isnan(finite_upper_delta(R, 1000, 0.5).delta)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_not_pure_ldp_upper_bound_brute_force(seed):
+    # a zero beside positive entries in some columns, a blanket on the others
+    rng = np.random.default_rng(100 + seed)
+    k, m, n = int(rng.integers(2, 5)), int(rng.integers(3, 6)), int(rng.integers(2, 5))
+    M = rng.uniform(0.05, 1.0, size=(k, m))
+    M[rng.integers(0, k), rng.integers(1, m)] = 0.0
+    M[:, 0] = np.maximum(M[:, 0], 0.2)   # one column stays in the blanket
+    R = FiniteRandomizer(M / M.sum(axis=1, keepdims=True))
+    assert not R.pure and R.gamma > 0
+    for eps in (0.0, 0.2, 0.7, 2.0):
+        truth = brute_delta(R.matrix, n, eps)
+        up = finite_upper_delta(R, n, eps)
+        assert up.delta >= truth * (1 - 1e-12), (seed, eps, up.delta, truth)
+        assert up.delta <= 1.0 and "lattice" in up.detail and "outside" in up.detail
+
+
+def test_not_pure_ldp_finite_epsilon_is_certified():
+    E = math.exp(1.0)
+    rows = [[E, 1.0, 1.0, 1e-4], [1.0, E, 1.0, 0.0], [1.0, 1.0, E, 0.0]]
+    R = FiniteRandomizer([[v / sum(r) for v in r] for r in rows])
+    up = finite_upper_epsilon(R, 10_000, 1e-3)
+    assert up.epsilon is not None and 0 < up.epsilon < 1.0
+    assert finite_upper_delta(R, 10_000, up.epsilon).delta <= 1e-3
+    assert finite_upper_delta(R, 10_000, 0.98 * up.epsilon).delta > 1e-3 * 0.9
 
 
 @pytest.mark.parametrize("rows,words", [
