@@ -40,7 +40,8 @@ from typing import Optional
 import numpy as np
 
 from accountant.core.finite import FiniteRandomizer
-from accountant.engines.lattice import STEP_FRACTION, lattice_positive_part, saddle_theta
+from accountant.engines.berry_esseen import log_positive_part_bounds
+from accountant.engines.lattice import lattice_positive_part, safe_atoms, saddle_theta
 from accountant.engines.saddle import log_positive_part, root_of_decreasing
 from accountant.engines.search import epsilon_for_log_delta
 
@@ -51,6 +52,14 @@ LATTICE_PAIRS = 6
 CHERNOFF_THETAS = (0.5, 0.75, 1.0, 1.4, 2.0)
 NO_BLANKET = ("no finite eps_c from the blanket: gamma = 0 (every output is impossible for some input), "
               "the outputs reveal the input")
+#: the lattice step (fraction of the per-message standard deviation) of the worst pairs
+LATTICE_STEP = 0.2
+#: pairs whose Berry-Esseen bound is within this (log) of its normal term skip the lattice engine
+LATTICE_FROM = 0.01
+#: pairs per batch of the Berry-Esseen screen
+BE_BATCH = 512
+#: the Berry-Esseen screen runs when inputs^2 x outputs is at most this (else the Chernoff screen alone)
+BE_MAX_ELEMENTS = 4 * 10 ** 7
 #: the largest eps the search goes to for a matrix that is not pure LDP
 EPS_SEARCH_MAX = 50.0
 
@@ -145,7 +154,7 @@ def _pair_saddle(at: BlanketAtoms, i: int, j: int, eps: float) -> Optional[float
 
 
 def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATTICE_PAIRS,
-                  step_fraction: float = STEP_FRACTION) -> LatticeResult:
+                  step_fraction: float = LATTICE_STEP, screen_be: bool = True) -> LatticeResult:
     """Certified upper bound on delta(eps) over every ordered pair (module docstring)."""
     k = at.up.shape[0]
     u_lo = math.exp(eps) * (1.0 - 4.0 * _UF)
@@ -173,19 +182,52 @@ def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATT
     with np.errstate(divide="ignore"):
         cher = np.logaddexp(cher, np.log(np.where(outside > 0, outside, 0.0)))
     np.fill_diagonal(cher, -np.inf)
-    order = np.argsort(-cher, axis=None)
+    order = np.argsort(-cher, axis=None)[:k * (k - 1)]
+    # (log upper, log central, slope, pair, step) of the worst pair so far
     best = (-math.inf, -math.inf, 0.0, (int(order[0] // k), int(order[0] % k)), 0.0)
+    # Berry-Esseen bounds, in batches of pairs by decreasing Chernoff bound, while a pair's
+    # Chernoff bound is above the largest certified bound found (the others are dominated)
+    screen = cher.copy()
+    slack = np.full((k, k), np.inf)
+    use_be = screen_be
+    be_pairs = max(BE_BATCH, BE_MAX_ELEMENTS // max(at.up.shape[1], 1))
+    null = max(0.0, 1.0 - at.gamma) + 4.0 * _UF
+    done = 0
+    while use_be and done < min(order.size, be_pairs):
+        batch = order[done:done + BE_BATCH]
+        I, J = batch // k, batch % k
+        if float(cher[I[0], J[0]]) <= best[0]:
+            break
+        Z = safe_atoms(at.up[I], at.down[J], eps)
+        be, sl = log_positive_part_bounds(Z, at.mass, null, n, th0)
+        be = be - math.log(n)
+        o = outside[I, J]
+        with np.errstate(divide="ignore"):
+            be = np.logaddexp(be, np.log(np.where(o > 0, o, 0.0)))
+        screen[I, J] = np.minimum(cher[I, J], be)
+        slack[I, J] = sl
+        top = int(np.argmax(screen[I, J]))
+        if screen[I[top], J[top]] > best[0]:
+            best = (float(screen[I[top], J[top]]), float(screen[I[top], J[top]]), 0.0,
+                    (int(I[top]), int(J[top])), 0.0)
+        done += batch.size
+    if use_be:   # pairs beyond the batches keep their Chernoff bound
+        order = order[np.argsort(-screen.ravel()[order], kind="stable")]
+        best = (-math.inf, -math.inf, 0.0, best[3], 0.0)
     evaluated = 0
     capped = False
-    for pos, o in enumerate(order[:k * (k - 1)]):
+    for o in order:
         i, j = int(o // k), int(o % k)
-        c = float(cher[i, j])
+        c = float(screen[i, j])
         if c <= best[0]:
             break
-        if evaluated >= max_pairs:
-            capped = True
-            best = (c, max(best[1], c), best[2], (i, j), best[4])
-            break
+        if evaluated >= max_pairs or slack[i, j] <= LATTICE_FROM:
+            # the screen's bound counts (Berry-Esseen already within LATTICE_FROM of its normal term)
+            if evaluated >= max_pairs and slack[i, j] > LATTICE_FROM:
+                capped = True
+            if c > best[0]:
+                best = (c, c, best[2], (i, j), best[4])
+            continue
         r = lattice_positive_part(at.up[i], at.down[j], at.mass, n, eps, step_fraction=step_fraction)
         evaluated += 1
         o_ij = float(outside[i, j])
@@ -196,7 +238,21 @@ def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATT
         if lu > best[0]:
             sl = r.slope / cen if cen > 0 else 0.0
             best = (lu, lc, sl, (i, j), r.step)
+    if best[2] == 0.0 and math.isfinite(best[0]):   # the search's slope: the saddle-point estimate
+        best = (best[0], best[1], _saddle_slope(at, best[3], n, eps), best[3], best[4])
     return LatticeResult(eps, best[0], best[1], best[2], best[3], best[4], evaluated, capped)
+
+
+def _saddle_slope(at: BlanketAtoms, pair: tuple, n: int, eps: float) -> float:
+    """d log delta / d eps ~ -n theta e^eps E_Q[b] at the pair's saddle point (an estimate)."""
+    i, j = pair
+    z = at.up[i] - math.exp(eps) * at.down[j]
+    if not (np.max(z) > 0.0 and float(np.dot(at.mass, z)) < 0.0):
+        return 0.0
+    th = saddle_theta(z, at.mass)
+    e = np.exp(th * z)
+    M = float(np.dot(at.mass, e)) + max(0.0, 1.0 - at.gamma)
+    return -n * th * math.exp(eps) * float(np.dot(at.mass * at.down[j], e)) / M
 
 
 def lattice_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float = 1e-4,
