@@ -177,3 +177,30 @@ def test_load_matrix_formats(tmp_path):
     with pytest.raises(ValueError, match=".json, .csv or .npy"):
         (tmp_path / "c.txt").write_text("1,0\n0,1")
         load_matrix(str(tmp_path / "c.txt"))
+
+
+def test_many_valued_matrix_takes_the_lattice_bound():
+    # ratios strictly inside (1, e^eps0): the lattice bound is below the corner relaxation,
+    # above the certified lower bound, and its worst pair covers every pair's own value
+    from accountant.bounds.finite_lattice import blanket_atoms, lattice_delta
+    from accountant.engines.lattice import lattice_positive_part
+
+    R = FiniteRandomizer(random_matrix(np.random.default_rng(11), 6, 7))
+    n, delta = 20_000, 1e-6
+    up = finite_upper_epsilon(R, n, delta)
+    lo = finite_lower_epsilon(R, n, delta, upper=up.epsilon)
+    assert "lattice" in up.detail and not up.exact_blanket
+    assert lo.epsilon <= up.epsilon
+    assert finite_upper_delta(R, n, up.epsilon).delta <= delta
+    fl = finite_blanket_law(R)
+    from accountant.engines.blanket import blanket_exact_epsilon
+    corner = blanket_exact_epsilon(fl.law, n, delta / fl.margin(n), rtol=1e-6).epsilon
+    assert up.epsilon < 0.8 * corner
+    at = blanket_atoms(R)
+    eps = 0.9 * up.epsilon
+    res = lattice_delta(at, n, eps)
+    for i in range(R.k):
+        for j in range(R.k):
+            if i != j:
+                own = lattice_positive_part(at.up[i], at.down[j], at.mass, n, eps, step_fraction=0.02)
+                assert res.log_upper >= math.log(own.central) - 1e-3, (i, j)
