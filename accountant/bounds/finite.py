@@ -220,11 +220,12 @@ def _pair_text(R: FiniteRandomizer, fl: FiniteLaw) -> str:
 
 def _lattice_text(R: FiniteRandomizer, res, gamma: float) -> str:
     x1, x1p = (R.inputs[v] for v in res.pair)
-    text = (f"privacy blanket (lattice, step h = {res.step:.3g}), worst input pair (x1, x1') = ({x1}, {x1p}), "
-            f"gamma = {gamma:.6g}; {res.evaluated} input pair(s) through the lattice engine")
+    how = (f"lattice, step h = {res.step:.3g}" if res.step > 0 else "Berry-Esseen / Chernoff bound of the pair")
+    text = (f"privacy blanket ({how}), worst input pair (x1, x1') = ({x1}, {x1p}), gamma = {gamma:.6g}; "
+            f"every ordered pair screened (Chernoff, Berry-Esseen), {res.evaluated} through the lattice engine")
     if res.capped:
-        text += (f", the others bounded by their Chernoff bound (cap of {LATTICE_PAIRS} pairs reached: "
-                 "the bound is one of those)")
+        text += (f"; the screens' budget (at most {LATTICE_PAIRS} lattice evaluations) left some pairs with "
+                 "their screen bound: the bound is one of those, still proved")
     if not R.pure:
         text += "; outputs outside the blanket's support counted in full"
     return text

@@ -49,7 +49,7 @@ _UF = 2.0 ** -53
 #: most ordered pairs whose lattice bound one delta(eps) evaluation computes
 LATTICE_PAIRS = 6
 #: multiples of the saddle point's theta tried in the pairs' Chernoff bounds
-CHERNOFF_THETAS = (0.5, 0.75, 1.0, 1.4, 2.0)
+CHERNOFF_THETAS = (0.6, 1.0, 1.6)
 NO_BLANKET = ("no finite eps_c from the blanket: gamma = 0 (every output is impossible for some input), "
               "the outputs reveal the input")
 #: the lattice step (fraction of the per-message standard deviation) of the worst pairs
@@ -164,6 +164,11 @@ def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATT
         i, j = np.unravel_index(int(np.argmax(outside)), outside.shape)
         return LatticeResult(eps, math.log(o) if o > 0 else -math.inf, math.log(o) if o > 0 else -math.inf,
                              0.0, (int(i), int(j)), 0.0, 0, False)
+    if float(at.up.max()) - u_lo * float(at.down.min()) + 8.0 * _UF * at.rmax * (1.0 + u_lo) <= 0.0:
+        o = float(outside.max())   # every atom of every pair <= 0: the blanket part is 0
+        i, j = np.unravel_index(int(np.argmax(outside)), outside.shape)
+        lo_ = math.log(o) if o > 0 else -math.inf
+        return LatticeResult(eps, lo_, lo_, 0.0, (int(i), int(j)), 0.0, 0, False)
     # theta of the Chernoff screen: the saddle of the pair farthest apart in total variation
     tv = np.abs(at.up[:, None, :] - at.up[None, :, :]) if k * k * at.up.shape[1] <= 4e6 else None
     if tv is not None:
@@ -221,9 +226,12 @@ def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATT
         c = float(screen[i, j])
         if c <= best[0]:
             break
-        if evaluated >= max_pairs or slack[i, j] <= LATTICE_FROM:
-            # the screen's bound counts (Berry-Esseen already within LATTICE_FROM of its normal term)
-            if evaluated >= max_pairs and slack[i, j] > LATTICE_FROM:
+        unscreened = use_be and not math.isfinite(slack[i, j])
+        if evaluated >= max_pairs or slack[i, j] <= LATTICE_FROM or unscreened:
+            # the screen's bound counts: Berry-Esseen already within LATTICE_FROM of its normal
+            # term, or the cap of lattice evaluations, or a pair beyond the Berry-Esseen budget
+            # (its Chernoff bound; the result says so)
+            if (evaluated >= max_pairs and slack[i, j] > LATTICE_FROM) or unscreened:
                 capped = True
             if c > best[0]:
                 best = (c, c, best[2], (i, j), best[4])
