@@ -46,7 +46,7 @@ by the chi-square of their category law ``sum_c (P_x1(c) - P_x1'(c))^2 / P_x0(c)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import mpmath
@@ -59,7 +59,7 @@ from accountant.core.params import validate_delta, validate_n
 from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon, positive_part
 from accountant.engines.blanket.law import CornerBlanket, CountLaw
 from accountant.bounds.finite_lattice import (LATTICE_PAIRS, NO_BLANKET, blanket_atoms, lattice_delta,
-                                              lattice_epsilon)
+                                              lattice_epsilon, lattice_refusal)
 
 _U = 2.0 ** -52
 #: input pairs (largest total variation first) whose triples the lower bound ranks
@@ -270,6 +270,11 @@ def finite_upper_epsilon(R: FiniteRandomizer, n: int, delta: float,
         corner = FiniteBound(res.epsilon, delta, "upper", _pair_text(R, fl), fl.exact_blanket)
         if fl.exact_blanket:
             return corner
+    refused = lattice_refusal(R)
+    if refused is not None:
+        if corner is not None:
+            return replace(corner, detail=f"{corner.detail} ({refused})")
+        return FiniteBound(None, delta, "upper", "", reason=f"{R.label}: {refused}")
     eps, res = lattice_epsilon(R, n, delta, rtol=max(rtol or 0.0, LATTICE_RTOL))
     if eps is None:
         return corner or FiniteBound(None, delta, "upper", "", reason=f"{R.label}: {res}")
@@ -307,6 +312,11 @@ def finite_upper_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
         corner = FiniteBound(eps, min(up, 1.0), "upper", _pair_text(R, fl), fl.exact_blanket)
         if fl.exact_blanket:
             return corner
+    refused = lattice_refusal(R)
+    if refused is not None:
+        if corner is not None:
+            return replace(corner, detail=f"{corner.detail} ({refused})")
+        return FiniteBound(eps, math.nan, "upper", "", reason=f"{R.label}: {refused}")
     at = blanket_atoms(R)
     if at.gamma <= 0.0:
         return corner or FiniteBound(eps, math.nan, "upper", "", reason=f"{R.label}: {NO_BLANKET}")

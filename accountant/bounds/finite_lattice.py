@@ -54,12 +54,17 @@ NO_BLANKET = ("no finite eps_c from the blanket: gamma = 0 (every output is impo
               "the outputs reveal the input")
 #: the lattice step (fraction of the per-message standard deviation) of the worst pairs
 LATTICE_STEP = 0.2
+#: cells the lattice engine may use for a finer step where the window is small (n up to ~1e5)
+LATTICE_MIN_SIZE = 1 << 16
 #: pairs whose Berry-Esseen bound is within this (log) of its normal term skip the lattice engine
 LATTICE_FROM = 0.01
 #: pairs per batch of the Berry-Esseen screen
 BE_BATCH = 512
 #: the Berry-Esseen screen runs when inputs^2 x outputs is at most this (else the Chernoff screen alone)
 BE_MAX_ELEMENTS = 4 * 10 ** 7
+#: the cost model: inputs^2 x support outputs above this is refused up front (each delta(eps) of
+#: the pair screen costs a few matrix products of that many multiply-adds: about 10 s at 1e9 here)
+LATTICE_MAX_WORK = 2 * 10 ** 9
 #: the largest eps the search goes to for a matrix that is not pure LDP
 EPS_SEARCH_MAX = 50.0
 
@@ -76,6 +81,15 @@ class BlanketAtoms:
     gamma: float
     outside: np.ndarray
     rmax: float
+
+
+def lattice_refusal(R: FiniteRandomizer):
+    """None, or the reason the cost model refuses this matrix (before any work)."""
+    work = R.k * R.k * int(np.count_nonzero(R.matrix.min(axis=0) > 0))
+    if work > LATTICE_MAX_WORK:
+        return (f"the lattice blanket's pair screen is refused: inputs^2 x blanket outputs = {work:.3g} is "
+                f"beyond the limit {LATTICE_MAX_WORK:.0e}")
+    return None
 
 
 def blanket_atoms(R: FiniteRandomizer) -> BlanketAtoms:
@@ -236,7 +250,8 @@ def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATT
             if c > best[0]:
                 best = (c, c, best[2], (i, j), best[4])
             continue
-        r = lattice_positive_part(at.up[i], at.down[j], at.mass, n, eps, step_fraction=step_fraction)
+        r = lattice_positive_part(at.up[i], at.down[j], at.mass, n, eps, step_fraction=step_fraction,
+                                  min_size=LATTICE_MIN_SIZE)
         evaluated += 1
         o_ij = float(outside[i, j])
         lu = r.log_upper if o_ij <= 0 else float(np.logaddexp(r.log_upper, math.log(o_ij)))
@@ -297,7 +312,7 @@ def lattice_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float = 1e-
 
 def _guess(at: BlanketAtoms, n: int, log_t: float, top: float) -> Optional[float]:
     """The saddle-point estimate of the root for the screen's worst pair at its first guess."""
-    r0 = lattice_delta(at, n, 0.5 * top, max_pairs=0)
+    r0 = lattice_delta(at, n, 0.5 * top, max_pairs=0, screen_be=False)
     i, j = r0.pair
 
     def f(e: float):

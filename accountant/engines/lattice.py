@@ -45,7 +45,8 @@ non-negative measures, and every float error is put on the safe side.
 7. *Log space.*  ``log F = n log c + log(window + errors + rest)``, every float operation's error
    added to the exponent; ``delta = exp(log F) / n``, capped by ``E[Z_+]`` (E[S_+] <= n E[Z_+]).
 
-The step h is ``STEP_FRACTION`` of the per-message standard deviation, coarsened when the window
+The step h is ``STEP_FRACTION`` of the per-message standard deviation (refined down to
+``MIN_STEP_FRACTION`` while the window fits in ``min_size`` cells), coarsened when the window
 (``B`` above zero, ``NEG_SIGMAS`` tilted standard deviations of the sum below) would need more than
 ``MAX_SIZE`` cells: that is the cost model (at most ``2 log2 n`` convolutions of ``MAX_SIZE``
 cells, ``MAX_SIZE`` 2^20: about 8 MB per array); a coarser step only loosens the bound.  The
@@ -66,6 +67,8 @@ from accountant.engines.saddle import laplace_moments
 
 #: the lattice step as a fraction of the per-message standard deviation
 STEP_FRACTION = 0.05
+#: the finest step a ``min_size`` may ask for (fraction of the per-message standard deviation)
+MIN_STEP_FRACTION = 0.02
 #: largest cyclic group (a power of 2); the step is coarsened to fit (the cost model)
 MAX_SIZE = 1 << 20
 #: tilted standard deviations of the sum kept below zero (aliasing beyond is safe, only looser)
@@ -195,7 +198,7 @@ def _power(q: _Power, n: int, L: int) -> _Power:
 
 
 def lattice_positive_part(a, b, w, n: int, eps: float, *, step_fraction: float = STEP_FRACTION,
-                          max_size: int = MAX_SIZE) -> LatticeDelta:
+                          max_size: int = MAX_SIZE, min_size: int = 0) -> LatticeDelta:
     """Certified upper bound on ``E[(Z_1 + ... + Z_n)_+] / n`` (module docstring) for
     ``Z = a_j - e^eps b_j`` with probability ``w_j``, else 0.
 
@@ -252,6 +255,10 @@ def lattice_positive_part(a, b, w, n: int, eps: float, *, step_fraction: float =
     need = (up_span + low_span) / h + 2.0
     if need > max_size - 1:
         h *= need / (max_size - 1)
+    elif need < min_size and step_fraction > MIN_STEP_FRACTION:
+        # a small window: a finer step (down to MIN_STEP_FRACTION) for the same cost as min_size cells
+        h = max(h * need / min_size, MIN_STEP_FRACTION * sigma1)
+        need = (up_span + low_span) / h + 2.0
     span_z = float(np.max(z)) - min(float(np.min(z)), 0.0)
     if span_z / h > 16.0 * max_size:   # a per-message range far beyond the group: coarser step
         h = span_z / (16.0 * max_size)

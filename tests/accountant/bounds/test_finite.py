@@ -204,3 +204,16 @@ def test_many_valued_matrix_takes_the_lattice_bound():
             if i != j:
                 own = lattice_positive_part(at.up[i], at.down[j], at.mass, n, eps, step_fraction=0.02)
                 assert res.log_upper >= math.log(own.central) - 1e-3, (i, j)
+
+
+def test_lattice_cost_model_refuses_up_front(monkeypatch):
+    import accountant.bounds.finite_lattice as fl_mod
+
+    monkeypatch.setattr(fl_mod, "LATTICE_MAX_WORK", 10)
+    R = FiniteRandomizer(random_matrix(np.random.default_rng(2), 3, 4))
+    up = finite_upper_epsilon(R, 1000, 1e-6)
+    assert "refused" in up.detail and "limit 1e+01" in up.detail and up.epsilon is not None  # the corner bound
+    M = random_matrix(np.random.default_rng(2), 3, 4)
+    M[0, 1] = 0.0
+    up = finite_upper_epsilon(FiniteRandomizer(M / M.sum(axis=1, keepdims=True)), 1000, 1e-6)
+    assert up.epsilon is None and "beyond the limit" in up.reason
