@@ -60,8 +60,8 @@ LATTICE_MIN_SIZE = 1 << 16
 LATTICE_FROM = 0.01
 #: pairs per batch of the Berry-Esseen screen
 BE_BATCH = 512
-#: the Berry-Esseen screen runs when inputs^2 x outputs is at most this (else the Chernoff screen alone)
-BE_MAX_ELEMENTS = 4 * 10 ** 7
+#: the Berry-Esseen screen's budget per delta(eps): pairs x support outputs (pairs beyond keep Chernoff)
+BE_MAX_ELEMENTS = 10 ** 7
 #: the cost model: inputs^2 x support outputs above this is refused up front (each delta(eps) of
 #: the pair screen costs a few matrix products of that many multiply-adds: about 10 s at 1e9 here)
 LATTICE_MAX_WORK = 2 * 10 ** 9
