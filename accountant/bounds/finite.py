@@ -31,8 +31,12 @@ pure-LDP matrix write ``r_x(y) = R[x, y] / m_y``, a likelihood ratio in ``[1, E]
   ``(1 + rho)^n`` times the float law's: that factor (:meth:`FiniteLaw.margin`; 1 + 2e-5 for
   64-RR at n = 1e8) multiplies every upper delta, and the eps search aims at
   ``delta / margin``.
-* *Not pure LDP* (a column with a zero beside a positive entry): not bounded here (the
-  reason says so).  gamma = 0: no blanket, no finite eps_c from this bound.
+* *Many ratios.*  Where a ratio lies strictly between 1 and E the corners are a relaxation;
+  the bound is then the smaller of it and the certified lattice blanket of the matrix's own
+  atoms over every ordered pair (:mod:`accountant.bounds.finite_lattice`, proof there).
+* *Not pure LDP* (a column with a zero beside a positive entry): the blanket on its support
+  plus the outputs outside it counted in full (:mod:`accountant.bounds.finite_lattice`).
+  gamma = 0: no blanket, no finite eps_c from this bound (the reason says so).
 
 **Lower bound.**  Datasets ``D = (x1, x0, ..., x0)`` and ``D' = (x1', x0, ..., x0)``.  Sorting
 each report into ``S = {y: R[x1, y] > R[x1', y]}`` or not (and, where ``P_x0`` gives the two
@@ -199,8 +203,8 @@ class FiniteBound:
     --------
     >>> from accountant import FiniteRandomizer, finite_upper_epsilon
     >>> b = finite_upper_epsilon(FiniteRandomizer([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]), 1000, 1e-6)
-    >>> print(b.kind, b.epsilon, b.reason[:31])
-    upper None finite is not pure LDP (a colum
+    >>> print(b.kind, b.epsilon, "reveal the input" in b.reason)
+    upper None True
     """
 
     epsilon: Optional[float]
