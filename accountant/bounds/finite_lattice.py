@@ -129,7 +129,7 @@ def _chernoff(at: BlanketAtoms, n: int, eps: float, theta0: float) -> np.ndarray
         if th * at.rmax > 600.0:
             continue
         A = at.mass[None, :] * np.exp(th * at.up)
-        Bm = np.exp(-th * u_lo * at.down)
+        Bm = np.exp(np.maximum(-th * u_lo * at.down, -700.0))   # no underflow (raised: safe)
         M = null + A @ Bm.T
         M *= 1.0 + (at.up.shape[1] + 16 + 4.0 * th * (at.rmax + u_lo * at.rmax)) * 2.0 * _UF
         logb = n * np.log(M) * (1.0 + 4.0 * _UF) + 1e-12 - math.log(math.e * th * n)

@@ -79,7 +79,7 @@ def log_positive_part_bounds(Z: np.ndarray, w: np.ndarray, null: float, n: int,
         th = np.where(M2 > 0, theta0 - M1 / M2, theta0)
     th = np.clip(th, 0.25 * theta0, 4.0 * theta0)
     th = np.minimum(th, 600.0 / max(zmax_abs, 1e-300))
-    E = np.exp(th[:, None] * Z)
+    E = np.exp(np.maximum(th[:, None] * Z, -700.0))   # no underflow: a raised factor is a raised mass
     eta = (2.0 * th * zmax_abs + 2.0) * _U                      # exp's relative error, per row
     epsM = eta + (Y + 4) * _U
     Mh = null + E @ w

@@ -280,7 +280,7 @@ def lattice_positive_part(a, b, w, n: int, eps: float, *, step_fraction: float =
     # tilt (step 4): q = p e^{theta h k} / c, inflated for the sums, exp, the division and (a
     # per-message range beyond L) the periodisation's sums of up to span1 / L + 1 cells
     xk = theta * h * np.arange(kmin, kmax + 1, dtype=float)
-    tq = p * np.exp(xk)
+    tq = p * np.exp(np.maximum(xk, -700.0))   # no underflow: a raised factor is a raised mass (step 3)
     c = math.fsum(tq)
     rho = (2 * J + 8 + 2.0 * float(np.max(np.abs(xk))) + 12.0 + span1 // L + 2) * _UF
     q = tq / c * (1.0 + rho)
