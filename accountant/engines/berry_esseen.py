@@ -83,21 +83,22 @@ def log_positive_part_bounds(Z: np.ndarray, w: np.ndarray, null: float, n: int,
     eta = (2.0 * th * zmax_abs + 2.0) * _U                      # exp's relative error, per row
     epsM = eta + (Y + 4) * _U
     Mh = null + E @ w
-    M_up = Mh * (1.0 + epsM + 2.0 * _U)
+    M_up = Mh * (1.0 + epsM + 2.0 * _U) + 1e-290   # + what underflowed products may have dropped
     q = E * w[None, :] / Mh[:, None]
     A1 = (q * zabs).sum(axis=1)
     A2 = (q * Z * Z).sum(axis=1)
     mu = (q * Z).sum(axis=1)
-    dmu = 3.0 * (epsM + 4.0 * _U) * A1 + 4.0 * _U * np.abs(mu)
+    tiny = 1e-280 * (1.0 + zmax_abs) ** 3   # underflowed products' share of the moments
+    dmu = 3.0 * (epsM + 4.0 * _U) * A1 + 4.0 * _U * np.abs(mu) + tiny
     nullq = null / Mh
     var = A2 - mu * mu
-    dvar = 3.0 * (epsM + 4.0 * _U) * A2 + 2.0 * np.abs(mu) * dmu + dmu * dmu + 4.0 * _U * (A2 + mu * mu)
+    dvar = 3.0 * (epsM + 4.0 * _U) * A2 + 2.0 * np.abs(mu) * dmu + dmu * dmu + 4.0 * _U * (A2 + mu * mu) + tiny
     D = np.abs(Z - mu[:, None])
     c1 = (q * D).sum(axis=1) + nullq * np.abs(mu)
     c2 = (q * D * D).sum(axis=1) + nullq * mu * mu
     c3 = (q * D ** 3).sum(axis=1) + nullq * np.abs(mu) ** 3
     rel = 3.0 * (epsM + 6.0 * _U)
-    rho = (c3 + 3.0 * dmu * c2 + 3.0 * dmu ** 2 * c1 + dmu ** 3) * (1.0 + rel)
+    rho = (c3 + 3.0 * dmu * c2 + 3.0 * dmu ** 2 * c1 + dmu ** 3) * (1.0 + rel) + tiny
     var_lo = var - dvar
     ok = pos & (var_lo > 0.0)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

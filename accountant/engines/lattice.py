@@ -281,6 +281,7 @@ def lattice_positive_part(a, b, w, n: int, eps: float, *, step_fraction: float =
     # per-message range beyond L) the periodisation's sums of up to span1 / L + 1 cells
     xk = theta * h * np.arange(kmin, kmax + 1, dtype=float)
     tq = p * np.exp(np.maximum(xk, -700.0))   # no underflow: a raised factor is a raised mass (step 3)
+    tq = np.where(p > 0.0, np.maximum(tq, 1e-300), 0.0)   # nor in the product (raised: safe)
     c = math.fsum(tq)
     rho = (2 * J + 8 + 2.0 * float(np.max(np.abs(xk))) + 12.0 + span1 // L + 2) * _UF
     q = tq / c * (1.0 + rho)
