@@ -62,7 +62,7 @@ from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import validate_delta, validate_n
 from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon, positive_part
 from accountant.engines.blanket.law import CornerBlanket, CountLaw
-from accountant.bounds.finite_lattice import (LATTICE_PAIRS, NO_BLANKET, blanket_atoms, lattice_delta,
+from accountant.bounds.finite_lattice import (NO_BLANKET, blanket_atoms, lattice_delta,
                                               lattice_epsilon, lattice_refusal)
 
 _U = 2.0 ** -52
@@ -226,10 +226,9 @@ def _lattice_text(R: FiniteRandomizer, res, gamma: float) -> str:
     x1, x1p = (R.inputs[v] for v in res.pair)
     how = (f"lattice, step h = {res.step:.3g}" if res.step > 0 else "Berry-Esseen / Chernoff bound of the pair")
     text = (f"privacy blanket ({how}), worst input pair (x1, x1') = ({x1}, {x1p}), gamma = {gamma:.6g}; "
-            f"every ordered pair screened (Chernoff, Berry-Esseen), {res.evaluated} through the lattice engine")
+            f"every ordered pair screened (Chernoff; Berry-Esseen on the worst), {res.evaluated} through the lattice engine")
     if res.capped:
-        text += (f"; the screens' budget (at most {LATTICE_PAIRS} lattice evaluations) left some pairs with "
-                 "their screen bound: the bound is one of those, still proved")
+        text += f"; {res.cap_reason}: the bound may be one of those, still proved"
     if not R.pure:
         text += "; outputs outside the blanket's support counted in full"
     return text

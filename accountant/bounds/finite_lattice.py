@@ -26,9 +26,9 @@ bound ``E[S_+] <= M(theta)^n / (e theta)``, ``M(theta) = 1 - gamma + sum_y m_y e
 e^{-theta u r_x1'(y)}``: one matrix product for all ordered pairs at once (a few theta around the
 saddle point; the minimum over them is kept).  The pairs are taken in decreasing order of that
 bound and the lattice bound is computed for each until the largest lattice bound found is at or
-above the next pair's Chernoff bound (every remaining pair is then dominated), or until
-``LATTICE_PAIRS`` evaluations (the rest then count with their Chernoff bound, still proved: the
-result says so).  Ratios are raised / lowered by 2 ulp for their own rounding (a raised ``r_x1``
+above the next pair's Chernoff bound (every remaining pair is then dominated), or until the
+budget of ``LATTICE_PAIRS`` evaluations at the largest group size (the rest then count with
+their screen bound, still proved: the result says so).  Ratios are raised / lowered by 2 ulp for their own rounding (a raised ``r_x1``
 and a lowered ``r_x1'`` only raise Z); the masses m_y are the matrix's own entries, exact.
 """
 from __future__ import annotations
@@ -41,12 +41,13 @@ import numpy as np
 
 from accountant.core.finite import FiniteRandomizer
 from accountant.engines.berry_esseen import log_positive_part_bounds
-from accountant.engines.lattice import lattice_positive_part, safe_atoms, saddle_theta
+from accountant.engines.lattice import MAX_SIZE, lattice_positive_part, safe_atoms, saddle_theta
 from accountant.engines.saddle import log_positive_part, root_of_decreasing
 from accountant.engines.search import epsilon_for_log_delta
 
 _UF = 2.0 ** -53
-#: most ordered pairs whose lattice bound one delta(eps) evaluation computes
+#: the lattice evaluations one delta(eps) may run, counted in groups of the largest size
+#: (MAX_SIZE cells; a smaller group counts its size, at least 4096 cells)
 LATTICE_PAIRS = 6
 #: multiples of the saddle point's theta tried in the pairs' Chernoff bounds
 CHERNOFF_THETAS = (0.6, 1.0, 1.6)
@@ -143,7 +144,8 @@ class LatticeResult:
     """delta(eps) of the worst ordered pair: ``log_upper`` (certified), ``log_central`` (for the
     search), ``slope`` (estimate of d log delta / d eps), ``pair`` (row indices), ``step`` (the
     lattice step there), ``evaluated`` (pairs run through the lattice engine), ``capped``
-    (whether the cap stopped the search: the bound is then some pair's Chernoff bound)."""
+    (whether a budget stopped the search: the bound is then some pair's screen bound; ``cap_reason``
+    says which budget)."""
 
     eps: float
     log_upper: float
@@ -153,6 +155,7 @@ class LatticeResult:
     step: float
     evaluated: int
     capped: bool
+    cap_reason: str = ""
 
     @property
     def upper(self) -> float:
@@ -208,6 +211,7 @@ def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATT
     # Chernoff bound is above the largest certified bound found (the others are dominated)
     screen = cher.copy()
     slack = np.full((k, k), np.inf)
+    be_done = np.zeros((k, k), dtype=bool)
     use_be = screen_be
     be_pairs = max(BE_BATCH, BE_MAX_ELEMENTS // max(at.up.shape[1], 1))
     null = max(0.0, 1.0 - at.gamma) + 4.0 * _UF
@@ -225,6 +229,7 @@ def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATT
             be = np.logaddexp(be, np.log(np.where(o > 0, o, 0.0)))
         screen[I, J] = np.minimum(cher[I, J], be)
         slack[I, J] = sl
+        be_done[I, J] = True
         top = int(np.argmax(screen[I, J]))
         if screen[I[top], J[top]] > best[0]:
             best = (float(screen[I[top], J[top]]), float(screen[I[top], J[top]]), 0.0,
@@ -235,24 +240,35 @@ def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATT
         best = (-math.inf, -math.inf, 0.0, best[3], 0.0)
     evaluated = 0
     capped = False
+    # the budget of lattice evaluations, in cells: max_pairs evaluations at the largest group,
+    # many more where the groups are small (small n)
+    budget, used = max_pairs * MAX_SIZE, 0
+    why: set = set()
     for o in order:
         i, j = int(o // k), int(o % k)
         c = float(screen[i, j])
         if c <= best[0]:
             break
-        unscreened = use_be and not math.isfinite(slack[i, j])
-        if evaluated >= max_pairs or slack[i, j] <= LATTICE_FROM or unscreened:
+        unscreened = use_be and not be_done[i, j]
+        if used >= budget or slack[i, j] <= LATTICE_FROM or unscreened:
             # the screen's bound counts: Berry-Esseen already within LATTICE_FROM of its normal
             # term, or the cap of lattice evaluations, or a pair beyond the Berry-Esseen budget
             # (its Chernoff bound; the result says so)
-            if (evaluated >= max_pairs and slack[i, j] > LATTICE_FROM) or unscreened:
+            if unscreened:
                 capped = True
+                why.add(f"pairs beyond the Berry-Esseen budget ({BE_MAX_ELEMENTS:.0e} pair-outputs) keep their "
+                        "Chernoff bound")
+            elif used >= budget and slack[i, j] > LATTICE_FROM:
+                capped = True
+                why.add(f"the lattice budget ({LATTICE_PAIRS} evaluations at the largest group) left pairs with "
+                        "their Berry-Esseen bound")
             if c > best[0]:
                 best = (c, c, best[2], (i, j), best[4])
             continue
         r = lattice_positive_part(at.up[i], at.down[j], at.mass, n, eps, step_fraction=step_fraction,
                                   min_size=LATTICE_MIN_SIZE)
         evaluated += 1
+        used += max(r.size, 1 << 12)
         o_ij = float(outside[i, j])
         lu = r.log_upper if o_ij <= 0 else float(np.logaddexp(r.log_upper, math.log(o_ij)))
         lu = min(lu, c)
@@ -263,7 +279,8 @@ def lattice_delta(at: BlanketAtoms, n: int, eps: float, *, max_pairs: int = LATT
             best = (lu, lc, sl, (i, j), r.step)
     if best[2] == 0.0 and math.isfinite(best[0]):   # the search's slope: the saddle-point estimate
         best = (best[0], best[1], _saddle_slope(at, best[3], n, eps), best[3], best[4])
-    return LatticeResult(eps, best[0], best[1], best[2], best[3], best[4], evaluated, capped)
+    return LatticeResult(eps, best[0], best[1], best[2], best[3], best[4], evaluated, capped,
+                         "; ".join(sorted(why)))
 
 
 def _saddle_slope(at: BlanketAtoms, pair: tuple, n: int, eps: float) -> float:

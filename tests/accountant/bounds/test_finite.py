@@ -217,3 +217,21 @@ def test_lattice_cost_model_refuses_up_front(monkeypatch):
     M[0, 1] = 0.0
     up = finite_upper_epsilon(FiniteRandomizer(M / M.sum(axis=1, keepdims=True)), 1000, 1e-6)
     assert up.epsilon is None and "beyond the limit" in up.reason
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_lattice_bound_alone_against_brute_force(seed):
+    # the lattice path by itself (not the minimum with the corners): every pair, every dataset
+    from accountant.bounds.finite_lattice import blanket_atoms, lattice_delta
+
+    rng = np.random.default_rng(300 + seed)
+    k, m, n = int(rng.integers(2, 5)), int(rng.integers(2, 6)), int(rng.integers(2, 5))
+    R = FiniteRandomizer(random_matrix(rng, k, m))
+    at = blanket_atoms(R)
+    prev = math.inf
+    for eps in (0.0, 0.05 * R.eps0, 0.3 * R.eps0, 0.7 * R.eps0):
+        truth = brute_delta(R.matrix, n, eps)
+        up = lattice_delta(at, n, eps).upper
+        assert up >= truth * (1 - 1e-12), (seed, eps, up, truth)
+        assert up <= prev * (1 + 1e-12)   # monotone in eps
+        prev = up
