@@ -10,9 +10,10 @@ from typing import Optional
 
 from accountant.bounds.laws.random_hash import ASSUMPTION, check_hash_model
 
+from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import validate_eps0, validate_n, make_params
 
-ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
+ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio", "finite")
 # the options of a variation-ratio round (Wang et al., VLDB 2024), eps0 = ln p
 VR_FIELDS = ("p", "beta", "q")
 
@@ -43,6 +44,9 @@ class RoundSpec:
         ``"any"`` (default: the profile is proved for every hash family) or ``"random"``
         (collision, olh: proved assuming each report's hash is a uniformly random function,
         :mod:`accountant.bounds.random_blanket`).
+    randomizer : FiniteRandomizer, optional
+        ``finite`` only (and required there): the randomizer as its matrix; eps0 is None or the
+        matrix's own (the matrix fixes it).  ``RoundSpec.finite(R, n)`` spells it shorter.
 
     Examples
     --------
@@ -63,6 +67,21 @@ class RoundSpec:
     beta: Optional[float] = None
     q: Optional[float] = None
     hash_model: str = field(default="any", repr=False)
+    randomizer: Optional[FiniteRandomizer] = field(default=None, repr=False)
+
+    @classmethod
+    def finite(cls, randomizer: FiniteRandomizer, n: int) -> "RoundSpec":
+        """A round of n users each applying the finite randomizer ``randomizer``.
+
+        Examples
+        --------
+        >>> from accountant import RoundSpec
+        >>> from accountant.core.catalogue import krr
+        >>> spec = RoundSpec.finite(krr(4, 1.0), 10_000)
+        >>> print(spec.mechanism, round(spec.eps0, 9))
+        finite 1.0
+        """
+        return cls(n, None, "finite", randomizer=randomizer)
 
     def __post_init__(self) -> None:
         check_hash_model(self.hash_model, self.mechanism)
@@ -70,6 +89,13 @@ class RoundSpec:
         if self.mechanism not in ROUND_MECHANISMS:
             raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, "
                              f"got {self.mechanism!r}")
+        if (self.randomizer is not None) != (self.mechanism == "finite"):
+            raise ValueError("randomizer: a FiniteRandomizer goes with mechanism 'finite' (and only "
+                             f"with it), got mechanism {self.mechanism!r} and randomizer "
+                             f"{type(self.randomizer).__name__}")
+        if self.mechanism == "finite":
+            self._set_finite()
+            return
         if self.mechanism == "variation-ratio":
             self._set_variation_ratio()
             return
@@ -85,6 +111,22 @@ class RoundSpec:
             raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
         if self.mechanism in ("olh", "oue"):
             make_params(self.mechanism, self.eps0, k=self.k)  # validates k (olh: g = round(e^eps0) + 1)
+
+    def _set_finite(self) -> None:
+        """The matrix is the randomizer: no s, t, k, p, beta, q; eps0 is the matrix's."""
+        R = self.randomizer
+        if not isinstance(R, FiniteRandomizer):
+            raise ValueError(f"randomizer must be a FiniteRandomizer, got {type(R).__name__}")
+        given = [f for f in ("s", "t", "k") + VR_FIELDS if getattr(self, f) is not None]
+        if given:
+            raise ValueError(f"{given[0]} does not apply to mechanism 'finite' (the matrix is the randomizer)")
+        if not R.pure:
+            raise ValueError(f"randomizer: {R.label} is not pure LDP (a column has a zero beside a "
+                             "positive entry): a round's profile needs every output possible from every input")
+        if self.eps0 is not None and self.eps0 != R.eps0:
+            raise ValueError(f"eps0 does not apply to mechanism 'finite' (the matrix fixes eps0 = "
+                             f"{R.eps0:.10g}), got {self.eps0!r}")
+        object.__setattr__(self, "eps0", R.eps0)
 
     def _set_variation_ratio(self) -> None:
         """p, beta, q validated by :class:`VariationRatioParams` (s, t, k refused, each named);
@@ -102,7 +144,10 @@ class RoundSpec:
         object.__setattr__(self, "eps0", par.eps0)
 
     def params(self):
-        """The accountant's parameter object of this round's randomizer (``make_params``)."""
+        """The accountant's parameter object of this round's randomizer (``make_params``; the
+        :class:`FiniteRandomizer` itself for a finite round)."""
+        if self.mechanism == "finite":
+            return self.randomizer
         if self.mechanism == "variation-ratio":
             return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
         return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k, hash_model=self.hash_model)
@@ -116,6 +161,8 @@ def round_source(mechanism: str, hash_model: str = "any") -> str:
         return "clone (FMT21)"
     if mechanism == "variation-ratio":
         return "clone (FMT21, ratio p, mixing 1/q)"
+    if mechanism == "finite":
+        return "min(blanket of the matrix (accountant.bounds.finite), clone (FMT21))"
     if check_hash_model(hash_model, mechanism) == "random":
         return ("min(blanket of the four-corner law dominating the random-hash law (a proved relaxation, "
                 "exact for OLH), clone (FMT21)); "

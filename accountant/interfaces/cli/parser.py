@@ -9,6 +9,7 @@ from accountant.bounds.registry import ALIASES, BOUND_NAMES, REGISTRY
 from accountant.core.limits import float_arg, int_arg
 from accountant.core.params import MECHANISMS
 from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, UsageParser, vr_ratio_arg, add_mechanism_options, add_method_option
+from accountant.interfaces.cli.arguments import add_catalogue_options, add_matrix_option
 
 BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)
 INVERSE_CHOICES = ("proved",) + tuple(b for b in BOUND_NAMES if REGISTRY[b].kind != "lower") + tuple(ALIASES)
@@ -109,8 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps0", default=None,
                    help="list or start:stop:count, e.g. 0.1:5.0:50 (required; variation-ratio: --p)")
     p.add_argument("--delta", required=True, help="list of delta")
-    p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
+    p.add_argument("--mechanism", default="generic", choices=MECHANISMS + ("finite",),
                    help="randomizer (as for epsilon; default generic eps0-LDP)")
+    add_matrix_option(p)
+    add_catalogue_options(p, with_g=True)
     p.add_argument("--p", type=vr_ratio_arg("--p"), default=None,
                    help="variation-ratio: likelihood ratio bound p > 1 (one value; eps0 = ln p)")
     p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
@@ -180,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_mechanism_options(p)
 
     p = sub.add_parser("users", help="smallest n whose proved eps_c meets (eps, delta): the minimum batch size")
-    p.add_argument("--eps0", type=EPS0_ARG, required=True, help="local budget eps0")
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; not with --mechanism finite --matrix)")
     p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
     p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta of the central guarantee")
     p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=1, help="rounds T composed (default 1)")
