@@ -178,9 +178,46 @@ def _field_message(msg: str) -> str:
     return msg
 
 
-def parse_schedule(data) -> list[RoundSpec]:
+def _finite_round(r: dict, base: Optional[str], loaded: dict) -> FiniteRandomizer:
+    """The randomizer of a finite round: ``"matrix": FILE`` (relative to ``base``, the schedule
+    file's folder; each file read once) or ``"catalogue": NAME`` with ``"k"`` and ``"eps0"``
+    (``"size"``, ``"g"`` where the member takes them)."""
+    import os
+
+    from accountant.core.catalogue import catalogue_randomizer
+    from accountant.core.finite import load_matrix
+
+    if ("matrix" in r) == ("catalogue" in r):
+        raise ValueError("a finite round needs exactly one of the fields 'matrix' (a file) and "
+                         "'catalogue' (a name, with 'k' and 'eps0')")
+    if "matrix" in r:
+        for f in ("eps0", "k", "size", "g"):
+            if f in r:
+                raise ValueError(f"field {f!r} does not apply to a round with a matrix (the matrix "
+                                 "fixes eps0)")
+        path = r["matrix"]
+        if not isinstance(path, str) or not path:
+            raise ValueError(f"field 'matrix' must be a file name, got {path!r}")
+        path = path if base is None or os.path.isabs(path) else os.path.join(base, path)
+        if path not in loaded:
+            loaded[path] = load_matrix(path)
+        return loaded[path]
+    for f in ("k", "eps0"):
+        if f not in r:
+            raise ValueError(f"missing field {f!r} (a catalogue round has 'catalogue', 'k' and 'eps0')")
+    extra = {f: r[f] for f in ("size", "g") if f in r}
+    key = (r["catalogue"], r["k"], r["eps0"], tuple(sorted(extra.items())))
+    if key not in loaded:
+        loaded[key] = catalogue_randomizer(r["catalogue"], r["k"], r["eps0"], **extra)
+    return loaded[key]
+
+
+def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
     """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, repeat?}
-    (a ``variation-ratio`` round: {n, mechanism, p, beta, q?, repeat?}, no eps0).
+    (a ``variation-ratio`` round: {n, mechanism, p, beta, q?, repeat?}, no eps0; a ``finite``
+    round: {n, mechanism, matrix, repeat?} with ``matrix`` a file name relative to ``base``, or
+    {n, mechanism, catalogue, k, eps0, size?, g?, repeat?} with a name of
+    :data:`accountant.core.catalogue.CATALOGUE`).
 
     Errors name the round index and the field.
 
@@ -215,13 +252,34 @@ def parse_schedule(data) -> list[RoundSpec]:
     if not isinstance(data, list) or not data:
         raise ValueError("schedule must be a non-empty JSON list of round objects")
     allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat", "hash_model"} | set(VR_FIELDS)
+    finite_only = {"matrix", "catalogue", "size", "g"}
+    loaded: dict = {}
     out: list[RoundSpec] = []
     for i, r in enumerate(data):
         if not isinstance(r, dict):
             raise ValueError(f"round {i}: expected an object, got {type(r).__name__}")
-        extra = set(r) - allowed
+        fin = r.get("mechanism") == "finite"
+        extra = set(r) - allowed - (finite_only if fin else set())
         if extra:
-            raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}")
+            raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}"
+                             + (" (a field of mechanism 'finite')" if extra & finite_only else ""))
+        if fin:
+            if "n" not in r:
+                raise ValueError(f"round {i}: missing field 'n'")
+            try:
+                rep = check_int("field 'repeat'", r.get("repeat", 1), 1, MAX_ROUNDS)
+                n = check_n(r.get("n"), "field 'n'")
+                bad = sorted(set(r) & ({"s", "t", "hash_model"} | set(VR_FIELDS)))
+                if bad:
+                    raise ValueError(f"field {bad[0]!r} does not apply to a finite round")
+                spec = RoundSpec.finite(_finite_round(r, base, loaded), n)
+            except (ValueError, OverflowError, TypeError) as exc:
+                raise ValueError(f"round {i}: {_field_message(str(exc))}") from None
+            if len(out) + rep > MAX_ROUNDS:
+                raise ValueError(f"round {i}: the schedule has more than {MAX_ROUNDS:,} rounds (with "
+                                 f"'repeat'), the limit")
+            out.extend([spec] * rep)
+            continue
         vr = r.get("mechanism") == "variation-ratio"
         if vr and "eps0" in r:
             raise ValueError(f"round {i}: field 'eps0' does not apply to a variation-ratio round "

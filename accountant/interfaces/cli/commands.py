@@ -280,9 +280,20 @@ def delta_command(args) -> dict:
 def local_epsilon_command(args) -> dict:
     from accountant.bounds.registry import compute_params_bound, proved_params_epsilon, resolve_name
 
-    eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
-                         rtol=args.rtol, bound=args.bound, k=args.k,
-                         hash_model=getattr(args, "hash_model", "any"))
+    if args.mechanism == "finite":  # a catalogue family (checked): eps0 is free, k fixed
+        from accountant.accounting.calibration import local_epsilon_family
+
+        if args.bound != "proved":
+            raise ValueError("--bound: --mechanism finite --catalogue inverts the proved bound only "
+                             "(give no --bound)")
+        eps0 = local_epsilon_family(lambda e0: catalogue_from_args(args, args.k, e0), args.n, args.eps,
+                                    args.delta, rtol=args.rtol)
+        if eps0 is None:  # pragma: no cover - eps0 just below the target is post-processing
+            raise ArithmeticError("local-epsilon: no eps0 met the target")
+    else:
+        eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
+                             rtol=args.rtol, bound=args.bound, k=args.k,
+                             hash_model=getattr(args, "hash_model", "any"))
     params = params_from_args(args, eps0)
     out = describe(params, args.n)
     if args.bound == "proved":
@@ -361,8 +372,9 @@ def check_applicable(args) -> None:
     """Options that do not apply to the chosen mechanism are refused, not ignored; work
     bounded up front (docs/limits.md)."""
     mech = getattr(args, "mechanism", None)
-    if getattr(args, "matrix", None) is not None and mech != "finite":
-        raise ValueError("--matrix: only with --mechanism finite")
+    for o in ("matrix", "catalogue", "size"):
+        if getattr(args, o, None) is not None and mech != "finite":
+            raise ValueError(f"--{o}: only with --mechanism finite")
     if mech == "finite":
         _check_finite(args)
         return
