@@ -79,7 +79,7 @@ def test_bad_matrices_exit_2_in_one_line(capsys, tmp_path, content, words):
 
 
 @pytest.mark.parametrize("extra,words", [
-    ([], "--matrix FILE is required"),
+    ([], "needs exactly one of --matrix FILE"),
     (["--matrix", "MATRIX", "--eps0", "1"], "--eps0 does not apply"),
     (["--matrix", "MATRIX", "--k", "4"], "--k: not for --mechanism finite"),
 ])
@@ -92,7 +92,7 @@ def test_options_that_do_not_apply(capsys, three, extra, words):
 def test_other_commands_and_mechanisms_refuse_a_matrix(capsys, three):
     code, _, err = run(capsys, "local-epsilon", "--n", "100", "--eps", "0.5", "--delta", "1e-6",
                        "--mechanism", "finite", "--matrix", three)
-    assert code == 2 and "local-epsilon does not take a matrix" in err
+    assert code == 2 and "local-epsilon searches eps0, but the matrix fixes eps0" in err
     code, _, err = run(capsys, "epsilon", "--n", "100", "--delta", "1e-6", "--eps0", "1", "--matrix", three)
     assert code == 2 and "only with --mechanism finite" in err
 
