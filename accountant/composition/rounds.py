@@ -13,7 +13,9 @@ from accountant.bounds.laws.random_hash import ASSUMPTION, check_hash_model
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import validate_eps0, validate_n, make_params
 
-ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio", "finite")
+ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
+# every mechanism a round may have: the named ones and "finite" (a matrix, RoundSpec.finite)
+ALL_ROUND_MECHANISMS = ROUND_MECHANISMS + ("finite",)
 # the options of a variation-ratio round (Wang et al., VLDB 2024), eps0 = ln p
 VR_FIELDS = ("p", "beta", "q")
 
@@ -30,7 +32,7 @@ class RoundSpec:
         Local budget (> 0).  ``variation-ratio``: None (it is set to ln p) or ln p itself.
     mechanism : str
         One of ``ROUND_MECHANISMS`` (generic, collision, coco, krr, rr, olh, oue,
-        variation-ratio).
+        variation-ratio) or ``"finite"`` (with ``randomizer``).
     s : int, optional
         Non-zero coordinates per user (collision, coco).
     t : int, optional
@@ -86,8 +88,8 @@ class RoundSpec:
     def __post_init__(self) -> None:
         check_hash_model(self.hash_model, self.mechanism)
         object.__setattr__(self, "n", validate_n(self.n))
-        if self.mechanism not in ROUND_MECHANISMS:
-            raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, "
+        if self.mechanism not in ALL_ROUND_MECHANISMS:
+            raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, "
                              f"got {self.mechanism!r}")
         if (self.randomizer is not None) != (self.mechanism == "finite"):
             raise ValueError("randomizer: a FiniteRandomizer goes with mechanism 'finite' (and only "
@@ -155,8 +157,8 @@ class RoundSpec:
 
 def round_source(mechanism: str, hash_model: str = "any") -> str:
     """Name of the per-round profile composed for ``mechanism`` (captions, JSON)."""
-    if mechanism not in ROUND_MECHANISMS:
-        raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, got {mechanism!r}")
+    if mechanism not in ALL_ROUND_MECHANISMS:
+        raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, got {mechanism!r}")
     if mechanism == "generic":
         return "clone (FMT21)"
     if mechanism == "variation-ratio":

@@ -29,8 +29,9 @@ def add_compose_parser(sub) -> None:
                    help=f"number of identical rounds T (at most {L.MAX_ROUNDS:,})")
     p.add_argument("--n", type=L.n_arg(), default=None, help="users per round")
     p.add_argument("--eps0", type=L.eps0_arg(), default=None, help="local budget per round")
-    p.add_argument("--mechanism", default="generic", choices=ROUND_MECHANISMS,
-                   help="randomizer of every round (default generic eps0-LDP)")
+    p.add_argument("--mechanism", default="generic", choices=ROUND_MECHANISMS + ("finite",),
+                   help="randomizer of every round (default generic eps0-LDP; finite: --matrix FILE or "
+                        "--catalogue NAME --k K --eps0 E)")
     p.add_argument("--s", type=L.int_arg("--s", 1, L.T_MAX), default=None, help="sparsity s (collision, coco)")
     p.add_argument("--t", type=L.int_arg("--t", 1, L.T_MAX), default=None,
                    help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
