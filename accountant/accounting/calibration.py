@@ -276,8 +276,7 @@ def local_epsilon_family(build, n: int, epsilon: float, delta: float, rtol: floa
 
     Examples
     --------
-    >>> from accountant import ShuffleAccountant, fmt
-    >>> from accountant.accounting.calibration import local_epsilon_family
+    >>> from accountant import ShuffleAccountant, fmt, local_epsilon_family
     >>> from accountant.core.catalogue import krr
     >>> e0 = local_epsilon_family(lambda e: krr(4, e), 100_000, 0.5, 1e-6)
     >>> print(fmt(e0, 4, "down"))

@@ -324,9 +324,9 @@ def _check_finite(args) -> None:
     option of another mechanism; the randomizer built (or read) once, before any work."""
     cat = getattr(args, "catalogue", None)
     if args.command not in FINITE_COMMANDS:
-        raise ValueError(f"--mechanism finite: {args.command} draws the bounds against eps0 for the "
-                         "paper's mechanisms; for a matrix run table --mechanism finite (a grid over "
-                         "--n and --delta)")
+        raise ValueError(f"--mechanism finite: {args.command} draws the bounds against eps0 (Figure 2's "
+                         "axis), which a matrix fixes; run table --mechanism finite (a grid over --n and "
+                         "--delta; a catalogue family also over --k and --eps0)")
     if (getattr(args, "matrix", None) is None) == (cat is None):
         raise ValueError("--mechanism finite needs exactly one of --matrix FILE (.json, .csv or .npy) "
                          "and --catalogue NAME --k K")

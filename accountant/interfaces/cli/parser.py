@@ -154,6 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delta", type=DELTA_ARG, default=1e-6, help="delta in [1e-300, 1) (default 1e-6)")
     p.add_argument("--bounds", default="all",
                    help="bounds to draw: all (default) or a comma-separated list of names")
+    p.add_argument("--mechanism", default="collision", choices=("collision", "finite"),
+                   help="collision (Figure 2, the default); finite is refused with the reason: the x axis "
+                        "is eps0, which a matrix fixes (use table --mechanism finite)")
+    add_matrix_option(p)
+    add_catalogue_options(p)
     p.add_argument("--width", type=float_arg("--width (inches)", 1.0, 20.0), default=None,
                    help="figure width in inches (default 3.5: one column of a two-column paper)")
     p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None,

@@ -183,7 +183,7 @@ def test_local_epsilon_of_a_catalogue_family_certifies_its_answer():
       "--catalogue", "krr"], "--catalogue: only with --mechanism finite"),
     (["compose", "--rounds", "3", "--n", "100", "--delta", "1e-6", "--mechanism", "finite", "--matrix", "M",
       "--eps0", "1"], "--eps0 does not apply"),
-    (["figure", "--out", "OUT", "--mechanism", "finite", "--matrix", "M"], "unrecognized arguments"),
+    (["figure", "--out", "OUT", "--mechanism", "finite", "--matrix", "M"], "which a matrix fixes; run table"),
 ])
 def test_refusals_are_one_line_exit_2(tmp_path, three, argv, words):
     argv = [three if a == "M" else str(tmp_path / "x.csv") if a == "OUT" else a for a in argv]
