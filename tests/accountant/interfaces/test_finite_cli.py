@@ -110,3 +110,22 @@ def test_csv_and_npy(capsys, tmp_path):
         eps.append(json.loads(out)["epsilon"])
     named = ShuffleAccountant(__import__("accountant").make_params("krr", 1.0, k=3), 10**4).get_epsilon(1e-6)
     assert eps[0] == eps[1] and abs(eps[0] / named - 1) < 2e-5
+
+
+def test_catalogue_member_on_epsilon_delta_compare(capsys):
+    from accountant import finite_upper_delta
+    from accountant.core.catalogue import symmetric_unary_encoding
+
+    R = symmetric_unary_encoding(4, 1.5)
+    base = ("--n", "1e4", "--mechanism", "finite", "--catalogue", "rappor", "--k", "4", "--eps0", "1.5", "--json")
+    code, out, _ = run(capsys, "epsilon", "--delta", "1e-6", *base)
+    d = json.loads(out)
+    assert code == 0 and d["epsilon"] == ShuffleAccountant(R, 10**4).get_epsilon(1e-6)
+    assert d["matrix"] == "symmetric-unary-encoding" and d["outputs"] == 16 and d["eps0"] == R.eps0
+    code, out, _ = run(capsys, "delta", "--eps", "0.1", *base)
+    d = json.loads(out)
+    assert code == 0 and d["delta"] <= finite_upper_delta(R, 10**4, 0.1).delta and d["lower_delta"] <= d["delta"]
+    code, out, _ = run(capsys, "compare", "--delta", "1e-6", *base)
+    d = json.loads(out)
+    assert code == 0 and d["bounds"]["blanket"]["epsilon"] <= d["bounds"]["clone"]["epsilon"]
+    assert d["bounds"]["lower"]["epsilon"] <= d["bounds"]["blanket"]["epsilon"]
