@@ -38,15 +38,19 @@ COMMON = (
 EXAMPLES = {
     "epsilon": ("epsilon --n 1e5 --eps0 2 --delta 1e-6",
                 "epsilon --n 1e5 --eps0 2 --delta 1e-6 --mechanism collision --s 4 --json",
-                "epsilon --n 1e6 --eps0 1 --delta 1e-8 --mechanism krr --k 8"),
+                "epsilon --n 1e6 --eps0 1 --delta 1e-8 --mechanism krr --k 8",
+                "epsilon --n 1e5 --delta 1e-6 --mechanism finite --matrix docs/examples/three-way.json"),
     "delta": ("delta --n 1e5 --eps0 2 --eps 0.05",
               "delta --n 1e5 --eps0 4 --eps 3 --bound stronger-clone --method arb --json"),
     "local-epsilon": ("local-epsilon --n 1e6 --eps 0.1 --delta 1e-8",
-                      "local-epsilon --n 1e6 --eps 0.1 --delta 1e-8 --mechanism collision --s 8"),
+                      "local-epsilon --n 1e6 --eps 0.1 --delta 1e-8 --mechanism collision --s 8",
+                      "local-epsilon --n 1e6 --eps 0.1 --delta 1e-8 --mechanism finite --catalogue "
+                      "hadamard-response --k 100"),
     "compare": ("compare --n 1e5 --eps0 1 --delta 1e-6",
                 "compare --n 1e5 --eps0 2 --delta 1e-6 --mechanism krr --k 8 --json"),
     "compose": ("compose --rounds 100 --n 1e5 --eps0 4 --delta 1e-6",
-                "compose --rounds 100 --n 1e5 --eps0 4 --mechanism collision --s 4 --delta 1e-6"),
+                "compose --rounds 100 --n 1e5 --eps0 4 --mechanism collision --s 4 --delta 1e-6",
+                "compose --rounds 10 --n 1e5 --delta 1e-6 --mechanism finite --matrix docs/examples/three-way.json"),
     "table": ("table --n 10000 --eps0 0.5,1 --delta 1e-6 --out t.csv",
               "table --n 10000,100000 --s 4,64 --eps0 0.1:5.0:10 --delta 1e-6 --mechanism collision "
               "--out t.md"),
