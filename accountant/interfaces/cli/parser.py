@@ -38,8 +38,7 @@ COMMON = (
 EXAMPLES = {
     "epsilon": ("epsilon --n 1e5 --eps0 2 --delta 1e-6",
                 "epsilon --n 1e5 --eps0 2 --delta 1e-6 --mechanism collision --s 4 --json",
-                "epsilon --n 1e6 --eps0 1 --delta 1e-8 --mechanism krr --k 8",
-                "epsilon --n 1e5 --delta 1e-6 --mechanism finite --matrix docs/examples/three-way.json"),
+                "epsilon --n 1e6 --eps0 1 --delta 1e-8 --mechanism krr --k 8"),
     "delta": ("delta --n 1e5 --eps0 2 --eps 0.05",
               "delta --n 1e5 --eps0 4 --eps 3 --bound stronger-clone --method arb --json"),
     "local-epsilon": ("local-epsilon --n 1e6 --eps 0.1 --delta 1e-8",
