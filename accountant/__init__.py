@@ -101,7 +101,7 @@ from accountant.composition.compose import (
     largest_eps0,
     parse_schedule,
 )
-from accountant.accounting.calibration import local_epsilon
+from accountant.accounting.calibration import local_epsilon, local_epsilon_family
 from accountant.accounting.batch_size import MinUsers, min_users
 from accountant.accounting.shuffle import DeltaReport, EpsilonReport, ShuffleAccountant
 
@@ -111,6 +111,7 @@ __all__ = [
     "EpsilonReport",
     "DeltaReport",
     "local_epsilon",
+    "local_epsilon_family",
     "min_users",
     "MinUsers",
     # parameters of the local randomizers

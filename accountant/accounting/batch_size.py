@@ -68,7 +68,7 @@ def _epsilon(params, n: int, delta: float, rounds: int, spec_of) -> tuple[float,
 
 def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "generic",
               rounds: int = 1, s: Optional[int] = None, t: Optional[int] = None,
-              k: Optional[int] = None, n_max: int = L.MAX_N) -> MinUsers:
+              k: Optional[int] = None, n_max: int = L.MAX_N, randomizer=None) -> MinUsers:
     """The smallest n (1 <= n <= ``n_max``) whose proved eps_c meets (``epsilon``, ``delta``).
 
     Bad input raises ``ValueError`` naming the parameter before any work.  An unreachable
@@ -80,8 +80,23 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
     >>> r = min_users(2.0, 0.1, 1e-6, mechanism="krr", k=4)
     >>> r.n, r.epsilon_at_n <= 0.1 < r.epsilon_at_n_minus_1
     (10370, True)
+
+    ``randomizer``: a :class:`accountant.FiniteRandomizer` (then ``mechanism`` is ``"finite"``,
+    ``eps0`` is None or the matrix's own, and several rounds gallop on the composed PLD from the
+    one-round answer).
     """
-    params = make_params(mechanism, eps0, s=s, t=t, k=k)
+    if randomizer is not None or mechanism == "finite":
+        from accountant.core.finite import FiniteRandomizer
+
+        if not isinstance(randomizer, FiniteRandomizer):
+            raise ValueError("randomizer: mechanism 'finite' needs randomizer=FiniteRandomizer(...)")
+        if mechanism not in ("finite", "generic") or any(v is not None for v in (s, t, k)):
+            raise ValueError("randomizer: give no mechanism, s, t or k with a matrix (it is the randomizer)")
+        if eps0 is not None and eps0 != randomizer.eps0:
+            raise ValueError(f"eps0: the matrix fixes eps0 = {randomizer.eps0:.10g}, got {eps0!r}")
+        params, eps0, mechanism = randomizer, randomizer.eps0, "finite"
+    else:
+        params = make_params(mechanism, eps0, s=s, t=t, k=k)
     epsilon = L.check_float("epsilon", epsilon, 0.0, L.EPS_MAX, lo_open=True)
     delta = validate_delta(delta)
     rounds = L.check_rounds(rounds)
@@ -90,6 +105,8 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
         from accountant.composition.rounds import RoundSpec
 
         def spec_of(n: int):
+            if mechanism == "finite":
+                return RoundSpec(n, None, "finite", randomizer=params)
             return RoundSpec(n, eps0, mechanism, s=s, t=t, k=k)
     else:
         spec_of = None
@@ -116,6 +133,9 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
     if rounds == 1:
         hi = _first_doubling(lambda n: meets(n, skip), n_max)
         hi = smallest_true(lambda n: meets(n, skip), hi // 2, hi)   # hi // 2 fails (or is 0)
+    elif mechanism == "finite":  # no count law to estimate from: the one-round answer is below it
+        one = min_users(None, epsilon, delta, rounds=1, n_max=n_max, randomizer=params)
+        hi = _gallop(meets, one.n if one.n is not None else n_max, n_max)
     else:  # start from the central-limit estimate of the composition (a guess, then checked)
         from accountant.composition.compose import approx_schedule_epsilon
 

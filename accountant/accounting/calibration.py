@@ -259,3 +259,44 @@ def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0
     if eps_c(best) > epsilon:  # pragma: no cover - eps_c(lo) <= lo <= epsilon
         raise ArithmeticError("inverse failed its final check")
     return best
+
+
+def local_epsilon_family(build, n: int, epsilon: float, delta: float, rtol: float = 1e-6,
+                         eps0_max: float = 20.0) -> Optional[float]:
+    """Largest eps0 (to relative tolerance ``rtol``) for which the randomizer ``build(eps0)`` (a
+    :class:`accountant.FiniteRandomizer`, e.g. a member of :mod:`accountant.core.catalogue` at a
+    fixed k) has a proved eps_c <= ``epsilon`` at ``delta``; None when no eps0 in the bracket
+    qualifies.
+
+    Every candidate is checked on the proved bound of the matrix built at it (as
+    :func:`local_epsilon`: a proved bound's certified delta at ``epsilon`` lowered by four times
+    the blanket search's tolerance is <= ``delta``; the matrix's own eps0, not the requested
+    one, decides post-processing), so the answer never has a certified eps_c above the target
+    even where eps_c is not monotone in eps0 (then the answer may not be the largest).
+
+    Examples
+    --------
+    >>> from accountant import ShuffleAccountant, fmt, local_epsilon_family
+    >>> from accountant.core.catalogue import krr
+    >>> e0 = local_epsilon_family(lambda e: krr(4, e), 100_000, 0.5, 1e-6)
+    >>> print(fmt(e0, 4, "down"))
+    6.606
+    >>> ShuffleAccountant(krr(4, e0), 100_000).get_epsilon(1e-6) <= 0.5
+    True
+    """
+    n = validate_n(n)
+    delta = validate_delta(delta)
+    epsilon = _check_target(epsilon)
+    if not (isinstance(eps0_max, (int, float)) and 0.0 < eps0_max <= EPS0_MAX):
+        raise ValueError(f"eps0_max must be a number in (0, {EPS0_MAX:g}], got {eps0_max!r}")
+    if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
+        raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+    aim = epsilon * (1.0 - 4.0 * bounds.BLANKET_RTOL)
+
+    @lru_cache(maxsize=None)
+    def eps_c(e0: float) -> float:
+        R = build(e0)
+        return epsilon if bounds.proved_meets(R, n, aim, delta) else math.inf
+
+    lo = min(aim * (1.0 - 1e-9), eps0_max)
+    return largest_parameter_below(eps_c, epsilon, lo, eps0_max, rtol=rtol)

@@ -65,7 +65,7 @@ def round_law(spec: RoundSpec):
     """The exact privacy blanket's count law of a round (``blanket_exact.blanket_law``), or
     None for a generic eps0-LDP randomizer and a variation-ratio class (no blanket
     decomposition is known for them)."""
-    if spec.mechanism in ("generic", "variation-ratio"):
+    if spec.mechanism in ("generic", "variation-ratio", "finite"):
         return None
     return blanket_law(spec.params())
 
@@ -91,11 +91,18 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
       decomposition-based bound (Su, Cheng, Wang, S&P 2026) and on every tested
       (n, eps0, mechanism) the clone was below it only at values < 1e-33.
 
+    * finite (any pure-LDP matrix, :class:`accountant.FiniteRandomizer`): the same, with the
+      blanket law of the matrix's worst input pair (:func:`finite_round_law`, the law of the
+      single-round bound of :mod:`accountant.bounds.finite`) and its upper end times the
+      law's rounding margin; the clone at the matrix's eps0 in the tail as above.
+
     The profile is symmetric (D(P||Q) = D(Q||P)) for both pairs.  To switch the source,
     change the pair/evaluation below (one place).
     """
     pair = clone_pair(spec.params(), spec.n)
-    law = round_law(spec)
+    law, margin = finite_round_law(spec) if spec.mechanism == "finite" else (round_law(spec), 1.0)
+    if spec.mechanism == "finite" and margin == 0.0:  # every row the same: the reports say nothing
+        return lambda eps: (0.0, 0.0)
     random_params = spec.params() if spec.hash_model == "random" else None
     min_bins = 1 if spec.n >= PROFILE_ONE_BIN_N else PROFILE_MIN_BINS
 
@@ -109,6 +116,8 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
                                          bin_gap=PROFILE_BIN_GAP, min_bins=min_bins,
                                          truncation=PROFILE_TRUNCATION)
         b = ev(law, eps)
+        if margin != 1.0:
+            b = _Value(b.lower, min(b.upper * margin, 1.0))
         if spec.hash_model == "random":  # the four-corner law, at most the any-hash value
             lo, up = _rb.random_blanket_delta(random_params, spec.n, eps, (b.lower, b.upper), ev)
             b = _Value(lo, up)
@@ -119,6 +128,21 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
         return min(b.lower, v.lower, up), up
 
     return profile
+
+
+def finite_round_law(spec: RoundSpec):
+    """(law, margin) of a finite round: the count law of the matrix's blanket for its worst input
+    pair and the factor on its upper delta that covers the law's float rounding
+    (:func:`accountant.bounds.finite.finite_blanket_law`, the law behind the single-round
+    bound); (None, 0.0) when every row is the same (delta = 0 at every eps); (None, 1.0) when
+    that bound is not available (then the round composes the clone alone)."""
+    from accountant.bounds.finite import finite_blanket_law
+
+    try:
+        fl = finite_blanket_law(spec.params())
+    except ValueError:
+        return None, 1.0
+    return fl.law, (0.0 if fl.law is None else fl.margin(spec.n))
 
 
 @lru_cache(maxsize=4096)
@@ -153,6 +177,9 @@ def profile_support(spec: RoundSpec) -> float:
         return _shrink(clone_below, min(spec.eps0, pair.eps_max))
     params = spec.params()
     cheap = "blanket-bennett-generic" if spec.mechanism == "generic" else "blanket-bennett"
+    if spec.mechanism == "finite":  # a finite randomizer is eps0-LDP: the generic closed form holds
+        params = RoundSpec(spec.n, spec.eps0).params()
+        cheap = "blanket-bennett-generic"
 
     def bennett_below(x: float) -> bool:
         v = bound_delta(cheap, params, spec.n, x)

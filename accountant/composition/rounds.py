@@ -10,9 +10,12 @@ from typing import Optional
 
 from accountant.bounds.laws.random_hash import ASSUMPTION, check_hash_model
 
+from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import validate_eps0, validate_n, make_params
 
 ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
+# every mechanism a round may have: the named ones and "finite" (a matrix, RoundSpec.finite)
+ALL_ROUND_MECHANISMS = ROUND_MECHANISMS + ("finite",)
 # the options of a variation-ratio round (Wang et al., VLDB 2024), eps0 = ln p
 VR_FIELDS = ("p", "beta", "q")
 
@@ -29,7 +32,7 @@ class RoundSpec:
         Local budget (> 0).  ``variation-ratio``: None (it is set to ln p) or ln p itself.
     mechanism : str
         One of ``ROUND_MECHANISMS`` (generic, collision, coco, krr, rr, olh, oue,
-        variation-ratio).
+        variation-ratio) or ``"finite"`` (with ``randomizer``).
     s : int, optional
         Non-zero coordinates per user (collision, coco).
     t : int, optional
@@ -43,6 +46,9 @@ class RoundSpec:
         ``"any"`` (default: the profile is proved for every hash family) or ``"random"``
         (collision, olh: proved assuming each report's hash is a uniformly random function,
         :mod:`accountant.bounds.random_blanket`).
+    randomizer : FiniteRandomizer, optional
+        ``finite`` only (and required there): the randomizer as its matrix; eps0 is None or the
+        matrix's own (the matrix fixes it).  ``RoundSpec.finite(R, n)`` spells it shorter.
 
     Examples
     --------
@@ -63,13 +69,35 @@ class RoundSpec:
     beta: Optional[float] = None
     q: Optional[float] = None
     hash_model: str = field(default="any", repr=False)
+    randomizer: Optional[FiniteRandomizer] = field(default=None, repr=False)
+
+    @classmethod
+    def finite(cls, randomizer: FiniteRandomizer, n: int) -> "RoundSpec":
+        """A round of n users each applying the finite randomizer ``randomizer``.
+
+        Examples
+        --------
+        >>> from accountant import RoundSpec
+        >>> from accountant.core.catalogue import krr
+        >>> spec = RoundSpec.finite(krr(4, 1.0), 10_000)
+        >>> print(spec.mechanism, round(spec.eps0, 9))
+        finite 1.0
+        """
+        return cls(n, None, "finite", randomizer=randomizer)
 
     def __post_init__(self) -> None:
         check_hash_model(self.hash_model, self.mechanism)
         object.__setattr__(self, "n", validate_n(self.n))
-        if self.mechanism not in ROUND_MECHANISMS:
-            raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, "
+        if self.mechanism not in ALL_ROUND_MECHANISMS:
+            raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, "
                              f"got {self.mechanism!r}")
+        if (self.randomizer is not None) != (self.mechanism == "finite"):
+            raise ValueError("randomizer: a FiniteRandomizer goes with mechanism 'finite' (and only "
+                             f"with it), got mechanism {self.mechanism!r} and randomizer "
+                             f"{type(self.randomizer).__name__}")
+        if self.mechanism == "finite":
+            self._set_finite()
+            return
         if self.mechanism == "variation-ratio":
             self._set_variation_ratio()
             return
@@ -85,6 +113,22 @@ class RoundSpec:
             raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
         if self.mechanism in ("olh", "oue"):
             make_params(self.mechanism, self.eps0, k=self.k)  # validates k (olh: g = round(e^eps0) + 1)
+
+    def _set_finite(self) -> None:
+        """The matrix is the randomizer: no s, t, k, p, beta, q; eps0 is the matrix's."""
+        R = self.randomizer
+        if not isinstance(R, FiniteRandomizer):
+            raise ValueError(f"randomizer must be a FiniteRandomizer, got {type(R).__name__}")
+        given = [f for f in ("s", "t", "k") + VR_FIELDS if getattr(self, f) is not None]
+        if given:
+            raise ValueError(f"{given[0]} does not apply to mechanism 'finite' (the matrix is the randomizer)")
+        if not R.pure:
+            raise ValueError(f"randomizer: {R.label} is not pure LDP (a column has a zero beside a "
+                             "positive entry): a round's profile needs every output possible from every input")
+        if self.eps0 is not None and self.eps0 != R.eps0:
+            raise ValueError(f"eps0 does not apply to mechanism 'finite' (the matrix fixes eps0 = "
+                             f"{R.eps0:.10g}), got {self.eps0!r}")
+        object.__setattr__(self, "eps0", R.eps0)
 
     def _set_variation_ratio(self) -> None:
         """p, beta, q validated by :class:`VariationRatioParams` (s, t, k refused, each named);
@@ -102,7 +146,10 @@ class RoundSpec:
         object.__setattr__(self, "eps0", par.eps0)
 
     def params(self):
-        """The accountant's parameter object of this round's randomizer (``make_params``)."""
+        """The accountant's parameter object of this round's randomizer (``make_params``; the
+        :class:`FiniteRandomizer` itself for a finite round)."""
+        if self.mechanism == "finite":
+            return self.randomizer
         if self.mechanism == "variation-ratio":
             return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
         return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k, hash_model=self.hash_model)
@@ -110,12 +157,14 @@ class RoundSpec:
 
 def round_source(mechanism: str, hash_model: str = "any") -> str:
     """Name of the per-round profile composed for ``mechanism`` (captions, JSON)."""
-    if mechanism not in ROUND_MECHANISMS:
-        raise ValueError(f"mechanism must be one of {', '.join(ROUND_MECHANISMS)}, got {mechanism!r}")
+    if mechanism not in ALL_ROUND_MECHANISMS:
+        raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, got {mechanism!r}")
     if mechanism == "generic":
         return "clone (FMT21)"
     if mechanism == "variation-ratio":
         return "clone (FMT21, ratio p, mixing 1/q)"
+    if mechanism == "finite":
+        return "min(blanket of the matrix (accountant.bounds.finite), clone (FMT21))"
     if check_hash_model(hash_model, mechanism) == "random":
         return ("min(blanket of the four-corner law dominating the random-hash law (a proved relaxation, "
                 "exact for OLH), clone (FMT21)); "
@@ -131,9 +180,46 @@ def _field_message(msg: str) -> str:
     return msg
 
 
-def parse_schedule(data) -> list[RoundSpec]:
+def _finite_round(r: dict, base: Optional[str], loaded: dict) -> FiniteRandomizer:
+    """The randomizer of a finite round: ``"matrix": FILE`` (relative to ``base``, the schedule
+    file's folder; each file read once) or ``"catalogue": NAME`` with ``"k"`` and ``"eps0"``
+    (``"size"``, ``"g"`` where the member takes them)."""
+    import os
+
+    from accountant.core.catalogue import catalogue_randomizer
+    from accountant.core.finite import load_matrix
+
+    if ("matrix" in r) == ("catalogue" in r):
+        raise ValueError("a finite round needs exactly one of the fields 'matrix' (a file) and "
+                         "'catalogue' (a name, with 'k' and 'eps0')")
+    if "matrix" in r:
+        for f in ("eps0", "k", "size", "g"):
+            if f in r:
+                raise ValueError(f"field {f!r} does not apply to a round with a matrix (the matrix "
+                                 "fixes eps0)")
+        path = r["matrix"]
+        if not isinstance(path, str) or not path:
+            raise ValueError(f"field 'matrix' must be a file name, got {path!r}")
+        path = path if base is None or os.path.isabs(path) else os.path.join(base, path)
+        if path not in loaded:
+            loaded[path] = load_matrix(path)
+        return loaded[path]
+    for f in ("k", "eps0"):
+        if f not in r:
+            raise ValueError(f"missing field {f!r} (a catalogue round has 'catalogue', 'k' and 'eps0')")
+    extra = {f: r[f] for f in ("size", "g") if f in r}
+    key = (r["catalogue"], r["k"], r["eps0"], tuple(sorted(extra.items())))
+    if key not in loaded:
+        loaded[key] = catalogue_randomizer(r["catalogue"], r["k"], r["eps0"], **extra)
+    return loaded[key]
+
+
+def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
     """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, repeat?}
-    (a ``variation-ratio`` round: {n, mechanism, p, beta, q?, repeat?}, no eps0).
+    (a ``variation-ratio`` round: {n, mechanism, p, beta, q?, repeat?}, no eps0; a ``finite``
+    round: {n, mechanism, matrix, repeat?} with ``matrix`` a file name relative to ``base``, or
+    {n, mechanism, catalogue, k, eps0, size?, g?, repeat?} with a name of
+    :data:`accountant.core.catalogue.CATALOGUE`).
 
     Errors name the round index and the field.
 
@@ -168,13 +254,34 @@ def parse_schedule(data) -> list[RoundSpec]:
     if not isinstance(data, list) or not data:
         raise ValueError("schedule must be a non-empty JSON list of round objects")
     allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat", "hash_model"} | set(VR_FIELDS)
+    finite_only = {"matrix", "catalogue", "size", "g"}
+    loaded: dict = {}
     out: list[RoundSpec] = []
     for i, r in enumerate(data):
         if not isinstance(r, dict):
             raise ValueError(f"round {i}: expected an object, got {type(r).__name__}")
-        extra = set(r) - allowed
+        fin = r.get("mechanism") == "finite"
+        extra = set(r) - allowed - (finite_only if fin else set())
         if extra:
-            raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}")
+            raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}"
+                             + (" (a field of mechanism 'finite')" if extra & finite_only else ""))
+        if fin:
+            if "n" not in r:
+                raise ValueError(f"round {i}: missing field 'n'")
+            try:
+                rep = check_int("field 'repeat'", r.get("repeat", 1), 1, MAX_ROUNDS)
+                n = check_n(r.get("n"), "field 'n'")
+                bad = sorted(set(r) & ({"s", "t", "hash_model"} | set(VR_FIELDS)))
+                if bad:
+                    raise ValueError(f"field {bad[0]!r} does not apply to a finite round")
+                spec = RoundSpec.finite(_finite_round(r, base, loaded), n)
+            except (ValueError, OverflowError, TypeError) as exc:
+                raise ValueError(f"round {i}: {_field_message(str(exc))}") from None
+            if len(out) + rep > MAX_ROUNDS:
+                raise ValueError(f"round {i}: the schedule has more than {MAX_ROUNDS:,} rounds (with "
+                                 f"'repeat'), the limit")
+            out.extend([spec] * rep)
+            continue
         vr = r.get("mechanism") == "variation-ratio"
         if vr and "eps0" in r:
             raise ValueError(f"round {i}: field 'eps0' does not apply to a variation-ratio round "

@@ -9,7 +9,7 @@ import json
 import os
 
 from accountant.core import limits as L
-from accountant.interfaces.cli.arguments import VR_P_MAX, vr_ratio_arg
+from accountant.interfaces.cli.arguments import VR_P_MAX, add_catalogue_options, add_matrix_option, vr_ratio_arg
 
 from accountant.composition.compose import (
     ESTIMATE_OF_BOUND,
@@ -29,13 +29,16 @@ def add_compose_parser(sub) -> None:
                    help=f"number of identical rounds T (at most {L.MAX_ROUNDS:,})")
     p.add_argument("--n", type=L.n_arg(), default=None, help="users per round")
     p.add_argument("--eps0", type=L.eps0_arg(), default=None, help="local budget per round")
-    p.add_argument("--mechanism", default="generic", choices=ROUND_MECHANISMS,
-                   help="randomizer of every round (default generic eps0-LDP)")
+    p.add_argument("--mechanism", default="generic", choices=ROUND_MECHANISMS + ("finite",),
+                   help="randomizer of every round (default generic eps0-LDP; finite: --matrix FILE or "
+                        "--catalogue NAME --k K --eps0 E)")
     p.add_argument("--s", type=L.int_arg("--s", 1, L.T_MAX), default=None, help="sparsity s (collision, coco)")
     p.add_argument("--t", type=L.int_arg("--t", 1, L.T_MAX), default=None,
                    help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
     p.add_argument("--k", type=L.int_arg("--k", 2, L.T_MAX), default=None,
-                   help="domain size (krr, olh, oue)")
+                   help="domain size (krr, olh, oue; finite --catalogue: the number of inputs)")
+    add_matrix_option(p)
+    add_catalogue_options(p, with_g=True)
     p_max = VR_P_MAX
     for o, lo, hi, what in (("p", 1.0, p_max, "ratio p > 1 of the two differing inputs' outputs "
                              "(eps0 = ln p)"),
@@ -49,7 +52,9 @@ def add_compose_parser(sub) -> None:
                         "profile proved assuming each report's hash is a uniformly random function)")
     p.add_argument("--schedule", default=None,
                    help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?, hash_model?} "
-                        "(variation-ratio: {n, mechanism, p, beta, q?, repeat?})")
+                        "(variation-ratio: {n, mechanism, p, beta, q?, repeat?}; finite: {n, mechanism, "
+                        "matrix: FILE (relative to the schedule), repeat?} or {n, mechanism, catalogue, k, "
+                        "eps0, size?, g?, repeat?})")
     p.add_argument("--delta", type=L.delta_arg(), required=True, help="total target delta")
     p.add_argument("--step", type=L.float_arg("--step", 0.0, 1.0, lo_open=True), default=None,
                    help="loss grid step in (0, 1] (default: automatic)")
@@ -71,7 +76,7 @@ def read_schedule(path: str, max_rounds: int | None = None) -> list:
             raise ValueError(f"--schedule: {total:,.0f} rounds (repeats counted) exceed the limit "
                              f"of {max_rounds:,}")
     try:
-        return parse_schedule(data)
+        return parse_schedule(data, base=os.path.dirname(os.path.abspath(path)))
     except ValueError as exc:
         msg = str(exc)
         raise ValueError(msg if msg.startswith("--schedule") else f"--schedule: {msg}") from None
@@ -122,6 +127,14 @@ def run_compose(args: argparse.Namespace) -> dict:
                              "\"hash_model\" per round")
         specs = read_schedule(args.schedule)
         res = compose_schedule(specs, args.delta, args.step)
+    elif args.mechanism == "finite":  # checked by check_applicable: a matrix or a catalogue member
+        from accountant.interfaces.cli.commands import matrix_from_args
+
+        for name in ("rounds", "n"):
+            if getattr(args, name) is None:
+                raise ValueError(f"--{name} is required (or give --schedule FILE.json)")
+        specs = [RoundSpec.finite(matrix_from_args(args), args.n)]
+        res = compose_rounds(specs[0], args.rounds, args.delta, args.step)
     else:
         vr = args.mechanism == "variation-ratio"
         if vr and args.eps0 is not None:
@@ -145,7 +158,8 @@ def run_compose(args: argparse.Namespace) -> dict:
         res = compose_rounds(spec, args.rounds, args.delta, args.step)
     # which certified per-round profile was composed (clone alone for generic rounds)
     models = sorted({s.hash_model for s in specs})
-    return {**res.as_dict(), "epsilon_estimate_of_bound_note": ESTIMATE_OF_BOUND, "hash_model": models[0] if len(models) == 1 else models,
+    finite = [s.randomizer.describe() for s in dict.fromkeys(specs) if s.mechanism == "finite"]
+    return {**res.as_dict(), **({"finite": finite} if finite else {}), "epsilon_estimate_of_bound_note": ESTIMATE_OF_BOUND, "hash_model": models[0] if len(models) == 1 else models,
             "profile": "; ".join(sorted({round_source(s.mechanism, s.hash_model) for s in specs}))}
 
 
@@ -162,4 +176,5 @@ def human(out: dict) -> str:
             f"eps <= {fmt(out['epsilon'], 6, 'up')} ({_SOURCE[out['epsilon_source']]}; estimate of the bound "
             f"{fmt(out['epsilon_estimate_of_bound'], 6)}, NOT a lower bound), "
             f"advanced {fmt(out['advanced_epsilon'], 6, 'up')}, naive {fmt(out['naive_epsilon'], 6, 'up')}; "
-            f"per-round profile: {out['profile']}")
+            f"per-round profile: {out['profile']}"
+            + "".join(f"\n  randomizer: {d}" for d in out.get("finite", ())))

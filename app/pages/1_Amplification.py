@@ -1,6 +1,6 @@
 """Amplification: central eps_c against local eps0 (the proved bound, its certified lower
 bound, the paper's value and the literature; Figure 2).  A variation-ratio randomizer (p, beta,
-q) has its eps0 fixed (ln p): its chart is over n."""
+q) and an uploaded finite matrix have their eps0 fixed: their chart is over n."""
 import math
 import os
 import sys
@@ -11,6 +11,7 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
+import finite_input  # noqa: E402  (finite randomizers: catalogue or uploaded matrix)
 from accountant.bounds.registry import REGISTRY
 from accountant.interfaces.figure import (
     CURVE_LABELS,
@@ -35,15 +36,19 @@ st.caption(common.ERRATUM_CAPTION)
 
 sb = st.sidebar
 sb.header("Inputs")
-mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS) + ["variation-ratio"],
-                         format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
+mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS) + ["variation-ratio"]
+                         + list(finite_input.CHOICES),
+                         format_func=lambda m: common.MECH_LABEL.get(m) or finite_input.LABELS[m], key="mechanism")
 n = int(sb.number_input("n (users)", min_value=1, max_value=common.MAX_N, value=100_000, step=10_000,
                         key="n"))
 delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
-s = t = k = d = vr = None
+s = t = k = d = vr = fin = None
 t_ok = True
-if mechanism == "variation-ratio":  # eps0 = ln p: no eps0 range, the chart is over n
+if mechanism in finite_input.CHOICES:  # a catalogue member (eps0 free) or an uploaded matrix (fixed)
+    fin = finite_input.sidebar(mechanism, sb)
+    t_ok = fin is not None
+elif mechanism == "variation-ratio":  # eps0 = ln p: no eps0 range, the chart is over n
     vr = common.vr_inputs(sb)
     vr_params = common.call(make_params, mechanism, None, p=vr[0], beta=vr[1], q=vr[2], where=sb)
     t_ok = vr_params is not None
@@ -67,11 +72,13 @@ if mechanism in RANDOM_MECHANISMS:
     if hash_model == "random" and mechanism in ("collision", "coco"):  # s <= (COCO_)RANDOM_HASH_MAX_S
         t_ok = common.call(make_params, mechanism, 1.0, s=s, hash_model="random", where=sb) is not None \
             and t_ok
-if vr is not None:
+over_n = vr is not None or mechanism == finite_input.UPLOAD_CHOICE  # eps0 fixed: the chart is over n
+if over_n:
     pts = int(sb.number_input("points", min_value=2, max_value=200, value=25, key="pts",
                               help="values of n on the chart, from n/1000 to 1000 n (log-spaced)"))
     range_ok = True
-    e_ref = vr_params.eps0 if vr_params is not None else 1.0  # the library's eps0 = ln p
+    e_ref = vr_params.eps0 if vr is not None and vr_params is not None else \
+        fin["randomizer"].eps0 if fin is not None else 1.0  # the library's eps0 (ln p; the matrix's)
 else:
     c1, c2, c3 = sb.columns(3)
     e_min = c1.number_input("eps0 min", min_value=0.001, max_value=30.0, value=0.1, key="e_min")
@@ -85,7 +92,8 @@ if not delta_ok or not t_ok or not range_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
-label = common.MECH_LABEL[mechanism] + (f", k = {k:,}" if k is not None else "") \
+label = (finite_input.LABELS[mechanism] + ": " + fin["label"]) if fin is not None else \
+    common.MECH_LABEL[mechanism] + (f", k = {k:,}" if k is not None else "") \
     + (", random hash" if hash_model == "random" else "") \
     + ("" if vr is None else f": p = {common.fmt(vr[0])}, beta = {common.fmt(vr[1])}, "
        f"q = {common.fmt(vr[0] if vr[2] is None else vr[2])}")
@@ -150,7 +158,9 @@ def interval_line(lo: float, up: float, head_text: str, tail: str) -> str:
 
 
 def show_headline() -> None:
-    head = common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, k, d, hash_model, vr)
+    head = common.call(finite_input.epsilon_result, finite_input.randomizer(fin, float(e_ref)), n, delta) \
+        if fin is not None else \
+        common.call(common.epsilon_result, mechanism, n, float(e_ref), delta, s, t, k, d, hash_model, vr)
     if head is None:
         return
     up, lo, paper = head["epsilon"], head["lower_epsilon"], head["paper_epsilon"]
@@ -228,18 +238,30 @@ def bracket_percent(row: dict):
     return 100.0 * (ratio - 1.0) if ratio else None
 
 
+FINITE_N_CAPTION = ("Uploaded matrix: its eps0 is fixed by the matrix, so the chart is over n (a chart "
+                    "over eps0 would be one point). Proved: the smallest of the matrix's privacy blanket "
+                    "and the bounds proved for every eps0-LDP randomizer (clone, EFMRTT19); lower: the "
+                    "exact divergence of the matrix's shuffled reports on the datasets named above.")
+
+
 def variation_ratio_curves() -> None:
-    """The proved bound and the certified lower bound against n at the one (p, beta, q)."""
-    st.caption("Variation-ratio (Wang et al., VLDB 2024): p fixes eps0 = ln p, so the chart is over n "
-               "(a chart over eps0 would be one point). Proved: the clone reduction with ratio p and "
-               "mixing 1/q (FMT21), for every randomizer with these (p, beta, q); lower: the exact "
-               "divergence of one member of the class (Wang et al.'s three-output pair). The paper's "
-               "Theorem 5 and the blanket bounds need a concrete randomizer: they do not apply.")
+    """The proved bound and the certified lower bound against n at the one (p, beta, q), or of
+    the one uploaded matrix."""
+    if fin is not None:
+        st.caption(FINITE_N_CAPTION)
+    else:
+        st.caption("Variation-ratio (Wang et al., VLDB 2024): p fixes eps0 = ln p, so the chart is over n "
+                   "(a chart over eps0 would be one point). Proved: the clone reduction with ratio p and "
+                   "mixing 1/q (FMT21), for every randomizer with these (p, beta, q); lower: the exact "
+                   "divergence of one member of the class (Wang et al.'s three-output pair). The paper's "
+                   "Theorem 5 and the blanket bounds need a concrete randomizer: they do not apply.")
     lo_n, hi_n = max(2, n // 1000), min(common.MAX_N, n * 1000)
     ns = sorted({int(round(lo_n * (hi_n / lo_n) ** (i / (pts - 1)))) for i in range(pts)} | {n})
-    points = common.call(tables.build_grid, ns, [None], [], [delta], mechanism, vr=vr)
-    rows = common.call(common.rows_with_progress, points, ("clone", "lower"), "Computing the curves",
-                       rtol=common.CURVE_RTOL) if points is not None else None
+    points = common.call(tables.finite_grid, ns, [delta], [fin["randomizer"]]) if fin is not None \
+        else common.call(tables.build_grid, ns, [None], [], [delta], mechanism, vr=vr)
+    rows = common.call(common.rows_with_progress, points,
+                       finite_input.CURVE_BOUNDS if fin is not None else ("clone", "lower"),
+                       "Computing the curves", rtol=common.CURVE_RTOL) if points is not None else None
     if rows is None:
         return
     xs = [r["n"] for r in rows]
@@ -261,13 +283,15 @@ def variation_ratio_curves() -> None:
     table, config = common.readable_table(rows, {
         "n": ("n", None, "users."),
         "proved_epsilon": ("proved eps_c", "up", "proved upper bound on the central eps_c (nats), rounded up: "
-                                                 "the clone reduction with ratio p and mixing 1/q."),
-        "lower_epsilon": ("lower eps_c", "down", "certified lower bound on the worst case of the class "
-                                                 "(nats), rounded down."),
+                                                 + ("the smallest proved bound of the matrix." if fin is not None
+                                                    else "the clone reduction with ratio p and mixing 1/q.")),
+        "lower_epsilon": ("lower eps_c", "down", "certified lower bound on the "
+                                                 + ("matrix's eps_c" if fin is not None else "worst case of the class")
+                                                 + " (nats), rounded down."),
         "bracket_percent": BRACKET_COLUMN})
     st.dataframe(table, hide_index=True, key="numbers", column_config=config)
     common.download_csv([{k: v for k, v in r.items() if k != "reasons"} for r in rows],
-                        f"amplification_variation-ratio_n{n}.csv", key="dl_amp")
+                        f"amplification_{'finite' if fin is not None else 'variation-ratio'}_n{n}.csv", key="dl_amp")
 
 
 def costly_count(names) -> int:
@@ -278,12 +302,14 @@ def costly_count(names) -> int:
     return costly + (1 if costly < len(set(names)) else 0)
 
 
-if vr is None:
+curve_mechanism = "finite" if fin is not None else mechanism  # the registry's name
+if not over_n:
     # the chart's points, built first: their rows start on the worker processes (the first
     # draft, then the points in between) while the headline is computed here
     eps0s = [e_min + (e_max - e_min) * i / (pts - 1) for i in range(pts)]
     t_rule = "paper" if t is None else f"fixed:{t}"
-    points = common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k, d, hash_model)
+    points = common.call(finite_input.grid_over_eps0, fin, n, eps0s, delta) if fin is not None else \
+        common.call(common.grid, [n], [s], eps0s, [delta], mechanism, t_rule, k, d, hash_model)
     cost = 0.0 if points is None else tables.estimate_seconds(points, base=0.05)
     if points is not None and not common.check(
             cost <= common.CHART_MAX_SECONDS,
@@ -291,8 +317,8 @@ if vr is None:
             f"over the page's budget of {common.CHART_MAX_SECONDS} s: use fewer points or a larger delta, "
             f"or `python -m accountant table` / `epsilon` (no time budget)", where=sb):
         st.stop()
-    base = default_curve_bounds(mechanism)
-    others = [b for b in common.BOUND_NAMES if mechanism in REGISTRY[b].applies_to]
+    base = default_curve_bounds(curve_mechanism)
+    others = [b for b in common.BOUND_NAMES if curve_mechanism in REGISTRY[b].applies_to]
     chosen = set(base) | {b for b in st.session_state.get("extra_bounds", []) if b in others}
     if points is not None:
         # a first draft only where the curves are slow enough for one (figure.draft_worth_drawing)
@@ -304,7 +330,7 @@ if vr is None:
 head_box = st.container()
 with head_box:
     show_headline()
-if vr is not None:
+if over_n:
     variation_ratio_curves()
     st.stop()
 

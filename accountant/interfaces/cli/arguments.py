@@ -41,17 +41,39 @@ def add_method_option(p: argparse.ArgumentParser) -> None:
                    help="pair engine: float (fast), mpmath (checked reference), arb (certified)")
 
 
+def add_matrix_option(p: argparse.ArgumentParser) -> None:
+    """--matrix FILE of --mechanism finite."""
+    p.add_argument("--matrix", default=None, metavar="FILE",
+                   help="finite: the randomizer's probability matrix, rows inputs, columns outputs "
+                        "(.json: a list of rows or {\"matrix\": rows, \"inputs\": [...], \"outputs\": "
+                        "[...]}; .csv without a header; .npy); eps0 is computed from it (docs/finite.md)")
+
+
+def add_catalogue_options(p: argparse.ArgumentParser, with_g: bool = False) -> None:
+    """--catalogue NAME and --size of --mechanism finite (a named matrix of
+    accountant.core.catalogue, with --k inputs at --eps0; local hashing takes --g)."""
+    from accountant.core.catalogue import CATALOGUE
+
+    p.add_argument("--catalogue", default=None, choices=sorted(CATALOGUE),
+                   help="finite: a named randomizer written as its matrix, with --k inputs at --eps0 "
+                        "(instead of --matrix; docs/finite.md)")
+    p.add_argument("--size", type=int_arg("--size", 1, T_MAX), default=None,
+                   help="finite --catalogue subset-selection: the subset size (default ceil(k / (e^eps0 + 1)))")
+    if with_g:
+        p.add_argument("--g", type=int_arg("--g", 2, T_MAX), default=None,
+                       help="finite --catalogue local-hashing: hash range g >= 2 (default round(e^eps0) + 1)")
+
+
 def add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS + ("finite",),
                    help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
                         "response, needs --k), rr (binary randomized response), olh (optimized local "
                         "hashing, --k [--g]), oue (optimized unary encoding, --k), variation-ratio "
                         "(any randomizer by Wang et al.'s parameters --p --beta [--q]) or finite (any "
-                        "randomizer given as its probability matrix, --matrix FILE)")
-    p.add_argument("--matrix", default=None, metavar="FILE",
-                   help="finite: the randomizer's probability matrix, rows inputs, columns outputs "
-                        "(.json: a list of rows or {\"matrix\": rows, \"inputs\": [...], \"outputs\": "
-                        "[...]}; .csv without a header; .npy); eps0 is computed from it (docs/finite.md)")
+                        "randomizer given as its probability matrix, --matrix FILE, or a named one, "
+                        "--catalogue NAME --k K --eps0 E)")
+    add_matrix_option(p)
+    add_catalogue_options(p)
     p.add_argument("--s", type=int_arg("--s", 1, T_MAX), default=None,
                    help="sparsity s (collision, coco)")
     p.add_argument("--t", type=int_arg("--t", 1, T_MAX), default=None,

@@ -78,11 +78,35 @@ def describe(params, n: int) -> dict:
     }
 
 
-def matrix_from_args(args):
-    """The randomizer of ``--mechanism finite --matrix FILE`` (loaded once per command), every
-    problem of the file as a one-line error naming --matrix."""
+def _catalogue_error(exc: ValueError) -> ValueError:
+    """A catalogue builder's message with the option it is about (--k, --eps0, --size, --g)."""
+    msg = str(exc)
+    for name in ("k", "eps0", "size", "g"):
+        if msg.startswith(f"{name} must be"):
+            return ValueError(f"--{msg}")
+    return ValueError(f"--catalogue: {msg.removeprefix('matrix: ')}")
+
+
+def catalogue_from_args(args, k, eps0):
+    """The catalogue member of ``--catalogue NAME`` at domain size k and local budget eps0
+    (``accountant.core.catalogue``), its problems as one-line errors naming the option."""
+    from accountant.core.catalogue import catalogue_randomizer
+
+    extra = {o: getattr(args, o, None) for o in ("size", "g") if getattr(args, o, None) is not None}
+    try:
+        return catalogue_randomizer(args.catalogue, k, eps0, **extra)
+    except ValueError as exc:
+        raise _catalogue_error(exc) from None
+
+
+def matrix_from_args(args, eps0: Optional[float] = None):
+    """The randomizer of ``--mechanism finite``: ``--matrix FILE`` (loaded once per command) or
+    ``--catalogue NAME --k K`` at ``eps0`` (default ``--eps0``); every problem of the file as a
+    one-line error naming --matrix."""
     from accountant.core.finite import load_matrix
 
+    if getattr(args, "catalogue", None) is not None:
+        return catalogue_from_args(args, args.k, args.eps0 if eps0 is None else eps0)
     if getattr(args, "_finite", None) is not None:
         return args._finite
     if not args.matrix:
@@ -101,7 +125,7 @@ def matrix_from_args(args):
 
 def params_from_args(args, eps0: Optional[float]):
     if args.mechanism == "finite":
-        return matrix_from_args(args)
+        return matrix_from_args(args, eps0)
     return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d,
                        **_vr_options(args))
 
@@ -256,9 +280,20 @@ def delta_command(args) -> dict:
 def local_epsilon_command(args) -> dict:
     from accountant.bounds.registry import compute_params_bound, proved_params_epsilon, resolve_name
 
-    eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
-                         rtol=args.rtol, bound=args.bound, k=args.k,
-                         hash_model=getattr(args, "hash_model", "any"))
+    if args.mechanism == "finite":  # a catalogue family (checked): eps0 is free, k fixed
+        from accountant.accounting.calibration import local_epsilon_family
+
+        if args.bound != "proved":
+            raise ValueError("--bound: --mechanism finite --catalogue inverts the proved bound only "
+                             "(give no --bound)")
+        eps0 = local_epsilon_family(lambda e0: catalogue_from_args(args, args.k, e0), args.n, args.eps,
+                                    args.delta, rtol=args.rtol)
+        if eps0 is None:  # pragma: no cover - eps0 just below the target is post-processing
+            raise ArithmeticError("local-epsilon: no eps0 met the target")
+    else:
+        eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
+                             rtol=args.rtol, bound=args.bound, k=args.k,
+                             hash_model=getattr(args, "hash_model", "any"))
     params = params_from_args(args, eps0)
     out = describe(params, args.n)
     if args.bound == "proved":
@@ -280,18 +315,56 @@ def local_epsilon_command(args) -> dict:
     return out
 
 
+# the commands that take --mechanism finite (figure's x axis is eps0, which a matrix fixes)
+FINITE_COMMANDS = ("epsilon", "delta", "compare", "table", "compose", "users", "local-epsilon")
+
+
 def _check_finite(args) -> None:
-    """--mechanism finite: the commands that take a matrix, no option of another mechanism."""
-    if args.command not in ("epsilon", "delta", "compare"):
-        raise ValueError(f"--mechanism finite: {args.command} does not take a matrix yet (epsilon, delta "
-                         "and compare do)")
-    if getattr(args, "eps0", None) is not None:
-        raise ValueError("--eps0 does not apply to --mechanism finite (the matrix fixes eps0)")
-    given = [f"--{o}" for o in ("s", "t", "k", "g", "d", "p", "beta", "q") if getattr(args, o, None) is not None]
+    """--mechanism finite: a matrix file or a catalogue family, the commands that take one, no
+    option of another mechanism; the randomizer built (or read) once, before any work."""
+    cat = getattr(args, "catalogue", None)
+    if args.command not in FINITE_COMMANDS:
+        raise ValueError(f"--mechanism finite: {args.command} draws the bounds against eps0 (Figure 2's "
+                         "axis), which a matrix fixes; run table --mechanism finite (a grid over --n and "
+                         "--delta; a catalogue family also over --k and --eps0)")
+    if (getattr(args, "matrix", None) is None) == (cat is None):
+        raise ValueError("--mechanism finite needs exactly one of --matrix FILE (.json, .csv or .npy) "
+                         "and --catalogue NAME --k K")
+    given = [f"--{o}" for o in ("s", "t", "d", "p", "beta", "q") if getattr(args, o, None) is not None]
+    if cat is None:
+        given += [f"--{o}" for o in ("k", "g", "size") if getattr(args, o, None) is not None]
     if given:
-        raise ValueError(f"{'/'.join(given)}: not for --mechanism finite (the matrix is the randomizer)")
+        raise ValueError(f"{'/'.join(given)}: not for --mechanism finite (the "
+                         f"{'matrix' if cat is None else 'catalogue member'} is the randomizer)")
     if getattr(args, "hash_model", "any") != "any":
         raise ValueError("--hash-model: not for --mechanism finite (the matrix has no hash)")
+    if getattr(args, "schedule", None) is not None:
+        raise ValueError("--schedule: give the finite rounds in the file ({\"mechanism\": \"finite\", "
+                         "\"matrix\": FILE} or \"catalogue\", \"k\", \"eps0\"), not --mechanism finite")
+    if cat is None:
+        if getattr(args, "eps0", None) is not None:
+            raise ValueError("--eps0 does not apply to --mechanism finite --matrix (the matrix fixes eps0)")
+        if args.command == "local-epsilon":
+            raise ValueError("--mechanism finite --matrix: local-epsilon searches eps0, but the matrix "
+                             "fixes eps0; name a catalogue family instead (--catalogue NAME --k K, "
+                             "whose eps0 is free) or run epsilon/table with the matrix")
+        matrix_from_args(args)
+        return
+    from accountant.core.catalogue import CATALOGUE
+
+    takes = CATALOGUE[cat][1]
+    for o in ("size", "g"):
+        if getattr(args, o, None) is not None and o not in takes:
+            raise ValueError(f"--{o}: not for --catalogue {cat}" + (f" (it takes --{takes[0]})" if takes else ""))
+    if args.k is None:
+        raise ValueError(f"--k is required with --catalogue {cat} (the number of inputs, an integer >= 2)")
+    if args.command == "local-epsilon":
+        catalogue_from_args(args, args.k, 1.0)  # validates k, size, g (eps0 is what is searched)
+        return
+    if args.command == "table":
+        return  # --k and --eps0 are lists there: every grid point is built before any work
+    if args.eps0 is None:
+        raise ValueError(f"--eps0 is required with --catalogue {cat} (a number in (0, 30])")
     matrix_from_args(args)
 
 
@@ -299,8 +372,9 @@ def check_applicable(args) -> None:
     """Options that do not apply to the chosen mechanism are refused, not ignored; work
     bounded up front (docs/limits.md)."""
     mech = getattr(args, "mechanism", None)
-    if getattr(args, "matrix", None) is not None and mech != "finite":
-        raise ValueError("--matrix: only with --mechanism finite")
+    for o in ("matrix", "catalogue", "size"):
+        if getattr(args, o, None) is not None and mech != "finite":
+            raise ValueError(f"--{o}: only with --mechanism finite")
     if mech == "finite":
         _check_finite(args)
         return

@@ -38,6 +38,27 @@ def _variation_ratio(args):
     return par.p, par.beta, par.q, par.eps0
 
 
+def _finite_randomizers(args, ns: list) -> list:
+    """The randomizers of ``table --mechanism finite``: the one matrix of --matrix (the grid is over
+    --n and --delta; the matrix fixes eps0), or the catalogue member at every --k and --eps0 of
+    the lists, all built (and the grid's size checked) before any bound is computed."""
+    from accountant.interfaces import tables
+    from accountant.interfaces.cli.commands import catalogue_from_args, matrix_from_args
+
+    if args.catalogue is None:
+        return [matrix_from_args(args)]
+    if args.eps0 is None:
+        raise ValueError(f"--eps0 is required with --catalogue {args.catalogue} (a list or start:stop:count)")
+    ks = tables.parse_list(args.k, int, "--k")
+    eps0s = tables.parse_list(args.eps0, float, "--eps0")
+    deltas = tables.parse_list(args.delta, float, "--delta")
+    for e0 in eps0s:
+        L.check_eps0(e0, "--eps0")
+    L.check_count("grid", len(ns) * len(ks) * len(eps0s) * len(deltas), L.MAX_GRID_POINTS,
+                  "number of points (n x k x eps0 x delta)", "split the grid into several runs")
+    return [catalogue_from_args(args, k, e0) for k in ks for e0 in eps0s]
+
+
 def grid_command(args, argv: Sequence[str] = ()) -> dict:
     from accountant.interfaces import tables
     from accountant.interfaces.tables import KEYED
@@ -45,8 +66,10 @@ def grid_command(args, argv: Sequence[str] = ()) -> dict:
     ns = tables.parse_list(args.n, int, "--n")
     for n in ns:
         L.check_int("--n", n, 1, L.MAX_N)
-    vr = _variation_ratio(args)
-    eps0s = [vr[3]] if vr is not None else tables.parse_list(args.eps0, float, "--eps0")
+    finite = _finite_randomizers(args, ns) if getattr(args, "mechanism", None) == "finite" else None
+    vr = None if finite is not None else _variation_ratio(args)
+    eps0s = [R.eps0 for R in finite] if finite is not None else [vr[3]] if vr is not None else \
+        tables.parse_list(args.eps0, float, "--eps0")
     for e0 in eps0s:
         L.check_eps0(e0, "--eps0")
     ks: list = [None]
@@ -68,7 +91,9 @@ def grid_command(args, argv: Sequence[str] = ()) -> dict:
             bounds = BOUND_NAMES
         else:
             bounds = tables.paper_bounds(mechanism, columns or ())
-        if mechanism in KEYED:
+        if mechanism == "finite":
+            pass  # --k: the catalogue's number of inputs, taken by _finite_randomizers
+        elif mechanism in KEYED:
             if args.k is None:
                 raise ValueError(f"--k is required for mechanism '{mechanism}' (a list of integers >= 2)")
             ks = tables.parse_list(args.k, int, "--k")
@@ -115,8 +140,9 @@ def grid_command(args, argv: Sequence[str] = ()) -> dict:
         raise ValueError(f"--hash-model 'random' is available for collision, coco and olh only, "
                          f"got mechanism '{mechanism}'")
     try:
-        points = tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=ks,
-                                   vr=None if vr is None else vr[:3], hash_model=hash_model)
+        points = tables.finite_grid(ns, deltas, finite) if finite is not None else \
+            tables.build_grid(ns, ss, eps0s, deltas, mechanism, t_rule, ks=ks,
+                              vr=None if vr is None else vr[:3], hash_model=hash_model)
     except ValueError as exc:
         raise ValueError(f"--t-rule/--s/--eps0: {exc}") from None
     for pt in points:  # validate every point before any work starts
@@ -136,6 +162,8 @@ def grid_command(args, argv: Sequence[str] = ()) -> dict:
            "parameters": {"mechanism": mechanism, "n": ns, "s": ss if ss != [None] else None,
                           "k": ks if ks != [None] else None, "eps0": eps0s, "delta": deltas,
                           **({} if vr is None else {"p": vr[0], "beta": vr[1], "q": vr[2]}),
+                          **({} if finite is None else {"randomizers": [R.describe() for R in finite],
+                                                       "k": sorted({R.k for R in finite})}),
                           "t_rule": t_rule if mechanism in ("collision", "coco") else None,
                           "hash_model": hash_model},
            "meta": meta}

@@ -31,6 +31,10 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     if args.command == "users":
         from accountant.accounting.batch_size import min_users
 
+        if args.mechanism == "finite":  # a matrix or a catalogue member at --eps0 (checked)
+            R = params_from_args(args, args.eps0)
+            return {**min_users(None, args.eps, args.delta, rounds=args.rounds, randomizer=R).as_dict(),
+                    "randomizer": R.describe()}
         return min_users(args.eps0, args.eps, args.delta, args.mechanism, args.rounds, s=args.s, t=args.t,
                          k=args.k).as_dict()
     if args.command == "compose":
@@ -133,6 +137,14 @@ def _human(command: str, out: dict) -> str:
                  "; no saving over the literature's best published proved bound: it needs every published "
                  "bound of the mechanism in the table (--bounds)")
         return f"wrote {out['rows']} rows to {' and '.join(out['paths'])}{extra}"
+    if command == "users":  # (before the mechanism's line: the users result has no k, s, t)
+        tail = f"\n  randomizer: {out['randomizer']}" if out.get("randomizer") else ""
+        if out["n"] is None:
+            return out["reason"] + tail
+        return (f"n = {out['n']} users: eps_c <= {_up(out['epsilon_at_n'])} ({out['bound_at_n']}) <= {out['epsilon']:g}"
+                f" at delta = {out['delta']:.3g}" + ("" if out["epsilon_at_n_minus_1"] is None else
+                f"; at n - 1 the proved eps_c is {_up(out['epsilon_at_n_minus_1'])}, above it") +
+                " (proved eps_c is non-increasing in n: any batch of at least n users meets it)" + tail)
     mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
                                else f" (k={out['k']})" if out["mechanism"] in ("krr", "oue")
                                else f" (k={out['k']}, g={out['g']})" if out["mechanism"] == "olh"
@@ -179,13 +191,6 @@ def _human(command: str, out: dict) -> str:
         if out["paper_epsilon"] is not None:
             lines.append(f"paper's Theorem 5 value {_bound(out['paper_epsilon'], 'paper')} (not a proved bound)")
         return "\n".join(lines)
-    if command == "users":
-        if out["n"] is None:
-            return out["reason"]
-        return (f"n = {out['n']} users: eps_c <= {_up(out['epsilon_at_n'])} ({out['bound_at_n']}) <= {out['epsilon']:g}"
-                f" at delta = {out['delta']:.3g}" + ("" if out["epsilon_at_n_minus_1"] is None else
-                f"; at n - 1 the proved eps_c is {_up(out['epsilon_at_n_minus_1'])}, above it") +
-                " (proved eps_c is non-increasing in n: any batch of at least n users meets it)")
     if command == "delta":
         rel, fmt_ = out["relation"], _down if out["relation"] == ">=" else _up
         lines = [f"delta {rel} {fmt_(out['delta'])} (log delta {rel} {fmt_(out['log_delta'], 12)}) at eps = "

@@ -9,6 +9,7 @@ from accountant.bounds.registry import ALIASES, BOUND_NAMES, REGISTRY
 from accountant.core.limits import float_arg, int_arg
 from accountant.core.params import MECHANISMS
 from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, UsageParser, vr_ratio_arg, add_mechanism_options, add_method_option
+from accountant.interfaces.cli.arguments import add_catalogue_options, add_matrix_option
 
 BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)
 INVERSE_CHOICES = ("proved",) + tuple(b for b in BOUND_NAMES if REGISTRY[b].kind != "lower") + tuple(ALIASES)
@@ -41,11 +42,14 @@ EXAMPLES = {
     "delta": ("delta --n 1e5 --eps0 2 --eps 0.05",
               "delta --n 1e5 --eps0 4 --eps 3 --bound stronger-clone --method arb --json"),
     "local-epsilon": ("local-epsilon --n 1e6 --eps 0.1 --delta 1e-8",
-                      "local-epsilon --n 1e6 --eps 0.1 --delta 1e-8 --mechanism collision --s 8"),
+                      "local-epsilon --n 1e6 --eps 0.1 --delta 1e-8 --mechanism collision --s 8",
+                      "local-epsilon --n 1e6 --eps 0.1 --delta 1e-8 --mechanism finite --catalogue "
+                      "hadamard-response --k 100"),
     "compare": ("compare --n 1e5 --eps0 1 --delta 1e-6",
                 "compare --n 1e5 --eps0 2 --delta 1e-6 --mechanism krr --k 8 --json"),
     "compose": ("compose --rounds 100 --n 1e5 --eps0 4 --delta 1e-6",
-                "compose --rounds 100 --n 1e5 --eps0 4 --mechanism collision --s 4 --delta 1e-6"),
+                "compose --rounds 100 --n 1e5 --eps0 4 --mechanism collision --s 4 --delta 1e-6",
+                "compose --rounds 10 --n 1e5 --delta 1e-6 --mechanism finite --matrix docs/examples/three-way.json"),
     "table": ("table --n 10000 --eps0 0.5,1 --delta 1e-6 --out t.csv",
               "table --n 10000,100000 --s 4,64 --eps0 0.1:5.0:10 --delta 1e-6 --mechanism collision "
               "--out t.md"),
@@ -109,8 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps0", default=None,
                    help="list or start:stop:count, e.g. 0.1:5.0:50 (required; variation-ratio: --p)")
     p.add_argument("--delta", required=True, help="list of delta")
-    p.add_argument("--mechanism", default="generic", choices=MECHANISMS,
+    p.add_argument("--mechanism", default="generic", choices=MECHANISMS + ("finite",),
                    help="randomizer (as for epsilon; default generic eps0-LDP)")
+    add_matrix_option(p)
+    add_catalogue_options(p, with_g=True)
     p.add_argument("--p", type=vr_ratio_arg("--p"), default=None,
                    help="variation-ratio: likelihood ratio bound p > 1 (one value; eps0 = ln p)")
     p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
@@ -151,6 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delta", type=DELTA_ARG, default=1e-6, help="delta in [1e-300, 1) (default 1e-6)")
     p.add_argument("--bounds", default="all",
                    help="bounds to draw: all (default) or a comma-separated list of names")
+    p.add_argument("--mechanism", default="collision", choices=("collision", "finite"),
+                   help="collision (Figure 2, the default); finite is refused with the reason: the x axis "
+                        "is eps0, which a matrix fixes (use table --mechanism finite)")
+    add_matrix_option(p)
+    add_catalogue_options(p)
     p.add_argument("--width", type=float_arg("--width (inches)", 1.0, 20.0), default=None,
                    help="figure width in inches (default 3.5: one column of a two-column paper)")
     p.add_argument("--workers", type=int_arg("--workers", 1, L.MAX_WORKERS), default=None,
@@ -180,7 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_mechanism_options(p)
 
     p = sub.add_parser("users", help="smallest n whose proved eps_c meets (eps, delta): the minimum batch size")
-    p.add_argument("--eps0", type=EPS0_ARG, required=True, help="local budget eps0")
+    p.add_argument("--eps0", type=EPS0_ARG, default=None,
+                   help="local budget eps0 (required; not with --mechanism finite --matrix)")
     p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
     p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta of the central guarantee")
     p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=1, help="rounds T composed (default 1)")

@@ -12,6 +12,7 @@ Dask distributed cluster (``scheduler``); files are written whole or not at all.
 from accountant.interfaces.tables.grid import (  # noqa: F401
     GridPoint,
     build_grid,
+    finite_grid,
     estimate_seconds,
     KEYED,
     DEEP_DELTA,
@@ -85,6 +86,7 @@ __all__ = [
     'WRITERS',
     'bib_path',
     'build_grid',
+    'finite_grid',
     'estimate_seconds',
     'KEYED',
     'DEEP_DELTA',

@@ -90,9 +90,13 @@ class GridPoint:
     # "any" (proved for every hash family) or "random" (Collision, CoCo, OLH: proved assuming each
     # report's hash is a uniformly random function; accountant.bounds.laws.random_hash)
     hash_model: str = "any"
+    # finite: the randomizer as its matrix (eps0 is the matrix's)
+    randomizer: Optional[object] = None
 
     def params(self):
-        """The accountant's parameters of this point."""
+        """The accountant's parameters of this point (finite: the matrix itself)."""
+        if self.mechanism == "finite":
+            return self.randomizer
         if self.mechanism == "variation-ratio":
             return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
         return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k,
@@ -101,6 +105,14 @@ class GridPoint:
 
 # mechanisms whose grid has a list of domain sizes k
 KEYED = ("krr", "olh", "oue")
+
+
+def finite_grid(ns: Sequence[int], deltas: Sequence[float], randomizers: Sequence) -> list[GridPoint]:
+    """The points of finite randomizers (``FiniteRandomizer``: a matrix, or catalogue members
+    at several k and eps0): each randomizer at every n and delta; eps0 is the matrix's and k
+    its number of inputs."""
+    return [GridPoint(int(n), None, R.eps0, float(delta), None, "finite", R.k, randomizer=R)
+            for R in randomizers for n in ns for delta in deltas]
 
 
 def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[float],
@@ -170,7 +182,7 @@ def _lower_d(point: GridPoint) -> Optional[int]:
 
 def _compare(point: GridPoint, bounds: Sequence[str], rtol: float) -> dict:
     """The results of ``bounds`` at ``point`` (name -> BoundResult)."""
-    if point.mechanism == "variation-ratio":  # the bounds that apply: clone (mixing 1/q), lower
+    if point.mechanism in ("variation-ratio", "finite"):  # variation-ratio: clone (mixing 1/q), lower
         return compare_params(point.params(), point.n, point.delta, bounds, rtol)
     params = make_params(point.mechanism, point.eps0, s=point.s, t=point.t, k=point.k, d=_lower_d(point),
                          hash_model=point.hash_model)
@@ -289,6 +301,7 @@ def _assemble_row(point: GridPoint, res: dict) -> dict:
     row: dict = {"mechanism": point.mechanism, "n": point.n, "s": point.s, "t": point.t,
                  **({"k": point.k} if point.k is not None else {}),
                  **({"p": point.p, "beta": point.beta, "q": point.q} if point.p is not None else {}),
+                 **({"matrix": point.randomizer.label} if point.randomizer is not None else {}),
                  "eps0": point.eps0, "delta": point.delta,
                  # the assumption every number of a random-hash row is proved under
                  **({"hash_model": "random"} if point.hash_model == "random" else {})}

@@ -79,7 +79,7 @@ def test_bad_matrices_exit_2_in_one_line(capsys, tmp_path, content, words):
 
 
 @pytest.mark.parametrize("extra,words", [
-    ([], "--matrix FILE is required"),
+    ([], "needs exactly one of --matrix FILE"),
     (["--matrix", "MATRIX", "--eps0", "1"], "--eps0 does not apply"),
     (["--matrix", "MATRIX", "--k", "4"], "--k: not for --mechanism finite"),
 ])
@@ -92,7 +92,7 @@ def test_options_that_do_not_apply(capsys, three, extra, words):
 def test_other_commands_and_mechanisms_refuse_a_matrix(capsys, three):
     code, _, err = run(capsys, "local-epsilon", "--n", "100", "--eps", "0.5", "--delta", "1e-6",
                        "--mechanism", "finite", "--matrix", three)
-    assert code == 2 and "local-epsilon does not take a matrix" in err
+    assert code == 2 and "local-epsilon searches eps0, but the matrix fixes eps0" in err
     code, _, err = run(capsys, "epsilon", "--n", "100", "--delta", "1e-6", "--eps0", "1", "--matrix", three)
     assert code == 2 and "only with --mechanism finite" in err
 
@@ -110,3 +110,22 @@ def test_csv_and_npy(capsys, tmp_path):
         eps.append(json.loads(out)["epsilon"])
     named = ShuffleAccountant(__import__("accountant").make_params("krr", 1.0, k=3), 10**4).get_epsilon(1e-6)
     assert eps[0] == eps[1] and abs(eps[0] / named - 1) < 2e-5
+
+
+def test_catalogue_member_on_epsilon_delta_compare(capsys):
+    from accountant import finite_upper_delta
+    from accountant.core.catalogue import symmetric_unary_encoding
+
+    R = symmetric_unary_encoding(4, 1.5)
+    base = ("--n", "1e4", "--mechanism", "finite", "--catalogue", "rappor", "--k", "4", "--eps0", "1.5", "--json")
+    code, out, _ = run(capsys, "epsilon", "--delta", "1e-6", *base)
+    d = json.loads(out)
+    assert code == 0 and d["epsilon"] == ShuffleAccountant(R, 10**4).get_epsilon(1e-6)
+    assert d["matrix"] == "symmetric-unary-encoding" and d["outputs"] == 16 and d["eps0"] == R.eps0
+    code, out, _ = run(capsys, "delta", "--eps", "0.1", *base)
+    d = json.loads(out)
+    assert code == 0 and d["delta"] <= finite_upper_delta(R, 10**4, 0.1).delta and d["lower_delta"] <= d["delta"]
+    code, out, _ = run(capsys, "compare", "--delta", "1e-6", *base)
+    d = json.loads(out)
+    assert code == 0 and d["bounds"]["blanket"]["epsilon"] <= d["bounds"]["clone"]["epsilon"]
+    assert d["bounds"]["lower"]["epsilon"] <= d["bounds"]["blanket"]["epsilon"]

@@ -1,0 +1,38 @@
+"""The inverses for finite randomizers: the minimum batch size of a matrix (one round and composed
+rounds) and the largest eps0 of a catalogue family, each answer checked on the proved bound."""
+from __future__ import annotations
+
+import pytest
+
+from accountant import RoundSpec, ShuffleAccountant, compose_rounds, local_epsilon_family, min_users
+from accountant.core.catalogue import krr, subset_selection
+
+
+def test_min_users_of_a_matrix_over_two_rounds_is_the_smallest():
+    R = krr(3, 2.0)
+    r = min_users(None, 0.5, 1e-6, rounds=2, randomizer=R)
+    assert r.mechanism == "finite" and r.eps0 == R.eps0
+    assert compose_rounds(RoundSpec.finite(R, r.n), 2, 1e-6).epsilon <= 0.5
+    assert compose_rounds(RoundSpec.finite(R, r.n - 1), 2, 1e-6).epsilon > 0.5
+    one = min_users(None, 0.5, 1e-6, randomizer=R)
+    assert one.n < r.n  # two rounds need more users than one
+
+
+def test_largest_eps0_of_a_non_monotone_family_is_certified():
+    # subset selection's default size ceil(k / (e^eps0 + 1)) jumps with eps0: the answer may not
+    # be the largest, but its proved eps_c never exceeds the target
+    e0 = local_epsilon_family(lambda e: subset_selection(6, e), 10**4, 0.3, 1e-6)
+    assert 0.3 < e0 <= 20.0
+    assert ShuffleAccountant(subset_selection(6, e0), 10**4).get_epsilon(1e-6) <= 0.3
+
+
+@pytest.mark.parametrize("call,words", [
+    (lambda: min_users(None, 0.5, 1e-6, mechanism="finite"), "needs randomizer=FiniteRandomizer"),
+    (lambda: min_users(1.0, 0.5, 1e-6, randomizer=krr(3, 2.0)), "the matrix fixes eps0 = 2"),
+    (lambda: min_users(None, 0.5, 1e-6, mechanism="krr", k=3, randomizer=krr(3, 2.0)), "give no mechanism"),
+    (lambda: local_epsilon_family(lambda e: krr(3, e), 10**4, 0.0, 1e-6), "epsilon must be a number"),
+    (lambda: local_epsilon_family(lambda e: krr(3, e), 10**4, 0.5, 2.0), "delta"),
+])
+def test_refusals(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
