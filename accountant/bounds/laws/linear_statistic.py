@@ -96,7 +96,9 @@ class LinearStatisticLaw:
         S = float(np.sum(pt))
         q = pt / S
         off, V, dist = convolution_power(q, m, max_size=STAT_MAX_SIZE)
-        rho = self.rho + 8 * _U + 2 * self.p.size * _U   # exp, product, the sum S, the division
+        # exp (its argument theta (j - c) is rounded: a relative error |theta (j - c)| u of the
+        # result), the product, the sum S, the division
+        rho = self.rho + (8 + float(np.max(np.abs(theta * (j - c))))) * _U + 2 * self.p.size * _U
         err = dist + math.expm1(m * math.log1p(2 * rho)) * (1 + dist)
         val = (off + self.lo * m, V, err, math.log(S), c)
         self._powers = {theta: val}          # keep one: searches move theta slowly
@@ -118,8 +120,9 @@ class LinearStatisticLaw:
         PA, eA = fft_convolve(At, V)
         PB, eB = fft_convolve(Bt, V)
         sA, sB = float(np.sum(At)), float(np.sum(Bt))
-        errA = eA + sA * errV + self.rho * sA * (1 + errV)
-        errB = eB + sB * errV + self.rho * sB * (1 + errV)
+        rho = self.rho + (4 + float(np.max(np.abs(theta * (j - cA))))) * _U   # the weights' exp
+        errA = eA + sA * errV + rho * sA * (1 + errV)
+        errB = eB + sB * errV + rho * sB * (1 + errV)
         F = PA - u * PB
         t = np.arange(F.size) + offV + self.lo       # lattice value of F[i]
         pos = F > 0
@@ -132,15 +135,16 @@ class LinearStatisticLaw:
         with np.errstate(under="ignore", over="ignore"):
             wt = np.exp(-theta * (t[sl] - t[ref]))
         terms = np.where(pos[sl], F[sl], 0.0) * wt
-        suffix = np.cumsum(terms[::-1])[::-1] * (1 + F.size * _U)   # sum over t >= t0, each t0
-        value = suffix - (errA + u * errB) * wt                     # certified, per choice of t0
+        suffix = np.cumsum(terms[::-1])[::-1] * (1 - F.size * _U)   # sum over t >= t0, each t0
+        value = suffix - (errA + u * errB) * (1 + 4 * _U) * wt      # certified, per choice of t0
         i0 = int(np.argmax(value))
         best = float(value[i0])
         if not (best > 0):
             return 0.0, 0.0
         # back to delta: S^m e^{-theta (t_ref - m c - cA)}, a lower value of it
         log_scale = m * logS - theta * (float(t[ref]) - m * c - cA)
-        scale = math.exp(log_scale) * (1 - 4 * _U * (abs(log_scale) + m * abs(logS) + 4))
+        shift = abs(theta * (float(t[ref]) - m * c - cA))
+        scale = math.exp(log_scale) * (1 - 4 * _U * (abs(log_scale) + m * abs(logS) + shift + 4))
         d = min(1.0, best * (1 - 4 * F.size * _U) * scale)
         kept = slice(first + i0, F.size)
         slope = -u * float(np.sum(np.where(pos[kept], PB[kept], 0.0) * wt[i0:])) * scale
