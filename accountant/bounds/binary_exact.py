@@ -15,7 +15,6 @@ certified delta still exceeds the target, and upper / lower - 1 <= rtol.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from accountant.engines.two_input import dataset_delta, range_upper

@@ -57,6 +57,7 @@ import mpmath
 import numpy as np
 
 from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, MP_DPS
+from accountant.bounds.laws.linear_statistic import statistic_lower_delta, statistic_lower_epsilon
 from accountant.bounds.laws.lower import LOWER_MARGIN, LowerLaw
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import validate_delta, validate_n
@@ -458,6 +459,9 @@ def finite_lower_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float 
                                   rtol=max(rtol, 1e-6), guess=guess if guess and 0 < guess < top else None)
         if lo > (best.epsilon or 0.0):
             best = FiniteBound(lo, delta, "lower", ll.datasets)
+    st, text = statistic_lower_epsilon(R, n, delta, guess=best.epsilon or None, rtol=max(rtol, 1e-6))
+    if st > (best.epsilon or 0.0):
+        best = FiniteBound(st, delta, "lower", text)
     return best
 
 
@@ -482,6 +486,9 @@ def finite_lower_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
             v = ll.delta(n, float(eps))
             if v > best.delta:
                 best = FiniteBound(eps, v, "lower", ll.datasets)
+    st, text = statistic_lower_delta(R, n, float(eps))
+    if st > best.delta:
+        best = FiniteBound(eps, st, "lower", text)
     return best
 
 

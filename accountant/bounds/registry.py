@@ -151,7 +151,7 @@ def _stronger_clone(params, n, delta, rtol) -> BoundResult:
     return BoundResult("stronger-clone", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
-def _stronger_clone_delta(params, n, eps):
+def _strongerclone_delta(params, n, eps):
     return _paper_delta(GenericLDP(params.eps0), n, eps)
 
 
@@ -165,22 +165,46 @@ def clone_pair(params, n) -> DominatingPair:
 
 
 def _clone(params, n, delta, rtol) -> BoundResult:
-    """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation)."""
-    res = search_pair_epsilon(clone_pair(params, n), delta, rtol, predict=True)
-    eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
-    capped = res.evaluations == 0 and eps >= params.eps0
-    return BoundResult("clone", eps, True, WINDOW_NOTE if capped else None, delta, achieved)
+    """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation).  Where
+    the window's cost limit leaves no certified eps below eps0 (n near 1e10, small delta), the
+    pair is evaluated at fewer users, halving n: the worst case is non-increasing in n
+    (docs/proved.md), so a proved bound at n' <= n holds at n."""
+    m = n
+    while True:
+        res = search_pair_epsilon(clone_pair(params, m), delta, rtol, predict=True)
+        eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+        capped = res.evaluations == 0 and eps >= params.eps0
+        if not capped or m <= CLONE_MIN_FEWER:
+            break
+        m //= 2
+    if capped:
+        return BoundResult("clone", params.eps0, True, WINDOW_NOTE, delta, achieved)
+    note = None if m == n else (f"evaluated at n = {m} (the window at n = {n} is over its cost limit; the "
+                                f"worst case is non-increasing in n, so the bound at fewer users holds)")
+    return BoundResult("clone", eps, True, note, delta, achieved)
 
 
+#: the clone is not evaluated at fewer users than this when its window is over the cost limit
+CLONE_MIN_FEWER = 10 ** 6
 # said when the cost model narrowed a pair window so far that no eps below eps0 is certified
 WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (accountant.divergence."
                "MAX_WINDOW_TERMS) and the mass it leaves out exceeds the target, so eps0 "
                "(post-processing) is reported; a larger delta or smaller n gives a tighter number")
 
 
-def _clone_delta(params, n, eps):
+def clone_delta(params, n, eps) -> tuple[float, float]:
+    """The clone pair's certified delta at eps; where the window's cost limit leaves more than
+    1% of it out (n near 1e10), also at n / 2, n / 4, ... (at most 4 halvings; a proved bound
+    at fewer users holds at n, as in :func:`_clone`), the smallest upper end."""
     v = hockey_stick_divergence(clone_pair(params, n), eps)
-    return v.lower, min(v.upper, 1.0)
+    lower, upper = v.lower, min(v.upper, 1.0)
+    m, tries = n, 0
+    while m // 2 >= CLONE_MIN_FEWER and upper > 1.01 * v.value and tries < 4:
+        m, tries = m // 2, tries + 1
+        v = hockey_stick_divergence(clone_pair(params, m), eps)
+        if v.upper < upper:
+            lower, upper = min(lower, v.lower), v.upper
+    return lower, upper
 
 
 def _specific_st(params) -> tuple[int, int]:
@@ -255,14 +279,14 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               caveat=CAVEAT_THEOREM6, engine="pair", cite=("wang2023numerical",)),
     BoundSpec("stronger-clone", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (numerical pair)", _stronger_clone,
-              _stronger_clone_delta, caveat=_CAVEAT_STRONGER, engine="pair", cite=("feldman2023stronger",)),
+              _strongerclone_delta, caveat=_CAVEAT_STRONGER, engine="pair", cite=("feldman2023stronger",)),
     BoundSpec("stronger-clone-closed", "upper", (), ALL,
               "Feldman, McMillan, Talwar, SODA 2023 (closed form)",
               _generic(closed_form.stronger_clone_closed), caveat=_CAVEAT_STRONGER, cite=("feldman2023stronger",)),
     BoundSpec("clone", "upper", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
               "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly; for "
               "variation-ratio parameters the same reduction with mixing 1/q and ratio p)",
-              _clone, _clone_delta, engine="pair", cite=("feldman2021hiding",)),
+              _clone, clone_delta, engine="pair", cite=("feldman2021hiding",)),
     BoundSpec("clone-closed", "upper", LDP, LDP,
               "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
               _generic(closed_form.clone_closed), cite=("feldman2021hiding",)),

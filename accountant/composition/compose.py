@@ -21,9 +21,8 @@ from accountant.engines import parallel as _parallel
 from accountant.composition import pld as _pld
 from accountant.engines.blanket.law import blanket_law
 from accountant.engines.blanket.engine import positive_part
-from accountant.bounds.registry import bound_delta, clone_pair
+from accountant.bounds.registry import bound_delta, clone_delta, clone_pair
 from accountant.bounds import random_blanket as _rb
-from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.core.params import validate_delta
 from accountant.composition.rounds import (  # noqa: F401  (re-exported: the rounds' API)
     ROUND_MECHANISMS,
@@ -96,10 +95,13 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
       single-round bound of :mod:`accountant.bounds.finite`) and its upper end times the
       law's rounding margin; the clone at the matrix's eps0 in the tail as above.
 
-    The profile is symmetric (D(P||Q) = D(Q||P)) for both pairs.  To switch the source,
-    change the pair/evaluation below (one place).
+    The clone's values come from :func:`accountant.bounds.registry.clone_delta` (the
+    single-round bound's own evaluation: at n near 1e10, where its window is over the cost
+    limit, also at n / 2, proved by monotonicity in n).  The profile is symmetric
+    (D(P||Q) = D(Q||P)) for both pairs.  To switch the source, change the pair/evaluation
+    below (one place).
     """
-    pair = clone_pair(spec.params(), spec.n)
+    params = spec.params()
     law, margin = finite_round_law(spec) if spec.mechanism == "finite" else (round_law(spec), 1.0)
     if spec.mechanism == "finite" and margin == 0.0:  # every row the same: the reports say nothing
         return lambda eps: (0.0, 0.0)
@@ -108,8 +110,7 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
 
     def profile(eps: float) -> tuple[float, float]:
         if law is None:
-            v = hockey_stick_divergence(pair, eps)
-            return v.lower, v.upper
+            return clone_delta(params, spec.n, eps)
         if eps >= law.eps_max:  # every v_c <= 0: delta = 0 (post-processing of eps0-LDP)
             return 0.0, 0.0
         ev = lambda lw, e: positive_part(lw, spec.n, e, target_delta=PROFILE_TARGET,  # noqa: E731
@@ -123,9 +124,9 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
             b = _Value(lo, up)
         if b.upper > PROFILE_TARGET:
             return b.lower, b.upper
-        v = hockey_stick_divergence(pair, eps)
-        up = min(v.upper, b.upper)
-        return min(b.lower, v.lower, up), up
+        c_lo, c_up = clone_delta(params, spec.n, eps)
+        up = min(c_up, b.upper)
+        return min(b.lower, c_lo, up), up
 
     return profile
 
@@ -171,11 +172,10 @@ def profile_support(spec: RoundSpec) -> float:
     closed-form blanket bound (microseconds) is below the cutoff, moves up by doubling
     until the clone is below it too, then halves on the full profile.
     """
-    pair = clone_pair(spec.params(), spec.n)
-    clone_below = lambda x: hockey_stick_divergence(pair, x).upper <= PROFILE_CUTOFF  # noqa: E731
-    if spec.mechanism == "variation-ratio":  # no closed form to start from: from eps_max = ln p
-        return _shrink(clone_below, min(spec.eps0, pair.eps_max))
     params = spec.params()
+    clone_below = lambda x: clone_delta(params, spec.n, x)[1] <= PROFILE_CUTOFF  # noqa: E731
+    if spec.mechanism == "variation-ratio":  # no closed form to start from: from eps_max = ln p
+        return _shrink(clone_below, min(spec.eps0, clone_pair(params, spec.n).eps_max))
     cheap = "blanket-bennett-generic" if spec.mechanism == "generic" else "blanket-bennett"
     if spec.mechanism == "finite":  # a finite randomizer is eps0-LDP: the generic closed form holds
         params = RoundSpec(spec.n, spec.eps0).params()

@@ -41,7 +41,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from accountant.core.optional import require
-from accountant.engines.fftconv import linear_convolve
+from accountant.engines.fftconv import linear_convolve, tail_cut
 
 _U = 2.0 ** -53  # unit roundoff of float64
 # Mass cut from each tail per convolution (accounted for on the safe side).
@@ -257,25 +257,12 @@ def from_pmfs(p: np.ndarray, q: np.ndarray, step: float, pessimistic: bool = Tru
     return DiscretePLD(step, lo, pmf, inf_mass, pessimistic)
 
 
-def _fft_convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
-    """Linear convolution and an l1 bound on its floating-point error (Higham's bound,
-    :func:`accountant.engines.fftconv.linear_convolve`)."""
-    return linear_convolve(a, b)
-
-
 def _trim(pld_offset: int, pmf: np.ndarray, inf_mass: float, pessimistic: bool):
-    cs = np.cumsum(pmf)
-    total = cs[-1]
-    lo = int(np.searchsorted(cs, TAIL_MASS, side="right"))
-    rc = total - cs  # mass strictly above index i
-    hi = int(np.searchsorted(-rc, -TAIL_MASS, side="left"))  # first i with rc[i] <= TAIL_MASS
-    hi = min(max(hi, lo), pmf.size - 1)
-    low_cut = float(cs[lo - 1]) if lo > 0 else 0.0
-    high_cut = float(rc[hi])
+    lo, hi, low_cut, high_cut = tail_cut(pmf, TAIL_MASS)
     out = pmf[lo:hi + 1].copy()
-    if pessimistic:
-        out[0] += low_cut
-        inf_mass = inf_mass + high_cut
+    if pessimistic:  # the float tail sums are within a relative pmf.size u of the exact ones
+        out[0] += low_cut * (1 + pmf.size * _U)
+        inf_mass = inf_mass + high_cut * (1 + pmf.size * _U)
     return pld_offset + lo, out, inf_mass
 
 
@@ -285,7 +272,7 @@ def compose(a: DiscretePLD, b: DiscretePLD) -> DiscretePLD:
         raise ValueError("cannot compose a pessimistic PLD with an optimistic one")
     if abs(a.step - b.step) > 1e-12 * a.step:
         raise ValueError(f"steps differ: {a.step} and {b.step}")
-    c, err = _fft_convolve(a.pmf, b.pmf)
+    c, err = linear_convolve(a.pmf, b.pmf)
     fa, fb = 1.0 - a.inf_mass, 1.0 - b.inf_mass
     inf_mass = 1.0 - fa * fb
     error = err + a.error * (float(np.sum(b.pmf)) + b.error) + b.error * float(np.sum(a.pmf))

@@ -4,7 +4,6 @@ list and the Dask scheduler check.
 """
 from __future__ import annotations
 import argparse
-import math
 from accountant.core import limits as L
 from accountant.core.limits import float_arg, int_arg
 from accountant.core.params import MECHANISMS

@@ -8,7 +8,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import ALIASES, BOUND_NAMES, REGISTRY
 from accountant.core.limits import float_arg, int_arg
 from accountant.core.params import MECHANISMS
-from accountant.interfaces.cli.arguments import T_MAX, VR_P_MAX, UsageParser, vr_ratio_arg, add_mechanism_options, add_method_option
+from accountant.interfaces.cli.arguments import T_MAX, UsageParser, vr_ratio_arg, add_mechanism_options, add_method_option
 from accountant.interfaces.cli.arguments import add_catalogue_options, add_matrix_option
 
 BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)

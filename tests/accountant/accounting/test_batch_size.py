@@ -80,3 +80,30 @@ def test_cli_users_human_line_and_compare_tags_exact():
                           "--delta", "1e-6", "--mechanism", "rr"], capture_output=True, text=True, timeout=120)
     line = next(x for x in cmp.stdout.splitlines() if x.strip().startswith("exact"))
     assert "[exact, proved]" in line and line.split()[1] == "<=" and float(line.split()[2]) >= 0.0568538
+
+
+def test_reachable_target_is_found_when_the_bound_at_n_max_is_at_its_cost_limit():
+    """Generic eps0 = 1, 10 rounds, eps = 0.5, delta = 1e-6: n = 1532 meets it.  The search
+    used to start by testing n_max = 1e10, where the clone's window was over its cost limit
+    (eps0 per round), and answered "unreachable"."""
+    r = min_users(1.0, 0.5, 1e-6, rounds=10)
+    assert r.n is not None and r.reason is None
+    assert r.epsilon_at_n <= 0.5 < r.epsilon_at_n_minus_1
+    assert 1000 < r.n < 3000
+
+
+def test_secant_search_finds_the_smallest_n_of_a_monotone_function():
+    from accountant.accounting.batch_size import _secant_search
+
+    for answer in (1, 2, 17, 12_345, 987_654_321):
+        for jump in (1.0 + 1e-9, 1.5):       # smooth (the real case), and a jump at the answer
+            seen: dict = {}
+
+            def eps_of(n, seen=seen, answer=answer, jump=jump):
+                seen[n] = (1.0 if n >= answer else jump) / n ** 0.5
+                return seen[n]
+
+            assert _secant_search(eps_of, 1.0 / answer ** 0.5, 1000, 10 ** 10, seen) == answer
+            if jump < 1.1 and answer > 2:
+                assert len(seen) <= 20, (answer, len(seen))   # 2-6 when the guess is within 1%
+    assert _secant_search(lambda n: 1.0, 0.5, 10, 1000, {}) is None

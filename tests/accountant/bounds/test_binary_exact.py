@@ -1,6 +1,5 @@
 """The exact eps_c of binary RR (accountant.bounds.binary_exact) against a brute-force maximum
 over every dataset m, the certified lower bound at m = n - 1 and the blanket; the issue's numbers."""
-import numpy as np
 import pytest
 
 from accountant import compute_bound, proved_epsilon

@@ -237,3 +237,19 @@ def test_figure_png(tmp_path):
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
     assert [p.name for p in tmp_path.iterdir()] == ["fig.png"]
+
+
+def test_clone_at_its_cost_limit_is_evaluated_at_fewer_users():
+    """n = 1e10, eps0 = 1, delta = 5e-8: the clone's window is over its cost limit at n; the
+    bound at n / 2 holds (the worst case is non-increasing in n) and is far below eps0 and
+    below the Bennett blanket bound that answered before (1.2566e-4)."""
+    from accountant import compute_bound, make_params
+    from accountant.bounds.registry import clone_delta
+
+
+    p = make_params("generic", 1.0)
+    r = compute_bound("clone", 10 ** 10, 1.0, 5e-8)
+    half = compute_bound("clone", 5 * 10 ** 9, 1.0, 5e-8)
+    assert r.epsilon == half.epsilon < 1.2566e-4 and "evaluated at n = 5000000000" in r.reason
+    lo, up = clone_delta(p, 10 ** 10, 1e-4)
+    assert up < 1e-10 and 0 <= lo <= up

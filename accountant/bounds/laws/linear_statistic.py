@@ -1,0 +1,267 @@
+r"""A certified lower bound for a finite randomizer from one linear statistic of the shuffled reports.
+
+Part of :mod:`accountant.bounds.laws`.  May import: accountant.core, accountant.engines.
+
+Datasets ``D = (x1, x0, ..., x0)`` and ``D' = (x1', x0, ..., x0)`` of n users.  The likelihood
+ratio of the shuffled multiset ``(y_1, ..., y_n)`` is ``sum_j a(y_j) / sum_j b(y_j)`` with
+``a = R(.|x1)/R(.|x0)`` and ``b = R(.|x1')/R(.|x0)``; to first order in 1/sqrt(n) it is a
+function of ``sum_j (a - b)(y_j)``.  Any function of the multiset is a post-processing, so
+the exact hockey-stick divergence of
+
+    ``T = sum_j k(y_j)``,   ``k(y) = round((a(y) - b(y)) / h)``   (an integer),
+
+between D and D' is a lower bound on the mechanism's worst case, for every step h.  Under D,
+``T`` is user 1's term (law A: k(Y), Y ~ R(.|x1)) plus the sum of n - 1 i.i.d. terms of law p
+(Y ~ R(.|x0)); under D' user 1's law is B.  So ``P = A * p^{*(n-1)}``, ``Q = B * p^{*(n-1)}``
+and ``delta(eps) = sum_t (P(t) - e^eps Q(t))_+``.
+
+**Computed with certified error, tilted.**  The divergence is a small difference of two close
+laws, so an l1 error of the convolution power (it grows like n u: each squaring doubles it)
+would swamp it.  Tilting by ``e^{theta t}`` moves the threshold ``t*`` (where P = e^eps Q) to
+the centre of the tilted power ``q^{*m}``, ``q(j) = p(j) e^{theta j} / S``:
+``P(t) - u Q(t) = S^m e^{-theta (t - m c - c_A)} ((A_theta - u B_theta) * q^{*m})(t)`` with
+``A_theta(a) = A(a) e^{theta (a - c_A)}`` (c, c_A centring constants).  Summing only over
+``t >= t0`` drops non-negative terms (still a lower bound), and there every weight is at most
+the one at t0, so an l1 error ``err`` of the computed convolutions costs at most
+``S^m e^{-theta (t0 - m c - c_A)} err``.  ``theta = eps / (mean(A) - mean(B))`` centres the
+tilted power at the threshold of the central-limit approximation (any theta is valid; this
+one makes the error small).  Errors carried: the convolution power's certified l1 distance
+(:func:`accountant.engines.fftconv.convolution_power`), the relative error of building
+p, A, B from the matrix (each entry a float sum of at most Y terms of normalised rows, within
+``(Y + 4) u`` relative, so the m-fold power within ``(1 + rho)^m - 1`` in l1), and the FFT
+error of the last two convolutions.
+
+What it is good for: the statistic is asymptotically sufficient, so for matrices whose
+ratios take many values it is far above the two- and three-category counts.  Its error grows
+like ``n^{1.5} u``: above about n = 1e7 the certified value is 0 (say so) and the category
+bounds answer.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from accountant.engines.fftconv import convolution_power, linear_convolve
+
+_U = 2.0 ** -53
+#: lattice steps per standard deviation of one report's statistic under x0
+STAT_BINS_PER_SIGMA = 16
+#: the largest window of the (n - 1)-fold power; a coarser step keeps larger n inside it
+STAT_MAX_SIZE = 1 << 21
+#: a computed power is reused for every theta within this factor of its own (any theta gives a
+#: certified value; a far one only a smaller one)
+THETA_REUSE = 2.0
+
+
+@dataclass
+class LinearStatisticLaw:
+    """The lattice laws of the statistic for one triple (x1, x1', x0) and one n."""
+
+    x1: int
+    x1p: int
+    x0: int
+    n: int
+    h: float
+    lo: int                      # lattice value of index 0 of p, A, B
+    p: np.ndarray
+    A: np.ndarray
+    B: np.ndarray
+    rho: float                   # relative error of every entry of p, A, B
+    names: tuple
+    _powers: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def datasets(self) -> str:
+        x1, x1p, x0 = (self.names[i] for i in (self.x1, self.x1p, self.x0))
+        return (f"D = ({x1}, {x0}, ..., {x0}), D' = ({x1p}, {x0}, ..., {x0}) (n = {self.n}); the "
+                f"statistic sum_j round((R(y_j|{x1}) - R(y_j|{x1p})) / (h R(y_j|{x0}))), h = {self.h:.3g}")
+
+    def _mean(self, w: np.ndarray) -> float:
+        j = np.arange(w.size) + self.lo
+        return float(np.dot(w, j) / np.sum(w))
+
+    def _power(self, theta: float):
+        """(offset, V, err, log S, c): the tilted (n - 1)-fold power, reused for close thetas."""
+        for key, val in self._powers.items():
+            if key / THETA_REUSE <= theta <= key * THETA_REUSE:
+                return key, val
+        m = self.n - 1
+        j = np.arange(self.p.size) + self.lo
+        c = float(j[-1]) if theta > 0 else float(j[0])
+        with np.errstate(under="ignore"):
+            pt = self.p * np.exp(theta * (j - c))
+        S = float(np.sum(pt))
+        q = pt / S
+        off, V, dist = convolution_power(q, m, max_size=STAT_MAX_SIZE)
+        # exp (its argument theta (j - c) is rounded: a relative error |theta (j - c)| u of the
+        # result), the product, the sum S, the division
+        rho = self.rho + (8 + float(np.max(np.abs(theta * (j - c))))) * _U + 2 * self.p.size * _U
+        err = dist + math.expm1(m * math.log1p(2 * rho)) * (1 + dist)
+        val = (off + self.lo * m, V, err, math.log(S), c)
+        self._powers = {theta: val}          # keep one: searches move theta slowly
+        return theta, val
+
+    def delta_and_slope(self, eps: float) -> tuple[float, float]:
+        """(certified lower delta at eps, an estimate of d delta / d eps) of the statistic."""
+        m = self.n - 1
+        gap = self._mean(self.A) - self._mean(self.B)
+        if not (gap > 0) or not (eps >= 0):
+            return 0.0, 0.0
+        theta, (offV, V, errV, logS, c) = self._power(max(eps, 1e-12) / gap)
+        j = np.arange(self.A.size) + self.lo
+        cA = float(j[-1]) if theta > 0 else float(j[0])
+        with np.errstate(under="ignore"):
+            w = np.exp(theta * (j - cA))
+        At, Bt = self.A * w, self.B * w
+        u = math.exp(eps)
+        PA, eA = linear_convolve(At, V)
+        PB, eB = linear_convolve(Bt, V)
+        sA, sB = float(np.sum(At)), float(np.sum(Bt))
+        rho = self.rho + (4 + float(np.max(np.abs(theta * (j - cA))))) * _U   # the weights' exp
+        errA = eA + sA * errV + rho * sA * (1 + errV)
+        errB = eB + sB * errV + rho * sB * (1 + errV)
+        F = PA - u * PB
+        t = np.arange(F.size) + offV + self.lo       # lattice value of F[i]
+        pos = F > 0
+        if not pos.any():
+            return 0.0, 0.0
+        ref = int(np.argmax(np.where(pos, F, -np.inf)))
+        # weights e^{-theta (t - t_ref)} on the indices where they stay finite
+        first = max(0, ref - int(600.0 / theta) if theta > 0 else 0)
+        sl = slice(first, F.size)
+        with np.errstate(under="ignore", over="ignore"):
+            wt = np.exp(-theta * (t[sl] - t[ref]))
+        terms = np.where(pos[sl], F[sl], 0.0) * wt
+        suffix = np.cumsum(terms[::-1])[::-1] * (1 - F.size * _U)   # sum over t >= t0, each t0
+        value = suffix - (errA + u * errB) * (1 + 4 * _U) * wt      # certified, per choice of t0
+        i0 = int(np.argmax(value))
+        best = float(value[i0])
+        if not (best > 0):
+            return 0.0, 0.0
+        # back to delta: S^m e^{-theta (t_ref - m c - cA)}, a lower value of it
+        log_scale = m * logS - theta * (float(t[ref]) - m * c - cA)
+        shift = abs(theta * (float(t[ref]) - m * c - cA))
+        scale = math.exp(log_scale) * (1 - 4 * _U * (abs(log_scale) + m * abs(logS) + shift + 4))
+        d = min(1.0, best * (1 - 4 * F.size * _U) * scale)
+        kept = slice(first + i0, F.size)
+        slope = -u * float(np.sum(np.where(pos[kept], PB[kept], 0.0) * wt[i0:])) * scale
+        return max(d, 0.0), slope
+
+    def delta(self, eps: float) -> float:
+        return self.delta_and_slope(eps)[0]
+
+
+def linear_statistic_law(R, x1: int, x1p: int, x0: int, n: int,
+                         bins_per_sigma: int = STAT_BINS_PER_SIGMA) -> Optional[LinearStatisticLaw]:
+    """The statistic's lattice laws for the triple, or None where it is not defined (x0 gives
+    probability 0 to an output that x1 or x1' can produce), carries no information, or takes at
+    most three values (then the two/three-category counts of :mod:`accountant.bounds.finite`
+    see as much)."""
+    M = R.matrix
+    r1, r1p, r0 = (M[i] / float(np.sum(M[i])) for i in (x1, x1p, x0))
+    S = r0 > 0
+    if np.any(~S & ((r1 > 0) | (r1p > 0))):
+        return None
+    g = (r1[S] - r1p[S]) / r0[S]
+    chi2 = float(np.sum(r0[S] * g * g))
+    if not (chi2 > 0) or np.unique(np.round(g / math.sqrt(chi2), 9)).size <= 3:
+        return None          # no information, or three values: the category counts are sufficient
+    sigma = math.sqrt(chi2)
+    spread = float(g.max() - g.min())
+    h = max(sigma / bins_per_sigma, 26 * math.sqrt(n) * sigma / (STAT_MAX_SIZE / 4),
+            spread / (STAT_MAX_SIZE / 4))
+    k = np.rint(g / h).astype(np.int64)
+    lo = int(k.min())
+    size = int(k.max()) - lo + 1
+    p = np.bincount(k - lo, weights=r0[S], minlength=size)
+    A = np.bincount(k - lo, weights=r1[S], minlength=size)
+    B = np.bincount(k - lo, weights=r1p[S], minlength=size)
+    rho = (M.shape[1] + 4) * _U
+    names = tuple(str(x) for x in R.inputs) if getattr(R, "inputs", None) is not None else tuple(
+        str(i) for i in range(M.shape[0]))
+    return LinearStatisticLaw(x1, x1p, x0, int(n), h, lo, p, A, B, rho, names)
+
+
+def statistic_triples(R, count: int = 2) -> list:
+    """The ``count`` triples (x1, x1', x0) with the largest chi-square
+    ``sum_y (R(y|x1) - R(y|x1'))^2 / R(y|x0)`` (the statistic's signal-to-noise ratio), among the
+    input pairs farthest apart in total variation and every x0."""
+    M = R.matrix / R.matrix.sum(axis=1, keepdims=True)
+    k = M.shape[0]
+    if k <= 256:
+        tv = np.abs(M[:, None, :] - M[None, :, :]).sum(axis=2)
+        np.fill_diagonal(tv, -1.0)
+        order = np.argsort(-tv, axis=None)[:16]
+        pairs = [tuple(int(v) for v in np.unravel_index(o, tv.shape)) for o in order]
+    else:
+        spread = M.max(axis=1) - M.min(axis=1)
+        first = int(np.argmax(spread))
+        d = np.abs(M - M[first]).sum(axis=1)
+        pairs = [(first, int(v)) for v in np.argsort(-d)[:8] if v != first]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.where(M > 0, 1.0 / M, np.inf)
+    scored = []
+    for x1, x1p in pairs:
+        d2 = (M[x1] - M[x1p]) ** 2
+        with np.errstate(invalid="ignore"):
+            chi = np.where(d2 > 0, inv * d2, 0.0).sum(axis=1)
+        chi = np.where(np.isfinite(chi), chi, -1.0)
+        for x0 in np.argsort(-chi)[:count]:
+            if chi[x0] > 0:
+                scored.append((float(chi[x0]), x1, x1p, int(x0)))
+    scored.sort(key=lambda s: -s[0])
+    out = []
+    for _, x1, x1p, x0 in scored:
+        if (x1, x1p, x0) not in out:
+            out.append((x1, x1p, x0))
+        if len(out) == count:
+            break
+    return out
+
+
+#: above this n the statistic's certified error (about n^1.5 u) leaves nothing: not searched
+STAT_MAX_N = 10 ** 8
+
+
+def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = None,
+                            rtol: float = 1e-5) -> tuple[float, str]:
+    """(certified lower eps_c, datasets) from the statistic over :func:`statistic_triples`;
+    (0.0, reason) where n is over :data:`STAT_MAX_N` or no triple certifies anything.
+    ``guess`` (a lower eps_c known already) starts the search and fixes the tilt."""
+    from accountant.engines.search import largest_eps_above
+
+    if n > STAT_MAX_N:
+        return 0.0, f"the linear statistic is not searched above n = {STAT_MAX_N:.0e}"
+    top = R.eps0 if math.isfinite(R.eps0) else 60.0
+    best, text = 0.0, "no triple of the linear statistic certifies delta above the target"
+    for x1, x1p, x0 in statistic_triples(R):
+        law = linear_statistic_law(R, x1, x1p, x0, n)
+        if law is None:
+            continue
+
+        def evaluate(eps: float, law=law):
+            v, slope = law.delta_and_slope(eps)
+            return v, v * (1 + 1e-6) + 1e-300, slope
+
+        g = guess if guess is not None and 0 < guess < top else None
+        lo, _ = largest_eps_above(evaluate, delta, top, rtol=rtol, guess=g)
+        if lo > best:
+            best, text = lo, law.datasets
+    return best, text
+
+
+def statistic_lower_delta(R, n: int, eps: float) -> tuple[float, str]:
+    """(certified lower delta at eps, datasets) from the statistic, 0.0 above :data:`STAT_MAX_N`."""
+    if n > STAT_MAX_N:
+        return 0.0, f"the linear statistic is not searched above n = {STAT_MAX_N:.0e}"
+    best, text = 0.0, "no triple"
+    for x1, x1p, x0 in statistic_triples(R):
+        law = linear_statistic_law(R, x1, x1p, x0, n)
+        if law is not None:
+            v = law.delta(eps)
+            if v > best:
+                best, text = v, law.datasets
+    return best, text
