@@ -1,8 +1,56 @@
-"""What Collision and CoCo share as mechanism objects: validated parameters,
-convenience accessors and the input check."""
+"""What Collision and CoCo share as mechanism objects: validated parameters, the reports the
+server receives, convenience accessors and the input check."""
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanisms.analysis.common import check_eps0, check_int
 from mechanisms.core.data import SparseVectors
+
+
+@dataclass(frozen=True)
+class HashedParams:
+    """Validated (d, s, eps0, t) of a hashed mechanism: d >= 1, 1 <= s <= d, eps0 finite in
+    (0, 700]; ``t`` is checked (or, for ``None``, chosen) by the subclass's ``_t``."""
+
+    d: int
+    s: int
+    eps0: float
+    t: int | None = None
+
+    def _t(self, s: int, eps0: float) -> int:  # pragma: no cover - every subclass has one
+        raise NotImplementedError
+
+    def __post_init__(self) -> None:
+        d = check_int("d", self.d, 1)
+        s = check_int("s", self.s, 1, d)
+        e = check_eps0(self.eps0)
+        t = self._t(s, e)
+        object.__setattr__(self, "d", d)
+        object.__setattr__(self, "s", s)
+        object.__setattr__(self, "eps0", e)
+        object.__setattr__(self, "t", t)
+
+    @property
+    def report_bits(self) -> int:
+        """Bits per report: 64 (hash seed) + ceil(log2 t) (output z)."""
+        return 64 + max(1, math.ceil(math.log2(self.t)))
+
+
+@dataclass(frozen=True)
+class HashedReports:
+    """What the server receives: per user the hash seed (uint64) and ``z in [0, t)``."""
+
+    seeds: np.ndarray  # (n,) uint64
+    z: np.ndarray  # (n,) int64
+    t: int = 0
+
+    @property
+    def n(self) -> int:
+        return int(self.z.shape[0])
 
 
 class HashedMechanism:
