@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechanisms.analysis.common import check_eps0, check_int
-from mechanisms.core.data import SparseVectors
+from mechanisms.core.data import Estimates, SparseVectors
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,10 @@ class HashedMechanism:
     name = ""
     PARAMS: type = object
     LABEL = ""
+    # the exact error formulas of :mod:`mechanisms.analysis`: (n, d, s, eps0, t) -> totals,
+    # and (n, s, eps0, t, item counts) -> per-coordinate variances
+    MSE = None
+    VARIANCES = None
 
     def __init__(self, d: int, s: int, eps0: float, t: int | None = None,
                  n_threads: int | None = None) -> None:
@@ -78,3 +82,22 @@ class HashedMechanism:
         if data.d != self.d or data.s != self.s:
             raise ValueError(f"data has (d, s) = ({data.d}, {data.s}); mechanism expects "
                              f"({self.d}, {self.s})")
+
+    def simulate(self, data: SparseVectors, rng) -> Estimates:
+        """``estimate(randomize(data, rng), data.n)``."""
+        return self.estimate(self.randomize(data, rng), data.n)
+
+    def analytic_mse(self, n: int, data: SparseVectors | None = None) -> dict:
+        """Exact MSEs (sum over coordinates) for ``n`` users; see :mod:`mechanisms.analysis`.
+
+        With ``data`` the per-coordinate variances are summed from its counts (the
+        total is the same for every dataset in ``X_s``).
+        """
+        if data is not None:
+            self._check_data(data)
+            counts = np.bincount(data.items.ravel(), minlength=2 * self.d)
+            tot = type(self).VARIANCES(data.n, self.s, self.eps0, self.t, counts).totals()
+        else:
+            tot = type(self).MSE(n, self.d, self.s, self.eps0, self.t)
+        return {"mse_mean": float(tot.mean), "mse_nonmissing": float(tot.nonmissing),
+                "mse_item": float(tot.item)}

@@ -212,6 +212,8 @@ class CoCo(HashedMechanism):
     name = "coco"
 
     PARAMS = CoCoParams
+    MSE = staticmethod(coco_mse)  # Lemma 3
+    VARIANCES = staticmethod(coco_variances_from_counts)
     LABEL = "CoCo"
 
 
@@ -285,21 +287,7 @@ class CoCo(HashedMechanism):
         item[0::2] = (nonmissing - mean) / 2
         return Estimates(item_freq=item, mean=mean, nonmissing=nonmissing)
 
-    def simulate(self, data: SparseVectors, rng: np.random.Generator) -> Estimates:
-        return self.estimate(self.randomize(data, rng), data.n)
-
     # ---- analysis
     def rates(self):
         """``CoCoRates(Pt, Pf, Po, P_ow)`` (Section 7.2, equation (7))."""
         return coco_rates(self.s, self.eps0, self.t)
-
-    def analytic_mse(self, n: int, data: SparseVectors | None = None) -> dict:
-        """Exact MSEs (Lemma 3 / :func:`mechanisms.analysis.coco_mse`) for ``n`` users."""
-        if data is not None:
-            self._check_data(data)
-            counts = np.bincount(data.items.ravel(), minlength=2 * self.d)
-            tot = coco_variances_from_counts(data.n, self.s, self.eps0, self.t, counts).totals()
-        else:
-            tot = coco_mse(n, self.d, self.s, self.eps0, self.t)
-        return {"mse_mean": float(tot.mean), "mse_nonmissing": float(tot.nonmissing),
-                "mse_item": float(tot.item)}

@@ -351,6 +351,8 @@ class Collision(HashedMechanism):
     name = "collision"
 
     PARAMS = CollisionParams
+    MSE = staticmethod(collision_mse)
+    VARIANCES = staticmethod(collision_variances_from_counts)
     LABEL = "Collision"
 
 
@@ -423,26 +425,7 @@ class Collision(HashedMechanism):
         return Estimates(item_freq=item, mean=item[1::2] - item[0::2],
                          nonmissing=item[1::2] + item[0::2])
 
-    def simulate(self, data: SparseVectors, rng: np.random.Generator) -> Estimates:
-        """``estimate(randomize(data, rng), data.n)``."""
-        return self.estimate(self.randomize(data, rng), data.n)
-
     # ---- analysis
     def rates(self) -> tuple[float, float, float]:
         """``(Pt, Pf, Po)`` (Section 7.1)."""
         return collision_rates(self.s, self.eps0, self.t)
-
-    def analytic_mse(self, n: int, data: SparseVectors | None = None) -> dict:
-        """Exact MSEs (sum over coordinates) for ``n`` users; see :mod:`mechanisms.analysis`.
-
-        With ``data`` the per-coordinate variances are summed from its counts (the
-        total is the same for every dataset in ``X_s``).
-        """
-        if data is not None:
-            self._check_data(data)
-            counts = np.bincount(data.items.ravel(), minlength=2 * self.d)
-            tot = collision_variances_from_counts(data.n, self.s, self.eps0, self.t, counts).totals()
-        else:
-            tot = collision_mse(n, self.d, self.s, self.eps0, self.t)
-        return {"mse_mean": float(tot.mean), "mse_nonmissing": float(tot.nonmissing),
-                "mse_item": float(tot.item)}
