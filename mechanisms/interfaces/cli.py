@@ -55,32 +55,29 @@ class _OneLineParser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _int_list(name: str, lo: int = 1, hi: int = L.MAX_SIM_CELLS):
-    def parse(text: str) -> list[int]:
+def _list(name: str, what: str, check):
+    """An argparse type: a comma-separated list of 1 to ``L.MAX_LIST`` values, each checked by
+    ``check(value)`` (a ``ValueError`` naming ``name`` becomes the usage error)."""
+    def parse(text: str) -> list:
         vals = [v for v in text.split(",") if v.strip() != ""]
         if not 1 <= len(vals) <= L.MAX_LIST:
             raise argparse.ArgumentTypeError(
-                f"{name} must be a comma-separated list of 1 to {L.MAX_LIST} integers, got {text!r}")
+                f"{name} must be a comma-separated list of 1 to {L.MAX_LIST} {what}, got {text!r}")
         try:
-            return [L.check_int(name, v, lo, hi) for v in vals]
+            return [check(v) for v in vals]
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
     return parse
+
+
+def _int_list(name: str, lo: int = 1, hi: int = L.MAX_SIM_CELLS):
+    return _list(name, "integers", lambda v: L.check_int(name, v, lo, hi))
 
 
 def _float_list(name: str, lo: float = 0.0, hi: float = L.EPS_MAX):
-    def parse(text: str) -> list[float]:
-        vals = [v for v in text.split(",") if v.strip() != ""]
-        if not 1 <= len(vals) <= L.MAX_LIST:
-            raise argparse.ArgumentTypeError(
-                f"{name} must be a comma-separated list of 1 to {L.MAX_LIST} numbers, got {text!r}")
-        try:
-            if name == "--eps0":  # the one eps0 range (accountant.limits.check_eps0)
-                return [L.check_eps0(v, name) for v in vals]
-            return [L.check_float(name, v, lo, hi, lo_open=True) for v in vals]
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-    return parse
+    if name == "--eps0":  # the one eps0 range (accountant.limits.check_eps0)
+        return _list(name, "numbers", lambda v: L.check_eps0(v, name))
+    return _list(name, "numbers", lambda v: L.check_float(name, v, lo, hi, lo_open=True))
 
 
 N_SIM = int_arg("--n", 1, L.MAX_SIM_USERS)
