@@ -146,11 +146,11 @@ def _shown(value) -> str:
 MAX_SHOWN = 40
 
 
-def check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
-    """``value`` as an int in ``[lo, hi]`` (integral floats such as 1e8 accepted)."""
-    msg = f"{int_range(name, lo, hi)}, got {_shown(value)}"
+def _read_number(value, msg: str, max_len: Optional[int] = None):
+    """``value`` with a string read as a float (at most ``max_len`` characters) and a bool
+    refused: what :func:`check_int` and :func:`check_float` accept, ``msg`` their error."""
     if isinstance(value, str):
-        if len(value) > 100:
+        if max_len is not None and len(value) > max_len:
             raise ValueError(msg)
         try:
             value = float(value.strip())
@@ -158,6 +158,13 @@ def check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
             raise ValueError(msg) from None
     if isinstance(value, bool):
         raise ValueError(msg)
+    return value
+
+
+def check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
+    """``value`` as an int in ``[lo, hi]`` (integral floats such as 1e8 accepted)."""
+    msg = f"{int_range(name, lo, hi)}, got {_shown(value)}"
+    value = _read_number(value, msg, max_len=100)
     if isinstance(value, float):
         if not (math.isfinite(value) and value.is_integer()):
             raise ValueError(msg)
@@ -175,13 +182,7 @@ def check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False
     """``value`` as a finite float in the interval (open ends as flagged)."""
     rng = f"{'(' if lo_open else '['}{_g(float(lo))}, {_g(float(hi))}{')' if hi_open else ']'}"
     msg = f"{name} must be a number in {rng}, got {_shown(value)}"
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            raise ValueError(msg) from None
-    if isinstance(value, bool):
-        raise ValueError(msg)
+    value = _read_number(value, msg)
     try:
         v = float(value)
     except (TypeError, ValueError, OverflowError):
