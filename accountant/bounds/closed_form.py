@@ -85,6 +85,11 @@ def validate_delta(delta) -> float:
     return x
 
 
+def validate_n_eps0_delta(n, eps0, delta) -> tuple[int, float, float]:
+    """(n, eps0, delta) checked as every bound of the registry takes them."""
+    return validate_n(n), validate_eps0(eps0), validate_delta(delta)
+
+
 def _validate_int(name: str, v) -> int:
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         raise ValueError(f"{name} must be an integer, got {v!r}")
@@ -171,9 +176,7 @@ def efmrtt19(n, eps0, delta) -> BoundResult:
         ``eps0`` with a "no amplification" reason (post-processing).
     """
     name = "efmrtt19"
-    n = validate_n(n)
-    eps0 = validate_eps0(eps0)
-    delta = validate_delta(delta)
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
     problems = []
     if eps0 > EFMRTT19_MAX_EPS0:
         problems.append(f"eps0={eps0:g} > 1/2")
@@ -242,7 +245,7 @@ def clone_closed(n, eps0, delta) -> BoundResult:
         ``name="clone_closed"``.
     """
     name = "clone_closed"
-    n, eps0, delta = validate_n(n), validate_eps0(eps0), validate_delta(delta)
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
     refused = _outside_condition(
         name, eps0, delta, clone_eps0_max(n, delta),
         "FMT21 Thm 3.1 needs eps0 <= log(n/(16 log(2/delta)))",
@@ -319,7 +322,7 @@ def stronger_clone_closed(n, eps0, delta, *, randomizer_in_errata_class: bool = 
         ``name="stronger_clone_closed"``.
     """
     name = "stronger_clone_closed"
-    n, eps0, delta = validate_n(n), validate_eps0(eps0), validate_delta(delta)
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
     refused = _outside_condition(
         name, eps0, delta, stronger_clone_eps0_max(n, delta),
         "FMT23 Thm 3.2 needs eps0 <= log(n/(8 log(2/delta)) - 1)",
