@@ -78,6 +78,14 @@ class HashedMechanism:
         p = self.params
         return f"{self.LABEL}(d={p.d}, s={p.s}, eps0={p.eps0}, t={p.t})"
 
+    @staticmethod
+    def _seeds(rng, n: int, seeds=None) -> np.ndarray:
+        """Each user's hash seed (uint64): drawn from ``rng``, or ``seeds`` broadcast to n (tests
+        use it to fix the hash)."""
+        if seeds is None:
+            return rng.integers(0, 2**64, size=n, dtype=np.uint64)
+        return np.broadcast_to(np.asarray(seeds, dtype=np.uint64), (n,)).copy()
+
     def _check_data(self, data: SparseVectors) -> None:
         if data.d != self.d or data.s != self.s:
             raise ValueError(f"data has (d, s) = ({data.d}, {data.s}); mechanism expects "

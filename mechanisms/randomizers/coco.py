@@ -244,10 +244,7 @@ class CoCo(HashedMechanism):
         """Algorithm 1 for every user (vectorised); ``seeds`` overrides the hash draw."""
         self._check_data(data)
         n = data.n
-        if seeds is None:
-            seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)
-        else:
-            seeds = np.broadcast_to(np.asarray(seeds, dtype=np.uint64), (n,)).copy()
+        seeds = self._seeds(rng, n, seeds)
         half = self.params.half
         z = np.empty(n, dtype=np.int64)
         B = self._block_rows()

@@ -388,10 +388,7 @@ class Collision(HashedMechanism):
         """
         self._check_data(data)
         n = data.n
-        if seeds is None:
-            seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)
-        else:
-            seeds = np.broadcast_to(np.asarray(seeds, dtype=np.uint64), (n,)).copy()
+        seeds = self._seeds(rng, n, seeds)
         z = np.empty(n, dtype=np.int64)
         B = self._block_rows()
         for a in range(0, n, B):
