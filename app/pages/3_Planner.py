@@ -40,15 +40,8 @@ n = int(
 d = int(sb.number_input("d (coordinates)", min_value=1, max_value=10**7, value=128, key="d"))
 s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8, key="s"))
 s_ok = common.check(s <= d, f"s must satisfy 1 <= s <= d = {d}, got s = {s}", where=sb)
-estimate = sb.radio(
-    "estimate",
-    ["mean", "frequency"],
-    key="estimate",
-    format_func=lambda e: {
-        "mean": "mean of the values",
-        "frequency": "frequency of the keys (non-missing)",
-    }[e],
-)
+ESTIMATES = {"mean": "mean of the values", "frequency": "frequency of the keys (non-missing)"}
+estimate = sb.radio("estimate", list(ESTIMATES), key="estimate", format_func=ESTIMATES.get)
 mechs = tuple(
     sb.multiselect(
         "mechanisms",
@@ -99,14 +92,12 @@ cap = (
     if use_cap
     else None
 )
+BOUNDS = {"proved": "proved bound (exact privacy blanket)", "paper": "paper's Theorem 5 (not proved)"}
 bound = sb.radio(
     "guarantee from",
-    ["proved", "paper"],
+    list(BOUNDS),
     key="bound",
-    format_func=lambda b: {
-        "proved": "proved bound (exact privacy blanket)",
-        "paper": "paper's Theorem 5 (not proved)",
-    }[b],
+    format_func=BOUNDS.get,
     help="Theorem 5 gives larger eps0 but is not a proved bound (docs/proved.md, Findings); "
     "rounds are always planned on the proved composition",
 )

@@ -281,14 +281,8 @@ def olh_perturb(values, k: int, eps0: float, rng: np.random.Generator, g: Option
 
     Parameters
     ----------
-    values : array_like of int
-        The users' values in ``[0, k)``.
-    k : int
-        Domain size (>= 2).
-    eps0 : float
-        Local budget (> 0).
-    rng : numpy.random.Generator
-        The only source of randomness.
+    values, k, eps0, rng :
+        As :func:`oue_perturb`.
     g : int, optional
         Hash range (default ``round(e^eps0) + 1``).
 
