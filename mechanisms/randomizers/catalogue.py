@@ -11,6 +11,14 @@ Li, Jha, USENIX Security 2017).  :data:`CATALOGUE` maps the command-line names t
 The sizes are capped so that a matrix stays within :data:`accountant.core.finite.MAX_CELLS`:
 unary encodings have 2^k outputs (k <= 16), local hashing g^k * g outputs, subset selection
 C(k, size) outputs; a builder refuses a larger one with the limit in the message.
+
+Every member is a *support* oracle: a report y supports a set of values (k-RR: its value;
+Hadamard response: the values owning y; subset selection: the subset; unary encoding: the
+bits set; local hashing: the values the reported hash sends to the reported bucket).  The
+count estimate ``(C_j - n q) / (p - q)``, with ``C_j`` the reports supporting j, is unbiased,
+where ``p = P[y supports x | x]`` and ``q = P[y supports j | x != j]`` (the same for every
+j != x here): :func:`support_rates` gives (p, q) in closed form, :func:`support_matrix` the
+supports, and :func:`mechanisms.frequency_mse` the exact variance of the estimates.
 """
 from __future__ import annotations
 
@@ -21,6 +29,7 @@ from typing import Optional
 import numpy as np
 
 from accountant.core.finite import MAX_CELLS, FiniteRandomizer
+from mechanisms.randomizers.frequency_oracles import frequency_mse
 
 
 def _eps0(eps0) -> float:
@@ -221,3 +230,74 @@ def catalogue_randomizer(name: str, k: int, eps0: float, **kw) -> FiniteRandomiz
     if unknown:
         raise ValueError(f"{name} takes no parameter {', '.join(sorted(unknown))}")
     return build(k, eps0, **{a: v for a, v in kw.items() if v is not None})
+
+
+def subset_size(k: int, eps0: float, size: Optional[int] = None) -> int:
+    """Subset selection's subset size: ``size``, or the default ceil(k / (e^eps0 + 1))."""
+    return max(1, math.ceil(k / (math.exp(eps0) + 1.0))) if size is None else int(size)
+
+
+def support_rates(name: str, k: int, eps0: float, **kw) -> tuple[float, float]:
+    """``(p, q)`` of the catalogue member ``name`` (module docstring), in closed form; E = e^eps0.
+
+    k-RR: E / (E + k - 1), 1 / (E + k - 1).  Hadamard response: E / (E + 1), 1/2 (two rows of
+    the Hadamard matrix other than the first share K/4 of their +1 entries).  Subset
+    selection with size w: p = C(k-1, w-1) E / z, q = (C(k-2, w-2) E + C(k-2, w-1)) / z with
+    z = C(k-1, w-1) E + C(k-1, w).  Unary encoding: its (p, q) (symmetric: p = e^(eps0/2) /
+    (e^(eps0/2) + 1), q = 1 - p; OUE: 1/2, 1/(E + 1)).  Local hashing with g buckets and a
+    uniformly random hash: E / (E + g - 1), 1/g.
+
+    Examples
+    --------
+    >>> from mechanisms.randomizers.catalogue import support_rates
+    >>> p, q = support_rates("hadamard-response", 7, 1.0)
+    >>> print(f"{p:.6f}", q)
+    0.731059 0.5
+    """
+    if name not in CATALOGUE:
+        raise ValueError(f"randomizer must be one of {', '.join(sorted(CATALOGUE))}, got {name!r}")
+    k, e = _k(k), _eps0(eps0)
+    E = math.exp(e)
+    if name == "krr":
+        return E / (E + k - 1), 1.0 / (E + k - 1)
+    if name == "hadamard-response":
+        return E / (E + 1.0), 0.5
+    if name == "subset-selection":
+        w = subset_size(k, e, kw.get("size"))
+        z = math.comb(k - 1, w - 1) * E + math.comb(k - 1, w)
+        return math.comb(k - 1, w - 1) * E / z, (math.comb(k - 2, w - 2) * E + math.comb(k - 2, w - 1)) / z
+    if name in ("symmetric-unary-encoding", "rappor"):
+        p = math.exp(e / 2) / (math.exp(e / 2) + 1.0)
+        return p, 1.0 - p
+    if name == "oue":
+        return 0.5, 1.0 / (E + 1.0)
+    g = kw.get("g") or int(round(E)) + 1                               # local hashing
+    return E / (E + g - 1), 1.0 / g
+
+
+def support_matrix(name: str, k: int, eps0: float, **kw) -> np.ndarray:
+    """``S[y, j]``: whether output y (a column of the member's matrix, in its order) supports
+    value j; outputs x k booleans."""
+    R = catalogue_randomizer(name, k, eps0, **kw)
+    k, E = R.k, math.exp(eps0)
+    if name == "krr":
+        return np.eye(k, dtype=bool)
+    if name == "hadamard-response":
+        return (_hadamard(R.outputs_count)[1:k + 1] > 0).T
+    if name == "subset-selection":
+        w = subset_size(k, eps0, kw.get("size"))
+        S = np.zeros((R.outputs_count, k), dtype=bool)
+        for y, sub in enumerate(itertools.combinations(range(k), w)):
+            S[y, list(sub)] = True
+        return S
+    if name in ("symmetric-unary-encoding", "rappor", "oue"):
+        return _bits(k)
+    g = kw.get("g") or int(round(E)) + 1                               # local hashing
+    H = np.array(list(itertools.product(range(g), repeat=k)), dtype=np.int64)   # hashes x k
+    return (H[:, None, :] == np.arange(g)[None, :, None]).reshape(-1, k)
+
+
+def catalogue_mse(name: str, n: int, k: int, eps0: float, **kw) -> float:
+    """Exact summed MSE of the member's frequency estimates for n users, each holding one of
+    the k values (:func:`mechanisms.frequency_mse` at :func:`support_rates`)."""
+    return frequency_mse(n, k, *support_rates(name, k, eps0, **kw))
