@@ -238,8 +238,10 @@ def _add_plan_parser(sub) -> None:
                     help="what the error is measured on: 'mean' (default, the mean vector) or "
                          "'frequency' (item frequencies)")
     pl.add_argument("--mechanisms", type=_mechanism_list, default=None,
-                    help="comma-separated subset of collision,coco,olh,oue (default collision,coco, "
-                         "and olh,oue too with --estimate frequency --s 1 in one round)")
+                    help="comma-separated subset of collision,coco,olh,oue,krr and the catalogue "
+                         "hadamard-response,subset-selection,rappor,blh (default collision,coco, and "
+                         "olh,oue too with --estimate frequency --s 1 in one round; krr and the "
+                         "catalogue, planned as matrices, when named)")
     g = pl.add_mutually_exclusive_group()
     g.add_argument("--rounds", type=int_arg("--rounds", 1, MAX_ROUNDS), default=None,
                    help="T identical rounds; the target is for their composition")
@@ -251,10 +253,12 @@ def _add_plan_parser(sub) -> None:
 
 
 def _mechanism_list(text: str) -> tuple:
+    from mechanisms.planning.plan import MECHANISMS
+
     vals = tuple(v.strip() for v in text.split(",") if v.strip())
-    if not vals or any(v not in ("collision", "coco", "olh", "oue") for v in vals):
+    if not vals or any(v not in MECHANISMS for v in vals):
         raise argparse.ArgumentTypeError(
-            f"--mechanisms must be a comma-separated subset of collision,coco,olh,oue, got {text!r}")
+            f"--mechanisms must be a comma-separated subset of {','.join(MECHANISMS)}, got {text!r}")
     return tuple(dict.fromkeys(vals))
 
 
@@ -271,8 +275,10 @@ def _run_plan(args) -> int:
         raise ValueError("--schedule gives the users of each round; do not give --n with it")
     if args.s > args.d:
         raise ValueError(f"--s must be an integer in [1, --d = {args.d}], got {args.s}")
-    oracles = [m for m in (args.mechanisms or ()) if m in ("olh", "oue")]
-    if oracles:  # OLH / OUE: one value of [d] per user, frequencies, one round
+    from mechanisms.planning.plan import ORACLES
+
+    oracles = [m for m in (args.mechanisms or ()) if m in ORACLES]
+    if oracles:  # OLH, OUE, k-RR, the catalogue: one value of [d] per user, frequencies, one round
         what = ",".join(oracles)
         if args.estimate != "frequency":
             raise ValueError(f"--mechanisms {what} estimate frequencies only: add --estimate frequency")

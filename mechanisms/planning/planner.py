@@ -19,6 +19,7 @@ from mechanisms.planning.plan import (
     ORACLES,
     Candidate,
     InfeasiblePlan,
+    NO_SIZE,
     Plan,
     fmt_down,
     fmt_g,
@@ -476,8 +477,11 @@ def _plan_at(req: Request, best: Candidate, nn: int, prog: _Progress) -> Candida
 
 # --------------------------------------------------------------------------- text
 def _size(c: Candidate) -> str:
-    """``t = 525, `` / ``g = 8, `` / nothing (OUE)."""
-    return "" if c.mechanism == "oue" else f"{'g' if c.mechanism == 'olh' else 't'} = {c.t}, "
+    """``t = 525, `` / ``g = 8, `` / ``size = 3, `` / nothing (OUE, k-RR, ...)."""
+    if c.mechanism in NO_SIZE:
+        return ""
+    name = {"olh": "g", "subset-selection": "size"}.get(c.mechanism, "t")
+    return f"{name} = {c.t}, "
 
 
 def render_plan(p: Plan) -> str:

@@ -237,6 +237,11 @@ def subset_size(k: int, eps0: float, size: Optional[int] = None) -> int:
     return max(1, math.ceil(k / (math.exp(eps0) + 1.0))) if size is None else int(size)
 
 
+def _comb(a: int, b: int) -> int:
+    """C(a, b), 0 outside 0 <= b <= a."""
+    return math.comb(a, b) if 0 <= b <= a else 0
+
+
 def support_rates(name: str, k: int, eps0: float, **kw) -> tuple[float, float]:
     """``(p, q)`` of the catalogue member ``name`` (module docstring), in closed form; E = e^eps0.
 
@@ -264,8 +269,8 @@ def support_rates(name: str, k: int, eps0: float, **kw) -> tuple[float, float]:
         return E / (E + 1.0), 0.5
     if name == "subset-selection":
         w = subset_size(k, e, kw.get("size"))
-        z = math.comb(k - 1, w - 1) * E + math.comb(k - 1, w)
-        return math.comb(k - 1, w - 1) * E / z, (math.comb(k - 2, w - 2) * E + math.comb(k - 2, w - 1)) / z
+        z = _comb(k - 1, w - 1) * E + _comb(k - 1, w)
+        return _comb(k - 1, w - 1) * E / z, (_comb(k - 2, w - 2) * E + _comb(k - 2, w - 1)) / z
     if name in ("symmetric-unary-encoding", "rappor"):
         p = math.exp(e / 2) / (math.exp(e / 2) + 1.0)
         return p, 1.0 - p

@@ -20,6 +20,8 @@ MEMBERS = [
     ("hadamard-response", 8, 0.7, {}),
     ("subset-selection", 6, 0.4, {}),
     ("subset-selection", 7, 1.0, {"size": 3}),
+    ("subset-selection", 5, 2.0, {"size": 1}),
+    ("subset-selection", 5, 0.5, {"size": 4}),
     ("rappor", 4, 1.1, {}),
     ("symmetric-unary-encoding", 3, 2.5, {}),
     ("oue", 4, 1.1, {}),
@@ -54,7 +56,7 @@ def test_rates_agree_with_the_named_frequency_oracles():
     assert support_rates("krr", 5, 1.0) == pytest.approx((E / (E + 4), 1 / (E + 4)), rel=1e-15)
 
 
-@pytest.mark.parametrize("name,k,eps0,kw", MEMBERS[:6] + MEMBERS[8:])
+@pytest.mark.parametrize("name,k,eps0,kw", MEMBERS[:8] + MEMBERS[10:])
 def test_exact_mse_against_monte_carlo(name, k, eps0, kw):
     """Fixed seed; the formula within 4.5 standard errors of the mean of 4000 runs (the
     summed squared error of one run has a spread of about its mean, so the test resolves
