@@ -29,7 +29,7 @@ from typing import Optional
 import numpy as np
 
 from accountant.core.finite import MAX_CELLS, FiniteRandomizer
-from mechanisms.randomizers.frequency_oracles import frequency_mse
+from mechanisms.randomizers.frequency_oracles import frequency_mse, olh_rates, oue_rates
 
 
 def _eps0(eps0) -> float:
@@ -160,9 +160,7 @@ def symmetric_unary_encoding(k: int, eps0: float) -> FiniteRandomizer:
     >>> print(round(symmetric_unary_encoding(3, 2.0).eps0, 9))
     2.0
     """
-    e = _eps0(eps0)
-    p = math.exp(e / 2) / (math.exp(e / 2) + 1.0)
-    return unary_encoding(k, p, 1.0 - p, label="symmetric-unary-encoding")
+    return unary_encoding(k, *support_rates("rappor", k, eps0), label="symmetric-unary-encoding")
 
 
 def optimized_unary_encoding(k: int, eps0: float) -> FiniteRandomizer:
@@ -174,8 +172,7 @@ def optimized_unary_encoding(k: int, eps0: float) -> FiniteRandomizer:
     >>> print(round(optimized_unary_encoding(3, 1.0).eps0, 9))
     1.0
     """
-    e = _eps0(eps0)
-    return unary_encoding(k, 0.5, 1.0 / (math.exp(e) + 1.0), label="oue")
+    return unary_encoding(k, *support_rates("oue", k, eps0), label="oue")
 
 
 def local_hashing(k: int, eps0: float, g: Optional[int] = None) -> FiniteRandomizer:
@@ -275,9 +272,8 @@ def support_rates(name: str, k: int, eps0: float, **kw) -> tuple[float, float]:
         p = math.exp(e / 2) / (math.exp(e / 2) + 1.0)
         return p, 1.0 - p
     if name == "oue":
-        return 0.5, 1.0 / (E + 1.0)
-    g = kw.get("g") or int(round(E)) + 1                               # local hashing
-    return E / (E + g - 1), 1.0 / g
+        return oue_rates(e)
+    return olh_rates(e, kw.get("g"))                                   # local hashing
 
 
 def support_matrix(name: str, k: int, eps0: float, **kw) -> np.ndarray:

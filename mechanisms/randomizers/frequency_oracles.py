@@ -99,8 +99,7 @@ def olh_rates(eps0: float, g: Optional[int] = None) -> tuple[float, float]:
 
     References
     ----------
-    Wang, Blocki, Li, Jha, "Locally differentially private protocols for frequency
-    estimation", USENIX Security 2017 (OLH).
+    As :func:`oue_rates` (OLH).
 
     Examples
     --------
