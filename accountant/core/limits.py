@@ -137,6 +137,20 @@ def int_range(name: str, lo: int, hi: Optional[int] = None) -> str:
         f"{name} must be an integer >= {_g(lo)}"
 
 
+def int_span(lo: int, hi: Optional[int] = None) -> str:
+    """``>= lo`` or ``in [lo, hi]``, as the exact-integer checks of the bib protocol and of the
+    mechanisms' analysis word it (no 1e6 shorthand: they name the bound digit for digit)."""
+    return f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+
+
+def int_in_span(name: str, v: int, lo: int, hi: Optional[int] = None) -> int:
+    """``v`` (an int) when ``lo <= v <= hi`` (hi None: no upper end), else a ``ValueError``
+    naming ``name`` and the span."""
+    if v < lo or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be an integer {int_span(lo, hi)}, got {v}")
+    return v
+
+
 def _shown(value) -> str:
     """repr of a rejected value, cut to MAX_SHOWN characters (a 400-digit number stays one line)."""
     r = repr(value)

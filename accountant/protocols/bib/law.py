@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 import numpy as np
-from accountant.core.limits import MAX_BIB_BALLS, MAX_N, check_count
+from accountant.core.limits import MAX_BIB_BALLS, MAX_N, check_count, int_in_span
 from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf_range, half_tail_ratio
 from accountant.engines.search import smallest_true
 
@@ -26,11 +26,7 @@ def checked_int(name: str, v, lo: int, hi: Optional[int] = None) -> int:
             v = int(v)
         else:
             raise ValueError(f"{name} must be an integer, got {v!r}")
-    v = int(v)
-    if v < lo or (hi is not None and v > hi):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be an integer {rng}, got {v}")
-    return v
+    return int_in_span(name, int(v), lo, hi)
 
 
 def checked_number(name: str, v, lo: float, hi: float, lo_open=False, hi_open=False) -> float:
