@@ -374,13 +374,15 @@ def certify(c: Candidate, req: Request) -> Candidate:
     if req.bound != "proved":
         return c
     if req.rounds == 1:
-        params = params_of(c.mechanism, c.eps0, req.s, c.t, req.d)
         ok = (
             c.eps_c is not None
             and c.eps_c <= req.target
             and (
                 c.eps0 <= req.target
-                or proved_meets(params, req.release[0], req.target, req.delta) is not None
+                or proved_meets(
+                    params_of(c.mechanism, c.eps0, req.s, c.t, req.d),
+                    req.release[0], req.target, req.delta,
+                ) is not None
             )
         )
     else:

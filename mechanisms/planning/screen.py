@@ -30,6 +30,7 @@ from mechanisms.planning.finite import (
     catalogue_t,
     check_finite_size,
     finite_eps0,
+    finite_fits,
     finite_member,
 )
 _ESTIMATOR_FIELD = {"mean": "mean", "frequency": "nonmissing"}
@@ -373,7 +374,10 @@ def evaluate(
         else:
             e0 = local_epsilon(n, target_eps, delta, mechanism, k=d, rtol=rtol, eps0_max=eps0_max,
                                guess=guess, g=g)
-        res = proved_params_epsilon(params_of(mechanism, e0, s, g or 0, d), n, delta, 1e-7)
+        if not finite_fits(mechanism, d, e0):  # eps0 = target (post-processing), no matrix
+            res = None
+        else:
+            res = proved_params_epsilon(params_of(mechanism, e0, s, g or 0, d), n, delta, 1e-7)
         eps_c, name = _reported(res, e0)
         return make_candidate(mechanism, g or 0, n, d, s, e0, eps_c, estimate, source, name, True)
     make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism

@@ -82,3 +82,15 @@ def test_cli_json_names_the_catalogue_member(capsys):
     d = json.loads(capsys.readouterr().out)
     assert rc == 0 and d["mechanism"] == "krr" and d["randomizer"] == "k-RR"
     assert d["epsilon"] <= 1.0 and d["report_bits"] == 2
+
+
+def test_subset_selection_where_its_matrix_is_too_large_falls_back_to_post_processing():
+    # d = 40, n = 2000, target 0.3: below eps0 ~ 3.6 the subsets are large (C(40, 18) outputs
+    # at eps0 = 0.3), beyond the matrix limit; the plan stays at eps0 = target, where local
+    # DP alone gives the guarantee, and says so (it was an error before)
+    p = plan(0.3, DELTA, 2000, 40, 1, "frequency", mechanisms=("subset-selection",),
+             sensitivity=False)
+    r = p.recommendation
+    assert r.eps0 == pytest.approx(0.3, rel=1e-4) and r.eps0 <= 0.3
+    assert r.eps_c == r.eps0 and r.bound == "post-processing" and r.t == 18
+    assert r.mse == pytest.approx(catalogue_mse("subset-selection", 2000, 40, r.eps0), rel=1e-12)
