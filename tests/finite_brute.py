@@ -8,20 +8,29 @@ import math
 import numpy as np
 
 
-def shuffled_law(R: np.ndarray, inputs) -> dict:
-    """Exact law of the output histogram of users with these inputs (dynamic programming)."""
-    law = {(0,) * R.shape[1]: 1.0}
-    for x in inputs:
+def histogram_law(rows, one=1.0) -> dict:
+    """Exact law of the histogram of independent reports, report i drawn from ``rows[i]`` (a
+    probability vector; any number type, e.g. mpmath's with ``one = mpf(1)``), by dynamic
+    programming over the users."""
+    K = len(rows[0])
+    law = {(0,) * K: one}
+    for row in rows:
         nxt = {}
         for h, p in law.items():
-            for y in range(R.shape[1]):
-                if R[x, y] > 0:
-                    g = list(h)
-                    g[y] += 1
-                    g = tuple(g)
-                    nxt[g] = nxt.get(g, 0.0) + p * R[x, y]
+            for y in range(K):
+                if row[y] == 0:
+                    continue
+                g = list(h)
+                g[y] += 1
+                g = tuple(g)
+                nxt[g] = nxt.get(g, 0.0) + p * row[y]
         law = nxt
     return law
+
+
+def shuffled_law(R: np.ndarray, inputs) -> dict:
+    """Exact law of the output histogram of users with these inputs (rows of R)."""
+    return histogram_law([R[x] for x in inputs])
 
 
 def brute_delta(R: np.ndarray, n: int, eps: float) -> float:

@@ -117,18 +117,8 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     >>> ShuffleAccountant(make_params("krr", e0, k=4), 100_000).get_epsilon(1e-6) <= 0.5
     True
     """
-    n = validate_n(n)
-    delta = validate_delta(delta)
-    epsilon = _check_target(epsilon)
-    if not (isinstance(eps0_max, (int, float)) and 0.0 < eps0_max <= EPS0_MAX):
-        raise ValueError(f"eps0_max must be a number in (0, {EPS0_MAX:g}], got {eps0_max!r}")
-    if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
-        raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
-    make_params(mechanism, 1.0, s=s, t=t, k=k, g=g, hash_model=hash_model)  # validates mechanism / s / t / k / g early
-    if bound != "proved":
-        bound = bounds.resolve_name(bound)
-        if bounds.REGISTRY[bound].kind == "lower":
-            raise ValueError(f"bound must be 'proved' or an upper bound name, got {bound!r}")
+    n, epsilon, delta, bound = _check_inverse(n, epsilon, delta, mechanism, s, t, rtol, eps0_max,
+                                              bound, k, g, hash_model)
     inner_rtol = min(rtol, 1e-7)
     if hash_model == "random":
         rtol = max(rtol, RANDOM_HASH_RTOL)
@@ -159,25 +149,51 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     if best is None:  # pragma: no cover - eps_c(lo) <= lo <= epsilon
         raise ArithmeticError("inverse: eps0 = epsilon was not feasible")
     if t is None and mechanism in ("collision", "coco") and best < eps0_max:
-        step = 1 if mechanism == "collision" else 2
-        tt = make_params(mechanism, best, s=s).t + step
-        for _ in range(T_WALK_MAX):
-            iv = rule_interval(mechanism, s, tt)
-            tt += step
-            if iv is None:
-                continue
-            a, b = max(iv[0], best), min(iv[1], eps0_max)
-            if a >= eps0_max:
-                break
-            if b <= a:
-                continue
-            if eps_c(a) > epsilon:
-                continue
-            cand = largest_parameter_below(eps_c, epsilon, a, b, rtol=rtol)
-            if cand is not None and cand > best:
-                best = cand
+        best = _walk_t_rule(eps_c, epsilon, mechanism, s, best, eps0_max, rtol)
     if eps_c(best) > epsilon:  # pragma: no cover - every candidate was verified
         raise ArithmeticError("inverse failed its final check")
+    return best
+
+
+def _check_inverse(n, epsilon, delta, mechanism, s, t, rtol, eps0_max, bound, k, g, hash_model):
+    """(n, epsilon, delta, bound) of :func:`local_epsilon` checked (each bad one a
+    ``ValueError`` naming it) before any work; ``bound`` resolved to its registry name."""
+    n = validate_n(n)
+    delta = validate_delta(delta)
+    epsilon = _check_target(epsilon)
+    if not (isinstance(eps0_max, (int, float)) and 0.0 < eps0_max <= EPS0_MAX):
+        raise ValueError(f"eps0_max must be a number in (0, {EPS0_MAX:g}], got {eps0_max!r}")
+    if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
+        raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+    make_params(mechanism, 1.0, s=s, t=t, k=k, g=g, hash_model=hash_model)  # validates mechanism / s / t / k / g early
+    if bound != "proved":
+        bound = bounds.resolve_name(bound)
+        if bounds.REGISTRY[bound].kind == "lower":
+            raise ValueError(f"bound must be 'proved' or an upper bound name, got {bound!r}")
+    return n, epsilon, delta, bound
+
+
+def _walk_t_rule(eps_c, epsilon: float, mechanism: str, s, best: float, eps0_max: float,
+                 rtol: float) -> float:
+    """Under the default t rule eps_c is a saw-tooth in eps0: the largest verified eps0 over
+    the eps0 intervals of the next ``T_WALK_MAX`` values of t beyond ``best``."""
+    step = 1 if mechanism == "collision" else 2
+    tt = make_params(mechanism, best, s=s).t + step
+    for _ in range(T_WALK_MAX):
+        iv = rule_interval(mechanism, s, tt)
+        tt += step
+        if iv is None:
+            continue
+        a, b = max(iv[0], best), min(iv[1], eps0_max)
+        if a >= eps0_max:
+            break
+        if b <= a:
+            continue
+        if eps_c(a) > epsilon:
+            continue
+        cand = largest_parameter_below(eps_c, epsilon, a, b, rtol=rtol)
+        if cand is not None and cand > best:
+            best = cand
     return best
 
 

@@ -340,15 +340,13 @@ class ShuffleAccountant:
         ----------
         epsilon : float
             Central epsilon, >= 0.
-        lower : bool
-            Also compute the certified lower bound on delta.
-        paper : bool
-            Also compute the paper's Theorem 5 value.
+        lower, paper : bool
+            As :meth:`epsilon_result` (the lower bound is one on delta).
 
         Returns
         -------
         DeltaReport
-            The proved upper bound, the lower bound and the paper's value, each named.
+            As :meth:`epsilon_result`'s report, for delta.
 
         Examples
         --------

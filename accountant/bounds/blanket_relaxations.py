@@ -74,6 +74,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from accountant.bounds.closed_form import (
+    validate_n_eps0_delta,
     NO_AMPLIFICATION,
     validate_delta,
     validate_eps0,
@@ -476,9 +477,7 @@ def blanket_hoeffding_generic(n, eps0, delta) -> BoundResult:
     ``eps0 > 0``, ``0 < delta < 1``; when no ``eps < eps0`` is certified ``eps0`` is
     reported (no amplification).
     """
-    n = validate_n(n)
-    eps0 = validate_eps0(eps0)
-    delta = validate_delta(delta)
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
     return blanket_epsilon(n, delta, math.exp(-eps0), eps0, method="hoeffding",
                            range_l=lambda e: generic_ldp_rv(eps0, e).range_l,
                            name="blanket_hoeffding_generic")
@@ -493,9 +492,7 @@ def blanket_bennett_generic(n, eps0, delta) -> BoundResult:
     ``alpha = c/b_+^2``, ``beta = (e^eps - 1) b_+/c``.  Valid for every ``n >= 1``,
     ``eps0 > 0``, ``0 < delta < 1``; ``eps0`` reported when not amplified.
     """
-    n = validate_n(n)
-    eps0 = validate_eps0(eps0)
-    delta = validate_delta(delta)
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
     return blanket_epsilon(n, delta, math.exp(-eps0), eps0, method="bennett",
                            max_l=lambda e: generic_ldp_rv(eps0, e).max_l,
                            second_moment_l=lambda e: generic_ldp_rv(eps0, e).second_moment_l,
@@ -509,9 +506,7 @@ def blanket_hoeffding(n, eps0, delta, s, t) -> BoundResult:
     (worst case over pairs of inputs and hash functions, :func:`collision_rv`).  Valid for
     every ``n >= 1``, ``eps0 > 0``, ``0 < delta < 1``, integers ``1 <= s < t``.
     """
-    n = validate_n(n)
-    eps0 = validate_eps0(eps0)
-    delta = validate_delta(delta)
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
     s, t = validate_s_t(s, t)
     return blanket_epsilon(n, delta, collision_gamma(eps0, s, t), eps0, method="hoeffding",
                            range_l=lambda e: collision_rv(eps0, e, s, t).range_l,
@@ -526,9 +521,7 @@ def blanket_bennett(n, eps0, delta, s, t) -> BoundResult:
     ``j_0 = max(0, 2s - t)``).  Valid for every ``n >= 1``, ``eps0 > 0``,
     ``0 < delta < 1``, integers ``1 <= s < t``.
     """
-    n = validate_n(n)
-    eps0 = validate_eps0(eps0)
-    delta = validate_delta(delta)
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
     s, t = validate_s_t(s, t)
     return blanket_epsilon(n, delta, collision_gamma(eps0, s, t), eps0, method="bennett",
                            max_l=lambda e: collision_rv(eps0, e, s, t).max_l,

@@ -85,6 +85,11 @@ def validate_delta(delta) -> float:
     return x
 
 
+def validate_n_eps0_delta(n, eps0, delta) -> tuple[int, float, float]:
+    """(n, eps0, delta) checked as every bound of the registry takes them."""
+    return validate_n(n), validate_eps0(eps0), validate_delta(delta)
+
+
 def _validate_int(name: str, v) -> int:
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         raise ValueError(f"{name} must be an integer, got {v!r}")
@@ -117,6 +122,19 @@ def _finish(name: str, value: float, eps0: float, delta: float,
                            reason=NO_AMPLIFICATION, delta=delta, achieved_delta=0.0)
     return BoundResult(name=name, epsilon=value, applicable=True, reason=reason,
                        delta=delta, achieved_delta=delta)
+
+
+def _outside_condition(name: str, eps0: float, delta: float, cap: Optional[float],
+                       condition: str, quantity: str, q: float) -> Optional[BoundResult]:
+    """Not applicable when eps0 is above the theorem's cap (``cap`` None: ``q``, the quantity
+    under the logarithm, is <= 1 and no eps0 > 0 qualifies); None when the condition holds."""
+    if cap is None:
+        return BoundResult.not_applicable(
+            name, f"{condition}; here {quantity} = {q:.4g} <= 1, so no eps0 > 0 qualifies", delta
+        )
+    if eps0 > cap:
+        return BoundResult.not_applicable(name, f"{condition} = {cap:.6g}; eps0 = {eps0:g}", delta)
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -158,9 +176,7 @@ def efmrtt19(n, eps0, delta) -> BoundResult:
         ``eps0`` with a "no amplification" reason (post-processing).
     """
     name = "efmrtt19"
-    n = validate_n(n)
-    eps0 = validate_eps0(eps0)
-    delta = validate_delta(delta)
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
     problems = []
     if eps0 > EFMRTT19_MAX_EPS0:
         problems.append(f"eps0={eps0:g} > 1/2")
@@ -229,25 +245,14 @@ def clone_closed(n, eps0, delta) -> BoundResult:
         ``name="clone_closed"``.
     """
     name = "clone_closed"
-    n = validate_n(n)
-    eps0 = validate_eps0(eps0)
-    delta = validate_delta(delta)
-    cap = clone_eps0_max(n, delta)
-    if cap is None:
-        return BoundResult.not_applicable(
-            name,
-            f"FMT21 Thm 3.1 needs eps0 <= log(n/(16 log(2/delta))); here "
-            f"n/(16 log(2/delta)) = {n / (16 * math.log(2 / delta)):.4g} <= 1, so no eps0 > 0 "
-            "qualifies",
-            delta,
-        )
-    if eps0 > cap:
-        return BoundResult.not_applicable(
-            name,
-            f"FMT21 Thm 3.1 needs eps0 <= log(n/(16 log(2/delta))) = {cap:.6g}; "
-            f"eps0 = {eps0:g}",
-            delta,
-        )
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
+    refused = _outside_condition(
+        name, eps0, delta, clone_eps0_max(n, delta),
+        "FMT21 Thm 3.1 needs eps0 <= log(n/(16 log(2/delta)))",
+        "n/(16 log(2/delta))", n / (16 * math.log(2 / delta)),
+    )
+    if refused is not None:
+        return refused
     e = math.exp(eps0)
     inner = 8.0 * math.sqrt(e * math.log(4.0 / delta) / n) + 8.0 * e / n
     value = math.log1p(math.tanh(eps0 / 2.0) * inner)  # (e^x-1)/(e^x+1) = tanh(x/2)
@@ -317,25 +322,14 @@ def stronger_clone_closed(n, eps0, delta, *, randomizer_in_errata_class: bool = 
         ``name="stronger_clone_closed"``.
     """
     name = "stronger_clone_closed"
-    n = validate_n(n)
-    eps0 = validate_eps0(eps0)
-    delta = validate_delta(delta)
-    cap = stronger_clone_eps0_max(n, delta)
-    if cap is None:
-        return BoundResult.not_applicable(
-            name,
-            f"FMT23 Thm 3.2 needs eps0 <= log(n/(8 log(2/delta)) - 1); here "
-            f"n/(8 log(2/delta)) - 1 = {n / (8 * math.log(2 / delta)) - 1:.4g} <= 1, so no "
-            "eps0 > 0 qualifies",
-            delta,
-        )
-    if eps0 > cap:
-        return BoundResult.not_applicable(
-            name,
-            f"FMT23 Thm 3.2 needs eps0 <= log(n/(8 log(2/delta)) - 1) = {cap:.6g}; "
-            f"eps0 = {eps0:g}",
-            delta,
-        )
+    n, eps0, delta = validate_n_eps0_delta(n, eps0, delta)
+    refused = _outside_condition(
+        name, eps0, delta, stronger_clone_eps0_max(n, delta),
+        "FMT23 Thm 3.2 needs eps0 <= log(n/(8 log(2/delta)) - 1)",
+        "n/(8 log(2/delta)) - 1", n / (8 * math.log(2 / delta)) - 1,
+    )
+    if refused is not None:
+        return refused
     if not randomizer_in_errata_class:
         return BoundResult.not_applicable(
             name,

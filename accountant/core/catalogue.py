@@ -24,14 +24,14 @@ import numpy as np
 from accountant.core.finite import MAX_CELLS, FiniteRandomizer
 
 
-def _eps0(eps0) -> float:
+def check_eps0(eps0) -> float:
     if isinstance(eps0, bool) or not isinstance(eps0, (int, float)) or not math.isfinite(eps0) \
             or not 0 < eps0 <= 30:
         raise ValueError(f"eps0 must be a number in (0, 30], got {eps0!r}")
     return float(eps0)
 
 
-def _k(k, lo: int = 2, hi: Optional[int] = None) -> int:
+def check_k(k, lo: int = 2, hi: Optional[int] = None) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < lo or (hi is not None and k > hi):
         rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
         raise ValueError(f"k must be an integer {rng}, got {k!r}")
@@ -54,7 +54,7 @@ def krr(k: int, eps0: float) -> FiniteRandomizer:
     >>> print(krr(4, 1.0).describe())
     4-RR: 4 inputs x 4 outputs, eps0 = 1, blanket gamma = 0.699511
     """
-    k, e = _k(k), _eps0(eps0)
+    k, e = check_k(k), check_eps0(eps0)
     _cells(k, k, "k-RR")
     E = math.exp(e)
     M = np.full((k, k), 1.0)
@@ -62,7 +62,7 @@ def krr(k: int, eps0: float) -> FiniteRandomizer:
     return FiniteRandomizer(M / (E + k - 1), label=f"{k}-RR")
 
 
-def _hadamard(K: int) -> np.ndarray:
+def hadamard_matrix(K: int) -> np.ndarray:
     H = np.array([[1]], dtype=np.int8)
     while H.shape[0] < K:
         H = np.block([[H, H], [H, -H]])
@@ -80,11 +80,11 @@ def hadamard_response(k: int, eps0: float) -> FiniteRandomizer:
     >>> print(hadamard_response(3, 2.0).describe())
     hadamard-response: 3 inputs x 4 outputs, eps0 = 2, blanket gamma = 0.619203
     """
-    k, e = _k(k), _eps0(eps0)
+    k, e = check_k(k), check_eps0(eps0)
     K = 1 << k.bit_length()          # smallest power of two > k
     _cells(k, K, "Hadamard response")
     E = math.exp(e)
-    own = _hadamard(K)[1:k + 1] > 0
+    own = hadamard_matrix(K)[1:k + 1] > 0
     M = np.where(own, 2.0 * E / (K * (E + 1.0)), 2.0 / (K * (E + 1.0)))
     return FiniteRandomizer(M, label="hadamard-response")
 
@@ -99,9 +99,9 @@ def subset_selection(k: int, eps0: float, size: Optional[int] = None) -> FiniteR
     >>> print(subset_selection(4, 1.0).describe())
     subset-selection(2): 4 inputs x 6 outputs, eps0 = 1, blanket gamma = 0.537883
     """
-    k, e = _k(k), _eps0(eps0)
+    k, e = check_k(k), check_eps0(eps0)
     E = math.exp(e)
-    size = max(1, math.ceil(k / (E + 1.0))) if size is None else size
+    size = subset_size(k, e, size)
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size < k:
         raise ValueError(f"size must be an integer in [1, k - 1] = [1, {k - 1}], got {size!r}")
     outputs = math.comb(k, size)
@@ -114,7 +114,12 @@ def subset_selection(k: int, eps0: float, size: Optional[int] = None) -> FiniteR
     return FiniteRandomizer(np.where(member, E / z, 1.0 / z), label=f"subset-selection({size})")
 
 
-def _bits(k: int) -> np.ndarray:
+def subset_size(k: int, eps0: float, size: Optional[int] = None) -> int:
+    """Subset selection's subset size: ``size``, or the default ceil(k / (e^eps0 + 1))."""
+    return max(1, math.ceil(k / (math.exp(eps0) + 1.0))) if size is None else size
+
+
+def bit_patterns(k: int) -> np.ndarray:
     """Every bit vector of length k (rows), 2^k of them."""
     return ((np.arange(1 << k)[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
 
@@ -129,14 +134,14 @@ def unary_encoding(k: int, p: float, q: float, label: str = "unary-encoding") ->
     >>> print(unary_encoding(3, 0.75, 0.25).describe())
     unary-encoding: 3 inputs x 8 outputs, eps0 = 2.197224577, blanket gamma = 0.375
     """
-    k = _k(k, 2, 16)
+    k = check_k(k, 2, 16)
     for nm, v in (("p", p), ("q", q)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 < v < 1.0:
             raise ValueError(f"{nm} must be a probability in (0, 1), got {v!r}")
     if p <= q:
         raise ValueError(f"need p > q (the true bit more likely set), got p = {p!r}, q = {q!r}")
     _cells(k, 1 << k, "unary encoding")
-    Y = _bits(k)                                        # outputs x bits
+    Y = bit_patterns(k)                                        # outputs x bits
     logq = np.where(Y, math.log(q), math.log1p(-q)).sum(axis=1)          # every bit at rate q
     own = np.where(Y, math.log(p) - math.log(q), math.log1p(-p) - math.log1p(-q))  # bit x at p
     M = np.exp(logq[None, :] + own.T)
@@ -152,7 +157,7 @@ def symmetric_unary_encoding(k: int, eps0: float) -> FiniteRandomizer:
     >>> print(round(symmetric_unary_encoding(3, 2.0).eps0, 9))
     2.0
     """
-    e = _eps0(eps0)
+    e = check_eps0(eps0)
     p = math.exp(e / 2) / (math.exp(e / 2) + 1.0)
     return unary_encoding(k, p, 1.0 - p, label="symmetric-unary-encoding")
 
@@ -166,7 +171,7 @@ def optimized_unary_encoding(k: int, eps0: float) -> FiniteRandomizer:
     >>> print(round(optimized_unary_encoding(3, 1.0).eps0, 9))
     1.0
     """
-    e = _eps0(eps0)
+    e = check_eps0(eps0)
     return unary_encoding(k, 0.5, 1.0 / (math.exp(e) + 1.0), label="oue")
 
 
@@ -181,7 +186,7 @@ def local_hashing(k: int, eps0: float, g: Optional[int] = None) -> FiniteRandomi
     >>> print(local_hashing(3, 1.0, 2).describe())
     local-hashing(g=2): 3 inputs x 16 outputs, eps0 = 1, blanket gamma = 0.653412
     """
-    k, e = _k(k), _eps0(eps0)
+    k, e = check_k(k), check_eps0(eps0)
     E = math.exp(e)
     g = int(round(E)) + 1 if g is None else g
     if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 2:

@@ -137,6 +137,20 @@ def int_range(name: str, lo: int, hi: Optional[int] = None) -> str:
         f"{name} must be an integer >= {_g(lo)}"
 
 
+def int_span(lo: int, hi: Optional[int] = None) -> str:
+    """``>= lo`` or ``in [lo, hi]``, as the exact-integer checks of the bib protocol and of the
+    mechanisms' analysis word it (no 1e6 shorthand: they name the bound digit for digit)."""
+    return f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+
+
+def int_in_span(name: str, v: int, lo: int, hi: Optional[int] = None) -> int:
+    """``v`` (an int) when ``lo <= v <= hi`` (hi None: no upper end), else a ``ValueError``
+    naming ``name`` and the span."""
+    if v < lo or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be an integer {int_span(lo, hi)}, got {v}")
+    return v
+
+
 def _shown(value) -> str:
     """repr of a rejected value, cut to MAX_SHOWN characters (a 400-digit number stays one line)."""
     r = repr(value)
@@ -146,11 +160,11 @@ def _shown(value) -> str:
 MAX_SHOWN = 40
 
 
-def check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
-    """``value`` as an int in ``[lo, hi]`` (integral floats such as 1e8 accepted)."""
-    msg = f"{int_range(name, lo, hi)}, got {_shown(value)}"
+def _read_number(value, msg: str, max_len: Optional[int] = None):
+    """``value`` with a string read as a float (at most ``max_len`` characters) and a bool
+    refused: what :func:`check_int` and :func:`check_float` accept, ``msg`` their error."""
     if isinstance(value, str):
-        if len(value) > 100:
+        if max_len is not None and len(value) > max_len:
             raise ValueError(msg)
         try:
             value = float(value.strip())
@@ -158,6 +172,13 @@ def check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
             raise ValueError(msg) from None
     if isinstance(value, bool):
         raise ValueError(msg)
+    return value
+
+
+def check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
+    """``value`` as an int in ``[lo, hi]`` (integral floats such as 1e8 accepted)."""
+    msg = f"{int_range(name, lo, hi)}, got {_shown(value)}"
+    value = _read_number(value, msg, max_len=100)
     if isinstance(value, float):
         if not (math.isfinite(value) and value.is_integer()):
             raise ValueError(msg)
@@ -175,13 +196,7 @@ def check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False
     """``value`` as a finite float in the interval (open ends as flagged)."""
     rng = f"{'(' if lo_open else '['}{_g(float(lo))}, {_g(float(hi))}{')' if hi_open else ']'}"
     msg = f"{name} must be a number in {rng}, got {_shown(value)}"
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            raise ValueError(msg) from None
-    if isinstance(value, bool):
-        raise ValueError(msg)
+    value = _read_number(value, msg)
     try:
         v = float(value)
     except (TypeError, ValueError, OverflowError):

@@ -9,6 +9,11 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
+from mechanisms.planning.finite import check_finite_size  # noqa: E402
+from mechanisms.planning.plan import EPS0_MAX, MECHANISM_LABELS, MECHANISMS, ORACLES  # noqa: E402
+
+# the page's labels, and the planner's for the catalogue (Hadamard response, subset selection, ...)
+LABEL = {**MECHANISM_LABELS, **common.MECH_LABEL}
 
 common.page_header(
     "Deployment planner",
@@ -40,28 +45,36 @@ n = int(
 d = int(sb.number_input("d (coordinates)", min_value=1, max_value=10**7, value=128, key="d"))
 s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8, key="s"))
 s_ok = common.check(s <= d, f"s must satisfy 1 <= s <= d = {d}, got s = {s}", where=sb)
-estimate = sb.radio(
-    "estimate",
-    ["mean", "frequency"],
-    key="estimate",
-    format_func=lambda e: {
-        "mean": "mean of the values",
-        "frequency": "frequency of the keys (non-missing)",
-    }[e],
-)
+ESTIMATES = {"mean": "mean of the values", "frequency": "frequency of the keys (non-missing)"}
+estimate = sb.radio("estimate", list(ESTIMATES), key="estimate", format_func=ESTIMATES.get)
 mechs = tuple(
     sb.multiselect(
         "mechanisms",
-        ["collision", "coco", "olh", "oue"],
+        list(MECHANISMS),
         default=["collision", "coco"],
-        format_func=lambda m: common.MECH_LABEL[m],
+        format_func=LABEL.get,
         key="mechs",
-        help="OLH and OUE (Wang et al., USENIX Security 2017) estimate the frequency of one "
-        "value of [d] per user: with estimate = frequency, s = 1, one round, the proved bound",
+        help="OLH and OUE (Wang et al., USENIX Security 2017), k-RR and the catalogue (Hadamard "
+        "response, subset selection, RAPPOR, binary local hashing: proved on their probability "
+        "matrices, seconds per step) estimate the frequency of one value of [d] per user: with "
+        "estimate = frequency, s = 1, one round, the proved bound",
     )
 )
 m_ok = common.check(bool(mechs), "choose at least one mechanism", where=sb)
-oracles = [common.MECH_LABEL[m] for m in mechs if m in ("olh", "oue")]
+
+
+def _too_large(m: str) -> str:
+    """The size limit's message for a catalogue matrix over [d], or ''."""
+    try:
+        check_finite_size(m, d, EPS0_MAX)
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+too_large = [msg for msg in map(_too_large, mechs) if msg]
+f_ok = common.check(not too_large, "; ".join(too_large), where=sb)
+oracles = [LABEL[m] for m in mechs if m in ORACLES]
 o_ok = not oracles or common.check(
     estimate == "frequency" and s == 1 and d >= 2,
     f"{' and '.join(oracles)} estimate the frequency of one value per user: choose "
@@ -99,14 +112,12 @@ cap = (
     if use_cap
     else None
 )
+BOUNDS = {"proved": "proved bound (exact privacy blanket)", "paper": "paper's Theorem 5 (not proved)"}
 bound = sb.radio(
     "guarantee from",
-    ["proved", "paper"],
+    list(BOUNDS),
     key="bound",
-    format_func=lambda b: {
-        "proved": "proved bound (exact privacy blanket)",
-        "paper": "paper's Theorem 5 (not proved)",
-    }[b],
+    format_func=BOUNDS.get,
     help="Theorem 5 gives larger eps0 but is not a proved bound (docs/proved.md, Findings); "
     "rounds are always planned on the proved composition",
 )
@@ -120,7 +131,7 @@ ob_ok = not oracles or common.check(
     f"{' and '.join(oracles)} are planned for one round on the proved bound",
     where=sb,
 )
-if not (delta_ok and s_ok and m_ok and b_ok and o_ok and ob_ok):
+if not (delta_ok and s_ok and m_ok and f_ok and b_ok and o_ok and ob_ok):
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
@@ -135,9 +146,11 @@ if p is None:
 r = p.recommendation
 st.subheader("Recommendation")
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("mechanism", common.MECH_LABEL[r.mechanism])
+c1.metric("mechanism", LABEL[r.mechanism])
 c2.metric(
-    {"olh": "g (hash range)", "oue": "k (report bits)"}.get(r.mechanism, "t"),
+    {"olh": "g (hash range)", "oue": "k (report bits)", "subset-selection": "subset size"}.get(
+        r.mechanism, "d (values)" if r.mechanism in ORACLES else "t"
+    ),
     str(r.t),
     help=f"one report: {r.report()}",
 )
@@ -156,7 +169,7 @@ if p.uncapped is not None:
     c6.metric(
         "error cost of the cap",
         f"+{100 * p.cap_cost:.3g}%",
-        help=f"against the uncapped plan: {common.MECH_LABEL[p.uncapped.mechanism]} "
+        help=f"against the uncapped plan: {LABEL[p.uncapped.mechanism]} "
         f"t = {p.uncapped.t}, eps0 = {common.fmt(p.uncapped.eps0, 4, 'down')}, "
         f"MSE = {common.fmt(p.uncapped.mse, 4)}",
     )
@@ -167,9 +180,11 @@ st.caption(common.ERRATUM_CAPTION)
 
 st.subheader("Trade-off: error against t at the largest admissible eps0")
 fig = go.Figure()
-colors = {"collision": "#1f77b4", "coco": "#d62728", "olh": "#2ca02c", "oue": "#9467bd"}
+colors = {"collision": "#1f77b4", "coco": "#d62728", "olh": "#2ca02c", "oue": "#9467bd",
+          "krr": "#8c564b", "hadamard-response": "#e377c2", "subset-selection": "#7f7f7f",
+          "rappor": "#bcbd22", "blh": "#17becf"}
 t_span = [c.t for c in p.candidates if c.mechanism in ("collision", "coco", "olh")] or [r.t]
-for mech in (m for m in mechs if m == "oue"):  # no t: a level across the t range
+for mech in (m for m in mechs if m in ORACLES and m != "olh"):  # no t: a level across the t range
     fin = [c for c in p.candidates if c.mechanism == mech and c.source == "finalist"]
     for c in fin:
         fig.add_trace(
@@ -177,7 +192,7 @@ for mech in (m for m in mechs if m == "oue"):  # no t: a level across the t rang
                 x=[min(t_span), max(t_span)],
                 y=[c.mse, c.mse],
                 mode="lines",
-                name=f"{common.MECH_LABEL[mech]}: MSE (no t; eps0 = {common.fmt(c.eps0, 4, 'down')})",
+                name=f"{LABEL[mech]}: MSE (no t; eps0 = {common.fmt(c.eps0, 4, 'down')})",
                 line=dict(color=colors[mech], dash="dash"),
             )
         )
@@ -188,7 +203,7 @@ for mech in (m for m in mechs if m in ("collision", "coco", "olh")):  # OLH: t i
             x=[c.t for c in cs],
             y=[c.mse for c in cs],
             mode="lines+markers",
-            name=f"{common.MECH_LABEL[mech]}: MSE (screen)",
+            name=f"{LABEL[mech]}: MSE (screen)",
             line=dict(color=colors[mech]),
             customdata=[[c.eps0] for c in cs],
             hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 ~ %{customdata[0]:.4g} (estimate)"
@@ -200,7 +215,7 @@ for mech in (m for m in mechs if m in ("collision", "coco", "olh")):  # OLH: t i
             x=[c.t for c in cs],
             y=[c.eps0 for c in cs],
             mode="lines",
-            name=f"{common.MECH_LABEL[mech]}: eps0",
+            name=f"{LABEL[mech]}: eps0",
             yaxis="y2",
             line=dict(color=colors[mech], dash="dot", width=1),
         )
@@ -212,7 +227,7 @@ for mech in (m for m in mechs if m in ("collision", "coco", "olh")):  # OLH: t i
                 x=[c.t for c in fin],
                 y=[c.mse for c in fin],
                 mode="markers",
-                name=f"{common.MECH_LABEL[mech]}: best t",
+                name=f"{LABEL[mech]}: best t",
                 marker=dict(color=colors[mech], size=11, symbol="diamond"),
                 customdata=[[common.fmt(c.eps0, 4, "down"),  # an eps0 a user may copy: down
                               "n/a" if c.eps_c is None else common.fmt(c.eps_c, 4, "up")] for c in fin],
@@ -265,8 +280,10 @@ st.caption(
     "~1e-4 of it, used to place the search); the diamonds are each mechanism's best t, "
     "whose eps0 was found on the proved bound (or, with rounds, estimated for the "
     "mechanism not recommended); the star is the recommendation, certified at the end. "
-    "OLH's t is its hash range g; OUE has no t: its MSE (the exact variance of the unbiased "
-    "frequency estimator, Wang et al. 2017) at its proved eps0 is a dashed level."
+    "OLH's t is its hash range g; OUE, k-RR and the catalogue (Hadamard response, subset "
+    "selection, RAPPOR, binary local hashing, proved on their probability matrices) have no "
+    "t: the MSE (the exact variance of the unbiased frequency estimator) at the proved eps0 "
+    "is a dashed level."
 )
 
 st.subheader("Sensitivity to n")

@@ -103,14 +103,8 @@ def coco_mse(n: int, d: int, s: int, eps0: float, t) -> MSE:
 
     Parameters
     ----------
-    n : int
-        Number of users (>= 1).
-    d : int
-        Dimension (>= 1).
-    s : int
-        Non-zero coordinates per user, in [1, d].
-    eps0 : float or array_like
-        Local budget (> 0); an array broadcasts against ``t``.
+    n, d, s, eps0 :
+        As :func:`mechanisms.analysis.collision_mse` (``eps0`` may be an array).
     t : int or array_like
         Output size(s), even and ``>= 2s + 2``.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 import numpy as np
+from accountant.core.limits import int_in_span, int_span
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
 
 #: Largest output-domain size supported (hash range tables use 64-bit arithmetic).
@@ -48,13 +49,8 @@ def eps0_values(eps0):
 
 def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
-    v = int(value)
-    if v < lo or (hi is not None and v > hi):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be an integer {rng}, got {v}")
-    return v
+        raise ValueError(f"{name} must be an integer {int_span(lo, hi)}, got {value!r}")
+    return int_in_span(name, int(value), lo, hi)
 
 
 def t_array(t, name: str = "t") -> np.ndarray:

@@ -122,14 +122,9 @@ def analytic_errors(mechanism: str, n: int, d: int, s: int, eps0: float, t: int 
     ----------
     mechanism : str
         ``"collision"`` or ``"coco"``.
-    n : int
-        Number of users (>= 1).
-    d : int
-        Dimension (>= 1).
-    s : int
-        Non-zero coordinates per user, in [1, d].
-    eps0 : float
-        Local budget (> 0).
+    n, d, s, eps0 :
+        Users, dimension, non-zeros per user and local budget, as
+        :func:`mechanisms.analysis.collision_mse` (eps0 a number here).
     t : int, optional
         Output size (default: the paper's choice).
 

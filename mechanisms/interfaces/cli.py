@@ -55,32 +55,29 @@ class _OneLineParser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _int_list(name: str, lo: int = 1, hi: int = L.MAX_SIM_CELLS):
-    def parse(text: str) -> list[int]:
+def _list(name: str, what: str, check):
+    """An argparse type: a comma-separated list of 1 to ``L.MAX_LIST`` values, each checked by
+    ``check(value)`` (a ``ValueError`` naming ``name`` becomes the usage error)."""
+    def parse(text: str) -> list:
         vals = [v for v in text.split(",") if v.strip() != ""]
         if not 1 <= len(vals) <= L.MAX_LIST:
             raise argparse.ArgumentTypeError(
-                f"{name} must be a comma-separated list of 1 to {L.MAX_LIST} integers, got {text!r}")
+                f"{name} must be a comma-separated list of 1 to {L.MAX_LIST} {what}, got {text!r}")
         try:
-            return [L.check_int(name, v, lo, hi) for v in vals]
+            return [check(v) for v in vals]
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
     return parse
+
+
+def _int_list(name: str, lo: int = 1, hi: int = L.MAX_SIM_CELLS):
+    return _list(name, "integers", lambda v: L.check_int(name, v, lo, hi))
 
 
 def _float_list(name: str, lo: float = 0.0, hi: float = L.EPS_MAX):
-    def parse(text: str) -> list[float]:
-        vals = [v for v in text.split(",") if v.strip() != ""]
-        if not 1 <= len(vals) <= L.MAX_LIST:
-            raise argparse.ArgumentTypeError(
-                f"{name} must be a comma-separated list of 1 to {L.MAX_LIST} numbers, got {text!r}")
-        try:
-            if name == "--eps0":  # the one eps0 range (accountant.limits.check_eps0)
-                return [L.check_eps0(v, name) for v in vals]
-            return [L.check_float(name, v, lo, hi, lo_open=True) for v in vals]
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-    return parse
+    if name == "--eps0":  # the one eps0 range (accountant.limits.check_eps0)
+        return _list(name, "numbers", lambda v: L.check_eps0(v, name))
+    return _list(name, "numbers", lambda v: L.check_float(name, v, lo, hi, lo_open=True))
 
 
 N_SIM = int_arg("--n", 1, L.MAX_SIM_USERS)
@@ -241,8 +238,10 @@ def _add_plan_parser(sub) -> None:
                     help="what the error is measured on: 'mean' (default, the mean vector) or "
                          "'frequency' (item frequencies)")
     pl.add_argument("--mechanisms", type=_mechanism_list, default=None,
-                    help="comma-separated subset of collision,coco,olh,oue (default collision,coco, "
-                         "and olh,oue too with --estimate frequency --s 1 in one round)")
+                    help="comma-separated subset of collision,coco,olh,oue,krr and the catalogue "
+                         "hadamard-response,subset-selection,rappor,blh (default collision,coco, and "
+                         "olh,oue too with --estimate frequency --s 1 in one round; krr and the "
+                         "catalogue, planned as matrices, when named)")
     g = pl.add_mutually_exclusive_group()
     g.add_argument("--rounds", type=int_arg("--rounds", 1, MAX_ROUNDS), default=None,
                    help="T identical rounds; the target is for their composition")
@@ -254,10 +253,12 @@ def _add_plan_parser(sub) -> None:
 
 
 def _mechanism_list(text: str) -> tuple:
+    from mechanisms.planning.plan import MECHANISMS
+
     vals = tuple(v.strip() for v in text.split(",") if v.strip())
-    if not vals or any(v not in ("collision", "coco", "olh", "oue") for v in vals):
+    if not vals or any(v not in MECHANISMS for v in vals):
         raise argparse.ArgumentTypeError(
-            f"--mechanisms must be a comma-separated subset of collision,coco,olh,oue, got {text!r}")
+            f"--mechanisms must be a comma-separated subset of {','.join(MECHANISMS)}, got {text!r}")
     return tuple(dict.fromkeys(vals))
 
 
@@ -274,8 +275,10 @@ def _run_plan(args) -> int:
         raise ValueError("--schedule gives the users of each round; do not give --n with it")
     if args.s > args.d:
         raise ValueError(f"--s must be an integer in [1, --d = {args.d}], got {args.s}")
-    oracles = [m for m in (args.mechanisms or ()) if m in ("olh", "oue")]
-    if oracles:  # OLH / OUE: one value of [d] per user, frequencies, one round
+    from mechanisms.planning.plan import ORACLES
+
+    oracles = [m for m in (args.mechanisms or ()) if m in ORACLES]
+    if oracles:  # OLH, OUE, k-RR, the catalogue: one value of [d] per user, frequencies, one round
         what = ",".join(oracles)
         if args.estimate != "frequency":
             raise ValueError(f"--mechanisms {what} estimate frequencies only: add --estimate frequency")

@@ -1,4 +1,6 @@
-"""Deployment planner: the most accurate Collision / CoCo configuration for a central budget.
+"""Deployment planner: the most accurate Collision / CoCo configuration for a central budget
+(and, for a frequency estimate of one value per user, OLH, OUE, k-RR and the catalogue's
+randomizers as matrices: :mod:`mechanisms.planning.finite`).
 
 Given a target central guarantee ``(target_eps, delta)`` of the whole release (one round,
 ``rounds`` identical rounds, or a schedule of rounds) for shuffled users with

@@ -23,7 +23,16 @@ from mechanisms.randomizers.frequency_oracles import (
     oue_rates,
     report_bits,
 )
-from mechanisms.planning.plan import Candidate, ESTIMATES, MECHANISMS, ORACLES, EPS0_MAX
+from mechanisms.planning.plan import Candidate, ESTIMATES, FINITE, MECHANISMS, ORACLES, EPS0_MAX
+from mechanisms.planning.finite import (
+    catalogue_bits,
+    catalogue_rates,
+    catalogue_t,
+    check_finite_size,
+    finite_eps0,
+    finite_fits,
+    finite_member,
+)
 _ESTIMATOR_FIELD = {"mean": "mean", "frequency": "nonmissing"}
 # screen: geometric ratio of the coarse t grid, points past the minimum, refinement points
 SCREEN_RATIO = 1.3
@@ -77,6 +86,9 @@ def check_request(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
 def default_mechanisms(estimate: str, s: int, d: int, rounds: int = 1, bound: str = "proved") -> tuple:
     """The mechanisms planned when none are given: Collision and CoCo, and OLH and OUE where
     they apply (frequency estimate, one value per user s = 1, d >= 2, one round, proved bound).
+    k-RR and the catalogue's matrices (``FINITE``: Hadamard response, subset selection,
+    RAPPOR, binary local hashing) are planned when named (the matrices' proved search
+    evaluates the many-atom blanket of a matrix: seconds per step, not milliseconds).
 
     Examples
     --------
@@ -86,7 +98,7 @@ def default_mechanisms(estimate: str, s: int, d: int, rounds: int = 1, bound: st
     """
     base = ("collision", "coco")
     if estimate == "frequency" and s == 1 and d >= 2 and rounds == 1 and bound == "proved":
-        return base + ORACLES
+        return base + ("olh", "oue")
     return base
 
 
@@ -106,6 +118,8 @@ def check_oracles(mechanisms: tuple, estimate: str, s: int, d: int, rounds: int,
         raise ValueError(f"{what} are planned for one round: rounds must be 1 with them, got {rounds}")
     if bound != "proved":
         raise ValueError(f"{what} are planned on the proved bound only, got bound={bound!r}")
+    for m in asked:
+        check_finite_size(m, d, EPS0_MAX)
 
 
 def check_cap(max_eps0) -> Optional[float]:
@@ -165,11 +179,12 @@ def _olh_mse(n: int, d: int, eps0, g):
 
 
 def oracle_t(mechanism: str, d: int, eps0: float, g: int = 0) -> int:
-    """The ``t`` of an OLH / OUE candidate: OLH's hash range (``g`` when given (> 0), else
-    the default rule round(e^eps0) + 1), OUE's report length k = d."""
+    """The ``t`` of a frequency-oracle candidate: OLH's hash range (``g`` when given (> 0),
+    else the default rule round(e^eps0) + 1), subset selection's subset size, else d (OUE's
+    report length k = d; k-RR, Hadamard response, RAPPOR, BLH over [d])."""
     if mechanism == "olh":
         return int(g) if g else make_params("olh", eps0, k=d).t
-    return int(d)
+    return catalogue_t(mechanism, d, eps0)
 
 
 def params_of(mechanism: str, eps0: float, s: int, t: int, d: int):
@@ -177,6 +192,8 @@ def params_of(mechanism: str, eps0: float, s: int, t: int, d: int):
     hash range g = t, or the default rule when t = 0)."""
     if mechanism == "olh":
         return make_params("olh", eps0, k=d, g=int(t) if t else None)
+    if mechanism in FINITE:
+        return finite_member(mechanism, d, eps0)
     if mechanism in ORACLES:
         return make_params(mechanism, eps0, k=d)
     return make_params(mechanism, eps0, s=s, t=t)
@@ -186,10 +203,14 @@ def make_candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, 
     if mechanism in ORACLES:
         # one value of [d] per user: the frequency estimate's exact MSE (Wang et al. 2017)
         t = oracle_t(mechanism, d, float(eps0), t)
-        rates = olh_rates(float(eps0), t) if mechanism == "olh" else oue_rates(float(eps0))
+        if mechanism in ("olh", "oue"):
+            rates = olh_rates(float(eps0), t) if mechanism == "olh" else oue_rates(float(eps0))
+            bits = report_bits(mechanism, d, float(eps0), t if mechanism == "olh" else None)
+        else:  # k-RR and the catalogue: (p, q) of their support estimators
+            rates = catalogue_rates(mechanism, d, float(eps0))
+            bits = catalogue_bits(mechanism, d, float(eps0))
         f = frequency_mse(n, d, *rates)
         mean, nonmissing, item = None, f, f
-        bits = report_bits(mechanism, d, float(eps0), t if mechanism == "olh" else None)
     else:
         m = _mse(mechanism, n, d, s, eps0, t)
         mean, nonmissing, item = float(m.mean), float(m.nonmissing), float(m.item)
@@ -223,6 +244,8 @@ def screen_eps0(
     size d (:func:`screen` passes them so)."""
     if mechanism == "olh":
         return saddle_local_epsilon("olh", n, target, delta, k=s, g=t, eps0_max=eps0_max)
+    if mechanism in FINITE:  # no saddle-point estimate of a matrix: its proved search (cached)
+        return finite_eps0(mechanism, t, n, target, delta, eps0_max, 1e-4)  # evaluate's key
     if mechanism in ORACLES:
         return saddle_local_epsilon(mechanism, n, target, delta, k=t, eps0_max=eps0_max)
     return saddle_local_epsilon(mechanism, n, target, delta, s=s, t=t, eps0_max=eps0_max)
@@ -250,7 +273,7 @@ def screen(
     OLH: the hash range g is screened as Collision's t (from g = 2; the domain is [d]; the
     MSE is the exact frequency MSE).  OUE has no t to screen: one point, the screen's eps0
     over the domain [d] (t = d)."""
-    if mechanism == "oue":
+    if mechanism in ORACLES and mechanism != "olh":  # OUE, k-RR, the catalogue: no t
         e0 = screen_eps0(mechanism, s, d, n, target, delta, eps0_max)
         c = make_candidate(mechanism, 0, n, d, s, e0, None, estimate, "screen", "screen", False)
         return np.array([c.t], dtype=np.int64), np.array([e0]), np.array([c.mse])
@@ -346,16 +369,17 @@ def evaluate(
         g = int(t) if mechanism == "olh" and t else None
         if g is not None:
             make_params("olh", 1.0, k=d, g=g)  # validates g
-        e0 = local_epsilon(n, target_eps, delta, mechanism, k=d, rtol=rtol, eps0_max=eps0_max,
-                           guess=guess, g=g)
-        res = proved_params_epsilon(params_of(mechanism, e0, s, g or 0, d), n, delta, 1e-7)
-        eps_c, name = (
-            (res.epsilon, res.name)
-            if res is not None and res.epsilon is not None
-            else (e0, "post-processing")
-        )
-        return make_candidate(mechanism, g or 0, n, d, s, e0, min(eps_c, e0), estimate, source, name,
-                          True)
+        if mechanism in FINITE:
+            e0 = finite_eps0(mechanism, d, n, target_eps, delta, eps0_max, rtol)
+        else:
+            e0 = local_epsilon(n, target_eps, delta, mechanism, k=d, rtol=rtol, eps0_max=eps0_max,
+                               guess=guess, g=g)
+        if not finite_fits(mechanism, d, e0):  # eps0 = target (post-processing), no matrix
+            res = None
+        else:
+            res = proved_params_epsilon(params_of(mechanism, e0, s, g or 0, d), n, delta, 1e-7)
+        eps_c, name = _reported(res, e0)
+        return make_candidate(mechanism, g or 0, n, d, s, e0, eps_c, estimate, source, name, True)
     make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism
     e0 = local_epsilon(
         n,
@@ -376,9 +400,13 @@ def evaluate(
     else:
         res = compute_params_bound(bound, params, n, delta, 1e-7)
         proved = False
-    eps_c, name = (
-        (res.epsilon, res.name)
-        if res is not None and res.epsilon is not None
-        else (e0, "post-processing")
-    )
-    return make_candidate(mechanism, t, n, d, s, e0, min(eps_c, e0), estimate, source, name, proved)
+    eps_c, name = _reported(res, e0)
+    return make_candidate(mechanism, t, n, d, s, e0, eps_c, estimate, source, name, proved)
+
+
+def _reported(res, e0: float) -> tuple[float, str]:
+    """(eps_c, bound name) reported at eps0 = e0: the bound's, or e0 by post-processing where
+    it gives none or a larger one."""
+    if res is None or res.epsilon is None:
+        return e0, "post-processing"
+    return min(res.epsilon, e0), res.name

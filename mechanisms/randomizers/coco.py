@@ -33,14 +33,14 @@ from mechanisms.randomizers.collision import (
     coco_hit_counts,
     hash_words,
 )
-from mechanisms.randomizers._hashed import HashedMechanism
+from mechanisms.randomizers._hashed import HashedMechanism, HashedParams, HashedReports
 from mechanisms.core.data import Estimates, SparseVectors
-from mechanisms.analysis.common import check_eps0, check_int, check_coco_t, coco_t_default
+from mechanisms.analysis.common import check_coco_t, coco_t_default
 from mechanisms.analysis.coco import coco_mse, coco_rates, coco_variances_from_counts
 
 
 @dataclass(frozen=True)
-class CoCoParams:
+class CoCoParams(HashedParams):
     """Validated parameters of the (d, s, eps0, t)-CoCo mechanism (Algorithm 1).
 
     Parameters
@@ -54,23 +54,8 @@ class CoCoParams:
         the smallest even integer ``>= ceil(s e^eps0 + s + 2)``.
     """
 
-    d: int
-    s: int
-    eps0: float
-    t: int | None = None
-
-    def __post_init__(self) -> None:
-        d = check_int("d", self.d, 1)
-        s = check_int("s", self.s, 1, d)
-        e = check_eps0(self.eps0)
-        if self.t is None:
-            t = coco_t_default(s, e)
-        else:
-            t = check_coco_t(self.t, s)
-        object.__setattr__(self, "d", d)
-        object.__setattr__(self, "s", s)
-        object.__setattr__(self, "eps0", e)
-        object.__setattr__(self, "t", t)
+    def _t(self, s: int, eps0: float) -> int:
+        return coco_t_default(s, eps0) if self.t is None else check_coco_t(self.t, s)
 
     @property
     def half(self) -> int:
@@ -81,22 +66,10 @@ class CoCoParams:
         """``Omega = (e^eps0 + 1) s + t - 2 s`` (Algorithm 1, line 13)."""
         return (math.exp(self.eps0) + 1) * self.s + self.t - 2 * self.s
 
-    @property
-    def report_bits(self) -> int:
-        return 64 + max(1, math.ceil(math.log2(self.t)))
-
 
 @dataclass(frozen=True)
-class CoCoReports:
+class CoCoReports(HashedReports):
     """Per user: hash seed (uint64) and ``z in [0, t)``."""
-
-    seeds: np.ndarray
-    z: np.ndarray
-    t: int = 0
-
-    @property
-    def n(self) -> int:
-        return int(self.z.shape[0])
 
 
 # --------------------------------------------------------------------------- exact law
@@ -239,6 +212,8 @@ class CoCo(HashedMechanism):
     name = "coco"
 
     PARAMS = CoCoParams
+    MSE = staticmethod(coco_mse)  # Lemma 3
+    VARIANCES = staticmethod(coco_variances_from_counts)
     LABEL = "CoCo"
 
 
@@ -269,10 +244,7 @@ class CoCo(HashedMechanism):
         """Algorithm 1 for every user (vectorised); ``seeds`` overrides the hash draw."""
         self._check_data(data)
         n = data.n
-        if seeds is None:
-            seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)
-        else:
-            seeds = np.broadcast_to(np.asarray(seeds, dtype=np.uint64), (n,)).copy()
+        seeds = self._seeds(rng, n, seeds)
         half = self.params.half
         z = np.empty(n, dtype=np.int64)
         B = self._block_rows()
@@ -312,21 +284,7 @@ class CoCo(HashedMechanism):
         item[0::2] = (nonmissing - mean) / 2
         return Estimates(item_freq=item, mean=mean, nonmissing=nonmissing)
 
-    def simulate(self, data: SparseVectors, rng: np.random.Generator) -> Estimates:
-        return self.estimate(self.randomize(data, rng), data.n)
-
     # ---- analysis
     def rates(self):
         """``CoCoRates(Pt, Pf, Po, P_ow)`` (Section 7.2, equation (7))."""
         return coco_rates(self.s, self.eps0, self.t)
-
-    def analytic_mse(self, n: int, data: SparseVectors | None = None) -> dict:
-        """Exact MSEs (Lemma 3 / :func:`mechanisms.analysis.coco_mse`) for ``n`` users."""
-        if data is not None:
-            self._check_data(data)
-            counts = np.bincount(data.items.ravel(), minlength=2 * self.d)
-            tot = coco_variances_from_counts(data.n, self.s, self.eps0, self.t, counts).totals()
-        else:
-            tot = coco_mse(n, self.d, self.s, self.eps0, self.t)
-        return {"mse_mean": float(tot.mean), "mse_nonmissing": float(tot.nonmissing),
-                "mse_item": float(tot.item)}

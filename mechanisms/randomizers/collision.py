@@ -33,13 +33,13 @@ import math
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms.randomizers._hashed import HashedMechanism
+from mechanisms.randomizers._hashed import HashedMechanism, HashedParams, HashedReports
 from mechanisms.core.data import Estimates, SparseVectors
-from mechanisms.analysis.common import T_MAX, check_eps0, check_int, collision_t_star
+from mechanisms.analysis.common import T_MAX, check_int, collision_t_star
 from mechanisms.analysis.collision import (
     collision_mse,
     collision_rates,
@@ -221,7 +221,7 @@ def coco_hit_counts(seeds: np.ndarray, z: np.ndarray, d: int, t: int,
 
 # --------------------------------------------------------------------------- params
 @dataclass(frozen=True)
-class CollisionParams:
+class CollisionParams(HashedParams):
     """Validated parameters of the (d, s, eps0, t)-Collision mechanism (Definition 5).
 
     Parameters
@@ -233,43 +233,18 @@ class CollisionParams:
         ``t* = floor(s e^eps0 + 2s - 1)`` (proof of Theorem 4).
     """
 
-    d: int
-    s: int
-    eps0: float
-    t: int | None = None
-
-    def __post_init__(self) -> None:
-        d = check_int("d", self.d, 1)
-        s = check_int("s", self.s, 1, d)
-        e = check_eps0(self.eps0)
-        t = collision_t_star(s, e) if self.t is None else check_int("t", self.t, s + 1, T_MAX)
-        object.__setattr__(self, "d", d)
-        object.__setattr__(self, "s", s)
-        object.__setattr__(self, "eps0", e)
-        object.__setattr__(self, "t", t)
+    def _t(self, s: int, eps0: float) -> int:
+        return collision_t_star(s, eps0) if self.t is None else check_int("t", self.t, s + 1, T_MAX)
 
     @property
     def omega(self) -> float:
         """Normaliser ``Omega = s e^eps0 + t - s``."""
         return self.s * math.exp(self.eps0) + self.t - self.s
 
-    @property
-    def report_bits(self) -> int:
-        """Bits per report: 64 (hash seed) + ceil(log2 t) (output z)."""
-        return 64 + max(1, math.ceil(math.log2(self.t)))
-
 
 @dataclass(frozen=True)
-class CollisionReports:
+class CollisionReports(HashedReports):
     """What the server receives: per user the hash seed and ``z in [0, t)``."""
-
-    seeds: np.ndarray  # (n,) uint64
-    z: np.ndarray  # (n,) int64
-    t: int = field(default=0)
-
-    @property
-    def n(self) -> int:
-        return int(self.z.shape[0])
 
 
 # --------------------------------------------------------------------------- exact law
@@ -376,6 +351,8 @@ class Collision(HashedMechanism):
     name = "collision"
 
     PARAMS = CollisionParams
+    MSE = staticmethod(collision_mse)
+    VARIANCES = staticmethod(collision_variances_from_counts)
     LABEL = "Collision"
 
 
@@ -411,10 +388,7 @@ class Collision(HashedMechanism):
         """
         self._check_data(data)
         n = data.n
-        if seeds is None:
-            seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64)
-        else:
-            seeds = np.broadcast_to(np.asarray(seeds, dtype=np.uint64), (n,)).copy()
+        seeds = self._seeds(rng, n, seeds)
         z = np.empty(n, dtype=np.int64)
         B = self._block_rows()
         for a in range(0, n, B):
@@ -448,26 +422,7 @@ class Collision(HashedMechanism):
         return Estimates(item_freq=item, mean=item[1::2] - item[0::2],
                          nonmissing=item[1::2] + item[0::2])
 
-    def simulate(self, data: SparseVectors, rng: np.random.Generator) -> Estimates:
-        """``estimate(randomize(data, rng), data.n)``."""
-        return self.estimate(self.randomize(data, rng), data.n)
-
     # ---- analysis
     def rates(self) -> tuple[float, float, float]:
         """``(Pt, Pf, Po)`` (Section 7.1)."""
         return collision_rates(self.s, self.eps0, self.t)
-
-    def analytic_mse(self, n: int, data: SparseVectors | None = None) -> dict:
-        """Exact MSEs (sum over coordinates) for ``n`` users; see :mod:`mechanisms.analysis`.
-
-        With ``data`` the per-coordinate variances are summed from its counts (the
-        total is the same for every dataset in ``X_s``).
-        """
-        if data is not None:
-            self._check_data(data)
-            counts = np.bincount(data.items.ravel(), minlength=2 * self.d)
-            tot = collision_variances_from_counts(data.n, self.s, self.eps0, self.t, counts).totals()
-        else:
-            tot = collision_mse(n, self.d, self.s, self.eps0, self.t)
-        return {"mse_mean": float(tot.mean), "mse_nonmissing": float(tot.nonmissing),
-                "mse_item": float(tot.item)}

@@ -99,8 +99,7 @@ def olh_rates(eps0: float, g: Optional[int] = None) -> tuple[float, float]:
 
     References
     ----------
-    Wang, Blocki, Li, Jha, "Locally differentially private protocols for frequency
-    estimation", USENIX Security 2017 (OLH).
+    As :func:`oue_rates` (OLH).
 
     Examples
     --------
@@ -281,14 +280,8 @@ def olh_perturb(values, k: int, eps0: float, rng: np.random.Generator, g: Option
 
     Parameters
     ----------
-    values : array_like of int
-        The users' values in ``[0, k)``.
-    k : int
-        Domain size (>= 2).
-    eps0 : float
-        Local budget (> 0).
-    rng : numpy.random.Generator
-        The only source of randomness.
+    values, k, eps0, rng :
+        As :func:`oue_perturb`.
     g : int, optional
         Hash range (default ``round(e^eps0) + 1``).
 

@@ -15,6 +15,8 @@ import time
 import mpmath
 import pytest
 
+from tests.finite_brute import histogram_law
+
 from accountant.bounds.laws.lower import mechanism_lower_law
 from accountant.bounds.exact_bounds import ENGINE_MAX_EPS0
 from accountant.bounds.registry import REGISTRY, compare_params
@@ -77,20 +79,8 @@ def _oue2_exact_delta(n: int, eps0: float, eps: float) -> mpmath.mpf:
         two = [(1 - b) * (1 - h), (1 - b) * h, b * (1 - h), b * h]   # x = 2: y1 ~ b, y2 ~ 1/2
         # reports indexed by 2 y1 + y2; the shuffled output is the vector of counts
 
-        def law(first):
-            dist = {(0, 0, 0, 0): mpmath.mpf(1)}
-            for probs in [first] + [one] * (n - 1):
-                new = {}
-                for c, pr in dist.items():
-                    for j in range(4):
-                        cc = list(c)
-                        cc[j] += 1
-                        cc = tuple(cc)
-                        new[cc] = new.get(cc, 0) + pr * probs[j]
-                dist = new
-            return dist
-
-        P, Q = law(one), law(two)
+        P = histogram_law([one] * n, mpmath.mpf(1))
+        Q = histogram_law([two] + [one] * (n - 1), mpmath.mpf(1))
         u = mpmath.exp(mpmath.mpf(eps))
         return max(sum(max(P[c] - u * Q[c], 0) for c in P), sum(max(Q[c] - u * P[c], 0) for c in P))
 

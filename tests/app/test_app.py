@@ -6,8 +6,7 @@ import sys
 import pytest
 from tests.paths import REPO_ROOT
 
-pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
 from accountant import CoCoParams, CollisionParams, ShuffleAccountant, make_params
 from accountant.interfaces import tables

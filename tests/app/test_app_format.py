@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from tests.paths import REPO_ROOT
 
-pytest.importorskip("streamlit")
 sys.path.insert(0, os.path.join(REPO_ROOT, "app"))
 import common  # noqa: E402
 

@@ -7,8 +7,7 @@ import sys
 import pytest
 from tests.paths import REPO_ROOT
 
-pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
 from accountant.bounds import registry as bounds
 from accountant.interfaces import figure

@@ -15,8 +15,7 @@ import sys
 import pytest
 from tests.paths import REPO_ROOT
 
-pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
 from accountant import make_params  # noqa: E402
 from accountant.bounds.published import (  # noqa: E402

@@ -6,11 +6,9 @@ import math
 import os
 import sys
 
-import pytest
 from tests.paths import REPO_ROOT
 
-pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
 from accountant import ShuffleAccountant, make_params
 from accountant.bounds.laws.random_hash import ASSUMPTION

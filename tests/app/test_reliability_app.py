@@ -6,8 +6,7 @@ import os
 import pytest
 from tests.paths import REPO_ROOT
 
-pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
 from accountant.core import limits as L
 from accountant import GenericLDP, ShuffleAccountant

@@ -1,11 +1,9 @@
 """Rounds page under streamlit.testing: defaults render, numbers match the library."""
 import os
 
-import pytest
 from tests.paths import REPO_ROOT
 
-pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
 from accountant.composition.compose import RoundSpec, compose_rounds
 

@@ -270,6 +270,20 @@ def test_succinct_clipped_variance_exact():
     assert abs(an - float(np.sum(Q + 2 * mech.scale_for(N_) ** 2 - F) / N_)) > 0.15 * an
 
 
+def empirical_mse(mech, data, rng, R: int, keys) -> dict:
+    """The summed squared errors of ``R`` simulations, averaged, for each estimate in ``keys``
+    (mean, nonmissing, item)."""
+    truth = {"mean": data.means(), "nonmissing": data.nonmissing_frequencies(),
+             "item": data.item_frequencies()}
+    field = {"mean": "mean", "nonmissing": "nonmissing", "item": "item_freq"}
+    sq = dict.fromkeys(keys, 0.0)
+    for _ in range(R):
+        est = mech.simulate(data, rng)
+        for k in keys:
+            sq[k] += np.sum((getattr(est, field[k]) - truth[k]) ** 2) / R
+    return sq
+
+
 @pytest.mark.parametrize("d,n,eps0", [(2, 200, 8.0), (8, 3, 8.0)])
 def test_privkv_group_sampling_terms_exact(d, n, eps0):
     """PrivKV's exact MSE where the group-sampling (finite-population) term dominates
@@ -277,13 +291,7 @@ def test_privkv_group_sampling_terms_exact(d, n, eps0):
     data = make_data(n, d, 1, seed=4)
     mech = PrivKV(d=d, s=1, eps0=eps0, mean_estimator="unbiased")
     rng = np.random.default_rng(99)
-    R = 4000
-    sq = {"mean": 0.0, "nonmissing": 0.0, "item": 0.0}
-    for _ in range(R):
-        est = mech.simulate(data, rng)
-        sq["mean"] += np.sum((est.mean - data.means()) ** 2) / R
-        sq["nonmissing"] += np.sum((est.nonmissing - data.nonmissing_frequencies()) ** 2) / R
-        sq["item"] += np.sum((est.item_freq - data.item_frequencies()) ** 2) / R
+    sq = empirical_mse(mech, data, rng, 4000, ("mean", "nonmissing", "item"))
     an = mech.analytic_mse(data)
     for k in sq:
         assert sq[k] == pytest.approx(an["mse_" + k], rel=0.08), k
@@ -313,11 +321,7 @@ def test_privkv_published_mse_approximation_regimes(n, d, s, eps0, R):
     idx = np.argsort(rng.random((n, d)), axis=1)[:, :s]
     data = SparseVectors(idx, np.where(rng.random((n, s)) < 0.8, 1, -1).astype(np.int8), d)
     mech = PrivKV(d=d, s=s, eps0=eps0)
-    sq = {"mean": 0.0, "item": 0.0}
-    for _ in range(R):
-        est = mech.simulate(data, rng)
-        sq["mean"] += np.sum((est.mean - data.means()) ** 2) / R
-        sq["item"] += np.sum((est.item_freq - data.item_frequencies()) ** 2) / R
+    sq = empirical_mse(mech, data, rng, R, ("mean", "item"))
     an = mech.analytic_mse(data)
     for k in sq:
         assert sq[k] == pytest.approx(an["mse_" + k], rel=0.1), k

@@ -30,6 +30,7 @@ from mechanisms.analysis.coco import (
 from mechanisms.analysis.common import coco_t_default, coco_t_nonmissing, collision_t_star
 from mechanisms.analysis.collision import collision_mse
 from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
+from tests.mechanisms.simulation import assert_simulated_mse
 
 
 def all_inputs(d: int, s: int):
@@ -243,19 +244,7 @@ def test_simulated_mse_matches_exact_formula():
     d, s, eps0, n, reps = 64, 4, 1.0, 20000, 40
     mech = CoCo(d, s, eps0)
     rng = np.random.default_rng(15)
-    sq = {"mean": [], "nonmissing": [], "item": []}
-    for _ in range(reps):
-        data = synthetic_sparse_vectors(rng, n, d, s)
-        est = mech.simulate(data, rng)
-        sq["mean"].append(((est.mean - data.means()) ** 2).sum())
-        sq["nonmissing"].append(((est.nonmissing - data.nonmissing_frequencies()) ** 2).sum())
-        sq["item"].append(((est.item_freq - data.item_frequencies()) ** 2).sum())
-    exact = coco_mse(n, d, s, eps0, mech.t)
-    for k, vals in sq.items():
-        vals = np.asarray(vals)
-        se = vals.std(ddof=1) / math.sqrt(reps)
-        assert abs(vals.mean() - getattr(exact, k)) < 4 * se, k
-        assert se < 0.06 * getattr(exact, k)
+    assert_simulated_mse(mech, coco_mse(n, d, s, eps0, mech.t), rng, n, reps)
 
 
 def test_unbiased_on_skewed_data():

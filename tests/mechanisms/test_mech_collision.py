@@ -30,6 +30,7 @@ from mechanisms.analysis.collision import (
 )
 from mechanisms.analysis.common import collision_t_star
 from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
+from tests.mechanisms.simulation import assert_simulated_mse
 
 
 def all_inputs(d: int, s: int):
@@ -247,19 +248,7 @@ def test_simulated_mse_matches_exact_formula():
     d, s, eps0, n, reps = 64, 4, 1.0, 20000, 40
     mech = Collision(d, s, eps0, t=21)
     rng = np.random.default_rng(7)
-    sq = {"mean": [], "nonmissing": [], "item": []}
-    for _ in range(reps):
-        data = synthetic_sparse_vectors(rng, n, d, s)
-        est = mech.simulate(data, rng)
-        sq["mean"].append(((est.mean - data.means()) ** 2).sum())
-        sq["nonmissing"].append(((est.nonmissing - data.nonmissing_frequencies()) ** 2).sum())
-        sq["item"].append(((est.item_freq - data.item_frequencies()) ** 2).sum())
-    exact = collision_mse(n, d, s, eps0, 21)
-    for k, vals in sq.items():
-        vals = np.asarray(vals)
-        se = vals.std(ddof=1) / math.sqrt(reps)
-        assert abs(vals.mean() - getattr(exact, k)) < 4 * se, k
-        assert se < 0.06 * getattr(exact, k)
+    assert_simulated_mse(mech, collision_mse(n, d, s, eps0, 21), rng, n, reps)
 
 
 def test_unbiased_and_per_coordinate_variance_on_skewed_data():

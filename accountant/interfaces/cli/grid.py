@@ -59,9 +59,104 @@ def _finite_randomizers(args, ns: list) -> list:
     return [catalogue_from_args(args, k, e0) for k in ks for e0 in eps0s]
 
 
-def grid_command(args, argv: Sequence[str] = ()) -> dict:
+def _table_options(args) -> tuple:
+    """(mechanism, deltas, ext, t_rule, columns, bounds, ks) of ``table``, each option checked
+    against its range before any work."""
     from accountant.interfaces import tables
     from accountant.interfaces.tables import KEYED
+
+    ks: list = [None]
+    mechanism = args.mechanism
+    deltas = tables.parse_list(args.delta, float, "--delta")
+    for d in deltas:
+        L.check_delta(d, "--delta")
+    L.check_output_writable(args.out)
+    ext = tables.check_output_path(args.out)
+    t_rule = args.t_rule
+    if args.columns is not None and args.all_bounds:
+        raise ValueError("--columns and --all-bounds exclude each other (--all-bounds is every column)")
+    columns = tables.parse_columns(args.columns) if args.columns is not None else None
+    if args.bounds is not None:
+        bounds = bound_list(args.bounds)
+    elif args.all_bounds or args.long:
+        bounds = BOUND_NAMES
+    else:
+        bounds = tables.paper_bounds(mechanism, columns or ())
+    if mechanism == "finite":
+        pass  # --k: the catalogue's number of inputs, taken by _finite_randomizers
+    elif mechanism in KEYED:
+        if args.k is None:
+            raise ValueError(f"--k is required for mechanism '{mechanism}' (a list of integers >= 2)")
+        ks = tables.parse_list(args.k, int, "--k")
+        for v in ks:
+            L.check_int("--k", v, 2, T_MAX)
+    elif args.k is not None:
+        raise ValueError(f"--k applies to --mechanism {', '.join(KEYED)} only, not to '{mechanism}'")
+    if ext == ".tex":
+        L.check_output_writable(tables.bib_path(args.out), "--out (its .bib)")
+    return mechanism, deltas, ext, t_rule, columns, bounds, ks
+
+
+def _figure_options(args) -> tuple:
+    """The same for ``figure``: Collision with the paper's t rule at one delta."""
+    bounds = bound_list(args.bounds)
+    mechanism, deltas, t_rule = "collision", [args.delta], "paper"
+    ext = os.path.splitext(args.out)[1].lower()
+    from accountant.interfaces.figure import FIGURE_FORMATS
+
+    if ext not in FIGURE_FORMATS:
+        raise ValueError(f"--out must end in {', '.join(FIGURE_FORMATS)}, got {args.out!r}")
+    return mechanism, deltas, ext, t_rule, None, bounds, [None]
+
+
+def _s_values(args, mechanism: str) -> list:
+    """The --s list (Collision / CoCo); [None] for the other mechanisms, which refuse --s and
+    --t-rule."""
+    from accountant.interfaces import tables
+
+    if mechanism not in ("collision", "coco"):
+        if args.s is not None:
+            raise ValueError(f"--s applies to --mechanism collision or coco only, not to '{mechanism}'")
+        if args.t_rule != "paper":
+            raise ValueError(f"--t-rule applies to --mechanism collision or coco only, not to '{mechanism}'")
+        return [None]
+    if args.s is None:
+        raise ValueError(f"--s is required for mechanism '{mechanism}' (a list of integers >= 1)")
+    ss = tables.parse_list(args.s, int, "--s")
+    for v in ss:
+        L.check_int("--s", v, 1, T_MAX)
+    return ss
+
+
+def _write_output(args, rows, bounds, columns, ext, meta, out: dict) -> None:
+    """The table or the figure written; ``out`` completed with what was written."""
+    from accountant.interfaces import tables
+
+    if args.command == "table":
+        if args.long:
+            cols = list(tables.LONG_FIELDS)
+            out["rows"] = len(tables.long_rows(rows, [c for c in (columns or ()) if c in REGISTRY] or None))
+        elif args.all_bounds:
+            cols = tables.wide_columns(rows)
+        else:
+            cols = columns if columns is not None else tables.default_columns(rows)
+        chosen = cols if (args.all_bounds or columns is not None) else None  # None: the default
+        if ext == ".csv":  # the header written (hash_model added for random-hash rows)
+            cols = tables.csv_columns(rows, cols)
+        written = tables.write_table(rows, args.out, None if args.long else chosen, args.digits, meta,
+                                     long=args.long)
+        out.update(out=args.out, paths=written, columns=cols, digits=args.digits, long=args.long)
+    else:
+        from accountant.interfaces.figure import write_figure
+
+        write_figure(rows, bounds, args.out, width_in=args.width)
+        out.update(out=args.out, paths=[args.out], columns=None)
+
+
+def grid_command(args, argv: Sequence[str] = ()) -> dict:
+    """The ``table`` and ``figure`` commands: the options checked, the grid computed, the
+    table or figure written; returns the summary printed."""
+    from accountant.interfaces import tables
 
     ns = tables.parse_list(args.n, int, "--n")
     for n in ns:
@@ -72,58 +167,12 @@ def grid_command(args, argv: Sequence[str] = ()) -> dict:
         tables.parse_list(args.eps0, float, "--eps0")
     for e0 in eps0s:
         L.check_eps0(e0, "--eps0")
-    ks: list = [None]
-    columns = None
     if args.command == "table":
-        mechanism = args.mechanism
-        deltas = tables.parse_list(args.delta, float, "--delta")
-        for d in deltas:
-            L.check_delta(d, "--delta")
-        L.check_output_writable(args.out)
-        ext = tables.check_output_path(args.out)
-        t_rule = args.t_rule
-        if args.columns is not None and args.all_bounds:
-            raise ValueError("--columns and --all-bounds exclude each other (--all-bounds is every column)")
-        columns = tables.parse_columns(args.columns) if args.columns is not None else None
-        if args.bounds is not None:
-            bounds = bound_list(args.bounds)
-        elif args.all_bounds or args.long:
-            bounds = BOUND_NAMES
-        else:
-            bounds = tables.paper_bounds(mechanism, columns or ())
-        if mechanism == "finite":
-            pass  # --k: the catalogue's number of inputs, taken by _finite_randomizers
-        elif mechanism in KEYED:
-            if args.k is None:
-                raise ValueError(f"--k is required for mechanism '{mechanism}' (a list of integers >= 2)")
-            ks = tables.parse_list(args.k, int, "--k")
-            for v in ks:
-                L.check_int("--k", v, 2, T_MAX)
-        elif args.k is not None:
-            raise ValueError(f"--k applies to --mechanism {', '.join(KEYED)} only, not to '{mechanism}'")
-        if ext == ".tex":
-            L.check_output_writable(tables.bib_path(args.out), "--out (its .bib)")
+        mechanism, deltas, ext, t_rule, columns, bounds, ks = _table_options(args)
     else:
-        bounds = bound_list(args.bounds)
-        mechanism, deltas, t_rule = "collision", [args.delta], "paper"
-        ext = os.path.splitext(args.out)[1].lower()
-        from accountant.interfaces.figure import FIGURE_FORMATS
-
-        if ext not in FIGURE_FORMATS:
-            raise ValueError(f"--out must end in {', '.join(FIGURE_FORMATS)}, got {args.out!r}")
+        mechanism, deltas, ext, t_rule, columns, bounds, ks = _figure_options(args)
     L.check_output_writable(args.out)
-    if mechanism not in ("collision", "coco"):
-        if args.s is not None:
-            raise ValueError(f"--s applies to --mechanism collision or coco only, not to '{mechanism}'")
-        if args.t_rule != "paper":
-            raise ValueError(f"--t-rule applies to --mechanism collision or coco only, not to '{mechanism}'")
-        ss = [None]
-    else:
-        if args.s is None:
-            raise ValueError(f"--s is required for mechanism '{mechanism}' (a list of integers >= 1)")
-        ss = tables.parse_list(args.s, int, "--s")
-        for v in ss:
-            L.check_int("--s", v, 1, T_MAX)
+    ss = _s_values(args, mechanism)
     size = len(ns) * len(ss) * len(ks) * len(eps0s) * len(deltas)
     L.check_count("grid", size, L.MAX_GRID_POINTS, "number of points (n x s x k x eps0 x delta)",
                   "split the grid into several runs")
@@ -167,24 +216,6 @@ def grid_command(args, argv: Sequence[str] = ()) -> dict:
                           "t_rule": t_rule if mechanism in ("collision", "coco") else None,
                           "hash_model": hash_model},
            "meta": meta}
-    if args.command == "table":
-        if args.long:
-            cols = list(tables.LONG_FIELDS)
-            out["rows"] = len(tables.long_rows(rows, [c for c in (columns or ()) if c in REGISTRY] or None))
-        elif args.all_bounds:
-            cols = tables.wide_columns(rows)
-        else:
-            cols = columns if columns is not None else tables.default_columns(rows)
-        chosen = cols if (args.all_bounds or columns is not None) else None  # None: the default
-        if ext == ".csv":  # the header written (hash_model added for random-hash rows)
-            cols = tables.csv_columns(rows, cols)
-        written = tables.write_table(rows, args.out, None if args.long else chosen, args.digits, meta,
-                                     long=args.long)
-        out.update(out=args.out, paths=written, columns=cols, digits=args.digits, long=args.long)
-    else:
-        from accountant.interfaces.figure import write_figure
-
-        write_figure(rows, bounds, args.out, width_in=args.width)
-        out.update(out=args.out, paths=[args.out], columns=None)
+    _write_output(args, rows, bounds, columns, ext, meta, out)
     out["saving_percent"] = tables.saving_summary(rows)
     return out

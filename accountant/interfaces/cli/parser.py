@@ -75,12 +75,9 @@ def no_command_text() -> str:
     return cli_help.no_command_text(build_parser(), COMMON, DEFAULTS_NOTE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _add_epsilon(sub) -> None:
+    """The ``epsilon`` command's options."""
     from accountant.interfaces.cli.deployments import add_options as _deployment_options
-
-    parser = UsageParser(prog=cli_help.prog_name("accountant"),
-                     description="Privacy amplification by shuffling: exact accounting.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=UsageParser)
 
     p = sub.add_parser("epsilon", help="central eps_c for a target delta")
     p.add_argument("--n", type=N_ARG, default=None, help="number of users (required unless --n-min)")
@@ -98,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_mechanism_options(p)
     _deployment_options(p)  # issue 43: --colluders, --n-min, --dummies, --sampling
 
+
+def _add_compare(sub) -> None:
+    """The ``compare`` command's options."""
     p = sub.add_parser("compare", help="every bound of the comparison set on the same inputs")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     p.add_argument("--eps0", type=EPS0_ARG, default=None,
@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c (default 1e-9)")
     add_mechanism_options(p)
 
+
+def _add_table(sub) -> None:
+    """The ``table`` command's options."""
     p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex (docs/tables.md)")
     p.add_argument("--n", required=True, help="list, e.g. 10000,100000")
     p.add_argument("--s", default=None, help="list of s (collision, coco)")
@@ -148,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-9, help="relative tolerance on eps_c (default 1e-9)")
     p.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
 
+
+def _add_figure(sub) -> None:
+    """The ``figure`` command's options."""
     p = sub.add_parser("figure", help="Figure 2 layout (amplification ratio vs eps0) with Plotly")
     p.add_argument("--out", required=True, help="FILE.html, .png, .pdf or .svg")
     p.add_argument("--n", default="10000,100000", help="list of n, one panel each (default 10000,100000)")
@@ -168,6 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="worker processes (default: cores)")
     p.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
 
+
+def _add_delta(sub) -> None:
+    """The ``delta`` command's options."""
+    from accountant.interfaces.cli.deployments import add_options as _deployment_options
+
     p = sub.add_parser("delta", help="certified delta at a central epsilon")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     p.add_argument("--eps0", type=EPS0_ARG, default=None,
@@ -180,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_mechanism_options(p)
     _deployment_options(p, delta=True)  # issue 43: --colluders, --dummies, --sampling
 
+
+def _add_local_epsilon(sub) -> None:
+    """The ``local-epsilon`` command's options."""
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
     p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
@@ -190,6 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "('paper' = Theorem 5, not proved)")
     add_mechanism_options(p)
 
+
+def _add_users(sub) -> None:
+    """The ``users`` command's options."""
     p = sub.add_parser("users", help="smallest n whose proved eps_c meets (eps, delta): the minimum batch size")
     p.add_argument("--eps0", type=EPS0_ARG, default=None,
                    help="local budget eps0 (required; not with --mechanism finite --matrix)")
@@ -198,6 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=1, help="rounds T composed (default 1)")
     add_mechanism_options(p)
 
+
+def _add_bib(sub) -> None:
+    """The ``bib`` command's options."""
     p = sub.add_parser("bib", help="balls-into-bins mechanism M^BIB (Luo, Wang, Yi, Theorem 2.1)")
     p.add_argument("--m", type=int_arg("--m", 1, T_MAX), required=True, help="number of bins (paper's m or B)")
     p.add_argument("--s", type=int_arg("--s", 1, T_MAX), required=True, help="size of the input set S")
@@ -212,6 +232,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target-eps", type=float_arg("--target-eps", 0.0, L.EPS_MAX, lo_open=True), default=None, help="with --delta and no p/rho: smallest rho")
     p.add_argument("--rtol", type=RTOL_ARG, default=None, help="relative tolerance of the search")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = UsageParser(prog=cli_help.prog_name("accountant"),
+                     description="Privacy amplification by shuffling: exact accounting.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=UsageParser)
+    _add_epsilon(sub)
+    _add_compare(sub)
+    _add_table(sub)
+    _add_figure(sub)
+    _add_delta(sub)
+    _add_local_epsilon(sub)
+    _add_users(sub)
+    _add_bib(sub)
     from accountant.interfaces.compose_cli import add_compose_parser
 
     add_compose_parser(sub)

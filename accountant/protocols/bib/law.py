@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 from typing import Optional
 import numpy as np
-from accountant.core.limits import MAX_BIB_BALLS, MAX_N, check_count
+from accountant.core.limits import MAX_BIB_BALLS, MAX_N, check_count, int_in_span
 from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf_range, half_tail_ratio
+from accountant.engines.search import smallest_true
 
 FLOAT_REL_ERROR = 1e-9
 TRUNCATION_FRACTION = 1e-10
@@ -25,11 +26,7 @@ def checked_int(name: str, v, lo: int, hi: Optional[int] = None) -> int:
             v = int(v)
         else:
             raise ValueError(f"{name} must be an integer, got {v!r}")
-    v = int(v)
-    if v < lo or (hi is not None and v > hi):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be an integer {rng}, got {v}")
-    return v
+    return int_in_span(name, int(v), lo, hi)
 
 
 def checked_number(name: str, v, lo: float, hi: float, lo_open=False, hi_open=False) -> float:
@@ -94,25 +91,13 @@ def _component(N: int, q: float, log_mass: float):
     if ut(N) > log_mass:
         hi = N
     else:
-        a, b = int(math.floor(mean)), N  # ut(b) <= log_mass
-        while b - a > 1:
-            mid = (a + b) // 2
-            if ut(mid) <= log_mass:
-                b = mid
-            else:
-                a = mid
-        hi = b - 1
+        # ut(N) <= log_mass
+        hi = smallest_true(lambda x: ut(x) <= log_mass, int(math.floor(mean)), N) - 1
     if lt(0) > log_mass:
         lo = 0
     else:
-        a, b = 0, int(math.ceil(mean))  # lt(a) <= log_mass
-        while b - a > 1:
-            mid = (a + b) // 2
-            if lt(mid) <= log_mass:
-                a = mid
-            else:
-                b = mid
-        lo = a + 1
+        # lt(0) <= log_mass: lo is the smallest x with lt(x) > log_mass
+        lo = smallest_true(lambda x: lt(x) > log_mass, 0, int(math.ceil(mean)))
     hi = max(hi, lo)
     trunc = 0.0
     if hi < N:

@@ -31,8 +31,7 @@ def bib_epsilon(delta: float, m: int, s: int, k: int, n: int, p: float,
 
     References
     ----------
-    Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a single message",
-    Algorithm 1 and Theorem 2.1.
+    As :func:`bib_delta` (Luo, Wang, Yi, Algorithm 1 and Theorem 2.1).
 
     Parameters
     ----------
@@ -113,15 +112,19 @@ def _bracketed_search(ev, target: float, x_max: float, rtol: float, max_evaluati
         cand = min(max(cand, lo + 0.01 * w), hi - 0.01 * w)
         d = ev(cand)
         evals += 1
-        if d.upper <= target:
-            hi, hi_delta = cand, d.upper
-        else:
-            lo = cand
-            if d.lower > target:
-                lo_cert = cand
+        lo, hi, hi_delta, lo_cert = _narrowed(cand, d, target, lo, hi, hi_delta, lo_cert)
         use_newton = (hi - lo) <= 0.5 * w
         last = d
     return hi, hi_delta, lo_cert
+
+
+def _narrowed(x, d, target: float, lo, hi, hi_delta, lo_cert) -> tuple:
+    """The bracket (lo, hi, hi's certified delta, largest point proved above the target)
+    after an evaluation ``d`` at ``x``: x becomes hi when its certified upper delta meets the
+    target, else lo (and lo_cert when even its certified lower delta is above it)."""
+    if d.upper <= target:
+        return lo, x, d.upper, lo_cert
+    return x, hi, hi_delta, (x if d.lower > target else lo_cert)
 
 
 @dataclass(frozen=True)
@@ -177,12 +180,6 @@ def bib_rho_for(eps: float, delta: float, m: int, s: int, k: int, n: int,
     hi_delta = dh.upper
     while hi - lo > rtol * hi:
         mid = 0.5 * (lo + hi)
-        dm = f(mid)
-        if dm.upper <= delta:
-            hi, hi_delta = mid, dm.upper
-        else:
-            lo = mid
-            if dm.lower > delta:
-                lo_cert = mid
+        lo, hi, hi_delta, lo_cert = _narrowed(mid, f(mid), delta, lo, hi, hi_delta, lo_cert)
     kk, pp = params_for_rho(k, n, hi)
     return BibRho(hi, hi_delta, lo_cert, kk, pp, evals)

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
+from tests.finite_brute import histogram_law
+
 from accountant.bounds.blanket_relaxations import (
     blanket_bennett,
     blanket_bennett_generic,
@@ -87,27 +89,9 @@ def lemma_delta(values, probs, n, gamma):
     return tot / (gamma * n)
 
 
-def shuffled_hist_dist(rows):
-    """Distribution over output histograms of independent users with categorical rows."""
-    K = len(rows[0])
-    dist = {tuple([0] * K): 1.0}
-    for row in rows:
-        new = {}
-        for h, p in dist.items():
-            for y in range(K):
-                if row[y] == 0:
-                    continue
-                h2 = list(h)
-                h2[y] += 1
-                h2 = tuple(h2)
-                new[h2] = new.get(h2, 0.0) + p * row[y]
-        dist = new
-    return dist
-
-
 def exact_shuffle_delta(others, row_x, row_xp, eps):
-    P = shuffled_hist_dist(list(others) + [row_x])
-    Q = shuffled_hist_dist(list(others) + [row_xp])
+    P = histogram_law(list(others) + [row_x])
+    Q = histogram_law(list(others) + [row_xp])
     u = math.exp(eps)
     return sum(max(p - u * Q.get(h, 0.0), 0.0) for h, p in P.items())
 

@@ -220,20 +220,23 @@ def test_table_cli_and_bad_output(tmp_path):
     assert not (tmp_path / "x.csv").exists()
 
 
-def test_figure_html(tmp_path):
-    out = tmp_path / "fig.html"
+def _small_figure(out):
+    """``figure`` at n = 2000, s = 4, three eps0 and two bounds, written to ``out``."""
     r = run_cli("figure", "--out", str(out), "--n", "2000", "--s", "4", "--eps0", "0.5,1,2",
                 "--bounds", "paper,stronger-clone", "--workers", "1")
     assert r.returncode == 0, r.stderr
+
+
+def test_figure_html(tmp_path):
+    out = tmp_path / "fig.html"
+    _small_figure(out)
     html = out.read_text()
     assert "plotly" in html.lower() and "log2(eps0" in html and "local budget eps0" in html
 
 
 def test_figure_png(tmp_path):
     out = tmp_path / "fig.png"
-    r = run_cli("figure", "--out", str(out), "--n", "2000", "--s", "4", "--eps0", "0.5,1,2",
-                "--bounds", "paper,stronger-clone", "--workers", "1")
-    assert r.returncode == 0, r.stderr
+    _small_figure(out)
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
     assert [p.name for p in tmp_path.iterdir()] == ["fig.png"]
