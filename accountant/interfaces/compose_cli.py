@@ -158,8 +158,13 @@ def human(out: dict) -> str:
     the PLD's estimate of the bound (``epsilon_estimate_of_bound``, not a bound) to nearest."""
     from accountant.core.numfmt import fmt
 
+    low = out.get("epsilon_lower")
+    lower = (f"eps >= {fmt(low, 6, 'down')} ({out['epsilon_lower_note']})" if low is not None
+             else f"lower bound {out.get('epsilon_lower_note') or 'not computed'}")
+    spread = out.get("pld_spread")
+    spread = "" if spread is None else f"; PLD spread {fmt(100 * spread, 2, 'up')}%"
     return (f"after {out['rounds']} rounds at delta = {out['delta']:.3g}: "
             f"eps <= {fmt(out['epsilon'], 6, 'up')} ({_SOURCE[out['epsilon_source']]}; estimate of the bound "
-            f"{fmt(out['epsilon_estimate_of_bound'], 6)}, NOT a lower bound), "
+            f"{fmt(out['epsilon_estimate_of_bound'], 6)}, NOT a lower bound{spread}), {lower}, "
             f"advanced {fmt(out['advanced_epsilon'], 6, 'up')}, naive {fmt(out['naive_epsilon'], 6, 'up')}; "
             f"per-round profile: {out['profile']}")
