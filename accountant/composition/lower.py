@@ -34,9 +34,11 @@ PMF_MARGIN = 1e-8
 LOSS_MARGIN = 1e-9
 # support points of one round's pair (2-D count vectors): about 4e6 at k-RR n = 1e5
 MAX_PAIR_POINTS = 5_000_000
-# the loss grid: each round's losses move down by less than one step, so the composed eps by
-# at most about T steps; the step is LOWER_STEP_FRACTION * (upper total) / T
-LOWER_STEP_FRACTION = 2e-4
+# the loss grid: each round's losses move down by less than one step (half a step on average),
+# so the composed loss by less than T steps; the step is LOWER_STEP_FRACTION * (upper total) / T
+LOWER_STEP_FRACTION = 5e-4
+# P-mass dropped from each end of one round's loss grid (the lower side may drop mass)
+LOWER_TAIL_DROP = 1e-30
 # points of the composed lower PLD's grid (memory and FFT time)
 MAX_LOWER_GRID = 2**25
 
@@ -104,7 +106,11 @@ def lower_pld(spec, step: float) -> tuple[Optional[_pld.DiscretePLD], str]:
         return None, text
     idx = np.floor((loss - LOSS_MARGIN) / step).astype(np.int64)
     lo = int(idx.min())
-    return _pld.DiscretePLD(step, lo, np.bincount(idx - lo, weights=mass), 0.0, False), text
+    pmf = np.bincount(idx - lo, weights=mass)
+    cs = np.cumsum(pmf)
+    a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
+    b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
+    return _pld.DiscretePLD(step, lo + a, pmf[a:b + 1], 0.0, False), text
 
 
 def composed_lower(specs: Sequence, delta: float, upper: float) -> tuple[Optional[float], str]:
