@@ -378,7 +378,8 @@ def _certify(c: Candidate, release, s: int, d: int, target: float, delta: float,
             and (c.eps0 <= target or proved_meets(params, release[0], target, delta) is not None)
         )
     else:
-        eps = compose_schedule(_specs(c.mechanism, s, c.t, c.eps0, release), delta).epsilon
+        eps = compose_schedule(_specs(c.mechanism, s, c.t, c.eps0, release), delta, adaptive=False,
+                               lower=False).epsilon
         ok = eps <= target
         c = replace(c, eps_c=eps)
     if not ok:  # pragma: no cover - the searches return certified values only
