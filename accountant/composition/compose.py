@@ -274,7 +274,9 @@ class CompositionResult:
     >>> from accountant import RoundSpec, compose_rounds, fmt
     >>> r = compose_rounds(RoundSpec(10_000, 1.0), 4, 1e-6)
     >>> print(fmt(r.epsilon, 4, "up"), r.epsilon_estimate_of_bound <= r.epsilon <= r.naive_epsilon)
-    0.1123 True
+    0.1115 True
+    >>> r.epsilon_lower <= r.epsilon, r.spread <= 1e-3
+    (True, True)
     """
 
     epsilon: float
@@ -294,7 +296,9 @@ class CompositionResult:
         return {"epsilon": self.epsilon, "epsilon_source": self.source,
                 "epsilon_lower": self.epsilon_lower, "epsilon_lower_note": self.lower_note,
                 "epsilon_estimate_of_bound": self.epsilon_estimate_of_bound,
-                "pld_spread": self.spread, "profile_samples": self.samples,
+                # null when the PLD total is infinite (strict JSON has no Infinity)
+                "pld_spread": self.spread if math.isfinite(self.spread) else None,
+                "profile_samples": self.samples,
                 "naive_epsilon": self.naive_epsilon, "advanced_epsilon": self.advanced_epsilon,
                 "rounds": self.rounds, "delta": self.delta, "step": self.step}
 
@@ -371,7 +375,7 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float, step: Optional[fl
     >>> specs = [RoundSpec(10_000, 1.0), RoundSpec(20_000, 2.0, "krr", k=4)]
     >>> r = compose_schedule(specs, 1e-6)
     >>> print(fmt(r.epsilon, 4, "up"), r.rounds)
-    0.0909 2
+    0.09018 2
     """
     specs = list(specs)
     if not specs:
@@ -442,7 +446,7 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float, step: Optional[fl
     >>> from accountant import RoundSpec, compose_rounds, fmt
     >>> r = compose_rounds(RoundSpec(10_000, 1.0, "krr", k=4), 10, 1e-6)
     >>> print(fmt(r.epsilon, 4, "up"), fmt(r.naive_epsilon, 4, "up"), r.rounds)
-    0.1189 0.4024 10
+    0.118 0.3996 10
     """
     rounds = _check_rounds(rounds)
     delta = validate_delta(delta)

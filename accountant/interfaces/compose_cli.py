@@ -162,7 +162,7 @@ def human(out: dict) -> str:
     lower = (f"eps >= {fmt(low, 6, 'down')} ({out['epsilon_lower_note']})" if low is not None
              else f"lower bound {out.get('epsilon_lower_note') or 'not computed'}")
     spread = out.get("pld_spread")
-    spread = "" if spread is None else f"; PLD spread {fmt(100 * spread, 2, 'up')}%"
+    spread = "" if spread is None else f"; PLD spread {fmt(100 * spread, 2, 'up')}%"  # None: PLD infinite
     return (f"after {out['rounds']} rounds at delta = {out['delta']:.3g}: "
             f"eps <= {fmt(out['epsilon'], 6, 'up')} ({_SOURCE[out['epsilon_source']]}; estimate of the bound "
             f"{fmt(out['epsilon_estimate_of_bound'], 6)}, NOT a lower bound{spread}), {lower}, "
