@@ -57,11 +57,12 @@ def test_olh_schedule_and_refusals(tmp_path, capsys):
     from accountant.interfaces.cli.main import main
 
     assert main(["compose", "--rounds", "3", "--n", "10000", "--eps0", "2", "--mechanism", "olh",
-                 "--k", "10", "--delta", "1e-6", "--hash-model", "random", "--json"]) == 0
+                 "--k", "10", "--delta", "1e-6", "--hash-model", "random", "--json",
+                 "--step", "0.002"]) == 0  # one discretisation level: the hash model is the point
     out = json.loads(capsys.readouterr().out)
     assert out["hash_model"] == "random" and "uniformly random function" in out["profile"]
     assert main(["compose", "--rounds", "3", "--n", "10000", "--eps0", "2", "--mechanism", "olh",
-                 "--k", "10", "--delta", "1e-6", "--json"]) == 0
+                 "--k", "10", "--delta", "1e-6", "--json", "--step", "0.002"]) == 0
     assert json.loads(capsys.readouterr().out)["epsilon"] > out["epsilon"]
     assert main(["compose", "--rounds", "3", "--n", "10000", "--eps0", "2", "--mechanism", "krr",
                  "--k", "10", "--delta", "1e-6", "--hash-model", "random"]) == 2
