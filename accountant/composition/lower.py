@@ -81,6 +81,10 @@ def pair_masses(spec) -> tuple[Optional[np.ndarray], Optional[np.ndarray], str]:
     else:
         s = _window(n, p[0] + p[1])
         half = p[0] / (p[0] + p[1])
+        guess = s.size * _window(int(s[-1]), half).size  # the widest inner window: refused at once
+        if guess > 4 * MAX_PAIR_POINTS:
+            return None, None, (f"not available: the pair's count vectors (about {guess:,} points) exceed "
+                                f"MAX_PAIR_POINTS = {MAX_PAIR_POINTS:,} at n = {n}")
         sizes = [len(_window(int(si), half)) for si in s]
         if sum(sizes) > MAX_PAIR_POINTS:
             return None, None, (f"not available: the pair's count vectors ({sum(sizes):,} points) exceed "
