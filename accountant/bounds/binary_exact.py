@@ -239,10 +239,15 @@ def top_dataset_exceeds(n: int, eps0: float, eps: float, delta: float) -> bool:
 @lru_cache(maxsize=2)
 def every_dataset(n: int, eps0: float):
     """:class:`accountant.engines.two_input.EveryDataset` of binary RR (cached: ~1 s and 24 MB
-    at n = 1000), or None above ``EVERY_DATASET_MAX_N``."""
+    at n = 1000), or None above ``EVERY_DATASET_MAX_N`` or where it cannot certify."""
     from accountant.engines.two_input import EVERY_DATASET_MAX_N, EveryDataset
 
-    return EveryDataset(n, eps0) if n <= EVERY_DATASET_MAX_N else None
+    if n > EVERY_DATASET_MAX_N:
+        return None
+    try:
+        return EveryDataset(n, eps0)
+    except ArithmeticError:  # float log-ratios too close: not certified here (the blanket stays)
+        return None
 
 
 def exact_profile_value(n: int, eps0: float, eps: float) -> Optional[tuple[float, float]]:

@@ -192,3 +192,17 @@ def test_schedule_lower_covers_its_rounds():
     # (up to the loss grids, 5e-4 of the totals)
     assert part.epsilon_lower * (1 - 1e-3) <= both.epsilon_lower <= both.epsilon
     assert "D = (1, 1, ..., 1)" in both.lower_note and "D = (1, 3, ..., 3)" in both.lower_note
+
+
+def test_every_dataset_refuses_close_ratios(monkeypatch):
+    # the error term covers one outcome at the threshold; closer float log-ratios are refused
+    # and the round falls back to the blanket (exact_profile_value -> None)
+    import accountant.bounds.binary_exact as BE
+    import accountant.engines.two_input as TI
+
+    monkeypatch.setattr(TI, "RATIO_GAP", 10.0)
+    with pytest.raises(ArithmeticError, match="log-ratios"):
+        EveryDataset(20, 1.0)
+    BE.every_dataset.cache_clear()
+    assert exact_profile_value(21, 1.0, 0.1) is None
+    BE.every_dataset.cache_clear()
