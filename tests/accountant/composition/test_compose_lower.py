@@ -13,7 +13,6 @@ from accountant.bounds.laws.lower import lower_bound_epsilon
 from accountant.composition import compose as C
 from accountant.composition import lower as L
 from accountant.composition import pld as P
-from accountant.core.params import make_params
 from accountant.engines.two_input import EveryDataset, dataset_delta
 
 
@@ -153,7 +152,7 @@ def test_cli_prints_lower_and_spread(capsys):
 def test_every_dataset_is_the_maximum_over_m(n, eps0):
     every = EveryDataset(n, eps0)
     for eps in (0.0, 0.05, 0.3, 0.9):
-        lo, up, m = every.delta(eps)
+        lo, up, _ = every.delta(eps)
         each = [dataset_delta(n, mm, eps0, eps) for mm in range(n)]
         assert lo <= max(d.upper for d in each) * (1 + 1e-12)
         assert up >= max(d.lower for d in each) * (1 - 1e-12)
