@@ -205,3 +205,12 @@ def test_every_dataset_refuses_close_ratios(monkeypatch):
     BE.every_dataset.cache_clear()
     assert exact_profile_value(21, 1.0, 0.1) is None
     BE.every_dataset.cache_clear()
+
+
+@pytest.mark.parametrize("n, eps0", [(50, 0.3), (50, 3.0), (2000, 1.5)])
+@pytest.mark.parametrize("mechanism, k", [("rr", None), ("krr", 3), ("krr", 8), ("generic", None)])
+def test_lower_never_above_upper(n, eps0, mechanism, k):
+    spec = C.RoundSpec(n, eps0, mechanism, k=k)
+    for T in (1, 7):
+        r = C.compose_rounds(spec, T, 1e-6, adaptive=False)
+        assert r.epsilon_lower is not None and 0.0 <= r.epsilon_lower <= r.epsilon, (T, r)
