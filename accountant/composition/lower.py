@@ -5,9 +5,10 @@ are the product pair (P^T, Q^T) (rounds with several pairs: the product of their
 divergence at every eps is a lower bound on the composed mechanism's delta(eps), and the
 largest eps at which it is certified above the target delta is a lower bound on the composed
 eps_c.  The pair of a round is the one of the single-round certified lower bound
-(:func:`accountant.bounds.laws.lower.mechanism_lower_law`) where its count law has at most three
-categories and no null one (binary RR, generic rounds through binary RR, k-RR): with
-N ~ Mult(n; p) the counts of the categories when every user holds x0, the pair is
+(:func:`accountant.bounds.laws.lower.mechanism_lower_law`, its main post-processing with the
+categories beyond the second merged): binary RR, generic rounds through binary RR, k-RR, OUE,
+OLH (uniformly random hash, named in the note); Collision and CoCo rounds carry no dimension
+d, so they have none.  With N ~ Mult(n; p) the counts of the categories when every user holds x0, the pair is
 
     P(N) = R(N) A(N) / n,   Q(N) = R(N) B(N) / n,   A = sum_c a_c N_c,  B = sum_c b_c N_c,
 
@@ -52,18 +53,28 @@ def _window(N: int, prob: float) -> np.ndarray:
 
 
 def _pair_law(spec):
-    """(p, a, b) as floats and the datasets' text, or (None, reason)."""
+    """(p, a, b) as floats and the datasets' text (with the hash model where the lower bound
+    assumes one), or (None, reason)."""
     from accountant.bounds.laws.lower import mechanism_lower_law, merge_tail
 
-    if spec.mechanism not in ("generic", "rr", "krr"):
-        return None, (f"not available: the composed lower bound is implemented for rounds of rr, krr "
-                      f"and generic (a count law of at most three categories), not '{spec.mechanism}'")
-    ll = mechanism_lower_law(spec.params())
-    law = merge_tail(ll.law)
+    params = spec.params()
+    ll = mechanism_lower_law(params)
+    if ll is None and spec.mechanism in ("collision", "coco"):
+        return None, ("not available: the certified lower bound's datasets of Collision and CoCo "
+                      "(three inputs with pairwise disjoint s-sets) need the dimension d >= 3s, "
+                      "which a round does not carry")
+    if ll is None:
+        return None, f"not available: no certified lower bound's datasets for '{spec.mechanism}' rounds"
+    law = merge_tail(ll.law)  # categories 3, 4, ... merged: a post-processing of the reports
     p = [float(x) for x in law.p]
-    if len(p) > 3 or abs(sum(p) - 1.0) > 1e-12:  # pragma: no cover - rr, krr, generic laws
+    if len(p) > 3 or abs(sum(p) - 1.0) > 1e-12:
         return None, "not available: the pair's count law has a null category"
-    return (p, [float(x) for x in law.a], [float(x) for x in law.b]), ll.datasets
+    text = ll.datasets
+    if ll.full is not None:  # the single-round text also describes its unreduced evaluation
+        text = text.split(", reports")[0] + f", reports reduced to three categories ({law.name})"
+    if ll.hash_model:
+        text += f"; hash: {ll.hash_model} (an assumption of this lower bound)"
+    return (p, [float(x) for x in law.a], [float(x) for x in law.b]), text
 
 
 def pair_masses(spec) -> tuple[Optional[np.ndarray], Optional[np.ndarray], str]:

@@ -118,7 +118,7 @@ def test_bracket_within_one_percent_at_ten_rounds(spec, delta):
 def test_lower_not_available_says_why():
     r = C.compose_rounds(C.RoundSpec(1000, 1.0, "collision", s=2), 2, 1e-6, adaptive=False)
     assert r.epsilon_lower is None and r.lower_note.startswith("not available: ")
-    assert "collision" in r.lower_note
+    assert "Collision" in r.lower_note and "d >= 3s" in r.lower_note
 
 
 def test_explicit_step_is_one_level_and_adaptive_narrows():
@@ -214,3 +214,21 @@ def test_lower_never_above_upper(n, eps0, mechanism, k):
     for T in (1, 7):
         r = C.compose_rounds(spec, T, 1e-6, adaptive=False)
         assert r.epsilon_lower is not None and 0.0 <= r.epsilon_lower <= r.epsilon, (T, r)
+
+
+@pytest.mark.parametrize("spec, hashed", [(C.RoundSpec(1000, 2.0, "olh", k=10), True),
+                                          (C.RoundSpec(1000, 2.0, "oue", k=8), False),
+                                          (C.RoundSpec(1000, None, "variation-ratio", p=3.0, beta=0.4),
+                                           False)])
+def test_lower_of_other_randomizers(spec, hashed):
+    # their single-round lower bound's datasets, reports reduced to three categories: at T = 1
+    # at most the single-round lower bound (which also evaluates other post-processings)
+    single = lower_bound_epsilon(spec.params(), spec.n, 1e-6).epsilon
+    prev = 0.0
+    for T in (1, 5):
+        r = C.compose_rounds(spec, T, 1e-6, adaptive=False)
+        assert prev < r.epsilon_lower <= r.epsilon
+        prev = r.epsilon_lower
+        if T == 1:
+            assert r.epsilon_lower <= single * (1 + 1e-9) and r.epsilon_lower > 0.95 * single
+    assert ("uniformly random hash" in r.lower_note) is hashed
