@@ -65,7 +65,9 @@ def _epsilon(params, n: int, delta: float, rounds: int, spec_of) -> tuple[float,
         return (params.eps0, "post-processing") if r is None else (r.epsilon, r.name)
     from accountant.composition.compose import compose_rounds
 
-    return compose_rounds(spec_of(n), rounds, delta).epsilon, "composed PLD (pessimistic)"
+    # one discretisation level, no lower bound: a search composes many times
+    return (compose_rounds(spec_of(n), rounds, delta, adaptive=False, lower=False).epsilon,
+            "composed PLD (pessimistic)")
 
 
 def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "generic",

@@ -16,6 +16,8 @@ certified delta still exceeds the target, and upper / lower - 1 <= rtol.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional
 
 from accountant.engines.two_input import dataset_delta, range_upper
 
@@ -230,3 +232,30 @@ def top_dataset_exceeds(n: int, eps0: float, eps: float, delta: float) -> bool:
     certified delta above ``delta`` at ``eps`` (then eps_c > eps at this n and at every
     smaller n: that dataset's delta is non-increasing in n, docs/proved.md)."""
     return eps < eps0 and dataset_delta(n, n - 1, eps0, eps).lower > delta
+
+
+# --------------------------------------------------------------------------- the composition's profile
+@lru_cache(maxsize=2)
+def every_dataset(n: int, eps0: float):
+    """:class:`accountant.engines.two_input.EveryDataset` of binary RR (cached: ~1 s and 24 MB
+    at n = 1000), or None above ``EVERY_DATASET_MAX_N`` or where it cannot certify."""
+    from accountant.engines.two_input import EVERY_DATASET_MAX_N, EveryDataset
+
+    if n > EVERY_DATASET_MAX_N:
+        return None
+    try:
+        return EveryDataset(n, eps0)
+    except ArithmeticError:  # float log-ratios too close: not certified here (the blanket stays)
+        return None
+
+
+def exact_profile_value(n: int, eps0: float, eps: float) -> Optional[tuple[float, float]]:
+    """(lower, upper) on sup over every dataset of binary RR's delta(eps), certified by the
+    enumeration of every m (``every_dataset``), or None above its n."""
+    every = every_dataset(n, eps0)
+    if every is None:
+        return None
+    if eps >= eps0:
+        return 0.0, 0.0
+    lo, up, _ = every.delta(eps)
+    return lo, up

@@ -169,6 +169,9 @@ def round_source(mechanism: str, hash_model: str = "any") -> str:
         return ("min(blanket of the four-corner law dominating the random-hash law (a proved relaxation, "
                 "exact for OLH), clone (FMT21)); "
                 f"assumption: {ASSUMPTION['random']}")
+    if mechanism == "rr":
+        return ("min(exact blanket, clone (FMT21), and at n <= 1200 the exact sup over every dataset "
+                "(accountant.engines.two_input.EveryDataset))")
     return "min(exact blanket, clone (FMT21))"
 
 

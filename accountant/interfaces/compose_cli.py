@@ -57,7 +57,8 @@ def add_compose_parser(sub) -> None:
                         "eps0, size?, g?, repeat?})")
     p.add_argument("--delta", type=L.delta_arg(), required=True, help="total target delta")
     p.add_argument("--step", type=L.float_arg("--step", 0.0, 1.0, lo_open=True), default=None,
-                   help="loss grid step in (0, 1] (default: automatic)")
+                   help="loss grid step in (0, 1], one discretisation level (default: adaptive, refined "
+                        "until the PLD spread is <= 0.1%% or the budget of 640 samples / 30 s CPU)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -172,9 +173,14 @@ def human(out: dict) -> str:
     the PLD's estimate of the bound (``epsilon_estimate_of_bound``, not a bound) to nearest."""
     from accountant.core.numfmt import fmt
 
+    low = out.get("epsilon_lower")
+    lower = (f"eps >= {fmt(low, 6, 'down')} ({out['epsilon_lower_note']})" if low is not None
+             else f"lower bound {out.get('epsilon_lower_note') or 'not computed'}")
+    spread = out.get("pld_spread")
+    spread = "" if spread is None else f"; PLD spread {fmt(100 * spread, 2, 'up')}%"  # None: PLD infinite
     return (f"after {out['rounds']} rounds at delta = {out['delta']:.3g}: "
             f"eps <= {fmt(out['epsilon'], 6, 'up')} ({_SOURCE[out['epsilon_source']]}; estimate of the bound "
-            f"{fmt(out['epsilon_estimate_of_bound'], 6)}, NOT a lower bound), "
+            f"{fmt(out['epsilon_estimate_of_bound'], 6)}, NOT a lower bound{spread}), {lower}, "
             f"advanced {fmt(out['advanced_epsilon'], 6, 'up')}, naive {fmt(out['naive_epsilon'], 6, 'up')}; "
             f"per-round profile: {out['profile']}"
             + "".join(f"\n  randomizer: {d}" for d in out.get("finite", ())))

@@ -24,7 +24,8 @@ common.explain(("eps0", "eps_c", "delta"))
 def composed(spec_fields: tuple, delta, T):
     """compose_rounds of the round ``RoundSpec(*spec_fields[:-1], hash_model=spec_fields[-1])``."""
     spec = _compose.RoundSpec(*spec_fields[:-1], hash_model=spec_fields[-1])
-    return _compose.compose_rounds(spec, T, delta).as_dict()
+    # one discretisation level per T (the chart composes up to dozens of T)
+    return _compose.compose_rounds(spec, T, delta, adaptive=False, lower=False).as_dict()
 
 
 def curve(spec_fields, delta, rounds_list):

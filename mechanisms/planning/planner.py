@@ -387,7 +387,7 @@ def certify(c: Candidate, req: Request) -> Candidate:
         )
     else:
         specs = round_specs(c.mechanism, req.s, c.t, c.eps0, req.release)
-        eps = compose_schedule(specs, req.delta).epsilon
+        eps = compose_schedule(specs, req.delta, adaptive=False, lower=False).epsilon
         ok = eps <= req.target
         c = replace(c, eps_c=eps)
     if not ok:  # pragma: no cover - the searches return certified values only

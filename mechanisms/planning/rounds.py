@@ -73,7 +73,8 @@ def composed_eps0(
     compositions).  Raises :class:`InfeasiblePlan` when even ``ROUNDS_EPS0_MIN`` fails."""
 
     def certified(e0):
-        return compose_schedule(round_specs(mechanism, s, t, e0, ns), delta).epsilon
+        return compose_schedule(round_specs(mechanism, s, t, e0, ns), delta, adaptive=False,
+                                lower=False).epsilon  # a search: one discretisation level
 
     goal = target * (1.0 - ROUNDS_MARGIN)
     if start_is_estimate:  # ``start`` already inverts the estimate at ``goal``
@@ -121,7 +122,8 @@ def round_target(mechanisms, ns, d, s, target, delta, estimate, eps0_max) -> tup
     t0 = int(ts[k])
     e_lo = approx_schedule_epsilon(round_specs(mech, s, t0, ROUNDS_EPS0_MIN, ns), delta)
     if e_lo > target:
-        c = compose_schedule(round_specs(mech, s, t0, ROUNDS_EPS0_MIN, ns), delta).epsilon
+        c = compose_schedule(round_specs(mech, s, t0, ROUNDS_EPS0_MIN, ns), delta, adaptive=False,
+                             lower=False).epsilon
         if c > target:
             raise InfeasiblePlan(
                 f"no per-round eps0 >= {ROUNDS_EPS0_MIN:g} meets total eps = {target:g} over "

@@ -54,7 +54,8 @@ def test_rounds_variation_ratio_matches_compose():
     assert not [w for w in at.number_input if w.key in ("eps0", "target")]
     assert "p fixes eps0 = ln p" in text(at)
     assert not [m for m in at.metric if m.label == "largest eps0 per round"]
-    ref = compose_rounds(RoundSpec(100_000, None, "variation-ratio", p=3.0, beta=0.4), 100, 1e-6)
+    ref = compose_rounds(RoundSpec(100_000, None, "variation-ratio", p=3.0, beta=0.4), 100, 1e-6,
+                         adaptive=False, lower=False)  # the page: one level
     assert metric(at, "PLD eps (upper bound)") == appcommon.fmt(ref.epsilon, 4, "up")
     assert metric(at, "naive composition") == appcommon.fmt(ref.naive_epsilon, 4, "up")
     assert float(metric(at, "PLD eps (upper bound)")) >= ref.epsilon
@@ -65,10 +66,12 @@ def test_rounds_variation_ratio_matches_compose():
     at.number_input(key="q").set_value(40.0).run()
     at.number_input(key="T").set_value(10).run()
     ok(at)
-    ref2 = compose_rounds(RoundSpec(100_000, None, "variation-ratio", p=20.0, beta=0.8, q=40.0), 10, 1e-6)
+    ref2 = compose_rounds(RoundSpec(100_000, None, "variation-ratio", p=20.0, beta=0.8, q=40.0), 10, 1e-6,
+                         adaptive=False, lower=False)  # the page: one level
     assert metric(at, "PLD eps (upper bound)") == appcommon.fmt(ref2.epsilon, 4, "up")
     assert metric(at, "advanced composition") == appcommon.fmt(ref2.advanced_epsilon, 4, "up")
-    q_p = compose_rounds(RoundSpec(100_000, None, "variation-ratio", p=20.0, beta=0.8), 10, 1e-6)
+    q_p = compose_rounds(RoundSpec(100_000, None, "variation-ratio", p=20.0, beta=0.8), 10, 1e-6,
+                         adaptive=False, lower=False)  # the page: one level
     assert ref2.epsilon > q_p.epsilon  # a larger q (weaker mixing) gives a larger bound: q is used
 
 
@@ -103,8 +106,10 @@ def test_rounds_hash_model_random():
     any_shown = metric(at, "PLD eps (upper bound)")
     at.selectbox(key="hash_model").set_value("random").run()
     ok(at)
-    ref = compose_rounds(RoundSpec(100_000, 4.0, "collision", s=8, hash_model="random"), 10, 1e-6)
-    anyref = compose_rounds(RoundSpec(100_000, 4.0, "collision", s=8), 10, 1e-6)
+    ref = compose_rounds(RoundSpec(100_000, 4.0, "collision", s=8, hash_model="random"), 10, 1e-6,
+                         adaptive=False, lower=False)  # the page: one level
+    anyref = compose_rounds(RoundSpec(100_000, 4.0, "collision", s=8), 10, 1e-6,
+                         adaptive=False, lower=False)  # the page: one level
     assert any_shown == appcommon.fmt(anyref.epsilon, 4, "up")
     assert metric(at, "PLD eps (upper bound)") == appcommon.fmt(ref.epsilon, 4, "up")
     assert ref.epsilon <= anyref.epsilon

@@ -363,11 +363,14 @@ def test_rounds_meet_the_total_on_the_certified_composition():
     p = plan(target, delta, n, 64, 4, rounds=T, sensitivity=False)
     r = p.recommendation
     assert p.rounds == T and r.source == "finalist"
-    comp = compose_rounds(RoundSpec(n, r.eps0, r.mechanism, 4, r.t), T, delta).epsilon
+    # the planner certifies with one discretisation level (adaptive=False)
+    comp = compose_rounds(RoundSpec(n, r.eps0, r.mechanism, 4, r.t), T, delta, adaptive=False,
+                          lower=False).epsilon
     assert comp <= target and comp == pytest.approx(p.epsilon, rel=1e-12)
     # near the largest per-round eps0 for this t: 2% more breaks the total
     assert (
-        compose_rounds(RoundSpec(n, r.eps0 * 1.02, r.mechanism, 4, r.t), T, delta).epsilon > target
+        compose_rounds(RoundSpec(n, r.eps0 * 1.02, r.mechanism, 4, r.t), T, delta, adaptive=False,
+                       lower=False).epsilon > target
     )
     # per-round budget below the single-round plan's, above target / T (PLD beats naive)
     single = plan(target, delta, n, 64, 4, sensitivity=False).recommendation
@@ -384,7 +387,7 @@ def test_schedule_meets_the_total():
     p = plan(1.0, 1e-6, 1, 64, 4, schedule=ns, sensitivity=False)
     r = p.recommendation
     specs = [RoundSpec(x, r.eps0, r.mechanism, 4, r.t) for x in ns]
-    assert compose_schedule(specs, 1e-6).epsilon <= 1.0
+    assert compose_schedule(specs, 1e-6, adaptive=False, lower=False).epsilon <= 1.0
     assert p.n == 10_000 and p.schedule == tuple(ns) and p.rounds == 4
 
 

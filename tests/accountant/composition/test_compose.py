@@ -105,7 +105,7 @@ def test_one_round_of_a_mechanism_reproduces_its_exact_blanket(mechanism, kw):
     # non-generic rounds compose the exact blanket's profile: T = 1 brackets the
     # single-round proved eps_c (the exact blanket), well below the clone's
     spec = RoundSpec(100_000, 2.0, mechanism, **kw)
-    res = compose_rounds(spec, 1, DELTA)
+    res = compose_rounds(spec, 1, DELTA, adaptive=False, lower=False)
     single = compute_bound("blanket", spec.n, spec.eps0, DELTA, mechanism, **kw).epsilon
     assert res.epsilon_estimate_of_bound <= single <= res.epsilon
     assert res.epsilon == pytest.approx(single, rel=2e-2)
@@ -128,29 +128,29 @@ def test_blanket_profile_is_below_clone_and_composes_tighter():
             exact = positive_part(round_law(spec), spec.n, eps)
             assert exact.lower <= up * (1 + 1e-9)
     assert p(2.0) == (0.0, 0.0)  # eps >= eps0: every v_c <= 0
-    a = compose_rounds(spec, 50, DELTA)
-    b = compose_rounds(clone, 50, DELTA)
+    a = compose_rounds(spec, 50, DELTA, adaptive=False)
+    b = compose_rounds(clone, 50, DELTA, adaptive=False)
     assert a.epsilon_estimate_of_bound <= a.epsilon < 0.7 * b.epsilon
 
 
 def test_monotone_in_rounds_and_ordering():
     prev = prev_o = 0.0
     for T in (1, 2, 5, 10, 40, 100):
-        r = compose_rounds(SPEC, T, DELTA)
+        r = compose_rounds(SPEC, T, DELTA, adaptive=False, lower=False)
         assert r.epsilon > prev and r.epsilon_estimate_of_bound > prev_o
         assert r.epsilon >= r.epsilon_estimate_of_bound
         # the bracket is informative: within 10 % of the upper bound
         assert r.epsilon_estimate_of_bound >= 0.9 * r.epsilon
         prev, prev_o = r.epsilon, r.epsilon_estimate_of_bound
-    r = compose_rounds(SPEC, 100, DELTA)
+    r = compose_rounds(SPEC, 100, DELTA, adaptive=False, lower=False)
     assert r.epsilon <= r.advanced_epsilon <= r.naive_epsilon
     # the numbers: PLD about 2.0 at T = 100
     assert 1.9 < r.epsilon < 2.1
 
 
 def test_schedule_of_identical_rounds_matches_self_composition():
-    a = compose_rounds(SPEC, 12, DELTA)
-    b = compose_schedule([SPEC] * 12, DELTA)
+    a = compose_rounds(SPEC, 12, DELTA, adaptive=False)
+    b = compose_schedule([SPEC] * 12, DELTA, adaptive=False)
     assert b.epsilon == pytest.approx(a.epsilon, rel=1e-9)
     mixed = compose_schedule([SPEC] * 6 + [RoundSpec(100_000, 2.0)] * 6, DELTA, step=a.step)
     assert mixed.epsilon < a.epsilon  # weaker local randomizers in half the rounds cost less
@@ -194,7 +194,7 @@ def test_agrees_with_dp_accounting():
         # and the pessimistic values agree to within dp_accounting's rounding (T * step)
         assert abs(r.epsilon - e_pe) <= T * step + 1e-3
         # our PLD exported to dp_accounting gives our number
-        ours = to_dp_accounting(round_pld(SPEC, r.step, True)).self_compose(T)
+        ours = to_dp_accounting(round_pld(SPEC, r.step, True, r.samples)).self_compose(T)
         assert ours.get_epsilon_for_delta(DELTA) == pytest.approx(r.epsilon, rel=1e-4)
 
 
@@ -202,8 +202,12 @@ def test_inverse_meets_target():
     target = 1.0
     e0 = largest_eps0(SPEC.n, 10, target, DELTA, xtol=1e-2)
     assert e0 is not None and 0 < e0 < 10
+    # the search composes one discretisation level (adaptive=False); the adaptive default is
+    # at most that (its profile samples are a superset: the connect-the-dots curve only drops)
     assert compose_rounds(RoundSpec(SPEC.n, e0), 10, DELTA).epsilon <= target
-    assert compose_rounds(RoundSpec(SPEC.n, e0 + 0.02), 10, DELTA).epsilon > target
+    assert compose_rounds(RoundSpec(SPEC.n, e0), 10, DELTA, adaptive=False, lower=False).epsilon <= target
+    assert compose_rounds(RoundSpec(SPEC.n, e0 + 0.02), 10, DELTA, adaptive=False,
+                          lower=False).epsilon > target
 
 
 def test_inverse_meets_target_for_a_mechanism():
@@ -211,8 +215,10 @@ def test_inverse_meets_target_for_a_mechanism():
     kw = dict(mechanism="collision", s=4, t=36)
     e0 = largest_eps0(100_000, 10, 0.5, DELTA, xtol=2e-2, **kw)
     assert e0 is not None
-    assert compose_rounds(RoundSpec(100_000, e0, **kw), 10, DELTA).epsilon <= 0.5
-    assert compose_rounds(RoundSpec(100_000, e0 + 0.04, **kw), 10, DELTA).epsilon > 0.5
+    assert compose_rounds(RoundSpec(100_000, e0, **kw), 10, DELTA, adaptive=False,
+                          lower=False).epsilon <= 0.5
+    assert compose_rounds(RoundSpec(100_000, e0 + 0.04, **kw), 10, DELTA, adaptive=False,
+                          lower=False).epsilon > 0.5
     # the clone alone would allow a smaller eps0
     assert largest_eps0(100_000, 10, 0.5, DELTA, xtol=2e-2) < e0
 
@@ -289,11 +295,12 @@ def test_approx_schedule_epsilon_tracks_the_certified_composition():
 
     for spec, T in ((RoundSpec(100_000, 1.5, "collision", 8, 60), 50),
                     (RoundSpec(20_000, 3.0, "coco", 4, 40), 10)):
-        cert = compose_rounds(spec, T, 1e-6).epsilon
+        cert = compose_rounds(spec, T, 1e-6, adaptive=False, lower=False).epsilon
         est = approx_schedule_epsilon([spec] * T, 1e-6)
         assert abs(est / cert - 1) < 0.01, (spec, est, cert)
     mixed = [RoundSpec(20_000, 2.0, "coco", 4, 40), RoundSpec(40_000, 2.0, "coco", 4, 40)] * 3
-    assert abs(approx_schedule_epsilon(mixed, 1e-6) / compose_schedule(mixed, 1e-6).epsilon - 1) < 0.01
+    cert = compose_schedule(mixed, 1e-6, adaptive=False, lower=False).epsilon
+    assert abs(approx_schedule_epsilon(mixed, 1e-6) / cert - 1) < 0.01
     with pytest.raises(ValueError, match="blanket law"):
         approx_schedule_epsilon([RoundSpec(1000, 1.0)], 1e-6)
 
@@ -329,12 +336,13 @@ def test_variation_ratio_rounds_with_krr_parameters():
     # `krr` composes min(exact blanket, clone),
     # smaller
     vr = RoundSpec(10_000, None, "variation-ratio", **_krr_vr(2.0, 4))
-    gen = compose_rounds(RoundSpec(10_000, 2.0), 10, DELTA)
-    res = compose_rounds(vr, 10, DELTA)
+    # one discretisation level (the adaptive default refines both the same way)
+    gen = compose_rounds(RoundSpec(10_000, 2.0), 10, DELTA, adaptive=False)
+    res = compose_rounds(vr, 10, DELTA, adaptive=False)
     assert res.epsilon == pytest.approx(gen.epsilon, rel=1e-7)
     assert res.epsilon_estimate_of_bound == pytest.approx(gen.epsilon_estimate_of_bound, rel=1e-7)
     assert res.epsilon == pytest.approx(0.534147, abs=2e-6)
-    krr = compose_rounds(RoundSpec(10_000, 2.0, "krr", k=4), 10, DELTA)
+    krr = compose_rounds(RoundSpec(10_000, 2.0, "krr", k=4), 10, DELTA, adaptive=False)
     assert krr.epsilon < 0.7 * res.epsilon
     assert round_source("variation-ratio") == "clone (FMT21, ratio p, mixing 1/q)"
 

@@ -29,8 +29,10 @@ def test_round_profile_between_lower_and_any():
 
 def test_composed_between_lower_and_any():
     n, s, eps0, T, delta = 10_000, 4, 1.0, 10, 1e-6
-    ea = compose_rounds(RoundSpec(n, eps0, "collision", s=s), T, delta)
-    er = compose_rounds(RoundSpec(n, eps0, "collision", s=s, hash_model="random"), T, delta)
+    # one discretisation level (the numbers below; the adaptive default refines further)
+    ea = compose_rounds(RoundSpec(n, eps0, "collision", s=s), T, delta, adaptive=False)
+    er = compose_rounds(RoundSpec(n, eps0, "collision", s=s, hash_model="random"), T, delta,
+                        adaptive=False)
     # measured: 0.099629 (random, four-corner law; 0.104828 with the three-atom law it
     # replaced) vs 0.116272 (any)
     assert er.epsilon == pytest.approx(0.099629, rel=1e-3)
@@ -55,11 +57,12 @@ def test_olh_schedule_and_refusals(tmp_path, capsys):
     from accountant.interfaces.cli.main import main
 
     assert main(["compose", "--rounds", "3", "--n", "10000", "--eps0", "2", "--mechanism", "olh",
-                 "--k", "10", "--delta", "1e-6", "--hash-model", "random", "--json"]) == 0
+                 "--k", "10", "--delta", "1e-6", "--hash-model", "random", "--json",
+                 "--step", "0.002"]) == 0  # one discretisation level: the hash model is the point
     out = json.loads(capsys.readouterr().out)
     assert out["hash_model"] == "random" and "uniformly random function" in out["profile"]
     assert main(["compose", "--rounds", "3", "--n", "10000", "--eps0", "2", "--mechanism", "olh",
-                 "--k", "10", "--delta", "1e-6", "--json"]) == 0
+                 "--k", "10", "--delta", "1e-6", "--json", "--step", "0.002"]) == 0
     assert json.loads(capsys.readouterr().out)["epsilon"] > out["epsilon"]
     assert main(["compose", "--rounds", "3", "--n", "10000", "--eps0", "2", "--mechanism", "krr",
                  "--k", "10", "--delta", "1e-6", "--hash-model", "random"]) == 2

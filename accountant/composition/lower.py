@@ -1,0 +1,156 @@
+"""Certified lower bound on the eps_c of a composition: one dataset pair used in every round.
+
+If the same neighbouring pair (D, D') is used in every round, the composed mechanism's views
+are the product pair (P^T, Q^T) (rounds with several pairs: the product of theirs), so its
+divergence at every eps is a lower bound on the composed mechanism's delta(eps), and the
+largest eps at which it is certified above the target delta is a lower bound on the composed
+eps_c.  The pair of a round is the one of the single-round certified lower bound
+(:func:`accountant.bounds.laws.lower.mechanism_lower_law`, its main post-processing with the
+categories beyond the second merged): binary RR, generic rounds through binary RR, k-RR, OUE,
+OLH (uniformly random hash, named in the note); Collision and CoCo rounds carry no dimension
+d, so they have none.  With N ~ Mult(n; p) the counts of the categories when every user holds x0, the pair is
+
+    P(N) = R(N) A(N) / n,   Q(N) = R(N) B(N) / n,   A = sum_c a_c N_c,  B = sum_c b_c N_c,
+
+(R the multinomial pmf), so the privacy loss is log(A/B).  Its PLD is built with the losses
+rounded DOWN onto a grid, the P-masses lowered by PMF_MARGIN (relative) and the multinomial's
+tails beyond 12.5 standard deviations dropped; E_P[(1 - e^{eps - L})_+] is non-decreasing in L
+and non-negative, so each of these lowers the computed delta, and the optimistic FFT
+composition (:mod:`.pld`) drops the tails it cuts and subtracts its floating-point error bound.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import numpy as np
+
+from accountant.composition import pld as _pld
+from accountant.engines.binomial import binom_logpmf
+
+# relative margin taken off every float P-mass (the log-space binomial pmfs are accurate to
+# far better, ~1e-13 relative, at the sizes allowed here)
+PMF_MARGIN = 1e-8
+# absolute margin taken off every float loss log(A/B) before it is rounded down
+LOSS_MARGIN = 1e-9
+# support points of one round's pair (2-D count vectors): about 4e6 at k-RR n = 1e5
+MAX_PAIR_POINTS = 5_000_000
+# the loss grid: each round's losses move down by less than one step (half a step on average),
+# so the composed loss by less than T steps; the step is LOWER_STEP_FRACTION * (upper total) / T
+LOWER_STEP_FRACTION = 5e-4
+# P-mass dropped from each end of one round's loss grid (the lower side may drop mass)
+LOWER_TAIL_DROP = 1e-30
+# points of the composed lower PLD's grid (memory and FFT time)
+MAX_LOWER_GRID = 2**25
+
+
+def _window(N: int, prob: float) -> np.ndarray:
+    """Integer window of Bin(N, prob): 12.5 standard deviations + 30 around the mean."""
+    mu, sd = N * prob, math.sqrt(N * prob * (1.0 - prob))
+    half = 12.5 * sd + 30.0
+    return np.arange(max(0, int(math.floor(mu - half))), min(N, int(math.ceil(mu + half))) + 1,
+                     dtype=np.float64)
+
+
+def _pair_law(spec):
+    """(p, a, b) as floats and the datasets' text (with the hash model where the lower bound
+    assumes one), or (None, reason)."""
+    from accountant.bounds.laws.lower import mechanism_lower_law, merge_tail
+
+    params = spec.params()
+    ll = mechanism_lower_law(params)
+    if ll is None and spec.mechanism in ("collision", "coco"):
+        return None, ("not available: the certified lower bound's datasets of Collision and CoCo "
+                      "(three inputs with pairwise disjoint s-sets) need the dimension d >= 3s, "
+                      "which a round does not carry")
+    if ll is None:
+        return None, f"not available: no certified lower bound's datasets for '{spec.mechanism}' rounds"
+    law = merge_tail(ll.law)  # categories 3, 4, ... merged: a post-processing of the reports
+    p = [float(x) for x in law.p]
+    if len(p) > 3 or abs(sum(p) - 1.0) > 1e-12:
+        return None, "not available: the pair's count law has a null category"
+    text = ll.datasets
+    if ll.full is not None:  # the single-round text also describes its unreduced evaluation
+        text = text.split(", reports")[0] + f", reports reduced to three categories ({law.name})"
+    if ll.hash_model:
+        text += f"; hash: {ll.hash_model} (an assumption of this lower bound)"
+    return (p, [float(x) for x in law.a], [float(x) for x in law.b]), text
+
+
+def pair_masses(spec) -> tuple[Optional[np.ndarray], Optional[np.ndarray], str]:
+    """(P-masses, losses log(P/Q), datasets) of the round's lower pair, the masses lowered by
+    PMF_MARGIN and the windows' tails dropped; (None, None, reason) when there is none."""
+    law, text = _pair_law(spec)
+    if law is None:
+        return None, None, text
+    p, a, b = law
+    n = spec.n
+    if len(p) == 2:
+        n1 = _window(n, p[0])
+        r = np.exp(binom_logpmf(n1, float(n), p[0]))
+        A, B = a[0] * n1 + a[1] * (n - n1), b[0] * n1 + b[1] * (n - n1)
+    else:
+        s = _window(n, p[0] + p[1])
+        half = p[0] / (p[0] + p[1])
+        guess = s.size * _window(int(s[-1]), half).size  # the widest inner window: refused at once
+        if guess > 4 * MAX_PAIR_POINTS:
+            return None, None, (f"not available: the pair's count vectors (about {guess:,} points) exceed "
+                                f"MAX_PAIR_POINTS = {MAX_PAIR_POINTS:,} at n = {n}")
+        sizes = [len(_window(int(si), half)) for si in s]
+        if sum(sizes) > MAX_PAIR_POINTS:
+            return None, None, (f"not available: the pair's count vectors ({sum(sizes):,} points) exceed "
+                                f"MAX_PAIR_POINTS = {MAX_PAIR_POINTS:,} at n = {n}")
+        n1 = np.concatenate([_window(int(si), half) for si in s])
+        ss = np.repeat(s, sizes)
+        r = np.exp(binom_logpmf(ss, float(n), p[0] + p[1]) + binom_logpmf(n1, ss, half))
+        n2, n3 = ss - n1, n - ss
+        A = a[0] * n1 + a[1] * n2 + a[2] * n3
+        B = b[0] * n1 + b[1] * n2 + b[2] * n3
+    keep = (r > 0) & (A > 0)
+    mass = r[keep] * A[keep] / n * (1.0 - PMF_MARGIN)
+    with np.errstate(divide="ignore"):
+        loss = np.log(A[keep]) - np.log(B[keep])  # B = 0 < A: loss +inf (kept on the low side: dropped)
+    fin = np.isfinite(loss)
+    return mass[fin], loss[fin], text
+
+
+def lower_pld(spec, step: float) -> tuple[Optional[_pld.DiscretePLD], str]:
+    """Optimistic (low-side) PLD of the round's lower pair on the grid of ``step``."""
+    mass, loss, text = pair_masses(spec)
+    if mass is None:
+        return None, text
+    idx = np.floor((loss - LOSS_MARGIN) / step).astype(np.int64)
+    lo = int(idx.min())
+    pmf = np.bincount(idx - lo, weights=mass)
+    cs = np.cumsum(pmf)
+    a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
+    b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
+    return _pld.DiscretePLD(step, lo + a, pmf[a:b + 1], 0.0, False), text
+
+
+def composed_lower(specs: Sequence, delta: float, upper: float) -> tuple[Optional[float], str]:
+    """(certified lower bound on the composed eps_c, the datasets) or (None, the reason)."""
+    T = len(specs)
+    step = LOWER_STEP_FRACTION * max(min(upper, 50.0), 1e-3) / T
+    plds, texts = {}, []
+    for sp in dict.fromkeys(specs):
+        d, text = lower_pld(sp, step)
+        if d is None:
+            return None, text
+        if d.pmf.size * T > MAX_LOWER_GRID:
+            return None, (f"not available: the composed lower PLD would need {d.pmf.size * T:,} grid "
+                          f"points (MAX_LOWER_GRID = {MAX_LOWER_GRID:,})")
+        plds[sp] = d
+        texts.append(text)
+    total = _pld.compose_all([plds[sp] for sp in specs])
+    eps = total.get_epsilon(delta)
+    return eps, ("certified lower bound: the same datasets in every round, "
+                 + "; ".join(dict.fromkeys(texts)))
+
+
+def with_lower(res, specs: Sequence, delta: float):
+    """``res`` (a ``CompositionResult``) with ``epsilon_lower`` and ``lower_note``."""
+    from dataclasses import replace
+
+    value, note = composed_lower(specs, delta, res.epsilon)
+    return replace(res, epsilon_lower=value, lower_note=note)
