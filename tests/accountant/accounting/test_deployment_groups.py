@@ -123,3 +123,39 @@ def test_mix_numbers_and_worst_group():
 def test_mix_bad_groups(groups, word):
     with pytest.raises(ValueError, match=word):
         G.parse_mix(groups)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "accountant", "epsilon", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("groups,extra,word", [
+    ([{"count": 0, "mechanism": "rr", "eps0": 1}], [], "count"),
+    ([{"count": 3, "mechanism": "nope", "eps0": 1}], [], "group 1"),
+    ([{"count": 3, "mechanism": "rr"}], [], "eps0"),
+    ([{"count": 1, "mechanism": "rr", "eps0": 1}], [], "at least 2"),
+    ([{"count": 3, "mechanism": "rr", "eps0": 1}], ["--n", "5"], "--n")])
+def test_cli_mix_refuses_in_one_line(tmp_path, groups, extra, word):
+    f = tmp_path / "mix.json"
+    f.write_text(json.dumps(groups))
+    p = _cli("--mix", str(f), "--delta", "1e-6", *extra)
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "--mix" in p.stderr and word in p.stderr
+
+
+def test_cli_mix_and_reports(tmp_path):
+    f = tmp_path / "mix.json"
+    f.write_text(json.dumps([{"count": 500, "mechanism": "krr", "k": 4, "eps0": 1},
+                             {"count": 50, "mechanism": "generic", "eps0": 2}]))
+    p = _cli("--mix", str(f), "--delta", "1e-6", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["bound"] == "mix-a" and out["n"] == 550 and "group 2" in out["statement"]
+    assert out["epsilon"] >= ShuffleAccountant(make_params("generic", 2.0), 50).get_epsilon(1e-6) * (1 - 1e-5)
+    p = _cli("--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--mechanism", "rr", "--reports", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["reports"] == 2 and out["effective_n"] == 20_000 and 0.060 < out["epsilon"] < 0.065
+    p = _cli("--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--reports", "2", "--sampling", "0.5")
+    assert p.returncode == 2 and "not proved" in p.stderr
