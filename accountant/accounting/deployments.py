@@ -89,6 +89,8 @@ class DeploymentResult:
     bound: str
     effective_n: int
     statement: str
+    lower_epsilon: Optional[float] = None
+    lower_statement: Optional[str] = None
 
 
 def _int_in(name: str, v, lo: int, hi: Optional[int] = None) -> int:
@@ -142,7 +144,10 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
 
     delta = validate_delta(delta)
     eff = check_deployment(n, colluders=colluders, dummies=dummies)
-    rep = ShuffleAccountant(params, eff).epsilon_result(delta, rtol=rtol, lower=False, paper=False)
+    # colluders alone: the view's divergence EQUALS that of the n - c honest users for every
+    # pair of datasets, so the certified lower bound at n - c is one for the deployment too
+    lower = bool(colluders) and not dummies
+    rep = ShuffleAccountant(params, eff).epsilon_result(delta, rtol=rtol, lower=lower, paper=False)
     parts = []
     if colluders:
         parts.append(f"{colluders} colluders reveal their reports: the bound of the {n - colluders} "
@@ -152,7 +157,20 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
                      f"inputs: the bound at n + m = {eff} users (joint convexity)")
     if n_min:
         parts.append(f"valid for every n >= {n}: {MONOTONE_STATEMENT}")
-    return DeploymentResult(rep.epsilon, delta, rep.achieved_delta, rep.bound, eff, "; ".join(parts))
+    lo, lo_st = None, None
+    if lower and rep.lower_epsilon is not None:
+        lo = rep.lower_epsilon
+        lo_st = (f"the certified lower bound of the {eff} honest users (the colluders' reports are "
+                 f"independent side information: equal divergences), datasets {rep.lower_dataset}"
+                 + (f", hash model {rep.lower_hash_model}" if rep.lower_hash_model else "")
+                 + "; the colluders' inputs any")
+    elif colluders or dummies or n_min:
+        lo_st = ("no certified lower bound: " + ("the lower bound at N holds only for n = N, not for every n >= N"
+                                                 if n_min and not dummies else
+                                                 "the dummies' inputs are random, so a worst-case pair at n + m "
+                                                 "users is not a pair of this deployment")
+                 if not colluders or dummies else f"none for mechanism {params.name}")
+    return DeploymentResult(rep.epsilon, delta, rep.achieved_delta, rep.bound, eff, "; ".join(parts), lo, lo_st)
 
 
 def _eps0_of(params: Params) -> float:

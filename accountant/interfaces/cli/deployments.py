@@ -132,7 +132,8 @@ def run(args, params) -> dict:
         r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
                                  dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)
     out.update(epsilon=r.epsilon, achieved_delta=r.achieved_delta, bound=r.bound,
-               effective_n=r.effective_n, statement=r.statement, certified=True)
+               effective_n=r.effective_n, statement=r.statement, certified=True,
+               lower_epsilon=r.lower_epsilon, lower_statement=r.lower_statement)
     return out
 
 
@@ -149,8 +150,10 @@ def human(out: dict) -> str:
     if out["mechanism"] == "mix":
         what = "; ".join(f"{g['count']} x {g['mechanism']} eps0 = {g['eps0']:g}" for g in out["mix"])
         return "\n".join([head, f"n = {out['n']}: {what}", f"  {out['statement']}"])
-    return "\n".join([head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}",
-                      f"  {out['statement']}"])
+    lines = [head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}", f"  {out['statement']}"]
+    if out.get("lower_epsilon") is not None:
+        lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (certified lower bound: {out['lower_statement']})")
+    return "\n".join(lines)
 
 
 def check_delta(args) -> None:

@@ -218,3 +218,20 @@ def test_cli_delta_matches_the_api():
     assert out["delta"] == ShuffleAccountant(params, 10_500).get_delta(0.1)
     # more dummies than colluders: less delta than without either
     assert out["delta"] < ShuffleAccountant(params, 10_000).get_delta(0.1)
+
+
+@pytest.mark.parametrize("mech,k", [("rr", 2), ("krr", 3)])
+def test_colluders_certified_lower_at_most_truth(mech, k):
+    """The lower bound at n - c (its named datasets for the honest users, any colluders' inputs)
+    is <= the exact delta of the deployment with c colluders: lower <= truth <= upper."""
+    eps0 = 1.0
+    params = make_params(mech, eps0, **({"k": k} if mech == "krr" else {}))
+    for eps in (0.05, 0.2, 0.5):
+        for n, c in ((3, 1), (4, 2), (4, 1)):
+            rep = ShuffleAccountant(params, n - c).delta_result(eps, paper=False)
+            t = truth(k, eps0, n, eps, colluders=c)
+            assert rep.lower_delta is not None and rep.lower_delta <= t + 1e-12 <= rep.delta + 2e-12, (n, c, eps)
+    r = D.deployment_epsilon(params, 10_000, 1e-6, colluders=1_000)
+    assert r.lower_epsilon is not None and 0 < r.lower_epsilon <= r.epsilon
+    assert "9000 honest users" in r.lower_statement and "D = " in r.lower_statement
+    assert D.deployment_epsilon(params, 10_000, 1e-6, dummies=10).lower_epsilon is None
