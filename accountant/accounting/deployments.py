@@ -240,9 +240,27 @@ def count_delta(params: Params, t: int, e: float, mechanism: bool = True) -> tup
     return best
 
 
+SPREAD = 2.0  # strata at mu + sd width sinh(SPREAD u) / sinh(SPREAD), u uniform in [-1, 1]: dense at the centre
+
+
+def strata_points(mu: float, sd: float, lo: int, hi: int, strata: int, width: float) -> list:
+    """The strata's boundaries (integers in [lo, hi]), denser near the mean where the mass is;
+    any boundaries give a proved bound, these only make it tight with few strata."""
+    z = [width * math.sinh(SPREAD * (2 * j / strata - 1)) / math.sinh(SPREAD) for j in range(strata + 1)]
+    return sorted({max(lo, min(hi, int(math.floor(mu + sd * x)))) for x in z})
+
+
 def _strata(n: int, q: float, strata: int, width: float) -> list:
-    mu, sd = n * q, math.sqrt(n * q * (1 - q))
-    return sorted({max(1, min(n, int(math.floor(mu + sd * width * (2 * j / strata - 1))))) for j in range(strata + 1)})
+    return strata_points(n * q, math.sqrt(n * q * (1 - q)), 1, n, strata, width)
+
+
+def _clone_values(params: Params, terms: list, value) -> None:
+    """Fill each term's clone value: the strata side by side on the engines' threads (each
+    evaluation then runs serially inside its thread, without starting threads of its own)."""
+    from accountant.engines.parallel import map_ordered
+
+    for term, v in zip(terms, map_ordered(lambda t: value(t[3]), terms)):
+        term[2] = v
 
 
 REFINE = 1e-3  # the terms that make up the top 1 - REFINE of a clone sum are re-evaluated
@@ -268,7 +286,7 @@ def _refine_terms(terms: list, names: set, better) -> float:
     return sum(m * w * v for m, w, v, _ in terms)
 
 
-def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 48,
+def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 32,
                   width: float = 10.0, mechanism: bool = True, names: Optional[set] = None) -> float:
     """Proved delta(eps) with Poisson sampling at rate ``q`` (substitution), module docstring:
     delta(eps) <= sum_t P(T = t) (t/n) f(t, log(1 + (n/t)(e^eps - 1))), T ~ Bin(n, q) the
@@ -296,10 +314,10 @@ def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 48
     for j in range(len(pts) - 1):
         lo, hi = pts[j], pts[j + 1]
         mass = min(1.0, (float(cdf[j + 1] - cdf[j]) + 1e-15) * (1 + 1e-9))  # P(lo <= T < hi)
-        e = e_at(hi - 1)  # t <= hi - 1 in the stratum
-        terms.append([mass, (hi - 1) / n, count_delta(params, lo, e, False)[0], (lo, e)])
+        terms.append([mass, (hi - 1) / n, None, (lo, e_at(hi - 1))])  # t <= hi - 1 in the stratum
     top = min(1.0, math.exp(_log_upper_tail(n, q, tJ - 1)) + 1e-15)  # P(T >= tJ)
-    terms.append([top, 1.0, count_delta(params, tJ, e_at(n), False)[0], (tJ, e_at(n))])
+    terms.append([top, 1.0, None, (tJ, e_at(n))])
+    _clone_values(params, terms, lambda a: count_delta(params, a[0], a[1], False)[0])
     total += _refine_terms(terms, names, lambda a: count_delta(params, a[0], a[1], mechanism))
     return min(1.0, total * (1 + 1e-12))
 
@@ -314,7 +332,7 @@ def _pair_g(params: Params, t: int, gamma: float, mechanism: bool = False) -> tu
     return (f if gamma >= 1.0 else min(1.0, (1.0 - gamma) + gamma * f)), name
 
 
-def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strata: int = 48,
+def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strata: int = 32,
                              width: float = 10.0, mechanism: bool = True,
                              names: Optional[set] = None) -> float:
     """Proved delta(eps) with Poisson sampling at rate ``q`` for add/remove neighbours: D has
@@ -338,7 +356,7 @@ def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strat
     em1 = math.expm1(eps)
     c = -math.expm1(eps + math.log1p(-q)) if q < 1.0 else 1.0  # 1 - e^eps (1 - q)
     mu, sd = n1 * q, math.sqrt(n1 * q * (1 - q))
-    ks = sorted({max(0, min(n1, int(math.floor(mu + sd * width * (2 * j / strata - 1))))) for j in range(strata + 1)})
+    ks = strata_points(mu, sd, 0, n1, strata, width)
     from scipy.stats import binom
 
     cdf = binom.cdf(np.array(ks) - 1, n1, q)  # P(K < k)
@@ -350,8 +368,8 @@ def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strat
         for j in range(len(ks) - 1):
             lo, hi = ks[j], ks[j + 1]
             mass = min(1.0, (float(cdf[j + 1] - cdf[j]) + 1e-15) * (1 + 1e-9))
-            t, g = arg(lo, hi)
-            terms.append([mass, 1.0, _pair_g(params, t, g)[0], (t, g)])
+            terms.append([mass, 1.0, None, arg(lo, hi)])
+        _clone_values(params, terms, lambda a: _pair_g(params, a[0], a[1])[0])
         return low + high + _refine_terms(terms, names, lambda a: _pair_g(params, a[0], a[1], mechanism))
 
     # removal: K = t - 1; gamma decreasing in t: smallest at t = hi (K = hi - 1), users >= lo + 1
@@ -421,11 +439,14 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
 
 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,
-                           steps: int = 100, refine: int = 16,
+                           steps: int = 100, refine: int = 1,
                            neighbours: str = "substitute", mechanism: bool = True) -> DeploymentResult:
     """Proved eps after ``rounds`` rounds with Poisson sampling at rate ``q`` (fresh sample each
     round, substitution): the pessimistic connect-the-dots PLD of the sampled pair's certified
-    profile, composed by FFT (:mod:`accountant.composition.pld`)."""
+    profile, composed by FFT (:mod:`accountant.composition.pld`). ``refine`` stays 1: the
+    connect-the-dots losses lie on the lattice of the profile's step and convolutions keep them
+    there, so a finer grid only enlarges the FFTs (measured at T = 10,000: 1.14053 against
+    1.14084 with refine 16, 4.6 s against 11.5 s of CPU)."""
     from accountant.composition import pld as _pld
     delta = validate_delta(delta)
     rounds = _int_in("rounds", rounds, 1, MAX_SAMPLED_ROUNDS)
