@@ -199,7 +199,10 @@ def mix_delta(groups: list, eps: float) -> tuple:
 
 
 def mix_epsilon(groups: list, delta: float, rtol: float = 1e-6) -> DeploymentResult:
-    """Proved eps_c for groups of users with their own randomizers (module docstring).
+    """Proved eps_c for groups of users with their own randomizers (module docstring): the
+    smaller of (a) the largest over the groups of the group's proved eps_c alone (a group g
+    that is (eps_g, delta)-DP is (max eps, delta)-DP) and (b) one family at the largest eps0
+    with all n users; each eps_c from the accountant's own search.
 
     >>> from accountant.accounting.deployment_groups import mix_epsilon, parse_mix
     >>> g = parse_mix([{"count": 5000, "mechanism": "rr", "eps0": 1}, {"count": 5000, "mechanism": "rr", "eps0": 2}])
@@ -207,16 +210,25 @@ def mix_epsilon(groups: list, delta: float, rtol: float = 1e-6) -> DeploymentRes
     >>> r.bound
     'mix-b'
     """
-    delta = validate_delta(delta)
-    cap = max(float(p.eps0) for _, p in groups)
-    n = sum(c for c, _ in groups)
-    out = _smallest_eps(lambda e: mix_delta(groups, e), delta, cap, max(rtol, 1e-9))
-    if out is None:
-        return DeploymentResult(cap, delta, 0.0, "post-processing", n, "the largest eps0 (no amplification)")
-    eps, (ach, which) = out
-    # the worst group at this eps, named whichever bound answered
-    from accountant.bounds.registry import proved_delta
+    from accountant.bounds.registry import proved_params_epsilon
 
-    wg = max(range(len(groups)), key=lambda i: proved_delta(groups[i][1], groups[i][0], eps)[0]) + 1
+    delta = validate_delta(delta)
+    n = sum(c for c, _ in groups)
+
+    def eps_of(p, m):
+        res = proved_params_epsilon(p, m, delta, max(rtol, 1e-9))
+        if res is None or not res.applicable or res.epsilon is None:
+            return float(p.eps0), 0.0, "post-processing"
+        return float(res.epsilon), res.achieved_delta, res.name
+
+    per = [eps_of(p, c) for c, p in groups]
+    wg = max(range(len(groups)), key=lambda i: per[i][0])
+    eps, ach, name = per[wg]
+    which = f"(a) the worst group, group {wg + 1} alone ({groups[wg][0]} users, {name})"
+    top = _family(groups)
+    if top is not None:
+        e2, a2, n2 = eps_of(top, n)
+        if e2 < eps:
+            eps, ach, which = e2, a2, f"(b) {top.name} at the largest eps0 = {top.eps0:g} with all {n} users ({n2})"
     return DeploymentResult(eps, delta, ach, "mix-" + which[1:which.index(")")], n,
-                            f"{len(groups)} groups, {n} users: {which}; worst group alone: group {wg}")
+                            f"{len(groups)} groups, {n} users: {which}; worst group alone: group {wg + 1}")
