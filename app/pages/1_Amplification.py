@@ -11,6 +11,7 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
+import deployment_controls  # noqa: E402
 from accountant.bounds.registry import REGISTRY
 from accountant.interfaces.figure import (
     CURVE_LABELS,
@@ -81,8 +82,12 @@ else:
     e_ref = sb.number_input("eps0 for the headline numbers", min_value=0.001, max_value=30.0, value=1.0,
                             key="e_ref")
 
+dep = deployment_controls.inputs(sb, n) if vr is None else {}  # issue 43
 if not delta_ok or not t_ok or not range_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
+    st.stop()
+if dep is None:
+    st.warning("Fix the deployment inputs marked in the sidebar to see the results.")
     st.stop()
 
 label = common.MECH_LABEL[mechanism] + (f", k = {k:,}" if k is not None else "") \
@@ -304,6 +309,8 @@ if vr is None:
 head_box = st.container()
 with head_box:
     show_headline()
+    deployment_controls.show(dep, dep and common.call(make_params, mechanism, float(e_ref), s=s, t=t, k=k, d=d,
+                                                      hash_model=hash_model), n, delta)
 if vr is not None:
     variation_ratio_curves()
     st.stop()
