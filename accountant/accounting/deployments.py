@@ -39,9 +39,11 @@ D_{e^eps}(P_t || Q_t) = eta_t D_{e^eps_t}(P1 || (1 - beta) S_t + beta Q1)
 <= eta_t [(1 - beta) D_{e^eps_t}(P1 || S_t) + beta D_{e^eps_t}(P1 || Q1)]. Coupling the
 (t-1)-subset of P1 with the t-subset of S_t that adds one user j (uniform j keeps both
 marginals), P1 vs S_t and P1 vs Q1 are shuffles of t users differing in one user, so both
-divergences are at most f(t, eps_t), the clone pair at t users (Feldman, McMillan, Talwar,
+divergences are at most f(t, eps_t), any proved upper bound on the worst case over
+neighbouring datasets of t users: the clone pair at t users (Feldman, McMillan, Talwar,
 FOCS 2021, Theorem 3.2: proved for every eps0-LDP randomizer; the stronger clone pair of
-SODA 2023 is not, by its erratum, except for randomizers with its mixture decomposition). Hence
+SODA 2023 is not, by its erratum, except for randomizers with its mixture decomposition), or
+for a named randomizer its own smallest proved bound where smaller (:func:`count_delta`). Hence
 delta(eps) <= sum_t P(T = t) (t/n) f(t, log(1 + (n/t)(e^eps - 1))). f is non-increasing in
 the number of users (post-processing, above) and in eps, so on a stratum [t_j, t_{j+1}) the
 term is at most ((t_{j+1} - 1)/n) f(t_j, eps at t_{j+1} - 1); the strata's probabilities come from the
