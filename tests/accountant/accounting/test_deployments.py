@@ -235,3 +235,17 @@ def test_colluders_certified_lower_at_most_truth(mech, k):
     assert r.lower_epsilon is not None and 0 < r.lower_epsilon <= r.epsilon
     assert "9000 honest users" in r.lower_statement and "D = " in r.lower_statement
     assert D.deployment_epsilon(params, 10_000, 1e-6, dummies=10).lower_epsilon is None
+
+
+def test_count_delta_is_on_the_safe_side_of_the_grid():
+    """The named per-count bound is evaluated at e rounded DOWN to the grid: >= the bound at e
+    itself (a bound at a smaller e, where the truth is larger), <= the clone's value at e."""
+    from accountant.bounds.registry import proved_delta
+
+    for params in (make_params("rr", 3.0), make_params("krr", 3.0, k=4)):
+        for t, e in ((50, 0.3), (1000, 0.05), (1000, 0.3), (333, 1.7)):
+            f, name = D.count_delta(params, t, e)
+            clone = D.count_delta(params, t, e, mechanism=False)[0]
+            assert proved_delta(params, t, e)[0] <= f <= clone, (params.name, t, e)
+            assert name in ("exact", "blanket", "clone")
+        assert D.count_delta(params, 10, 3.0) == (0.0, "post-processing")
