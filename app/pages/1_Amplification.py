@@ -11,6 +11,7 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
+import deployment_controls  # noqa: E402  (issue 43: sampling, colluders, dummies, n >= N, reports)
 import finite_input  # noqa: E402  (finite randomizers: catalogue or uploaded matrix)
 from accountant.bounds.registry import REGISTRY
 from accountant.interfaces.figure import (
@@ -88,8 +89,12 @@ else:
     e_ref = sb.number_input("eps0 for the headline numbers", min_value=0.001, max_value=30.0, value=1.0,
                             key="e_ref")
 
+dep = deployment_controls.inputs(sb, n) if vr is None and fin is None else {}  # issue 43 (named mechanisms)
 if not delta_ok or not t_ok or not range_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
+    st.stop()
+if dep is None:
+    st.warning("Fix the deployment inputs marked in the sidebar to see the results.")
     st.stop()
 
 label = (finite_input.LABELS[mechanism] + ": " + fin["label"]) if fin is not None else \
@@ -330,6 +335,8 @@ if not over_n:
 head_box = st.container()
 with head_box:
     show_headline()
+    deployment_controls.show(dep, dep and common.call(make_params, mechanism, float(e_ref), s=s, t=t, k=k, d=d,
+                                                      hash_model=hash_model), n, delta)
 if over_n:
     variation_ratio_curves()
     st.stop()

@@ -397,7 +397,7 @@ def check_applicable(args) -> None:
                 raise ValueError("--p is required for mechanism 'variation-ratio' (a number in (1, e^30])")
         elif args.command == "local-epsilon" and getattr(args, "g", None) is not None:
             raise ValueError("--g does not apply to local-epsilon (olh's g follows eps0: round(e^eps0) + 1)")
-        elif getattr(args, "eps0", 1.0) is None:
+        elif getattr(args, "eps0", 1.0) is None and getattr(args, "mix", None) is None:  # --mix: the groups' eps0
             raise ValueError("--eps0 is required (a number in (0, 30])")
     if mech is not None and not (args.command == "compose" and mech == "variation-ratio"):
         # (compose's variation-ratio options are checked by compose_cli.run_compose)

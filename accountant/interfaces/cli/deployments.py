@@ -1,5 +1,5 @@
 """``epsilon`` with deployment options (issue 43): --colluders, --n-min, --dummies,
---sampling [--neighbours] [--rounds]. Parsing and formatting only; the numerics and the
+--sampling [--neighbours] [--rounds], --reports, --mix. Parsing and formatting only; the numerics and the
 proofs are in :mod:`accountant.accounting.deployments`.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ import argparse
 from accountant.core import limits as L
 from accountant.core.limits import float_arg, int_arg
 
-FLAGS = ("colluders", "n_min", "dummies", "sampling", "rounds")
+FLAGS = ("colluders", "n_min", "dummies", "sampling", "rounds", "reports", "mix")
 
 
 def add_options(p: argparse.ArgumentParser, delta: bool = False) -> None:
@@ -31,6 +31,11 @@ def add_options(p: argparse.ArgumentParser, delta: bool = False) -> None:
     if not delta:
         p.add_argument("--rounds", type=int_arg("--rounds", 1, 100_000), default=None,
                        help="with --sampling: rounds T, a fresh sample each round (PLD composition)")
+        p.add_argument("--reports", type=int_arg("--reports", 1, 1000), default=None,
+                       help="r reports per user, each an independent eps0-LDP randomisation, all shuffled together")
+        p.add_argument("--mix", default=None, metavar="FILE",
+                       help="groups of users with their own randomizer: a JSON list of {count, mechanism, "
+                            "eps0, ...} (gives n; no --n, --eps0, --mechanism)")
 
 
 def wanted(args) -> bool:
@@ -39,6 +44,14 @@ def wanted(args) -> bool:
 
 def check(args) -> None:
     """Refuse, before any work, what the proofs do not cover (one line naming the flag)."""
+    if getattr(args, "mix", None) is not None:
+        _check_mix(args)
+        return
+    if getattr(args, "reports", None) is not None and (args.colluders or args.dummies or args.sampling is not None
+                                                       or args.n_min is not None):
+        raise ValueError("--reports with --colluders, --dummies, --sampling or --n-min: the combination is not proved here")
+    if getattr(args, "reports", None) is not None and args.mechanism == "variation-ratio":
+        raise ValueError("--reports needs --eps0 (variation-ratio is not supported)")
     if args.n_min is not None and args.n is not None:
         raise ValueError("--n-min: give either --n or --n-min (the population's lower bound N), not both")
     if args.n is None and args.n_min is None:
@@ -61,15 +74,54 @@ def check(args) -> None:
         raise ValueError(f"--dummies: n - colluders + dummies must be at most {L.MAX_N:g}")
 
 
+def _check_mix(args) -> None:
+    import json
+
+    from accountant.accounting.deployment_groups import parse_mix
+
+    others = [f for f in ("n", "eps0", "n_min", "colluders", "dummies", "sampling", "rounds", "reports", "neighbours")
+              if getattr(args, f, None) is not None]
+    if others or args.mechanism not in (None, "generic"):
+        raise ValueError("--mix: the groups give n, eps0 and the mechanisms; do not combine it with "
+                         + ", ".join("--" + f.replace("_", "-") for f in others or ["mechanism"]))
+    if args.bound != "proved" or args.method != "float" or args.delta is None:
+        raise ValueError("--mix: only with --bound proved, --method float and --delta")
+    try:
+        with open(args.mix, encoding="utf-8") as fh:
+            groups = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--mix: cannot read a JSON list from {args.mix}: {exc}") from None
+    args.mix_groups = parse_mix(groups, "--mix")
+
+
+def _run_mix(args) -> dict:
+    from accountant.accounting.deployment_groups import mix_epsilon
+
+    groups = args.mix_groups
+    r = mix_epsilon(groups, args.delta, max(args.rtol, 1e-6))
+    return {"deployment": True, "mechanism": "mix", "n": r.effective_n, "eps0": None, "delta": args.delta,
+            "mix": [{"count": c, "mechanism": p.name, "eps0": p.eps0} for c, p in groups],
+            "epsilon": r.epsilon, "achieved_delta": r.achieved_delta, "bound": r.bound,
+            "effective_n": r.effective_n, "statement": r.statement, "certified": True}
+
+
 def run(args, params) -> dict:
     from accountant.accounting import deployments as D
+
+    if getattr(args, "mix", None) is not None:
+        return _run_mix(args)
 
     n = args.n if args.n is not None else args.n_min
     out = {"deployment": True, "mechanism": params.name, "n": n, "eps0": getattr(params, "eps0", None),
            "delta": args.delta, "colluders": args.colluders, "n_min": args.n_min, "dummies": args.dummies,
            "sampling": args.sampling, "neighbours": args.neighbours or ("substitute" if args.sampling else None),
            "rounds": args.rounds}
-    if args.sampling is not None:
+    out["reports"] = getattr(args, "reports", None)
+    if out["reports"] is not None:
+        from accountant.accounting.deployment_groups import reports_epsilon
+
+        r = reports_epsilon(params, n, args.delta, args.reports, max(args.rtol, 1e-6))
+    elif args.sampling is not None:
         if args.rounds is not None and args.rounds > 1:
             r = D.sampled_rounds_epsilon(params, n, args.delta, args.sampling, args.rounds,
                                          neighbours=out["neighbours"])
@@ -80,7 +132,8 @@ def run(args, params) -> dict:
         r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
                                  dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)
     out.update(epsilon=r.epsilon, achieved_delta=r.achieved_delta, bound=r.bound,
-               effective_n=r.effective_n, statement=r.statement, certified=True)
+               effective_n=r.effective_n, statement=r.statement, certified=True,
+               lower_epsilon=r.lower_epsilon, lower_statement=r.lower_statement)
     return out
 
 
@@ -94,8 +147,13 @@ def human(out: dict) -> str:
 
     head = (f"eps_c <= {fmt(out['epsilon'], 10, 'up')} at delta = {out['delta']:.3g} (proved: {out['bound']} "
             f"at n = {out['effective_n']}; certified delta {fmt(out['achieved_delta'], 6, 'up')})")
-    return "\n".join([head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}",
-                      f"  {out['statement']}"])
+    if out["mechanism"] == "mix":
+        what = "; ".join(f"{g['count']} x {g['mechanism']} eps0 = {g['eps0']:g}" for g in out["mix"])
+        return "\n".join([head, f"n = {out['n']}: {what}", f"  {out['statement']}"])
+    lines = [head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}", f"  {out['statement']}"]
+    if out.get("lower_epsilon") is not None:
+        lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (certified lower bound: {out['lower_statement']})")
+    return "\n".join(lines)
 
 
 def check_delta(args) -> None:

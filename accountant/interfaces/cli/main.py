@@ -46,7 +46,7 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
 
         if wanted(args) or args.n is None:  # issue 43: checked before any work
             check(args)
-            return run_deployment(args, params_from_args(args, args.eps0))
+            return run_deployment(args, None if getattr(args, "mix", None) else params_from_args(args, args.eps0))
         # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
         args.log_delta = math.log(args.delta) if args.delta is not None else args.log_delta
         args.delta = args.delta if args.delta is not None else math.exp(args.log_delta)

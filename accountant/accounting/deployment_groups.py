@@ -1,0 +1,234 @@
+"""Deployments where users are not alike (issue 43): several reports per user (``reports``)
+and groups of users with their own randomizer (``mix``). Every number is a proved upper
+bound on eps_c, the smaller of the arguments below, each named in the result.
+
+**Several reports per user.** Each user sends r reports, each an independent eps0-LDP
+randomisation of its input; all n r reports are shuffled together; neighbouring datasets
+differ in one user's input (so in all r of its reports).
+(i) *One randomizer*: the map x -> (R(x), ..., R(x)) is (r eps0)-LDP (basic composition).
+Shuffling the n r reports individually is a post-processing of shuffling the n users'
+r-tuples (shuffle the tuples, then shuffle all reports), so eps_c is at most the proved
+bound for every (r eps0)-LDP randomizer (the generic one: the FMT21 clone pair) at n users.
+(ii) *Group privacy over hybrids*: move from D to D' in r steps, step i changing the i-th
+report of the differing user. Two consecutive hybrids are the shuffles of n r independent
+reports that differ in one report, i.e. neighbouring datasets of n r "users" of the same
+randomizer R (the other reports' inputs fixed: a worst case over datasets covers them). With
+(eps1, delta1) the proved bound of R at n r users, the chain gives
+(r eps1, delta1 sum_{i<r} e^{i eps1})-DP. For a target eps the bound at eps1 = eps / r.
+(Su, Cheng, Wang, arXiv 2504.07414, joint composition of the blanket, would be tighter; not
+implemented here.)
+
+**Mixed randomizers.** Groups g = 1..G of n_g users, each with its own randomizer R_g.
+(a) *Worst group*: if the differing user is in group g, the other groups' reports are
+independent of group g's and have the same law under both datasets; the view (all reports
+shuffled together) is a post-processing of (the shuffle of group g, the other groups'
+reports), and independent side information of the same law leaves the hockey-stick
+divergence unchanged: at most the proved bound of R_g at n_g users. The neighbour may be in
+any group: the largest over the groups (the worst group is named).
+(b) *One family, the largest eps0*: for k-RR with one k (binary RR is k = 2), k-RR at eps is
+k-RR at a larger eps_max applied to an input that is replaced, with probability
+mu = 1 - (e^eps - 1)(e^eps_max + k - 1) / ((e^eps + k - 1)(e^eps_max - 1)), by a uniform input
+(k-RR at eps keeps its input w.p. (e^eps - 1)/(e^eps + k - 1), otherwise reports a uniform
+value, and k-RR of a uniform input is uniform). The replacements are data-independent coins;
+given them, the view is the shuffle of n users of k-RR at eps_max whose datasets are
+neighbours or (the differing user's input replaced) equal. Joint convexity over the coins:
+at most the proved bound of k-RR at eps_max with all n users.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from accountant.accounting.deployments import DeploymentResult
+from accountant.core.params import Params, make_params, validate_delta, validate_n
+
+__all__ = ["reports_delta", "reports_epsilon", "parse_mix", "mix_epsilon", "mix_delta", "MAX_REPORTS"]
+
+MAX_REPORTS = 1000
+_MIX_KEYS = ("count", "mechanism", "eps0", "s", "t", "d", "k", "p", "beta", "q", "g", "hash_model")
+
+
+def _check_reports(n, r) -> tuple:
+    n = validate_n(n)
+    if isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r) or r != int(r) \
+            or not 1 <= r <= MAX_REPORTS:
+        raise ValueError(f"reports must be an integer in [1, {MAX_REPORTS}], got {r!r}")
+    r = int(r)
+    if n * r > 10 ** 10:
+        raise ValueError(f"reports: n * r must be at most 1e10, got {n * r:g}")
+    return n, r
+
+
+def _generic_r(params: Params, r: int) -> Optional[Params]:
+    """The generic (r eps0)-LDP randomizer of (i), or None where r eps0 is out of range."""
+    try:
+        return make_params("generic", r * float(params.eps0))
+    except (ValueError, TypeError):
+        return None
+
+
+def reports_delta(params: Params, n: int, r: int, eps: float) -> tuple:
+    """(delta, which) : a proved upper bound on delta at ``eps`` with ``r`` reports per user,
+    the smaller of (i) one (r eps0)-LDP randomizer at n users and (ii) group privacy over r
+    hybrids of the single-report bound at n r users (module docstring)."""
+    from accountant.bounds.registry import proved_delta
+
+    n, r = _check_reports(n, r)
+    if r == 1:
+        return proved_delta(params, n, eps)[0], "one report"
+    best = (1.0, "trivial")
+    g = _generic_r(params, r)
+    if g is not None:
+        d = proved_delta(g, n, eps)[0]
+        best = min(best, (d, f"(i) one {r * params.eps0:g}-LDP randomizer at n = {n}"))
+    e1 = eps / r
+    d1 = proved_delta(params, n * r, e1)[0]
+    d = min(1.0, d1 * sum(math.exp(i * e1) for i in range(r)) * (1 + 1e-12))
+    return min(best, (d, f"(ii) group privacy over {r} hybrids, each the bound at n r = {n * r}"))
+
+
+def _smallest_eps(dfun, delta: float, hi: float, rtol: float) -> tuple:
+    """Bisection keeping hi feasible (dfun(hi) <= delta): the returned eps is proved."""
+    lo = 0.0
+    d_hi = dfun(hi)
+    if d_hi[0] > delta:
+        return None
+    while hi - lo > rtol * hi and hi > 1e-12:
+        mid = 0.5 * (lo + hi)
+        d = dfun(mid)
+        if d[0] <= delta:
+            hi, d_hi = mid, d
+        else:
+            lo = mid
+    return hi, d_hi
+
+
+def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 1e-6) -> DeploymentResult:
+    """Proved eps_c with ``r`` reports per user (module docstring): the smaller of (i) the
+    proved eps_c of one (r eps0)-LDP randomizer at n users and (ii) r eps1, eps1 the smallest
+    (bisection, the feasible end kept) with delta1(eps1) sum_{i<r} e^{i eps1} <= delta.
+
+    >>> from accountant import make_params
+    >>> r = reports_epsilon(make_params("rr", 1.0), 10_000, 1e-6, 2)
+    >>> r.epsilon < 2.0
+    True
+    """
+    from accountant.bounds.registry import proved_delta, proved_params_epsilon
+
+    delta = validate_delta(delta)
+    n, r = _check_reports(n, r)
+    cands = [(r * float(params.eps0), 0.0, f"r eps0 (basic composition of the {r} reports)", "post-processing")]
+    g = _generic_r(params, r) if r > 1 else params
+    if g is not None:
+        res = proved_params_epsilon(g, n, delta, max(rtol, 1e-9))
+        if res is not None and res.applicable and res.epsilon is not None:
+            cands.append((float(res.epsilon), res.achieved_delta,
+                          f"(i) one {r * params.eps0:g}-LDP randomizer at n = {n} ({res.name})" if r > 1
+                          else f"one report per user: the proved bound ({res.name})", "reports-i" if r > 1 else res.name))
+    if r > 1:
+        def d2(e):
+            e1 = e / r
+            return (min(1.0, proved_delta(params, n * r, e1)[0] * sum(math.exp(i * e1) for i in range(r))
+                        * (1 + 1e-12)), "")
+        out = _smallest_eps(d2, delta, min(c[0] for c in cands), max(rtol, 1e-9))
+        if out is not None:
+            cands.append((out[0], out[1][0], f"(ii) group privacy over {r} hybrids, each the bound at "
+                          f"n r = {n * r} users ({proved_delta(params, n * r, out[0] / r)[1]})", "reports-ii"))
+    eps, ach, which, name = min(cands)
+    return DeploymentResult(eps, delta, ach, name, n * r,
+                            f"{r} reports per user, all n r = {n * r} shuffled together: {which}")
+
+
+def parse_mix(groups, name: str = "mix") -> list:
+    """[(count, Params)] from a list of {count, mechanism, eps0, ...}; ValueError naming
+    ``name`` and the group on a bad group, before any work."""
+    if not isinstance(groups, list) or not groups:
+        raise ValueError(f"{name}: a JSON list of groups {{count, mechanism, eps0, ...}} is needed")
+    out = []
+    for i, g in enumerate(groups, 1):
+        if not isinstance(g, dict):
+            raise ValueError(f"{name}: group {i} must be an object {{count, mechanism, eps0, ...}}")
+        bad = sorted(set(g) - set(_MIX_KEYS))
+        if bad:
+            raise ValueError(f"{name}: group {i}: unknown key(s) {', '.join(bad)} (allowed: {', '.join(_MIX_KEYS)})")
+        for key in ("count", "mechanism"):
+            if key not in g:
+                raise ValueError(f"{name}: group {i}: missing '{key}'")
+        c = g["count"]
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c) or c != int(c) \
+                or not 1 <= c <= 10 ** 10:
+            raise ValueError(f"{name}: group {i}: count must be an integer in [1, 1e10], got {c!r}")
+        kw = {k: v for k, v in g.items() if k not in ("count", "mechanism", "eps0")}
+        try:
+            p = make_params(g["mechanism"], g.get("eps0"), **kw)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{name}: group {i}: {exc}") from None
+        if getattr(p, "eps0", None) is None:
+            raise ValueError(f"{name}: group {i}: needs eps0")
+        out.append((int(c), p))
+    total = sum(c for c, _ in out)
+    if total <= 1:
+        raise ValueError(f"{name}: the counts must sum to at least 2 users, got {total}")
+    if total > 10 ** 10:
+        raise ValueError(f"{name}: the counts must sum to at most 1e10, got {total}")
+    return out
+
+
+def _family(groups: list) -> Optional[Params]:
+    """k-RR with one k (or binary RR) in every group: the one at the largest eps0, else None."""
+    names = {p.name for _, p in groups}
+    if names == {"rr"} or (names == {"krr"} and len({p.k for _, p in groups}) == 1):
+        return max((p for _, p in groups), key=lambda p: p.eps0)
+    return None
+
+
+def mix_delta(groups: list, eps: float) -> tuple:
+    """(delta, which): proved delta at ``eps`` for the mixed deployment, the smaller of (a) the
+    worst group alone and (b) one family at the largest eps0 with all n users."""
+    from accountant.bounds.registry import proved_delta
+
+    worst = max(((proved_delta(p, c, eps)[0], i) for i, (c, p) in enumerate(groups, 1)))
+    best = (worst[0], f"(a) the worst group, group {worst[1]} alone ({groups[worst[1] - 1][0]} users)")
+    top = _family(groups)
+    if top is not None:
+        n = sum(c for c, _ in groups)
+        d = proved_delta(top, n, eps)[0]
+        if d < best[0]:
+            best = (d, f"(b) {top.name} at the largest eps0 = {top.eps0:g} with all {n} users")
+    return best
+
+
+def mix_epsilon(groups: list, delta: float, rtol: float = 1e-6) -> DeploymentResult:
+    """Proved eps_c for groups of users with their own randomizers (module docstring): the
+    smaller of (a) the largest over the groups of the group's proved eps_c alone (a group g
+    that is (eps_g, delta)-DP is (max eps, delta)-DP) and (b) one family at the largest eps0
+    with all n users; each eps_c from the accountant's own search.
+
+    >>> from accountant.accounting.deployment_groups import mix_epsilon, parse_mix
+    >>> g = parse_mix([{"count": 5000, "mechanism": "rr", "eps0": 1}, {"count": 5000, "mechanism": "rr", "eps0": 2}])
+    >>> r = mix_epsilon(g, 1e-6)
+    >>> r.bound
+    'mix-b'
+    """
+    from accountant.bounds.registry import proved_params_epsilon
+
+    delta = validate_delta(delta)
+    n = sum(c for c, _ in groups)
+
+    def eps_of(p, m):
+        res = proved_params_epsilon(p, m, delta, max(rtol, 1e-9))
+        if res is None or not res.applicable or res.epsilon is None:
+            return float(p.eps0), 0.0, "post-processing"
+        return float(res.epsilon), res.achieved_delta, res.name
+
+    per = [eps_of(p, c) for c, p in groups]
+    wg = max(range(len(groups)), key=lambda i: per[i][0])
+    eps, ach, name = per[wg]
+    which = f"(a) the worst group, group {wg + 1} alone ({groups[wg][0]} users, {name})"
+    top = _family(groups)
+    if top is not None:
+        e2, a2, n2 = eps_of(top, n)
+        if e2 < eps:
+            eps, ach, which = e2, a2, f"(b) {top.name} at the largest eps0 = {top.eps0:g} with all {n} users ({n2})"
+    return DeploymentResult(eps, delta, ach, "mix-" + which[1:which.index(")")], n,
+                            f"{len(groups)} groups, {n} users: {which}; worst group alone: group {wg + 1}")

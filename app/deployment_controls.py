@@ -1,0 +1,104 @@
+"""The deployment controls of the Amplification and Rounds pages (issue 43): user sampling,
+colluders, dummies, a population known as n >= N, several reports per user. Inputs are
+checked beside their widgets; the numbers come from accountant.accounting (one call each)."""
+from __future__ import annotations
+
+from typing import Optional
+
+import streamlit as st
+
+import common
+from accountant.accounting import deployment_groups as G
+from accountant.accounting import deployments as D
+
+
+def inputs(where, n: int, rounds: bool = False) -> Optional[dict]:
+    """The deployment widgets in an expander of ``where`` (the sidebar); a dict of the chosen
+    options ({} when none), or None when an input is invalid (the reason shown beside it)."""
+    box = where.expander("Deployment: sampling, colluders, dummies, reports", expanded=False)
+    dep: dict = {}
+    if box.checkbox("Poisson user sampling", key="dep_sampling_on",
+                    help="each user takes part in a round independently with probability q"):
+        dep["sampling"] = float(box.number_input("q (sampling probability)", min_value=0.0, max_value=1.0,
+                                                 value=0.01, step=0.01, format="%.4f", key="dep_q"))
+        dep["neighbours"] = box.radio("neighbouring datasets", ["substitute", "add-remove"], key="dep_nb",
+                                      horizontal=True)
+        if not common.check(dep["sampling"] > 0.0, "q must be in (0, 1]", where=box):
+            return None
+    if rounds:
+        return dep
+    c = int(box.number_input("colluders c (users who reveal their reports)", min_value=0,
+                             max_value=common.MAX_N, value=0, key="dep_colluders"))
+    m = int(box.number_input("dummies m (extra reports, uniform over the outputs)", min_value=0,
+                             max_value=common.MAX_N, value=0, key="dep_dummies"))
+    n_min = box.checkbox("n is only a lower bound N on the population", key="dep_nmin")
+    r = int(box.number_input("reports per user r", min_value=1, max_value=G.MAX_REPORTS, value=1,
+                             key="dep_reports"))
+    ok = common.check(c < n, f"colluders must be at most n - 1 = {n - 1}, got {c}", where=box)
+    if "sampling" in dep:
+        ok = common.check(not (c or m or n_min or r > 1), "sampling with colluders, dummies, n >= N or "
+                          "several reports: the combination is not proved here", where=box) and ok
+    if r > 1:
+        ok = common.check(not (c or m or n_min), "several reports with colluders, dummies or n >= N: the "
+                          "combination is not proved here", where=box) and ok
+    ok = common.check(n - c + m <= common.MAX_N, f"n - colluders + dummies must be at most {common.MAX_N:g}",
+                      where=box) and ok
+    if not ok:
+        return None
+    dep.update({k: v for k, v in (("colluders", c), ("dummies", m), ("reports", r)) if v and not (k == "reports" and v == 1)})
+    if n_min:
+        dep["n_min"] = True
+    return dep
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def deployment_result(params, n: int, delta: float, dep_items: tuple) -> dict:
+    """The proved (and, for colluders, certified lower) eps_c of one deployment: one library call."""
+    dep = dict(dep_items)
+    if "sampling" in dep:
+        r = D.sampled_epsilon(params, n, delta, dep["sampling"], neighbours=dep["neighbours"])
+    elif "reports" in dep:
+        r = G.reports_epsilon(params, n, delta, dep["reports"])
+    else:
+        r = D.deployment_epsilon(params, n, delta, colluders=dep.get("colluders", 0),
+                                 dummies=dep.get("dummies", 0), n_min=dep.get("n_min", False))
+    return {"epsilon": r.epsilon, "bound": r.bound, "effective_n": r.effective_n, "statement": r.statement,
+            "lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement}
+
+
+def show(dep: Optional[dict], params, n: int, delta: float) -> None:
+    """The deployment's headline (nothing when no option is chosen): which bound answered."""
+    if not dep or params is None:
+        return
+    res = common.call(deployment_result, params, n, delta, tuple(sorted(dep.items())))
+    if res is None:
+        return
+    st.subheader("As deployed")
+    st.markdown(f"**Deployment eps_c <= {common.fmt(res['epsilon'], 6, 'up')}** at delta = {common.fmt(delta)} "
+                f"(proved: **{res['bound']}** at n = {res['effective_n']:,}).")
+    st.caption(res["statement"])
+    if res["lower_epsilon"] is not None:
+        st.markdown(f"Certified lower bound: eps_c >= {common.fmt(res['lower_epsilon'], 6, 'down')} "
+                    f"({res['lower_statement']}).")
+    elif res["lower_statement"]:
+        st.caption(res["lower_statement"])
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def sampled_rounds(params, n: int, delta: float, q: float, neighbours: str, rounds: int) -> dict:
+    r = D.sampled_rounds_epsilon(params, n, delta, q, rounds, neighbours=neighbours)
+    return {"epsilon": r.epsilon, "bound": r.bound, "statement": r.statement}
+
+
+def show_rounds(dep: Optional[dict], params, n: int, delta: float, rounds: int) -> None:
+    """The Rounds page's sampled composition (nothing without sampling)."""
+    if not dep or "sampling" not in dep or params is None:
+        return
+    with st.spinner("Composing the sampled rounds"):
+        res = common.call(sampled_rounds, params, n, delta, dep["sampling"], dep["neighbours"], rounds)
+    if res is None:
+        return
+    st.subheader(f"With user sampling q = {common.fmt(dep['sampling'])}")
+    st.metric("sampled PLD eps (upper bound)", common.fmt(res["epsilon"], 4, "up"))
+    st.markdown(f"Proved: **{res['bound']}** after T = {rounds:,} rounds.")
+    st.caption(res["statement"])

@@ -1,0 +1,69 @@
+"""The deployment controls (issue 43) on the Amplification and Rounds pages under
+streamlit.testing: the numbers are the library's, bad inputs are refused beside the widget."""
+import os
+
+import streamlit  # noqa: F401
+from streamlit.testing.v1 import AppTest
+
+from accountant import make_params
+from accountant.accounting import deployments as D
+from tests.paths import REPO_ROOT
+
+AMP = os.path.join(REPO_ROOT, "app", "pages", "1_Amplification.py")
+ROUNDS = os.path.join(REPO_ROOT, "app", "pages", "7_Rounds.py")
+
+
+def _texts(at):
+    return " ".join(m.value for m in at.markdown) + " " + " ".join(c.value for c in at.caption)
+
+
+def _amp():
+    at = AppTest.from_file(AMP, default_timeout=300)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.number_input(key="pts").set_value(2).run()  # a short chart: the deployment is the point here
+    return at
+
+
+def test_amplification_colluders_headline_and_lower_bound():
+    at = _amp()
+    at.selectbox(key="mechanism").set_value("rr").run()
+    at.number_input(key="dep_colluders").set_value(10_000).run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = D.deployment_epsilon(make_params("rr", 1.0), 100_000, 1e-6, colluders=10_000)
+    text = _texts(at)
+    assert "proved: **blanket** at n = 90,000" in text
+    shown = float(text.split("Deployment eps_c <= ")[1].split("**")[0])
+    assert ref.epsilon <= shown <= ref.epsilon * (1 + 1e-5)
+    low = float(text.split("eps_c >= ")[1].split(" ")[0])
+    assert ref.lower_epsilon * (1 - 1e-5) <= low <= ref.lower_epsilon
+    # c >= n is refused beside the widget, before any work
+    at.number_input(key="dep_colluders").set_value(100_000).run()
+    assert any("colluders must be at most n - 1" in e.value for e in at.sidebar.error)
+    assert "Deployment eps_c" not in _texts(at)
+
+
+def test_amplification_sampling_and_refused_combination():
+    at = _amp()
+    at.selectbox(key="mechanism").set_value("generic").run()
+    at.checkbox(key="dep_sampling_on").check().run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = D.sampled_epsilon(make_params("generic", 1.0), 100_000, 1e-6, 0.01)
+    text = _texts(at)
+    assert f"proved: **{ref.bound}**" in text and "user sampling q = 0.01" in text
+    shown = float(text.split("Deployment eps_c <= ")[1].split("**")[0])
+    assert ref.epsilon <= shown <= ref.epsilon * (1 + 1e-5)
+    at.number_input(key="dep_dummies").set_value(5).run()
+    assert any("not proved here" in e.value for e in at.sidebar.error)
+
+
+def test_rounds_page_sampling():
+    at = AppTest.from_file(ROUNDS, default_timeout=300)
+    at.run()
+    at.number_input(key="T").set_value(10).run()
+    at.checkbox(key="dep_sampling_on").check().run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = D.sampled_rounds_epsilon(make_params("generic", 4.0), 100_000, 1e-6, 0.01, 10)
+    shown = [m.value for m in at.metric if m.label == "sampled PLD eps (upper bound)"]
+    assert shown and ref.epsilon <= float(shown[0]) <= ref.epsilon * (1 + 1e-3)
+    assert "clone-sampled-pld" in _texts(at)
