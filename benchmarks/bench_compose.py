@@ -19,12 +19,12 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from accountant.composition import compose
+from accountant.composition import compose, profile
 from _smoke import sizes  # noqa: E402
 
 
 def _clear() -> None:
-    for f in (compose._profile_value, compose.profile_support, compose.round_pld):
+    for f in (profile.profile_value, compose.profile_support, compose.round_pld):
         f.cache_clear()
 
 

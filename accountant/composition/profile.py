@@ -1,0 +1,204 @@
+"""The certified privacy profile of one round and its connect-the-dots PLD.
+
+``round_profile`` is the ONE source of a round's certified privacy profile delta(eps) (its
+docstring says which bound serves which mechanism); ``profile_support`` the eps beyond which the
+profile goes to the +inf atom; ``round_pld`` the round's PLD on a composition grid.  A module of
+its own because it is what a round *is* for the composition (:mod:`.compose` composes these
+PLDs, :mod:`.lower` builds the certified lower bound's pairs beside them).
+
+May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.bounds`,
+:mod:`accountant.composition.pld`, :mod:`accountant.composition.rounds`.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable, NamedTuple
+
+from accountant.bounds import random_blanket as _rb
+from accountant.bounds.binary_exact import exact_profile_value
+from accountant.bounds.registry import bound_delta, clone_delta, clone_pair
+from accountant.composition import pld as _pld
+from accountant.composition.rounds import RoundSpec
+from accountant.engines.blanket.engine import positive_part
+from accountant.engines.blanket.law import blanket_law
+
+
+class _Value(NamedTuple):
+    lower: float
+    upper: float
+
+
+# The profile beyond the first eps with upper delta <= this goes to the +inf atom.
+PROFILE_CUTOFF = 1e-30
+# The exact blanket's windows leave out at most PROFILE_TRUNCATION * PROFILE_TARGET of mass
+# (a floor of 1e-33 on the upper profile, below PROFILE_CUTOFF).
+PROFILE_TARGET = 1e-20
+PROFILE_TRUNCATION = 1e-13
+# The exact blanket's binned path stops refining at this relative gap (its upper end is
+# certified at any gap; the PLD's own discretisation is far coarser).
+PROFILE_BIN_GAP = 1e-3
+# first pass of the binned path: the profile is differenced into a PLD, so its values
+# must vary smoothly in eps; 8 bins keep the gap far inside PROFILE_BIN_GAP.  From
+# PROFILE_ONE_BIN_N users on the first pass is one bin (the refinement still stops only at
+# PROFILE_BIN_GAP, so the values keep that gap): 5-6x cheaper evaluations (n = 1e9: 0.5 s
+# instead of 2.7 s, n = 1e10: 1.2-1.6 s instead of 7-8.5 s, the same upper values to 6
+# digits at eps = 5e-4 ... 5e-3, collision s = 4, eps0 = 1)
+PROFILE_MIN_BINS = 8
+PROFILE_ONE_BIN_N = 10**8
+# Profile samples across a round's support (the connect-the-dots points).
+DEFAULT_STEPS = 40
+
+
+def round_law(spec: RoundSpec):
+    """The exact privacy blanket's count law of a round (``blanket_exact.blanket_law``), or
+    None for a generic eps0-LDP randomizer and a variation-ratio class (no blanket
+    decomposition is known for them)."""
+    if spec.mechanism in ("generic", "variation-ratio", "finite"):
+        return None
+    return blanket_law(spec.params())
+
+
+def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
+    """Certified privacy profile of one round: eps >= 0 -> (lower, upper) on delta(eps).
+
+    * generic: the FMT21 clone pair (Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2),
+      proved for every eps0-LDP randomizer;
+    * variation-ratio (Wang et al., VLDB 2024, parameters p, beta, q): the same reduction with
+      the first user's ratio p and mixing 1/q (``DominatingPair.clone_pq``; the pair of the
+      registry's single-round ``clone`` bound, :func:`accountant.bounds.registry.clone_pair`);
+    * Collision, CoCo, k-RR, RR: the exact privacy blanket (Balle, Bell, Gascon, Nissim,
+      CRYPTO 2019; ``accountant.blanket_exact``, worst case over the hash family), the
+      curve of one symmetric pair on counts, evaluated with its windows leaving out at most
+      ``TRUNCATION_FRACTION * PROFILE_TARGET`` of mass (added to the upper end).  Where its
+      upper value is <= PROFILE_TARGET (the tail, where that truncation floor can matter)
+      the clone is evaluated too and the upper end is the pointwise minimum of the two
+      certified upper values (both bound every neighbouring pair's divergence at each eps,
+      so the minimum does too, and connect-the-dots of such points is a dominating pair);
+      the lower end is then min(blanket lower, clone lower, upper end).  Above
+      PROFILE_TARGET the clone is not consulted: the blanket is the optimal
+      decomposition-based bound (Su, Cheng, Wang, S&P 2026) and on every tested
+      (n, eps0, mechanism) the clone was below it only at values < 1e-33.
+    * RR with n <= EVERY_DATASET_MAX_N: also the exact sup over every dataset
+      (:func:`accountant.bounds.binary_exact.exact_profile_value`), the minimum taken.
+
+    * finite (any pure-LDP matrix, :class:`accountant.FiniteRandomizer`): the same, with the
+      blanket law of the matrix's worst input pair (:func:`finite_round_law`, the law of the
+      single-round bound of :mod:`accountant.bounds.finite`) and its upper end times the
+      law's rounding margin; the clone at the matrix's eps0 in the tail as above.
+
+    The clone's values come from :func:`accountant.bounds.registry.clone_delta` (the
+    single-round bound's own evaluation: at n near 1e10, where its window is over the cost
+    limit, also at n / 2, proved by monotonicity in n).  The profile is symmetric
+    (D(P||Q) = D(Q||P)) for both pairs.  To switch the source, change the pair/evaluation
+    below (one place).
+    """
+    params = spec.params()
+    law, margin = finite_round_law(spec) if spec.mechanism == "finite" else (round_law(spec), 1.0)
+    if spec.mechanism == "finite" and margin == 0.0:  # every row the same: the reports say nothing
+        return lambda eps: (0.0, 0.0)
+    random_params = spec.params() if spec.hash_model == "random" else None
+    min_bins = 1 if spec.n >= PROFILE_ONE_BIN_N else PROFILE_MIN_BINS
+
+    def profile(eps: float) -> tuple[float, float]:
+        if law is None:
+            return clone_delta(params, spec.n, eps)
+        if eps >= law.eps_max:  # every v_c <= 0: delta = 0 (post-processing of eps0-LDP)
+            return 0.0, 0.0
+        ev = lambda lw, e: positive_part(lw, spec.n, e, target_delta=PROFILE_TARGET,  # noqa: E731
+                                         bin_gap=PROFILE_BIN_GAP, min_bins=min_bins,
+                                         truncation=PROFILE_TRUNCATION)
+        b = ev(law, eps)
+        if margin != 1.0:
+            b = _Value(b.lower, min(b.upper * margin, 1.0))
+        if spec.hash_model == "random":  # the four-corner law, at most the any-hash value
+            lo, up = _rb.random_blanket_delta(random_params, spec.n, eps, (b.lower, b.upper), ev)
+            b = _Value(lo, up)
+        ex = exact_profile_value(spec.n, spec.eps0, eps) if spec.mechanism == "rr" else None
+        if ex is not None:  # binary RR, small n: the certified sup over every dataset
+            b = _Value(min(b.lower, ex[0]), min(b.upper, ex[1]))
+        if b.upper > PROFILE_TARGET:
+            return b.lower, b.upper
+        c_lo, c_up = clone_delta(params, spec.n, eps)
+        up = min(c_up, b.upper)
+        return min(b.lower, c_lo, up), up
+
+    return profile
+
+
+def finite_round_law(spec: RoundSpec):
+    """(law, margin) of a finite round: the count law of the matrix's blanket for its worst input
+    pair and the factor on its upper delta that covers the law's float rounding
+    (:func:`accountant.bounds.finite.finite_blanket_law`, the law behind the single-round
+    bound); (None, 0.0) when every row is the same (delta = 0 at every eps); (None, 1.0) when
+    that bound is not available (then the round composes the clone alone)."""
+    from accountant.bounds.finite import finite_blanket_law
+
+    try:
+        fl = finite_blanket_law(spec.params())
+    except ValueError:
+        return None, 1.0
+    return fl.law, (0.0 if fl.law is None else fl.margin(spec.n))
+
+
+@lru_cache(maxsize=4096)
+def profile_value(spec: RoundSpec, eps: float) -> tuple[float, float]:
+    return round_profile(spec)(eps)
+
+
+def _shrink(below, e: float) -> float:
+    """Halve e while below(e / 2), then try 0.75 e up to three times."""
+    while e > 1e-6 and below(e / 2):
+        e /= 2
+    for _ in range(3):
+        if not below(0.75 * e):
+            break
+        e *= 0.75
+    return e
+
+
+@lru_cache(maxsize=512)
+def profile_support(spec: RoundSpec) -> float:
+    """An eps where the upper profile is <= PROFILE_CUTOFF (the profile beyond it goes to
+    the +inf atom, so the choice affects tightness only, never validity).
+
+    Near the cutoff the clone decides (the blanket's truncation floor is ~1e-20), and
+    clone evaluations deep in the tail are costly: the search starts where Bennett's
+    closed-form blanket bound (microseconds) is below the cutoff, moves up by doubling
+    until the clone is below it too, then halves on the full profile.
+    """
+    params = spec.params()
+    clone_below = lambda x: clone_delta(params, spec.n, x)[1] <= PROFILE_CUTOFF  # noqa: E731
+    if spec.mechanism == "variation-ratio":  # no closed form to start from: from eps_max = ln p
+        return _shrink(clone_below, min(spec.eps0, clone_pair(params, spec.n).eps_max))
+    cheap = "blanket-bennett-generic" if spec.mechanism == "generic" else "blanket-bennett"
+    if spec.mechanism == "finite":  # a finite randomizer is eps0-LDP: the generic closed form holds
+        params = RoundSpec(spec.n, spec.eps0).params()
+        cheap = "blanket-bennett-generic"
+
+    def bennett_below(x: float) -> bool:
+        v = bound_delta(cheap, params, spec.n, x)
+        return v is not None and v[1] <= PROFILE_CUTOFF
+
+    e = _shrink(bennett_below, spec.eps0)
+    while e < spec.eps0 and not clone_below(e):
+        e = min(2.0 * e, spec.eps0)
+    if spec.mechanism == "generic":
+        return _shrink(clone_below, e)
+    return _shrink(lambda x: profile_value(spec, x)[1] <= PROFILE_CUTOFF, e)
+
+
+@lru_cache(maxsize=256)
+def round_pld(spec: RoundSpec, step: float, pessimistic: bool = True,
+              samples: int = DEFAULT_STEPS) -> _pld.DiscretePLD:
+    """Connect-the-dots PLD of one round on the composition grid of ``step``.
+
+    The profile is sampled every ``m * step`` with the integer m chosen so that about
+    ``samples`` samples cover the round's support (a round with a wide support does
+    not cost more evaluations); the resulting losses lie on the grid of ``step``.
+    """
+    support = profile_support(spec)
+    m = max(1, int(support / (samples * step) * (1.0 + 1e-12)))  # no 7.999... -> 7
+    prof = lambda e: profile_value(spec, round(e, 15))  # noqa: E731
+    if pessimistic:
+        return _pld.refine(_pld.from_profile(prof, step * m, support, True), m)
+    return _pld.from_profile(prof, step * m, support, False, grid_step=step)
