@@ -208,9 +208,6 @@ class ShuffleAccountant:
         if not isinstance(params, kinds):
             raise ValueError("params must be a parameter object from accountant.params.make_params "
                              f"({', '.join(k.__name__ for k in kinds)}), got {type(params).__name__}")
-        if params.name == "finite" and not params.pure:
-            raise ValueError(f"{params.label} is not pure LDP (a column has a zero beside a positive "
-                             "entry): bounds here need every output possible from every input")
         self.params = params
         self.n = validate_n(n)
         if bound != "proved":
@@ -296,6 +293,9 @@ class ShuffleAccountant:
         note = None
         if up is None or not up.applicable or up.epsilon is None:
             eps, name, ach = self.params.eps0, "post-processing", 0.0
+            if self.params.name == "finite" and not self.params.pure:  # eps0 = inf: say why
+                why = bounds.compute_params_bound("blanket", self.params, self.n, delta, rtol).reason
+                note = f"no finite eps_c is proved: {why}"
         else:
             eps, name, ach, note = float(up.epsilon), up.name, up.achieved_delta, up.reason
         lo_eps, lo_reason = None, None

@@ -22,7 +22,11 @@ ENGINE_MAX_EPS0 = 10.0
 
 
 def beyond_engine(params) -> "str | None":
-    """Why the exact engines give no certified number for ``params`` (None: they do)."""
+    """Why the exact engines give no certified number for ``params`` (None: they do).  A finite
+    randomizer that is not pure LDP (eps0 infinite) is bounded by the lattice engine alone
+    (:mod:`accountant.bounds.finite_lattice`, no count-law sums): its blanket is not refused here."""
+    if params.name == "finite" and not params.pure:
+        return None
     if params.eps0 > ENGINE_MAX_EPS0:
         return (f"the exact engines are certified for eps0 <= {ENGINE_MAX_EPS0:g} (their float sums "
                 f"lose digits above; eps0 = {params.eps0:.10g}): the clone bound holds")
@@ -96,6 +100,9 @@ def lower_bound(params, n, delta, rtol) -> BoundResult:
     from accountant.bounds import laws as mechanism_law
 
     why = beyond_engine(params)
+    if params.name == "finite" and not params.pure:
+        why = (f"{params.label} is not pure LDP: the certified lower bound's count laws need every "
+               "output possible from every input")
     if why is not None:
         return BoundResult.not_applicable("lower", why.replace("the clone bound holds", "no lower bound"), delta)
     if params.name == "finite":
@@ -107,7 +114,7 @@ def lower_bound(params, n, delta, rtol) -> BoundResult:
 def lower_delta(params, n, eps):
     from accountant.bounds import laws as mechanism_law
 
-    if beyond_engine(params) is not None:
+    if beyond_engine(params) is not None or (params.name == "finite" and not params.pure):
         return None
     if params.name == "finite":
         v = finite_bounds.finite_lower_delta(params, n, eps).delta

@@ -395,6 +395,10 @@ def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
         return BoundResult.not_applicable(
             name, f"bound '{name}' is not available for mechanism '{params.name}' "
                   f"(available for: {', '.join(spec.applies_to)})", delta)
+    if params.name == "finite" and not params.pure and name not in ("blanket", "lower"):
+        return BoundResult.not_applicable(
+            name, f"{params.label} is not pure LDP (eps0 infinite): '{name}' needs an eps0-LDP "
+                  "randomizer; the matrix's blanket answers", delta)
     return None
 
 
@@ -444,6 +448,8 @@ def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple
     spec = REGISTRY[name]
     if spec.delta is None or params.name not in spec.applies_to:
         return None
+    if params.name == "finite" and not params.pure and name not in ("blanket", "lower"):
+        return None  # eps0 infinite: only the matrix's blanket (see _not_for)
     if eps >= params.eps0 and spec.kind == "upper":
         return 0.0, 0.0  # (eps0, 0)-DP by post-processing
     return spec.delta(params, n, eps)

@@ -65,7 +65,6 @@ def test_compare_marks_the_matrix_bounds(capsys, three):
     ("[[0.5, 0.5], [1.0]]", "ragged"),
     ("[[0.5, 0.5]]", "at least two rows"),
     ("[[NaN, 1.0], [0.5, 0.5]]", "finite"),
-    ("[[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]", "not pure LDP"),
     ("{not json", "not valid JSON"),
     ("[]", "no rows"),
 ])
@@ -129,3 +128,34 @@ def test_catalogue_member_on_epsilon_delta_compare(capsys):
     d = json.loads(out)
     assert code == 0 and d["bounds"]["blanket"]["epsilon"] <= d["bounds"]["clone"]["epsilon"]
     assert d["bounds"]["lower"]["epsilon"] <= d["bounds"]["blanket"]["epsilon"]
+
+
+def test_a_matrix_that_is_not_pure_ldp_gets_its_blanket_bound(capsys, tmp_path):
+    """A zero beside positive entries (eps0 infinite): epsilon, delta and compare answer with the
+    matrix's blanket (outputs outside its support counted in full), the eps0-LDP bounds say why
+    they do not apply; where the outside outputs reveal the input with probability above delta
+    the answer is 'no finite eps_c', not an error; table refuses in one line."""
+    tiny = [[0.5, 0.3, 0.2 - 1e-9, 1e-9], [0.2, 0.3, 0.5 - 1e-9, 1e-9], [0.3, 0.4, 0.3 - 1e-9, 1e-9],
+            [0.25, 0.25, 0.5, 0.0]]
+    p = tmp_path / "tiny.json"
+    p.write_text(json.dumps({"matrix": tiny, "name": "tiny-gap"}))
+    code, out, _ = run(capsys, "epsilon", "--n", "1e5", "--delta", "1e-6", "--mechanism", "finite",
+                       "--matrix", str(p), "--json")
+    d = json.loads(out)
+    assert code == 0 and d["bound"] == "blanket" and 0 < d["epsilon"] < 0.05 and d["eps0"] is None
+    assert "outside the blanket's support" in d["note"] and d["lower_epsilon"] is None
+    code, out, _ = run(capsys, "delta", "--n", "1e5", "--eps", repr(d["epsilon"]), "--mechanism", "finite",
+                       "--matrix", str(p), "--json")
+    assert code == 0 and json.loads(out)["delta"] <= 1e-6
+    code, out, _ = run(capsys, "compare", "--n", "1e5", "--delta", "1e-6", "--mechanism", "finite",
+                       "--matrix", str(p))
+    assert code == 0 and "'clone' needs an eps0-LDP randomizer" in out
+    gap = tmp_path / "gap.json"
+    gap.write_text("[[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]")
+    code, out, _ = run(capsys, "epsilon", "--n", "1e5", "--delta", "1e-6", "--mechanism", "finite",
+                       "--matrix", str(gap))
+    assert code == 0 and "no finite eps_c is proved" in out and "reveal the input" in out
+    code, out, err = run(capsys, "table", "--n", "1e5", "--delta", "1e-6", "--mechanism", "finite",
+                         "--matrix", str(gap), "--out", str(tmp_path / "t.csv"))
+    assert code == 2 and "not pure LDP" in err and err.count("\n") == 1
+    assert not (tmp_path / "t.csv").exists()
