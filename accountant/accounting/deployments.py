@@ -413,12 +413,16 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
         return base(params, n, q, eps, mechanism=mechanism, names=names)
     # regula falsi (Illinois) on log delta, the bracket [lo, hi] kept: delta(hi) <= target < delta(lo)
     lo, hi = 0.0, eps0
-    g_lo = math.log(max(dfun(params, n, q, 0.0), 1e-300)) - math.log(delta)
+    # the bracket's lower end with the clone only (cheap; an upper bound as well)
+    g_lo = math.log(max(base(params, n, q, 0.0, mechanism=False), 1e-300)) - math.log(delta)
     if g_lo <= 0:
         hi = 0.0
     g_hi, side = math.log(1e-300) - math.log(delta), 0
     for _ in range(400):  # a bracket that closes on 0 (delta(0+) <= target < delta(0)) stops here
         if hi - lo <= max(rtol, 1e-9) * hi or hi < 1e-300:
+            break
+        if lo == 0.0 and hi < 1e-12 * eps0 and dfun(params, n, q, 0.0) <= delta:
+            hi = 0.0  # delta(0+) <= target: the named bound at 0 itself meets it
             break
         mid = hi - g_hi * (hi - lo) / (g_hi - g_lo)
         width = hi - lo

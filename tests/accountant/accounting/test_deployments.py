@@ -287,3 +287,12 @@ def test_sampling_rr_lower_bound_at_the_anchor():
         DL.rr_sampled_lower_epsilon(params, 100_000, 1e-5, 0.01, rounds=5000)
     with pytest.raises(ValueError, match="limit"):
         DL.rr_sampled_pair(3.0, 10 ** 10, 0.5)
+
+
+def test_sampling_search_stops_when_delta_at_0_plus_meets_the_target():
+    """Binary RR, n = 1e9, q = 0.01, delta = 1e-5: the clone's delta(0) is above the target,
+    the named bound's delta(0) below it; the search answers 0 (it looped before)."""
+    r = D.sampled_epsilon(make_params("rr", 3.0), 10 ** 9, 1e-5, 0.01)
+    assert r.epsilon == 0.0 and r.achieved_delta <= 1e-5
+    assert D.sampled_delta(make_params("rr", 3.0), 10 ** 9, 0.01, 0.0) <= 1e-5 < \
+        D.sampled_delta(make_params("rr", 3.0), 10 ** 9, 0.01, 0.0, mechanism=False)
