@@ -78,7 +78,7 @@ def show(dep: Optional[dict], params, n: int, delta: float) -> None:
                 f"(proved: **{res['bound']}** at n = {res['effective_n']:,}).")
     st.caption(res["statement"])
     if res["lower_epsilon"] is not None:
-        st.markdown(f"Certified lower bound: eps_c >= {common.fmt(res['lower_epsilon'], 6, 'down')} "
+        st.markdown(f"Lower bound: eps_c >= {common.fmt(res['lower_epsilon'], 6, 'down')} "
                     f"({res['lower_statement']}).")
     elif res["lower_statement"]:
         st.caption(res["lower_statement"])

@@ -88,18 +88,34 @@ def reports_delta(params: Params, n: int, r: int, eps: float) -> tuple:
 
 
 def _smallest_eps(dfun, delta: float, hi: float, rtol: float) -> tuple:
-    """Bisection keeping hi feasible (dfun(hi) <= delta): the returned eps is proved."""
+    """Regula falsi (Illinois) on log dfun, keeping hi feasible (dfun(hi) <= delta): the
+    returned eps is proved whatever the iteration does; None if dfun(hi) > delta."""
     lo = 0.0
     d_hi = dfun(hi)
     if d_hi[0] > delta:
         return None
-    while hi - lo > rtol * hi and hi > 1e-12:
-        mid = 0.5 * (lo + hi)
+    d_lo = dfun(lo)
+    if d_lo[0] <= delta:
+        return lo, d_lo
+    f_lo = math.log(d_lo[0]) - math.log(delta)
+    f_hi = math.log(max(d_hi[0], 1e-300)) - math.log(delta)
+    side = 0
+    for _ in range(200):
+        if hi - lo <= rtol * hi or hi < 1e-300:
+            break
+        width = hi - lo
+        mid = hi - f_hi * width / (f_hi - f_lo)
+        mid = min(max(mid, lo + 1e-3 * width), hi - 1e-3 * width)
         d = dfun(mid)
-        if d[0] <= delta:
-            hi, d_hi = mid, d
+        f = math.log(max(d[0], 1e-300)) - math.log(delta)
+        if f <= 0:
+            hi, d_hi, f_hi = mid, d, f
+            f_lo = f_lo / 2 if side == -1 else f_lo
+            side = -1
         else:
-            lo = mid
+            lo, f_lo = mid, f
+            f_hi = f_hi / 2 if side == 1 else f_hi
+            side = 1
     return hi, d_hi
 
 

@@ -211,10 +211,10 @@ E_GRID = 256  # a named randomizer's per-count bound is evaluated at e rounded d
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _mechanism_count_delta(params: Params, t: int, j: int) -> tuple:
+def _mechanism_count_delta(params: Params, t: int, j: Optional[int]) -> tuple:
     from accountant.bounds.registry import proved_delta
 
-    d, name = proved_delta(params, t, math.exp(j / E_GRID))
+    d, name = proved_delta(params, t, 0.0 if j is None else math.exp(j / E_GRID))
     return min(1.0, d), name
 
 
@@ -232,10 +232,12 @@ def count_delta(params: Params, t: int, e: float, mechanism: bool = True) -> tup
     if e >= eps0:
         return 0.0, "post-processing"
     best = (min(1.0, hockey_stick_divergence(clone_pair(params, t), max(e, 0.0)).upper), "clone")
-    if mechanism and params.name not in ("generic", "variation-ratio") and e > 0:
-        j = math.floor(math.log(e) * E_GRID)
-        while math.exp(j / E_GRID) > e:
-            j -= 1
+    if mechanism and params.name not in ("generic", "variation-ratio"):
+        j = None  # e = 0 (or below the grid's first point): the bound at 0 itself
+        if e > 1e-300:
+            j = math.floor(math.log(e) * E_GRID)
+            while math.exp(j / E_GRID) > e:
+                j -= 1
         d, name = _mechanism_count_delta(params, t, j)
         if d < best[0]:
             best = (d, name)
@@ -411,11 +413,17 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
         return base(params, n, q, eps, mechanism=mechanism, names=names)
     # regula falsi (Illinois) on log delta, the bracket [lo, hi] kept: delta(hi) <= target < delta(lo)
     lo, hi = 0.0, eps0
-    g_lo = math.log(max(dfun(params, n, q, 0.0), 1e-300)) - math.log(delta)
+    # the bracket's lower end with the clone only (cheap; an upper bound as well)
+    g_lo = math.log(max(base(params, n, q, 0.0, mechanism=False), 1e-300)) - math.log(delta)
     if g_lo <= 0:
         hi = 0.0
     g_hi, side = math.log(1e-300) - math.log(delta), 0
-    while hi - lo > max(rtol, 1e-9) * hi:
+    for _ in range(400):  # a bracket that closes on 0 (delta(0+) <= target < delta(0)) stops here
+        if hi - lo <= max(rtol, 1e-9) * hi or hi < 1e-300:
+            break
+        if lo == 0.0 and hi < 1e-12 * eps0 and dfun(params, n, q, 0.0) <= delta:
+            hi = 0.0  # delta(0+) <= target: the named bound at 0 itself meets it
+            break
         mid = hi - g_hi * (hi - lo) / (g_hi - g_lo)
         width = hi - lo
         mid = min(max(mid, lo + 1e-3 * width), hi - 1e-3 * width)
@@ -431,13 +439,22 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
             side = 1
     eps, ach = hi, dfun(params, n, q, hi)
     per, proof = per_count_statement(params, names)
+    lo, lo_st = None, None
+    if params.name == "rr" and neighbours == "substitute":
+        from accountant.accounting import deployment_lower as DL
+
+        try:
+            lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q), eps)
+            lo_st = f"the exact law of (reports, ones) for {DL.DATASETS}, float64 with a margin"
+        except ValueError as exc:
+            lo_st = f"no lower bound: {exc}"
     if neighbours == "substitute":
         why = (f"delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f {per} "
                "(advanced joint convexity)")
     else:
         why = f"both directions summed over the visible count of reports, each term {per} at t users"
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled", n,
-                            f"user sampling q = {q:g} (Poisson, {neighbours}): {why}")
+                            f"user sampling q = {q:g} (Poisson, {neighbours}): {why}", lo, lo_st)
 
 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,

@@ -152,7 +152,7 @@ def human(out: dict) -> str:
         return "\n".join([head, f"n = {out['n']}: {what}", f"  {out['statement']}"])
     lines = [head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}", f"  {out['statement']}"]
     if out.get("lower_epsilon") is not None:
-        lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (certified lower bound: {out['lower_statement']})")
+        lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (lower bound: {out['lower_statement']})")
     return "\n".join(lines)
 
 

@@ -249,3 +249,50 @@ def test_count_delta_is_on_the_safe_side_of_the_grid():
             assert proved_delta(params, t, e)[0] <= f <= clone, (params.name, t, e)
             assert name in ("exact", "blanket", "clone")
         assert D.count_delta(params, 10, 3.0) == (0.0, "post-processing")
+
+
+@pytest.mark.parametrize("eps0", [0.5, 2.0])
+@pytest.mark.parametrize("q", [0.3, 0.8])
+def test_sampling_rr_lower_bound_at_most_truth(eps0, q):
+    """The sampled lower bound (binary RR, D = (1, 0, ..., 0), D' = (0, ..., 0)) is the exact
+    divergence of that pair (equal to the enumeration up to its margin), so <= the sup over
+    datasets (truth) <= the proved upper bound, at n = 2..4."""
+    from accountant.accounting import deployment_lower as DL
+
+    params = make_params("rr", eps0)
+    for n in (2, 3, 4):
+        for eps in EPS:
+            lo = DL.rr_sampled_lower_delta(params, n, q, eps)
+            rows = lambda first: [[q * v for v in krr_row(first, 2, eps0)]] + \
+                [[q * v for v in krr_row(0, 2, eps0)]] * (n - 1)  # noqa: E731
+            a, b = view_law(rows(1), 2), view_law(rows(0), 2)
+            pair = max(hs(a, b, eps), hs(b, a, eps))
+            assert pair - 1e-9 <= lo <= pair, (n, eps, lo, pair)
+            t = truth(2, eps0, n, eps, q=q)
+            assert lo <= t + 1e-12 and t <= D.sampled_delta(params, n, q, eps) + 1e-12
+
+
+def test_sampling_rr_lower_bound_at_the_anchor():
+    """n = 1e5, q = 0.01, eps0 = 3, delta = 1e-5: lower 0.0029045 <= upper 0.0038419 (one round);
+    after 10 rounds the lower bound 0.01056 is above the issue's anchor 0.005113."""
+    from accountant.accounting import deployment_lower as DL
+
+    params = make_params("rr", 3.0)
+    r = D.sampled_epsilon(params, 100_000, 1e-5, 0.01)
+    assert 0.0028 < r.lower_epsilon < r.epsilon < 0.0039 and "D = (1, 0, ..., 0)" in r.lower_statement
+    assert DL.rr_sampled_lower_delta(params, 100_000, 0.01, r.lower_epsilon) > 1e-5
+    ten = DL.rr_sampled_lower_epsilon(params, 100_000, 1e-5, 0.01, rounds=10)
+    assert 0.0100 < ten < D.sampled_rounds_epsilon(params, 100_000, 1e-5, 0.01, 10).epsilon
+    with pytest.raises(ValueError, match="rounds"):
+        DL.rr_sampled_lower_epsilon(params, 100_000, 1e-5, 0.01, rounds=5000)
+    with pytest.raises(ValueError, match="limit"):
+        DL.rr_sampled_pair(3.0, 10 ** 10, 0.5)
+
+
+def test_sampling_search_stops_when_delta_at_0_plus_meets_the_target():
+    """Binary RR, n = 1e9, q = 0.01, delta = 1e-5: the clone's delta(0) is above the target,
+    the named bound's delta(0) below it; the search answers 0 (it looped before)."""
+    r = D.sampled_epsilon(make_params("rr", 3.0), 10 ** 9, 1e-5, 0.01)
+    assert r.epsilon == 0.0 and r.achieved_delta <= 1e-5
+    assert D.sampled_delta(make_params("rr", 3.0), 10 ** 9, 0.01, 0.0) <= 1e-5 < \
+        D.sampled_delta(make_params("rr", 3.0), 10 ** 9, 0.01, 0.0, mechanism=False)
