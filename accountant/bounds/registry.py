@@ -169,23 +169,25 @@ def _clone(params, n, delta, rtol) -> BoundResult:
     the window's cost limit leaves no certified eps below eps0 (n near 1e10, small delta), the
     pair is evaluated at fewer users, halving n: the worst case is non-increasing in n
     (docs/proved.md), so a proved bound at n' <= n holds at n."""
-    m = n
+    m, halvings = n, 0
     while True:
         res = search_pair_epsilon(clone_pair(params, m), delta, rtol, predict=True)
         eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
         capped = res.evaluations == 0 and eps >= params.eps0
-        if not capped or m <= CLONE_MIN_FEWER:
+        if not capped or m // 2 < CLONE_MIN_FEWER or halvings == CLONE_MAX_HALVINGS:
             break
-        m //= 2
-    if capped:
-        return BoundResult("clone", params.eps0, True, WINDOW_NOTE, delta, achieved)
+        m, halvings = m // 2, halvings + 1
+    if capped or (m != n and eps >= params.eps0):  # fewer users did not help: the cost limit answers
+        return BoundResult("clone", params.eps0, True, WINDOW_NOTE, delta, 0.0)
     note = None if m == n else (f"evaluated at n = {m} (the window at n = {n} is over its cost limit; the "
                                 f"worst case is non-increasing in n, so the bound at fewer users holds)")
     return BoundResult("clone", eps, True, note, delta, achieved)
 
 
-#: the clone is not evaluated at fewer users than this when its window is over the cost limit
+#: the clone is not evaluated at fewer users than this, nor halved more than CLONE_MAX_HALVINGS
+#: times, when its window is over the cost limit
 CLONE_MIN_FEWER = 10 ** 6
+CLONE_MAX_HALVINGS = 4
 # said when the cost model narrowed a pair window so far that no eps below eps0 is certified
 WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (accountant.divergence."
                "MAX_WINDOW_TERMS) and the mass it leaves out exceeds the target, so eps0 "
