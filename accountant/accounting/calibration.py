@@ -155,9 +155,9 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     return best
 
 
-def _check_inverse(n, epsilon, delta, mechanism, s, t, rtol, eps0_max, bound, k, g, hash_model):
-    """(n, epsilon, delta, bound) of :func:`local_epsilon` checked (each bad one a
-    ``ValueError`` naming it) before any work; ``bound`` resolved to its registry name."""
+def _check_search(n, epsilon, delta, eps0_max, rtol) -> tuple:
+    """(n, epsilon, delta) of an eps0 search checked, with its eps0_max and rtol (each bad one a
+    ``ValueError`` naming it), before any work."""
     n = validate_n(n)
     delta = validate_delta(delta)
     epsilon = _check_target(epsilon)
@@ -165,6 +165,13 @@ def _check_inverse(n, epsilon, delta, mechanism, s, t, rtol, eps0_max, bound, k,
         raise ValueError(f"eps0_max must be a number in (0, {EPS0_MAX:g}], got {eps0_max!r}")
     if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
         raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+    return n, epsilon, delta
+
+
+def _check_inverse(n, epsilon, delta, mechanism, s, t, rtol, eps0_max, bound, k, g, hash_model):
+    """(n, epsilon, delta, bound) of :func:`local_epsilon` checked (each bad one a
+    ``ValueError`` naming it) before any work; ``bound`` resolved to its registry name."""
+    n, epsilon, delta = _check_search(n, epsilon, delta, eps0_max, rtol)
     make_params(mechanism, 1.0, s=s, t=t, k=k, g=g, hash_model=hash_model)  # validates mechanism / s / t / k / g early
     if bound != "proved":
         bound = bounds.resolve_name(bound)
@@ -300,13 +307,7 @@ def local_epsilon_family(build, n: int, epsilon: float, delta: float, rtol: floa
     >>> ShuffleAccountant(krr(4, e0), 100_000).get_epsilon(1e-6) <= 0.5
     True
     """
-    n = validate_n(n)
-    delta = validate_delta(delta)
-    epsilon = _check_target(epsilon)
-    if not (isinstance(eps0_max, (int, float)) and 0.0 < eps0_max <= EPS0_MAX):
-        raise ValueError(f"eps0_max must be a number in (0, {EPS0_MAX:g}], got {eps0_max!r}")
-    if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
-        raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+    n, epsilon, delta = _check_search(n, epsilon, delta, eps0_max, rtol)
     aim = epsilon * (1.0 - 4.0 * bounds.BLANKET_RTOL)
 
     @lru_cache(maxsize=None)
