@@ -175,6 +175,38 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
     return DeploymentResult(rep.epsilon, delta, rep.achieved_delta, rep.bound, eff, "; ".join(parts), lo, lo_st)
 
 
+def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int = 0, dummies: int = 0,
+                              n_min: bool = False) -> DeploymentResult:
+    """Proved eps_c after ``rounds`` rounds of the deployment of :func:`deployment_epsilon`
+    (``spec``: one round as a :class:`accountant.composition.rounds.RoundSpec` at the stated n).
+
+    Every round's pair of views is dominated by the worst-case pair at n_eff = n - c + m users:
+    colluders' reports are side information of the same law under both datasets (the pair
+    (P x W, Q x W) has the privacy loss distribution of (P, Q)); dummies make the view a mixture,
+    with the same weights under both datasets, of shuffles of n + m users (its profile is at
+    most the worst case at n + m); a population n >= N has a profile at most the one at N
+    (post-processing).  A pair whose profile lies below the connect-the-dots points is dominated
+    by their pair, so the composition of the rounds' profile at n_eff
+    (:func:`accountant.composition.compose.compose_rounds`, pessimistic PLD) bounds the
+    deployment's T rounds, each with fresh reports (and fresh dummies)."""
+    from dataclasses import replace
+
+    from accountant.composition.compose import compose_rounds
+
+    delta = validate_delta(delta)
+    eff = check_deployment(spec.n, colluders=colluders, dummies=dummies)
+    r = compose_rounds(replace(spec, n=eff), rounds, delta)
+    parts = [f"{rounds} rounds, each bounded by the worst case at n_eff = {eff} users"]
+    if colluders:
+        parts.append(f"{colluders} colluders: the {spec.n - colluders} honest users' pair (same privacy loss)")
+    if dummies:
+        parts.append(f"{dummies} dummies per round: a mixture of shuffles of n + m users")
+    if n_min:
+        parts.append(f"valid for every n >= {spec.n}: {MONOTONE_STATEMENT}")
+    parts.append("composed: pessimistic PLD of the per-round profile")
+    return DeploymentResult(r.epsilon, delta, None, f"composed ({r.source})", eff, "; ".join(parts))
+
+
 def _eps0_of(params: Params) -> float:
     eps0 = getattr(params, "eps0", None)
     if eps0 is None or params.name == "variation-ratio":

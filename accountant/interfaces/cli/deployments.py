@@ -30,7 +30,8 @@ def add_options(p: argparse.ArgumentParser, delta: bool = False) -> None:
                    help="with --sampling: the neighbouring relation (default substitute)")
     if not delta:
         p.add_argument("--rounds", type=int_arg("--rounds", 1, 100_000), default=None,
-                       help="with --sampling: rounds T, a fresh sample each round (PLD composition)")
+                       help="with --sampling, --colluders, --dummies or --n-min: rounds T (a fresh sample, "
+                            "fresh reports and dummies each round; PLD composition)")
         p.add_argument("--reports", type=int_arg("--reports", 1, 1000), default=None,
                        help="r reports per user, each an independent eps0-LDP randomisation, all shuffled together")
         p.add_argument("--mix", default=None, metavar="FILE",
@@ -61,8 +62,12 @@ def check(args) -> None:
         raise ValueError(f"--colluders must be an integer in [0, n - 1] = [0, {n - 1}], got {args.colluders}")
     if args.neighbours is not None and args.sampling is None:
         raise ValueError("--neighbours applies only with --sampling")
-    if args.rounds is not None and args.sampling is None:
-        raise ValueError("--rounds applies only with --sampling (use the compose command otherwise)")
+    if args.rounds is not None and args.sampling is None and not (args.colluders or args.dummies
+                                                                  or args.n_min is not None):
+        raise ValueError("--rounds applies only with --sampling, --colluders, --dummies or --n-min "
+                         "(use the compose command otherwise)")
+    if args.rounds is not None and getattr(args, "reports", None) is not None:
+        raise ValueError("--rounds with --reports: composing several reports per user over rounds is not done here")
     if args.sampling is not None:
         if args.colluders or args.dummies or args.n_min is not None:
             raise ValueError("--sampling with --colluders, --dummies or --n-min: the combination is not proved here")
@@ -128,6 +133,14 @@ def run(args, params) -> dict:
         else:
             r = D.sampled_epsilon(params, n, args.delta, args.sampling, max(args.rtol, 1e-6),
                                   neighbours=out["neighbours"])
+    elif args.rounds is not None and args.rounds > 1:
+        from accountant.composition.rounds import RoundSpec
+
+        spec = RoundSpec.finite(params, n) if params.name == "finite" else \
+            RoundSpec(n, args.eps0, args.mechanism, args.s, args.t, args.k,
+                      hash_model=getattr(args, "hash_model", None) or "any")
+        r = D.deployment_rounds_epsilon(spec, args.rounds, args.delta, colluders=args.colluders or 0,
+                                        dummies=args.dummies or 0, n_min=args.n_min is not None)
     else:
         r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
                                  dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)

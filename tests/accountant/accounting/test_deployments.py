@@ -296,3 +296,31 @@ def test_sampling_search_stops_when_delta_at_0_plus_meets_the_target():
     assert r.epsilon == 0.0 and r.achieved_delta <= 1e-5
     assert D.sampled_delta(make_params("rr", 3.0), 10 ** 9, 0.01, 0.0) <= 1e-5 < \
         D.sampled_delta(make_params("rr", 3.0), 10 ** 9, 0.01, 0.0, mechanism=False)
+
+
+def test_colluders_dummies_nmin_over_rounds_compose_the_round_at_n_eff():
+    """T rounds with colluders / dummies / n >= N: the composition of the worst-case round at
+    n_eff users (colluders: the honest users' pair has the same privacy loss; dummies: a mixture
+    of shuffles of n + m users; n >= N: monotone), never above T times the one-round eps at
+    delta / T (naive composition) and above the one-round bound."""
+    import json
+
+    from accountant.composition.compose import compose_rounds
+    from accountant.composition.rounds import RoundSpec
+
+    spec = RoundSpec(20_000, 2.0, "krr", k=4)
+    r = D.deployment_rounds_epsilon(spec, 5, 1e-6, colluders=2_000, dummies=5_000)
+    assert r.effective_n == 23_000 and "5 rounds" in r.statement
+    assert r.epsilon == compose_rounds(RoundSpec(23_000, 2.0, "krr", k=4), 5, 1e-6).epsilon
+    one = D.deployment_epsilon(make_params("krr", 2.0, k=4), 20_000, 1e-6, colluders=2_000, dummies=5_000)
+    naive = D.deployment_epsilon(make_params("krr", 2.0, k=4), 20_000, 1e-6 / 5, colluders=2_000, dummies=5_000)
+    assert one.epsilon < r.epsilon <= 5 * naive.epsilon
+    cmd = [sys.executable, "-m", "accountant", "epsilon", "--n", "2e4", "--eps0", "2", "--delta", "1e-6",
+           "--mechanism", "krr", "--k", "4", "--colluders", "2000", "--dummies", "5000", "--rounds", "5", "--json"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["epsilon"] == r.epsilon
+    cmd = [sys.executable, "-m", "accountant", "epsilon", "--n", "2e4", "--eps0", "2", "--delta", "1e-6",
+           "--rounds", "5"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--rounds applies only with" in p.stderr and p.stdout == ""
