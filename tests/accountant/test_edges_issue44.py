@@ -184,7 +184,7 @@ def test_compose_collision_n_1e10_within_a_minute():
 def test_profile_one_bin_same_values():
     """The one-bin first pass keeps the profile's values (the refinement still stops at
     PROFILE_BIN_GAP): against 8 first bins at n = 1e9."""
-    from accountant.composition import compose as C
+    from accountant.composition import profile as C
     from accountant.engines.blanket.engine import positive_part
 
     spec = RoundSpec(10**9, 1.0, "collision", s=4)
