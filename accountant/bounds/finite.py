@@ -60,7 +60,7 @@ from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, MP_DPS
 from accountant.bounds.laws.linear_statistic import statistic_lower_delta, statistic_lower_epsilon
 from accountant.bounds.laws.lower import LOWER_MARGIN, LowerLaw
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.params import validate_delta, validate_n
+from accountant.core.params import validate_delta, validate_eps, validate_n
 from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon, positive_part
 from accountant.engines.blanket.law import CornerBlanket, CountLaw
 from accountant.bounds.finite_lattice import (NO_BLANKET, blanket_atoms, lattice_delta,
@@ -300,8 +300,7 @@ def finite_upper_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
     8.3e-7
     """
     n = validate_n(n)
-    if not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    validate_eps(eps)
     R = _check_randomizer(R)
     corner = None
     if R.pure:

@@ -576,6 +576,13 @@ def validate_n(n) -> int:
     return check_n(n)
 
 
+def validate_eps(eps) -> None:
+    """A central eps: a finite number >= 0 (ValueError naming it otherwise); one check for the
+    engines' and bounds' delta(eps) evaluations."""
+    if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+
+
 def validate_delta(delta) -> float:
     """delta in [DELTA_MIN, 1) (accountant.limits.check_delta: the one range everywhere)."""
     from accountant.core.limits import check_delta

@@ -64,6 +64,7 @@ from scipy import fft as sfft
 
 from accountant.engines.fftconv import UNIT_ROUNDOFF as _UF, fft_error_bound_sums, linear_convolve
 from accountant.engines.saddle import laplace_moments
+from accountant.core.params import validate_eps
 
 #: the lattice step as a fraction of the per-message standard deviation
 STEP_FRACTION = 0.05
@@ -214,8 +215,7 @@ def lattice_positive_part(a, b, w, n: int, eps: float, *, step_fraction: float =
     a, b, w = _check(a, b, w)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
-    if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    validate_eps(eps)
     if not (0.0 < step_fraction <= 1.0):
         raise ValueError(f"step_fraction must lie in (0, 1], got {step_fraction!r}")
     if max_size < 2 or max_size & (max_size - 1):

@@ -12,6 +12,7 @@ from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
 from accountant.engines.blanket.oue import corner_positive_part
 from accountant.engines.blanket.window import PositivePart, TILT_FROM, law_windows, approx_epsilon, run_truncated
 from accountant.engines.blanket.sums import Terms, binned_sum, exact_sum, mp_exact_sum
+from accountant.core.params import validate_eps
 
 # Relative float error margin of the float paths.  The upper-tail form
 # (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); measured errors against
@@ -64,8 +65,7 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
-    if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    validate_eps(eps)
     four = isinstance(law, (OueBlanket, CornerBlanket))
     if method not in ("auto", "exact", "binned", "mpmath") + (("nested",) if four else ()):
         raise ValueError(f"method must be 'auto', 'exact', 'binned' or 'mpmath' ('nested' too for OUE and "

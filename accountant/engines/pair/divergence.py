@@ -14,6 +14,7 @@ from accountant.engines.binomial import (
     half_tail_ratio,
 )
 from accountant.engines.pair.law import DivergenceValue, DominatingPair, FLOAT_LOG_REL_ERROR, FLOAT_REL_ERROR, TRUNCATION_FRACTION, LOG_TINY, up_ulps, window_log
+from accountant.core.params import validate_eps
 _MAX_BLOCK = 8192
 # float-path windows with at least this many terms are split across threads
 _SPLIT_TERMS = 8192
@@ -375,8 +376,7 @@ def hockey_stick_divergence(
     >>> print(fmt(v.upper, 4, "up"), fmt(v.lower, 4, "down"))
     2.141e-6 2.14e-6
     """
-    if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    validate_eps(eps)
     if method not in ("float", "mpmath", "arb"):
         raise ValueError(f"method must be 'float', 'mpmath' or 'arb', got {method!r}")
     if method == "arb":
