@@ -324,3 +324,33 @@ def test_colluders_dummies_nmin_over_rounds_compose_the_round_at_n_eff():
            "--rounds", "5"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "--rounds applies only with" in p.stderr and p.stdout == ""
+
+
+def test_colluders_over_two_rounds_upper_at_least_truth():
+    """Brute force, binary RR, n = 3 with 1 colluder, T = 2: the analyst sees, each round, the
+    colluder's report and the shuffled reports of the others; over every dataset and both
+    orders the exact divergence of the two rounds' product at the composed eps is <= delta."""
+    from accountant.composition.rounds import RoundSpec
+
+    eps0, delta = 0.5, 0.05
+    E = math.exp(eps0)
+    R = [[E / (E + 1), 1 / (E + 1)], [1 / (E + 1), E / (E + 1)]]
+
+    def view(x):  # (colluder's report, number of ones among the two honest reports)
+        law = {}
+        for y in itertools.product((0, 1), repeat=3):
+            p = R[x[0]][y[0]] * R[x[1]][y[1]] * R[x[2]][y[2]]
+            key = (y[0], y[1] + y[2])
+            law[key] = law.get(key, 0.0) + p
+        return law
+
+    r = D.deployment_rounds_epsilon(RoundSpec(3, eps0, "rr"), 2, delta, colluders=1)
+    assert r.epsilon < 2 * eps0      # not the trivial bound
+    u = math.exp(r.epsilon)
+    worst = 0.0
+    for x0, x2 in itertools.product((0, 1), repeat=2):
+        P, Q = view((x0, 0, x2)), view((x0, 1, x2))
+        for A, B in ((P, Q), (Q, P)):
+            d = math.fsum(max(A[a] * A[b] - u * B[a] * B[b], 0.0) for a in A for b in A)
+            worst = max(worst, d)
+    assert worst <= delta
