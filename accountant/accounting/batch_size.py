@@ -62,7 +62,12 @@ def _epsilon(params, n: int, delta: float, rounds: int, spec_of) -> tuple[float,
     """The proved eps_c at n (one round: the headline; several: the composed PLD)."""
     if rounds == 1:
         r = bounds.proved_params_epsilon(params, n, delta, rtol=1e-6)
-        return (params.eps0, "post-processing") if r is None else (r.epsilon, r.name)
+        if r is not None:
+            return r.epsilon, r.name
+        if math.isinf(params.eps0):  # not pure LDP: outputs outside the blanket reveal the input
+            return math.inf, ("no finite eps_c is proved: outputs outside the blanket's support reveal "
+                              f"the input with probability above delta = {delta:g}")
+        return params.eps0, "post-processing"
     from accountant.composition.compose import compose_rounds
 
     # one discretisation level, no lower bound: a search composes many times

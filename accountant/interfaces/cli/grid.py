@@ -165,7 +165,7 @@ def grid_command(args, argv: Sequence[str] = ()) -> dict:
     vr = None if finite is not None else _variation_ratio(args)
     eps0s = [R.eps0 for R in finite] if finite is not None else [vr[3]] if vr is not None else \
         tables.parse_list(args.eps0, float, "--eps0")
-    for e0 in eps0s:
+    for e0 in eps0s if finite is None else ():  # a matrix's eps0 is computed (inf: not pure LDP)
         L.check_eps0(e0, "--eps0")
     if args.command == "table":
         mechanism, deltas, ext, t_rule, columns, bounds, ks = _table_options(args)
