@@ -33,8 +33,8 @@ CURVE_BOUNDS = tuple(b for b in BOUND_NAMES if b in proved_upper_bounds("finite"
 def matrix_from_upload(name: str, data: bytes) -> FiniteRandomizer:
     """The randomizer of an uploaded file's bytes (``name`` gives the format by its extension),
     read by :func:`accountant.load_matrix`; every problem a ``ValueError`` starting with
-    ``matrix:`` that names it (which row and by how much, the size limit, the format), and a
-    matrix that is not pure LDP refused too."""
+    ``matrix:`` that names it (which row and by how much, the size limit, the format).  A matrix
+    that is not pure LDP is accepted: its blanket bound answers, as on the command line."""
     ext = os.path.splitext(name or "")[1].lower()
     if ext not in EXTENSIONS:
         raise ValueError(f"matrix: {name!r}: the file must end in .json, .csv or .npy")
@@ -53,9 +53,6 @@ def matrix_from_upload(name: str, data: bytes) -> FiniteRandomizer:
             R = load_matrix(path)
         except ValueError as exc:
             raise ValueError(str(exc).replace(path, repr(name))) from None
-    if not R.pure:
-        raise ValueError(f"matrix: {name!r} is not pure LDP (a column has a zero beside a positive "
-                         "entry): the bounds here need every output possible from every input")
     return R
 
 

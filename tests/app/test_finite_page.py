@@ -81,7 +81,6 @@ def test_uploaded_matrix_headline_and_chart_over_n():
     ("bad.json", b"[[0.5, 0.6], [0.5, 0.5]]", "row 0 sums to 1.1 (off by +0.1)"),
     ("bad.csv", b"0.5,0.5\n0.5", "ragged"),
     ("bad.json", b"{oops", "'bad.json' is not valid JSON"),
-    ("bad.json", b"[[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]", "not pure LDP"),
 ])
 def test_bad_upload_shows_the_message_beside_the_uploader(name, content, words):
     at = amplification()
@@ -92,6 +91,26 @@ def test_bad_upload_shows_the_message_beside_the_uploader(name, content, words):
     assert len(errors) == 1 and words in errors[0]
     assert not at.metric and not at.get("plotly_chart")  # nothing computed
     assert any("Fix the inputs" in w.value for w in at.warning)
+
+
+def test_uploaded_matrix_that_is_not_pure_ldp_gets_its_blanket_bound():
+    """A zero beside positive entries: the headline is the command line's blanket bound (outside
+    outputs counted in full), the lower bound says why it is not available, the chart is drawn."""
+    at = amplification()
+    at.sidebar.selectbox(key="mechanism").set_value(finite_input.UPLOAD_CHOICE).run()
+    with open(os.path.join(REPO_ROOT, "docs", "examples", "rare-output.json"), "rb") as fh:
+        data = fh.read()
+    at.sidebar.get("file_uploader")[0].set_value(("rare-output.json", data, "application/json"))
+    at.sidebar.number_input(key="pts").set_value(3)
+    at.run()
+    ok(at)
+    cli = cli_epsilon("--n", "1e5", "--delta", "1e-6", "--mechanism", "finite", "--matrix",
+                      os.path.join(REPO_ROOT, "docs", "examples", "rare-output.json"))
+    assert metric(at, HEAD) == appcommon.fmt(cli["epsilon"], 6, "up")
+    assert any("eps0 = inf (not pure LDP)" in c.value for c in at.sidebar.caption)
+    shown = " ".join(str(x.value) for part in (at.markdown, at.caption, at.info, at.warning) for x in part)
+    assert "lower bound" in shown and "not pure LDP: the certified lower bound" in shown
+    assert len(at.get("plotly_chart")) >= 1
 
 
 def test_parsing_function_refuses_each_problem(tmp_path):
