@@ -358,7 +358,7 @@ def headline_bounds(mechanism: str) -> tuple:
 
 
 def _headline_at(mechanism: str, n: int) -> tuple:  # 'exact' (a search over datasets) up to its n
-    return tuple(b for b in _HEADLINE[mechanism] if b != "exact" or n <= binary_exact_module().HEADLINE_MAX_N)
+    return tuple(b for b in _HEADLINE[mechanism] if b != "exact" or n <= binary_exact_module().LARGE_HEADLINE_MAX_N)
 
 
 def resolve_name(name: str) -> str:
