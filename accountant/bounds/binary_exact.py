@@ -167,8 +167,8 @@ LARGE_MAX_NODES = 400
 # the registry's bracket: up to this n, with large_nodes(n) = LARGE_WORK / sqrt(n) nodes (at
 # most LARGE_MAX_NODES): measured (2 shared cores, load 2-7) 30-60 nodes for a 1% bracket and
 # 200-300 for 0.1% at n = 1e5-1e6 (0.005-0.01 s a node), 30-60 nodes of 0.05-0.1 s at 1e8
-LARGE_HEADLINE_MAX_N = 10**8
-LARGE_WORK = 700_000
+LARGE_HEADLINE_MAX_N = 10**6
+LARGE_WORK = 150_000
 # the relative widths tried by ``bracket_epsilon``, loosest first
 LARGE_RTOLS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 
@@ -205,36 +205,74 @@ def bracket_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6,
     return best
 
 
-def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
-    """(lower, upper) on sup over datasets of delta(eps): the best single m found and the
-    proved maximum over all ranges (a branch and bound to 1e-6 relative)."""
-    check_n(n)
-    if eps >= eps0:
-        return 0.0, 0.0
-    best_lo, best_m = 0.0, n - 1
+def _delta_search(n: int, eps0: float, eps: float, tol: float, budget: int, counter: list,
+                  large: bool = False) -> tuple[float, float]:
+    """(best lower end over the m evaluated, proved maximum over every range): ranges are split
+    until their bound is within ``tol`` (relative) of the best lower end; ``_Budget`` past
+    ``budget`` nodes."""
+    point, range_bound = (_large_point, blanket_range_upper) if large else (dataset_delta, range_upper)
     stack = [(0, n - 1)]
     upper = 0.0
-    evals = 0
     # first the candidate m = n - 1, so that ranges far below it are discarded at once
-    best_lo = dataset_delta(n, n - 1, eps0, eps).lower
+    best_lo = point(n, n - 1, eps0, eps).lower
     while stack:
         a, b = stack.pop()
-        evals += 1
-        if evals > MAX_EVALUATIONS:
-            raise ArithmeticError(f"the exact delta search exceeded {MAX_EVALUATIONS} evaluations")
+        counter[0] += 1
+        if counter[0] > budget:
+            raise _Budget()
         if a == b:
-            r = dataset_delta(n, a, eps0, eps)
+            r = point(n, a, eps0, eps)
             best_lo = max(best_lo, r.lower)
             upper = max(upper, r.upper)
             continue
-        up = range_upper(n, a, b, eps0, eps)
-        if up <= best_lo * (1.0 + 1e-6):
+        up = range_bound(n, a, b, eps0, eps)
+        if up <= best_lo * (1.0 + tol):
             upper = max(upper, up)
             continue
         mid = (a + b) // 2
         stack.append((a, mid))
         stack.append((mid + 1, b))
     return best_lo, max(upper, best_lo)
+
+
+def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
+    """(lower, upper) on sup over datasets of delta(eps): the best single m found and the
+    proved maximum over all ranges (a branch and bound to 1e-6 relative)."""
+    check_n(n)
+    if eps >= eps0:
+        return 0.0, 0.0
+    try:
+        return _delta_search(n, eps0, eps, 1e-6, MAX_EVALUATIONS, [0])
+    except _Budget:
+        raise ArithmeticError(f"the exact delta search exceeded {MAX_EVALUATIONS} evaluations") from None
+
+
+# relative tolerances of ``large_delta``'s levels, loosest first
+LARGE_DELTA_TOLS = (0.3, 0.1, 0.03, 0.01)
+
+
+def large_delta(n: int, eps0: float, eps: float, max_nodes: int) -> tuple[float, float]:
+    """(lower, upper) on sup over datasets of delta(eps) for n up to ``LARGE_MAX_N``: the
+    branch and bound of ``exact_delta`` with FFT evaluations and the blanket range bound, at
+    the tolerances ``LARGE_DELTA_TOLS`` from the loosest while ``max_nodes`` lasts (a level
+    starts when three times the previous level's nodes fit); the smallest upper end of the
+    levels completed.  ``ArithmeticError`` when not even the loosest completes."""
+    if eps >= eps0:
+        return 0.0, 0.0
+    counter, best, last = [0], None, 0
+    for tol in LARGE_DELTA_TOLS:
+        if best is not None and counter[0] + 3 * last > max_nodes:
+            break
+        before = counter[0]
+        try:
+            lo, up = _delta_search(n, eps0, eps, tol, max_nodes, counter, True)
+        except _Budget:
+            break
+        last = counter[0] - before
+        best = (lo, up) if best is None else (max(best[0], lo), min(best[1], up))
+    if best is None:
+        raise ArithmeticError(f"the large delta search exceeded {max_nodes} nodes (n = {n}, eps0 = {eps0})")
+    return best
 
 
 def exact_reason(res: ExactEpsilon, n: int) -> str:
@@ -279,10 +317,22 @@ def _large_bound(params, n: int, delta: float, rtol: float):
             "exact", f"the exact bound is limited to n <= {LARGE_HEADLINE_MAX_N:.0e} (LARGE_HEADLINE_MAX_N: "
                      f"{large_nodes(LARGE_HEADLINE_MAX_N)} nodes of 0.05-0.1 s there; "
                      f"accountant.bounds.binary_exact.bracket_epsilon goes to {LARGE_MAX_N:.0e}); n = {n}", delta)
+    budget = large_nodes(n)
     try:
-        res = bracket_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3), max_nodes=large_nodes(n))
+        res = bracket_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3), max_nodes=budget)
+        # the delta form (exact_bound_delta, the delta command) at the upper end must meet the
+        # target too: step the upper end up by the bracket's width until it does
+        eps_up, step = res.upper, max(res.upper / res.lower - 1.0, 1e-3)
+        for _ in range(20):
+            achieved = large_delta(n, params.eps0, eps_up, budget)[1]
+            if achieved <= delta:
+                break
+            eps_up = min(eps_up * (1.0 + step), params.eps0)
+        else:
+            raise ArithmeticError("the delta form did not meet the target within 20 steps")
     except ArithmeticError as exc:
         return BoundResult.not_applicable("exact", f"not available: {exc}", delta)
+    res = ExactEpsilon(res.lower, eps_up, res.worst_m, achieved, res.evaluations)
     width = res.upper / res.lower - 1.0 if res.lower > 0 else math.inf
     reason = exact_reason(res, n)
     if width > 1.5e-6:
@@ -295,9 +345,14 @@ def _large_bound(params, n: int, delta: float, rtol: float):
 
 
 def exact_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
-    """(lower, upper) on sup over datasets of delta(eps); (0, 1) above ``HEADLINE_MAX_N``."""
+    """(lower, upper) on sup over datasets of delta(eps) (``large_delta`` under the node budget
+    ``large_nodes(n)`` above ``HEADLINE_MAX_N``); (0, 1) above ``LARGE_HEADLINE_MAX_N`` or
+    when the budget runs out."""
     if n > HEADLINE_MAX_N:
-        return 0.0, 1.0
+        try:
+            return large_delta(n, params.eps0, eps, large_nodes(n)) if n <= LARGE_HEADLINE_MAX_N else (0.0, 1.0)
+        except ArithmeticError:
+            return 0.0, 1.0
     try:
         return exact_delta(n, params.eps0, eps)
     except ArithmeticError:  # the node budget: nothing certified beyond the trivial bound
