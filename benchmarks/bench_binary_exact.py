@@ -27,26 +27,25 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=400)
     args = ap.parse_args()
     args.exps, args.eps0 = sizes(args.exps, [4]), sizes(args.eps0, [2.0])
-    print(f"# binary RR bracket, delta={args.delta:g}, node budget {args.nodes}; {platform.machine()}, "
-          f"Python {platform.python_version()}")
-    print("| n | eps0 | lower | upper | width | nodes | s | headline (budget) | headline s | blanket | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for e in args.exps:
-        n = 10 ** e
-        for eps0 in args.eps0:
-            t0 = time.perf_counter()
-            try:
-                r = bracket_epsilon(n, eps0, args.delta, max_nodes=args.nodes)
-                cells = f"{r.lower:.7g} | {r.upper:.7g} | {r.upper / r.lower - 1:.1e} | {r.evaluations}"
-            except ArithmeticError as exc:
-                cells = f"- | - | not available | {exc}"
-            t1 = time.perf_counter()
-            h = proved_epsilon(n, eps0, args.delta, mechanism="rr")
-            t2 = time.perf_counter()
-            bl = compute_bound("blanket", n, eps0, args.delta, mechanism="rr").epsilon
-            print(f"| 1e{e} | {eps0:g} | {cells} | {t1 - t0:.2f} | {h.name} {h.epsilon:.7g} "
-                  f"({large_nodes(n) if n > 10_000 else '-'}) | {t2 - t1:.2f} | {bl:.7g} | "
-                  f"{os.getloadavg()[0]:.1f} |", flush=True)
+    cols = ["n", "eps0", "lower", "upper", "width", "nodes", "s", "headline (budget)", "headline s",
+            "blanket", "load"]
+    print(f"# binary RR bracket, delta={args.delta:g}, node budget {args.nodes}; "
+          f"{platform.machine()}, Python {platform.python_version()}")
+    print("| " + " | ".join(cols) + " |\n" + "|---" * len(cols) + "|")
+    for n, eps0 in ((10 ** e, eps0) for e in args.exps for eps0 in args.eps0):
+        t0 = time.perf_counter()
+        try:
+            r = bracket_epsilon(n, eps0, args.delta, max_nodes=args.nodes)
+            cells = f"{r.lower:.7g} | {r.upper:.7g} | {r.upper / r.lower - 1:.1e} | {r.evaluations}"
+        except ArithmeticError as exc:
+            cells = f"- | - | not available | {exc}"
+        t1 = time.perf_counter()
+        h = proved_epsilon(n, eps0, args.delta, mechanism="rr")
+        t2 = time.perf_counter()
+        bl = compute_bound("blanket", n, eps0, args.delta, mechanism="rr").epsilon
+        print(f"| {n:.0e} | {eps0:g} | {cells} | {t1 - t0:.2f} | {h.name} {h.epsilon:.7g} "
+              f"({large_nodes(n) if n > 10_000 else '-'}) | {t2 - t1:.2f} | {bl:.7g} | "
+              f"{os.getloadavg()[0]:.1f} |", flush=True)
 
 
 if __name__ == "__main__":
