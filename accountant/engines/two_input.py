@@ -207,7 +207,8 @@ def sum_delta(n_p: int, n_q: int, n_half: int, eps0: float, eps: float) -> Datas
     distance of the computed v to the exact truncated pmf v_t (pmf entries within
     ``PMF_REL_ERROR``, products: ||x'y' - xy|| <= ||x' - x|| ||y'|| + ||x|| ||y' - y||, plus the
     FFT bound) and ``out`` the mass outside the windows (v - v_t >= 0 sums to <= out):
-    delta <= computed + (a + b)(e + 4u sum v) + a out + 2 L u computed, and delta >= computed -
+    delta <= computed + (a + b)(e + 4u sum v) + 8u (1 + e^eps) sum v (the rounding of a and b)
+    + a out + 2 L u computed, and delta >= computed -
     the same error - b out (the computed positive set is one set: its exact divergence is <= delta).
     """
     p, q = rr_probabilities(eps0)
@@ -227,7 +228,9 @@ def sum_delta(n_p: int, n_q: int, n_half: int, eps0: float, eps: float) -> Datas
     pos = d > 0.0
     val = float(np.sum(d[pos]))
     u = 2.0 ** -53
-    slack = (a + b) * (err + 4.0 * u * float(np.sum(v))) + 2.0 * d.size * u * val
+    # a and b carry 4u (1 + e^eps) of rounding each (p, q, e^eps and the difference)
+    slack = ((a + b) * err + (4.0 * u * (a + b) + 8.0 * u * (1.0 + e)) * float(np.sum(v))
+             + 2.0 * d.size * u * val)
     first = int(np.argmax(pos)) + off if val > 0 else off + d.size
     return DatasetDelta(max(0.0, val - slack - b * out), min(1.0, val + slack + a * out), first)
 
