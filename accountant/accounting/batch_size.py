@@ -165,7 +165,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
                         f"unreachable: no n <= {n_max} meets eps = {epsilon:g} at delta = {delta:g}; "
                         f"the proved eps_c at n = {n_max} is {e:.10g} ({b})")
     if params.name == "rr" and rounds == 1 and hi > 1:
-        hi = _refine_rr(eps0, epsilon, delta, hi)
+        hi = _refine_rr(eps0, epsilon, delta, hi, lambda n: eps_at(n)[0])
     e_n, b_n = eps_at(hi)
     if e_n > epsilon:  # the feasibility check certified delta <= target at epsilon itself
         e_n, b_n = epsilon, f"{b_n}; certified at the target eps directly (its search ends above)"
@@ -259,13 +259,27 @@ def _secant_search(eps_of: Callable[[int], float], target: float, guess: int, n_
     return hi
 
 
-def _refine_rr(eps0: float, epsilon: float, delta: float, hi: int) -> int:
+def _refine_rr(eps0: float, epsilon: float, delta: float, hi: int, eps_of: Callable[[int], float]) -> int:
     """Binary RR: the smallest n <= hi meeting the target with the exact bound (hi meets it by
     the other bounds).  Up to the largest n at which the top dataset exceeds the target nothing
-    can meet it; the exact branch and bound decides from there upwards."""
+    can meet it; the exact branch and bound decides from there upwards.  Above
+    ``HEADLINE_MAX_N`` (the headline's certified bracket, ``eps_of``: the proved eps_c at n) the
+    secant search starts from the first n at which the top dataset, the bracket's lower end,
+    no longer exceeds the target."""
     top = min(hi - 1, binary_exact.HEADLINE_MAX_N)
     if not binary_exact.exact_meets(top, eps0, epsilon, delta):
-        return hi
+        if top >= hi - 1 or hi - 1 > binary_exact.LARGE_HEADLINE_MAX_N:
+            return hi
+        first = smallest_true(lambda n: not binary_exact.top_dataset_exceeds(n, eps0, epsilon, delta), top, hi)
+        seen: dict = {}
+
+        def cached(n: int) -> float:
+            if n not in seen:
+                seen[n] = eps_of(n)
+            return seen[n]
+
+        found = _secant_search(cached, epsilon, first, hi, seen)
+        return hi if found is None else min(found, hi)
     lo = smallest_true(lambda n: not binary_exact.top_dataset_exceeds(n, eps0, epsilon, delta), 0, top) - 1
     step = 1
     while not binary_exact.exact_meets(min(lo + step, top), eps0, epsilon, delta):

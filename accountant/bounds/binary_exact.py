@@ -16,10 +16,11 @@ certified delta still exceeds the target, and upper / lower - 1 <= rtol.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
 from functools import lru_cache
 from typing import Optional
 
-from accountant.engines.two_input import dataset_delta, range_upper
+from accountant.engines.two_input import blanket_range_upper, dataset_delta, range_upper, sum_delta
 
 # largest n searched: measured (2 shared cores, 2026-11-27) 0.2-0.6 s at n = 1e3, 0.7-3 s at 1e4,
 # 2-30 s at 1e5 (400-700 nodes), 60-130 s at 1e6 (2500-6000 nodes); one evaluation costs 20 s
@@ -52,25 +53,28 @@ class _Budget(Exception):
     pass
 
 
-def _branch_and_bound(n: int, eps0: float, eps: float, target: float, counter: list):
+def _branch_and_bound(n: int, eps0: float, eps: float, target: float, counter: list,
+                      large: bool = False, budget: int = 0):
     """('ok', max upper end) if every m has delta_m(eps) <= target (certified), else
-    ('exceeds', m) for an m whose certified lower end exceeds the target, or ('undecided', m)."""
+    ('exceeds', m) for an m whose certified lower end exceeds the target, or ('undecided', m).
+    ``large``: the FFT evaluation and the blanket range bound (``bracket_epsilon``)."""
+    point, range_bound = (_large_point, blanket_range_upper) if large else (dataset_delta, range_upper)
     stack = [(0, n - 1)]
     worst = 0.0
     while stack:
         a, b = stack.pop()
         counter[0] += 1
-        if counter[0] > MAX_EVALUATIONS:
+        if counter[0] > (budget or MAX_EVALUATIONS):
             raise _Budget()
         if a == b:
-            r = dataset_delta(n, a, eps0, eps)
+            r = point(n, a, eps0, eps)
             if r.lower > target:
                 return "exceeds", a
             if r.upper > target:
                 return "undecided", a
             worst = max(worst, r.upper)
             continue
-        up = range_upper(n, a, b, eps0, eps)
+        up = range_bound(n, a, b, eps0, eps)
         if up <= target:
             worst = max(worst, up)
             continue
@@ -81,15 +85,19 @@ def _branch_and_bound(n: int, eps0: float, eps: float, target: float, counter: l
     return "ok", worst
 
 
-def _root(n: int, m: int, eps0: float, target: float, rtol: float) -> tuple[float, float]:
+def _large_point(n: int, m: int, eps0: float, eps: float):
+    return sum_delta(m, n - 1 - m, 0, eps0, eps)
+
+
+def _root(n: int, m: int, eps0: float, target: float, rtol: float, point=dataset_delta) -> tuple[float, float]:
     """(lo, hi): delta_m's certified lower end exceeds ``target`` at lo, its upper end is <= the
     target at hi (hi/lo - 1 <= rtol/4); lo = 0 if delta_m never exceeds the target."""
     lo, hi = 0.0, eps0
-    if dataset_delta(n, m, eps0, 0.0).lower <= target:
+    if point(n, m, eps0, 0.0).lower <= target:
         return 0.0, _bisect_upper(n, m, eps0, target, 0.0, eps0, rtol)
     while hi - lo > rtol / 4 * hi:
         mid = 0.5 * (lo + hi)
-        r = dataset_delta(n, m, eps0, mid)
+        r = point(n, m, eps0, mid)
         if r.lower > target:
             lo = mid
         else:
@@ -97,10 +105,10 @@ def _root(n: int, m: int, eps0: float, target: float, rtol: float) -> tuple[floa
     return lo, hi
 
 
-def _bisect_upper(n, m, eps0, target, lo, hi, rtol):
+def _bisect_upper(n, m, eps0, target, lo, hi, rtol, point=dataset_delta):
     while hi - lo > rtol / 4 * max(hi, 1e-300) and hi > 1e-12:
         mid = 0.5 * (lo + hi)
-        if dataset_delta(n, m, eps0, mid).upper <= target:
+        if point(n, m, eps0, mid).upper <= target:
             hi = mid
         else:
             lo = mid
@@ -114,27 +122,22 @@ def check_n(n: int) -> int:
     return n
 
 
-def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> ExactEpsilon:
-    """Bracket [lower, upper] of the exact eps_c of binary RR at (n, eps0, delta), upper / lower
-    - 1 <= rtol (see the module docstring).  Raises ``ValueError`` above ``EXACT_MAX_N`` and
-    ``ArithmeticError`` when the search exhausts ``MAX_EVALUATIONS``."""
-    check_n(n)
-    counter = [0]
+def _search(n: int, eps0: float, delta: float, rtol: float, counter: list, budget: int = 0,
+            large: bool = False, start=None) -> ExactEpsilon:
+    """The bracket search at relative width ``rtol`` (raises ``_Budget``); ``start``: the
+    root (lo, hi) of the dataset m = n - 1 when already known."""
     m = n - 1                      # the first candidate: everyone else holds user 1's input
-    lo, hi = _root(n, m, eps0, delta, rtol)
+    point = _large_point if large else dataset_delta
+    lo, hi = start or _root(n, m, eps0, delta, rtol)
     worst_m = m
     for _ in range(200):
         eps_up = min(max(hi, lo * (1.0 + rtol)), eps0)
-        try:
-            verdict, val = _branch_and_bound(n, eps0, eps_up, delta, counter)
-        except _Budget:
-            raise ArithmeticError(f"the exact search exceeded {MAX_EVALUATIONS} evaluations "
-                                  f"(n = {n}, eps0 = {eps0}, delta = {delta})") from None
+        verdict, val = _branch_and_bound(n, eps0, eps_up, delta, counter, large, budget)
         if verdict == "ok":
             return ExactEpsilon(lo, eps_up, worst_m, val, counter[0])
         if verdict == "exceeds":
             worst_m = val
-            lo2, hi = _root(n, val, eps0, delta, rtol)
+            lo2, hi = _root(n, val, eps0, delta, rtol, point)
             lo = max(lo, lo2, eps_up)  # that dataset's delta exceeds the target at eps_up
             hi = max(hi, lo * (1.0 + rtol / 2))
         else:                          # float margins undecided at this eps: step up a little
@@ -144,36 +147,132 @@ def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> Exac
     raise ArithmeticError("the exact search did not converge")  # pragma: no cover
 
 
-def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
-    """(lower, upper) on sup over datasets of delta(eps): the best single m found and the
-    proved maximum over all ranges (a branch and bound to 1e-6 relative)."""
+def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> ExactEpsilon:
+    """Bracket [lower, upper] of the exact eps_c of binary RR at (n, eps0, delta), upper / lower
+    - 1 <= rtol (see the module docstring).  Raises ``ValueError`` above ``EXACT_MAX_N`` and
+    ``ArithmeticError`` when the search exhausts ``MAX_EVALUATIONS``."""
     check_n(n)
-    if eps >= eps0:
-        return 0.0, 0.0
-    best_lo, best_m = 0.0, n - 1
+    try:
+        return _search(n, eps0, delta, rtol, [0])
+    except _Budget:
+        raise ArithmeticError(f"the exact search exceeded {MAX_EVALUATIONS} evaluations "
+                              f"(n = {n}, eps0 = {eps0}, delta = {delta})") from None
+
+
+# --------------------------------------------------------------------------- large n: a certified bracket
+# largest n of ``bracket_epsilon`` (one FFT evaluation: ~0.3 s at 1e10, windows of 6e5 points)
+LARGE_MAX_N = 10**10
+# nodes of one ``bracket_epsilon`` (every level together)
+LARGE_MAX_NODES = 400
+# the registry's bracket: up to this n, with large_nodes(n) = LARGE_WORK / sqrt(n) nodes (at
+# most LARGE_MAX_NODES): measured (2 shared cores, load 2-7) 30-60 nodes for a 1% bracket and
+# 200-300 for 0.1% at n = 1e5-1e6 (0.005-0.01 s a node), 30-60 nodes of 0.05-0.1 s at 1e8
+LARGE_HEADLINE_MAX_N = 10**6
+LARGE_WORK = 150_000
+# the relative widths tried by ``bracket_epsilon``, loosest first
+LARGE_RTOLS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+
+
+def bracket_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6,
+                    max_nodes: int = 0) -> ExactEpsilon:
+    """A certified bracket [lower, upper] of the exact eps_c of binary RR for n up to
+    ``LARGE_MAX_N``: the search of ``exact_epsilon`` with FFT evaluations (``sum_delta``) and
+    the blanket range bound (``blanket_range_upper``) at the widths ``LARGE_RTOLS`` from the
+    loosest down to ``rtol`` while the node budget (``max_nodes``, default
+    ``LARGE_MAX_NODES``) lasts: a level is started only when six times the previous level's
+    nodes fit in what is left (measured: the nodes grow 4-8 fold a level), and the tightest level
+    certified is returned (its ``upper`` holds for every m, its ``lower`` is the named
+    dataset's).  Raises ``ArithmeticError`` when not even the loosest level is certified."""
+    if not (2 <= n <= LARGE_MAX_N):
+        raise ValueError(f"n must be an integer in [2, {LARGE_MAX_N:.0e}] for the bracket search "
+                         f"(LARGE_MAX_N; got n = {n})")
+    budget = max_nodes or LARGE_MAX_NODES
+    counter, best, last = [0], None, 0
+    start = _root(n, n - 1, eps0, delta, 1e-8)  # one binomial at m = n - 1: cheap at every n
+    for r in LARGE_RTOLS:
+        if r < rtol * (1.0 - 1e-9) or (best is not None and counter[0] + 6 * last > budget):
+            break
+        before = counter[0]
+        try:
+            best = _search(n, eps0, delta, r, counter, budget, True, start)
+        except _Budget:
+            break
+        last = counter[0] - before
+        start = (best.lower, start[1])
+    if best is None:
+        raise ArithmeticError(f"the bracket search exceeded {budget} nodes at relative width "
+                              f"{LARGE_RTOLS[0]:g} (n = {n}, eps0 = {eps0}, delta = {delta})")
+    return best
+
+
+def _delta_search(n: int, eps0: float, eps: float, tol: float, budget: int, counter: list,
+                  large: bool = False) -> tuple[float, float]:
+    """(best lower end over the m evaluated, proved maximum over every range): ranges are split
+    until their bound is within ``tol`` (relative) of the best lower end; ``_Budget`` past
+    ``budget`` nodes."""
+    point, range_bound = (_large_point, blanket_range_upper) if large else (dataset_delta, range_upper)
     stack = [(0, n - 1)]
     upper = 0.0
-    evals = 0
     # first the candidate m = n - 1, so that ranges far below it are discarded at once
-    best_lo = dataset_delta(n, n - 1, eps0, eps).lower
+    best_lo = point(n, n - 1, eps0, eps).lower
     while stack:
         a, b = stack.pop()
-        evals += 1
-        if evals > MAX_EVALUATIONS:
-            raise ArithmeticError(f"the exact delta search exceeded {MAX_EVALUATIONS} evaluations")
+        counter[0] += 1
+        if counter[0] > budget:
+            raise _Budget()
         if a == b:
-            r = dataset_delta(n, a, eps0, eps)
+            r = point(n, a, eps0, eps)
             best_lo = max(best_lo, r.lower)
             upper = max(upper, r.upper)
             continue
-        up = range_upper(n, a, b, eps0, eps)
-        if up <= best_lo * (1.0 + 1e-6):
+        up = range_bound(n, a, b, eps0, eps)
+        if up <= best_lo * (1.0 + tol):
             upper = max(upper, up)
             continue
         mid = (a + b) // 2
         stack.append((a, mid))
         stack.append((mid + 1, b))
     return best_lo, max(upper, best_lo)
+
+
+def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
+    """(lower, upper) on sup over datasets of delta(eps): the best single m found and the
+    proved maximum over all ranges (a branch and bound to 1e-6 relative)."""
+    check_n(n)
+    if eps >= eps0:
+        return 0.0, 0.0
+    try:
+        return _delta_search(n, eps0, eps, 1e-6, MAX_EVALUATIONS, [0])
+    except _Budget:
+        raise ArithmeticError(f"the exact delta search exceeded {MAX_EVALUATIONS} evaluations") from None
+
+
+# relative tolerances of ``large_delta``'s levels, loosest first
+LARGE_DELTA_TOLS = (0.3, 0.1, 0.03, 0.01)
+
+
+def large_delta(n: int, eps0: float, eps: float, max_nodes: int) -> tuple[float, float]:
+    """(lower, upper) on sup over datasets of delta(eps) for n up to ``LARGE_MAX_N``: the
+    branch and bound of ``exact_delta`` with FFT evaluations and the blanket range bound, at
+    the tolerances ``LARGE_DELTA_TOLS`` from the loosest while ``max_nodes`` lasts (a level
+    starts when three times the previous level's nodes fit); the smallest upper end of the
+    levels completed.  ``ArithmeticError`` when not even the loosest completes."""
+    if eps >= eps0:
+        return 0.0, 0.0
+    counter, best, last = [0], None, 0
+    for tol in LARGE_DELTA_TOLS:
+        if best is not None and counter[0] + 3 * last > max_nodes:
+            break
+        before = counter[0]
+        try:
+            lo, up = _delta_search(n, eps0, eps, tol, max_nodes, counter, True)
+        except _Budget:
+            break
+        last = counter[0] - before
+        best = (lo, up) if best is None else (max(best[0], lo), min(best[1], up))
+    if best is None:
+        raise ArithmeticError(f"the large delta search exceeded {max_nodes} nodes (n = {n}, eps0 = {eps0})")
+    return best
 
 
 def exact_reason(res: ExactEpsilon, n: int) -> str:
@@ -193,10 +292,7 @@ def exact_bound(params, n: int, delta: float, rtol: float):
         return BoundResult.not_applicable("exact", "the exact search is for binary randomized "
                                           "response (mechanism 'rr')", delta)
     if n > HEADLINE_MAX_N:
-        return BoundResult.not_applicable(
-            "exact", f"the exact bound is limited to n <= {HEADLINE_MAX_N:.0e} (HEADLINE_MAX_N: the "
-                     f"search costs 2-30 s at 1e5; accountant.bounds.binary_exact.exact_epsilon goes to "
-                     f"{EXACT_MAX_N:.0e}); n = {n}", delta)
+        return _large_bound(params, n, delta, rtol)
     try:
         res = exact_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3))
     except ArithmeticError as exc:
@@ -204,10 +300,59 @@ def exact_bound(params, n: int, delta: float, rtol: float):
     return BoundResult("exact", res.upper, True, exact_reason(res, n), delta, res.achieved_delta)
 
 
+def large_nodes(n: int) -> int:
+    """The node budget of the registry's bracket at n (the cost model: one node's windows grow
+    like sqrt(n); ``LARGE_WORK`` / sqrt(n) nodes, at most ``LARGE_MAX_NODES``)."""
+    return min(LARGE_MAX_NODES, int(LARGE_WORK / math.sqrt(n)))
+
+
+def _large_bound(params, n: int, delta: float, rtol: float):
+    """The registry's ``exact`` above ``HEADLINE_MAX_N``: the certified bracket of
+    ``bracket_epsilon`` under the node budget ``large_nodes(n)``, its upper end as ``epsilon``;
+    the reason says the bracket (``exact`` to 1e-6 only when it is that narrow)."""
+    from accountant.core.result import BoundResult
+
+    if n > LARGE_HEADLINE_MAX_N:
+        return BoundResult.not_applicable(
+            "exact", f"the exact bound is limited to n <= {LARGE_HEADLINE_MAX_N:.0e} (LARGE_HEADLINE_MAX_N: "
+                     f"{large_nodes(LARGE_HEADLINE_MAX_N)} nodes of 0.05-0.1 s there; "
+                     f"accountant.bounds.binary_exact.bracket_epsilon goes to {LARGE_MAX_N:.0e}); n = {n}", delta)
+    budget = large_nodes(n)
+    try:
+        res = bracket_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3), max_nodes=budget)
+        # the delta form (exact_bound_delta, the delta command) at the upper end must meet the
+        # target too: step the upper end up by the bracket's width until it does
+        eps_up, step = res.upper, max(res.upper / res.lower - 1.0, 1e-3)
+        for _ in range(20):
+            achieved = large_delta(n, params.eps0, eps_up, budget)[1]
+            if achieved <= delta:
+                break
+            eps_up = min(eps_up * (1.0 + step), params.eps0)
+        else:
+            raise ArithmeticError("the delta form did not meet the target within 20 steps")
+    except ArithmeticError as exc:
+        return BoundResult.not_applicable("exact", f"not available: {exc}", delta)
+    res = ExactEpsilon(res.lower, eps_up, res.worst_m, achieved, res.evaluations)
+    width = res.upper / res.lower - 1.0 if res.lower > 0 else math.inf
+    reason = exact_reason(res, n)
+    if width > 1.5e-6:
+        reason = (f"certified bracket over every dataset, not exact (relative width {width:.2g}: the "
+                  f"cost model's {large_nodes(n)} nodes stop there): upper end for every dataset by a "
+                  f"branch and bound (blanket range bound), lower end the dataset D = (1, 1^{res.worst_m}, "
+                  f"2^{n - 1 - res.worst_m}), D' = (2, 1^{res.worst_m}, 2^{n - 1 - res.worst_m}): eps_c in "
+                  f"[{res.lower:.10g}, {res.upper:.10g}]; {res.evaluations} nodes")
+    return BoundResult("exact", res.upper, True, reason, delta, res.achieved_delta)
+
+
 def exact_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
-    """(lower, upper) on sup over datasets of delta(eps); (0, 1) above ``HEADLINE_MAX_N``."""
+    """(lower, upper) on sup over datasets of delta(eps) (``large_delta`` under the node budget
+    ``large_nodes(n)`` above ``HEADLINE_MAX_N``); (0, 1) above ``LARGE_HEADLINE_MAX_N`` or
+    when the budget runs out."""
     if n > HEADLINE_MAX_N:
-        return 0.0, 1.0
+        try:
+            return large_delta(n, params.eps0, eps, large_nodes(n)) if n <= LARGE_HEADLINE_MAX_N else (0.0, 1.0)
+        except ArithmeticError:
+            return 0.0, 1.0
     try:
         return exact_delta(n, params.eps0, eps)
     except ArithmeticError:  # the node budget: nothing certified beyond the trivial bound

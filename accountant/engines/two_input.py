@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf
+from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range
+from accountant.engines.fftconv import linear_convolve
 from accountant.engines.search import smallest_true
 
 # relative error carried by a float evaluation (of a + |b| magnitudes of F's two terms)
@@ -57,12 +58,13 @@ def rr_probabilities(eps0: float) -> tuple[float, float]:
     return 1.0 - q, q
 
 
-def _window(N: int, prob: float) -> tuple[int, int, float]:
-    """Window [lo, hi] of Bin(N, prob) and an upper bound on the mass outside it."""
+def _window(N: int, prob: float, width: float = 12.5) -> tuple[int, int, float]:
+    """Window [lo, hi] (``width`` standard deviations + 30 on each side) of Bin(N, prob) and an
+    upper bound on the mass outside it."""
     if N == 0:
         return 0, 0, 0.0
     mu, sd = N * prob, math.sqrt(N * prob * (1.0 - prob))
-    half = 12.5 * sd + 30.0
+    half = width * sd + 30.0
     lo, hi = max(0, int(math.floor(mu - half))), min(N, int(math.ceil(mu + half)))
     out = 0.0
     if lo > 0:
@@ -169,6 +171,95 @@ def range_upper(n: int, m_lo: int, m_hi: int, eps0: float, eps: float) -> float:
     m_lo others holding input 1 among n - 1 - w."""
     w = m_hi - m_lo
     return dataset_delta(n - w, m_lo, eps0, eps).upper
+
+
+# --------------------------------------------------------------------------- large n: FFT law, blanket range bound
+# half-width of the FFT law's windows in standard deviations (+ 30 points): Chernoff tails
+# below e^{-36} = 2e-16 on each side
+SUM_WINDOW_SD = 8.5
+# relative error of one pmf entry exp(Loader's log pmf over a range): the log is accurate to
+# ~1e-15 absolute for N < 2^53 (accountant.engines.binomial), the range recurrence adds ~1e-20
+# a step, exp one rounding; 1e-12 leaves a factor of 100 (tests: 50-digit pmfs at N = 1e10)
+PMF_REL_ERROR = 1e-12
+# blanket draws kept in blanket_range_upper: B >= mean - BLANKET_SD sd (Chernoff: P < e^{-32})
+BLANKET_SD = 8.0
+
+
+def _pmf_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
+    """(offset, pmf of Bin(N, prob) on its window, mass outside the window)."""
+    if N == 0:
+        return 0, np.ones(1), 0.0
+    lo, hi, out = _window(N, prob, SUM_WINDOW_SD)
+    if hi - lo + 1 > MAX_WINDOW:
+        raise ValueError(f"window of {hi - lo + 1} points exceeds MAX_WINDOW = {MAX_WINDOW}")
+    return lo, np.exp(binom_logpmf_range(lo, hi, N, prob)), out
+
+
+def sum_delta(n_p: int, n_q: int, n_half: int, eps0: float, eps: float) -> DatasetDelta:
+    """Certified ends of the divergence delta(eps) between V + Bern(p) and V + Bern(q) with
+    V = Bin(n_p, p) + Bin(n_q, q) + Bin(n_half, 1/2) (binary RR: n_p others hold user 1's
+    input, n_q the other input, n_half blanket draws; ``dataset_delta(n, m)`` is
+    ``sum_delta(m, n - 1 - m, 0)``), for large n.
+
+    The pmf v of V on a window is the FFT convolution of the three binomials' windows
+    (:func:`accountant.engines.fftconv.linear_convolve`, with its l1 error bound), and
+    delta = sum over k of (a v(k-1) - b v(k))_+ (every k, no threshold).  With e the l1
+    distance of the computed v to the exact truncated pmf v_t (pmf entries within
+    ``PMF_REL_ERROR``, products: ||x'y' - xy|| <= ||x' - x|| ||y'|| + ||x|| ||y' - y||, plus the
+    FFT bound) and ``out`` the mass outside the windows (v - v_t >= 0 sums to <= out):
+    delta <= computed + (a + b)(e + 4u sum v) + 8u (1 + e^eps) sum v (the rounding of a and b)
+    + a out + 2 L u computed, and delta >= computed -
+    the same error - b out (the computed positive set is one set: its exact divergence is <= delta).
+    """
+    p, q = rr_probabilities(eps0)
+    e = math.exp(eps)
+    a, b = p - e * q, e * p - q
+    if a <= 0.0:
+        return DatasetDelta(0.0, 0.0, n_p + n_q + n_half + 2)
+    off, v, err, out = 0, np.ones(1), 0.0, 0.0
+    for N, prob in sorted(((n_p, p), (n_q, q), (n_half, 0.5)), key=lambda t: t[0]):
+        lo, x, o = _pmf_window(N, prob)
+        sx = float(np.sum(x))
+        ex = PMF_REL_ERROR * sx
+        c, fft_err = linear_convolve(v, x)
+        err = err * (sx + ex) + 1.01 * ex + fft_err
+        off, v, out = off + lo, c, out + o
+    d = a * np.concatenate(([0.0], v)) - b * np.concatenate((v, [0.0]))   # k = off, ..., off + len(v)
+    pos = d > 0.0
+    val = float(np.sum(d[pos]))
+    u = 2.0 ** -53
+    # a and b carry 4u (1 + e^eps) of rounding each (p, q, e^eps and the difference)
+    slack = ((a + b) * err + (4.0 * u * (a + b) + 8.0 * u * (1.0 + e)) * float(np.sum(v))
+             + 2.0 * d.size * u * val)
+    first = int(np.argmax(pos)) + off if val > 0 else off + d.size
+    return DatasetDelta(max(0.0, val - slack - b * out), min(1.0, val + slack + a * out), first)
+
+
+def blanket_range_upper(n: int, m_lo: int, m_hi: int, eps0: float, eps: float) -> float:
+    """A proved upper bound on delta_m(eps) for every m in [m_lo, m_hi] that keeps the blanket
+    draws of the w = m_hi - m_lo users whose inputs vary.
+
+    Proof.  RR(x) = x with probability 1 - g and a fair bit with probability g = 2q (so that
+    it reports x with probability 1 - q = p).  Reveal, for the w varying users, which of them
+    drew the fair bit (B of them, B ~ Bin(w, g) whatever their inputs) and the sum of the
+    others' reports (their inputs: the same law under D and D', independent of user 1).  K is
+    a function of this richer view, so delta_m(eps) is at most the richer view's divergence,
+    which, the revealed part having the same law under D and D', is E_B[delta_B]: delta_B is
+    the divergence of the count V_B + Bern(p) vs V_B + Bern(q) with V_B = Bin(m_lo, p) +
+    Bin(n - 1 - m_hi, q) + Bin(B, 1/2) (the revealed sum is a known shift).  delta_B is
+    non-increasing in B (one more fair bit, independent and the same under D and D', is a
+    post-processing), so for any b0, E_B[delta_B] <= P[B < b0] * 1 + delta_{b0}.  None of it
+    depends on m in the range.  b0 = mean - ``BLANKET_SD`` sd of B, P[B < b0] by Chernoff.
+    The varying users keep w q variance of their w p q instead of none (``range_upper``).
+    """
+    w = m_hi - m_lo
+    g = 2.0 * rr_probabilities(eps0)[1]
+    b0, tail = 0, 0.0
+    if w > 0 and g < 1.0:
+        b0 = max(0, int(math.floor(w * g - BLANKET_SD * math.sqrt(w * g * (1.0 - g)))))
+        if b0 > 0:
+            tail = math.exp(float(binom_log_tail_bound(np.array([b0 - 1.0]), w, g, upper=False)[0]))
+    return min(1.0, sum_delta(m_lo, n - 1 - m_hi, b0, eps0, eps).upper + tail)
 
 
 # --------------------------------------------------------------------------- every dataset at once

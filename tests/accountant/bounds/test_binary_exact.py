@@ -3,7 +3,8 @@ over every dataset m, the certified lower bound at m = n - 1 and the blanket; th
 import pytest
 
 from accountant import compute_bound, proved_epsilon
-from accountant.bounds.binary_exact import EXACT_MAX_N, HEADLINE_MAX_N, exact_delta, exact_epsilon
+from accountant.bounds.binary_exact import (EXACT_MAX_N, HEADLINE_MAX_N, LARGE_HEADLINE_MAX_N, LARGE_MAX_N,
+                                           bracket_epsilon, exact_delta, exact_epsilon)
 from tests.accountant.engines.test_two_input import brute_float
 
 
@@ -29,9 +30,11 @@ def test_worst_dataset_below_the_top_is_found():
 def test_issue_numbers_and_the_headline(n, eps0, delta, exact, blanket):
     r = exact_epsilon(n, eps0, delta)
     head = proved_epsilon(n, eps0, delta, mechanism="rr")
-    assert head.name == ("exact" if n <= HEADLINE_MAX_N else "blanket")
+    assert head.name == "exact"      # above HEADLINE_MAX_N the certified bracket (width in the reason)
     if n <= HEADLINE_MAX_N:
         assert head.epsilon == r.upper
+    else:
+        assert r.upper <= head.epsilon <= r.upper * 1.005 and "certified bracket" in head.reason
     assert abs(r.upper - exact) < 1e-5
     low = compute_bound("lower", n, eps0, delta, mechanism="rr").epsilon
     bl = compute_bound("blanket", n, eps0, delta, mechanism="rr").epsilon
@@ -53,9 +56,45 @@ def test_certified_search_at_1e4_is_monotone_and_between_lower_and_blanket():
 def test_limit_is_refused_and_the_headline_falls_back():
     with pytest.raises(ValueError, match="n must be <= 1e\\+05"):
         exact_epsilon(EXACT_MAX_N + 1, 1.0, 1e-6)
-    r = compute_bound("exact", HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
-    assert not r.applicable and "HEADLINE_MAX_N" in r.reason
-    assert proved_epsilon(HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr").name == "blanket"
+    with pytest.raises(ValueError, match="LARGE_MAX_N"):
+        bracket_epsilon(LARGE_MAX_N + 1, 1.0, 1e-6)
+    r = compute_bound("exact", LARGE_HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
+    assert not r.applicable and "LARGE_HEADLINE_MAX_N" in r.reason
+    assert proved_epsilon(LARGE_HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr").name == "blanket"
+
+
+@pytest.mark.parametrize("n,eps0,delta", [(300, 2.0, 1e-5), (2000, 0.5, 1e-6)])
+def test_large_bracket_against_brute_force_maximum_over_every_m(n, eps0, delta):
+    # the large-n search (FFT evaluations, blanket range bound) at n small enough for brute force
+    r = bracket_epsilon(n, eps0, delta, rtol=1e-4, max_nodes=3000)
+    assert r.upper / r.lower - 1 <= 1.5e-4
+    assert brute_float(n, eps0, r.upper).max() <= delta * (1 + 1e-9)
+    assert brute_float(n, eps0, r.lower)[r.worst_m] > delta * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("eps0", [0.5, 2.0])
+def test_large_bracket_contains_the_certified_search_at_1e4(eps0):
+    ex = exact_epsilon(10_000, eps0, 1e-6)
+    r = bracket_epsilon(10_000, eps0, 1e-6, rtol=1e-4, max_nodes=3000)
+    assert r.lower <= ex.upper and ex.lower <= r.upper and r.upper / r.lower - 1 <= 1.5e-4
+
+
+@pytest.mark.parametrize("n,eps0", [(10**6, 2.0), (10**8, 0.5)])
+def test_large_bracket_at_1e6_and_1e8_within_1_percent_below_the_blanket(n, eps0):
+    r = bracket_epsilon(n, eps0, 1e-6, rtol=1e-2, max_nodes=200)
+    low = compute_bound("lower", n, eps0, 1e-6, mechanism="rr").epsilon
+    bl = compute_bound("blanket", n, eps0, 1e-6, mechanism="rr").epsilon
+    assert r.upper / r.lower - 1 <= 1.01e-2 and r.worst_m == n - 1
+    assert abs(r.lower / low - 1) <= 1e-5 and r.upper < bl   # lower: the same dataset m = n - 1
+
+
+def test_large_bracket_budget_and_levels():
+    with pytest.raises(ArithmeticError, match="exceeded 3 nodes"):
+        bracket_epsilon(10**6, 2.0, 1e-6, max_nodes=3)
+    wide = bracket_epsilon(10**5, 2.0, 1e-6, rtol=1e-2, max_nodes=400)
+    narrow = bracket_epsilon(10**5, 2.0, 1e-6, rtol=1e-3, max_nodes=400)
+    assert narrow.lower <= wide.upper and wide.lower <= narrow.upper
+    assert narrow.upper / narrow.lower - 1 <= 1.01e-3 < wide.upper / wide.lower - 1 <= 1.01e-2
 
 
 def test_node_budget_reports_not_available(monkeypatch):
