@@ -169,6 +169,11 @@ LARGE_MAX_NODES = 400
 # 200-300 for 0.1% at n = 1e5-1e6 (0.005-0.01 s a node), 30-60 nodes of 0.05-0.1 s at 1e8
 LARGE_HEADLINE_MAX_N = 10**6
 LARGE_WORK = 150_000
+# the registry's bracket stops at this relative width (a 1% bracket costs 40-60 nodes, 0.2-0.3 s
+# at n = 1e5-1e6; 0.1% costs 5x that, which a chart of 25 points on the Amplification page
+# pays 25 times: 31 s instead of 2 s at n = 1e5, measured 2026-11-27 at load 8);
+# ``bracket_epsilon`` itself goes to 1e-6 where its budget allows
+LARGE_REGISTRY_RTOL = 1e-2
 # the relative widths tried by ``bracket_epsilon``, loosest first
 LARGE_RTOLS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 
@@ -319,7 +324,7 @@ def _large_bound(params, n: int, delta: float, rtol: float):
                      f"accountant.bounds.binary_exact.bracket_epsilon goes to {LARGE_MAX_N:.0e}); n = {n}", delta)
     budget = large_nodes(n)
     try:
-        res = bracket_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3), max_nodes=budget)
+        res = bracket_epsilon(n, params.eps0, delta, rtol=LARGE_REGISTRY_RTOL, max_nodes=budget)
         # the delta form (exact_bound_delta, the delta command) at the upper end must meet the
         # target too: step the upper end up by the bracket's width until it does
         eps_up, step = res.upper, max(res.upper / res.lower - 1.0, 1e-3)
@@ -337,7 +342,8 @@ def _large_bound(params, n: int, delta: float, rtol: float):
     reason = exact_reason(res, n)
     if width > 1.5e-6:
         reason = (f"certified bracket over every dataset, not exact (relative width {width:.2g}: the "
-                  f"cost model's {large_nodes(n)} nodes stop there): upper end for every dataset by a "
+                  f"registry stops at {LARGE_REGISTRY_RTOL:g}, LARGE_REGISTRY_RTOL; accountant.bounds.binary_exact."
+                  f"bracket_epsilon goes finer): upper end for every dataset by a "
                   f"branch and bound (blanket range bound), lower end the dataset D = (1, 1^{res.worst_m}, "
                   f"2^{n - 1 - res.worst_m}), D' = (2, 1^{res.worst_m}, 2^{n - 1 - res.worst_m}): eps_c in "
                   f"[{res.lower:.10g}, {res.upper:.10g}]; {res.evaluations} nodes")
