@@ -450,14 +450,6 @@ PAPER_EPS_MAX = _frequency.PAPER_EPS_MAX
 PAPER_NOT_AVAILABLE = f"not available: Theorem 2.1 needs eps <= {PAPER_EPS_MAX:g}"
 #: the eps grid of the messages-per-user chart
 FE_EPS_GRID = tuple(_tables.parse_list("0.25:3:12", float, "eps"))
-#: simulation limits, so that a run finishes in about a minute and fits in memory:
-#: messages generated per run (n (1 + rho)), users (the inputs and FE1's real tuples are
-#: held in memory: ~50 bytes per user), domain size (the Zipf weights and the B counts),
-#: and FE1's preimage candidates (about q/b per message, Lemma 2.7).
-SIM_MAX_MESSAGES = _limits.MAX_SIM_MESSAGES
-SIM_MAX_USERS = _limits.MAX_SIM_USERS
-SIM_MAX_DOMAIN = _limits.MAX_SIM_DOMAIN
-SIM_MAX_CANDIDATES = _limits.MAX_SIM_CANDIDATES
 #: the accountant's largest n (docs/limits.md): the widgets' max_value
 MAX_N = _limits.MAX_N
 MAX_BASELINE_D = _limits.MAX_BASELINE_D
@@ -515,20 +507,9 @@ def fe_sim_refusal(mechanism: str, n: int, B: int, eps: float, delta: Optional[f
     label = RHO_LABEL[rho].split(" (")[0]
     p = fe_protocol(mechanism, n, B, eps, delta, rho, b)
     cost = p.simulation_cost()
-    if cost["users"] > SIM_MAX_USERS:
-        return (f"Not simulated with the {label}: n = {n:,} users is more than the "
-                f"limit of {SIM_MAX_USERS:,} (memory). Lower n.")
-    if cost["domain"] > SIM_MAX_DOMAIN:
-        return (f"Not simulated with the {label}: B = {B:,} is more than the limit of "
-                f"{SIM_MAX_DOMAIN:,} (memory). Lower B.")
-    if cost["messages"] > SIM_MAX_MESSAGES:
-        return (f"Not simulated with the {label}: one run would generate about "
-                f"{cost['messages']:.3g} messages (n (1 + rho)), more than the limit of "
-                f"{SIM_MAX_MESSAGES:.0e}. Lower n or raise eps.")
-    if cost["candidates"] > SIM_MAX_CANDIDATES:
-        return (f"Not simulated with the {label}: FE1's analyzer would enumerate about "
-                f"{cost['candidates']:.3g} preimages per run (about q/b per message), more than "
-                f"the limit of {SIM_MAX_CANDIDATES:.0e}. Raise b or lower n.")
+    why = _limits.fe_refusal(cost)  # the per-run limits, in the words of the command line
+    if why is not None:
+        return f"Not simulated with the {label}: {why}."
     if cost["messages"] * reps > _limits.MAX_SIM_MESSAGES_TOTAL:
         return (f"Not simulated with the {label}: {reps} run(s) would generate about "
                 f"{cost['messages'] * reps:.3g} messages in total, more than the limit of "

@@ -55,6 +55,8 @@ import signal
 import sys
 from typing import Callable, Optional
 
+import numpy as np
+
 from accountant.core.optional import MissingDependency
 
 MAX_N = 10**10
@@ -202,6 +204,19 @@ def check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False
     except (TypeError, ValueError, OverflowError):
         raise ValueError(msg) from None
     if not math.isfinite(v) or v < lo or v > hi or (lo_open and v == lo) or (hi_open and v == hi):
+        raise ValueError(msg)
+    return v
+
+
+def check_positive_number(name: str, value, hi: float) -> float:
+    """``value`` as a float in (0, hi]: a Python or NumPy number only (no string, no bool),
+    else ValueError naming ``name`` and the range (the count laws' and the error formulas'
+    eps0, up to 50 and 700)."""
+    msg = f"{name} must be a finite number in (0, {hi:g}], got {value!r}"
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(msg)
+    v = float(value)
+    if not (math.isfinite(v) and 0.0 < v <= hi):
         raise ValueError(msg)
     return v
 

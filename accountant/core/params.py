@@ -67,8 +67,9 @@ def _check_int(name: str, v, lo: int) -> int:
     return int(v)
 
 
-def _check_s_eps0_d(params) -> tuple[int, float]:
-    """Validate the s, eps0 and optional d of a Collision/CoCo parameter object."""
+def _check_s_eps0_d(params, random_max_s: int, cost: str, for_mech: str = "") -> tuple[int, float]:
+    """Validate the s, eps0, optional d and hash model of a Collision/CoCo parameter object:
+    s at most ``random_max_s`` with hash_model 'random' (the message says ``cost``)."""
     s = _check_int("s", params.s, 1)
     eps0 = validate_eps0(params.eps0)
     if params.d is not None:
@@ -76,6 +77,9 @@ def _check_s_eps0_d(params) -> tuple[int, float]:
         if s > d:
             raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
         object.__setattr__(params, "d", d)
+    if _check_hash_model(params.hash_model) == "random" and s > random_max_s:
+        raise ValueError(f"s must be an integer in [1, {random_max_s}] {for_mech}with hash_model 'random' "
+                         f"({cost}; docs/limits.md), got s={s}")
     return s, eps0
 
 
@@ -118,7 +122,16 @@ def _check_k(k) -> int:
     return v
 
 
+@dataclass(frozen=True)
 class _HashedOmega:
+    """The fields of a hashed mechanism (Collision, CoCo): sparsity s, local budget eps0,
+    output size t (None: the mechanism's default), optional dimension d."""
+
+    s: int
+    eps0: float
+    t: Optional[int] = None
+    d: Optional[int] = None
+
     @property
     def omega(self) -> float:
         """Normaliser Omega = s e^eps0 + t - s (Definition 5; Algorithm 1, line 13)."""
@@ -158,20 +171,13 @@ class CollisionParams(_HashedOmega, _PairStatus):
     36
     """
 
-    s: int
-    eps0: float
-    t: Optional[int] = None
-    d: Optional[int] = None
     name: str = field(default="collision", init=False)
     # "any": bounds proved for every hash family; "random": proved under the assumption that
     # each report's hash is a uniformly random function (accountant.bounds.laws.random_hash)
     hash_model: str = field(default="any", repr=False)
 
     def __post_init__(self) -> None:
-        s, eps0 = _check_s_eps0_d(self)
-        if _check_hash_model(self.hash_model) == "random" and s > RANDOM_HASH_MAX_S:
-            raise ValueError(f"s must be an integer in [1, {RANDOM_HASH_MAX_S}] with hash_model 'random' "
-                             f"(its weights cost O(s^3); docs/limits.md), got s={s}")
+        s, eps0 = _check_s_eps0_d(self, RANDOM_HASH_MAX_S, "its weights cost O(s^3)")
         t = collision_paper_t(s, eps0) if self.t is None else self.t
         t = _check_int("t", t, s + 1)
         object.__setattr__(self, "s", s)
@@ -212,20 +218,12 @@ class CoCoParams(_HashedOmega, _PairStatus):
     36
     """
 
-    s: int
-    eps0: float
-    t: Optional[int] = None
-    d: Optional[int] = None
     name: str = field(default="coco", init=False)
     # "any" or "random" (each report's hash uniformly random: accountant.bounds.laws.coco_random)
     hash_model: str = field(default="any", repr=False)
 
     def __post_init__(self) -> None:
-        s, eps0 = _check_s_eps0_d(self)
-        if _check_hash_model(self.hash_model) == "random" and s > COCO_RANDOM_MAX_S:
-            raise ValueError(f"s must be an integer in [1, {COCO_RANDOM_MAX_S}] for CoCo with hash_model "
-                             f"'random' (its pair weights cost O(s^4); docs/limits.md), "
-                             f"got s={s}")
+        s, eps0 = _check_s_eps0_d(self, COCO_RANDOM_MAX_S, "its pair weights cost O(s^4)", "for CoCo ")
         t = coco_theorem7_t(s, eps0) if self.t is None else self.t
         msg = f"t must be an even integer >= 2s + 2 = {2 * s + 2} for CoCo, got {t!r}"
         try:

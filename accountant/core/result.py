@@ -1,4 +1,5 @@
-"""The value every bound returns: a number with its justification, or 'not applicable'."""
+"""The values the bounds return: a central epsilon with its justification or 'not applicable'
+(``BoundResult``), and a delta(eps) with its certified ends (``CertifiedDelta``)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -39,3 +40,22 @@ class BoundResult:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class CertifiedDelta:
+    """delta(eps) of a windowed sum with certified ends, the fields every divergence shares.
+
+    ``value`` is the window sum, ``upper`` a certified upper bound (window sum plus float
+    margin plus the left-out mass ``truncated``), ``lower`` a certified lower bound (window
+    sum minus margin), ``slope`` d delta / d eps of the window sum (<= 0).  Extended by
+    :class:`accountant.engines.pair.law.DivergenceValue` and
+    :class:`accountant.protocols.bib.divergence.BibDelta`.
+    """
+
+    eps: float
+    value: float
+    upper: float
+    lower: float
+    truncated: float
+    slope: float

@@ -40,16 +40,7 @@ Evaluator = Callable[[float], Tuple[float, float, float]]
 """eps -> (lower bound on delta, upper bound on delta, slope d delta / d eps)."""
 
 
-def epsilon_for_delta(
-    evaluate: Evaluator,
-    target: float,
-    eps_max: float,
-    rtol: float = 1e-9,
-    atol: float = 1e-15,
-    max_evaluations: int = 500,
-    guess: Optional[float] = None,
-    predict: bool = False,
-) -> EpsilonSearchResult:
+def epsilon_for_delta(evaluate: Evaluator, target: float, eps_max: float, **options) -> EpsilonSearchResult:
     """Smallest eps in [0, eps_max] whose certified delta is <= target.
 
     Parameters
@@ -58,6 +49,8 @@ def epsilon_for_delta(
         non-increasing in eps and delta_upper(eps_max) <= target must hold.
     target : target delta in (0, 1).
     eps_max : an eps where the certified delta is known to be <= target.
+    options : ``rtol``, ``atol``, ``max_evaluations``, ``guess``, ``predict``, passed (by
+        keyword) to ``epsilon_for_log_delta``, whose defaults they take:
     rtol, atol : the bracket [lo, hi] is shrunk until hi - lo <= rtol * hi + atol.
     guess : optional starting point in (0, eps_max); without it the search starts
         at eps = 0.  eps = 0 is evaluated whenever the search reaches it, so a
@@ -90,8 +83,7 @@ def epsilon_for_delta(
 
     # the float target's log may round either way: search for the float target itself
     # by comparing against the caller's uppers at the end (see below)
-    res = epsilon_for_log_delta(log_ev, math.log(target), eps_max, rtol, atol, max_evaluations, guess,
-                                predict)
+    res = epsilon_for_log_delta(log_ev, math.log(target), eps_max, **options)
     return replace(res, achieved_delta=uppers.get(res.epsilon, res.achieved_delta))
 
 

@@ -196,45 +196,28 @@ for mech in (m for m in mechs if m in ORACLES and m != "olh"):  # no t: a level 
                 line=dict(color=colors[mech], dash="dash"),
             )
         )
+
+
+def trace(cands: list, y, mode: str, name: str, **style) -> None:
+    """One series of the chart: the candidates' t across, ``y(c)`` up."""
+    fig.add_trace(go.Scatter(x=[c.t for c in cands], y=[y(c) for c in cands], mode=mode, name=name, **style))
+
+
 for mech in (m for m in mechs if m in ("collision", "coco", "olh")):  # OLH: t is its g
     cs = [c for c in p.candidates if c.mechanism == mech and c.source == "screen"]
-    fig.add_trace(
-        go.Scatter(
-            x=[c.t for c in cs],
-            y=[c.mse for c in cs],
-            mode="lines+markers",
-            name=f"{LABEL[mech]}: MSE (screen)",
-            line=dict(color=colors[mech]),
-            customdata=[[c.eps0] for c in cs],
-            hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 ~ %{customdata[0]:.4g} (estimate)"
-            "<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=[c.t for c in cs],
-            y=[c.eps0 for c in cs],
-            mode="lines",
-            name=f"{LABEL[mech]}: eps0",
-            yaxis="y2",
-            line=dict(color=colors[mech], dash="dot", width=1),
-        )
-    )
+    trace(cs, lambda c: c.mse, "lines+markers", f"{LABEL[mech]}: MSE (screen)", line=dict(color=colors[mech]),
+          customdata=[[c.eps0] for c in cs],
+          hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 ~ %{customdata[0]:.4g} (estimate)<extra></extra>")
+    trace(cs, lambda c: c.eps0, "lines", f"{LABEL[mech]}: eps0", yaxis="y2",
+          line=dict(color=colors[mech], dash="dot", width=1))
     fin = [c for c in p.candidates if c.mechanism == mech and c.source in ("finalist", "estimate")]
     if fin:
-        fig.add_trace(
-            go.Scatter(
-                x=[c.t for c in fin],
-                y=[c.mse for c in fin],
-                mode="markers",
-                name=f"{LABEL[mech]}: best t",
-                marker=dict(color=colors[mech], size=11, symbol="diamond"),
-                customdata=[[common.fmt(c.eps0, 4, "down"),  # an eps0 a user may copy: down
-                              "n/a" if c.eps_c is None else common.fmt(c.eps_c, 4, "up")] for c in fin],
-                hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 = %{customdata[0]}"
-                "<br>proved eps = %{customdata[1]}<extra></extra>",
-            )
-        )
+        trace(fin, lambda c: c.mse, "markers", f"{LABEL[mech]}: best t",
+              marker=dict(color=colors[mech], size=11, symbol="diamond"),
+              customdata=[[common.fmt(c.eps0, 4, "down"),  # an eps0 a user may copy: down
+                           "n/a" if c.eps_c is None else common.fmt(c.eps_c, 4, "up")] for c in fin],
+              hovertemplate="t = %{x}<br>MSE = %{y:.4g}<br>eps0 = %{customdata[0]}"
+              "<br>proved eps = %{customdata[1]}<extra></extra>")
 fig.add_trace(
     go.Scatter(
         x=[r.t if r.mechanism in ("collision", "coco", "olh") else max(t_span)],

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 import numpy as np
-from accountant.core.limits import int_in_span, int_span
+from accountant.core.limits import check_positive_number, int_in_span, int_span
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
 
 #: Largest output-domain size supported (hash range tables use 64-bit arithmetic).
@@ -29,12 +29,8 @@ class MSE(NamedTuple):
 
 # --------------------------------------------------------------------------- helpers
 def check_eps0(eps0) -> float:
-    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.integer, np.floating)):
-        raise ValueError(f"eps0 must be a finite number in (0, 700], got {eps0!r}")
-    e = float(eps0)
-    if not (math.isfinite(e) and 0.0 < e <= 700.0):
-        raise ValueError(f"eps0 must be a finite number in (0, 700], got {eps0!r}")
-    return e
+    """eps0 in (0, 700] (e^eps0 stays a float)."""
+    return check_positive_number("eps0", eps0, 700.0)
 
 
 def eps0_values(eps0):

@@ -69,6 +69,16 @@ def check_data(data: SparseVectors, d: int, s: int) -> None:
         raise ValueError("data must hold at least one user (n >= 1)")
 
 
+def report_columns(n, *columns) -> tuple[int, list[np.ndarray]]:
+    """``n`` (an integer >= 1) and each column of the reports as an array of n entries, or
+    ValueError."""
+    n = check_int("n", n, 1)
+    arrays = [np.asarray(c) for c in columns]
+    if any(a.shape != (n,) for a in arrays):
+        raise ValueError(f"reports must hold n={n} entries")
+    return n, arrays
+
+
 def check_input(x_indices, x_signs, d: int, s: int) -> tuple[np.ndarray, np.ndarray]:
     """Validate a single user's input for ``output_distribution``."""
     idx = np.asarray(x_indices, dtype=np.int64).ravel()

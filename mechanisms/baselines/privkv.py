@@ -75,8 +75,8 @@ from mechanisms.baselines._common import (
     binom_reciprocal_moments,
     check_data,
     check_input,
-    check_int,
     check_real,
+    report_columns,
     two_indicator_moments,
     type_probabilities,
 )
@@ -151,10 +151,7 @@ class PrivKV(BaselineMechanism):
     # ------------------------------------------------------------------ server
     def estimate(self, reports: PrivKVReports, n: int) -> Estimates:
         """PrivKV's estimators (module docstring), vectorised with ``bincount``."""
-        n = check_int("n", n, 1)
-        j, r = np.asarray(reports.j), np.asarray(reports.r)
-        if j.shape != (n,) or r.shape != (n,):
-            raise ValueError(f"reports must hold n={n} entries")
+        n, (j, r) = report_columns(n, reports.j, reports.r)
         d = self.d
         m = np.bincount(j, minlength=d).astype(np.float64)
         n1 = np.bincount(j, weights=(r == 1), minlength=d)

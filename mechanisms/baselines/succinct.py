@@ -66,6 +66,7 @@ from mechanisms.baselines._common import (
     check_input,
     check_int,
     check_real,
+    report_columns,
     hash_signs,
 )
 
@@ -145,10 +146,7 @@ class Succinct(BaselineMechanism):
     # ------------------------------------------------------------------ server
     def estimate(self, reports: SuccinctReports, n: int) -> Estimates:
         """Line 13: xhat_x = (1/n) sum_i sigma_i(x) B^_i; frequencies are NaN."""
-        n = check_int("n", n, 1)
-        seed, value = np.asarray(reports.seed), np.asarray(reports.value)
-        if seed.shape != (n,) or value.shape != (n,):
-            raise ValueError(f"reports must hold n={n} entries")
+        n, (seed, value) = report_columns(n, reports.seed, reports.value)
         d = self.d
         keys = np.arange(d, dtype=np.uint64)
         total = np.zeros(d)

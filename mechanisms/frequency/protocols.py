@@ -1,10 +1,12 @@
 """The protocols FE0 and FE1 with blanket messages: reports, estimates, rho.
 
-Part of :mod:`mechanisms.frequency`; the package docstring has the mathematics.
+Both are from Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a
+single message": FE0 is its Algorithms 2 and 3 (Lemma 2.2), FE1 its Algorithms 4 and 5
+(Lemma 2.5).  Part of :mod:`mechanisms.frequency`; the package docstring has the mathematics.
 """
 from __future__ import annotations
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Iterator, Optional, Union
 import numpy as np
 from accountant.protocols import bib
@@ -23,30 +25,30 @@ RhoSpec = Union[str, float]
 # protocols
 # ----------------------------------------------------------------------------
 
+class _Shuffled:
+    """A shuffler's output whose first field holds one entry a message, and ``n`` users."""
+
+    @property
+    def messages_per_user(self) -> float:
+        return getattr(self, fields(self)[0].name).size / self.n
+
+
 @dataclass(frozen=True)
-class FE0Reports:
+class FE0Reports(_Shuffled):
     """The shuffler's output of FE0: the multiset of messages (a shuffled array)."""
 
     values: np.ndarray
     n: int
 
-    @property
-    def messages_per_user(self) -> float:
-        return self.values.size / self.n
-
 
 @dataclass(frozen=True)
-class FE1Reports:
+class FE1Reports(_Shuffled):
     """The shuffler's output of FE1: tuples (u, v, w) as three shuffled arrays."""
 
     u: np.ndarray
     v: np.ndarray
     w: np.ndarray
     n: int
-
-    @property
-    def messages_per_user(self) -> float:
-        return self.u.size / self.n
 
 
 @dataclass(frozen=True)
@@ -191,12 +193,8 @@ def _check_common(n, B, eps, delta, B_min: int):
 class FE0(_BlanketProtocol):
     """P^FE0 (Algorithms 2, 3): real input plus uniform blanket values on [B].
 
-    Build with :meth:`FE0.make` (validates and resolves ``rho``).
-
-    References
-    ----------
-    Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a single message",
-    Algorithms 2 and 3, Lemma 2.2.
+    Build with :meth:`FE0.make` (validates and resolves ``rho``); the paper and its
+    Lemma 2.2 (FE0 as an instance of M^BIB): module docstring.
 
     Examples
     --------
@@ -273,12 +271,7 @@ class FE0(_BlanketProtocol):
 class FE1(_BlanketProtocol):
     """P^FE1 (Algorithms 4, 5): hashed real message, uniform blanket tuples.
 
-    Build with :meth:`FE1.make`.
-
-    References
-    ----------
-    Luo, Wang, Yi, "Frequency estimation in the shuffle model with (almost) a single message",
-    Algorithms 4 and 5, Lemma 2.5.
+    Build with :meth:`FE1.make`; its Lemma 2.5 (FE1 as an instance of M^BIB): module docstring.
 
     Examples
     --------

@@ -16,21 +16,11 @@ from mechanisms.frequency.protocols import FE0, FE1, default_b
 from mechanisms.frequency.experiments import simulate_frequency
 from mechanisms.planning.planner import plan
 from mechanisms.evaluation.simulate import simulate
+from tests.app.apptest import ok, page, planner_for_frequency
 
 APP = os.path.join(REPO_ROOT, "app")
 sys.path.insert(0, APP)
 import common as appcommon  # noqa: E402  (the dashboard's formatter)
-
-
-def page(name: str) -> AppTest:
-    path = os.path.join(APP, name if name == "Home.py" else os.path.join("pages", name))
-    at = AppTest.from_file(path, default_timeout=60).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -376,11 +366,7 @@ def test_frequency_simulate_and_refusal():
 
 
 def test_planner_shows_olh_and_oue():
-    at = page("3_Planner.py")
-    at.number_input(key="n").set_value(20_000).run()
-    at.number_input(key="d").set_value(64).run()
-    at.number_input(key="s").set_value(1).run()
-    at.radio(key="estimate").set_value("frequency").run()
+    at = planner_for_frequency()
     at.multiselect(key="mechs").set_value(["collision", "coco", "olh", "oue"]).run()
     ok(at)
     p = plan(0.5, 1e-6, 20_000, 64, 1, "frequency", ("collision", "coco", "olh", "oue"), bound="proved")

@@ -27,22 +27,13 @@ from accountant.interfaces.cli.main import _human, run  # noqa: E402
 from accountant.interfaces.figure import bound_label  # noqa: E402
 from accountant.interfaces.tables.grid import GridPoint, compute_row  # noqa: E402
 from mechanisms.analysis.common import collision_t_star  # noqa: E402
+from tests.app.apptest import ok, page, planner_for_frequency  # noqa: E402
 
 APP = os.path.join(REPO_ROOT, "app")
 sys.path.insert(0, APP)
 import common as appcommon  # noqa: E402
 
 DELTA = 1e-6
-
-
-def page(name: str, **inputs) -> AppTest:
-    at = AppTest.from_file(os.path.join(APP, "pages", name), default_timeout=120).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 # ----------------------------------------------------------------- the definition itself
@@ -270,11 +261,7 @@ def test_csv_download_is_the_files_rounding():
 
 # ----------------------------------------------------------------- item 6: the page's words
 def test_planner_page_names_its_widget_not_a_command_line_flag():
-    at = page("3_Planner.py")
-    at.number_input(key="n").set_value(20_000).run()
-    at.number_input(key="d").set_value(64).run()
-    at.number_input(key="s").set_value(1).run()
-    at.radio(key="estimate").set_value("frequency").run()
+    at = planner_for_frequency()
     ok(at)
     warnings = [w.value for w in at.warning]
     capped = [w for w in warnings if "cap the local budget" in w]

@@ -1,5 +1,5 @@
 """What the Collision and CoCo test modules share: the check of a mechanism's simulated error
-against its exact MSE formula."""
+against its exact MSE formula, and random reports (hash seed, output) for the server's counts."""
 import math
 
 import numpy as np
@@ -24,3 +24,8 @@ def assert_simulated_mse(mech, exact, rng, n: int, reps: int) -> None:
         se = vals.std(ddof=1) / math.sqrt(reps)
         assert abs(vals.mean() - getattr(exact, k)) < 4 * se, k
         assert se < 0.06 * getattr(exact, k)
+
+
+def random_reports(rng, users: int, t: int) -> tuple[np.ndarray, np.ndarray]:
+    """``users`` reports of a hashed mechanism: a uniform 64-bit hash seed and output in [t]."""
+    return rng.integers(0, 2**64, size=users, dtype=np.uint64), rng.integers(0, t, size=users)

@@ -18,6 +18,7 @@ from mechanisms.randomizers.coco import (
     sample_coco,
 )
 from mechanisms.randomizers.collision import coco_hit_counts
+from mechanisms.baselines import all_inputs
 from mechanisms.core.data import SparseVectors
 from mechanisms.analysis.errors import analytic_errors, optimal_t
 from mechanisms.analysis.coco import (
@@ -30,13 +31,7 @@ from mechanisms.analysis.coco import (
 from mechanisms.analysis.common import coco_t_default, coco_t_nonmissing, collision_t_star
 from mechanisms.analysis.collision import collision_mse
 from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
-from tests.mechanisms.simulation import assert_simulated_mse
-
-
-def all_inputs(d: int, s: int):
-    for coords in itertools.combinations(range(d), s):
-        for signs in itertools.product((-1, 1), repeat=s):
-            yield np.array(coords), np.array(signs)
+from tests.mechanisms.simulation import assert_simulated_mse, random_reports
 
 
 def all_hashes(d: int, t: int):
@@ -112,8 +107,7 @@ def test_sample_coco_all_in_one_pair():
 def test_server_counts_match_per_user_hash_tables():
     mech = CoCo(d=5, s=2, eps0=0.9, t=8)
     rng = np.random.default_rng(13)
-    seeds = rng.integers(0, 2**64, size=600, dtype=np.uint64)
-    z = rng.integers(0, 8, size=600)
+    seeds, z = random_reports(rng, 600, 8)
     A = np.zeros(5, dtype=np.int64)
     B = np.zeros(5, dtype=np.int64)
     for sd, zz in zip(seeds, z):

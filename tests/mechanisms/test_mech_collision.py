@@ -18,6 +18,7 @@ from mechanisms.randomizers.collision import (
     collision_output_distribution,
     sample_collision,
 )
+from mechanisms.baselines import all_inputs
 from mechanisms.core.data import SparseVectors
 from mechanisms.analysis.errors import analytic_errors, optimal_t
 from mechanisms.analysis.collision import (
@@ -30,14 +31,12 @@ from mechanisms.analysis.collision import (
 )
 from mechanisms.analysis.common import collision_t_star
 from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
-from tests.mechanisms.simulation import assert_simulated_mse
+from tests.mechanisms.simulation import assert_simulated_mse, random_reports
 
 
-def all_inputs(d: int, s: int):
+def all_items(d: int, s: int):
     """Every x in X_s as a sorted item list (ids 2j + (sign > 0))."""
-    for coords in itertools.combinations(range(d), s):
-        for signs in itertools.product((0, 1), repeat=s):
-            yield np.array([2 * j + b for j, b in zip(coords, signs)])
+    return (2 * idx + (sg > 0) for idx, sg in all_inputs(d, s))
 
 
 # --------------------------------------------------------------------------- validation
@@ -87,8 +86,7 @@ def test_bucket32_range_test_is_exact():
 def test_server_counts_match_per_user_hash_tables():
     mech = Collision(d=7, s=3, eps0=0.9, t=5)
     rng = np.random.default_rng(2)
-    seeds = rng.integers(0, 2**64, size=700, dtype=np.uint64)
-    z = rng.integers(0, 5, size=700)
+    seeds, z = random_reports(rng, 700, 5)
     brute = np.zeros(14, dtype=np.int64)
     for sd, zz in zip(seeds, z):
         brute += mech.hash_table(int(sd)) == zz
@@ -157,7 +155,7 @@ def test_sample_collision_rows_independent_of_layout():
 @pytest.mark.parametrize("d, s, t, eps0", [(3, 2, 3, 0.7), (3, 1, 4, 1.5), (2, 2, 4, 0.3), (3, 3, 4, 2.0)])
 def test_collision_is_eps0_ldp_exhaustive(d, s, t, eps0):
     """All hash functions [2d] -> [t], all pairs of inputs in X_s: ratio <= e^eps0."""
-    inputs = list(all_inputs(d, s))
+    inputs = list(all_items(d, s))
     worst = 0.0
     for tab in itertools.product(range(t), repeat=2 * d):
         tab = np.array(tab)
@@ -179,7 +177,7 @@ def test_variances_and_zero_covariance_by_enumeration(d, s, t, eps0):
     tables = np.array(list(itertools.product(range(t), repeat=2 * d)))  # (T, 2d)
     onehot = (tables[:, :, None] == np.arange(t)).astype(float)  # (T, 2d, t)
     est = (onehot - 1.0 / t) / g
-    for x in all_inputs(d, s):
+    for x in all_items(d, s):
         P = np.array([collision_output_distribution(tab[x], eps0, t) for tab in tables])  # (T, t)
         e1 = np.einsum("kyt,kt->y", est, P) / len(tables)
         e2 = np.einsum("kyt,kt->y", est**2, P) / len(tables)

@@ -9,18 +9,15 @@ from fractions import Fraction
 from typing import Optional
 import mpmath
 import numpy as np
+from accountant.core.limits import check_positive_number
 
 MP_DPS = 50
 
 
 # --------------------------------------------------------------------------- validation
 def check_law_eps0(eps0) -> float:
-    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.integer, np.floating)):
-        raise ValueError(f"eps0 must be a finite number in (0, 50], got {eps0!r}")
-    e = float(eps0)
-    if not (math.isfinite(e) and 0.0 < e <= 50.0):
-        raise ValueError(f"eps0 must be a finite number in (0, 50], got {eps0!r}")
-    return e
+    """eps0 in (0, 50] (the count laws' exponentials stay in the float range)."""
+    return check_positive_number("eps0", eps0, 50.0)
 
 
 def check_law_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:

@@ -333,6 +333,51 @@ def _refine(evaluate, G: int, ref_of, bin_gap: float, max_bins: int, cap: int, n
         G = int(min(max_bins, cap, max(2 * G, math.ceil(1.3 * G * math.sqrt(ratio)))))
 
 
+def _nested_sum(law, n: int, eps: float, mw, jw, allowed: float, vmax: float, *, chart: bool,
+                ref_of, bin_gap: float, min_bins: Optional[int], max_bins: int,
+                max_cells: int) -> tuple[float, float, float, int]:
+    """The nested path's (lower, upper, Q, bins) over the windows ``mw`` of m and ``jw`` of t:
+    t binned, l = #(1,1) | t chords inside (:class:`NestedUpper`), the lower end from the
+    Jensen law or, at a chart's gap, from the tangents of the upper end's own rows; bins
+    refined until upper - lower <= bin_gap * ref_of(upper) or a cap."""
+    nm, nj = mw[1] - mw[0] + 1, jw[1] - jw[0] + 1
+    nshape, inner, jensen, pi = _nested_laws(law)
+    jterms = Terms(jensen, eps)
+    log_mass = math.log(allowed / (4.0 * vmax))
+    # 3 first bins (the refinement decides; a larger min_bins, asked for to tighten
+    # tangents, would not narrow the Jensen lower end and costs G^2)
+    G0 = min(min_bins, 3) if min_bins is not None else 3
+    cap = min(max_bins, nj, max(1, int(math.isqrt(max(max_cells // nm, 1))) - 1))
+    if chart:
+        # a chart's gap: the lower end from the tangents of the upper end's own rows
+        # (no Jensen pass; as tight once G > 1), and on long m-windows first one t-bin
+        # and one y-bin (2 evaluations of g per m)
+        lo_J = None
+        done = False
+        if nm >= NESTED_ONE_BIN_FROM:
+            lo_F, up_F, Qs = binned_sum(nshape, n, NestedUpper(law, inner, pi, eps, 1, log_mass), mw, jw, 1)
+            bins = 1
+            done = up_F - lo_F <= bin_gap * ref_of(up_F)
+    else:
+        lo_J = _refine(lambda g: binned_sum(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
+                       max_bins, max(1, max_cells // nm), nj)[0]
+        done = False
+    G, prev = G0, None
+    while not done:  # the Jensen gap does not shrink with G: refine the upper end alone
+        lo_U, up_F, Qs = binned_sum(nshape, n, NestedUpper(law, inner, pi, eps, NESTED_Y_BINS * G, log_mass), mw, jw, G)
+        lo_F = lo_J if lo_J is not None else lo_U
+        bins, ref = G, ref_of(up_F)
+        if up_F - lo_F <= bin_gap * ref or G >= cap:
+            break
+        # chords approach the value like 1/G^2: the distance left is about est
+        est = up_F - lo_F if prev is None else (prev[1] - up_F) / ((G / prev[0]) ** 2 - 1.0)
+        if est <= bin_gap * ref:
+            break
+        prev = (G, up_F)
+        G = int(min(cap, max(2 * G, math.ceil(1.3 * G * math.sqrt(est / (bin_gap * ref))))))
+    return lo_F, up_F, Qs, bins
+
+
 def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[float],
                          method: str, digits: int, bin_gap: float, min_bins: Optional[int],
                          truncation: float, max_bins: int, max_cells: int,
@@ -413,41 +458,9 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
             if not corner:
                 (m_lo, m_hi), (j_lo, j_hi), trunc = oue_windows(law, n, eps, allowed, _NESTED)
                 mw, jw = (m_lo, m_hi), (j_lo, j_hi)
-            nm, nj = m_hi - m_lo + 1, j_hi - j_lo + 1
-            nshape, inner, jensen, pi = _nested_laws(law)
-            jterms = Terms(jensen, eps)
-            log_mass = math.log(allowed / (4.0 * vmax))
-            # 3 first bins (the refinement decides; a larger min_bins, asked for to tighten
-            # tangents, would not narrow the Jensen lower end and costs G^2)
-            G0 = min(min_bins, 3) if min_bins is not None else 3
-            cap = min(max_bins, nj, max(1, int(math.isqrt(max(max_cells // nm, 1))) - 1))
-            if chart:
-                # a chart's gap: the lower end from the tangents of the upper end's own rows
-                # (no Jensen pass; as tight once G > 1), and on long m-windows first one t-bin
-                # and one y-bin (2 evaluations of g per m)
-                lo_J = None
-                done = False
-                if nm >= NESTED_ONE_BIN_FROM:
-                    lo_F, up_F, Qs = binned_sum(nshape, n, NestedUpper(law, inner, pi, eps, 1, log_mass), mw, jw, 1)
-                    bins = 1
-                    done = up_F - lo_F <= bin_gap * ref_of(up_F)
-            else:
-                lo_J = _refine(lambda g: binned_sum(nshape, n, jterms, mw, jw, g), G0, ref_of, bin_gap,
-                               max_bins, max(1, max_cells // nm), nj)[0]
-                done = False
-            G, prev = G0, None
-            while not done:  # the Jensen gap does not shrink with G: refine the upper end alone
-                lo_U, up_F, Qs = binned_sum(nshape, n, NestedUpper(law, inner, pi, eps, NESTED_Y_BINS * G, log_mass), mw, jw, G)
-                lo_F = lo_J if lo_J is not None else lo_U
-                bins, ref = G, ref_of(up_F)
-                if up_F - lo_F <= bin_gap * ref or G >= cap:
-                    break
-                # chords approach the value like 1/G^2: the distance left is about est
-                est = up_F - lo_F if prev is None else (prev[1] - up_F) / ((G / prev[0]) ** 2 - 1.0)
-                if est <= bin_gap * ref:
-                    break
-                prev = (G, up_F)
-                G = int(min(cap, max(2 * G, math.ceil(1.3 * G * math.sqrt(est / (bin_gap * ref))))))
+            lo_F, up_F, Qs, bins = _nested_sum(law, n, eps, mw, jw, allowed, vmax, chart=chart,
+                                               ref_of=ref_of, bin_gap=bin_gap, min_bins=min_bins,
+                                               max_bins=max_bins, max_cells=max_cells)
             mg = margin
         lower = max(lo_F / n * (1.0 - mg), 0.0)
         upper_d = up_F / n * (1.0 + mg) + trunc

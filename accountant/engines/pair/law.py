@@ -10,6 +10,8 @@ import numpy as np
 from accountant.engines.binomial import (
     binom_log_tail_bound,
 )
+from accountant.core.result import CertifiedDelta
+from accountant.engines.search import smallest_true
 
 # Relative bound on the floating-point error of the float path's window sum
 # (measured errors are below 1e-12; see tests/test_divergence.py).  The upper
@@ -114,7 +116,7 @@ class DominatingPair:
 
 
 @dataclass(frozen=True)
-class DivergenceValue:
+class DivergenceValue(CertifiedDelta):
     """D_{e^eps}(P || Q) with certified bounds.
 
     ``upper`` is a certified upper bound (window sum plus floating-point margin plus
@@ -128,12 +130,6 @@ class DivergenceValue:
     window sum certified (arb) or agreed at two precisions (mpmath), None for float.
     """
 
-    eps: float
-    value: float
-    upper: float
-    lower: float
-    truncated: float
-    slope: float
     window: tuple[int, int]
     method: str
     log_value: float = -math.inf
@@ -215,25 +211,13 @@ def _window_ends(pair: DominatingPair, log_mass: float) -> tuple[int, int]:
     if chernoff(float(N)) > log_mass:
         m_hi = n
     else:
-        lo, hi = int(math.floor(mean)), N
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if chernoff(float(mid)) <= log_mass:
-                hi = mid
-            else:
-                lo = mid
-        m_hi = min(hi + 1, n)
+        m_hi = min(smallest_true(lambda m: chernoff(float(m)) <= log_mass, int(math.floor(mean)), N) + 1, n)
     # left end: largest m_lo with the bound on P[C <= m_lo - 1] <= exp(log_mass)
     if chernoff(0.0) > log_mass:
         m_lo = 1
     else:
-        lo, hi = 0, int(math.ceil(mean))
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if chernoff(float(mid)) <= log_mass:
-                lo = mid
-            else:
-                hi = mid
+        # the largest m in [0, ceil(mean)) whose bound is <= exp(log_mass)
+        lo = smallest_true(lambda m: chernoff(float(m)) > log_mass, 0, int(math.ceil(mean))) - 1
         m_lo = max(lo, 1)
     return m_lo, m_hi
 

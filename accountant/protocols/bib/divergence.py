@@ -7,11 +7,12 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 import numpy as np
+from accountant.core.result import CertifiedDelta
 from accountant.protocols.bib.law import DEFAULT_TRUNCATION, FLOAT_REL_ERROR, TRUNCATION_FRACTION, check_bib_args, inner_sum, checked_int, noise_window, checked_number, worst_overlap
 
 
 @dataclass(frozen=True)
-class BibDelta:
+class BibDelta(CertifiedDelta):
     """delta(eps) of M^BIB with certified bounds.
 
     upper : certified upper bound (window sum + float margin + left-out mass).
@@ -20,12 +21,6 @@ class BibDelta:
     overlap : the worst-case |S n S'| used.   truncated : left-out mass added.
     """
 
-    eps: float
-    value: float
-    upper: float
-    lower: float
-    truncated: float
-    slope: float
     overlap: int
 
 

@@ -67,22 +67,23 @@ def test_n1_is_local_divergence():
     assert r.value == pytest.approx((E - u) / (E + k - 1), rel=1e-14)
 
 
+def against_exact(law, n: int, eps_values, method: str, target_delta: float, **kw):
+    """(exact path, path ``method``) of ``positive_part`` at each eps."""
+    for eps in eps_values:
+        yield (positive_part(law, n, eps, method="exact", target_delta=target_delta),
+               positive_part(law, n, eps, method=method, target_delta=target_delta, **kw))
+
+
 @pytest.mark.parametrize("law", [LAWS[0], LAWS[4], LAWS[5]])
 def test_float_vs_mpmath(law):
-    n = 80
-    for eps in (0.1, 0.5):
-        f = positive_part(law, n, eps, method="exact", target_delta=1e-8)
-        m = positive_part(law, n, eps, method="mpmath", target_delta=1e-8)
+    for f, m in against_exact(law, 80, (0.1, 0.5), "mpmath", 1e-8):
         assert abs(f.value - m.value) <= 1e-12 * m.value
         assert f.lower <= m.upper and m.lower <= f.upper
 
 
 @pytest.mark.parametrize("law", [LAWS[0], LAWS[1], LAWS[4]])
 def test_binned_brackets_exact(law):
-    n = 400
-    for eps in (0.08, 0.3):
-        e = positive_part(law, n, eps, method="exact", target_delta=1e-6)
-        b = positive_part(law, n, eps, method="binned", target_delta=1e-6)
+    for e, b in against_exact(law, 400, (0.08, 0.3), "binned", 1e-6):
         assert b.method == "binned" and b.bins >= 3
         assert b.lower <= e.value <= b.upper
         # bins are refined until upper - lower <= BIN_GAP * max(upper, target) (+ float margins)
@@ -92,14 +93,11 @@ def test_binned_brackets_exact(law):
 
 @pytest.mark.parametrize("law", [LAWS[0], LAWS[4]])
 def test_loose_bin_gap_still_brackets(law):
-    n = 400
-    for eps in (0.08, 0.3):
-        e = positive_part(law, n, eps, method="exact", target_delta=1e-6)
-        b = positive_part(law, n, eps, method="binned", target_delta=1e-6, bin_gap=1e-2)
+    for e, b in against_exact(law, 400, (0.08, 0.3), "binned", 1e-6, bin_gap=1e-2):
         assert b.lower <= e.value <= b.upper
         assert b.upper - b.lower <= 1e-2 * max(b.upper, 1e-6) + 1e-9 * b.upper
     with pytest.raises(ValueError, match="bin_gap"):
-        positive_part(law, n, 0.1, bin_gap=0.0)
+        positive_part(law, 400, 0.1, bin_gap=0.0)
 
 
 def test_monotone_in_eps_and_n():

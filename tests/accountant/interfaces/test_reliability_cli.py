@@ -68,71 +68,48 @@ def _with(base, name, value):
     return out if value is None else out + [name, value]
 
 
+def _bad(base, name, values, word=None) -> list:
+    """Cases: ``base`` with option ``name`` set to each of ``values`` (None: removed), each
+    refused with ``word`` (default: ``name``) in its one line."""
+    return [(_with(base, name, v), word or name) for v in values]
+
+
+# --n missing, zero, negative, non-integer, NaN, inf, of the wrong type
+N_BAD = [None, "0", "-5", "10.5", "nan", "inf", "many"]
 ACCOUNTANT_CASES = []
 for cmd, base in (("epsilon", EPS), ("compare", EPS), ("delta", DEL), ("local-epsilon", LOC)):
-    ACCOUNTANT_CASES += [
-        ([cmd] + _with(base, "--n", None), "--n"),                  # missing
-        ([cmd] + _with(base, "--n", "0"), "--n"),                   # zero
-        ([cmd] + _with(base, "--n", "-5"), "--n"),                  # negative
-        ([cmd] + _with(base, "--n", "10.5"), "--n"),                # non-integer
-        ([cmd] + _with(base, "--n", "nan"), "--n"),                 # NaN
-        ([cmd] + _with(base, "--n", "inf"), "--n"),                 # inf
+    ACCOUNTANT_CASES += _bad([cmd] + base, "--n", N_BAD) + [
         ([cmd] + _with(base, "--n", "1e12"), "1e10"),               # huge: the limit is named
-        ([cmd] + _with(base, "--n", "many"), "--n"),                # wrong type
         ([cmd] + _with(base, "--mechanism", "gaussian"), "--mechanism"),  # unknown name
         ([cmd] + base + ["--s", "4"], "--s"),                       # not applicable to generic
         ([cmd] + base + ["--mechanism", "collision"], "--s"),       # missing for collision
     ]
-ACCOUNTANT_CASES += [
-    (["epsilon"] + _with(EPS, "--eps0", "0"), "--eps0"),
-    (["epsilon"] + _with(EPS, "--eps0", "-1"), "--eps0"),
-    (["epsilon"] + _with(EPS, "--eps0", "inf"), "--eps0"),
-    (["epsilon"] + _with(EPS, "--eps0", "nan"), "--eps0"),
-    (["epsilon"] + _with(EPS, "--eps0", "1e6"), "--eps0"),
-    (["epsilon"] + _with(EPS, "--delta", "0"), "--delta"),
-    (["epsilon"] + _with(EPS, "--delta", "1"), "--delta"),
-    (["epsilon"] + _with(EPS, "--delta", "nan"), "--delta"),
-    (["epsilon"] + _with(EPS, "--delta", "x"), "--delta"),
-    (["epsilon"] + EPS + ["--rtol", "0"], "--rtol"),
-    (["epsilon"] + EPS + ["--bound", "nope"], "--bound"),
-    (["delta"] + _with(DEL, "--eps", "-1"), "--eps"),
-    (["delta"] + _with(DEL, "--eps", "inf"), "--eps"),
-    (["local-epsilon"] + LOC + ["--mechanism", "collision", "--s", "1e9"], "--s"),
-    (["local-epsilon"] + LOC + ["--mechanism", "coco", "--s", "20000"], str(L.MAX_S_WALK)),
-    (["bib"] + _with(BIB, "--n", "1e12"), "--n"),
-    (["bib"] + _with(BIB, "--n", "0"), "--n"),
-    (["bib"] + _with(BIB, "--m", "0"), "--m"),
-    (["bib"] + _with(BIB, "--m", "2.5"), "--m"),
-    (["bib"] + _with(BIB, "--rho", "1e9"), "--rho"),
-    (["bib"] + _with(BIB, "--rho", "-1"), "--rho"),
-    (["bib"] + _with(_with(BIB, "--n", "1e10"), "--rho", "1e6"), "1,000,000,000,000"),  # 158 s, 24 GB before
-    (["bib"] + _with(BIB, "--rho", "nan"), "--rho"),
-    (["bib"] + _with(BIB, "--eps", "inf"), "--eps"),
-    (["bib"] + _with(BIB, "--s", None), "--s"),
-    (["frobnicate"], "command"),
+ACCOUNTANT_CASES += (
+    _bad(["epsilon"] + EPS, "--eps0", ["0", "-1", "inf", "nan", "1e6"])
+    + _bad(["epsilon"] + EPS, "--delta", ["0", "1", "nan", "x"])
+    + [(["epsilon"] + EPS + ["--rtol", "0"], "--rtol"),
+       (["epsilon"] + EPS + ["--bound", "nope"], "--bound")]
+    + _bad(["delta"] + DEL, "--eps", ["-1", "inf"])
+    + [(["local-epsilon"] + LOC + ["--mechanism", "collision", "--s", "1e9"], "--s"),
+       (["local-epsilon"] + LOC + ["--mechanism", "coco", "--s", "20000"], str(L.MAX_S_WALK))]
+    + _bad(["bib"] + BIB, "--n", ["1e12", "0"]) + _bad(["bib"] + BIB, "--m", ["0", "2.5"])
+    + _bad(["bib"] + BIB, "--rho", ["1e9", "-1", "nan"])
+    + [(["bib"] + _with(_with(BIB, "--n", "1e10"), "--rho", "1e6"), "1,000,000,000,000"),  # 158 s, 24 GB before
+       (["bib"] + _with(BIB, "--eps", "inf"), "--eps"),
+       (["bib"] + _with(BIB, "--s", None), "--s"),
+       (["frobnicate"], "command")]
     # no arguments at all: usage and common commands (test_reliability_first_use.py)
-]
+)
 
 
 def _table_cases(tmp):
     out = os.path.join(tmp, "t.csv")
     T = ["table"] + TAB + ["--out", out]
-    return [
-        (["table"] + TAB, "--out"),                                           # missing
-        (_with(T, "--eps0", "0.1:5:1e9"), "--eps0"),                          # huge range
-        (_with(T, "--eps0", "0.1:5:0"), "--eps0"),                            # zero points
-        (_with(T, "--eps0", "5:0.1:10"), "--eps0"),                           # reversed range
-        (_with(T, "--eps0", ""), "--eps0"),                                   # empty list
-        (_with(T, "--eps0", ","), "--eps0"),                                  # empty list
-        (_with(T, "--eps0", "0.5,inf"), "--eps0"),                            # inf
-        (_with(T, "--eps0", "0.5,nan"), "--eps0"),                            # NaN
-        (_with(T, "--eps0", "0.5,-1"), "--eps0"),                             # negative
-        (_with(T, "--eps0", "a,b"), "--eps0"),                                # wrong type
-        (_with(T, "--n", "1e12"), "--n"),                                     # huge n
-        (_with(T, "--n", "10.5"), "--n"),                                     # non-integer
-        (_with(T, "--n", "0"), "--n"),                                        # zero
-        (_with(T, "--delta", "0"), "--delta"),
-        (_with(T, "--delta", "2"), "--delta"),
+    # --eps0: a huge range, zero points, a reversed range, empty lists, inf, NaN, negative,
+    # the wrong type; --n huge, non-integer, zero
+    return [(["table"] + TAB, "--out")] + _bad(  # --out missing
+        T, "--eps0", ["0.1:5:1e9", "0.1:5:0", "5:0.1:10", "", ",", "0.5,inf", "0.5,nan", "0.5,-1", "a,b"]
+    ) + _bad(T, "--n", ["1e12", "10.5", "0"]) + _bad(T, "--delta", ["0", "2"]) + [
         (_with(_with(T, "--eps0", "0.1:5:1000"), "--n", "1,2,3"), "grid"),    # grid over limit
         (_with(_with(T, "--eps0", "0.1:5:101"), "--n", "1e9"), "above 1e+08"),  # slow rows
         (_with(T, "--mechanism", "collision") + ["--s", "4", "--eps0", "0.5,inf"], "--eps0"),
@@ -195,36 +172,20 @@ def _mech_cases(tmp):
     FET = ["fe-table", "--n", "1000", "--B", "64", "--eps", "1", "--out", os.path.join(tmp, "f.md")]
     cases = []
     for base in (SIM, ERR, CMP):
-        cases += [
-            (_with(base, "--n", None), "--n"),
-            (_with(base, "--n", "0"), "--n"),
-            (_with(base, "--n", "-3"), "--n"),
-            (_with(base, "--n", "2.5"), "--n"),
-            (_with(base, "--n", "nan"), "--n"),
-            (_with(base, "--n", "inf"), "--n"),
-            (_with(base, "--n", "abc"), "--n"),
-            (_with(base, "--d", "0"), "--d"),
-            (_with(base, "--s", "0"), "--s"),
-        ]
+        cases += _bad(base, "--n", N_BAD) + _bad(base, "--d", ["0"]) + _bad(base, "--s", ["0"])
     cases += [
         (_with(SIM, "--n", "1e12"), "--n"),                              # huge
         (_with(_with(SIM, "--n", "3e6"), "--d", "100"), "n x d"),         # memory limit named
         (_with(_with(SIM, "--n", "1e6"), "--d", "50") + ["--reps", "20"], "n x d x reps"),
         (SIM + ["--reps", "0"], "--reps"),
         (SIM + ["--seed", "-1"], "--seed"),
-        (_with(SIM, "--eps0", "1e6"), "--eps0"),                          # baselines overflowed
-        (_with(SIM, "--eps0", "nan"), "--eps0"),
-        (_with(SIM, "--eps0", "0"), "--eps0"),
+    ] + _bad(SIM, "--eps0", ["1e6", "nan", "0"]) + [                      # 1e6: baselines overflowed
         (_with(SIM, "--mechanism", "privkv") + ["--t", "10"], "t"),      # not applicable
         (SIM + ["--B", "5"], "--B"),                                      # FE option refused
         (SIM + ["--rho", "3"], "--rho"),
         (_with(SIM, "--mechanism", "nope"), "--mechanism"),
         (_with(SIM, "--d", "2"), "s"),                                    # s > d
-        (_with(FE, "--rho", "1e9"), "--rho"),                             # huge rho
-        (_with(FE, "--rho", "nan"), "--rho"),
-        (_with(FE, "--rho", "-1"), "--rho"),
-        (_with(FE, "--B", None), "--B"),
-        (_with(FE, "--B", "1e12"), "--B"),
+    ] + _bad(FE, "--rho", ["1e9", "nan", "-1"]) + _bad(FE, "--B", [None, "1e12"]) + [  # 1e9: huge rho
         (_with(FE, "--eps", "inf"), "--eps"),
         (FE + ["--d", "10"], "--d"),                                      # sparse option refused
         (FE + ["--b", "10"], "--b"),                                      # fe1 option on fe0
@@ -233,10 +194,7 @@ def _mech_cases(tmp):
         (_with(_with(FE, "--n", "1e7"), "--rho", "100"), "messages"),     # message limit named
         (_with(ERR, "--mechanism", "privkv"), "--mechanism"),
         (_with(ERR, "--t", "11"), "t"),                                   # odd t for CoCo
-        (_with(CMP, "--s", ""), "--s"),                                   # empty list
-        (_with(CMP, "--s", ","), "--s"),
-        (_with(CMP, "--eps0", "1,inf"), "--eps0"),
-        (_with(CMP, "--eps0", "1,-1"), "--eps0"),
+    ] + _bad(CMP, "--s", ["", ","]) + _bad(CMP, "--eps0", ["1,inf", "1,-1"]) + [  # empty lists
         (_with(CMP, "--out", "/proc/c.md"), "--out"),                     # unwritable
         (_with(CMP, "--out", os.path.join(tmp, "c.xls")), "--out"),
         (_with(_with(CMP, "--n", "1e6"), "--d", "40") + ["--reps", "20"], "reps"),
