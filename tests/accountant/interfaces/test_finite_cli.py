@@ -160,38 +160,36 @@ def test_a_matrix_that_is_not_pure_ldp_gets_its_blanket_bound(capsys, tmp_path):
     assert code == 2 and "not pure LDP" in err and err.count("\n") == 1
 
 
+def fin(capsys, path, *argv):
+    """``run`` with ``--mechanism finite --matrix path`` appended."""
+    return run(capsys, *argv, "--mechanism", "finite", "--matrix", str(path))
+
+
 def test_table_and_users_take_a_matrix_that_is_not_pure_ldp(capsys, tmp_path):
     """table: one row per (n, delta) with the epsilon command's number (inf eps0); a matrix whose
     outside outputs reveal the input gets an empty row with the reason; users (one round) finds the
     smallest n with that bound, and says why no n serves the revealing matrix; several rounds are
     refused in one line before any work."""
-    tiny = [[0.5, 0.3, 0.2 - 1e-9, 1e-9], [0.25, 0.25, 0.5, 0.0]]
     p = tmp_path / "tiny.json"
-    p.write_text(json.dumps({"matrix": tiny, "name": "tiny-gap"}))
+    p.write_text(json.dumps({"matrix": [[0.5, 0.3, 0.2 - 1e-9, 1e-9], [0.25, 0.25, 0.5, 0.0]]}))
+    gap = tmp_path / "gap.json"
+    gap.write_text("[[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]")
     out_path = tmp_path / "t.json"
-    code, _, _ = run(capsys, "table", "--n", "1e4,1e5", "--delta", "1e-6", "--mechanism", "finite",
-                     "--matrix", str(p), "--out", str(out_path))
+    code, _, _ = fin(capsys, p, "table", "--n", "1e4,1e5", "--delta", "1e-6", "--out", str(out_path))
     rows = json.loads(out_path.read_text())["rows"]
     assert code == 0 and [r["n"] for r in rows] == [10**4, 10**5]
     for r in rows:
-        code, out, _ = run(capsys, "epsilon", "--n", str(r["n"]), "--delta", "1e-6", "--mechanism", "finite",
-                           "--matrix", str(p), "--json")
+        code, out, _ = fin(capsys, p, "epsilon", "--n", str(r["n"]), "--delta", "1e-6", "--json")
         assert code == 0 and r["proved_epsilon"] == json.loads(out)["epsilon"] and r["eps0"] is None
     assert rows[1]["proved_epsilon"] < rows[0]["proved_epsilon"]
-    code, out, _ = run(capsys, "users", "--eps", repr(rows[1]["proved_epsilon"]), "--delta", "1e-6",
-                       "--mechanism", "finite", "--matrix", str(p), "--json")
+    code, out, _ = fin(capsys, p, "users", "--eps", repr(rows[1]["proved_epsilon"]), "--delta", "1e-6", "--json")
     d = json.loads(out)
     assert code == 0 and d["n"] is not None and d["n"] <= 10**5
     assert d["epsilon_at_n"] <= rows[1]["proved_epsilon"] < d["epsilon_at_n_minus_1"]
-    gap = tmp_path / "gap.json"
-    gap.write_text("[[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]")
-    code, _, _ = run(capsys, "table", "--n", "1e5", "--delta", "1e-6", "--mechanism", "finite",
-                     "--matrix", str(gap), "--out", str(out_path))
+    code, _, _ = fin(capsys, gap, "table", "--n", "1e5", "--delta", "1e-6", "--out", str(out_path))
     row = json.loads(out_path.read_text())["rows"][0]
     assert code == 0 and row["proved_epsilon"] is None and "reveal the input" in row["reasons"]["blanket"]
-    code, out, _ = run(capsys, "users", "--eps", "0.5", "--delta", "1e-6", "--mechanism", "finite",
-                       "--matrix", str(gap))
+    code, out, _ = fin(capsys, gap, "users", "--eps", "0.5", "--delta", "1e-6")
     assert code == 0 and "unreachable" in out and "no finite eps_c is proved" in out
-    code, out, err = run(capsys, "users", "--eps", "0.5", "--delta", "1e-6", "--rounds", "2",
-                         "--mechanism", "finite", "--matrix", str(p))
+    code, out, err = fin(capsys, p, "users", "--eps", "0.5", "--delta", "1e-6", "--rounds", "2")
     assert code == 2 and "not pure LDP" in err and err.count("\n") == 1
