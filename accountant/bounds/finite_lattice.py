@@ -104,6 +104,19 @@ def blanket_atoms(R: FiniteRandomizer) -> BlanketAtoms:
     return BlanketAtoms(up, down, mass, math.fsum(mass), R.matrix[:, ~S], rmax)
 
 
+def outside_inf_mass(at: BlanketAtoms) -> float:
+    """The limit of the blanket bound's delta(eps) as eps -> inf, rounded up: the largest over
+    ordered pairs (x1, x1') of sum R[x1, y] over the outputs y outside S with R[x1', y] = 0 (the
+    outside term's part that no e^eps removes; the blanket term is 0 from eps = ln rmax on).
+    0 for a pure-LDP matrix."""
+    O = at.outside
+    if O.shape[1] == 0:
+        return 0.0
+    M = O @ (O == 0.0).T.astype(np.float64)   # M[i, j] = sum_y O[i, y] [O[j, y] = 0]
+    np.fill_diagonal(M, 0.0)
+    return min(1.0, float(M.max()) * (1.0 + (O.shape[1] + 8) * 2.0 * _UF))
+
+
 def _outside_terms(at: BlanketAtoms, u: float) -> np.ndarray:
     """k x k: sum_{y not in S} (R[x1, y] - u R[x1', y])_+, rounded up (u may be any float >= e^eps
     lowered: the caller passes a lowered u)."""

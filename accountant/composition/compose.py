@@ -169,6 +169,8 @@ def _smallest(pld: float, optimistic: float, naive: float, advanced: float, roun
     """The result with ``epsilon`` the smallest of the three certified totals (the PLD first
     on ties) and the optimistic PLD value capped at it; ``spread`` is the PLD pair's."""
     eps, source = min((pld, "pld"), (naive, "naive"), (advanced, "advanced"), key=lambda x: x[0])
+    if not math.isfinite(eps):  # no finite bound (a +inf atom above delta): nothing to estimate
+        optimistic = eps
     return CompositionResult(eps, min(optimistic, eps), naive, advanced, rounds, delta, step, source,
                              pld_spread(pld, optimistic), samples)
 

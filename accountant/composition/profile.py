@@ -93,6 +93,8 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     below (one place).
     """
     params = spec.params()
+    if spec.mechanism == "finite" and not spec.randomizer.pure:
+        return _impure_profile(spec)
     law, margin = finite_round_law(spec) if spec.mechanism == "finite" else (round_law(spec), 1.0)
     if spec.mechanism == "finite" and margin == 0.0:  # every row the same: the reports say nothing
         return lambda eps: (0.0, 0.0)
@@ -123,6 +125,35 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
         return min(b.lower, c_lo, up), up
 
     return profile
+
+
+def _impure_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
+    """The profile of a finite round that is not pure LDP: the matrix's blanket bound with the
+    outputs outside its support counted in full (:func:`accountant.bounds.finite.finite_upper_delta`,
+    proof in docs/finite.md, 'Not pure LDP'), certified upper values at every eps; it tends to
+    the +inf atom's mass (``outside_inf_mass``), not to 0.  No clone in the tail (no finite
+    eps0).  Its upper value stands for both ends: the optimistic PLD is then the same bound's
+    curve discretised the other way, which is what the spread measures."""
+    from accountant.bounds.finite import finite_upper_delta
+
+    def profile(eps: float) -> tuple[float, float]:
+        up = finite_upper_delta(spec.randomizer, spec.n, eps).delta
+        return up, up
+
+    return profile
+
+
+def _impure_support(spec: RoundSpec) -> float:
+    """An eps beyond which the impure profile is within PROFILE_CUTOFF of its limit (the +inf
+    atom's mass): doubling from 2^-10 up to 50, then halving back."""
+    from accountant.bounds.finite_lattice import blanket_atoms, outside_inf_mass
+
+    limit = outside_inf_mass(blanket_atoms(spec.randomizer))
+    flat = lambda x: profile_value(spec, x)[1] <= limit + PROFILE_CUTOFF  # noqa: E731
+    e = 2.0 ** -10
+    while e < 50.0 and not flat(e):
+        e *= 2.0
+    return _shrink(flat, min(e, 50.0))
 
 
 def finite_round_law(spec: RoundSpec):
@@ -166,6 +197,8 @@ def profile_support(spec: RoundSpec) -> float:
     closed-form blanket bound (microseconds) is below the cutoff, moves up by doubling
     until the clone is below it too, then halves on the full profile.
     """
+    if spec.mechanism == "finite" and not spec.randomizer.pure:
+        return _impure_support(spec)
     params = spec.params()
     clone_below = lambda x: clone_delta(params, spec.n, x)[1] <= PROFILE_CUTOFF  # noqa: E731
     if spec.mechanism == "variation-ratio":  # no closed form to start from: from eps_max = ln p

@@ -122,9 +122,13 @@ class RoundSpec:
         given = [f for f in ("s", "t", "k") + VR_FIELDS if getattr(self, f) is not None]
         if given:
             raise ValueError(f"{given[0]} does not apply to mechanism 'finite' (the matrix is the randomizer)")
-        if not R.pure:
-            raise ValueError(f"randomizer: {R.label} is not pure LDP (a column has a zero beside a "
-                             "positive entry): a round's profile needs every output possible from every input")
+        if not R.pure:  # its blanket bound (outside outputs counted in full) is the round's profile
+            from accountant.bounds.finite_lattice import NO_BLANKET, blanket_atoms, lattice_refusal
+
+            why = lattice_refusal(R) or (None if blanket_atoms(R).gamma > 0.0 else NO_BLANKET)
+            if why is not None:
+                raise ValueError(f"randomizer: {R.label} is not pure LDP and its blanket bound is not "
+                                 f"available ({why}): no round profile")
         if self.eps0 is not None and self.eps0 != R.eps0:
             raise ValueError(f"eps0 does not apply to mechanism 'finite' (the matrix fixes eps0 = "
                              f"{R.eps0:.10g}), got {self.eps0!r}")
@@ -155,8 +159,9 @@ class RoundSpec:
         return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k, hash_model=self.hash_model)
 
 
-def round_source(mechanism: str, hash_model: str = "any") -> str:
-    """Name of the per-round profile composed for ``mechanism`` (captions, JSON)."""
+def round_source(mechanism: str, hash_model: str = "any", pure: bool = True) -> str:
+    """Name of the per-round profile composed for ``mechanism`` (captions, JSON); ``pure=False``:
+    a finite matrix that is not pure LDP (no clone: it has no finite eps0)."""
     if mechanism not in ALL_ROUND_MECHANISMS:
         raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, got {mechanism!r}")
     if mechanism == "generic":
@@ -164,6 +169,9 @@ def round_source(mechanism: str, hash_model: str = "any") -> str:
     if mechanism == "variation-ratio":
         return "clone (FMT21, ratio p, mixing 1/q)"
     if mechanism == "finite":
+        if not pure:
+            return ("blanket of the matrix on its support, outputs outside it counted in full "
+                    "(accountant.bounds.finite; not pure LDP: no clone)")
         return "min(blanket of the matrix (accountant.bounds.finite), clone (FMT21))"
     if check_hash_model(hash_model, mechanism) == "random":
         return ("min(blanket of the four-corner law dominating the random-hash law (a proved relaxation, "

@@ -160,8 +160,11 @@ def run_compose(args: argparse.Namespace) -> dict:
     # which certified per-round profile was composed (clone alone for generic rounds)
     models = sorted({s.hash_model for s in specs})
     finite = [s.randomizer.describe() for s in dict.fromkeys(specs) if s.mechanism == "finite"]
-    return {**res.as_dict(), **({"finite": finite} if finite else {}), "epsilon_estimate_of_bound_note": ESTIMATE_OF_BOUND, "hash_model": models[0] if len(models) == 1 else models,
-            "profile": "; ".join(sorted({round_source(s.mechanism, s.hash_model) for s in specs}))}
+    sources = {round_source(s.mechanism, s.hash_model, s.randomizer is None or s.randomizer.pure)
+               for s in specs}
+    return {**res.as_dict(), **({"finite": finite} if finite else {}),
+            "epsilon_estimate_of_bound_note": ESTIMATE_OF_BOUND,
+            "hash_model": models[0] if len(models) == 1 else models, "profile": "; ".join(sorted(sources))}
 
 
 _SOURCE = {"pld": "PLD", "naive": "naive composition, below the PLD total",

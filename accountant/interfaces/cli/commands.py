@@ -116,10 +116,6 @@ def matrix_from_args(args, eps0: Optional[float] = None):
         R = load_matrix(args.matrix)
     except ValueError as exc:
         raise ValueError("--matrix: " + str(exc).removeprefix("matrix: ")) from None
-    if not R.pure and args.command not in ("epsilon", "delta", "compare", "table", "users"):
-        raise ValueError(f"--matrix: {R.label} is not pure LDP (a column has a zero beside a positive "
-                         f"entry): {args.command} needs an eps0-LDP randomizer (epsilon, delta and compare "
-                         "take it: its blanket bound)")
     args._finite = R
     return R
 

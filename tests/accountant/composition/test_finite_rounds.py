@@ -90,10 +90,47 @@ def test_schedule_reads_finite_rounds_relative_to_its_folder(tmp_path):
     ({"mechanism": "krr", "k": 3, "randomizer": krr(3, 1.0)}, "goes with mechanism 'finite'"),
     ({"mechanism": "finite", "randomizer": krr(3, 1.0), "k": 3}, "k does not apply to mechanism 'finite'"),
     ({"mechanism": "finite", "randomizer": krr(3, 1.0), "eps0": 2.0}, "the matrix fixes eps0"),
-    ({"mechanism": "finite", "randomizer": FiniteRandomizer([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])},
-     "not pure LDP"),
+    ({"mechanism": "finite", "randomizer": FiniteRandomizer([[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]])},
+     "not pure LDP and its blanket bound is not available"),
 ])
 def test_round_spec_refuses_what_does_not_fit(kwargs, words):
     eps0 = kwargs.pop("eps0", None if kwargs.get("mechanism") == "finite" else 1.0)
     with pytest.raises(ValueError, match=words):
         RoundSpec(1000, eps0, **kwargs)
+
+
+def _product_delta(P: dict, Q: dict, u: float) -> float:
+    """Exact hockey-stick divergence of two independent rounds: (P x P || Q x Q) at e^eps = u."""
+    keys = set(P) | set(Q)
+    return math.fsum(max(P.get(a, 0.0) * P.get(b, 0.0) - u * Q.get(a, 0.0) * Q.get(b, 0.0), 0.0)
+                     for a in keys for b in keys)
+
+
+def test_matrix_that_is_not_pure_ldp_composes_above_the_brute_force_truth():
+    """A zero beside positive entries (output 2 never comes from input 1): the round's profile is
+    the matrix's blanket bound with the outside outputs counted in full, tending to a +inf atom of
+    mass 0.01.  Two rounds at n = 3: at the composed eps every dataset's exact two-round divergence
+    (every multiset of the others' inputs, both orders) is <= delta; one round is at or above the
+    single-round bound; a matrix whose blanket bound does not reach delta gives inf."""
+    import itertools
+
+    from tests.finite_brute import shuffled_law
+
+    R = FiniteRandomizer([[0.6, 0.39, 0.01], [0.5, 0.5, 0.0]])
+    spec = RoundSpec(3, None, "finite", randomizer=R)
+    delta = 0.05
+    two = compose_rounds(spec, 2, delta)
+    assert math.isfinite(two.epsilon) and two.epsilon_lower is None
+    u = math.exp(two.epsilon)
+    worst = 0.0
+    for others in itertools.combinations_with_replacement(range(2), 2):
+        for x1, x1p in itertools.permutations(range(2), 2):
+            worst = max(worst, _product_delta(shuffled_law(R.matrix, (x1,) + others),
+                                              shuffled_law(R.matrix, (x1p,) + others), u))
+    assert 0.0199 < worst <= delta  # the two-round +inf atom alone: 1 - 0.99^2 = 0.0199
+    from accountant import ShuffleAccountant
+
+    one = compose_rounds(spec, 1, delta)
+    assert one.epsilon >= ShuffleAccountant(R, 3).get_epsilon(delta) * (1 - 1e-9)
+    assert compose_rounds(spec, 4, delta).epsilon >= two.epsilon
+    assert compose_rounds(spec, 2, 0.015).epsilon == math.inf   # below the +inf atom's mass
