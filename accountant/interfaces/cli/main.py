@@ -168,7 +168,10 @@ def _human(command: str, out: dict) -> str:
                 f"at delta = {out['delta']:.3g} ({out['label']})" + (f"; {out['reason']}" if out["reason"] else "")
                 + (f"\n  why 0: {out['lower_zero_reason']}" if out.get("lower_zero_reason") else ""))
     if command == "epsilon":
-        lines = [f"eps_c <= {_up(out['epsilon'])} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
+        name = out["bound"]
+        if name == "exact" and "not exact" in (out.get("note") or ""):  # binary RR above 1e4: a bracket
+            name = "exact search to a certified bracket, see the note"
+        lines = [f"eps_c <= {_up(out['epsilon'])} at delta = {out['delta']:.3g} (proved: {name}; "
                  f"certified delta {_up(out['achieved_delta'], 6)})",
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         if out.get("hash_model") == "random":
