@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from accountant.accounting import deployment_lower as DL
 from accountant.accounting.deployments import DeploymentResult
 from accountant.core.params import Params, make_params, validate_delta, validate_n
 
@@ -151,8 +152,20 @@ def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 
             cands.append((out[0], out[1][0], f"(ii) group privacy over {r} hybrids, each the bound at "
                           f"n r = {n * r} users ({proved_delta(params, n * r, out[0] / r)[1]})", "reports-ii"))
     eps, ach, which, name = min(cands)
+    lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps)
     return DeploymentResult(eps, delta, ach, name, n * r,
-                            f"{r} reports per user, all n r = {n * r} shuffled together: {which}")
+                            f"{r} reports per user, all n r = {n * r} shuffled together: {which}", lo, st, ds)
+
+
+def _lower(pairs, delta: float, top: float, upper: float) -> tuple:
+    """(lower eps, statement, datasets): the largest certified lower bound over the count pairs
+    ``pairs()`` (:mod:`accountant.accounting.deployment_lower`), or (None, the reason, None)."""
+    try:
+        found = [(DL.pair_lower_epsilon(p, delta, top), p.datasets) for p in pairs()]
+    except ValueError as exc:
+        return None, f"lower bound {exc}", None
+    lo, ds = max(found)
+    return min(lo, upper), "the exact law of the count of x1 reports (certified l1 errors)", ds
 
 
 def parse_mix(groups, name: str = "mix") -> list:
@@ -246,5 +259,8 @@ def mix_epsilon(groups: list, delta: float, rtol: float = 1e-6) -> DeploymentRes
         e2, a2, n2 = eps_of(top, n)
         if e2 < eps:
             eps, ach, which = e2, a2, f"(b) {top.name} at the largest eps0 = {top.eps0:g} with all {n} users ({n2})"
+    lo, st, ds = _lower(lambda: [DL.mix_pair(groups, g) for g in range(len(groups))], delta,
+                        max(float(p.eps0) for _, p in groups), eps)
     return DeploymentResult(eps, delta, ach, "mix-" + which[1:which.index(")")], n,
-                            f"{len(groups)} groups, {n} users: {which}; worst group alone: group {wg + 1}")
+                            f"{len(groups)} groups, {n} users: {which}; worst group alone: group {wg + 1}",
+                            lo, st, ds)

@@ -93,6 +93,7 @@ class DeploymentResult:
     statement: str
     lower_epsilon: Optional[float] = None
     lower_statement: Optional[str] = None
+    lower_dataset: Optional[str] = None
 
 
 def _int_in(name: str, v, lo: int, hi: Optional[int] = None) -> int:
@@ -146,10 +147,10 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
 
     delta = validate_delta(delta)
     eff = check_deployment(n, colluders=colluders, dummies=dummies)
-    # colluders alone: the view's divergence EQUALS that of the n - c honest users for every
-    # pair of datasets, so the certified lower bound at n - c is one for the deployment too
-    lower = bool(colluders) and not dummies
-    rep = ShuffleAccountant(params, eff).epsilon_result(delta, rtol=rtol, lower=lower, paper=False)
+    # no dummies: the view's divergence EQUALS that of the n - c honest users for every pair
+    # of datasets (colluders), and n = N is one of the populations n >= N, so the certified
+    # lower bound at n - c is one for the deployment too
+    rep = ShuffleAccountant(params, eff).epsilon_result(delta, rtol=rtol, lower=not dummies, paper=False)
     parts = []
     if colluders:
         parts.append(f"{colluders} colluders reveal their reports: the bound of the {n - colluders} "
@@ -159,20 +160,37 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
                      f"inputs: the bound at n + m = {eff} users (joint convexity)")
     if n_min:
         parts.append(f"valid for every n >= {n}: {MONOTONE_STATEMENT}")
-    lo, lo_st = None, None
-    if lower and rep.lower_epsilon is not None:
-        lo = rep.lower_epsilon
-        lo_st = (f"the certified lower bound of the {eff} honest users (the colluders' reports are "
-                 f"independent side information: equal divergences), datasets {rep.lower_dataset}"
-                 + (f", hash model {rep.lower_hash_model}" if rep.lower_hash_model else "")
-                 + "; the colluders' inputs any")
-    elif colluders or dummies or n_min:
-        lo_st = ("no certified lower bound: " + ("the lower bound at N holds only for n = N, not for every n >= N"
-                                                 if n_min and not dummies else
-                                                 "the dummies' inputs are random, so a worst-case pair at n + m "
-                                                 "users is not a pair of this deployment")
-                 if not colluders or dummies else f"none for mechanism {params.name}")
-    return DeploymentResult(rep.epsilon, delta, rep.achieved_delta, rep.bound, eff, "; ".join(parts), lo, lo_st)
+    lo, lo_st, lo_ds = _deployment_lower(params, rep, n - colluders, dummies, delta, colluders, n_min)
+    if lo is not None:
+        lo = min(lo, rep.epsilon)
+    return DeploymentResult(rep.epsilon, delta, rep.achieved_delta, rep.bound, eff, "; ".join(parts), lo, lo_st,
+                            lo_ds)
+
+
+def _deployment_lower(params: Params, rep, honest: int, dummies: int, delta: float, colluders: int,
+                      n_min: bool) -> tuple:
+    """(lower eps, statement, datasets) of :func:`deployment_epsilon` (None, reason, None)."""
+    why = []
+    if colluders:
+        why.append(f"the {honest} honest users' pair (the colluders' reports are independent side "
+                   "information: equal divergences; the colluders' inputs any)")
+    if n_min:
+        why.append(f"n = {honest + colluders} is one of the populations n >= N, so a lower bound at N "
+                   "is one on the worst case over n >= N")
+    if dummies:
+        from accountant.accounting import deployment_lower as DL
+
+        try:
+            pair = DL.dummies_pair(params, honest, dummies)
+        except ValueError as exc:
+            return None, f"lower bound {exc}", None
+        lo = DL.pair_lower_epsilon(pair, delta, float(params.eps0))
+        return lo, "; ".join(["the exact law of the count of x1 reports (certified l1 errors)"] + why), pair.datasets
+    if rep.lower_epsilon is None:
+        return None, (f"no certified lower bound for mechanism {params.name}" if why else None), None
+    ds = rep.lower_dataset + (f", hash model {rep.lower_hash_model}" if rep.lower_hash_model else "")
+    return rep.lower_epsilon, "; ".join([f"the certified lower bound at {honest} users"] + why) if why else \
+        "the certified lower bound", ds
 
 
 def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int = 0, dummies: int = 0,
@@ -471,13 +489,13 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
             side = 1
     eps, ach = hi, dfun(params, n, q, hi)
     per, proof = per_count_statement(params, names)
-    lo, lo_st = None, None
+    lo, lo_st, lo_ds = None, None, None
     if params.name == "rr" and neighbours == "substitute":
         from accountant.accounting import deployment_lower as DL
 
         try:
             lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q), eps)
-            lo_st = f"the exact law of (reports, ones) for {DL.DATASETS}, float64 with a margin"
+            lo_st, lo_ds = "the exact law of (reports, ones), float64 with a margin", DL.DATASETS
         except ValueError as exc:
             lo_st = f"no lower bound: {exc}"
     if neighbours == "substitute":
@@ -486,7 +504,7 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
     else:
         why = f"both directions summed over the visible count of reports, each term {per} at t users"
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled", n,
-                            f"user sampling q = {q:g} (Poisson, {neighbours}): {why}", lo, lo_st)
+                            f"user sampling q = {q:g} (Poisson, {neighbours}): {why}", lo, lo_st, lo_ds)
 
 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,

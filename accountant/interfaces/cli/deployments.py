@@ -107,7 +107,11 @@ def _run_mix(args) -> dict:
     return {"deployment": True, "mechanism": "mix", "n": r.effective_n, "eps0": None, "delta": args.delta,
             "mix": [{"count": c, "mechanism": p.name, "eps0": p.eps0} for c, p in groups],
             "epsilon": r.epsilon, "achieved_delta": r.achieved_delta, "bound": r.bound,
-            "effective_n": r.effective_n, "statement": r.statement, "certified": True}
+            "effective_n": r.effective_n, "statement": r.statement, "certified": True, **_lower_out(r)}
+
+
+def _lower_out(r) -> dict:
+    return {"lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset}
 
 
 def run(args, params) -> dict:
@@ -145,8 +149,7 @@ def run(args, params) -> dict:
         r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
                                  dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)
     out.update(epsilon=r.epsilon, achieved_delta=r.achieved_delta, bound=r.bound,
-               effective_n=r.effective_n, statement=r.statement, certified=True,
-               lower_epsilon=r.lower_epsilon, lower_statement=r.lower_statement)
+               effective_n=r.effective_n, statement=r.statement, certified=True, **_lower_out(r))
     return out
 
 
@@ -162,10 +165,12 @@ def human(out: dict) -> str:
             f"at n = {out['effective_n']}; certified delta {fmt(out['achieved_delta'], 6, 'up')})")
     if out["mechanism"] == "mix":
         what = "; ".join(f"{g['count']} x {g['mechanism']} eps0 = {g['eps0']:g}" for g in out["mix"])
-        return "\n".join([head, f"n = {out['n']}: {what}", f"  {out['statement']}"])
-    lines = [head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}", f"  {out['statement']}"]
+        lines = [head, f"n = {out['n']}: {what}", f"  {out['statement']}"]
+    else:
+        lines = [head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}", f"  {out['statement']}"]
     if out.get("lower_epsilon") is not None:
-        lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (lower bound: {out['lower_statement']})")
+        lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (lower bound: {out['lower_statement']}; "
+                     f"datasets {out['lower_dataset']})")
     return "\n".join(lines)
 
 

@@ -233,8 +233,10 @@ def test_colluders_certified_lower_at_most_truth(mech, k):
             assert rep.lower_delta is not None and rep.lower_delta <= t + 1e-12 <= rep.delta + 2e-12, (n, c, eps)
     r = D.deployment_epsilon(params, 10_000, 1e-6, colluders=1_000)
     assert r.lower_epsilon is not None and 0 < r.lower_epsilon <= r.epsilon
-    assert "9000 honest users" in r.lower_statement and "D = " in r.lower_statement
-    assert D.deployment_epsilon(params, 10_000, 1e-6, dummies=10).lower_epsilon is None
+    assert "9000 honest users" in r.lower_statement and "D = " in r.lower_dataset
+    # with dummies the count pair's lower bound (tests/.../test_deployment_lower.py)
+    dm = D.deployment_epsilon(params, 10_000, 1e-6, dummies=10)
+    assert 0 < dm.lower_epsilon <= dm.epsilon and "10 dummies" in dm.lower_dataset
 
 
 def test_count_delta_is_on_the_safe_side_of_the_grid():
@@ -279,7 +281,7 @@ def test_sampling_rr_lower_bound_at_the_anchor():
 
     params = make_params("rr", 3.0)
     r = D.sampled_epsilon(params, 100_000, 1e-5, 0.01)
-    assert 0.0028 < r.lower_epsilon < r.epsilon < 0.0039 and "D = (1, 0, ..., 0)" in r.lower_statement
+    assert 0.0028 < r.lower_epsilon < r.epsilon < 0.0039 and "D = (1, 0, ..., 0)" in r.lower_dataset
     assert DL.rr_sampled_lower_delta(params, 100_000, 0.01, r.lower_epsilon) > 1e-5
     ten = DL.rr_sampled_lower_epsilon(params, 100_000, 1e-5, 0.01, rounds=10)
     assert 0.0100 < ten < D.sampled_rounds_epsilon(params, 100_000, 1e-5, 0.01, 10).epsilon
