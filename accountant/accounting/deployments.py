@@ -72,7 +72,7 @@ import numpy as np
 from accountant.core.params import Params, validate_delta, validate_n
 
 __all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_delta_add_remove", "sampled_epsilon",
-           "sampled_rounds_epsilon", "check_deployment", "MONOTONE_STATEMENT"]
+           "sampled_rounds_epsilon", "check_deployment", "profile_rounds", "MONOTONE_STATEMENT"]
 
 MONOTONE_STATEMENT = ("the worst-case eps_c of a shuffled randomizer is non-increasing in n "
                       "(one more user's independent report shuffled in is post-processing)")
@@ -268,6 +268,16 @@ def _mechanism_count_delta(params: Params, t: int, j: Optional[int]) -> tuple:
     return min(1.0, d), name
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _clone_delta(params: Params, t: int, e: float) -> float:
+    """The clone pair's certified delta at t users and e (cached: a sum's refinement asks for the
+    values its first pass computed)."""
+    from accountant.bounds.registry import clone_pair
+    from accountant.engines.pair.divergence import hockey_stick_divergence
+
+    return min(1.0, hockey_stick_divergence(clone_pair(params, t), e).upper)
+
+
 def count_delta(params: Params, t: int, e: float, mechanism: bool = True) -> tuple:
     """(f, name): a proved upper bound f on sup over substitution neighbours of t users of
     D_{e^e}(S(D) || S(D')) and the bound that gave it. Always the clone pair (FMT21, proved for
@@ -275,13 +285,10 @@ def count_delta(params: Params, t: int, e: float, mechanism: bool = True) -> tup
     smallest proved bound for it (k-RR, Collision, ...: the exact blanket; binary RR: the exact
     worst case) at e rounded down to a grid point (the truth is non-increasing in e, so a
     bound at a smaller e holds at e), and the smaller of the two."""
-    from accountant.bounds.registry import clone_pair
-    from accountant.engines.pair.divergence import hockey_stick_divergence
-
     eps0 = _eps0_of(params)
     if e >= eps0:
         return 0.0, "post-processing"
-    best = (min(1.0, hockey_stick_divergence(clone_pair(params, t), max(e, 0.0)).upper), "clone")
+    best = (_clone_delta(params, t, max(e, 0.0)), "clone")
     if mechanism and params.name not in ("generic", "variation-ratio"):
         j = None  # e = 0 (or below the grid's first point): the bound at 0 itself
         if e > 1e-300:
@@ -444,6 +451,43 @@ def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strat
     return min(1.0, total * (1 + 1e-12))
 
 
+def smallest_eps(dfun, delta: float, hi: float, rtol: float, d_hi: Optional[float] = None,
+                 d_lo: Optional[float] = None) -> Optional[tuple]:
+    """(eps, dfun(eps)) with dfun(eps) <= delta, eps near the smallest such: regula falsi
+    (Illinois) on log dfun, the bracket [lo, hi] kept with dfun(hi) <= delta < dfun(lo), so the
+    eps returned is proved whatever the iteration does; None if dfun(hi) > delta. ``d_hi``:
+    dfun(hi) when known; ``d_lo``: an upper bound on dfun(0) when a cheaper one is at hand
+    (0 is returned when it meets delta; a bracket that closes on 0 then checks dfun(0))."""
+    d_hi = dfun(hi) if d_hi is None else d_hi
+    if d_hi > delta:
+        return None
+    exact0, d_lo = d_lo is None, dfun(0.0) if d_lo is None else d_lo
+    if d_lo <= delta:
+        return 0.0, d_lo
+    lo, top, side = 0.0, hi, 0
+    f_lo, f_hi = math.log(d_lo) - math.log(delta), math.log(max(d_hi, 1e-300)) - math.log(delta)
+    for _ in range(400):
+        if hi - lo <= rtol * hi or hi < 1e-300:
+            break
+        if lo == 0.0 and hi < 1e-12 * top and not exact0:
+            exact0, d0 = True, dfun(0.0)
+            if d0 <= delta:  # delta(0+) <= target: the bound at 0 itself meets it
+                return 0.0, d0
+        width = hi - lo
+        mid = min(max(hi - f_hi * width / (f_hi - f_lo), lo + 1e-3 * width), hi - 1e-3 * width)
+        d = dfun(mid)
+        f = math.log(max(d, 1e-300)) - math.log(delta)
+        if f <= 0:
+            hi, d_hi, f_hi = mid, d, f
+            f_lo = f_lo / 2 if side == -1 else f_lo
+            side = -1
+        else:
+            lo, f_lo = mid, f
+            f_hi = f_hi / 2 if side == 1 else f_hi
+            side = 1
+    return hi, d_hi
+
+
 def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float = 1e-6,
                     neighbours: str = "substitute", mechanism: bool = True) -> DeploymentResult:
     """Proved single-round eps_c with Poisson user sampling at rate ``q`` (substitution).
@@ -461,33 +505,9 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
 
     def dfun(params, n, q, eps):
         return base(params, n, q, eps, mechanism=mechanism, names=names)
-    # regula falsi (Illinois) on log delta, the bracket [lo, hi] kept: delta(hi) <= target < delta(lo)
-    lo, hi = 0.0, eps0
-    # the bracket's lower end with the clone only (cheap; an upper bound as well)
-    g_lo = math.log(max(base(params, n, q, 0.0, mechanism=False), 1e-300)) - math.log(delta)
-    if g_lo <= 0:
-        hi = 0.0
-    g_hi, side = math.log(1e-300) - math.log(delta), 0
-    for _ in range(400):  # a bracket that closes on 0 (delta(0+) <= target < delta(0)) stops here
-        if hi - lo <= max(rtol, 1e-9) * hi or hi < 1e-300:
-            break
-        if lo == 0.0 and hi < 1e-12 * eps0 and dfun(params, n, q, 0.0) <= delta:
-            hi = 0.0  # delta(0+) <= target: the named bound at 0 itself meets it
-            break
-        mid = hi - g_hi * (hi - lo) / (g_hi - g_lo)
-        width = hi - lo
-        mid = min(max(mid, lo + 1e-3 * width), hi - 1e-3 * width)
-        d = dfun(params, n, q, mid)
-        g = math.log(max(d, 1e-300)) - math.log(delta)
-        if g <= 0:
-            hi, g_hi = mid, g
-            g_lo = g_lo / 2 if side == -1 else g_lo
-            side = -1
-        else:
-            lo, g_lo = mid, g
-            g_hi = g_hi / 2 if side == 1 else g_hi
-            side = 1
-    eps, ach = hi, dfun(params, n, q, hi)
+    # the iteration's start at 0: the clone only (cheap; an upper bound as well); at eps0: 0
+    eps, ach = smallest_eps(lambda e: dfun(params, n, q, e), delta, eps0, max(rtol, 1e-9), d_hi=0.0,
+                            d_lo=base(params, n, q, 0.0, mechanism=False))
     per, proof = per_count_statement(params, names)
     lo, lo_st, lo_ds = None, None, None
     if params.name == "rr" and neighbours == "substitute":
@@ -519,38 +539,46 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     connect-the-dots losses lie on the lattice of the profile's step and convolutions keep them
     there, so a finer grid only enlarges the FFTs (measured at T = 10,000: 1.14053 against
     1.14084 with refine 16, 4.6 s against 11.5 s of CPU)."""
-    from accountant.composition import pld as _pld
     delta = validate_delta(delta)
     rounds = _int_in("rounds", rounds, 1, MAX_SAMPLED_ROUNDS)
     eps_max = _eps0_of(params)
     check_deployment(n, sampling=q, neighbours=neighbours)
     names: set = set()
     base = sampled_delta if neighbours == "substitute" else sampled_delta_add_remove
+    eps, ach = profile_rounds(lambda e: base(params, n, q, e, mechanism=mechanism, names=names), eps_max,
+                              rounds, delta, steps, refine)
+    per, proof = per_count_statement(params, names)
+    return DeploymentResult(eps, delta, ach, f"{proof}-sampled-pld", n,
+                            f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
+                            f"pessimistic PLD of the sampled profile, per count {per}")
 
-    def dfun(params, n, q, eps):
-        return base(params, n, q, eps, mechanism=mechanism, names=names)
+
+def profile_rounds(dfun, eps_max: float, rounds: int, delta: float, steps: int = 100, refine: int = 1) -> tuple:
+    """(eps, its delta) after ``rounds`` rounds of a round whose privacy profile is at most
+    ``dfun(eps)`` (a proved upper bound, the same for both orders of the datasets; 0 from
+    ``eps_max`` on): the pessimistic connect-the-dots PLD of the profile
+    (:func:`accountant.composition.pld.from_profile`: every pair whose profile lies below the
+    points is dominated by their pair) composed by FFT. The support is the first eps (doubling
+    from a small start) where the profile is <= min(1e-14, 1e-6 delta / rounds); what lies
+    beyond goes into the +inf atom."""
+    from accountant.composition import pld as _pld
+
     cutoff = min(1e-14, delta * 1e-6 / rounds)
     cache: dict = {}
 
     def prof(eps: float):
         key = round(eps, 15)
         if key not in cache:
-            cache[key] = (0.0, dfun(params, n, q, eps))
+            cache[key] = (0.0, dfun(eps))
         return cache[key]
 
-    # support: the first eps (doubling from a small start) where the upper profile <= cutoff;
-    # the profile beyond goes to the +inf atom of the pessimistic PLD (validity kept)
     top = min(eps_max, 1e-4)
     while top < eps_max and prof(top)[1] > cutoff:
         top = min(2.0 * top, eps_max)
-    step = top / steps
-    one = _pld.refine(_pld.from_profile(prof, step, top, True), refine)
+    one = _pld.refine(_pld.from_profile(prof, top / steps, top, True), refine)
     total = _pld.self_compose(one, rounds)
     eps = total.get_epsilon(delta)
-    per, proof = per_count_statement(params, names)
-    return DeploymentResult(eps, delta, total.get_delta(eps), f"{proof}-sampled-pld", n,
-                            f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
-                            f"pessimistic PLD of the sampled profile, per count {per}")
+    return eps, total.get_delta(eps)
 
 
 def per_count_statement(params: Params, names: set) -> tuple:
