@@ -242,9 +242,8 @@ def _check_rounds(rounds) -> int:
     return rounds
 
 
-_ROUNDS_WHY = ("composed: the pessimistic connect-the-dots PLD of the per-round profile, the smaller of the "
-               "proved profiles at each eps (a minimum of upper bounds on delta(eps) is one), symmetric in "
-               "the two datasets")
+_ROUNDS_WHY = ("composed: the pessimistic connect-the-dots PLD of that profile (a minimum of upper bounds "
+               "on delta(eps) is one; symmetric in the two datasets)")
 
 
 def reports_rounds_epsilon(params: Params, n: int, delta: float, r: int, rounds: int,

@@ -28,8 +28,8 @@ Chernoff (:func:`accountant.engines.binomial.binom_log_tail_bound`), entries fro
 formula within a relative :data:`PMF_REL_ERROR`, convolutions by
 :func:`accountant.engines.fftconv.linear_convolve` with their proved l1 error; every l1 error
 e_P, e_Q of P, Q moves the sum by at most e_P + e^eps e_Q ((.)_+ is 1-Lipschitz), which is
-subtracted, with e^eps rounded up and the sum taken exactly (math.fsum) of terms each within
-2u of P + e^eps Q.
+subtracted, with e^eps rounded up and the float sum's error bounded by (M + 3) u (sum P + e^eps sum Q) for
+M terms (any order of summation).
 """
 from __future__ import annotations
 
@@ -189,11 +189,13 @@ class CountPair:
         self.Q[pb[0] - off:pb[0] - off + pb[1].size] = pb[1]
         self.eP, self.eQ = pa[2], pb[2]
         self.datasets = datasets
+        self._mass = max(float(np.sum(self.P)), float(np.sum(self.Q)))  # >= either sum
 
     def _one(self, P, Q, eP, eQ, eps: float) -> float:
         u = math.exp(eps) * (1 + 4 * _U)  # rounded up: a larger e^eps only lowers the sum
-        s = math.fsum(np.maximum(P - u * Q, 0.0))
-        err = eP + u * eQ + 2.5 * _U * (float(np.sum(P)) + u * float(np.sum(Q)))
+        s = float(np.sum(np.maximum(P - u * Q, 0.0)))
+        # each term within 2u of P + e^eps Q; any order of summation of M terms within (M - 1) u
+        err = eP + u * eQ + (P.size + 3) * _U * 1.01 * (1 + u) * self._mass
         return max(0.0, s - err)
 
     def delta(self, eps: float) -> float:
@@ -259,4 +261,4 @@ def mix_pair(groups: list, g: int) -> CountPair:
 
 def pair_lower_epsilon(pair: CountPair, delta: float, top: float) -> float:
     """A certified lower bound on eps_c from ``pair`` (0.0 if none found below ``top``)."""
-    return largest_eps_above_target(pair.delta, validate_delta(delta), top)
+    return largest_eps_above_target(pair.delta, validate_delta(delta), top, rtol=1e-6)
