@@ -40,7 +40,8 @@ import math
 from typing import Optional
 
 from accountant.accounting import deployment_lower as DL
-from accountant.accounting.deployments import DeploymentResult, profile_rounds, smallest_eps
+from accountant.accounting.deployment_search import profile_rounds, smallest_eps
+from accountant.accounting.deployments import DeploymentResult
 from accountant.core.params import Params, make_params, validate_delta, validate_n
 
 __all__ = ["reports_delta", "reports_epsilon", "parse_mix", "mix_epsilon", "mix_delta", "reports_rounds_epsilon",
@@ -251,7 +252,7 @@ def reports_rounds_epsilon(params: Params, n: int, delta: float, r: int, rounds:
     """Proved eps_c after ``rounds`` rounds, each with ``r`` fresh reports per user: the round's
     profile is :func:`reports_delta` (the smaller of (i) and (ii) at every eps, each a proved
     upper bound on sup over neighbouring datasets, so the same for both orders), composed by
-    :func:`accountant.accounting.deployments.profile_rounds`. 0 from eps = r eps0 on (basic
+    :func:`accountant.accounting.deployment_search.profile_rounds`. 0 from eps = r eps0 on (basic
     composition of the r reports).
 
     >>> from accountant import make_params
@@ -280,7 +281,7 @@ def mix_rounds_epsilon(groups: list, delta: float, rounds: int, steps: int = 100
     """Proved eps_c after ``rounds`` rounds of the mixed deployment: the round's profile is
     :func:`mix_delta` ((a) the worst group alone, (b) one family at the largest eps0 with all
     n users, the smaller at every eps), composed by
-    :func:`accountant.accounting.deployments.profile_rounds`; 0 from the largest eps0 on."""
+    :func:`accountant.accounting.deployment_search.profile_rounds`; 0 from the largest eps0 on."""
     delta = validate_delta(delta)
     rounds = _check_rounds(rounds)
     n = sum(c for c, _ in groups)

@@ -69,6 +69,7 @@ from typing import Optional
 
 import numpy as np
 
+from accountant.accounting.deployment_search import profile_rounds, smallest_eps
 from accountant.core.params import Params, validate_delta, validate_n
 
 __all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_delta_add_remove", "sampled_epsilon",
@@ -151,15 +152,12 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
     # of datasets (colluders), and n = N is one of the populations n >= N, so the certified
     # lower bound at n - c is one for the deployment too
     rep = ShuffleAccountant(params, eff).epsilon_result(delta, rtol=rtol, lower=not dummies, paper=False)
-    parts = []
-    if colluders:
-        parts.append(f"{colluders} colluders reveal their reports: the bound of the {n - colluders} "
-                     "honest users (independent side information, same law under both datasets)")
-    if dummies:
-        parts.append(f"{dummies} dummy reports drawn as the randomizer's output on data-independent "
-                     f"inputs: the bound at n + m = {eff} users (joint convexity)")
-    if n_min:
-        parts.append(f"valid for every n >= {n}: {MONOTONE_STATEMENT}")
+    parts = [text for cond, text in (
+        (colluders, f"{colluders} colluders reveal their reports: the bound of the {n - colluders} "
+                    "honest users (independent side information, same law under both datasets)"),
+        (dummies, f"{dummies} dummy reports drawn as the randomizer's output on data-independent "
+                  f"inputs: the bound at n + m = {eff} users (joint convexity)"),
+        (n_min, f"valid for every n >= {n}: {MONOTONE_STATEMENT}")) if cond]
     lo, lo_st, lo_ds = _deployment_lower(params, rep, n - colluders, dummies, delta, colluders, n_min)
     if lo is not None:
         lo = min(lo, rep.epsilon)
@@ -170,13 +168,11 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
 def _deployment_lower(params: Params, rep, honest: int, dummies: int, delta: float, colluders: int,
                       n_min: bool) -> tuple:
     """(lower eps, statement, datasets) of :func:`deployment_epsilon` (None, reason, None)."""
-    why = []
-    if colluders:
-        why.append(f"the {honest} honest users' pair (the colluders' reports are independent side "
-                   "information: equal divergences; the colluders' inputs any)")
-    if n_min:
-        why.append(f"n = {honest + colluders} is one of the populations n >= N, so a lower bound at N "
-                   "is one on the worst case over n >= N")
+    why = [text for cond, text in (
+        (colluders, f"the {honest} honest users' pair (the colluders' reports are independent side "
+                    "information: equal divergences; the colluders' inputs any)"),
+        (n_min, f"n = {honest + colluders} is one of the populations n >= N, so a lower bound at N "
+                "is one on the worst case over n >= N")) if cond]
     if dummies:
         from accountant.accounting import deployment_lower as DL
 
@@ -451,44 +447,6 @@ def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strat
     return min(1.0, total * (1 + 1e-12))
 
 
-def smallest_eps(dfun, delta: float, hi: float, rtol: float, d_hi: Optional[float] = None,
-                 d_lo: Optional[float] = None, lo: float = 0.0) -> Optional[tuple]:
-    """(eps, dfun(eps)) with dfun(eps) <= delta, eps near the smallest such: regula falsi
-    (Illinois) on log dfun, the bracket [lo, hi] kept with dfun(hi) <= delta < dfun(lo), so the
-    eps returned is proved whatever the iteration does; None if dfun(hi) > delta. ``d_hi``:
-    dfun(hi) when known; ``d_lo``: an upper bound on dfun(lo) when a cheaper one is at hand
-    (lo is returned when it meets delta; a bracket that closes on 0 then checks dfun(0)); ``lo``:
-    a point known to be below the answer (default 0)."""
-    d_hi = dfun(hi) if d_hi is None else d_hi
-    if d_hi > delta:
-        return None
-    exact0, d_lo = d_lo is None or lo > 0.0, dfun(lo) if d_lo is None else d_lo
-    if d_lo <= delta:
-        return lo, d_lo
-    top, side = hi, 0
-    f_lo, f_hi = math.log(d_lo) - math.log(delta), math.log(max(d_hi, 1e-300)) - math.log(delta)
-    for _ in range(400):
-        if hi - lo <= rtol * hi or hi < 1e-300:
-            break
-        if lo == 0.0 and hi < 1e-12 * top and not exact0:
-            exact0, d0 = True, dfun(0.0)
-            if d0 <= delta:  # delta(0+) <= target: the bound at 0 itself meets it
-                return 0.0, d0
-        width = hi - lo
-        mid = min(max(hi - f_hi * width / (f_hi - f_lo), lo + 1e-3 * width), hi - 1e-3 * width)
-        d = dfun(mid)
-        f = math.log(max(d, 1e-300)) - math.log(delta)
-        if f <= 0:
-            hi, d_hi, f_hi = mid, d, f
-            f_lo = f_lo / 2 if side == -1 else f_lo
-            side = -1
-        else:
-            lo, f_lo = mid, f
-            f_hi = f_hi / 2 if side == 1 else f_hi
-            side = 1
-    return hi, d_hi
-
-
 def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float = 1e-6,
                     neighbours: str = "substitute", mechanism: bool = True) -> DeploymentResult:
     """Proved single-round eps_c with Poisson user sampling at rate ``q`` (substitution).
@@ -567,34 +525,6 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled-pld", n,
                             f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
                             f"pessimistic PLD of the sampled profile, per count {per}")
-
-
-def profile_rounds(dfun, eps_max: float, rounds: int, delta: float, steps: int = 100, refine: int = 1) -> tuple:
-    """(eps, its delta) after ``rounds`` rounds of a round whose privacy profile is at most
-    ``dfun(eps)`` (a proved upper bound, the same for both orders of the datasets; 0 from
-    ``eps_max`` on): the pessimistic connect-the-dots PLD of the profile
-    (:func:`accountant.composition.pld.from_profile`: every pair whose profile lies below the
-    points is dominated by their pair) composed by FFT. The support is the first eps (doubling
-    from a small start) where the profile is <= min(1e-14, 1e-6 delta / rounds); what lies
-    beyond goes into the +inf atom."""
-    from accountant.composition import pld as _pld
-
-    cutoff = min(1e-14, delta * 1e-6 / rounds)
-    cache: dict = {}
-
-    def prof(eps: float):
-        key = round(eps, 15)
-        if key not in cache:
-            cache[key] = (0.0, dfun(eps))
-        return cache[key]
-
-    top = min(eps_max, 1e-4)
-    while top < eps_max and prof(top)[1] > cutoff:
-        top = min(2.0 * top, eps_max)
-    one = _pld.refine(_pld.from_profile(prof, top / steps, top, True), refine)
-    total = _pld.self_compose(one, rounds)
-    eps = total.get_epsilon(delta)
-    return eps, total.get_delta(eps)
 
 
 def per_count_statement(params: Params, names: set) -> tuple:
