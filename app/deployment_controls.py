@@ -26,6 +26,13 @@ def inputs(where, n: int, rounds: bool = False) -> Optional[dict]:
         if not common.check(dep["sampling"] > 0.0, "q must be in (0, 1]", where=box):
             return None
     if rounds:
+        r = int(box.number_input("reports per user r (each round)", min_value=1, max_value=G.MAX_REPORTS,
+                                 value=1, key="dep_reports"))
+        if r > 1:
+            if not common.check("sampling" not in dep, "sampling with several reports: the combination is "
+                                "not proved here", where=box):
+                return None
+            dep["reports"] = r
         return dep
     c = int(box.number_input("colluders c (users who reveal their reports)", min_value=0,
                              max_value=common.MAX_N, value=0, key="dep_colluders"))
@@ -85,20 +92,29 @@ def show(dep: Optional[dict], params, n: int, delta: float) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def sampled_rounds(params, n: int, delta: float, q: float, neighbours: str, rounds: int) -> dict:
-    r = D.sampled_rounds_epsilon(params, n, delta, q, rounds, neighbours=neighbours)
+def deployment_rounds(params, n: int, delta: float, rounds: int, dep_items: tuple) -> dict:
+    """The composed deployment (sampling or several reports per user): one library call."""
+    dep = dict(dep_items)
+    if "sampling" in dep:
+        r = D.sampled_rounds_epsilon(params, n, delta, dep["sampling"], rounds, neighbours=dep["neighbours"])
+    else:
+        r = G.reports_rounds_epsilon(params, n, delta, dep["reports"], rounds)
     return {"epsilon": r.epsilon, "bound": r.bound, "statement": r.statement}
 
 
 def show_rounds(dep: Optional[dict], params, n: int, delta: float, rounds: int) -> None:
-    """The Rounds page's sampled composition (nothing without sampling)."""
-    if not dep or "sampling" not in dep or params is None:
+    """The Rounds page's composed deployment (nothing without sampling or several reports)."""
+    if not dep or params is None or not ("sampling" in dep or "reports" in dep):
         return
-    with st.spinner("Composing the sampled rounds"):
-        res = common.call(sampled_rounds, params, n, delta, dep["sampling"], dep["neighbours"], rounds)
+    with st.spinner("Composing the deployment's rounds"):
+        res = common.call(deployment_rounds, params, n, delta, rounds, tuple(sorted(dep.items())))
     if res is None:
         return
-    st.subheader(f"With user sampling q = {common.fmt(dep['sampling'])}")
-    st.metric("sampled PLD eps (upper bound)", common.fmt(res["epsilon"], 4, "up"))
+    if "sampling" in dep:
+        st.subheader(f"With user sampling q = {common.fmt(dep['sampling'])}")
+        st.metric("sampled PLD eps (upper bound)", common.fmt(res["epsilon"], 4, "up"))
+    else:
+        st.subheader(f"With {dep['reports']} reports per user each round")
+        st.metric("reports PLD eps (upper bound)", common.fmt(res["epsilon"], 4, "up"))
     st.markdown(f"Proved: **{res['bound']}** after T = {rounds:,} rounds.")
     st.caption(res["statement"])

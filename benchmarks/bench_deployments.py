@@ -8,6 +8,8 @@ Usage: python benchmarks/bench_deployments.py
 2. T = 10,000 rounds with sampling (n = 1e5, q = 0.01, generic, eps0 = 3, delta = 1e-5:
    the Koskela anchor), goal <= 10 s and 2 GB.
 3. One round with the per-count bound of a named randomizer (RR, 4-RR) at the anchor.
+4. Reports and a mix over T = 10 rounds at n = 1e9 (the per-round profile's PLD).
+Dummies, reports and mixes of 4-RR include their certified lower bounds (the count pair).
 """
 from __future__ import annotations
 
@@ -29,8 +31,9 @@ N_BIG, ROUNDS, NAMED = sizes((10 ** 9, 10_000, ("rr", "krr")), (10 ** 5, 10, ())
 def _timed(label: str, fn) -> None:
     w, c = time.perf_counter(), time.process_time()
     r = fn()
+    lo = "" if r.lower_epsilon is None else f" lower={r.lower_epsilon:.7g}"
     print(f"{label:<58} {time.perf_counter() - w:7.2f} s wall {time.process_time() - c:7.2f} s cpu  "
-          f"eps={r.epsilon:.7g} ({r.bound})", flush=True)
+          f"eps={r.epsilon:.7g} ({r.bound}){lo}", flush=True)
 
 
 def main() -> int:
@@ -47,6 +50,8 @@ def main() -> int:
     mix = G.parse_mix([{"count": n // 2, "mechanism": "krr", "k": 4, "eps0": 2},
                        {"count": n // 2, "mechanism": "krr", "k": 4, "eps0": 3}])
     _timed("mix: two 4-RR groups, eps0 = 2 and 3", lambda: G.mix_epsilon(mix, 1e-5))
+    _timed("4-RR reports r = 2, T = 10 rounds", lambda: G.reports_rounds_epsilon(k3, n, 1e-5, 2, 10))
+    _timed("mix: two 4-RR groups, T = 10 rounds", lambda: G.mix_rounds_epsilon(mix, 1e-5, 10))
     _timed(f"T = {ROUNDS} rounds, sampling q = 0.01, n = 1e5, generic",
            lambda: D.sampled_rounds_epsilon(g3, 100_000, 1e-5, 0.01, ROUNDS))
     for mech in NAMED:

@@ -39,12 +39,16 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from accountant.accounting import deployment_lower as DL
+from accountant.accounting.deployment_search import profile_rounds, smallest_eps
 from accountant.accounting.deployments import DeploymentResult
 from accountant.core.params import Params, make_params, validate_delta, validate_n
 
-__all__ = ["reports_delta", "reports_epsilon", "parse_mix", "mix_epsilon", "mix_delta", "MAX_REPORTS"]
+__all__ = ["reports_delta", "reports_epsilon", "parse_mix", "mix_epsilon", "mix_delta", "reports_rounds_epsilon",
+           "mix_rounds_epsilon", "MAX_REPORTS", "MAX_ROUNDS"]
 
 MAX_REPORTS = 1000
+MAX_ROUNDS = 100_000
 _MIX_KEYS = ("count", "mechanism", "eps0", "s", "t", "d", "k", "p", "beta", "q", "g", "hash_model")
 
 
@@ -87,38 +91,6 @@ def reports_delta(params: Params, n: int, r: int, eps: float) -> tuple:
     return min(best, (d, f"(ii) group privacy over {r} hybrids, each the bound at n r = {n * r}"))
 
 
-def _smallest_eps(dfun, delta: float, hi: float, rtol: float) -> tuple:
-    """Regula falsi (Illinois) on log dfun, keeping hi feasible (dfun(hi) <= delta): the
-    returned eps is proved whatever the iteration does; None if dfun(hi) > delta."""
-    lo = 0.0
-    d_hi = dfun(hi)
-    if d_hi[0] > delta:
-        return None
-    d_lo = dfun(lo)
-    if d_lo[0] <= delta:
-        return lo, d_lo
-    f_lo = math.log(d_lo[0]) - math.log(delta)
-    f_hi = math.log(max(d_hi[0], 1e-300)) - math.log(delta)
-    side = 0
-    for _ in range(200):
-        if hi - lo <= rtol * hi or hi < 1e-300:
-            break
-        width = hi - lo
-        mid = hi - f_hi * width / (f_hi - f_lo)
-        mid = min(max(mid, lo + 1e-3 * width), hi - 1e-3 * width)
-        d = dfun(mid)
-        f = math.log(max(d[0], 1e-300)) - math.log(delta)
-        if f <= 0:
-            hi, d_hi, f_hi = mid, d, f
-            f_lo = f_lo / 2 if side == -1 else f_lo
-            side = -1
-        else:
-            lo, f_lo = mid, f
-            f_hi = f_hi / 2 if side == 1 else f_hi
-            side = 1
-    return hi, d_hi
-
-
 def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 1e-6) -> DeploymentResult:
     """Proved eps_c with ``r`` reports per user (module docstring): the smaller of (i) the
     proved eps_c of one (r eps0)-LDP randomizer at n users and (ii) r eps1, eps1 the smallest
@@ -144,15 +116,27 @@ def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 
     if r > 1:
         def d2(e):
             e1 = e / r
-            return (min(1.0, proved_delta(params, n * r, e1)[0] * sum(math.exp(i * e1) for i in range(r))
-                        * (1 + 1e-12)), "")
-        out = _smallest_eps(d2, delta, min(c[0] for c in cands), max(rtol, 1e-9))
+            return min(1.0, proved_delta(params, n * r, e1)[0] * sum(math.exp(i * e1) for i in range(r))
+                       * (1 + 1e-12))
+        out = smallest_eps(d2, delta, min(c[0] for c in cands), max(rtol, 1e-9))
         if out is not None:
-            cands.append((out[0], out[1][0], f"(ii) group privacy over {r} hybrids, each the bound at "
+            cands.append((out[0], out[1], f"(ii) group privacy over {r} hybrids, each the bound at "
                           f"n r = {n * r} users ({proved_delta(params, n * r, out[0] / r)[1]})", "reports-ii"))
     eps, ach, which, name = min(cands)
+    lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps)
     return DeploymentResult(eps, delta, ach, name, n * r,
-                            f"{r} reports per user, all n r = {n * r} shuffled together: {which}")
+                            f"{r} reports per user, all n r = {n * r} shuffled together: {which}", lo, st, ds)
+
+
+def _lower(pairs, delta: float, top: float, upper: float) -> tuple:
+    """(lower eps, statement, datasets): the largest certified lower bound over the count pairs
+    ``pairs()`` (:mod:`accountant.accounting.deployment_lower`), or (None, the reason, None)."""
+    try:
+        found = [(DL.pair_lower_epsilon(p, delta, top), p.datasets) for p in pairs()]
+    except ValueError as exc:
+        return None, f"lower bound {exc}", None
+    lo, ds = max(found)
+    return min(lo, upper), "the exact law of the count of x1 reports (certified l1 errors)", ds
 
 
 def parse_mix(groups, name: str = "mix") -> list:
@@ -246,5 +230,70 @@ def mix_epsilon(groups: list, delta: float, rtol: float = 1e-6) -> DeploymentRes
         e2, a2, n2 = eps_of(top, n)
         if e2 < eps:
             eps, ach, which = e2, a2, f"(b) {top.name} at the largest eps0 = {top.eps0:g} with all {n} users ({n2})"
+    lo, st, ds = _lower(lambda: [DL.mix_pair(groups, g) for g in range(len(groups))], delta,
+                        max(float(p.eps0) for _, p in groups), eps)
     return DeploymentResult(eps, delta, ach, "mix-" + which[1:which.index(")")], n,
-                            f"{len(groups)} groups, {n} users: {which}; worst group alone: group {wg + 1}")
+                            f"{len(groups)} groups, {n} users: {which}; worst group alone: group {wg + 1}",
+                            lo, st, ds)
+
+
+def _check_rounds(rounds) -> int:
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
+        raise ValueError(f"rounds must be an integer in [1, {MAX_ROUNDS}], got {rounds!r}")
+    return rounds
+
+
+_ROUNDS_WHY = ("composed: the pessimistic connect-the-dots PLD of that profile (a minimum of upper bounds "
+               "on delta(eps) is one; symmetric in the two datasets)")
+
+
+def reports_rounds_epsilon(params: Params, n: int, delta: float, r: int, rounds: int,
+                           steps: int = 100) -> DeploymentResult:
+    """Proved eps_c after ``rounds`` rounds, each with ``r`` fresh reports per user: the round's
+    profile is :func:`reports_delta` (the smaller of (i) and (ii) at every eps, each a proved
+    upper bound on sup over neighbouring datasets, so the same for both orders), composed by
+    :func:`accountant.accounting.deployment_search.profile_rounds`. 0 from eps = r eps0 on (basic
+    composition of the r reports).
+
+    >>> from accountant import make_params
+    >>> one = reports_rounds_epsilon(make_params("rr", 1.0), 10_000, 1e-6, 2, 1)
+    >>> ten = reports_rounds_epsilon(make_params("rr", 1.0), 10_000, 1e-6, 2, 10)
+    >>> one.epsilon < ten.epsilon < 10 * one.epsilon
+    True
+    """
+    delta = validate_delta(delta)
+    n, r = _check_reports(n, r)
+    rounds = _check_rounds(rounds)
+    names: set = set()
+
+    def dfun(e: float) -> float:
+        d, which = reports_delta(params, n, r, e)
+        names.add("one report" if r == 1 else which.split(" ")[0])
+        return d
+
+    eps, ach = profile_rounds(dfun, r * float(params.eps0), rounds, delta, steps)
+    return DeploymentResult(eps, delta, ach, "reports-pld", n * r,
+                            f"{rounds} rounds, {r} reports per user each: per round the smaller proved profile "
+                            f"at each eps (used: {', '.join(sorted(names))}; docs/deployments.md); {_ROUNDS_WHY}")
+
+
+def mix_rounds_epsilon(groups: list, delta: float, rounds: int, steps: int = 100) -> DeploymentResult:
+    """Proved eps_c after ``rounds`` rounds of the mixed deployment: the round's profile is
+    :func:`mix_delta` ((a) the worst group alone, (b) one family at the largest eps0 with all
+    n users, the smaller at every eps), composed by
+    :func:`accountant.accounting.deployment_search.profile_rounds`; 0 from the largest eps0 on."""
+    delta = validate_delta(delta)
+    rounds = _check_rounds(rounds)
+    n = sum(c for c, _ in groups)
+    names: set = set()
+
+    def dfun(e: float) -> float:
+        d, which = mix_delta(groups, e)
+        names.add(which.split(" ")[0])
+        return d
+
+    eps, ach = profile_rounds(dfun, max(float(p.eps0) for _, p in groups), rounds, delta, steps)
+    return DeploymentResult(eps, delta, ach, "mix-pld", n,
+                            f"{rounds} rounds, {len(groups)} groups, {n} users: per round the smaller proved "
+                            f"profile at each eps (used: {', '.join(sorted(names))}; docs/deployments.md); "
+                            f"{_ROUNDS_WHY}")

@@ -13,6 +13,23 @@ bound), in float64 with scipy's binomial pmf; the divergence is then lowered by 
 1e-9 and an absolute 1e-12 for rounding (each pmf value is accurate to a few units in the
 last place; not ball arithmetic). T rounds: the optimistic PLD of the pair
 (:func:`accountant.composition.pld.from_pmfs`, losses rounded down) composed T times.
+
+**Dummies, several reports, mixes (k-RR and binary RR): one count, certified.** Datasets
+D = (x1, x0, ..., x0) and D' = (x0, x0, ..., x0); the statistic is the number K of reports
+equal to x1 (a function of the shuffled multiset: post-processing, so its divergence is a
+lower bound on the view's). Every report is independent; a k-RR report at eps0 equals x1
+w.p. g = 1/(e^eps0 + k - 1) for an input other than x1 and e^eps0 g for x1; a uniform dummy
+w.p. 1/k. So K = (the differing user's count) + O with O a sum of independent binomials
+(the other users' reports, the dummies, the other groups) and the differing user's count
+Bin(r, e^eps0 g) under D, Bin(r, g) under D' (r reports). P = A * O, Q = B * O and
+delta(eps) >= sum_t (P(t) - e^eps Q(t))_+ (both orders, the larger). Certified
+(:class:`CountPair`): each binomial's pmf on a window whose dropped mass is bounded by
+Chernoff (:func:`accountant.engines.binomial.binom_log_tail_bound`), entries from Loader's
+formula within a relative :data:`PMF_REL_ERROR`, convolutions by
+:func:`accountant.engines.fftconv.linear_convolve` with their proved l1 error; every l1 error
+e_P, e_Q of P, Q moves the sum by at most e_P + e^eps e_Q ((.)_+ is 1-Lipschitz), which is
+subtracted, with e^eps rounded up and the float sum's error bounded by (M + 3) u (sum P + e^eps sum Q) for
+M terms (any order of summation).
 """
 from __future__ import annotations
 
@@ -23,7 +40,8 @@ import numpy as np
 
 from accountant.core.params import Params, validate_delta
 
-__all__ = ["rr_sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "LOWER_MAX_CELLS", "LOWER_MAX_ROUNDS", "DATASETS"]
+__all__ = ["rr_sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "LOWER_MAX_CELLS",
+           "LOWER_MAX_ROUNDS", "DATASETS", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target"]
 
 LOWER_MAX_ROUNDS = 1000  # T = 1,000 takes about 150 s of CPU (the optimistic PLD's FFTs)
 LOWER_MAX_CELLS = 20_000_000  # cells of the (T, K) window: about 160 MB per pmf
@@ -96,13 +114,151 @@ def rr_sampled_lower_epsilon(params: Params, n: int, delta: float, q: float, rou
 
         def dl(e):
             return max(x.get_delta(e) for x in plds)
-    lo, hi = 0.0, float(params.eps0) * rounds
+    return largest_eps_above_target(dl, delta, float(params.eps0) * rounds)
+
+
+# --------------------------------------------------------------------------- one count, certified
+#: relative error of one pmf entry from :func:`accountant.engines.binomial.binom_logpmf_range`
+#: (Loader's formula: about 1e-15 absolute in the log; taken 1e3 times larger)
+PMF_REL_ERROR = 1e-12
+#: a binomial's window leaves out at most this mass (Chernoff) on each side
+COUNT_TAIL = 1e-30
+#: the longest convolved count law (entries)
+COUNT_MAX_SIZE = 1 << 24
+_U = 2.0 ** -53
+
+
+def krr_hit(params: Params) -> tuple:
+    """(P(report = x1 | input x1), P(report = x1 | another input), k) of k-RR / binary RR;
+    ValueError for other randomizers (the count of x1 reports is their statistic)."""
+    if params.name not in ("rr", "krr"):
+        raise ValueError(f"not available for mechanism {params.name}: the certified count lower bound "
+                         "is for binary RR and k-RR (the number of reports equal to x1)")
+    k = 2 if params.name == "rr" else int(params.k)
+    e = math.exp(float(params.eps0))
+    return e / (e + k - 1), 1.0 / (e + k - 1), k
+
+
+def _binomial(N: int, p: float) -> tuple:
+    """(offset, pmf on a window, l1 distance to the true pmf): window by Chernoff, entries
+    within a relative PMF_REL_ERROR."""
+    from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf_range
+
+    if N == 0:
+        return 0, np.ones(1), 0.0
+    mu, sd = N * p, math.sqrt(N * p * (1 - p))
+    w = 12.0
+    while True:
+        lo, hi = max(0, int(mu - w * sd) - 1), min(N, int(mu + w * sd) + 2)
+        cut = (math.exp(float(binom_log_tail_bound(lo - 1, N, p, False))) if lo > 0 else 0.0) + \
+            (math.exp(float(binom_log_tail_bound(hi + 1, N, p, True))) if hi < N else 0.0)
+        if cut <= COUNT_TAIL or (lo == 0 and hi == N):
+            break
+        w *= 1.5
+    if hi - lo + 1 > COUNT_MAX_SIZE:
+        raise ValueError(f"count lower bound: a binomial window of {hi - lo + 1} entries is over the limit "
+                         f"{COUNT_MAX_SIZE} (n too large)")
+    v = np.exp(binom_logpmf_range(lo, hi, N, p))
+    return lo, v, cut + PMF_REL_ERROR * float(np.sum(v)) * (1 + 1e-6)
+
+
+def _convolve(a: tuple, b: tuple) -> tuple:
+    (oa, va, da), (ob, vb, db) = a, b
+    from accountant.engines.fftconv import linear_convolve
+
+    if va.size + vb.size - 1 > COUNT_MAX_SIZE:
+        raise ValueError(f"count lower bound: {va.size + vb.size - 1} entries are over the limit {COUNT_MAX_SIZE}")
+    c, err = linear_convolve(va, vb)
+    # ||a b - A B||_1 <= ||a - A|| ||b|| + ||A|| ||b - B|| (||b|| <= 1)
+    return oa + ob, c, da + float(np.sum(va)) * (1 + va.size * _U) * db + err
+
+
+class CountPair:
+    """P = A * O and Q = B * O on one window with l1 errors (module docstring)."""
+
+    def __init__(self, others: list, r: int, a: float, b: float, datasets: str):
+        o = (0, np.ones(1), 0.0)
+        for N, p in others:
+            if N:
+                o = _convolve(o, _binomial(int(N), float(p)))
+        pa, pb = _convolve(_binomial(r, a), o), _convolve(_binomial(r, b), o)
+        off = min(pa[0], pb[0])
+        size = max(pa[0] + pa[1].size, pb[0] + pb[1].size) - off
+        self.P, self.Q = np.zeros(size), np.zeros(size)
+        self.P[pa[0] - off:pa[0] - off + pa[1].size] = pa[1]
+        self.Q[pb[0] - off:pb[0] - off + pb[1].size] = pb[1]
+        self.eP, self.eQ = pa[2], pb[2]
+        self.datasets = datasets
+        self._mass = max(float(np.sum(self.P)), float(np.sum(self.Q)))  # >= either sum
+
+    def _one(self, P, Q, eP, eQ, eps: float) -> float:
+        u = math.exp(eps) * (1 + 4 * _U)  # rounded up: a larger e^eps only lowers the sum
+        s = float(np.sum(np.maximum(P - u * Q, 0.0)))
+        # each term within 2u of P + e^eps Q; any order of summation of M terms within (M - 1) u
+        err = eP + u * eQ + (P.size + 3) * _U * 1.01 * (1 + u) * self._mass
+        return max(0.0, s - err)
+
+    def delta(self, eps: float) -> float:
+        """A certified lower bound on the pair's delta(eps), the larger of the two orders."""
+        return max(self._one(self.P, self.Q, self.eP, self.eQ, eps), self._one(self.Q, self.P, self.eQ, self.eP, eps))
+
+
+def count_pair(others: list, r: int, a: float, b: float, datasets: str) -> CountPair:
+    """:class:`CountPair` of the count of x1 reports: ``others`` a list of (N, p) binomials,
+    the differing user's r reports Bin(r, a) under D and Bin(r, b) under D'."""
+    return CountPair(others, r, a, b, datasets)
+
+
+def largest_eps_above_target(dl, delta: float, top: float, rtol: float = 1e-7) -> float:
+    """The largest eps found (bisection) with the certified lower delta ``dl(eps)`` > ``delta``:
+    the true delta exceeds the target there, so eps_c >= eps (0.0 if none)."""
     if dl(0.0) <= delta:
         return 0.0
-    while hi - lo > 1e-7 * hi:
+    lo, hi = 0.0, top
+    if dl(hi) > delta:
+        return hi
+    while hi - lo > rtol * hi:
         mid = 0.5 * (lo + hi)
         if dl(mid) > delta:
             lo = mid
         else:
             hi = mid
     return lo
+
+
+def _name(params: Params) -> str:
+    return "binary RR" if params.name == "rr" else f"{params.k}-RR"
+
+
+def dummies_pair(params: Params, n: int, m: int) -> CountPair:
+    """The count pair of ``n`` real users (D = (x1, x0, ..., x0), D' = (x0, ..., x0)) and ``m``
+    dummies uniform over the k outputs."""
+    a, b, k = krr_hit(params)
+    return count_pair([(n - 1, b), (m, 1.0 / k)], 1, a, b,
+                      f"{_name(params)}, D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0) ({n} users) and {m} "
+                      "dummies uniform over the outputs; statistic: the number of reports equal to x1")
+
+
+def reports_pair(params: Params, n: int, r: int) -> CountPair:
+    """The count pair of ``n`` users with ``r`` reports each (the differing user's r reports)."""
+    a, b, k = krr_hit(params)
+    return count_pair([((n - 1) * r, b)], r, a, b,
+                      f"{_name(params)}, {r} reports per user, D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0) "
+                      f"({n} users); statistic: the number of the {n * r} reports equal to x1")
+
+
+def mix_pair(groups: list, g: int) -> CountPair:
+    """The count pair with the differing user in group ``g`` (0-based), every other user's input
+    x0 (a value other than x1 in every group's domain)."""
+    hits = [krr_hit(p) for _, p in groups]
+    others = [(c - (i == g), hits[i][1]) for i, (c, _) in enumerate(groups)]
+    a, b, _ = hits[g]
+    return count_pair(others, 1, a, b,
+                      f"the differing user in group {g + 1} ({_name(groups[g][1])}, eps0 = {groups[g][1].eps0:g}), "
+                      "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0), every other user x0; statistic: the "
+                      "number of reports equal to x1")
+
+
+def pair_lower_epsilon(pair: CountPair, delta: float, top: float) -> float:
+    """A certified lower bound on eps_c from ``pair`` (0.0 if none found below ``top``)."""
+    return largest_eps_above_target(pair.delta, validate_delta(delta), top, rtol=1e-6)

@@ -81,7 +81,7 @@ target = None
 if not vr:
     target = float(sb.number_input("target total eps (for the largest eps0)", min_value=0.01,
                                    max_value=50.0, value=2.0, key="target"))
-dep = deployment_controls.inputs(sb, n, rounds=True) if not vr else {}  # issue 43: user sampling
+dep = deployment_controls.inputs(sb, n, rounds=True) if not vr else {}  # issue 43: sampling, reports
 if not delta_ok or spec is None or dep is None:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()

@@ -67,3 +67,21 @@ def test_rounds_page_sampling():
     shown = [m.value for m in at.metric if m.label == "sampled PLD eps (upper bound)"]
     assert shown and ref.epsilon <= float(shown[0]) <= ref.epsilon * (1 + 1e-3)
     assert "clone-sampled-pld" in _texts(at)
+
+
+def test_rounds_page_reports():
+    """Several reports per user on the Rounds page: the library's composed number; with sampling
+    the combination is refused beside the widget."""
+    from accountant.accounting import deployment_groups as G
+
+    at = AppTest.from_file(ROUNDS, default_timeout=300)
+    at.run()
+    at.number_input(key="T").set_value(10).run()
+    at.number_input(key="dep_reports").set_value(2).run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = G.reports_rounds_epsilon(make_params("generic", 4.0), 100_000, 1e-6, 2, 10)
+    shown = [m.value for m in at.metric if m.label == "reports PLD eps (upper bound)"]
+    assert shown and ref.epsilon <= float(shown[0]) <= ref.epsilon * (1 + 1e-3)
+    assert "reports-pld" in _texts(at)
+    at.checkbox(key="dep_sampling_on").check().run()
+    assert any("not proved here" in e.value for e in at.sidebar.error)

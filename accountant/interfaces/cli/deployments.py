@@ -30,8 +30,8 @@ def add_options(p: argparse.ArgumentParser, delta: bool = False) -> None:
                    help="with --sampling: the neighbouring relation (default substitute)")
     if not delta:
         p.add_argument("--rounds", type=int_arg("--rounds", 1, 100_000), default=None,
-                       help="with --sampling, --colluders, --dummies or --n-min: rounds T (a fresh sample, "
-                            "fresh reports and dummies each round; PLD composition)")
+                       help="with --sampling, --colluders, --dummies, --n-min, --reports or --mix: rounds T (a "
+                            "fresh sample, fresh reports and dummies each round; PLD composition)")
         p.add_argument("--reports", type=int_arg("--reports", 1, 1000), default=None,
                        help="r reports per user, each an independent eps0-LDP randomisation, all shuffled together")
         p.add_argument("--mix", default=None, metavar="FILE",
@@ -62,12 +62,10 @@ def check(args) -> None:
         raise ValueError(f"--colluders must be an integer in [0, n - 1] = [0, {n - 1}], got {args.colluders}")
     if args.neighbours is not None and args.sampling is None:
         raise ValueError("--neighbours applies only with --sampling")
-    if args.rounds is not None and args.sampling is None and not (args.colluders or args.dummies
-                                                                  or args.n_min is not None):
-        raise ValueError("--rounds applies only with --sampling, --colluders, --dummies or --n-min "
-                         "(use the compose command otherwise)")
-    if args.rounds is not None and getattr(args, "reports", None) is not None:
-        raise ValueError("--rounds with --reports: composing several reports per user over rounds is not done here")
+    if args.rounds is not None and args.sampling is None and getattr(args, "reports", None) is None and not (
+            args.colluders or args.dummies or args.n_min is not None):
+        raise ValueError("--rounds applies only with --sampling, --colluders, --dummies, --n-min, --reports or "
+                         "--mix (use the compose command otherwise)")
     if args.sampling is not None:
         if args.colluders or args.dummies or args.n_min is not None:
             raise ValueError("--sampling with --colluders, --dummies or --n-min: the combination is not proved here")
@@ -84,7 +82,7 @@ def _check_mix(args) -> None:
 
     from accountant.accounting.deployment_groups import parse_mix
 
-    others = [f for f in ("n", "eps0", "n_min", "colluders", "dummies", "sampling", "rounds", "reports", "neighbours")
+    others = [f for f in ("n", "eps0", "n_min", "colluders", "dummies", "sampling", "reports", "neighbours")
               if getattr(args, f, None) is not None]
     if others or args.mechanism not in (None, "generic"):
         raise ValueError("--mix: the groups give n, eps0 and the mechanisms; do not combine it with "
@@ -102,12 +100,22 @@ def _check_mix(args) -> None:
 def _run_mix(args) -> dict:
     from accountant.accounting.deployment_groups import mix_epsilon
 
+    from accountant.accounting.deployment_groups import mix_rounds_epsilon
+
     groups = args.mix_groups
-    r = mix_epsilon(groups, args.delta, max(args.rtol, 1e-6))
+    if args.rounds is not None and args.rounds > 1:
+        r = mix_rounds_epsilon(groups, args.delta, args.rounds)
+    else:
+        r = mix_epsilon(groups, args.delta, max(args.rtol, 1e-6))
     return {"deployment": True, "mechanism": "mix", "n": r.effective_n, "eps0": None, "delta": args.delta,
+            "rounds": args.rounds,
             "mix": [{"count": c, "mechanism": p.name, "eps0": p.eps0} for c, p in groups],
             "epsilon": r.epsilon, "achieved_delta": r.achieved_delta, "bound": r.bound,
-            "effective_n": r.effective_n, "statement": r.statement, "certified": True}
+            "effective_n": r.effective_n, "statement": r.statement, "certified": True, **_lower_out(r)}
+
+
+def _lower_out(r) -> dict:
+    return {"lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset}
 
 
 def run(args, params) -> dict:
@@ -123,9 +131,11 @@ def run(args, params) -> dict:
            "rounds": args.rounds}
     out["reports"] = getattr(args, "reports", None)
     if out["reports"] is not None:
-        from accountant.accounting.deployment_groups import reports_epsilon
+        from accountant.accounting import deployment_groups as G
 
-        r = reports_epsilon(params, n, args.delta, args.reports, max(args.rtol, 1e-6))
+        r = G.reports_rounds_epsilon(params, n, args.delta, args.reports, args.rounds) \
+            if args.rounds is not None and args.rounds > 1 else \
+            G.reports_epsilon(params, n, args.delta, args.reports, max(args.rtol, 1e-6))
     elif args.sampling is not None:
         if args.rounds is not None and args.rounds > 1:
             r = D.sampled_rounds_epsilon(params, n, args.delta, args.sampling, args.rounds,
@@ -145,8 +155,7 @@ def run(args, params) -> dict:
         r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
                                  dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)
     out.update(epsilon=r.epsilon, achieved_delta=r.achieved_delta, bound=r.bound,
-               effective_n=r.effective_n, statement=r.statement, certified=True,
-               lower_epsilon=r.lower_epsilon, lower_statement=r.lower_statement)
+               effective_n=r.effective_n, statement=r.statement, certified=True, **_lower_out(r))
     return out
 
 
@@ -162,10 +171,12 @@ def human(out: dict) -> str:
             f"at n = {out['effective_n']}; certified delta {fmt(out['achieved_delta'], 6, 'up')})")
     if out["mechanism"] == "mix":
         what = "; ".join(f"{g['count']} x {g['mechanism']} eps0 = {g['eps0']:g}" for g in out["mix"])
-        return "\n".join([head, f"n = {out['n']}: {what}", f"  {out['statement']}"])
-    lines = [head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}", f"  {out['statement']}"]
+        lines = [head, f"n = {out['n']}: {what}", f"  {out['statement']}"]
+    else:
+        lines = [head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}", f"  {out['statement']}"]
     if out.get("lower_epsilon") is not None:
-        lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (lower bound: {out['lower_statement']})")
+        lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (lower bound: {out['lower_statement']}; "
+                     f"datasets {out['lower_dataset']})")
     return "\n".join(lines)
 
 

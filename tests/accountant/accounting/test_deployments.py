@@ -60,15 +60,17 @@ def truth(k, eps0, n, eps, *, q=1.0, colluders=0, dummies=0):
     return best
 
 
+@pytest.mark.parametrize("relation", ["substitute", "add-remove"])
 @pytest.mark.parametrize("k", [2, 3])
 @pytest.mark.parametrize("eps0", [0.5, 2.0])
 @pytest.mark.parametrize("q", [0.3, 0.8])
-def test_sampling_upper_at_least_truth(k, eps0, q):
+def test_sampling_upper_at_least_truth(k, eps0, q, relation):
     params = make_params("generic", eps0)
+    upper = D.sampled_delta if relation == "substitute" else D.sampled_delta_add_remove
     for n in (2, 3, 4):
         for eps in EPS:
-            t = truth(k, eps0, n, eps, q=q)
-            up = D.sampled_delta(params, n, q, eps)
+            t = truth(k, eps0, n, eps, q=q) if relation == "substitute" else truth_add_remove(k, eps0, n, eps, q)
+            up = upper(params, n, q, eps)
             assert up >= t - 1e-12, (k, eps0, q, n, eps, up, t)
     # q = 1 is the clone pair (FMT21, proved for every eps0-LDP randomizer) itself
     full = hockey_stick_divergence(DominatingPair.clone(4, eps0), 0.1).upper
@@ -117,18 +119,6 @@ def truth_add_remove(k, eps0, n, eps, q):
             without = view_law(rows_o, k)
             best = max(best, hs(with_, without, eps), hs(without, with_, eps))
     return best
-
-
-@pytest.mark.parametrize("k", [2, 3])
-@pytest.mark.parametrize("eps0", [0.5, 2.0])
-@pytest.mark.parametrize("q", [0.3, 0.8])
-def test_sampling_add_remove_upper_at_least_truth(k, eps0, q):
-    params = make_params("generic", eps0)
-    for n in (2, 3, 4):
-        for eps in EPS:
-            t = truth_add_remove(k, eps0, n, eps, q)
-            up = D.sampled_delta_add_remove(params, n, q, eps)
-            assert up >= t - 1e-12, (k, eps0, q, n, eps, up, t)
 
 
 def test_sampling_strata_bound_the_exact_sum():
@@ -233,8 +223,10 @@ def test_colluders_certified_lower_at_most_truth(mech, k):
             assert rep.lower_delta is not None and rep.lower_delta <= t + 1e-12 <= rep.delta + 2e-12, (n, c, eps)
     r = D.deployment_epsilon(params, 10_000, 1e-6, colluders=1_000)
     assert r.lower_epsilon is not None and 0 < r.lower_epsilon <= r.epsilon
-    assert "9000 honest users" in r.lower_statement and "D = " in r.lower_statement
-    assert D.deployment_epsilon(params, 10_000, 1e-6, dummies=10).lower_epsilon is None
+    assert "9000 honest users" in r.lower_statement and "D = " in r.lower_dataset
+    # with dummies the count pair's lower bound (tests/.../test_deployment_lower.py)
+    dm = D.deployment_epsilon(params, 10_000, 1e-6, dummies=10)
+    assert 0 < dm.lower_epsilon <= dm.epsilon and "10 dummies" in dm.lower_dataset
 
 
 def test_count_delta_is_on_the_safe_side_of_the_grid():
@@ -279,7 +271,7 @@ def test_sampling_rr_lower_bound_at_the_anchor():
 
     params = make_params("rr", 3.0)
     r = D.sampled_epsilon(params, 100_000, 1e-5, 0.01)
-    assert 0.0028 < r.lower_epsilon < r.epsilon < 0.0039 and "D = (1, 0, ..., 0)" in r.lower_statement
+    assert 0.0028 < r.lower_epsilon < r.epsilon < 0.0039 and "D = (1, 0, ..., 0)" in r.lower_dataset
     assert DL.rr_sampled_lower_delta(params, 100_000, 0.01, r.lower_epsilon) > 1e-5
     ten = DL.rr_sampled_lower_epsilon(params, 100_000, 1e-5, 0.01, rounds=10)
     assert 0.0100 < ten < D.sampled_rounds_epsilon(params, 100_000, 1e-5, 0.01, 10).epsilon
