@@ -62,7 +62,10 @@ def lattice_plan(params, n: int):
         atoms_of = lambda key: rhl.collision_random_atoms(params.eps0, s, t, key)  # noqa: E731
 
     def corner_of(key, eps):
-        return blanket_exact_delta(random_corner_law(params.eps0, s, t, *weights[key]), n, eps).upper
+        law = random_corner_law(params.eps0, s, t, *weights[key])
+        if isinstance(law, CornerBlanket):
+            return rhl.corner_delta(law, n, eps)
+        return blanket_exact_delta(law, n, eps).upper
 
     return atoms_of, weights, corner_of, None
 

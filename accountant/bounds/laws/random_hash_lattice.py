@@ -76,10 +76,9 @@ def _image_law(s: int, t: int, r: int) -> np.ndarray:
 def merge_atoms(x: np.ndarray, y: np.ndarray, p: np.ndarray) -> tuple:
     """Atoms with equal float coordinates merged: (x, y, summed mass) with positive masses."""
     keep = p > 0.0
-    xy = np.stack([x[keep], y[keep]], axis=1)
-    keys, inv = np.unique(xy, axis=0, return_inverse=True)
-    w = np.bincount(inv.ravel(), weights=p[keep], minlength=keys.shape[0])
-    return keys[:, 0], keys[:, 1], w
+    keys, inv = np.unique(x[keep] + 1j * y[keep], return_inverse=True)   # exact: a pair of floats
+    w = np.bincount(inv.ravel(), weights=p[keep], minlength=keys.size)
+    return keys.real.copy(), keys.imag.copy(), w
 
 
 #: mass of the extra atom at f = (E, 1) that covers every float result below the normal range
@@ -101,6 +100,13 @@ def collision_random_atoms(eps0: float, s: int, t: int, r: int) -> tuple:
     """(a, b, w): the atoms of the random-hash blanket of a pair sharing ``r`` items, with their
     masses per report (blanket probability included), rounded on the safe side."""
     E = math.exp(eps0)
+    g1, g2, w = _collision_points(int(s), int(t), int(r))
+    return safe_law(E, t / (s * E + t - s), g1, g2, w, (6 * s + 32 + w.size) * _U)
+
+
+@lru_cache(maxsize=256)
+def _collision_points(s: int, t: int, r: int) -> tuple:
+    """(g1, g2, mass) of the law of the point ``(g_x1, g_x1')`` (independent of eps0), merged."""
     P = _image_law(s, t, r)
     m1, k, m2 = (x.astype(np.float64) for x in np.nonzero(P > 0.0))
     p = P[P > 0.0]
@@ -110,8 +116,19 @@ def collision_random_atoms(eps0: float, s: int, t: int, r: int) -> tuple:
     g1 = np.concatenate([one, one, off1, off1])
     g2 = np.concatenate([one, off2, one, off2])
     mass = np.concatenate([p * k, p * (m1 - k), p * (m2 - k), p * (t - m1 - m2 + k)]) / t
-    g1, g2, w = merge_atoms(g1, g2, mass)
-    return safe_law(E, t / (s * E + t - s), g1, g2, w, (6 * s + 32 + w.size) * _U)
+    return merge_atoms(g1, g2, mass)
+
+
+def corner_delta(law, n: int, eps: float) -> float:
+    """Certified upper delta at ``eps`` of a four-corner law (a
+    :class:`~accountant.engines.blanket.law.CornerBlanket`: atoms ``(E, 1)``, ``(1, E)`` with mass
+    ``p10`` each, ``(E, E)`` ``p11``, ``(1, 1)`` ``p00``) through the lattice engine: four atoms, a
+    cheap screen of the types' corner bounds (the nested corner engine is tighter and slower)."""
+    E = math.exp(law.eps0)
+    a = np.array([E, 1.0, E, 1.0]) * (1.0 + 16.0 * _U)
+    b = np.array([1.0, E, E, 1.0]) * (1.0 - 16.0 * _U)
+    w = np.array([law.p10, law.p10, law.p11, law.p00])
+    return lattice_positive_part(a, b, w, n, eps, min_size=MIN_SIZE).upper
 
 
 @lru_cache(maxsize=256)
@@ -147,23 +164,32 @@ def types_log_delta(atoms_of: AtomsOf, keys, n: int, eps: float) -> tuple:
 
 def types_epsilon(atoms_of: AtomsOf, keys, n: int, delta: float, top: float,
                   rtol: float = 1e-5, guess: Optional[float] = None) -> Optional[tuple]:
-    """(eps, achieved log delta): the smallest eps in ``[0, top]`` found whose certified lattice
-    delta (max over ``keys``) is ``<= delta``; None when the lattice delta at ``top`` is above."""
+    """(eps, achieved log delta): an eps in ``[0, top]`` whose certified lattice delta is
+    ``<= delta`` for every key (the keys in order, the likely worst first: the first is searched,
+    each next one evaluated at the current eps and searched above it only where it is above
+    ``delta``; the deltas are non-increasing in eps, so the last eps serves every key); None when
+    a key's lattice delta at ``top`` is above ``delta``."""
     log_t = math.log(delta)
-    at_top = types_log_delta(atoms_of, keys, n, top)
-    if at_top[0] > log_t:
-        return None
+    eps, achieved = None, -math.inf
+    for key in keys:
+        if eps is not None:
+            lu = types_log_delta(atoms_of, [key], n, eps)[0]
+            if lu <= log_t:
+                achieved = max(achieved, lu)
+                continue
+        at_top = types_log_delta(atoms_of, [key], n, top)
+        if at_top[0] > log_t:
+            return None
 
-    def ev(e: float):
-        if e == top:
-            lu, lc, sl, _ = at_top
-        else:
-            lu, lc, sl, _ = types_log_delta(atoms_of, keys, n, e)
-        return min(lc, lu), lu, sl
+        def ev(e: float, key=key, at_top=at_top):
+            lu, lc, sl, _ = at_top if e == top else types_log_delta(atoms_of, [key], n, e)
+            return min(lc, lu), lu, sl
 
-    g = guess if guess is not None and 0.0 < guess < top else 0.99 * top
-    res = epsilon_for_log_delta(ev, log_t, top, rtol=rtol, guess=g, predict=True)
-    return res.epsilon, res.achieved_log_delta
+        g = guess if eps is None else eps * (1.0 + 10.0 * rtol)
+        g = g if g is not None and 0.0 < g < top else 0.99 * top
+        res = epsilon_for_log_delta(ev, log_t, top, rtol=rtol, guess=g, predict=True)
+        eps, achieved = res.epsilon, max(achieved, res.achieved_log_delta)
+    return eps, achieved
 
 
 def ranked_types(weights: dict) -> list:
@@ -175,19 +201,21 @@ def split_types(atoms_of: AtomsOf, weights: dict, corner_of: Callable, n: int, e
                 max_types: int = LATTICE_TYPES) -> tuple:
     """``(keys, rest, log upper)`` at ``eps``: the types run through the lattice engine (by
     decreasing weight, until the corner bound of the next weight, ``corner_of(key, eps)`` (a
-    certified upper delta), is at or below the largest lattice bound, at most ``max_types``), the
-    next type (None: none left) and the log of the bound ``max(lattice, corner of rest)``."""
+    certified upper delta), is at or below the largest lattice bound, at most ``max_types``;
+    returned by decreasing lattice bound), the next type (None: none left) and the log of the
+    bound ``max(lattice, corner of rest)``."""
     order = ranked_types(weights)
-    keys, best = [], -math.inf
+    found: dict = {}
+    best = -math.inf
     for i, key in enumerate(order):
         if i > 0 or i >= max_types:
             c = corner_of(key, eps)
             lc = math.log(c) if c > 0.0 else -math.inf
             if lc <= best or i >= max_types:
-                return keys, key, max(best, lc)
-        keys.append(key)
-        best = max(best, types_log_delta(atoms_of, [key], n, eps)[0])
-    return keys, None, best
+                return sorted(found, key=lambda k: -found[k]), key, max(best, lc)
+        found[key] = types_log_delta(atoms_of, [key], n, eps)[0]
+        best = max(best, found[key])
+    return sorted(found, key=lambda k: -found[k]), None, best
 
 
 def collision_random_lattice_log_delta(eps0: float, s: int, t: int, n: int, eps: float) -> tuple:
