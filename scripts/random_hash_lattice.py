@@ -12,6 +12,7 @@ end, and both brackets.  docs/randomizers.md quotes it.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -45,8 +46,11 @@ def main() -> int:
     args = ap.parse_args()
     mechs = ("collision", "coco") if args.mechanism == "both" else (args.mechanism,)
     jobs = [(m, round(0.1 + i * 0.1, 10), n) for m in mechs for n in (10**4, 10**5) for i in range(50)]
+    rows = []
     with ProcessPoolExecutor(args.workers) as ex:
-        rows = list(ex.map(row, jobs))
+        for r in ex.map(row, jobs):   # progress on stderr, one JSON line a point
+            rows.append(r)
+            print(json.dumps(r), file=sys.stderr, flush=True)
     for m in mechs:
         rs = [r for r in rows if r["mech"] == m]
         print(f"\n{m}, s = 4, d = 1000, {len(rs)} points\n\n| quantity | median | max |\n|---|---|---|")

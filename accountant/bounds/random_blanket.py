@@ -1,16 +1,25 @@
-"""The blanket bound under ``hash_model="random"`` (Collision, CoCo, OLH): the blanket of the
-four-corner law of :mod:`accountant.bounds.laws.random_hash` (CoCo's pair weight:
+"""The blanket bound under ``hash_model="random"`` (Collision, CoCo, OLH): the smaller of the
+blanket of the four-corner law of :mod:`accountant.bounds.laws.random_hash` (CoCo's pair weight:
 :mod:`accountant.bounds.laws.coco_random`), which dominates the random-hash law of every
-neighbouring pair (a proved relaxation; exact for OLH).
+neighbouring pair (a proved relaxation; exact for OLH), and the certified lattice bound of the
+law with all of its atoms (:mod:`accountant.bounds.laws.random_hash_lattice`).
 
 May import: accountant.core, accountant.engines, accountant.bounds.laws.
 
 Proved under the assumption that each report's hash is a uniformly random function (the
-laws' module docstring has the derivation).  The corner law's bound is non-decreasing in its
+laws' module docstrings have the derivation).  The corner law's bound is non-decreasing in its
 pair weight ``lambda``, so one law, built from the pair type with the largest weight,
 dominates every type (:func:`~accountant.bounds.laws.random_hash.collision_corner_law`,
 :func:`~accountant.bounds.laws.coco_random.coco_corner_law`): one certified evaluation per
 point, no search over the types.
+
+*All atoms* (:func:`lattice_plan`).  The types of the largest weights go through the lattice
+engine until the corner bound of the next weight is below the largest lattice bound (at most
+``LATTICE_TYPES``); every other type counts with that corner bound.  Both numbers are proved, so
+their maximum is, and the reported bound is the smaller of it and the four-corner bound.  The
+cost model leaves the four corners alone for ``s > LATTICE_MAX_S``, ``n > LATTICE_MAX_N``, at a
+chart's tolerance (the pages' curves: ``lattice=False``) and in the composition's profiles (it
+passes its own evaluation); the result's reason says which bound answered.
 
 *The any-hash bound as a ceiling.*  The any-hash blanket is proved for every hash family,
 the uniformly random one included, so the reported bound is the smaller of the two (the
@@ -120,6 +129,7 @@ REFINE_MIN_DELTA = 1e-100
 #: the lattice search's first guess, a fraction of the four-corner eps (the Figure 2 block: 0.98
 #: for Collision, 0.98-1 for CoCo), and its relative tolerance (each evaluation: 0.1-1.5 s per type)
 LATTICE_GUESS = 0.985
+_REST = object()   # the key of the rest's corner law in the lattice search
 LATTICE_RTOL = 1e-5
 
 
@@ -127,28 +137,25 @@ def _lattice_epsilon(params, n: int, delta: float, rtol: float, top: float):
     """``(eps, achieved delta, note)`` of the lattice split searched in ``[0, top]`` (``top``: the
     four-corner eps), or ``(None, None, why)`` when it is not run or not below ``top``.  The split
     is fixed at the first guess; the types through the lattice engine and the corner law of the
-    others are then searched apart: at the larger of the two eps both certified deltas are
-    <= ``delta`` (delta is non-increasing in eps)."""
-    from accountant.engines.blanket.engine import blanket_exact_epsilon
-
+    others (its four atoms through the lattice engine too) are then searched key by key
+    (:func:`~accountant.bounds.laws.random_hash_lattice.types_epsilon`)."""
     atoms_of, weights, corner_of, why = lattice_plan(params, n)
     if atoms_of is None:
         return None, None, why
     guess = LATTICE_GUESS * top
     keys, rest, _ = rhl.split_types(atoms_of, weights, corner_of, n, guess)
-    found = rhl.types_epsilon(atoms_of, keys, n, delta, top, rtol=max(rtol, LATTICE_RTOL), guess=guess)
+    if rest is not None:   # the corner law of the rest as one more key: its four atoms
+        rest_law = random_corner_law(params.eps0, params.s, params.t, *weights[rest])
+        if not isinstance(rest_law, CornerBlanket):
+            return None, None, "the lattice bound of all atoms: the next weight's law is the any-hash one"
+        rest_atoms = rhl.corner_atoms(rest_law)
+        inner = atoms_of
+        atoms_of = lambda key: rest_atoms if key is _REST else inner(key)  # noqa: E731
+    found = rhl.types_epsilon(atoms_of, keys + ([] if rest is None else [_REST]), n, delta, top,
+                              rtol=max(rtol, LATTICE_RTOL), guess=guess)
     if found is None:
         return None, None, "not above the lattice bound of all atoms"
     eps, achieved = found[0], math.exp(found[1]) if found[1] > -math.inf else 0.0
-    if rest is not None:
-        v = corner_of(rest, eps)
-        if v > delta:
-            res = blanket_exact_epsilon(random_corner_law(params.eps0, params.s, params.t, *weights[rest]), n,
-                                        delta, rtol=rtol, certify_bracket=False)
-            if res.epsilon >= top:
-                return None, None, "not above the lattice bound of all atoms"
-            eps, v = res.epsilon, res.achieved_delta
-        achieved = max(achieved, v)
     return eps, achieved, _plan_note(params, keys, rest)
 
 

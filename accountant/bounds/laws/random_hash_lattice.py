@@ -119,16 +119,21 @@ def _collision_points(s: int, t: int, r: int) -> tuple:
     return merge_atoms(g1, g2, mass)
 
 
-def corner_delta(law, n: int, eps: float) -> float:
-    """Certified upper delta at ``eps`` of a four-corner law (a
-    :class:`~accountant.engines.blanket.law.CornerBlanket`: atoms ``(E, 1)``, ``(1, E)`` with mass
-    ``p10`` each, ``(E, E)`` ``p11``, ``(1, 1)`` ``p00``) through the lattice engine: four atoms, a
-    cheap screen of the types' corner bounds (the nested corner engine is tighter and slower)."""
+def corner_atoms(law) -> tuple:
+    """(a, b, w) of a four-corner law (a :class:`~accountant.engines.blanket.law.CornerBlanket`:
+    ``(E, 1)``, ``(1, E)`` with mass ``p10`` each, ``(E, E)`` ``p11``, ``(1, 1)`` ``p00``), ``a``
+    raised and ``b`` lowered by 16 ulp (``E`` within an ulp)."""
     E = math.exp(law.eps0)
     a = np.array([E, 1.0, E, 1.0]) * (1.0 + 16.0 * _U)
     b = np.array([1.0, E, E, 1.0]) * (1.0 - 16.0 * _U)
-    w = np.array([law.p10, law.p10, law.p11, law.p00])
-    return lattice_positive_part(a, b, w, n, eps, min_size=MIN_SIZE).upper
+    return a, b, np.array([law.p10, law.p10, law.p11, law.p00])
+
+
+def corner_delta(law, n: int, eps: float) -> float:
+    """Certified upper delta at ``eps`` of a four-corner law through the lattice engine: four
+    atoms, a cheap bound for the types' corner screen (the nested corner engine is tighter and
+    slower)."""
+    return lattice_positive_part(*corner_atoms(law), n, eps, min_size=MIN_SIZE).upper
 
 
 @lru_cache(maxsize=256)
