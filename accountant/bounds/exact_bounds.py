@@ -77,7 +77,7 @@ def blanket_bound(params, n, delta, rtol) -> BoundResult:
     if getattr(params, "hash_model", "any") == "random":  # accountant.bounds.random_blanket
         # the any-hash bound holds under the random model too: the smaller of the two
         return rb.random_blanket_result(params, n, delta, max(rtol, BLANKET_RTOL), clamp_to_eps0,
-                                         ceiling=(eps, achieved))
+                                         ceiling=(eps, achieved), lattice=rtol < CHART_RTOL)
     return BoundResult("blanket", eps, True, None, delta, achieved)
 
 

@@ -63,7 +63,7 @@ import numpy as np
 from scipy import fft as sfft
 
 from accountant.engines.fftconv import UNIT_ROUNDOFF as _UF, fft_error_bound_sums, linear_convolve
-from accountant.engines.saddle import laplace_moments
+from accountant.engines.saddle import bracketed_newton, laplace_moments
 from accountant.core.params import validate_eps
 
 #: the lattice step as a fraction of the per-message standard deviation
@@ -136,21 +136,12 @@ def saddle_theta(z: np.ndarray, w: np.ndarray) -> float:
 
     while d1(hi) < 0.0 and hi < cap:
         lo, hi = hi, min(2.0 * hi, cap)
-    th = 0.5 * (lo + hi)
-    for _ in range(60):
+
+    def derivs(th):
         e = np.exp(th * z)
-        g, g2 = float(np.dot(w, z * e)), float(np.dot(w, z * z * e))
-        if g < 0:
-            lo = th
-        else:
-            hi = th
-        nxt = th - g / g2 if g2 > 0 else 0.5 * (lo + hi)
-        if not lo < nxt < hi:
-            nxt = 0.5 * (lo + hi)
-        if abs(nxt - th) <= 1e-10 * th:
-            return nxt
-        th = nxt
-    return th
+        return float(np.dot(w, z * e)), float(np.dot(w, z * z * e))
+
+    return bracketed_newton(derivs, lo, hi, 1e-10, 60)
 
 
 class _Power:

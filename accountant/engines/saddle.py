@@ -24,6 +24,26 @@ from scipy import special
 _PHI0 = 1.0 / math.sqrt(2.0 * math.pi)
 
 
+def bracketed_newton(derivs, lo: float, hi: float, rtol: float, iterations: int) -> float:
+    """theta in ``(lo, hi)`` near the root of an increasing derivative (``derivs(theta)`` gives it
+    and its own derivative): Newton steps, a bisection step where one leaves the bracket, stop at
+    ``rtol`` relative or after ``iterations`` (the bounds that use theta hold for any theta > 0)."""
+    th = 0.5 * (lo + hi)
+    for _ in range(iterations):
+        d1, d2 = derivs(th)
+        if d1 < 0.0:
+            lo = th
+        else:
+            hi = th
+        nxt = th - d1 / d2 if d2 > 0 else 0.5 * (lo + hi)
+        if not lo < nxt < hi:
+            nxt = 0.5 * (lo + hi)
+        if abs(nxt - th) <= rtol * th:
+            return nxt
+        th = nxt
+    return th
+
+
 def mgf_minimiser(p, vv, newton: bool = False) -> float:
     """theta > 0 within 1e-9 relative of the minimiser of sum_c p_c e^{theta v_c} (bisection on
     its increasing derivative; with ``newton``, safeguarded Newton steps to 1e-12, about 6
@@ -37,20 +57,8 @@ def mgf_minimiser(p, vv, newton: bool = False) -> float:
     while slope(hi) < 0.0 and hi < cap:
         lo, hi = hi, min(2.0 * hi, cap)
     if newton:
-        th = 0.5 * (lo + hi)
-        for _ in range(100):
-            d1 = slope(th)
-            if d1 < 0.0:
-                lo = th
-            else:
-                hi = th
-            nxt = th - d1 / sum(a * b * b * math.exp(th * b) for a, b in zip(p, vv))
-            if not lo < nxt < hi:
-                nxt = 0.5 * (lo + hi)
-            if abs(nxt - th) <= 1e-12 * th:
-                return nxt
-            th = nxt
-        return th
+        return bracketed_newton(lambda th: (slope(th), sum(a * b * b * math.exp(th * b) for a, b in zip(p, vv))),
+                                lo, hi, 1e-12, 100)
     for _ in range(200):  # bisection to 1e-9 relative (any theta > 0 gives a valid bound)
         if hi - lo <= 1e-9 * hi:
             break

@@ -173,16 +173,14 @@ def _side_states(K: int):
     return idx, len(idx)
 
 
-def _core(s: int, t: int, K: int, num, dtype):
-    """``{(r, o): (E[c] with overflow valued 0, overflow mass)}`` for every pair type."""
+def _side_powers(s: int, t: int, K: int, num, dtype):
+    """``(idx, ov, T, powers)``: the states of one side, the overflow state, their number and
+    ``P^i``, ``i = 0..s`` (``P^i e_0`` is the law of ``(c, u)`` given by ``i`` coordinates)."""
     h = t // 2
-    hp = h - 1
     idx, ov = _side_states(K)
     T = ov + 1
-    up = np.zeros((T, T), dtype=dtype)
-    dn = np.zeros((T, T), dtype=dtype)
-    if dtype is object:
-        up[:], dn[:] = num(0), num(0)
+    up = _zeros((T, T), num, dtype)
+    dn = _zeros((T, T), num, dtype)
     for (c, u), i in idx.items():
         up[idx[(c + 1, u + 1)] if c < K else ov, i] = num(1)
         dn[idx[(c + 1, u)] if c < K else ov, i] = num(1)
@@ -190,15 +188,34 @@ def _core(s: int, t: int, K: int, num, dtype):
     p = num(Fraction(1, h))
     q = num(Fraction(h - 1, h))
     half_p = p / 2
-    eye = np.zeros((T, T), dtype=dtype)
-    if dtype is object:
-        eye[:] = num(0)
+    eye = _zeros((T, T), num, dtype)
     for i in range(T):
         eye[i, i] = num(1)
     P = q * eye + half_p * (up + dn)
     powers = [eye]
     for _ in range(s):
         powers.append(P.dot(powers[-1]))
+    return idx, ov, T, powers
+
+
+def _shared_maps(idx: dict, ov: int, T: int, K: int) -> tuple:
+    """``(J1, J2)``: the states of ``x1``'s and ``x1'``'s side given by the same-sign part
+    ``(cr, UR)`` and the opposite-sign part ``(co, UO)`` of the shared coordinates."""
+    J1 = np.full((T, T), ov, dtype=np.int64)
+    J2 = np.full((T, T), ov, dtype=np.int64)
+    for (cr, ur), iR in idx.items():
+        for (co, uo), iO in idx.items():
+            if cr + co <= K:
+                J1[iR, iO] = idx[(cr + co, ur + uo)]
+                J2[iR, iO] = idx[(cr + co, ur + co - uo)]
+    return J1, J2
+
+
+def _core(s: int, t: int, K: int, num, dtype):
+    """``{(r, o): (E[c] with overflow valued 0, overflow mass)}`` for every pair type."""
+    h = t // 2
+    hp = h - 1
+    idx, ov, T, powers = _side_powers(s, t, K, num, dtype)
 
     def phi(m):
         return Fraction(s - m, t - 2 * m)
@@ -245,13 +262,7 @@ def _core(s: int, t: int, K: int, num, dtype):
     # the same-sign and the opposite-sign shared coordinates have the side law (c, u) of
     # P^r e_0 and P^o e_0; together they put (cr + co, UR + UO) on x1's side and
     # (cr + co, UR + co - UO) on x1''s (overflow when either part or the sum exceeds K)
-    J1 = np.full((T, T), ov, dtype=np.int64)
-    J2 = np.full((T, T), ov, dtype=np.int64)
-    for (cr, ur), iR in idx.items():
-        for (co, uo), iO in idx.items():
-            if cr + co <= K:
-                J1[iR, iO] = idx[(cr + co, ur + uo)]
-                J2[iR, iO] = idx[(cr + co, ur + co - uo)]
+    J1, J2 = _shared_maps(idx, ov, T, K)
     Vov = np.zeros((T, T), dtype=dtype)
     if dtype is object:
         Vov[:] = num(0)
@@ -295,6 +306,13 @@ def _chain(s: int, T: int) -> int:
     return 6 * s * (T + 4) + 4 * T + 100
 
 
+def coco_points_error(s: int, t: int, atoms: int) -> float:
+    """Relative error bound of the float masses of :func:`coco_random_points` with ``atoms``
+    points: ``2 (_chain(s, T) + atoms) 2^-53``, ``T`` the side states of the truncation ``K``."""
+    K = _truncation(s, t // 2)
+    return 2.0 * (_chain(s, (K + 1) * (K + 2) // 2 + 1) + atoms) * 2.0 ** -53
+
+
 @lru_cache(maxsize=32)
 def coco_random_weights(s: int, t: int) -> dict:
     """``{(r, o): (lo, hi)}`` enclosing ``lambda`` of every pair type under a uniformly random
@@ -322,3 +340,71 @@ def coco_corner_law(eps0: float, s: int, t: int):
     w = coco_random_weights(s, t)
     key = max(w, key=lambda k: (w[k][1], -k[0], -k[1]))
     return key, random_corner_law(eps0, s, t, *w[key])
+
+
+def coco_random_points(s: int, t: int, r: int, o: int, exact: bool = False) -> dict:
+    """``{(g1, g2): mass}``: the law of ``(g_x1(z), g_x1'(z))``, ``W = (H, z) ~ omega``, for the
+    pair type ``(r, o)`` under a uniformly random hash, with every atom (``f = 1 + (E - 1) g``;
+    the lattice bound of :mod:`accountant.bounds.laws.random_hash_lattice`).
+
+    By exchangeability ``z`` lies in pair 1, on its upper or lower bucket w.p. 1/2 each.  With
+    ``D = P^n D_sh (P^n)^T`` the joint law of the contents ``(c1, u1), (c2, u2)`` of pair 1 (module
+    docstring), the point is: both occupied, ``(u1/c1, u2/c2)`` on the upper and
+    ``(1 - u1/c1, 1 - u2/c2)`` on the lower bucket; ``x1`` only, ``(u1/c1, phi(m2))`` and
+    ``(1 - u1/c1, phi(m2))`` with ``m2 ~ I`` (``x1'``'s ``s`` coordinates uniform on the other
+    ``h - 1`` pairs); ``x1'`` only, likewise; pair 1 empty, ``(phi(m1), phi(m2))`` on both buckets,
+    ``m1 = j + a``, ``m2 = j + w`` (``j`` the image of the ``r + o`` shared coordinates, ``a, w``
+    i.i.d. given ``j``, all on ``h - 1`` pairs).  An overflow state (``c > K``, ``s > 12``) is
+    put at ``g = (1, 0)``, i.e. ``f = (E, 1)``: the largest ``a - u b`` of the square, a pointwise
+    increase.  ``exact=True``: Fractions with ``K = s`` (tests); else floats, ``K`` of
+    :func:`_truncation`, masses with relative error below ``2 (_chain(s, T) + J) 2^-53`` for
+    ``J`` atoms (module docstring, *Rounding*; the merge of equal points adds ``J`` additions).
+    """
+    s, t = _check_st(s, t)
+    if r < 0 or o < 0 or r > s - 1 or r + o > s:
+        raise ValueError(f"need 0 <= r <= s - 1 and 0 <= o <= s - r, got s={s}, r={r}, o={o}")
+    num, dtype = (Fraction, object) if exact else (float, np.float64)
+    K = s if exact else _truncation(s, t // 2)
+    hp = t // 2 - 1
+    idx, ov, T, powers = _side_powers(s, t, K, num, dtype)
+    J1, J2 = _shared_maps(idx, ov, T, K)
+    n, k = s - r - o, r + o
+    Dsh = _zeros((T, T), num, dtype)
+    np.add.at(Dsh, (J1, J2), np.multiply.outer(powers[r][:, 0], powers[o][:, 0]))
+    D = powers[n].dot(Dsh).dot(powers[n].T)
+    frac = (lambda a, b: Fraction(a, b)) if exact else (lambda a, b: a / b)
+    half = num(Fraction(1, 2))
+    phi = [frac(s - m, t - 2 * m) for m in range(s + 1)]
+    I = _image_rows(s, hp, 0, num, dtype)[s]
+    Pk = _image_rows(k, hp, 0, num, dtype)[k]
+    state = {i: cu for cu, i in idx.items()}
+    pts: dict = {}
+
+    def add(g1, g2, m):
+        if m:
+            pts[(g1, g2)] = pts.get((g1, g2), 0) + m
+
+    for i1 in range(T):
+        for i2 in range(T):
+            d = D[i1, i2]
+            if not d:
+                continue
+            if i1 == ov or i2 == ov:
+                add(frac(1, 1), frac(0, 1), d)
+                continue
+            (c1, u1), (c2, u2) = state[i1], state[i2]
+            if c1 and c2:
+                add(frac(u1, c1), frac(u2, c2), d * half)
+                add(frac(c1 - u1, c1), frac(c2 - u2, c2), d * half)
+            elif c1 or c2:
+                c, u = (c1, u1) if c1 else (c2, u2)
+                for m in range(s + 1):
+                    for g in (frac(u, c), frac(c - u, c)):
+                        add(*((g, phi[m]) if c1 else (phi[m], g)), d * I[m] * half)
+            else:
+                for j in range(k + 1):
+                    q = _image_rows(n, hp, j, num, dtype)[n]
+                    for m1 in range(j, j + n + 1):
+                        for m2 in range(j, j + n + 1):
+                            add(phi[m1], phi[m2], d * Pk[j] * q[m1] * q[m2])
+    return pts

@@ -262,18 +262,23 @@ def test_upper_above_lower_property(mechanism, examples):
 
 
 def test_one_law_dominates_every_pair_type():
-    # the reported delta covers the corner law of every pair type r (built from its own
-    # weight), at several eps; and it is the corner law's, not the any-hash one's
+    # the reported delta covers the blanket of every pair type r's own law (the lattice engine's
+    # value without its error terms), at several eps; it is below the corner law of the largest
+    # weight (the lattice bound of all atoms) and below the any-hash one
+    from accountant.bounds.laws.random_hash_lattice import MIN_SIZE, collision_random_atoms
+    from accountant.engines.lattice import lattice_positive_part
+
     p = make_params("collision", 1.0, s=12, hash_model="random")
     n = 2000
     w = collision_random_weights(p.s, p.t)
     for e in (0.02, 0.05, 0.08):  # delta 1e-3 ... 4e-8
         up = random_blanket_delta(p, n, e)[1]
         for r in (0, 1, 6, 11):
-            v = positive_part(random_corner_law(p.eps0, p.s, p.t, *w[r]), n, e, target_delta=1e-9)
-            assert v.lower <= up
-            if r > 0:
-                assert v.upper < up  # smaller weight, smaller delta (not used by the bound)
+            v = lattice_positive_part(*collision_random_atoms(p.eps0, p.s, p.t, r), n, e, min_size=MIN_SIZE)
+            assert v.central <= up
+            c = positive_part(random_corner_law(p.eps0, p.s, p.t, *w[r]), n, e, target_delta=1e-9)
+            assert v.upper < c.lower   # all atoms: below the relaxation of the same type
+        assert up < positive_part(random_corner_law(p.eps0, p.s, p.t, *w[0]), n, e).lower
         assert up < positive_part(CountLaw.collision_blanket(p.eps0, p.s, p.t), n, e).lower
 
 
@@ -282,12 +287,19 @@ def test_point_of_the_issue():
     # 3.55e-7 (old law: 1e-6), and the new eps_c is inside [lower 0.023337, old 0.030832]
     from accountant.bounds.registry import compute_params_bound
 
+    # (the corner law's number; the registry's is now the lattice bound of all atoms, lower:
+    # 1.83e-7 there and eps_c 0.027333 against the corner law's 0.028572)
+    from accountant.engines.blanket.engine import blanket_exact_delta
+
     p = make_params("collision", 1.0, s=4, t=17, d=1000, hash_model="random")
-    lo, up = random_blanket_delta(p, 10_000, 0.030832)
-    assert 3.54e-7 <= lo <= up <= 3.56e-7
+    v = blanket_exact_delta(random_blanket_law(p), 10_000, 0.030832)
+    assert 3.54e-7 <= v.lower <= v.upper <= 3.56e-7
+    assert 1.82e-7 <= random_blanket_delta(p, 10_000, 0.030832)[1] <= 1.84e-7
     r = compute_params_bound("blanket", p, 10_000, 1e-6)
-    assert 0.02857 <= r.epsilon <= 0.028574
-    assert "four-corner law" in r.reason and "not the exact blanket" in r.reason
+    assert 0.02733 <= r.epsilon <= 0.027335
+    assert "all of its atoms" in r.reason and "r = 0" in r.reason
+    chart = compute_params_bound("blanket", p, 10_000, 1e-6, rtol=1e-5)   # a chart: the corners
+    assert 0.02857 <= chart.epsilon <= 0.028574 and "four-corner law" in chart.reason
     olh = compute_params_bound("blanket", make_params("olh", 1.0, k=16, hash_model="random"), 10_000, 1e-6)
     assert "exact blanket of the random-hash law" in olh.reason
     assert compute_params_bound("lower", p, 10_000, 1e-6).epsilon <= r.epsilon
