@@ -21,7 +21,6 @@ from accountant.bounds.laws.coco_random import (
     coco_random_weights,
 )
 from accountant.bounds.laws.lower import lower_bound_delta
-from accountant.bounds.laws.random_hash import random_corner_law
 from accountant.bounds.random_blanket import random_blanket_delta, random_blanket_law
 from accountant.bounds.registry import bound_delta, compute_params_bound
 from accountant.engines.blanket import CornerBlanket, CountLaw, positive_part
