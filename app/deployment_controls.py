@@ -12,9 +12,10 @@ from accountant.accounting import deployment_groups as G
 from accountant.accounting import deployments as D
 
 
-def inputs(where, n: int, rounds: bool = False) -> Optional[dict]:
+def inputs(where, n: int) -> Optional[dict]:
     """The deployment widgets in an expander of ``where`` (the sidebar); a dict of the chosen
-    options ({} when none), or None when an input is invalid (the reason shown beside it)."""
+    options ({} when none), or None when an input is invalid (the reason shown beside it).  The
+    same widgets on the Amplification page (one round) and the Rounds page (T rounds)."""
     box = where.expander("Deployment: sampling, colluders, dummies, reports", expanded=False)
     dep: dict = {}
     if box.checkbox("Poisson user sampling", key="dep_sampling_on",
@@ -25,15 +26,6 @@ def inputs(where, n: int, rounds: bool = False) -> Optional[dict]:
                                       horizontal=True)
         if not common.check(dep["sampling"] > 0.0, "q must be in (0, 1]", where=box):
             return None
-    if rounds:
-        r = int(box.number_input("reports per user r (each round)", min_value=1, max_value=G.MAX_REPORTS,
-                                 value=1, key="dep_reports"))
-        if r > 1:
-            if not common.check("sampling" not in dep, "sampling with several reports: the combination is "
-                                "not proved here", where=box):
-                return None
-            dep["reports"] = r
-        return dep
     c = int(box.number_input("colluders c (users who reveal their reports)", min_value=0,
                              max_value=common.MAX_N, value=0, key="dep_colluders"))
     m = int(box.number_input("dummies m (extra reports, uniform over the outputs)", min_value=0,
@@ -92,29 +84,40 @@ def show(dep: Optional[dict], params, n: int, delta: float) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def deployment_rounds(params, n: int, delta: float, rounds: int, dep_items: tuple) -> dict:
-    """The composed deployment (sampling or several reports per user): one library call."""
+def deployment_rounds(spec, delta: float, rounds: int, dep_items: tuple) -> dict:
+    """The composed deployment of the round ``spec`` (a RoundSpec): one library call."""
     dep = dict(dep_items)
+    params, n = spec.params(), spec.n
     if "sampling" in dep:
         r = D.sampled_rounds_epsilon(params, n, delta, dep["sampling"], rounds, neighbours=dep["neighbours"])
-    else:
+    elif "reports" in dep:
         r = G.reports_rounds_epsilon(params, n, delta, dep["reports"], rounds)
+    else:
+        r = D.deployment_rounds_epsilon(spec, rounds, delta, colluders=dep.get("colluders", 0),
+                                        dummies=dep.get("dummies", 0), n_min=dep.get("n_min", False))
     return {"epsilon": r.epsilon, "bound": r.bound, "statement": r.statement}
 
 
-def show_rounds(dep: Optional[dict], params, n: int, delta: float, rounds: int) -> None:
-    """The Rounds page's composed deployment (nothing without sampling or several reports)."""
-    if not dep or params is None or not ("sampling" in dep or "reports" in dep):
+def _rounds_title(dep: dict) -> str:
+    if "sampling" in dep:
+        return f"With user sampling q = {common.fmt(dep['sampling'])}"
+    if "reports" in dep:
+        return f"With {dep['reports']} reports per user each round"
+    parts = ([f"{dep['colluders']:,} colluders"] if dep.get("colluders") else []) + \
+        ([f"{dep['dummies']:,} dummy reports"] if dep.get("dummies") else []) + \
+        (["n only known as a lower bound"] if dep.get("n_min") else [])
+    return "With " + ", ".join(parts) + " each round"
+
+
+def show_rounds(dep: Optional[dict], spec, delta: float, rounds: int) -> None:
+    """The Rounds page's composed deployment (nothing when no option is chosen)."""
+    if not dep or spec is None:
         return
     with st.spinner("Composing the deployment's rounds"):
-        res = common.call(deployment_rounds, params, n, delta, rounds, tuple(sorted(dep.items())))
+        res = common.call(deployment_rounds, spec, delta, rounds, tuple(sorted(dep.items())))
     if res is None:
         return
-    if "sampling" in dep:
-        st.subheader(f"With user sampling q = {common.fmt(dep['sampling'])}")
-        st.metric("sampled PLD eps (upper bound)", common.fmt(res["epsilon"], 4, "up"))
-    else:
-        st.subheader(f"With {dep['reports']} reports per user each round")
-        st.metric("reports PLD eps (upper bound)", common.fmt(res["epsilon"], 4, "up"))
+    st.subheader(_rounds_title(dep))
+    st.metric("deployment PLD eps (upper bound)", common.fmt(res["epsilon"], 4, "up"))
     st.markdown(f"Proved: **{res['bound']}** after T = {rounds:,} rounds.")
     st.caption(res["statement"])

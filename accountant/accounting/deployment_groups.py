@@ -79,14 +79,14 @@ def reports_delta(params: Params, n: int, r: int, eps: float) -> tuple:
 
     n, r = _check_reports(n, r)
     if r == 1:
-        return proved_delta(params, n, eps)[0], "one report"
+        return proved_delta(params, n, eps, exact_max_n=0)[0], "one report"
     best = (1.0, "trivial")
     g = _generic_r(params, r)
     if g is not None:
-        d = proved_delta(g, n, eps)[0]
+        d = proved_delta(g, n, eps, exact_max_n=0)[0]
         best = min(best, (d, f"(i) one {r * params.eps0:g}-LDP randomizer at n = {n}"))
     e1 = eps / r
-    d1 = proved_delta(params, n * r, e1)[0]
+    d1 = proved_delta(params, n * r, e1, exact_max_n=0)[0]
     d = min(1.0, d1 * sum(math.exp(i * e1) for i in range(r)) * (1 + 1e-12))
     return min(best, (d, f"(ii) group privacy over {r} hybrids, each the bound at n r = {n * r}"))
 
@@ -116,12 +116,13 @@ def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 
     if r > 1:
         def d2(e):
             e1 = e / r
-            return min(1.0, proved_delta(params, n * r, e1)[0] * sum(math.exp(i * e1) for i in range(r))
-                       * (1 + 1e-12))
+            d1 = proved_delta(params, n * r, e1, exact_max_n=0)[0]
+            return min(1.0, d1 * sum(math.exp(i * e1) for i in range(r)) * (1 + 1e-12))
         out = smallest_eps(d2, delta, min(c[0] for c in cands), max(rtol, 1e-9))
         if out is not None:
+            which = proved_delta(params, n * r, out[0] / r, exact_max_n=0)[1]
             cands.append((out[0], out[1], f"(ii) group privacy over {r} hybrids, each the bound at "
-                          f"n r = {n * r} users ({proved_delta(params, n * r, out[0] / r)[1]})", "reports-ii"))
+                          f"n r = {n * r} users ({which})", "reports-ii"))
     eps, ach, which, name = min(cands)
     lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps)
     return DeploymentResult(eps, delta, ach, name, n * r,
@@ -187,12 +188,12 @@ def mix_delta(groups: list, eps: float) -> tuple:
     worst group alone and (b) one family at the largest eps0 with all n users."""
     from accountant.bounds.registry import proved_delta
 
-    worst = max(((proved_delta(p, c, eps)[0], i) for i, (c, p) in enumerate(groups, 1)))
+    worst = max(((proved_delta(p, c, eps, exact_max_n=0)[0], i) for i, (c, p) in enumerate(groups, 1)))
     best = (worst[0], f"(a) the worst group, group {worst[1]} alone ({groups[worst[1] - 1][0]} users)")
     top = _family(groups)
     if top is not None:
         n = sum(c for c, _ in groups)
-        d = proved_delta(top, n, eps)[0]
+        d = proved_delta(top, n, eps, exact_max_n=0)[0]
         if d < best[0]:
             best = (d, f"(b) {top.name} at the largest eps0 = {top.eps0:g} with all {n} users")
     return best

@@ -258,9 +258,12 @@ E_GRID = 256  # a named randomizer's per-count bound is evaluated at e rounded d
 
 @functools.lru_cache(maxsize=1 << 16)
 def _mechanism_count_delta(params: Params, t: int, j: Optional[int]) -> tuple:
+    from accountant.bounds.binary_exact import HEADLINE_MAX_N
     from accountant.bounds.registry import proved_delta
 
-    d, name = proved_delta(params, t, 0.0 if j is None else math.exp(j / E_GRID))
+    # binary RR's search over every dataset where it takes 0.2-1 s (the counts are cached)
+    d, name = proved_delta(params, t, 0.0 if j is None else math.exp(j / E_GRID),
+                           exact_max_n=HEADLINE_MAX_N)
     return min(1.0, d), name
 
 

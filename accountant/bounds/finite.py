@@ -468,8 +468,17 @@ def finite_lower_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float 
 
 
 def finite_lower_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
-    """Certified lower bound on delta(eps) (the largest over :func:`lower_triples`); the example
-    of :func:`finite_upper_delta` prints both ends."""
+    """Certified lower bound on delta(eps) (the largest over :func:`lower_triples`), with the
+    datasets in ``detail``.
+
+    Examples
+    --------
+    >>> from accountant import FiniteRandomizer, finite_lower_delta, finite_upper_delta
+    >>> rr = FiniteRandomizer([[0.75, 0.25], [0.25, 0.75]])
+    >>> lo, up = finite_lower_delta(rr, 1000, 0.1), finite_upper_delta(rr, 1000, 0.1)
+    >>> print(0.0 < lo.delta <= up.delta, lo.kind)
+    True lower
+    """
     R = _check_randomizer(R)
     n = validate_n(n)
     best = FiniteBound(eps, 0.0, "lower", "no triple")

@@ -81,7 +81,7 @@ target = None
 if not vr:
     target = float(sb.number_input("target total eps (for the largest eps0)", min_value=0.01,
                                    max_value=50.0, value=2.0, key="target"))
-dep = deployment_controls.inputs(sb, n, rounds=True) if not vr else {}  # issue 43: sampling, reports
+dep = deployment_controls.inputs(sb, n) if not vr else {}  # issue 43: the deployment options
 if not delta_ok or spec is None or dep is None:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
@@ -132,7 +132,7 @@ fig.update_layout(xaxis=common.log_axis("rounds T", Ts),
                                                                       "advanced_epsilon", "naive_epsilon")]),
                   title=f"Total eps after T rounds ({round_title}, delta = {common.fmt(delta)})")
 st.plotly_chart(fig, key="rounds_chart")
-deployment_controls.show_rounds(dep, dep and common.call(spec.params), n, delta, rounds)
+deployment_controls.show_rounds(dep, spec, delta, rounds)
 
 st.subheader("Largest per-round eps0 for a total budget")
 if vr:

@@ -32,7 +32,7 @@ def test_amplification_colluders_headline_and_lower_bound():
     assert not at.exception, [e.value for e in at.exception]
     ref = D.deployment_epsilon(make_params("rr", 1.0), 100_000, 1e-6, colluders=10_000)
     text = _texts(at)
-    assert "proved: **blanket** at n = 90,000" in text
+    assert f"proved: **{ref.bound}** at n = 90,000" in text
     shown = float(text.split("Deployment eps_c <= ")[1].split("**")[0])
     assert ref.epsilon <= shown <= ref.epsilon * (1 + 1e-5)
     low = float(text.split("eps_c >= ")[1].split(" ")[0])
@@ -64,7 +64,7 @@ def test_rounds_page_sampling():
     at.checkbox(key="dep_sampling_on").check().run()
     assert not at.exception, [e.value for e in at.exception]
     ref = D.sampled_rounds_epsilon(make_params("generic", 4.0), 100_000, 1e-6, 0.01, 10)
-    shown = [m.value for m in at.metric if m.label == "sampled PLD eps (upper bound)"]
+    shown = [m.value for m in at.metric if m.label == "deployment PLD eps (upper bound)"]
     assert shown and ref.epsilon <= float(shown[0]) <= ref.epsilon * (1 + 1e-3)
     assert "clone-sampled-pld" in _texts(at)
 
@@ -80,8 +80,27 @@ def test_rounds_page_reports():
     at.number_input(key="dep_reports").set_value(2).run()
     assert not at.exception, [e.value for e in at.exception]
     ref = G.reports_rounds_epsilon(make_params("generic", 4.0), 100_000, 1e-6, 2, 10)
-    shown = [m.value for m in at.metric if m.label == "reports PLD eps (upper bound)"]
+    shown = [m.value for m in at.metric if m.label == "deployment PLD eps (upper bound)"]
     assert shown and ref.epsilon <= float(shown[0]) <= ref.epsilon * (1 + 1e-3)
     assert "reports-pld" in _texts(at)
     at.checkbox(key="dep_sampling_on").check().run()
     assert any("not proved here" in e.value for e in at.sidebar.error)
+
+
+def test_rounds_page_colluders_and_dummies():
+    """Colluders and dummies on the Rounds page: the library's composed number at n - c + m
+    (deployment_rounds_epsilon); c >= n refused beside the widget."""
+    from accountant.composition.rounds import RoundSpec
+
+    at = AppTest.from_file(ROUNDS, default_timeout=300)
+    at.run()
+    at.number_input(key="T").set_value(10).run()
+    at.number_input(key="dep_colluders").set_value(10_000).run()
+    at.number_input(key="dep_dummies").set_value(5_000).run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = D.deployment_rounds_epsilon(RoundSpec(100_000, 4.0), 10, 1e-6, colluders=10_000, dummies=5_000)
+    shown = [m.value for m in at.metric if m.label == "deployment PLD eps (upper bound)"]
+    assert shown and ref.epsilon <= float(shown[0]) <= ref.epsilon * (1 + 1e-3)
+    assert "10,000 colluders, 5,000 dummy reports" in " ".join(h.value for h in at.subheader)
+    at.number_input(key="dep_colluders").set_value(100_000).run()
+    assert any("colluders must be at most n - 1" in e.value for e in at.sidebar.error)

@@ -212,7 +212,11 @@ def test_reports_and_mix_rounds_one_round_and_monotone():
     g = G.parse_mix([{"count": 6000, "mechanism": "rr", "eps0": 2}, {"count": 4000, "mechanism": "rr", "eps0": 1}])
     single = G.mix_epsilon(g, 1e-6).epsilon
     mix = [G.mix_rounds_epsilon(g, 1e-6, t).epsilon for t in (1, 3)]
-    assert single * (1 - 1e-9) <= mix[0] <= single * 1.01 and mix[0] < mix[1]
+    # the rounds' profile leaves binary RR's search over every dataset out (0.2-1 s a point): one
+    # round composes to the blanket's number at the largest eps0 with all users, above the search's
+    from accountant.bounds.registry import compute_params_bound
+    blanket = compute_params_bound("blanket", make_params("rr", 2.0), 10_000, 1e-6).epsilon
+    assert single * (1 - 1e-9) <= mix[0] <= blanket * 1.01 and mix[0] < mix[1]
     with pytest.raises(ValueError, match="rounds"):
         G.reports_rounds_epsilon(p, 100, 1e-6, 2, 0)
 
