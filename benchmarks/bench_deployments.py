@@ -25,7 +25,7 @@ from accountant import make_params  # noqa: E402
 from accountant.accounting import deployment_groups as G  # noqa: E402
 from accountant.accounting import deployments as D  # noqa: E402
 
-N_BIG, ROUNDS, NAMED = sizes((10 ** 9, 10_000, ("rr", "krr")), (10 ** 5, 10, ()))
+N_BIG, ROUNDS, NAMED = sizes((10 ** 9, 10_000, ("rr", "krr")), (300, 10, ()))
 
 
 def _timed(label: str, fn) -> None:
