@@ -18,8 +18,9 @@ command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base texlive-latex-r
 ensure_venv .venv
 pip_install .venv -e '.[test]'
 if [ $# -eq 0 ]; then
-  # the whole suite: one pytest worker per core (pytest-xdist), a module's tests on one worker
-  .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist loadscope
+  # the whole suite: one pytest worker per core (pytest-xdist), an idle worker takes tests
+  # from the busy one (work stealing: the long tests do not leave one worker alone at the end)
+  .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist worksteal
 else
   .venv/bin/python -m pytest "$@"
 fi
