@@ -160,6 +160,9 @@ def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> Exac
 
 
 # --------------------------------------------------------------------------- large n: a certified bracket
+#: how an ``exact`` result whose bracket is wider than 1e-6 starts its reason (the headline names
+#: it by :func:`accountant.bounds.labels.headline_name`)
+BRACKET_REASON = "certified bracket over every dataset, not exact"
 # largest n of ``bracket_epsilon`` (one FFT evaluation: ~0.3 s at 1e10, windows of 6e5 points)
 LARGE_MAX_N = 10**10
 # nodes of one ``bracket_epsilon`` (every level together)
@@ -341,7 +344,7 @@ def _large_bound(params, n: int, delta: float, rtol: float):
     width = res.upper / res.lower - 1.0 if res.lower > 0 else math.inf
     reason = exact_reason(res, n)
     if width > 1.5e-6:
-        reason = (f"certified bracket over every dataset, not exact (relative width {width:.2g}: the "
+        reason = (f"{BRACKET_REASON} (relative width {width:.2g}: the "
                   f"registry stops at {LARGE_REGISTRY_RTOL:g}, LARGE_REGISTRY_RTOL; accountant.bounds.binary_exact."
                   f"bracket_epsilon goes finer): upper end for every dataset by a "
                   f"branch and bound (blanket range bound), lower end the dataset D = (1, 1^{res.worst_m}, "

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accountant.bounds.binary_exact import BRACKET_REASON
 from accountant.bounds.registry import REGISTRY, resolve_name
 
 # whom a certified lower bound is a lower bound for (by bound, then by mechanism)
@@ -106,3 +107,13 @@ def kind_label(name: str, mechanism: str) -> Label:
     short_scope = scope.split(" (")[0].replace("the ", "", 1)
     return Label(spec.name, "certified lower", f"certified lower bound for {scope}", ">=", "down", True,
                  scope, f"certified lower, {short_scope}")
+
+
+def headline_name(name: str, reason) -> str:
+    """The name a headline prints for the winning bound: ``exact`` only where the search's
+    bracket is at most 1e-6 wide; a wider bracket is named as what it is (its ends in the
+    reason)."""
+    if name == "exact" and (reason or "").startswith(BRACKET_REASON):
+        return "exact search to a certified bracket, see the note"
+    return name
+
