@@ -30,8 +30,9 @@ def inputs(where, n: int) -> Optional[dict]:
             return None
     c = int(box.number_input("colluders c (users who reveal their reports)", min_value=0,
                              max_value=common.MAX_N, value=0, key="dep_colluders"))
-    m = int(box.number_input("dummies m (extra reports, uniform over the outputs)", min_value=0,
-                             max_value=common.MAX_N, value=0, key="dep_dummies"))
+    m = int(box.number_input("dummies m (extra reports)", min_value=0, max_value=common.MAX_N, value=0,
+                             key="dep_dummies", help="each the randomizer's output on a data-independent "
+                                                     "input (k-RR, binary RR: uniform over the outputs)"))
     n_min = box.checkbox("n is only a lower bound N on the population", key="dep_nmin")
     r = int(box.number_input("reports per user r", min_value=1, max_value=G.MAX_REPORTS, value=1,
                              key="dep_reports"))
