@@ -36,7 +36,6 @@ def inputs(where, n: int) -> Optional[dict]:
     n_min = box.checkbox("n is only a lower bound N on the population", key="dep_nmin")
     r = int(box.number_input("reports per user r", min_value=1, max_value=G.MAX_REPORTS, value=1,
                              key="dep_reports"))
-    mix = None
     if box.checkbox("mixed randomizers (groups of users, as --mix FILE)", key="dep_mix_on",
                     help="groups of users with their own randomizer and eps0; the groups give n"):
         mix = mix_input.editor(box)
@@ -66,7 +65,8 @@ def inputs(where, n: int) -> Optional[dict]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def deployment_result(params, n: int, delta: float, dep_items: tuple) -> dict:
-    """The proved (and, for colluders, certified lower) eps_c of one deployment: one library call."""
+    """The proved (and, where the library gives one, certified lower) eps_c of one deployment:
+    one library call (a mix: ``mix_epsilon`` of its groups; ``params`` and ``n`` unused)."""
     dep = dict(dep_items)
     if "mix" in dep:
         r = G.mix_epsilon(mix_input.groups(dep["mix"]), delta)
