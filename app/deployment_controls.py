@@ -95,9 +95,9 @@ def show(dep: Optional[dict], params, n: int, delta: float) -> None:
                 f"(proved: **{res['bound']}** at n = {res['effective_n']:,}).")
     st.caption(res["statement"])
     if res["lower_epsilon"] is not None:
+        pair = f"; datasets {res['lower_dataset']}" if res["lower_dataset"] else ""
         st.markdown(f"Lower bound: eps_c >= {common.fmt(res['lower_epsilon'], 6, 'down')} "
-                    f"({res['lower_statement']}" + (f"; datasets {res['lower_dataset']}" if res["lower_dataset"] else "")
-                    + ").")
+                    f"({res['lower_statement']}{pair}).")
     elif res["lower_statement"]:
         st.caption(res["lower_statement"])
 

@@ -34,24 +34,25 @@ SLOW_NOTE = ("Composing this mix over rounds runs the exact privacy blanket of e
              "RR, generic and variation-ratio at about 100 values of eps (two k-RR groups of 1e4-1e5 users: "
              "1.5 to 2.5 minutes on this machine): press the button to compute it.")
 
+_NUM, _SELECT = st.column_config.NumberColumn, st.column_config.SelectboxColumn
+#: the table's columns, all narrow: the sidebar shows count, mechanism and eps0 without scrolling
 _COLUMNS = {
-    "count": st.column_config.NumberColumn("count", min_value=1, step=1, required=True,
-                                           help="users in the group"),
-    "mechanism": st.column_config.SelectboxColumn("mechanism", options=list(MECHANISMS), required=True,
-                                                  help="the group's randomizer"),
-    "eps0": st.column_config.NumberColumn("eps0", min_value=0.0, help="the group's local budget "
-                                          "(variation-ratio: give p and beta instead)"),
-    "k": st.column_config.NumberColumn("k", min_value=2, step=1, help="domain size (krr, olh, oue)"),
-    "s": st.column_config.NumberColumn("s", min_value=1, step=1, help="non-zeros per user (collision, coco)"),
-    "t": st.column_config.NumberColumn("t", min_value=1, step=1, help="hash range (collision, coco; "
-                                       "empty: the paper's rule)"),
-    "d": st.column_config.NumberColumn("d", min_value=1, step=1, help="dimension (collision, coco)"),
-    "g": st.column_config.NumberColumn("g", min_value=2, step=1, help="OLH's hash range (empty: round(e^eps0) + 1)"),
-    "p": st.column_config.NumberColumn("p", help="variation-ratio: likelihood ratio bound"),
-    "beta": st.column_config.NumberColumn("beta", help="variation-ratio: total variation bound"),
-    "q": st.column_config.NumberColumn("q", help="variation-ratio: ratio to other users (empty: q = p)"),
-    "hash_model": st.column_config.SelectboxColumn("hash_model", options=["any", "random"],
-                                                   help="collision, coco, olh (empty: any)"),
+    "count": _NUM("count", min_value=1, step=1, required=True, width="small", help="users in the group"),
+    "mechanism": _SELECT("mechanism", options=list(MECHANISMS), required=True, width="small",
+                         help="the group's randomizer"),
+    "eps0": _NUM("eps0", min_value=0.0, width="small",
+                 help="the group's local budget (variation-ratio: give p and beta instead)"),
+    "k": _NUM("k", min_value=2, step=1, width="small", help="domain size (krr, olh, oue)"),
+    "s": _NUM("s", min_value=1, step=1, width="small", help="non-zeros per user (collision, coco)"),
+    "t": _NUM("t", min_value=1, step=1, width="small",
+              help="hash range (collision, coco; empty: the paper's rule)"),
+    "d": _NUM("d", min_value=1, step=1, width="small", help="dimension (collision, coco)"),
+    "g": _NUM("g", min_value=2, step=1, width="small", help="OLH's hash range (empty: round(e^eps0) + 1)"),
+    "p": _NUM("p", width="small", help="variation-ratio: likelihood ratio bound"),
+    "beta": _NUM("beta", width="small", help="variation-ratio: total variation bound"),
+    "q": _NUM("q", width="small", help="variation-ratio: ratio to other users (empty: q = p)"),
+    "hash_model": _SELECT("hash_model", options=["any", "random"], width="small",
+                          help="collision, coco, olh (empty: any)"),
 }
 
 
@@ -120,13 +121,16 @@ def editor(box) -> Optional[str]:
         raw = common.call(read_upload, up.name, up.getvalue(), where=box)
         if raw is None:
             return None
-    if not common.check(not isinstance(raw, list) or len(raw) <= MAX_GROUPS,
-                        f"mix: at most {MAX_GROUPS} groups on the dashboard, got {len(raw) if isinstance(raw, list) else 0}"
-                        " (python -m accountant epsilon --mix FILE takes more)", where=box):
+    count = len(raw) if isinstance(raw, list) else 0
+    if not common.check(count <= MAX_GROUPS, f"mix: at most {MAX_GROUPS} groups on the dashboard, got "
+                        f"{count} (python -m accountant epsilon --mix FILE takes more)", where=box):
         return None
     if common.call(G.parse_mix, raw, "mix", where=box) is None:
         return None
-    return json.dumps(raw, sort_keys=True)
+    text = json.dumps(raw, sort_keys=True)
+    box.caption("Groups: " + describe(text) + (" (scroll the table sideways, or widen the sidebar, for eps0 "
+                                               "and the parameters)" if src == "table" else ""))
+    return text
 
 
 def groups(text: str) -> list:

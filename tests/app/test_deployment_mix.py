@@ -80,7 +80,7 @@ def test_amplification_mix_table_gives_the_library_numbers():
                           {"count": 20_000, "mechanism": "krr", "eps0": 1.0, "k": 4}])
     ref = G.mix_epsilon(groups, 1e-6)
     text = _texts(at)
-    assert ref.bound == "mix-a" and f"proved: **mix-a** at n = 80,000" in text
+    assert ref.bound == "mix-a" and "proved: **mix-a** at n = 80,000" in text
     assert ref.epsilon <= _shown_upper(text) <= ref.epsilon * (1 + 1e-5)
     assert "At eps0 = 1 (binary RR, n = 80,000)" in [h.value for h in at.subheader]
     assert any("n = 80,000: the mix's total" in i.value for i in at.sidebar.info)
