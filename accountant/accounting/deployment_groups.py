@@ -45,11 +45,12 @@ from accountant.accounting.deployments import DeploymentResult
 from accountant.core.params import Params, make_params, validate_delta, validate_n
 
 __all__ = ["reports_delta", "reports_epsilon", "parse_mix", "mix_epsilon", "mix_delta", "reports_rounds_epsilon",
-           "mix_rounds_epsilon", "MAX_REPORTS", "MAX_ROUNDS"]
+           "mix_rounds_epsilon", "MAX_REPORTS", "MAX_ROUNDS", "MIX_KEYS"]
 
 MAX_REPORTS = 1000
 MAX_ROUNDS = 100_000
-_MIX_KEYS = ("count", "mechanism", "eps0", "s", "t", "d", "k", "p", "beta", "q", "g", "hash_model")
+#: the keys of a mix group (``parse_mix``): count, mechanism, eps0 and the mechanism's parameters
+MIX_KEYS = ("count", "mechanism", "eps0", "s", "t", "d", "k", "p", "beta", "q", "g", "hash_model")
 
 
 def _check_reports(n, r) -> tuple:
@@ -149,9 +150,9 @@ def parse_mix(groups, name: str = "mix") -> list:
     for i, g in enumerate(groups, 1):
         if not isinstance(g, dict):
             raise ValueError(f"{name}: group {i} must be an object {{count, mechanism, eps0, ...}}")
-        bad = sorted(set(g) - set(_MIX_KEYS))
+        bad = sorted(set(g) - set(MIX_KEYS))
         if bad:
-            raise ValueError(f"{name}: group {i}: unknown key(s) {', '.join(bad)} (allowed: {', '.join(_MIX_KEYS)})")
+            raise ValueError(f"{name}: group {i}: unknown key(s) {', '.join(bad)} (allowed: {', '.join(MIX_KEYS)})")
         for key in ("count", "mechanism"):
             if key not in g:
                 raise ValueError(f"{name}: group {i}: missing '{key}'")

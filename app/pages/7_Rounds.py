@@ -10,6 +10,7 @@ import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
 import deployment_controls  # noqa: E402
+import mix_input  # noqa: E402
 from accountant.composition import compose as _compose
 from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
 
@@ -71,6 +72,8 @@ if mechanism in common.K_HELP:
                             help=common.K_HELP[mechanism]))
 if mechanism in RANDOM_MECHANISMS:
     hash_model = common.hash_model_input(sb)
+dep = deployment_controls.inputs(sb, n) if not vr else {}  # issue 43: the deployment options
+n = mix_input.page_n(dep, n, sb)  # with a mix, n is the groups' total (said in the sidebar)
 # the round, validated by the library (p, beta, q's ranges; s with the random hash) before any work
 spec = common.call(_compose.RoundSpec, n, eps0, mechanism, s, t, k, p=p, beta=beta, q=q,
                    hash_model=hash_model, where=sb)
@@ -81,7 +84,6 @@ target = None
 if not vr:
     target = float(sb.number_input("target total eps (for the largest eps0)", min_value=0.01,
                                    max_value=50.0, value=2.0, key="target"))
-dep = deployment_controls.inputs(sb, n) if not vr else {}  # issue 43: the deployment options
 if not delta_ok or spec is None or dep is None:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
@@ -132,7 +134,10 @@ fig.update_layout(xaxis=common.log_axis("rounds T", Ts),
                                                                       "advanced_epsilon", "naive_epsilon")]),
                   title=f"Total eps after T rounds ({round_title}, delta = {common.fmt(delta)})")
 st.plotly_chart(fig, key="rounds_chart")
-deployment_controls.show_rounds(dep, spec, delta, rounds)
+if mix_input.slow_rounds(dep) and not st.button("Compose the mix over the rounds", key="dep_mix_rounds"):
+    st.caption(mix_input.SLOW_NOTE)
+else:
+    deployment_controls.show_rounds(dep, spec, delta, rounds)
 
 st.subheader("Largest per-round eps0 for a total budget")
 if vr:

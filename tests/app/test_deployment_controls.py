@@ -104,3 +104,67 @@ def test_rounds_page_colluders_and_dummies():
     assert "10,000 colluders, 5,000 dummy reports" in " ".join(h.value for h in at.subheader)
     at.number_input(key="dep_colluders").set_value(100_000).run()
     assert any("colluders must be at most n - 1" in e.value for e in at.sidebar.error)
+
+
+def _same_as_library(at, ref):
+    """The Amplification page's deployment headline is the library's result ``ref``: bound and n,
+    upper bound rounded up, lower bound rounded down with its datasets (or none shown)."""
+    assert not at.exception, [e.value for e in at.exception]
+    text = _texts(at)
+    assert f"proved: **{ref.bound}** at n = {ref.effective_n:,}" in text
+    shown = float(text.split("Deployment eps_c <= ")[1].split("**")[0])
+    assert ref.epsilon <= shown <= ref.epsilon * (1 + 1e-5)
+    if ref.lower_epsilon is None:
+        assert "eps_c >= " not in text
+    else:
+        low = float(text.split("eps_c >= ")[1].split(" ")[0])
+        assert ref.lower_epsilon * (1 - 1e-5) <= low <= ref.lower_epsilon <= shown
+        assert ref.lower_dataset is None or ref.lower_dataset in text
+
+
+def test_amplification_n_min_dummies_reports_add_remove():
+    """The other features on the Amplification page: n >= N, dummies, several reports, sampling
+    with add/remove neighbours; each headline equals the library's one call."""
+    from accountant.accounting import deployment_groups as G
+
+    at = _amp()
+    at.selectbox(key="mechanism").set_value("rr").run()
+    P = make_params("rr", 1.0)
+    at.checkbox(key="dep_nmin").check().run()
+    _same_as_library(at, D.deployment_epsilon(P, 100_000, 1e-6, n_min=True))
+    assert "valid for every n >= 100000" in _texts(at)
+    at.number_input(key="dep_dummies").set_value(5_000).run()
+    _same_as_library(at, D.deployment_epsilon(P, 100_000, 1e-6, dummies=5_000, n_min=True))
+    at.checkbox(key="dep_nmin").uncheck().run()
+    at.number_input(key="dep_dummies").set_value(0).run()
+    at.number_input(key="dep_reports").set_value(3).run()
+    _same_as_library(at, G.reports_epsilon(P, 100_000, 1e-6, 3))
+    at.number_input(key="dep_reports").set_value(1).run()
+    at.checkbox(key="dep_sampling_on").check().run()
+    at.radio(key="dep_nb").set_value("add-remove").run()
+    _same_as_library(at, D.sampled_epsilon(P, 100_000, 1e-6, 0.01, neighbours="add-remove"))
+    assert "add-remove" in _texts(at)
+
+
+def test_rounds_page_n_min_and_add_remove_sampling():
+    """The Rounds page's n >= N and sampling with add/remove neighbours: the library's composed
+    numbers (deployment_rounds_epsilon, sampled_rounds_epsilon)."""
+    from accountant.composition.rounds import RoundSpec
+
+    at = AppTest.from_file(ROUNDS, default_timeout=300)
+    at.run()
+    at.number_input(key="T").set_value(10).run()
+    at.checkbox(key="dep_nmin").check().run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = D.deployment_rounds_epsilon(RoundSpec(100_000, 4.0), 10, 1e-6, n_min=True)
+    shown = [float(m.value) for m in at.metric if m.label == "deployment PLD eps (upper bound)"]
+    assert shown and ref.epsilon <= shown[0] <= ref.epsilon * (1 + 1e-3)
+    assert "n only known as a lower bound" in " ".join(h.value for h in at.subheader)
+    at.checkbox(key="dep_nmin").uncheck().run()
+    at.checkbox(key="dep_sampling_on").check().run()
+    at.radio(key="dep_nb").set_value("add-remove").run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = D.sampled_rounds_epsilon(make_params("generic", 4.0), 100_000, 1e-6, 0.01, 10, neighbours="add-remove")
+    shown = [float(m.value) for m in at.metric if m.label == "deployment PLD eps (upper bound)"]
+    assert shown and ref.epsilon <= shown[0] <= ref.epsilon * (1 + 1e-3)
+    assert "add-remove" in _texts(at)
