@@ -17,6 +17,8 @@ rounded DOWN onto a grid, the P-masses lowered by PMF_MARGIN (relative) and the 
 tails beyond 12.5 standard deviations dropped; E_P[(1 - e^{eps - L})_+] is non-decreasing in L
 and non-negative, so each of these lowers the computed delta, and the optimistic FFT
 composition (:mod:`.pld`) drops the tails it cuts and subtracts its floating-point error bound.
+The same machinery composes any pair given as two computed pmfs with l1 errors
+(:func:`composed_pair_delta`: the deployments' count pairs, binary RR with sampling).
 """
 from __future__ import annotations
 
@@ -114,32 +116,98 @@ def pair_masses(spec) -> tuple[Optional[np.ndarray], Optional[np.ndarray], str]:
     return mass[fin], loss[fin], text
 
 
-def lower_pld(spec, step: float) -> tuple[Optional[_pld.DiscretePLD], str]:
-    """Optimistic (low-side) PLD of the round's lower pair on the grid of ``step``."""
-    mass, loss, text = pair_masses(spec)
-    if mass is None:
-        return None, text
+def grid_pld(mass: np.ndarray, loss: np.ndarray, step: float) -> _pld.DiscretePLD:
+    """Optimistic PLD of P-masses at finite losses: each loss lowered by LOSS_MARGIN and rounded
+    DOWN onto the grid of ``step``, LOWER_TAIL_DROP of P-mass dropped at each end."""
     idx = np.floor((loss - LOSS_MARGIN) / step).astype(np.int64)
     lo = int(idx.min())
     pmf = np.bincount(idx - lo, weights=mass)
     cs = np.cumsum(pmf)
     a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
     b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
-    return _pld.DiscretePLD(step, lo + a, pmf[a:b + 1], 0.0, False), text
+    return _pld.DiscretePLD(step, lo + a, pmf[a:b + 1], 0.0, False)
+
+
+def lower_pld(spec, step: float) -> tuple[Optional[_pld.DiscretePLD], str]:
+    """Optimistic (low-side) PLD of the round's lower pair on the grid of ``step``."""
+    mass, loss, text = pair_masses(spec)
+    if mass is None:
+        return None, text
+    return grid_pld(mass, loss, step), text
+
+
+def lower_step(upper: float, rounds: int) -> float:
+    """The loss grid of a composed lower bound: T rounds move the composed loss down by less
+    than LOWER_STEP_FRACTION times the upper bound."""
+    return LOWER_STEP_FRACTION * max(min(upper, 50.0), 1e-3) / rounds
+
+
+def grid_refusal(size: int, rounds: int) -> Optional[str]:
+    """The reason a composed lower PLD of ``rounds`` rounds of ``size`` points is refused, or None."""
+    if size * rounds > MAX_LOWER_GRID:
+        return (f"not available: the composed lower PLD would need {size * rounds:,} grid "
+                f"points (MAX_LOWER_GRID = {MAX_LOWER_GRID:,})")
+    return None
+
+
+def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float) -> _pld.DiscretePLD:
+    """Optimistic PLD of two computed pmfs on one support (:func:`grid_pld`): the P-masses lowered
+    by PMF_MARGIN; outcomes with Q = 0 < P (loss +inf) dropped, which only lowers delta."""
+    P, Q = np.asarray(P, dtype=np.float64), np.asarray(Q, dtype=np.float64)
+    keep = (P > 0) & (Q > 0)
+    if not np.any(keep):
+        return _pld.DiscretePLD(step, 0, np.zeros(1), 0.0, False)
+    return grid_pld(P[keep] * (1.0 - PMF_MARGIN), np.log(P[keep]) - np.log(Q[keep]), step)
+
+
+_U = 2.0 ** -53
+
+
+def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, rounds: int,
+                        upper: float):
+    """(eps -> a certified lower bound on max(D_{e^eps}(P*^T || Q*^T), D_{e^eps}(Q*^T || P*^T)), None)
+    or (None, the reason): P*, Q* the true pmfs (sub-probabilities: a window of the true law
+    keeps a lower bound), P, Q computed with ||P - P*||_1 <= eP, ||Q - Q*||_1 <= eQ, the same
+    pair in each of the T = ``rounds`` rounds.
+
+    The optimistic PLD of (P, Q) (:func:`pmfs_pld`, losses rounded down, composed by FFT with its
+    error subtracted) is below sum (P^T - e^eps Q^T)_+; the positive part is 1-Lipschitz and
+    ||P^T - P*^T||_1 <= T (1 + eP)^(T-1) eP (telescoping, ||P*|| <= 1), so
+    T (1 + e)^(T-1) (eP + e^eps eQ) (e = max(eP, eQ), e^eps rounded up) is subtracted."""
+    step = lower_step(upper, rounds)
+    orders = ((P, Q, eP, eQ), (Q, P, eQ, eP))
+    size = max(pmfs_pld(a, b, step).pmf.size for a, b, _, _ in orders)
+    if size * rounds > MAX_LOWER_GRID:  # a coarser grid (any grid keeps a lower bound), at most 4x
+        step *= min(4, math.ceil(size * rounds / MAX_LOWER_GRID))
+    out = []
+    for a, b, ea, eb in orders:
+        d = pmfs_pld(a, b, step)
+        why = grid_refusal(d.pmf.size, rounds)
+        if why is not None:
+            return None, why
+        out.append((_pld.self_compose(d, rounds), ea, eb))
+    grow = rounds * (1.0 + max(eP, eQ)) ** (rounds - 1) * (1 + 1e-9)
+
+    def delta(eps: float) -> float:
+        if eps > 700.0:
+            return 0.0
+        e = math.exp(eps) * (1 + 4 * _U)
+        return max(0.0, max(d.get_delta(eps) - grow * (ea + e * eb) for d, ea, eb in out))
+    return delta, None
 
 
 def composed_lower(specs: Sequence, delta: float, upper: float) -> tuple[Optional[float], str]:
     """(certified lower bound on the composed eps_c, the datasets) or (None, the reason)."""
     T = len(specs)
-    step = LOWER_STEP_FRACTION * max(min(upper, 50.0), 1e-3) / T
+    step = lower_step(upper, T)
     plds, texts = {}, []
     for sp in dict.fromkeys(specs):
         d, text = lower_pld(sp, step)
         if d is None:
             return None, text
-        if d.pmf.size * T > MAX_LOWER_GRID:
-            return None, (f"not available: the composed lower PLD would need {d.pmf.size * T:,} grid "
-                          f"points (MAX_LOWER_GRID = {MAX_LOWER_GRID:,})")
+        why = grid_refusal(d.pmf.size, T)
+        if why is not None:
+            return None, why
         plds[sp] = d
         texts.append(text)
     total = _pld.compose_all([plds[sp] for sp in specs])
