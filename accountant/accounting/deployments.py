@@ -183,7 +183,8 @@ def _deployment_lower(params: Params, rep, honest: int, dummies: int, delta: flo
         lo = DL.pair_lower_epsilon(pair, delta, float(params.eps0))
         return lo, "; ".join([COUNT_LOWER] + why), pair.datasets
     if rep.lower_epsilon is None:
-        return None, (f"no certified lower bound for mechanism {params.name}" if why else None), None
+        return None, (f"lower bound not available for mechanism {params.name}"
+                      + (f": {rep.lower_reason}" if getattr(rep, "lower_reason", None) else "") if why else None), None
     ds = rep.lower_dataset + (f", hash model {rep.lower_hash_model}" if rep.lower_hash_model else "")
     return rep.lower_epsilon, "; ".join([f"the certified lower bound at {honest} users"] + why) if why else \
         "the certified lower bound", ds
@@ -530,7 +531,7 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
             lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q), eps)
             lo_st, lo_ds = SAMPLED_LOWER, DL.DATASETS
         except ValueError as exc:
-            lo_st = f"no lower bound: {exc}"
+            lo_st = f"lower bound not available: {exc}"
     if neighbours == "substitute":
         why = (f"delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f {per} "
                "(advanced joint convexity)")

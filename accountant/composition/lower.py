@@ -116,10 +116,20 @@ def pair_masses(spec) -> tuple[Optional[np.ndarray], Optional[np.ndarray], str]:
     return mass[fin], loss[fin], text
 
 
-def grid_pld(mass: np.ndarray, loss: np.ndarray, step: float) -> _pld.DiscretePLD:
+def grid_pld(mass: np.ndarray, loss: np.ndarray, step: float,
+             max_size: Optional[int] = None) -> Optional[_pld.DiscretePLD]:
     """Optimistic PLD of P-masses at finite losses: each loss lowered by LOSS_MARGIN and rounded
-    DOWN onto the grid of ``step``, LOWER_TAIL_DROP of P-mass dropped at each end."""
+    DOWN onto the grid of ``step``, LOWER_TAIL_DROP of P-mass dropped at each end; None when it
+    would need more than ``max_size`` grid points (checked before the grid is allocated)."""
     idx = np.floor((loss - LOSS_MARGIN) / step).astype(np.int64)
+    if max_size is not None and int(idx.max()) - int(idx.min()) >= max_size:
+        # the tails first (by loss), then the span: a wide grid is refused before it exists
+        order = np.argsort(idx, kind="stable")
+        cs = np.cumsum(mass[order])
+        a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
+        b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
+        if int(idx[order[min(b, idx.size - 1)]]) - int(idx[order[a]]) >= max_size:
+            return None
     lo = int(idx.min())
     pmf = np.bincount(idx - lo, weights=mass)
     cs = np.cumsum(pmf)
@@ -128,12 +138,14 @@ def grid_pld(mass: np.ndarray, loss: np.ndarray, step: float) -> _pld.DiscretePL
     return _pld.DiscretePLD(step, lo + a, pmf[a:b + 1], 0.0, False)
 
 
-def lower_pld(spec, step: float) -> tuple[Optional[_pld.DiscretePLD], str]:
-    """Optimistic (low-side) PLD of the round's lower pair on the grid of ``step``."""
+def lower_pld(spec, step: float, max_size: Optional[int] = None) -> tuple[Optional[_pld.DiscretePLD], str]:
+    """Optimistic (low-side) PLD of the round's lower pair on the grid of ``step`` (None and the
+    reason, also when it would need more than ``max_size`` points)."""
     mass, loss, text = pair_masses(spec)
     if mass is None:
         return None, text
-    return grid_pld(mass, loss, step), text
+    d = grid_pld(mass, loss, step, max_size)
+    return (None, "too large") if d is None else (d, text)
 
 
 def lower_step(upper: float, rounds: int) -> float:
@@ -142,22 +154,21 @@ def lower_step(upper: float, rounds: int) -> float:
     return LOWER_STEP_FRACTION * max(min(upper, 50.0), 1e-3) / rounds
 
 
-def grid_refusal(size: int, rounds: int) -> Optional[str]:
-    """The reason a composed lower PLD of ``rounds`` rounds of ``size`` points is refused, or None."""
-    if size * rounds > MAX_LOWER_GRID:
-        return (f"not available: the composed lower PLD would need {size * rounds:,} grid "
-                f"points (MAX_LOWER_GRID = {MAX_LOWER_GRID:,})")
-    return None
+def grid_refusal(rounds: int) -> str:
+    """The reason a composed lower PLD of ``rounds`` rounds is refused (the grid limit)."""
+    return (f"not available: the composed lower PLD of {rounds} rounds would need more than "
+            f"MAX_LOWER_GRID = {MAX_LOWER_GRID:,} grid points")
 
 
-def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float) -> _pld.DiscretePLD:
+def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float,
+             max_size: Optional[int] = None) -> Optional[_pld.DiscretePLD]:
     """Optimistic PLD of two computed pmfs on one support (:func:`grid_pld`): the P-masses lowered
     by PMF_MARGIN; outcomes with Q = 0 < P (loss +inf) dropped, which only lowers delta."""
     P, Q = np.asarray(P, dtype=np.float64), np.asarray(Q, dtype=np.float64)
     keep = (P > 0) & (Q > 0)
     if not np.any(keep):
         return _pld.DiscretePLD(step, 0, np.zeros(1), 0.0, False)
-    return grid_pld(P[keep] * (1.0 - PMF_MARGIN), np.log(P[keep]) - np.log(Q[keep]), step)
+    return grid_pld(P[keep] * (1.0 - PMF_MARGIN), np.log(P[keep]) - np.log(Q[keep]), step, max_size)
 
 
 _U = 2.0 ** -53
@@ -176,15 +187,18 @@ def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, roun
     T (1 + e)^(T-1) (eP + e^eps eQ) (e = max(eP, eQ), e^eps rounded up) is subtracted."""
     step = lower_step(upper, rounds)
     orders = ((P, Q, eP, eQ), (Q, P, eQ, eP))
-    size = max(pmfs_pld(a, b, step).pmf.size for a, b, _, _ in orders)
-    if size * rounds > MAX_LOWER_GRID:  # a coarser grid (any grid keeps a lower bound), at most 4x
-        step *= min(4, math.ceil(size * rounds / MAX_LOWER_GRID))
+    limit = max(1, MAX_LOWER_GRID // rounds)
+    sizes = [pmfs_pld(a, b, step, 4 * limit) for a, b, _, _ in orders]
+    if any(d is None for d in sizes):
+        return None, grid_refusal(rounds) + " (also on a grid 4x coarser)"
+    size = max(d.pmf.size for d in sizes)
+    if size > limit:  # a coarser grid (any grid keeps a lower bound), at most 4x
+        step *= min(4, math.ceil(size / limit))
     out = []
     for a, b, ea, eb in orders:
-        d = pmfs_pld(a, b, step)
-        why = grid_refusal(d.pmf.size, rounds)
-        if why is not None:
-            return None, why
+        d = pmfs_pld(a, b, step, limit)
+        if d is None:
+            return None, grid_refusal(rounds)
         out.append((_pld.self_compose(d, rounds), ea, eb))
     grow = rounds * (1.0 + max(eP, eQ)) ** (rounds - 1) * (1 + 1e-9)
 
@@ -202,12 +216,9 @@ def composed_lower(specs: Sequence, delta: float, upper: float) -> tuple[Optiona
     step = lower_step(upper, T)
     plds, texts = {}, []
     for sp in dict.fromkeys(specs):
-        d, text = lower_pld(sp, step)
+        d, text = lower_pld(sp, step, max(1, MAX_LOWER_GRID // T))
         if d is None:
-            return None, text
-        why = grid_refusal(d.pmf.size, T)
-        if why is not None:
-            return None, why
+            return None, grid_refusal(T) if text == "too large" else text
         plds[sp] = d
         texts.append(text)
     total = _pld.compose_all([plds[sp] for sp in specs])

@@ -104,3 +104,26 @@ def test_rounds_page_colluders_and_dummies():
     assert "10,000 colluders, 5,000 dummy reports" in " ".join(h.value for h in at.subheader)
     at.number_input(key="dep_colluders").set_value(100_000).run()
     assert any("colluders must be at most n - 1" in e.value for e in at.sidebar.error)
+
+
+def test_rounds_page_shows_the_composed_lower_bound():
+    """Binary RR with dummies on the Rounds page: the composed certified lower bound of the
+    library (the count pair in every round), rounded down, beside the upper bound; a generic
+    randomizer says why there is none."""
+    from accountant.composition.rounds import RoundSpec
+
+    at = AppTest.from_file(ROUNDS, default_timeout=300)
+    at.run()
+    at.selectbox(key="mechanism").set_value("rr").run()
+    at.number_input(key="n").set_value(10_000).run()
+    at.number_input(key="eps0").set_value(1.0).run()
+    at.number_input(key="T").set_value(10).run()
+    at.number_input(key="dep_dummies").set_value(1_000).run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = D.deployment_rounds_epsilon(RoundSpec(10_000, 1.0, "rr"), 10, 1e-6, dummies=1_000)
+    shown = [float(m.value) for m in at.metric if m.label == "deployment eps (certified lower bound)"]
+    assert shown and ref.lower_epsilon * (1 - 1e-3) <= shown[0] <= ref.lower_epsilon < ref.epsilon
+    assert "1000 dummies uniform over the outputs" in _texts(at)
+    at.selectbox(key="mechanism").set_value("generic").run()
+    assert not [m for m in at.metric if m.label == "deployment eps (certified lower bound)"]
+    assert "not available for mechanism generic" in _texts(at)
