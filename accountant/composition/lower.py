@@ -44,6 +44,9 @@ LOWER_STEP_FRACTION = 5e-4
 LOWER_TAIL_DROP = 1e-30
 # points of the composed lower PLD's grid (memory and FFT time)
 MAX_LOWER_GRID = 2**25
+# two pmfs' composed lower bound may take a grid up to this many times coarser to fit
+# MAX_LOWER_GRID: the composed loss then moves down by less than 5% of the upper bound
+MAX_COARSEN = 100
 
 
 def _window(N: int, prob: float) -> np.ndarray:
@@ -188,12 +191,12 @@ def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, roun
     step = lower_step(upper, rounds)
     orders = ((P, Q, eP, eQ), (Q, P, eQ, eP))
     limit = max(1, MAX_LOWER_GRID // rounds)
-    sizes = [pmfs_pld(a, b, step, 4 * limit) for a, b, _, _ in orders]
+    sizes = [pmfs_pld(a, b, step, MAX_COARSEN * limit) for a, b, _, _ in orders]
     if any(d is None for d in sizes):
-        return None, grid_refusal(rounds) + " (also on a grid 4x coarser)"
+        return None, grid_refusal(rounds) + f" (also on a grid {MAX_COARSEN}x coarser)"
     size = max(d.pmf.size for d in sizes)
-    if size > limit:  # a coarser grid (any grid keeps a lower bound), at most 4x
-        step *= min(4, math.ceil(size / limit))
+    if size > limit:  # a coarser grid (any grid keeps a lower bound; the loss moves down < T steps)
+        step *= min(MAX_COARSEN, math.ceil(size / limit))
     out = []
     for a, b, ea, eb in orders:
         d = pmfs_pld(a, b, step, limit)

@@ -154,3 +154,29 @@ def test_not_available_is_said_with_the_reason():
     pair = DL.dummies_pair(make_params("rr", 1.0), 100, 0)
     dl, why = L.composed_pair_delta(pair.P, pair.Q, 0.0, 0.0, 100_000, 1e-3)
     assert dl is None and "MAX_LOWER_GRID" in why
+
+
+def test_cli_prints_the_composed_lower_bound():
+    """--rounds T: the last line is the library's composed lower bound rounded down with its
+    datasets; JSON lower_epsilon / lower_dataset, and lower_reason when not available."""
+    import json
+    import subprocess
+    import sys
+
+    from accountant.core.numfmt import fmt
+
+    base = [sys.executable, "-m", "accountant", "epsilon", "--n", "1e4", "--eps0", "1", "--delta", "1e-6",
+            "--rounds", "5"]
+    ref = G.reports_rounds_epsilon(make_params("rr", 1.0), 10_000, 1e-6, 2, 5)
+    p = subprocess.run(base + ["--mechanism", "rr", "--reports", "2"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    last = p.stdout.strip().splitlines()[-1]
+    assert last.startswith(f"eps_c >= {fmt(ref.lower_epsilon, 10, 'down')} (lower bound: ") and "5 rounds" in last
+    p = subprocess.run(base + ["--mechanism", "rr", "--reports", "2", "--json"], capture_output=True, text=True,
+                       timeout=300)
+    out = json.loads(p.stdout)
+    assert out["lower_epsilon"] == ref.lower_epsilon and out["lower_dataset"] == ref.lower_dataset
+    assert out["lower_reason"] is None
+    p = subprocess.run(base + ["--dummies", "10", "--json"], capture_output=True, text=True, timeout=300)
+    out = json.loads(p.stdout)
+    assert out["lower_epsilon"] is None and "not available for mechanism generic" in out["lower_reason"]
