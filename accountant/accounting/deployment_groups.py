@@ -41,7 +41,7 @@ from typing import Optional
 
 from accountant.accounting import deployment_lower as DL
 from accountant.accounting.deployment_search import profile_rounds, smallest_eps
-from accountant.accounting.deployments import COUNT_LOWER, ROUNDS_LOWER, DeploymentResult
+from accountant.accounting.deployments import DeploymentResult
 from accountant.core.params import Params, make_params, validate_delta, validate_n
 
 __all__ = ["reports_delta", "reports_epsilon", "parse_mix", "mix_epsilon", "mix_delta", "reports_rounds_epsilon",
@@ -143,7 +143,7 @@ def _lower(pairs, delta: float, top: float, upper: float, rounds: int = 1) -> tu
                 return None, f"lower bound {why}", None
     except ValueError as exc:
         return None, f"lower bound {exc}", None
-    st = COUNT_LOWER if rounds == 1 else COUNT_LOWER + ", " + ROUNDS_LOWER.format(T=rounds)
+    st = DL.COUNT_LOWER if rounds == 1 else DL.COUNT_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds)
     return min(lo, upper), st, ds
 
 

@@ -45,7 +45,7 @@ from accountant.core.params import Params, validate_delta
 
 __all__ = ["rr_sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "LOWER_MAX_CELLS",
            "LOWER_MAX_ROUNDS", "DATASETS", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
-           "pair_rounds_lower_epsilon"]
+           "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
 
 LOWER_MAX_ROUNDS = 1000  # T = 1,000 takes about 150 s of CPU (the optimistic PLD's FFTs)
 LOWER_MAX_CELLS = 20_000_000  # cells of the (T, K) window: about 160 MB per pmf
@@ -278,3 +278,36 @@ def mix_pair(groups: list, g: int) -> CountPair:
 def pair_lower_epsilon(pair: CountPair, delta: float, top: float) -> float:
     """A certified lower bound on eps_c from ``pair`` (0.0 if none found below ``top``)."""
     return largest_eps_above_target(pair.delta, validate_delta(delta), top, rtol=1e-6)
+
+
+COUNT_LOWER = "the exact law of the count of x1 reports (certified l1 errors)"
+SAMPLED_LOWER = "the exact law of (reports, ones) (certified l1 errors)"
+ROUNDS_LOWER = ("the same pair in each of the {T} rounds, composed by the optimistic PLD (losses rounded "
+                "down, FFT and pmf errors subtracted)")
+
+
+def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: int, n_min: bool) -> tuple:
+    """(lower eps, statement, datasets) of
+    :func:`accountant.accounting.deployments.deployment_rounds_epsilon` (``r`` its composed
+    result of the round at n - c + m), or (None, the reason, None): without dummies the composed
+    lower bound of ``r`` (the mechanism at n - c: the honest users' round), with them the count
+    pair with the m dummies in every round."""
+    honest = spec.n - colluders
+    why = [text for cond, text in (
+        (colluders, f"the {honest} honest users' pair (the colluders' reports: equal divergences)"),
+        (n_min, f"n = {spec.n} is one of the populations n >= N")) if cond]
+    if not dummies:
+        if r.epsilon_lower is None:
+            return None, f"lower bound {r.lower_note}", None
+        ds = r.lower_note.split("in every round, ", 1)[-1]
+        return min(r.epsilon_lower, r.epsilon), "; ".join(
+            [f"the composed certified lower bound at {honest} users, " + ROUNDS_LOWER.format(T=rounds)] + why), ds
+    try:
+        params = spec.params()
+        pair = dummies_pair(params, honest, dummies)
+    except ValueError as exc:
+        return None, f"lower bound {exc}", None
+    lo, reason = pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, r.epsilon)
+    if lo is None:
+        return None, f"lower bound {reason}", None
+    return min(lo, r.epsilon), "; ".join([COUNT_LOWER + ", " + ROUNDS_LOWER.format(T=rounds)] + why), pair.datasets

@@ -181,7 +181,7 @@ def _deployment_lower(params: Params, rep, honest: int, dummies: int, delta: flo
         except ValueError as exc:
             return None, f"lower bound {exc}", None
         lo = DL.pair_lower_epsilon(pair, delta, float(params.eps0))
-        return lo, "; ".join([COUNT_LOWER] + why), pair.datasets
+        return lo, "; ".join([DL.COUNT_LOWER] + why), pair.datasets
     if rep.lower_epsilon is None:
         return None, (f"lower bound not available for mechanism {params.name}"
                       + (f": {rep.lower_reason}" if getattr(rep, "lower_reason", None) else "") if why else None), None
@@ -221,41 +221,11 @@ def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int
     if n_min:
         parts.append(f"valid for every n >= {spec.n}: {MONOTONE_STATEMENT}")
     parts.append("composed: pessimistic PLD of the per-round profile")
-    lo, lo_st, lo_ds = _rounds_lower(spec, r, rounds, delta, colluders, dummies, n_min)
+    from accountant.accounting.deployment_lower import rounds_lower
+
+    lo, lo_st, lo_ds = rounds_lower(spec, r, rounds, delta, colluders, dummies, n_min)
     return DeploymentResult(r.epsilon, delta, None, f"composed ({r.source})", eff, "; ".join(parts),
                             lo, lo_st, lo_ds)
-
-
-ROUNDS_LOWER = ("the same pair in each of the {T} rounds, composed by the optimistic PLD (losses rounded "
-                "down, FFT and pmf errors subtracted)")
-
-
-def _rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: int, n_min: bool) -> tuple:
-    """(lower eps, statement, datasets) of :func:`deployment_rounds_epsilon`, (None, reason, None)."""
-    honest = spec.n - colluders
-    why = [text for cond, text in (
-        (colluders, f"the {honest} honest users' pair (the colluders' reports: equal divergences)"),
-        (n_min, f"n = {spec.n} is one of the populations n >= N")) if cond]
-    if not dummies:
-        if r.epsilon_lower is None:
-            return None, f"lower bound {r.lower_note}", None
-        ds = r.lower_note.split("in every round, ", 1)[-1]
-        return min(r.epsilon_lower, r.epsilon), "; ".join(
-            [f"the composed certified lower bound at {honest} users, " + ROUNDS_LOWER.format(T=rounds)] + why), ds
-    from accountant.accounting import deployment_lower as DL
-
-    try:
-        params = spec.params()
-        pair = DL.dummies_pair(params, honest, dummies)
-    except ValueError as exc:
-        return None, f"lower bound {exc}", None
-    lo, reason = DL.pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, r.epsilon)
-    if lo is None:
-        return None, f"lower bound {reason}", None
-    return min(lo, r.epsilon), "; ".join([COUNT_LOWER + ", " + ROUNDS_LOWER.format(T=rounds)] + why), pair.datasets
-
-
-COUNT_LOWER = "the exact law of the count of x1 reports (certified l1 errors)"
 
 
 def _eps0_of(params: Params) -> float:
@@ -529,7 +499,7 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
 
         try:
             lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q), eps)
-            lo_st, lo_ds = SAMPLED_LOWER, DL.DATASETS
+            lo_st, lo_ds = DL.SAMPLED_LOWER, DL.DATASETS
         except ValueError as exc:
             lo_st = f"lower bound not available: {exc}"
     if neighbours == "substitute":
@@ -581,13 +551,11 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
             if lo is None:
                 lo_st = f"lower bound not available: {why}"
             else:
-                lo, lo_st, lo_ds = min(lo, eps), SAMPLED_LOWER + ", " + ROUNDS_LOWER.format(T=rounds), DL.DATASETS
+                lo, lo_st, lo_ds = min(lo, eps), DL.SAMPLED_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds), DL.DATASETS
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled-pld", n,
                             f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
                             f"pessimistic PLD of the sampled profile, per count {per}", lo, lo_st, lo_ds)
 
-
-SAMPLED_LOWER = "the exact law of (reports, ones) (certified l1 errors)"
 
 
 def per_count_statement(params: Params, names: set) -> tuple:
