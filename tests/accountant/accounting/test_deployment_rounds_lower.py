@@ -145,10 +145,11 @@ def test_one_round_equals_and_monotone_in_rounds():
     assert dr[0].lower_epsilon == d1.lower_epsilon < dr[1].lower_epsilon < dr[1].epsilon
 
 
-def test_not_available_is_said_with_the_reason():
+def test_not_available_is_said_with_the_reason(monkeypatch):
     gen = D.deployment_rounds_epsilon(RoundSpec(1_000, 1.0, "generic"), 3, 1e-6, dummies=10)
     assert gen.lower_epsilon is None and "not available for mechanism generic" in gen.lower_statement
-    r = D.sampled_rounds_epsilon(make_params("rr", 1.0), 1_000, 1e-6, 0.1, DL.LOWER_MAX_ROUNDS + 1)
+    monkeypatch.setattr(DL, "LOWER_MAX_ROUNDS", 2)  # the same refusal as above 1,000 rounds, cheaper
+    r = D.sampled_rounds_epsilon(make_params("rr", 1.0), 1_000, 1e-6, 0.1, 3)
     assert r.lower_epsilon is None and "LOWER_MAX_ROUNDS" in r.lower_statement
     # the grid limit: refused with the limit named, never a guess
     pair = DL.dummies_pair(make_params("rr", 1.0), 100, 0)
