@@ -116,7 +116,8 @@ def deployment_rounds(spec, delta: float, rounds: int, dep_items: tuple) -> dict
     else:
         r = D.deployment_rounds_epsilon(spec, rounds, delta, colluders=dep.get("colluders", 0),
                                         dummies=dep.get("dummies", 0), n_min=dep.get("n_min", False))
-    return {"epsilon": r.epsilon, "bound": r.bound, "statement": r.statement}
+    return {"epsilon": r.epsilon, "bound": r.bound, "statement": r.statement, "lower_epsilon": r.lower_epsilon,
+            "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset}
 
 
 def _rounds_title(dep: dict) -> str:
@@ -145,3 +146,8 @@ def show_rounds(dep: Optional[dict], spec, delta: float, rounds: int) -> None:
     st.metric("deployment PLD eps (upper bound)", common.fmt(res["epsilon"], 4, "up"))
     st.markdown(f"Proved: **{res['bound']}** after T = {rounds:,} rounds.")
     st.caption(res["statement"])
+    if res["lower_epsilon"] is not None:
+        st.metric("deployment eps (certified lower bound)", common.fmt(res["lower_epsilon"], 4, "down"))
+        st.caption(f"{res['lower_statement']}; datasets {res['lower_dataset']}")
+    elif res["lower_statement"]:
+        st.caption(res["lower_statement"])

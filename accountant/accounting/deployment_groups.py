@@ -130,15 +130,22 @@ def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 
                             f"{r} reports per user, all n r = {n * r} shuffled together: {which}", lo, st, ds)
 
 
-def _lower(pairs, delta: float, top: float, upper: float) -> tuple:
+def _lower(pairs, delta: float, top: float, upper: float, rounds: int = 1) -> tuple:
     """(lower eps, statement, datasets): the largest certified lower bound over the count pairs
-    ``pairs()`` (:mod:`accountant.accounting.deployment_lower`), or (None, the reason, None)."""
+    ``pairs()`` (:mod:`accountant.accounting.deployment_lower`), or (None, the reason, None).
+    Over ``rounds`` > 1 rounds only the pair with the largest one-round lower bound is composed
+    (any pair's composition is a lower bound; this halves a two-group mix's FFTs)."""
     try:
-        found = [(DL.pair_lower_epsilon(p, delta, top), p.datasets) for p in pairs()]
+        found = [(DL.pair_lower_epsilon(p, delta, top), p.datasets, p) for p in pairs()]
+        lo, ds, pair = max(found, key=lambda f: f[0])
+        if rounds > 1:
+            lo, why = DL.pair_rounds_lower_epsilon(pair, delta, top, rounds, upper)
+            if lo is None:
+                return None, f"lower bound {why}", None
     except ValueError as exc:
         return None, f"lower bound {exc}", None
-    lo, ds = max(found)
-    return min(lo, upper), "the exact law of the count of x1 reports (certified l1 errors)", ds
+    st = DL.COUNT_LOWER if rounds == 1 else DL.COUNT_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds)
+    return min(lo, upper), st, ds
 
 
 def parse_mix(groups, name: str = "mix") -> list:
@@ -274,9 +281,11 @@ def reports_rounds_epsilon(params: Params, n: int, delta: float, r: int, rounds:
         return d
 
     eps, ach = profile_rounds(dfun, r * float(params.eps0), rounds, delta, steps)
+    lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps, rounds)
     return DeploymentResult(eps, delta, ach, "reports-pld", n * r,
                             f"{rounds} rounds, {r} reports per user each: per round the smaller proved profile "
-                            f"at each eps (used: {', '.join(sorted(names))}; docs/deployments.md); {_ROUNDS_WHY}")
+                            f"at each eps (used: {', '.join(sorted(names))}; docs/deployments.md); {_ROUNDS_WHY}",
+                            lo, st, ds)
 
 
 def mix_rounds_epsilon(groups: list, delta: float, rounds: int, steps: int = 100) -> DeploymentResult:
@@ -294,8 +303,10 @@ def mix_rounds_epsilon(groups: list, delta: float, rounds: int, steps: int = 100
         names.add(which.split(" ")[0])
         return d
 
-    eps, ach = profile_rounds(dfun, max(float(p.eps0) for _, p in groups), rounds, delta, steps)
+    top = max(float(p.eps0) for _, p in groups)
+    eps, ach = profile_rounds(dfun, top, rounds, delta, steps)
+    lo, st, ds = _lower(lambda: [DL.mix_pair(groups, g) for g in range(len(groups))], delta, top, eps, rounds)
     return DeploymentResult(eps, delta, ach, "mix-pld", n,
                             f"{rounds} rounds, {len(groups)} groups, {n} users: per round the smaller proved "
                             f"profile at each eps (used: {', '.join(sorted(names))}; docs/deployments.md); "
-                            f"{_ROUNDS_WHY}")
+                            f"{_ROUNDS_WHY}", lo, st, ds)

@@ -9,10 +9,13 @@ T_o ~ Bin(n - 1, q) and K_o | T_o ~ Bin(T_o, p0), p0 = 1/(1 + e^eps0); user 1 ad
 (w.p. 1 - q), a 0 or a 1 (w.p. q times RR's probabilities for its input). The pmfs of
 (T, K) are evaluated on a window of +-12 standard deviations of T_o and of K_o (the dropped
 outcomes only remove non-negative terms of the divergence, so the window keeps a lower
-bound), in float64 with scipy's binomial pmf; the divergence is then lowered by a relative
-1e-9 and an absolute 1e-12 for rounding (each pmf value is accurate to a few units in the
-last place; not ball arithmetic). T rounds: the optimistic PLD of the pair
-(:func:`accountant.composition.pld.from_pmfs`, losses rounded down) composed T times.
+bound), each entry from Loader's formula (:func:`accountant.engines.binomial.binom_logpmf`)
+within a relative :data:`SAMPLED_REL_ERROR`, so with certified l1 errors (:class:`CountPair`).
+
+**T rounds, the same pair in every round** (every feature): :func:`pair_rounds_lower_epsilon`,
+the optimistic PLD of the computed pair (losses rounded down) composed T times by FFT, the FFT
+error and the pmfs' l1 errors subtracted
+(:func:`accountant.composition.lower.composed_pair_delta`).
 
 **Dummies, several reports, mixes (k-RR and binary RR): one count, certified.** Datasets
 D = (x1, x0, ..., x0) and D' = (x0, x0, ..., x0); the statistic is the number K of reports
@@ -41,18 +44,20 @@ import numpy as np
 from accountant.core.params import Params, validate_delta
 
 __all__ = ["rr_sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "LOWER_MAX_CELLS",
-           "LOWER_MAX_ROUNDS", "DATASETS", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target"]
+           "LOWER_MAX_ROUNDS", "DATASETS", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
+           "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
 
-LOWER_MAX_ROUNDS = 1000  # T = 1,000 takes about 150 s of CPU (the optimistic PLD's FFTs)
+LOWER_MAX_ROUNDS = 1000  # T = 1,000 at the anchor (n = 1e5, q = 0.01): 31 s of CPU, 2.0 GB (the FFTs)
 LOWER_MAX_CELLS = 20_000_000  # cells of the (T, K) window: about 160 MB per pmf
 DATASETS = "binary randomized response, D = (1, 0, ..., 0), D' = (0, 0, ..., 0) (substitution)"
 _W = 12.0
 
 
-def rr_sampled_pair(eps0: float, n: int, q: float) -> tuple:
-    """(P, Q): the pmfs of (T, K) under D and D' on the window, flattened; ValueError when the
-    window would exceed :data:`LOWER_MAX_CELLS`."""
-    from scipy.stats import binom
+def rr_sampled_pair(eps0: float, n: int, q: float) -> "CountPair":
+    """The certified pair of the pmfs of (T, K) under D and D' on the window, flattened
+    (:class:`CountPair`: entries from Loader's formula, l1 errors); ValueError when the window
+    would exceed :data:`LOWER_MAX_CELLS`."""
+    from accountant.engines.binomial import binom_logpmf
 
     n1 = n - 1
     p0 = 1.0 / (1.0 + math.exp(eps0))
@@ -64,9 +69,10 @@ def rr_sampled_pair(eps0: float, n: int, q: float) -> tuple:
     if rows * cols > LOWER_MAX_CELLS:
         raise ValueError(f"sampling lower bound: the window of (reports, ones) has {rows * cols:.3g} cells, "
                          f"over the limit {LOWER_MAX_CELLS:.0e} (n q too large)")
-    ts = np.arange(t_lo, t_hi + 1)
-    ks = np.arange(k_lo, k_hi + 1)
-    others = binom.pmf(ts, n1, q)[:, None] * binom.pmf(ks[None, :], ts[:, None], p0)  # O(t, k)
+    ts = np.arange(t_lo, t_hi + 1, dtype=np.float64)
+    ks = np.arange(k_lo, k_hi + 1, dtype=np.float64)
+    rows_pmf = np.exp(binom_logpmf(ts, n1, q)) if q < 1.0 else (ts == n1).astype(np.float64)
+    others = rows_pmf[:, None] * np.exp(binom_logpmf(ks[None, :], ts[:, None], p0))  # O(t, k)
     out = []
     for x in (1, 0):  # user 1's input under D, D'
         px = math.exp(eps0) / (1 + math.exp(eps0)) if x else p0  # P(report 1)
@@ -75,12 +81,10 @@ def rr_sampled_pair(eps0: float, n: int, q: float) -> tuple:
         law[1:, :] += q * (1 - px) * others  # a 0: T + 1, K
         law[1:, 1:] += q * px * others[:, :-1]  # a 1: T + 1, K + 1
         out.append(law.ravel())
-    return out[0], out[1]
-
-
-def _lower_div(p: np.ndarray, q: np.ndarray, eps: float) -> float:
-    s = float(np.sum(np.maximum(p - math.exp(eps) * q, 0.0)))
-    return max(0.0, s * (1 - 1e-9) - 1e-12)
+    # each entry: a sum of non-negative products of two pmf values within PMF_REL_ERROR (relative)
+    # and a few roundings; the window only drops outcomes (a lower bound)
+    err = [SAMPLED_REL_ERROR * float(np.sum(v)) for v in out]
+    return CountPair(out[0], out[1], err[0], err[1], DATASETS)
 
 
 def rr_sampled_lower_delta(params: Params, n: int, q: float, eps: float) -> float:
@@ -88,33 +92,24 @@ def rr_sampled_lower_delta(params: Params, n: int, q: float, eps: float) -> floa
     the larger of the two orders of the named pair (module docstring)."""
     if params.name != "rr":
         raise ValueError("sampling lower bound: only for binary randomized response (--mechanism rr)")
-    p, qq = rr_sampled_pair(float(params.eps0), n, q)
-    return max(_lower_div(p, qq, eps), _lower_div(qq, p, eps))
+    return rr_sampled_pair(float(params.eps0), n, q).delta(eps)
 
 
 def rr_sampled_lower_epsilon(params: Params, n: int, delta: float, q: float, rounds: int = 1,
-                             steps: int = 200) -> Optional[float]:
+                             upper: Optional[float] = None) -> Optional[float]:
     """A lower bound on the true eps_c after ``rounds`` rounds (the same named pair each round):
-    the largest eps found with lower delta(eps) > ``delta`` (0.0 if none)."""
+    the largest eps found with the certified lower delta(eps) > ``delta`` (0.0 if none; None
+    where the composed grid is refused). ``upper``: an upper bound on the composed eps_c (sets
+    the loss grid; default ``rounds`` times the one-round lower bound, times 3)."""
     delta = validate_delta(delta)
     if params.name != "rr":
         raise ValueError("sampling lower bound: only for binary randomized response (--mechanism rr)")
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= LOWER_MAX_ROUNDS:
         raise ValueError(f"rounds must be an integer in [1, {LOWER_MAX_ROUNDS}] for the sampling lower bound, got {rounds!r}")
-    p, qq = rr_sampled_pair(float(params.eps0), n, q)
-    if rounds == 1:
-        def dl(e):
-            return max(_lower_div(p, qq, e), _lower_div(qq, p, e))
-    else:
-        from accountant.composition import pld as _pld
-
-        # the grid: the one-round lower eps over ``steps`` (losses rounded down by at most a step)
-        step = max(rr_sampled_lower_epsilon(params, n, delta, q, 1), 1e-6) / steps
-        plds = [_pld.self_compose(_pld.from_pmfs(a, b, step, pessimistic=False), rounds) for a, b in ((p, qq), (qq, p))]
-
-        def dl(e):
-            return max(x.get_delta(e) for x in plds)
-    return largest_eps_above_target(dl, delta, float(params.eps0) * rounds)
+    pair = rr_sampled_pair(float(params.eps0), n, q)
+    if upper is None and rounds > 1:
+        upper = 3.0 * rounds * pair_lower_epsilon(pair, delta, float(params.eps0))
+    return pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, upper)[0]
 
 
 # --------------------------------------------------------------------------- one count, certified
@@ -125,6 +120,9 @@ PMF_REL_ERROR = 1e-12
 COUNT_TAIL = 1e-30
 #: the longest convolved count law (entries)
 COUNT_MAX_SIZE = 1 << 24
+#: relative error of one entry of the sampled pair's (T, K) law: two pmf values, their product
+#: and the sum of three non-negative terms
+SAMPLED_REL_ERROR = 2 * PMF_REL_ERROR + 16 * 2.0 ** -53
 _U = 2.0 ** -53
 
 
@@ -174,20 +172,11 @@ def _convolve(a: tuple, b: tuple) -> tuple:
 
 
 class CountPair:
-    """P = A * O and Q = B * O on one window with l1 errors (module docstring)."""
+    """Two computed pmfs P, Q on one support with l1 errors eP, eQ to the true ones (a window
+    of the true laws: dropped outcomes only lower a divergence) and the datasets' text."""
 
-    def __init__(self, others: list, r: int, a: float, b: float, datasets: str):
-        o = (0, np.ones(1), 0.0)
-        for N, p in others:
-            if N:
-                o = _convolve(o, _binomial(int(N), float(p)))
-        pa, pb = _convolve(_binomial(r, a), o), _convolve(_binomial(r, b), o)
-        off = min(pa[0], pb[0])
-        size = max(pa[0] + pa[1].size, pb[0] + pb[1].size) - off
-        self.P, self.Q = np.zeros(size), np.zeros(size)
-        self.P[pa[0] - off:pa[0] - off + pa[1].size] = pa[1]
-        self.Q[pb[0] - off:pb[0] - off + pb[1].size] = pb[1]
-        self.eP, self.eQ = pa[2], pb[2]
+    def __init__(self, P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, datasets: str):
+        self.P, self.Q, self.eP, self.eQ = P, Q, float(eP), float(eQ)
         self.datasets = datasets
         self._mass = max(float(np.sum(self.P)), float(np.sum(self.Q)))  # >= either sum
 
@@ -204,9 +193,36 @@ class CountPair:
 
 
 def count_pair(others: list, r: int, a: float, b: float, datasets: str) -> CountPair:
-    """:class:`CountPair` of the count of x1 reports: ``others`` a list of (N, p) binomials,
-    the differing user's r reports Bin(r, a) under D and Bin(r, b) under D'."""
-    return CountPair(others, r, a, b, datasets)
+    """:class:`CountPair` of the count of x1 reports, P = A * O and Q = B * O on one window:
+    ``others`` a list of (N, p) binomials (O their sum), the differing user's r reports
+    Bin(r, a) under D (A) and Bin(r, b) under D' (B)."""
+    o = (0, np.ones(1), 0.0)
+    for N, p in others:
+        if N:
+            o = _convolve(o, _binomial(int(N), float(p)))
+    pa, pb = _convolve(_binomial(r, a), o), _convolve(_binomial(r, b), o)
+    off = min(pa[0], pb[0])
+    size = max(pa[0] + pa[1].size, pb[0] + pb[1].size) - off
+    P, Q = np.zeros(size), np.zeros(size)
+    P[pa[0] - off:pa[0] - off + pa[1].size] = pa[1]
+    Q[pb[0] - off:pb[0] - off + pb[1].size] = pb[1]
+    return CountPair(P, Q, pa[2], pb[2], datasets)
+
+
+def pair_rounds_lower_epsilon(pair: CountPair, delta: float, top: float, rounds: int,
+                              upper: Optional[float]) -> tuple:
+    """(a certified lower bound on eps_c after ``rounds`` rounds with ``pair`` in every round, None)
+    or (None, the reason): one round, :func:`pair_lower_epsilon`; more, the composed pair of
+    :func:`accountant.composition.lower.composed_pair_delta` (losses rounded down, FFT and
+    pmf errors subtracted), the grid set by ``upper`` (an upper bound on the composed eps_c)."""
+    if rounds == 1:
+        return pair_lower_epsilon(pair, delta, top), None
+    from accountant.composition.lower import composed_pair_delta
+
+    dl, why = composed_pair_delta(pair.P, pair.Q, pair.eP, pair.eQ, rounds, float(upper))
+    if dl is None:
+        return None, why
+    return largest_eps_above_target(dl, validate_delta(delta), top * rounds, rtol=1e-6), None
 
 
 def largest_eps_above_target(dl, delta: float, top: float, rtol: float = 1e-7) -> float:
@@ -262,3 +278,36 @@ def mix_pair(groups: list, g: int) -> CountPair:
 def pair_lower_epsilon(pair: CountPair, delta: float, top: float) -> float:
     """A certified lower bound on eps_c from ``pair`` (0.0 if none found below ``top``)."""
     return largest_eps_above_target(pair.delta, validate_delta(delta), top, rtol=1e-6)
+
+
+COUNT_LOWER = "the exact law of the count of x1 reports (certified l1 errors)"
+SAMPLED_LOWER = "the exact law of (reports, ones) (certified l1 errors)"
+ROUNDS_LOWER = ("the same pair in each of the {T} rounds, composed by the optimistic PLD (losses rounded "
+                "down, FFT and pmf errors subtracted)")
+
+
+def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: int, n_min: bool) -> tuple:
+    """(lower eps, statement, datasets) of
+    :func:`accountant.accounting.deployments.deployment_rounds_epsilon` (``r`` its composed
+    result of the round at n - c + m), or (None, the reason, None): without dummies the composed
+    lower bound of ``r`` (the mechanism at n - c: the honest users' round), with them the count
+    pair with the m dummies in every round."""
+    honest = spec.n - colluders
+    why = [text for cond, text in (
+        (colluders, f"the {honest} honest users' pair (the colluders' reports: equal divergences)"),
+        (n_min, f"n = {spec.n} is one of the populations n >= N")) if cond]
+    if not dummies:
+        if r.epsilon_lower is None:
+            return None, f"lower bound {r.lower_note}", None
+        ds = r.lower_note.split("in every round, ", 1)[-1]
+        return min(r.epsilon_lower, r.epsilon), "; ".join(
+            [f"the composed certified lower bound at {honest} users, " + ROUNDS_LOWER.format(T=rounds)] + why), ds
+    try:
+        params = spec.params()
+        pair = dummies_pair(params, honest, dummies)
+    except ValueError as exc:
+        return None, f"lower bound {exc}", None
+    lo, reason = pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, r.epsilon)
+    if lo is None:
+        return None, f"lower bound {reason}", None
+    return min(lo, r.epsilon), "; ".join([COUNT_LOWER + ", " + ROUNDS_LOWER.format(T=rounds)] + why), pair.datasets

@@ -181,9 +181,10 @@ def _deployment_lower(params: Params, rep, honest: int, dummies: int, delta: flo
         except ValueError as exc:
             return None, f"lower bound {exc}", None
         lo = DL.pair_lower_epsilon(pair, delta, float(params.eps0))
-        return lo, "; ".join(["the exact law of the count of x1 reports (certified l1 errors)"] + why), pair.datasets
+        return lo, "; ".join([DL.COUNT_LOWER] + why), pair.datasets
     if rep.lower_epsilon is None:
-        return None, (f"no certified lower bound for mechanism {params.name}" if why else None), None
+        return None, (f"lower bound not available for mechanism {params.name}"
+                      + (f": {rep.lower_reason}" if getattr(rep, "lower_reason", None) else "") if why else None), None
     ds = rep.lower_dataset + (f", hash model {rep.lower_hash_model}" if rep.lower_hash_model else "")
     return rep.lower_epsilon, "; ".join([f"the certified lower bound at {honest} users"] + why) if why else \
         "the certified lower bound", ds
@@ -209,7 +210,9 @@ def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int
 
     delta = validate_delta(delta)
     eff = check_deployment(spec.n, colluders=colluders, dummies=dummies)
-    r = compose_rounds(replace(spec, n=eff), rounds, delta)
+    # no dummies: the round at n - c is the honest users' round (equal privacy loss), and n = N is
+    # one of the populations: its composed lower bound is one for the deployment
+    r = compose_rounds(replace(spec, n=eff), rounds, delta, lower=not dummies)
     parts = [f"{rounds} rounds, each bounded by the worst case at n_eff = {eff} users"]
     if colluders:
         parts.append(f"{colluders} colluders: the {spec.n - colluders} honest users' pair (same privacy loss)")
@@ -218,7 +221,11 @@ def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int
     if n_min:
         parts.append(f"valid for every n >= {spec.n}: {MONOTONE_STATEMENT}")
     parts.append("composed: pessimistic PLD of the per-round profile")
-    return DeploymentResult(r.epsilon, delta, None, f"composed ({r.source})", eff, "; ".join(parts))
+    from accountant.accounting.deployment_lower import rounds_lower
+
+    lo, lo_st, lo_ds = rounds_lower(spec, r, rounds, delta, colluders, dummies, n_min)
+    return DeploymentResult(r.epsilon, delta, None, f"composed ({r.source})", eff, "; ".join(parts),
+                            lo, lo_st, lo_ds)
 
 
 def _eps0_of(params: Params) -> float:
@@ -492,9 +499,9 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
 
         try:
             lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q), eps)
-            lo_st, lo_ds = "the exact law of (reports, ones), float64 with a margin", DL.DATASETS
+            lo_st, lo_ds = DL.SAMPLED_LOWER, DL.DATASETS
         except ValueError as exc:
-            lo_st = f"no lower bound: {exc}"
+            lo_st = f"lower bound not available: {exc}"
     if neighbours == "substitute":
         why = (f"delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f {per} "
                "(advanced joint convexity)")
@@ -506,7 +513,8 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,
                            steps: int = 100, refine: int = 1,
-                           neighbours: str = "substitute", mechanism: bool = False) -> DeploymentResult:
+                           neighbours: str = "substitute", mechanism: bool = False,
+                           lower: bool = True) -> DeploymentResult:
     """Proved eps after ``rounds`` rounds with Poisson sampling at rate ``q`` (fresh sample each
     round, substitution): the pessimistic connect-the-dots PLD of the sampled pair's certified
     profile, composed by FFT (:mod:`accountant.composition.pld`). The per-count bound is the
@@ -515,7 +523,9 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     binary RR at the anchor, T = 10: 268 s on a loaded machine). ``refine`` stays 1: the
     connect-the-dots losses lie on the lattice of the profile's step and convolutions keep them
     there, so a finer grid only enlarges the FFTs (measured at T = 10,000: 1.14053 against
-    1.14084 with refine 16, 4.6 s against 11.5 s of CPU)."""
+    1.14084 with refine 16, 4.6 s against 11.5 s of CPU). With ``lower``, binary RR and substitution
+    neighbours, also the certified lower bound of the named pair of
+    :mod:`accountant.accounting.deployment_lower` used in every round (T <= LOWER_MAX_ROUNDS)."""
     delta = validate_delta(delta)
     rounds = _int_in("rounds", rounds, 1, MAX_SAMPLED_ROUNDS)
     eps_max = _eps0_of(params)
@@ -525,9 +535,27 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     eps, ach = profile_rounds(lambda e: base(params, n, q, e, mechanism=mechanism, names=names), eps_max,
                               rounds, delta, steps, refine)
     per, proof = per_count_statement(params, names)
+    lo, lo_st, lo_ds = None, None, None
+    if lower and params.name == "rr" and neighbours == "substitute":
+        from accountant.accounting import deployment_lower as DL
+
+        if rounds > DL.LOWER_MAX_ROUNDS:
+            lo_st = (f"lower bound not available: rounds > LOWER_MAX_ROUNDS = {DL.LOWER_MAX_ROUNDS} "
+                     "(the composed pair's FFTs)")
+        else:
+            try:
+                pair = DL.rr_sampled_pair(eps_max, n, q)
+                lo, why = DL.pair_rounds_lower_epsilon(pair, delta, eps_max, rounds, eps)
+            except ValueError as exc:
+                lo, why = None, str(exc)
+            if lo is None:
+                lo_st = f"lower bound not available: {why}"
+            else:
+                lo, lo_st, lo_ds = min(lo, eps), DL.SAMPLED_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds), DL.DATASETS
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled-pld", n,
                             f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
-                            f"pessimistic PLD of the sampled profile, per count {per}")
+                            f"pessimistic PLD of the sampled profile, per count {per}", lo, lo_st, lo_ds)
+
 
 
 def per_count_statement(params: Params, names: set) -> tuple:

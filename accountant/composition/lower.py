@@ -17,6 +17,8 @@ rounded DOWN onto a grid, the P-masses lowered by PMF_MARGIN (relative) and the 
 tails beyond 12.5 standard deviations dropped; E_P[(1 - e^{eps - L})_+] is non-decreasing in L
 and non-negative, so each of these lowers the computed delta, and the optimistic FFT
 composition (:mod:`.pld`) drops the tails it cuts and subtracts its floating-point error bound.
+The same machinery composes any pair given as two computed pmfs with l1 errors
+(:func:`composed_pair_delta`: the deployments' count pairs, binary RR with sampling).
 """
 from __future__ import annotations
 
@@ -42,6 +44,9 @@ LOWER_STEP_FRACTION = 5e-4
 LOWER_TAIL_DROP = 1e-30
 # points of the composed lower PLD's grid (memory and FFT time)
 MAX_LOWER_GRID = 2**25
+# two pmfs' composed lower bound may take a grid up to this many times coarser to fit
+# MAX_LOWER_GRID: the composed loss then moves down by less than 5% of the upper bound
+MAX_COARSEN = 100
 
 
 def _window(N: int, prob: float) -> np.ndarray:
@@ -114,32 +119,109 @@ def pair_masses(spec) -> tuple[Optional[np.ndarray], Optional[np.ndarray], str]:
     return mass[fin], loss[fin], text
 
 
-def lower_pld(spec, step: float) -> tuple[Optional[_pld.DiscretePLD], str]:
-    """Optimistic (low-side) PLD of the round's lower pair on the grid of ``step``."""
-    mass, loss, text = pair_masses(spec)
-    if mass is None:
-        return None, text
+def grid_pld(mass: np.ndarray, loss: np.ndarray, step: float,
+             max_size: Optional[int] = None) -> Optional[_pld.DiscretePLD]:
+    """Optimistic PLD of P-masses at finite losses: each loss lowered by LOSS_MARGIN and rounded
+    DOWN onto the grid of ``step``, LOWER_TAIL_DROP of P-mass dropped at each end; None when it
+    would need more than ``max_size`` grid points (checked before the grid is allocated)."""
     idx = np.floor((loss - LOSS_MARGIN) / step).astype(np.int64)
+    if max_size is not None and int(idx.max()) - int(idx.min()) >= max_size:
+        # the tails first (by loss), then the span: a wide grid is refused before it exists
+        order = np.argsort(idx, kind="stable")
+        cs = np.cumsum(mass[order])
+        a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
+        b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
+        if int(idx[order[min(b, idx.size - 1)]]) - int(idx[order[a]]) >= max_size:
+            return None
     lo = int(idx.min())
     pmf = np.bincount(idx - lo, weights=mass)
     cs = np.cumsum(pmf)
     a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
     b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
-    return _pld.DiscretePLD(step, lo + a, pmf[a:b + 1], 0.0, False), text
+    return _pld.DiscretePLD(step, lo + a, pmf[a:b + 1], 0.0, False)
+
+
+def lower_pld(spec, step: float, max_size: Optional[int] = None) -> tuple[Optional[_pld.DiscretePLD], str]:
+    """Optimistic (low-side) PLD of the round's lower pair on the grid of ``step`` (None and the
+    reason, also when it would need more than ``max_size`` points)."""
+    mass, loss, text = pair_masses(spec)
+    if mass is None:
+        return None, text
+    d = grid_pld(mass, loss, step, max_size)
+    return (None, "too large") if d is None else (d, text)
+
+
+def lower_step(upper: float, rounds: int) -> float:
+    """The loss grid of a composed lower bound: T rounds move the composed loss down by less
+    than LOWER_STEP_FRACTION times the upper bound."""
+    return LOWER_STEP_FRACTION * max(min(upper, 50.0), 1e-3) / rounds
+
+
+def grid_refusal(rounds: int) -> str:
+    """The reason a composed lower PLD of ``rounds`` rounds is refused (the grid limit)."""
+    return (f"not available: the composed lower PLD of {rounds} rounds would need more than "
+            f"MAX_LOWER_GRID = {MAX_LOWER_GRID:,} grid points")
+
+
+def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float,
+             max_size: Optional[int] = None) -> Optional[_pld.DiscretePLD]:
+    """Optimistic PLD of two computed pmfs on one support (:func:`grid_pld`): the P-masses lowered
+    by PMF_MARGIN; outcomes with Q = 0 < P (loss +inf) dropped, which only lowers delta."""
+    P, Q = np.asarray(P, dtype=np.float64), np.asarray(Q, dtype=np.float64)
+    keep = (P > 0) & (Q > 0)
+    if not np.any(keep):
+        return _pld.DiscretePLD(step, 0, np.zeros(1), 0.0, False)
+    return grid_pld(P[keep] * (1.0 - PMF_MARGIN), np.log(P[keep]) - np.log(Q[keep]), step, max_size)
+
+
+_U = 2.0 ** -53
+
+
+def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, rounds: int,
+                        upper: float):
+    """(eps -> a certified lower bound on max(D_{e^eps}(P*^T || Q*^T), D_{e^eps}(Q*^T || P*^T)), None)
+    or (None, the reason): P*, Q* the true pmfs (sub-probabilities: a window of the true law
+    keeps a lower bound), P, Q computed with ||P - P*||_1 <= eP, ||Q - Q*||_1 <= eQ, the same
+    pair in each of the T = ``rounds`` rounds.
+
+    The optimistic PLD of (P, Q) (:func:`pmfs_pld`, losses rounded down, composed by FFT with its
+    error subtracted) is below sum (P^T - e^eps Q^T)_+; the positive part is 1-Lipschitz and
+    ||P^T - P*^T||_1 <= T (1 + eP)^(T-1) eP (telescoping, ||P*|| <= 1), so
+    T (1 + e)^(T-1) (eP + e^eps eQ) (e = max(eP, eQ), e^eps rounded up) is subtracted."""
+    step = lower_step(upper, rounds)
+    orders = ((P, Q, eP, eQ), (Q, P, eQ, eP))
+    limit = max(1, MAX_LOWER_GRID // rounds)
+    sizes = [pmfs_pld(a, b, step, MAX_COARSEN * limit) for a, b, _, _ in orders]
+    if any(d is None for d in sizes):
+        return None, grid_refusal(rounds) + f" (also on a grid {MAX_COARSEN}x coarser)"
+    size = max(d.pmf.size for d in sizes)
+    if size > limit:  # a coarser grid (any grid keeps a lower bound; the loss moves down < T steps)
+        step *= min(MAX_COARSEN, math.ceil(size / limit))
+    out = []
+    for a, b, ea, eb in orders:
+        d = pmfs_pld(a, b, step, limit)
+        if d is None:
+            return None, grid_refusal(rounds)
+        out.append((_pld.self_compose(d, rounds), ea, eb))
+    grow = rounds * (1.0 + max(eP, eQ)) ** (rounds - 1) * (1 + 1e-9)
+
+    def delta(eps: float) -> float:
+        if eps > 700.0:
+            return 0.0
+        e = math.exp(eps) * (1 + 4 * _U)
+        return max(0.0, max(d.get_delta(eps) - grow * (ea + e * eb) for d, ea, eb in out))
+    return delta, None
 
 
 def composed_lower(specs: Sequence, delta: float, upper: float) -> tuple[Optional[float], str]:
     """(certified lower bound on the composed eps_c, the datasets) or (None, the reason)."""
     T = len(specs)
-    step = LOWER_STEP_FRACTION * max(min(upper, 50.0), 1e-3) / T
+    step = lower_step(upper, T)
     plds, texts = {}, []
     for sp in dict.fromkeys(specs):
-        d, text = lower_pld(sp, step)
+        d, text = lower_pld(sp, step, max(1, MAX_LOWER_GRID // T))
         if d is None:
-            return None, text
-        if d.pmf.size * T > MAX_LOWER_GRID:
-            return None, (f"not available: the composed lower PLD would need {d.pmf.size * T:,} grid "
-                          f"points (MAX_LOWER_GRID = {MAX_LOWER_GRID:,})")
+            return None, grid_refusal(T) if text == "too large" else text
         plds[sp] = d
         texts.append(text)
     total = _pld.compose_all([plds[sp] for sp in specs])

@@ -168,3 +168,26 @@ def test_rounds_page_n_min_and_add_remove_sampling():
     shown = [float(m.value) for m in at.metric if m.label == "deployment PLD eps (upper bound)"]
     assert shown and ref.epsilon <= shown[0] <= ref.epsilon * (1 + 1e-3)
     assert "add-remove" in _texts(at)
+
+
+def test_rounds_page_shows_the_composed_lower_bound():
+    """Binary RR with dummies on the Rounds page: the composed certified lower bound of the
+    library (the count pair in every round), rounded down, beside the upper bound; a generic
+    randomizer says why there is none."""
+    from accountant.composition.rounds import RoundSpec
+
+    at = AppTest.from_file(ROUNDS, default_timeout=300)
+    at.run()
+    at.selectbox(key="mechanism").set_value("rr")  # one rerun with every input (each costs a composition)
+    at.number_input(key="n").set_value(2_000)
+    at.number_input(key="eps0").set_value(1.0)
+    at.number_input(key="T").set_value(5)
+    at.number_input(key="dep_dummies").set_value(1_000).run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = D.deployment_rounds_epsilon(RoundSpec(2_000, 1.0, "rr"), 5, 1e-6, dummies=1_000)
+    shown = [float(m.value) for m in at.metric if m.label == "deployment eps (certified lower bound)"]
+    assert shown and ref.lower_epsilon * (1 - 1e-3) <= shown[0] <= ref.lower_epsilon < ref.epsilon
+    assert "1000 dummies uniform over the outputs" in _texts(at)
+    at.selectbox(key="mechanism").set_value("generic").run()
+    assert not [m for m in at.metric if m.label == "deployment eps (certified lower bound)"]
+    assert "not available for mechanism generic" in _texts(at)

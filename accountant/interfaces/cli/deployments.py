@@ -115,7 +115,10 @@ def _run_mix(args) -> dict:
 
 
 def _lower_out(r) -> dict:
-    return {"lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset}
+    """The lower bound's keys; ``lower_reason`` says why it is not available (None when it is)."""
+    reason = r.lower_statement if r.lower_epsilon is None and r.lower_statement else None
+    return {"lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset,
+            "lower_reason": reason}
 
 
 def run(args, params) -> dict:
@@ -177,6 +180,9 @@ def human(out: dict) -> str:
     if out.get("lower_epsilon") is not None:
         lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (lower bound: {out['lower_statement']}; "
                      f"datasets {out['lower_dataset']})")
+    elif out.get("lower_reason"):
+        why = out["lower_reason"]
+        lines.append(why if why.startswith("lower bound") else f"lower bound: not available ({why})")
     return "\n".join(lines)
 
 
