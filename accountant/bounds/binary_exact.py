@@ -27,8 +27,9 @@ from accountant.engines.two_input import blanket_range_upper, dataset_delta, ran
 # at n = 1e10 (windows grow like sqrt(n)), so n = 1e10 is out of reach of this search
 EXACT_MAX_N = 100_000
 # largest n of the registry's bound 'exact' (and so of the headline, proved_meets, tables and
-# pages, which compute it at every point): 0.2-1 s per point; above it, up to EXACT_MAX_N, only
-# the library function exact_epsilon (docs/proved.md's table)
+# pages, which compute it at every point): 0.2-1 s per point; above it, up to
+# LARGE_HEADLINE_MAX_N, the registry's bound 'search' (a certified bracket, LARGE_REGISTRY_RTOL
+# wide), and up to EXACT_MAX_N the library function exact_epsilon (docs/proved.md's table)
 HEADLINE_MAX_N = 10_000
 # nodes of one search before it gives up (reported as not available, never guessed): at small
 # eps0 the datasets' deltas are nearly flat in m and the search approaches every m (n = 5000,
@@ -160,14 +161,13 @@ def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> Exac
 
 
 # --------------------------------------------------------------------------- large n: a certified bracket
-#: how an ``exact`` result whose bracket is wider than 1e-6 starts its reason (the headline names
-#: it by :func:`accountant.bounds.labels.headline_name`)
+#: how the reason of a ``search`` result (a bracket wider than 1e-6) starts
 BRACKET_REASON = "certified bracket over every dataset, not exact"
 # largest n of ``bracket_epsilon`` (one FFT evaluation: ~0.3 s at 1e10, windows of 6e5 points)
 LARGE_MAX_N = 10**10
 # nodes of one ``bracket_epsilon`` (every level together)
 LARGE_MAX_NODES = 400
-# the registry's bracket: up to this n, with large_nodes(n) = LARGE_WORK / sqrt(n) nodes (at
+# the registry's bracket (bound 'search'): up to this n, with large_nodes(n) = LARGE_WORK / sqrt(n) nodes (at
 # most LARGE_MAX_NODES): measured (2 shared cores, load 2-7) 30-60 nodes for a 1% bracket and
 # 200-300 for 0.1% at n = 1e5-1e6 (0.005-0.01 s a node), 30-60 nodes of 0.05-0.1 s at 1e8
 LARGE_HEADLINE_MAX_N = 10**6
@@ -289,7 +289,7 @@ def exact_reason(res: ExactEpsilon, n: int) -> str:
             f"2^{n - 1 - res.worst_m}); {res.evaluations} branch-and-bound nodes")
 
 
-# --------------------------------------------------------------------------- registry entry "exact"
+# --------------------------------------------------------------------------- registry entries "exact", "search"
 def exact_bound(params, n: int, delta: float, rtol: float):
     """The registry's ``exact`` bound (binary RR): the certified upper end of the bracket as
     ``epsilon``, the bracket and the worst dataset in ``reason``; not applicable above
@@ -300,7 +300,10 @@ def exact_bound(params, n: int, delta: float, rtol: float):
         return BoundResult.not_applicable("exact", "the exact search is for binary randomized "
                                           "response (mechanism 'rr')", delta)
     if n > HEADLINE_MAX_N:
-        return _large_bound(params, n, delta, rtol)
+        return BoundResult.not_applicable(
+            "exact", f"the exact bound (a bracket at most 1e-6 wide) is limited to n <= {HEADLINE_MAX_N:.0e} "
+                     f"(HEADLINE_MAX_N); above it the bound 'search' gives a certified bracket up to n = "
+                     f"{LARGE_HEADLINE_MAX_N:.0e}; n = {n}", delta)
     try:
         res = exact_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3))
     except ArithmeticError as exc:
@@ -314,21 +317,30 @@ def large_nodes(n: int) -> int:
     return min(LARGE_MAX_NODES, int(LARGE_WORK / math.sqrt(n)))
 
 
-def _large_bound(params, n: int, delta: float, rtol: float):
-    """The registry's ``exact`` above ``HEADLINE_MAX_N``: the certified bracket of
-    ``bracket_epsilon`` under the node budget ``large_nodes(n)``, its upper end as ``epsilon``;
-    the reason says the bracket (``exact`` to 1e-6 only when it is that narrow)."""
+def search_bound(params, n: int, delta: float, rtol: float):
+    """The registry's ``search`` bound (binary RR, ``HEADLINE_MAX_N`` < n <=
+    ``LARGE_HEADLINE_MAX_N``): the certified bracket of ``bracket_epsilon`` under the node budget
+    ``large_nodes(n)``, stopped at ``LARGE_REGISTRY_RTOL``; its upper end (a proved upper bound
+    for every dataset) as ``epsilon``, the bracket and the worst dataset in ``reason``.  Where
+    the bracket is within 1e-6 (n <= ``HEADLINE_MAX_N``) the bound ``exact`` answers instead."""
     from accountant.core.result import BoundResult
 
+    if getattr(params, "name", None) != "rr":
+        return BoundResult.not_applicable("search", "the search over datasets is for binary randomized "
+                                          "response (mechanism 'rr')", delta)
+    if n <= HEADLINE_MAX_N:
+        return BoundResult.not_applicable(
+            "search", f"at n <= {HEADLINE_MAX_N:.0e} (HEADLINE_MAX_N) the bound 'exact' answers (its bracket "
+                      f"is at most 1e-6 wide); n = {n}", delta)
     if n > LARGE_HEADLINE_MAX_N:
         return BoundResult.not_applicable(
-            "exact", f"the exact bound is limited to n <= {LARGE_HEADLINE_MAX_N:.0e} (LARGE_HEADLINE_MAX_N: "
-                     f"{large_nodes(LARGE_HEADLINE_MAX_N)} nodes of 0.05-0.1 s there; "
-                     f"accountant.bounds.binary_exact.bracket_epsilon goes to {LARGE_MAX_N:.0e}); n = {n}", delta)
+            "search", f"the search bound is limited to n <= {LARGE_HEADLINE_MAX_N:.0e} (LARGE_HEADLINE_MAX_N: "
+                      f"{large_nodes(LARGE_HEADLINE_MAX_N)} nodes of 0.05-0.1 s there; "
+                      f"accountant.bounds.binary_exact.bracket_epsilon goes to {LARGE_MAX_N:.0e}); n = {n}", delta)
     budget = large_nodes(n)
     try:
         res = bracket_epsilon(n, params.eps0, delta, rtol=LARGE_REGISTRY_RTOL, max_nodes=budget)
-        # the delta form (exact_bound_delta, the delta command) at the upper end must meet the
+        # the delta form (search_bound_delta, the delta command) at the upper end must meet the
         # target too: step the upper end up by the bracket's width until it does
         eps_up, step = res.upper, max(res.upper / res.lower - 1.0, 1e-3)
         for _ in range(20):
@@ -339,32 +351,38 @@ def _large_bound(params, n: int, delta: float, rtol: float):
         else:
             raise ArithmeticError("the delta form did not meet the target within 20 steps")
     except ArithmeticError as exc:
-        return BoundResult.not_applicable("exact", f"not available: {exc}", delta)
+        return BoundResult.not_applicable("search", f"not available: {exc}", delta)
     res = ExactEpsilon(res.lower, eps_up, res.worst_m, achieved, res.evaluations)
     width = res.upper / res.lower - 1.0 if res.lower > 0 else math.inf
-    reason = exact_reason(res, n)
-    if width > 1.5e-6:
-        reason = (f"{BRACKET_REASON} (relative width {width:.2g}: the "
-                  f"registry stops at {LARGE_REGISTRY_RTOL:g}, LARGE_REGISTRY_RTOL; accountant.bounds.binary_exact."
-                  f"bracket_epsilon goes finer): upper end for every dataset by a "
-                  f"branch and bound (blanket range bound), lower end the dataset D = (1, 1^{res.worst_m}, "
-                  f"2^{n - 1 - res.worst_m}), D' = (2, 1^{res.worst_m}, 2^{n - 1 - res.worst_m}): eps_c in "
-                  f"[{res.lower:.10g}, {res.upper:.10g}]; {res.evaluations} nodes")
-    return BoundResult("exact", res.upper, True, reason, delta, res.achieved_delta)
+    reason = (f"{BRACKET_REASON} (relative width {width:.2g}: the "
+              f"registry stops at {LARGE_REGISTRY_RTOL:g}, LARGE_REGISTRY_RTOL; accountant.bounds.binary_exact."
+              f"bracket_epsilon goes finer): upper end for every dataset by a "
+              f"branch and bound (blanket range bound), lower end the dataset D = (1, 1^{res.worst_m}, "
+              f"2^{n - 1 - res.worst_m}), D' = (2, 1^{res.worst_m}, 2^{n - 1 - res.worst_m}): eps_c in "
+              f"[{res.lower:.10g}, {res.upper:.10g}]; {res.evaluations} nodes")
+    return BoundResult("search", res.upper, True, reason, delta, res.achieved_delta)
 
 
 def exact_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
-    """(lower, upper) on sup over datasets of delta(eps) (``large_delta`` under the node budget
-    ``large_nodes(n)`` above ``HEADLINE_MAX_N``); (0, 1) above ``LARGE_HEADLINE_MAX_N`` or
-    when the budget runs out."""
+    """(lower, upper) on sup over datasets of delta(eps) by ``exact_delta`` (n <= ``HEADLINE_MAX_N``);
+    (0, 1) above it or when the node budget runs out."""
     if n > HEADLINE_MAX_N:
-        try:
-            return large_delta(n, params.eps0, eps, large_nodes(n)) if n <= LARGE_HEADLINE_MAX_N else (0.0, 1.0)
-        except ArithmeticError:
-            return 0.0, 1.0
+        return 0.0, 1.0
     try:
         return exact_delta(n, params.eps0, eps)
     except ArithmeticError:  # the node budget: nothing certified beyond the trivial bound
+        return 0.0, 1.0
+
+
+def search_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
+    """(lower, upper) on sup over datasets of delta(eps) by ``large_delta`` under the node
+    budget ``large_nodes(n)`` (``HEADLINE_MAX_N`` < n <= ``LARGE_HEADLINE_MAX_N``); (0, 1)
+    outside that range or when the budget runs out."""
+    if not (HEADLINE_MAX_N < n <= LARGE_HEADLINE_MAX_N):
+        return 0.0, 1.0
+    try:
+        return large_delta(n, params.eps0, eps, large_nodes(n))
+    except ArithmeticError:
         return 0.0, 1.0
 
 

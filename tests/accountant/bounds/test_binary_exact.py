@@ -30,7 +30,8 @@ def test_worst_dataset_below_the_top_is_found():
 def test_issue_numbers_and_the_headline(n, eps0, delta, exact, blanket):
     r = exact_epsilon(n, eps0, delta)
     head = proved_epsilon(n, eps0, delta, mechanism="rr")
-    assert head.name == "exact"      # above HEADLINE_MAX_N the certified bracket (width in the reason)
+    # above HEADLINE_MAX_N the certified bracket, named 'search' (width in the reason)
+    assert head.name == ("exact" if n <= HEADLINE_MAX_N else "search")
     if n <= HEADLINE_MAX_N:
         assert head.epsilon == r.upper
     else:
@@ -58,8 +59,10 @@ def test_limit_is_refused_and_the_headline_falls_back():
         exact_epsilon(EXACT_MAX_N + 1, 1.0, 1e-6)
     with pytest.raises(ValueError, match="LARGE_MAX_N"):
         bracket_epsilon(LARGE_MAX_N + 1, 1.0, 1e-6)
-    r = compute_bound("exact", LARGE_HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
+    r = compute_bound("search", LARGE_HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
     assert not r.applicable and "LARGE_HEADLINE_MAX_N" in r.reason
+    r = compute_bound("exact", HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
+    assert not r.applicable and "HEADLINE_MAX_N" in r.reason and "'search'" in r.reason
     assert proved_epsilon(LARGE_HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr").name == "blanket"
 
 
