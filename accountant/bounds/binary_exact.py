@@ -259,6 +259,7 @@ def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
 LARGE_DELTA_TOLS = (0.3, 0.1, 0.03, 0.01)
 
 
+@lru_cache(maxsize=64)  # search_bound's last call is asked again by the registry's agreement check
 def large_delta(n: int, eps0: float, eps: float, max_nodes: int) -> tuple[float, float]:
     """(lower, upper) on sup over datasets of delta(eps) for n up to ``LARGE_MAX_N``: the
     branch and bound of ``exact_delta`` with FFT evaluations and the blanket range bound, at
