@@ -107,3 +107,66 @@ def test_node_budget_reports_not_available(monkeypatch):
     r = compute_bound("exact", 777, 1.0, 1e-6, mechanism="rr")
     assert not r.applicable and "exceeded 5 evaluations" in r.reason
     assert binary_exact.exact_bound_delta(type("P", (), {"eps0": 1.0})(), 777, 0.1) == (0.0, 1.0)
+
+
+# --------------------------------------------------------------------------- direct searches (issue 41 item 2)
+def brute_mp(n, eps0, eps, dps=50):
+    """max over every m of delta_m(eps) in ``dps``-digit arithmetic (mpmath): the pmf of
+    V = Bin(m, p) + Bin(n - 1 - m, q) by convolution, then sum_k (P_D(k) - e^eps P_D'(k))_+."""
+    import mpmath
+
+    with mpmath.workdps(dps):
+        e0 = mpmath.exp(mpmath.mpf(eps0))
+        p, q, u = e0 / (1 + e0), 1 / (1 + e0), mpmath.exp(mpmath.mpf(eps))
+        def pmf(N, pr):
+            return [mpmath.binomial(N, k) * pr ** k * (1 - pr) ** (N - k) for k in range(N + 1)]
+        out = []
+        for m in range(n):
+            a, b = pmf(m, p), pmf(n - 1 - m, q)
+            v = [mpmath.fsum(a[i] * b[k - i] for i in range(max(0, k - len(b) + 1), min(k, len(a) - 1) + 1))
+                 for k in range(n)]
+            vv = [mpmath.mpf(0)] + v + [mpmath.mpf(0)]
+            PD = [p * vv[k] + q * vv[k + 1] for k in range(n + 1)]    # K = V + Bern(p): k = 0..n
+            PQ = [q * vv[k] + p * vv[k + 1] for k in range(n + 1)]
+            out.append(mpmath.fsum(max(PD[k] - u * PQ[k], 0) for k in range(n + 1)))
+        return out
+
+
+@pytest.mark.parametrize("n,eps0,delta", [(80, 1.0, 1e-3), (60, 2.0, 1e-4)])
+def test_direct_search_against_50_digit_brute_force_over_every_m(n, eps0, delta):
+    r = bracket_epsilon(n, eps0, delta, rtol=1e-6, max_nodes=3000, direct=True)
+    assert r.upper / r.lower - 1 <= 1.5e-6
+    assert max(brute_mp(n, eps0, r.upper)) <= delta                 # upper: every m meets it
+    assert brute_mp(n, eps0, r.lower)[r.worst_m] > delta            # lower: the named dataset exceeds
+
+
+@pytest.mark.parametrize("n,eps0,delta", [(300, 2.0, 1e-5), (2000, 0.5, 1e-6), (2000, 2.0, 1e-6)])
+def test_direct_search_at_1e_6_against_float_brute_force(n, eps0, delta):
+    r = bracket_epsilon(n, eps0, delta, rtol=1e-6, max_nodes=5000, direct=True)
+    assert r.upper / r.lower - 1 <= 1.5e-6
+    assert brute_float(n, eps0, r.upper).max() <= delta * (1 + 1e-9)
+    assert brute_float(n, eps0, r.lower)[r.worst_m] > delta * (1 - 1e-9)
+    ex = exact_epsilon(n, eps0, delta, rtol=1e-6)          # the window-sum search: the same brackets
+    assert r.lower <= ex.upper and ex.lower <= r.upper
+
+
+@pytest.mark.parametrize("n,eps0,rtol", [(10_000, 2.0, 1e-6), (100_000, 2.0, 1e-6), (10**6, 2.0, 1e-5)])
+def test_direct_search_inside_the_wider_certified_brackets(n, eps0, rtol):
+    narrow = bracket_epsilon(n, eps0, 1e-6, rtol=rtol, max_nodes=3000, direct=True)
+    wide = bracket_epsilon(n, eps0, 1e-6, rtol=1e-2, max_nodes=400)
+    assert narrow.upper / narrow.lower - 1 <= 1.5 * rtol
+    assert wide.lower * (1 - 1e-9) <= narrow.lower <= narrow.upper <= wide.upper
+    if n == 10_000:
+        ex = exact_epsilon(n, eps0, 1e-6)
+        assert narrow.lower <= ex.upper and ex.lower <= narrow.upper
+    with pytest.raises(ArithmeticError, match="exceeded 5 nodes at relative width 1e-06"):
+        bracket_epsilon(n, eps0, 1e-6, rtol=1e-6, max_nodes=5, direct=True)
+
+
+def test_direct_search_is_monotone_in_n():
+    # eps_c is non-increasing in n (docs/proved.md): the certified brackets may overlap, never invert
+    prev = None
+    for n in (3_000, 10_000, 30_000, 100_000):
+        r = bracket_epsilon(n, 2.0, 1e-6, rtol=1e-6, max_nodes=3000, direct=True)
+        assert prev is None or r.lower <= prev.upper
+        prev = r
