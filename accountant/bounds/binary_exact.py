@@ -22,9 +22,9 @@ from typing import Optional
 
 from accountant.engines.two_input import blanket_range_upper, dataset_delta, range_upper, sum_delta
 
-# largest n searched: measured (2 shared cores, 2026-11-27) 0.2-0.6 s at n = 1e3, 0.7-3 s at 1e4,
-# 2-30 s at 1e5 (400-700 nodes), 60-130 s at 1e6 (2500-6000 nodes); one evaluation costs 20 s
-# at n = 1e10 (windows grow like sqrt(n)), so n = 1e10 is out of reach of this search
+# largest n of exact_epsilon: measured (2 shared cores, 2026-11-27) 0.2-0.6 s at n = 1e3, 0.7-3 s
+# at 1e4 (window sums); above 1e4 the FFT search, 0.6-2.1 CPU s at 1e5 (the window sums took 2-30
+# s there and 60-130 s at 1e6; one window-sum evaluation costs 20 s at n = 1e10)
 EXACT_MAX_N = 100_000
 # largest n of the registry's bound 'exact' (and so of the headline, proved_meets, tables and
 # pages, which compute it at every point): 0.2-1 s per point; above it, up to
@@ -151,8 +151,13 @@ def _search(n: int, eps0: float, delta: float, rtol: float, counter: list, budge
 def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> ExactEpsilon:
     """Bracket [lower, upper] of the exact eps_c of binary RR at (n, eps0, delta), upper / lower
     - 1 <= rtol (see the module docstring).  Raises ``ValueError`` above ``EXACT_MAX_N`` and
-    ``ArithmeticError`` when the search exhausts ``MAX_EVALUATIONS``."""
+    ``ArithmeticError`` when the search exhausts ``MAX_EVALUATIONS``.  Above ``HEADLINE_MAX_N``
+    the same search with FFT evaluations and the blanket range bound, at ``rtol`` directly
+    (``bracket_epsilon(..., direct=True)``, at most ``LARGE_EXACT_NODES`` nodes): n = 1e5 at
+    1e-6 in 0.6-2.1 CPU s (593-2,140 nodes, load 6) where the window sums took 2-30 s."""
     check_n(n)
+    if n > HEADLINE_MAX_N:
+        return bracket_epsilon(n, eps0, delta, rtol=rtol, max_nodes=LARGE_EXACT_NODES, direct=True)
     try:
         return _search(n, eps0, delta, rtol, [0])
     except _Budget:
@@ -167,6 +172,9 @@ BRACKET_REASON = "certified bracket over every dataset, not exact"
 LARGE_MAX_N = 10**10
 # nodes of one ``bracket_epsilon`` (every level together)
 LARGE_MAX_NODES = 400
+# nodes of ``exact_epsilon`` above HEADLINE_MAX_N (one direct search; ~1 ms a node at n = 1e5,
+# 1.5-2 ms at 1e6 under load 6: about 3-6 s)
+LARGE_EXACT_NODES = 3000
 # the registry's bracket (bound 'search'): up to this n, with large_nodes(n) = LARGE_WORK / sqrt(n) nodes (at
 # most LARGE_MAX_NODES): measured (2 shared cores, load 2-7) 30-60 nodes for a 1% bracket and
 # 200-300 for 0.1% at n = 1e5-1e6 (0.005-0.01 s a node), 30-60 nodes of 0.05-0.1 s at 1e8
