@@ -170,3 +170,20 @@ def test_direct_search_is_monotone_in_n():
         r = bracket_epsilon(n, 2.0, 1e-6, rtol=1e-6, max_nodes=3000, direct=True)
         assert prev is None or r.lower <= prev.upper
         prev = r
+
+
+def test_direct_benchmark_table_runs_in_smoke_mode(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.paths import REPO_ROOT
+
+    env = dict(os.environ, BENCH_SMOKE="1", PYTHONPATH=REPO_ROOT)
+    out = subprocess.run([sys.executable, os.path.join(REPO_ROOT, "benchmarks", "bench_binary_exact.py"),
+                          "--direct"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    row = out.stdout.strip().splitlines()[-1].split("|")
+    lower, upper, nodes = float(row[4]), float(row[5]), int(row[7])
+    assert row[1].strip() == "1e+04" and 0 < upper / lower - 1 <= 1.01e-2 and nodes > 0
+    assert not os.listdir(tmp_path)
