@@ -31,6 +31,8 @@ EXACT_MAX_N = 100_000
 # LARGE_HEADLINE_MAX_N, the registry's bound 'search' (a certified bracket, LARGE_REGISTRY_RTOL
 # wide), and up to EXACT_MAX_N the library function exact_epsilon (docs/proved.md's table)
 HEADLINE_MAX_N = 10_000
+# the widest bracket named 'exact' (relative); a coarser precision asked is answered by 'search'
+EXACT_RTOL = 1e-6
 # nodes of one search before it gives up (reported as not available, never guessed): at small
 # eps0 the datasets' deltas are nearly flat in m and the search approaches every m (n = 5000,
 # eps0 = 0.05: 2,969 nodes, 28 s); 1500 nodes cost 3-15 s
@@ -263,6 +265,7 @@ def _delta_search(n: int, eps0: float, eps: float, tol: float, budget: int, coun
     return best_lo, max(upper, best_lo)
 
 
+@lru_cache(maxsize=64)  # the registry's exact and search ask the same at n <= HEADLINE_MAX_N
 def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
     """(lower, upper) on sup over datasets of delta(eps): the best single m found and the
     proved maximum over all ranges (a branch and bound to 1e-6 relative)."""
@@ -314,7 +317,8 @@ def exact_reason(res: ExactEpsilon, n: int) -> str:
 def exact_bound(params, n: int, delta: float, rtol: float):
     """The registry's ``exact`` bound (binary RR): the certified upper end of the bracket as
     ``epsilon``, the bracket and the worst dataset in ``reason``; not applicable above
-    ``EXACT_MAX_N`` (the limit in the reason)."""
+    ``HEADLINE_MAX_N`` or when the caller asks a precision coarser than ``EXACT_RTOL`` (a chart's:
+    then ``search`` answers with the same computation) (the limit in the reason)."""
     from accountant.core.result import BoundResult
 
     if getattr(params, "name", None) != "rr":
@@ -325,6 +329,10 @@ def exact_bound(params, n: int, delta: float, rtol: float):
             "exact", f"the exact bound (a bracket at most 1e-6 wide) is limited to n <= {HEADLINE_MAX_N:.0e} "
                      f"(HEADLINE_MAX_N); above it the bound 'search' gives a certified bracket up to n = "
                      f"{LARGE_HEADLINE_MAX_N:.0e}; n = {n}", delta)
+    if rtol > EXACT_RTOL * (1.0 + 1e-9):
+        return BoundResult.not_applicable(
+            "exact", f"the exact bound is a bracket at most {EXACT_RTOL:g} wide; at the precision asked "
+                     f"(rtol = {rtol:g}) the bound 'search' answers", delta)
     try:
         res = exact_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3))
     except ArithmeticError as exc:
@@ -349,10 +357,17 @@ def search_bound(params, n: int, delta: float, rtol: float):
     if getattr(params, "name", None) != "rr":
         return BoundResult.not_applicable("search", "the search over datasets is for binary randomized "
                                           "response (mechanism 'rr')", delta)
-    if n <= HEADLINE_MAX_N:
+    if n <= HEADLINE_MAX_N and rtol <= EXACT_RTOL * (1.0 + 1e-9):
         return BoundResult.not_applicable(
             "search", f"at n <= {HEADLINE_MAX_N:.0e} (HEADLINE_MAX_N) the bound 'exact' answers (its bracket "
                       f"is at most 1e-6 wide); n = {n}", delta)
+    if n <= HEADLINE_MAX_N:  # a chart's precision: the exact search stopped at rtol (> 1e-6)
+        try:
+            res = exact_epsilon(n, params.eps0, delta, rtol=min(rtol, 1e-3))
+        except ArithmeticError as exc:
+            return BoundResult.not_applicable("search", f"not available: {exc}", delta)
+        return BoundResult("search", res.upper, True, _bracket_reason(res, n, f"the precision asked, rtol = {rtol:g}"),
+                           delta, res.achieved_delta)
     if n > LARGE_HEADLINE_MAX_N:
         return BoundResult.not_applicable(
             "search", f"the search bound is limited to n <= {LARGE_HEADLINE_MAX_N:.0e} (LARGE_HEADLINE_MAX_N: "
@@ -374,14 +389,20 @@ def search_bound(params, n: int, delta: float, rtol: float):
     except ArithmeticError as exc:
         return BoundResult.not_applicable("search", f"not available: {exc}", delta)
     res = ExactEpsilon(res.lower, eps_up, res.worst_m, achieved, res.evaluations)
+    why = (f"the registry stops at {LARGE_REGISTRY_RTOL:g}, LARGE_REGISTRY_RTOL; accountant.bounds.binary_exact."
+           f"bracket_epsilon goes finer")
+    return BoundResult("search", res.upper, True, _bracket_reason(res, n, why, " (blanket range bound)"), delta,
+                       res.achieved_delta)
+
+
+def _bracket_reason(res: ExactEpsilon, n: int, why: str, how: str = "") -> str:
+    """The reason of a ``search`` result: the bracket's width and ``why`` it is wider than 1e-6,
+    how its ends are certified, the worst dataset and the bracket."""
     width = res.upper / res.lower - 1.0 if res.lower > 0 else math.inf
-    reason = (f"{BRACKET_REASON} (relative width {width:.2g}: the "
-              f"registry stops at {LARGE_REGISTRY_RTOL:g}, LARGE_REGISTRY_RTOL; accountant.bounds.binary_exact."
-              f"bracket_epsilon goes finer): upper end for every dataset by a "
-              f"branch and bound (blanket range bound), lower end the dataset D = (1, 1^{res.worst_m}, "
-              f"2^{n - 1 - res.worst_m}), D' = (2, 1^{res.worst_m}, 2^{n - 1 - res.worst_m}): eps_c in "
-              f"[{res.lower:.10g}, {res.upper:.10g}]; {res.evaluations} nodes")
-    return BoundResult("search", res.upper, True, reason, delta, res.achieved_delta)
+    return (f"{BRACKET_REASON} (relative width {width:.2g}: {why}): upper end for every dataset by a "
+            f"branch and bound{how}, lower end the dataset D = (1, 1^{res.worst_m}, "
+            f"2^{n - 1 - res.worst_m}), D' = (2, 1^{res.worst_m}, 2^{n - 1 - res.worst_m}): eps_c in "
+            f"[{res.lower:.10g}, {res.upper:.10g}]; {res.evaluations} nodes")
 
 
 def exact_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
@@ -397,9 +418,12 @@ def exact_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
 
 def search_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
     """(lower, upper) on sup over datasets of delta(eps) by ``large_delta`` under the node
-    budget ``large_nodes(n)`` (``HEADLINE_MAX_N`` < n <= ``LARGE_HEADLINE_MAX_N``); (0, 1)
-    outside that range or when the budget runs out."""
-    if not (HEADLINE_MAX_N < n <= LARGE_HEADLINE_MAX_N):
+    budget ``large_nodes(n)`` (``HEADLINE_MAX_N`` < n <= ``LARGE_HEADLINE_MAX_N``), by
+    ``exact_delta`` (memoised: ``exact`` asks the same) up to ``HEADLINE_MAX_N``; (0, 1) above
+    ``LARGE_HEADLINE_MAX_N`` or when the budget runs out."""
+    if n <= HEADLINE_MAX_N:
+        return exact_bound_delta(params, n, eps)
+    if n > LARGE_HEADLINE_MAX_N:
         return 0.0, 1.0
     try:
         return large_delta(n, params.eps0, eps, large_nodes(n))

@@ -45,7 +45,7 @@ efmrtt19                     Erlingsson et al. 2019 closed form
 exact                        binary RR: maximum over every dataset, bracket <= 1e-6
                              (n <= 1e4, accountant.bounds.binary_exact)
 search                       binary RR: every-dataset search to a certified bracket
-                             wider than 1e-6 (1e4 < n <= 1e6), its upper end
+                             wider than 1e-6 (1e4 < n <= 1e6, or a chart's rtol), its upper end
 ===========================  ==========================================================
 """
 from __future__ import annotations
@@ -367,10 +367,11 @@ def headline_bounds(mechanism: str) -> tuple:
 
 
 def _headline_at(mechanism: str, n: int) -> tuple:
-    """The headline's bounds at n: binary RR's ``exact`` up to its n, ``search`` above it up to its own."""
+    """The headline's bounds at n: binary RR's ``exact`` up to its n, ``search`` up to its own (below
+    ``exact``'s n it answers a precision coarser than exact's, else it is not applicable at once)."""
     be = binary_exact_module()
     return tuple(b for b in _HEADLINE[mechanism] if (b != "exact" or n <= be.HEADLINE_MAX_N)
-                 and (b != "search" or be.HEADLINE_MAX_N < n <= be.LARGE_HEADLINE_MAX_N))
+                 and (b != "search" or n <= be.LARGE_HEADLINE_MAX_N))
 
 
 def resolve_name(name: str) -> str:

@@ -24,11 +24,12 @@ def bracket_width(reason: str) -> float:
 
 def check_name(name: str, reason: str, n: int) -> None:
     """The property: a result named exact has a bracket of at most 1e-6 (the reason prints its
-    ends to 10 digits); one above HEADLINE_MAX_N is the search, with its wider bracket."""
+    ends to 10 digits); one named search has a wider bracket (above HEADLINE_MAX_N, or a
+    chart's precision below it)."""
     if name == "exact":
         assert n <= HEADLINE_MAX_N and bracket_width(reason) <= 1.5e-6, (n, reason)
     if name == "search":
-        assert HEADLINE_MAX_N < n <= LARGE_HEADLINE_MAX_N and bracket_width(reason) > 1e-6, (n, reason)
+        assert n <= LARGE_HEADLINE_MAX_N and bracket_width(reason) > 1e-6, (n, reason)
 
 
 @pytest.mark.parametrize("n,eps0", [(1000, 0.5), (HEADLINE_MAX_N, 2.0), (HEADLINE_MAX_N + 1, 2.0),
@@ -90,3 +91,26 @@ def test_amplification_page_at_1e5_says_search_not_exact():
     assert head and "every-dataset search (certified bracket)" in head[0], helps
     assert not any("(exact)" in h for h in helps)
     assert any(m.value == "0.0249073" for m in at.metric), [m.value for m in at.metric]
+
+
+@pytest.mark.parametrize("n,eps0", [(1000, 0.5), (HEADLINE_MAX_N, 2.0)])
+def test_a_chart_precision_is_named_search_with_the_same_number(n, eps0):
+    # a chart asks rtol = CHART_RTOL (1e-5): the exact search stops at that width, so it is the
+    # search; the number is the exact search's upper end at that width, as before the name
+    from accountant.bounds.binary_exact import exact_epsilon
+    from accountant.bounds.exact_bounds import CHART_RTOL
+
+    r = compute_bound("search", n, eps0, 1e-6, mechanism="rr", rtol=CHART_RTOL)
+    assert r.applicable and r.epsilon == exact_epsilon(n, eps0, 1e-6, rtol=CHART_RTOL).upper
+    check_name(r.name, r.reason, n)
+    assert 1e-6 < bracket_width(r.reason) <= 1.01 * CHART_RTOL
+    ex = compute_bound("exact", n, eps0, 1e-6, mechanism="rr", rtol=CHART_RTOL)
+    assert not ex.applicable and "'search'" in ex.reason
+    row = compute_row(GridPoint(n, None, eps0, 1e-6, None, "rr"), bounds=("exact", "search", "blanket"),
+                      rtol=CHART_RTOL)
+    assert row["best_proved"] == "search" and row["exact"] is None and row["proved_epsilon"] == r.epsilon
+    # between exact's 1e-6 and the chart's precision the delta form agrees (no step to eps0)
+    mid = compute_bound("search", n, eps0, 1e-6, mechanism="rr", rtol=3e-6)
+    assert mid.applicable and mid.epsilon < eps0 and mid.achieved_delta <= 1e-6
+    full = compute_bound("exact", n, eps0, 1e-6, mechanism="rr")
+    assert full.applicable and bracket_width(full.reason) <= 1.5e-6 and full.epsilon <= r.epsilon
