@@ -22,14 +22,17 @@ from typing import Optional
 
 from accountant.engines.two_input import blanket_range_upper, dataset_delta, range_upper, sum_delta
 
-# largest n searched: measured (2 shared cores, 2026-11-27) 0.2-0.6 s at n = 1e3, 0.7-3 s at 1e4,
-# 2-30 s at 1e5 (400-700 nodes), 60-130 s at 1e6 (2500-6000 nodes); one evaluation costs 20 s
-# at n = 1e10 (windows grow like sqrt(n)), so n = 1e10 is out of reach of this search
+# largest n of exact_epsilon: measured (2 shared cores, 2026-11-27) 0.2-0.6 s at n = 1e3, 0.7-3 s
+# at 1e4 (window sums); above 1e4 the FFT search, 0.6-2.1 CPU s at 1e5 (the window sums took 2-30
+# s there and 60-130 s at 1e6; one window-sum evaluation costs 20 s at n = 1e10)
 EXACT_MAX_N = 100_000
 # largest n of the registry's bound 'exact' (and so of the headline, proved_meets, tables and
-# pages, which compute it at every point): 0.2-1 s per point; above it, up to EXACT_MAX_N, only
-# the library function exact_epsilon (docs/proved.md's table)
+# pages, which compute it at every point): 0.2-1 s per point; above it, up to
+# LARGE_HEADLINE_MAX_N, the registry's bound 'search' (a certified bracket, LARGE_REGISTRY_RTOL
+# wide), and up to EXACT_MAX_N the library function exact_epsilon (docs/proved.md's table)
 HEADLINE_MAX_N = 10_000
+# the widest bracket named 'exact' (relative); a coarser precision asked is answered by 'search'
+EXACT_RTOL = 1e-6
 # nodes of one search before it gives up (reported as not available, never guessed): at small
 # eps0 the datasets' deltas are nearly flat in m and the search approaches every m (n = 5000,
 # eps0 = 0.05: 2,969 nodes, 28 s); 1500 nodes cost 3-15 s
@@ -150,8 +153,13 @@ def _search(n: int, eps0: float, delta: float, rtol: float, counter: list, budge
 def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> ExactEpsilon:
     """Bracket [lower, upper] of the exact eps_c of binary RR at (n, eps0, delta), upper / lower
     - 1 <= rtol (see the module docstring).  Raises ``ValueError`` above ``EXACT_MAX_N`` and
-    ``ArithmeticError`` when the search exhausts ``MAX_EVALUATIONS``."""
+    ``ArithmeticError`` when the search exhausts ``MAX_EVALUATIONS``.  Above ``HEADLINE_MAX_N``
+    the same search with FFT evaluations and the blanket range bound, at ``rtol`` directly
+    (``bracket_epsilon(..., direct=True)``, at most ``LARGE_EXACT_NODES`` nodes): n = 1e5 at
+    1e-6 in 0.6-2.1 CPU s (593-2,140 nodes, load 6) where the window sums took 2-30 s."""
     check_n(n)
+    if n > HEADLINE_MAX_N:
+        return bracket_epsilon(n, eps0, delta, rtol=rtol, max_nodes=LARGE_EXACT_NODES, direct=True)
     try:
         return _search(n, eps0, delta, rtol, [0])
     except _Budget:
@@ -160,14 +168,16 @@ def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> Exac
 
 
 # --------------------------------------------------------------------------- large n: a certified bracket
-#: how an ``exact`` result whose bracket is wider than 1e-6 starts its reason (the headline names
-#: it by :func:`accountant.bounds.labels.headline_name`)
+#: how the reason of a ``search`` result (a bracket wider than 1e-6) starts
 BRACKET_REASON = "certified bracket over every dataset, not exact"
 # largest n of ``bracket_epsilon`` (one FFT evaluation: ~0.3 s at 1e10, windows of 6e5 points)
 LARGE_MAX_N = 10**10
 # nodes of one ``bracket_epsilon`` (every level together)
 LARGE_MAX_NODES = 400
-# the registry's bracket: up to this n, with large_nodes(n) = LARGE_WORK / sqrt(n) nodes (at
+# nodes of ``exact_epsilon`` above HEADLINE_MAX_N (one direct search; ~1 ms a node at n = 1e5,
+# 1.5-2 ms at 1e6 under load 6: about 3-6 s)
+LARGE_EXACT_NODES = 3000
+# the registry's bracket (bound 'search'): up to this n, with large_nodes(n) = LARGE_WORK / sqrt(n) nodes (at
 # most LARGE_MAX_NODES): measured (2 shared cores, load 2-7) 30-60 nodes for a 1% bracket and
 # 200-300 for 0.1% at n = 1e5-1e6 (0.005-0.01 s a node), 30-60 nodes of 0.05-0.1 s at 1e8
 LARGE_HEADLINE_MAX_N = 10**6
@@ -182,7 +192,7 @@ LARGE_RTOLS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
 
 
 def bracket_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6,
-                    max_nodes: int = 0) -> ExactEpsilon:
+                    max_nodes: int = 0, direct: bool = False) -> ExactEpsilon:
     """A certified bracket [lower, upper] of the exact eps_c of binary RR for n up to
     ``LARGE_MAX_N``: the search of ``exact_epsilon`` with FFT evaluations (``sum_delta``) and
     the blanket range bound (``blanket_range_upper``) at the widths ``LARGE_RTOLS`` from the
@@ -190,13 +200,25 @@ def bracket_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6,
     ``LARGE_MAX_NODES``) lasts: a level is started only when six times the previous level's
     nodes fit in what is left (measured: the nodes grow 4-8 fold a level), and the tightest level
     certified is returned (its ``upper`` holds for every m, its ``lower`` is the named
-    dataset's).  Raises ``ArithmeticError`` when not even the loosest level is certified."""
+    dataset's).  Raises ``ArithmeticError`` when not even the loosest level is certified.
+
+    ``direct=True``: one search at ``rtol`` only (no looser levels first; ``ArithmeticError``
+    when the budget runs out).  The looser levels do not make the finer one cheaper (each
+    starts from the root of m = n - 1 again), so this is the fastest way to a given width:
+    measured at n = 1e5, delta = 1e-6, 1e-6 wide: 593 nodes (eps0 = 2) and 2,140 (eps0 = 0.5)
+    against 1,735 through the levels (docs/proved.md)."""
     if not (2 <= n <= LARGE_MAX_N):
         raise ValueError(f"n must be an integer in [2, {LARGE_MAX_N:.0e}] for the bracket search "
                          f"(LARGE_MAX_N; got n = {n})")
     budget = max_nodes or LARGE_MAX_NODES
     counter, best, last = [0], None, 0
     start = _root(n, n - 1, eps0, delta, 1e-8)  # one binomial at m = n - 1: cheap at every n
+    if direct:
+        try:
+            return _search(n, eps0, delta, rtol, counter, budget, True, start)
+        except _Budget:
+            raise ArithmeticError(f"the bracket search exceeded {budget} nodes at relative width {rtol:g} "
+                                  f"(n = {n}, eps0 = {eps0}, delta = {delta})") from None
     for r in LARGE_RTOLS:
         if r < rtol * (1.0 - 1e-9) or (best is not None and counter[0] + 6 * last > budget):
             break
@@ -243,6 +265,7 @@ def _delta_search(n: int, eps0: float, eps: float, tol: float, budget: int, coun
     return best_lo, max(upper, best_lo)
 
 
+@lru_cache(maxsize=64)  # the registry's exact and search ask the same at n <= HEADLINE_MAX_N
 def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
     """(lower, upper) on sup over datasets of delta(eps): the best single m found and the
     proved maximum over all ranges (a branch and bound to 1e-6 relative)."""
@@ -259,6 +282,7 @@ def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
 LARGE_DELTA_TOLS = (0.3, 0.1, 0.03, 0.01)
 
 
+@lru_cache(maxsize=64)  # search_bound's last call is asked again by the registry's agreement check
 def large_delta(n: int, eps0: float, eps: float, max_nodes: int) -> tuple[float, float]:
     """(lower, upper) on sup over datasets of delta(eps) for n up to ``LARGE_MAX_N``: the
     branch and bound of ``exact_delta`` with FFT evaluations and the blanket range bound, at
@@ -289,18 +313,26 @@ def exact_reason(res: ExactEpsilon, n: int) -> str:
             f"2^{n - 1 - res.worst_m}); {res.evaluations} branch-and-bound nodes")
 
 
-# --------------------------------------------------------------------------- registry entry "exact"
+# --------------------------------------------------------------------------- registry entries "exact", "search"
 def exact_bound(params, n: int, delta: float, rtol: float):
     """The registry's ``exact`` bound (binary RR): the certified upper end of the bracket as
     ``epsilon``, the bracket and the worst dataset in ``reason``; not applicable above
-    ``EXACT_MAX_N`` (the limit in the reason)."""
+    ``HEADLINE_MAX_N`` or when the caller asks a precision coarser than ``EXACT_RTOL`` (a chart's:
+    then ``search`` answers with the same computation) (the limit in the reason)."""
     from accountant.core.result import BoundResult
 
     if getattr(params, "name", None) != "rr":
         return BoundResult.not_applicable("exact", "the exact search is for binary randomized "
                                           "response (mechanism 'rr')", delta)
     if n > HEADLINE_MAX_N:
-        return _large_bound(params, n, delta, rtol)
+        return BoundResult.not_applicable(
+            "exact", f"the exact bound (a bracket at most 1e-6 wide) is limited to n <= {HEADLINE_MAX_N:.0e} "
+                     f"(HEADLINE_MAX_N); above it the bound 'search' gives a certified bracket up to n = "
+                     f"{LARGE_HEADLINE_MAX_N:.0e}; n = {n}", delta)
+    if rtol > EXACT_RTOL * (1.0 + 1e-9):
+        return BoundResult.not_applicable(
+            "exact", f"the exact bound is a bracket at most {EXACT_RTOL:g} wide; at the precision asked "
+                     f"(rtol = {rtol:g}) the bound 'search' answers", delta)
     try:
         res = exact_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3))
     except ArithmeticError as exc:
@@ -314,21 +346,37 @@ def large_nodes(n: int) -> int:
     return min(LARGE_MAX_NODES, int(LARGE_WORK / math.sqrt(n)))
 
 
-def _large_bound(params, n: int, delta: float, rtol: float):
-    """The registry's ``exact`` above ``HEADLINE_MAX_N``: the certified bracket of
-    ``bracket_epsilon`` under the node budget ``large_nodes(n)``, its upper end as ``epsilon``;
-    the reason says the bracket (``exact`` to 1e-6 only when it is that narrow)."""
+def search_bound(params, n: int, delta: float, rtol: float):
+    """The registry's ``search`` bound (binary RR, ``HEADLINE_MAX_N`` < n <=
+    ``LARGE_HEADLINE_MAX_N``): the certified bracket of ``bracket_epsilon`` under the node budget
+    ``large_nodes(n)``, stopped at ``LARGE_REGISTRY_RTOL``; its upper end (a proved upper bound
+    for every dataset) as ``epsilon``, the bracket and the worst dataset in ``reason``.  Where
+    the bracket is within 1e-6 (n <= ``HEADLINE_MAX_N``) the bound ``exact`` answers instead."""
     from accountant.core.result import BoundResult
 
+    if getattr(params, "name", None) != "rr":
+        return BoundResult.not_applicable("search", "the search over datasets is for binary randomized "
+                                          "response (mechanism 'rr')", delta)
+    if n <= HEADLINE_MAX_N and rtol <= EXACT_RTOL * (1.0 + 1e-9):
+        return BoundResult.not_applicable(
+            "search", f"at n <= {HEADLINE_MAX_N:.0e} (HEADLINE_MAX_N) the bound 'exact' answers (its bracket "
+                      f"is at most 1e-6 wide); n = {n}", delta)
+    if n <= HEADLINE_MAX_N:  # a chart's precision: the exact search stopped at rtol (> 1e-6)
+        try:
+            res = exact_epsilon(n, params.eps0, delta, rtol=min(rtol, 1e-3))
+        except ArithmeticError as exc:
+            return BoundResult.not_applicable("search", f"not available: {exc}", delta)
+        return BoundResult("search", res.upper, True, _bracket_reason(res, n, f"the precision asked, rtol = {rtol:g}"),
+                           delta, res.achieved_delta)
     if n > LARGE_HEADLINE_MAX_N:
         return BoundResult.not_applicable(
-            "exact", f"the exact bound is limited to n <= {LARGE_HEADLINE_MAX_N:.0e} (LARGE_HEADLINE_MAX_N: "
-                     f"{large_nodes(LARGE_HEADLINE_MAX_N)} nodes of 0.05-0.1 s there; "
-                     f"accountant.bounds.binary_exact.bracket_epsilon goes to {LARGE_MAX_N:.0e}); n = {n}", delta)
+            "search", f"the search bound is limited to n <= {LARGE_HEADLINE_MAX_N:.0e} (LARGE_HEADLINE_MAX_N: "
+                      f"{large_nodes(LARGE_HEADLINE_MAX_N)} nodes of 0.05-0.1 s there; "
+                      f"accountant.bounds.binary_exact.bracket_epsilon goes to {LARGE_MAX_N:.0e}); n = {n}", delta)
     budget = large_nodes(n)
     try:
         res = bracket_epsilon(n, params.eps0, delta, rtol=LARGE_REGISTRY_RTOL, max_nodes=budget)
-        # the delta form (exact_bound_delta, the delta command) at the upper end must meet the
+        # the delta form (search_bound_delta, the delta command) at the upper end must meet the
         # target too: step the upper end up by the bracket's width until it does
         eps_up, step = res.upper, max(res.upper / res.lower - 1.0, 1e-3)
         for _ in range(20):
@@ -339,32 +387,47 @@ def _large_bound(params, n: int, delta: float, rtol: float):
         else:
             raise ArithmeticError("the delta form did not meet the target within 20 steps")
     except ArithmeticError as exc:
-        return BoundResult.not_applicable("exact", f"not available: {exc}", delta)
+        return BoundResult.not_applicable("search", f"not available: {exc}", delta)
     res = ExactEpsilon(res.lower, eps_up, res.worst_m, achieved, res.evaluations)
+    why = (f"the registry stops at {LARGE_REGISTRY_RTOL:g}, LARGE_REGISTRY_RTOL; accountant.bounds.binary_exact."
+           f"bracket_epsilon goes finer")
+    return BoundResult("search", res.upper, True, _bracket_reason(res, n, why, " (blanket range bound)"), delta,
+                       res.achieved_delta)
+
+
+def _bracket_reason(res: ExactEpsilon, n: int, why: str, how: str = "") -> str:
+    """The reason of a ``search`` result: the bracket's width and ``why`` it is wider than 1e-6,
+    how its ends are certified, the worst dataset and the bracket."""
     width = res.upper / res.lower - 1.0 if res.lower > 0 else math.inf
-    reason = exact_reason(res, n)
-    if width > 1.5e-6:
-        reason = (f"{BRACKET_REASON} (relative width {width:.2g}: the "
-                  f"registry stops at {LARGE_REGISTRY_RTOL:g}, LARGE_REGISTRY_RTOL; accountant.bounds.binary_exact."
-                  f"bracket_epsilon goes finer): upper end for every dataset by a "
-                  f"branch and bound (blanket range bound), lower end the dataset D = (1, 1^{res.worst_m}, "
-                  f"2^{n - 1 - res.worst_m}), D' = (2, 1^{res.worst_m}, 2^{n - 1 - res.worst_m}): eps_c in "
-                  f"[{res.lower:.10g}, {res.upper:.10g}]; {res.evaluations} nodes")
-    return BoundResult("exact", res.upper, True, reason, delta, res.achieved_delta)
+    return (f"{BRACKET_REASON} (relative width {width:.2g}: {why}): upper end for every dataset by a "
+            f"branch and bound{how}, lower end the dataset D = (1, 1^{res.worst_m}, "
+            f"2^{n - 1 - res.worst_m}), D' = (2, 1^{res.worst_m}, 2^{n - 1 - res.worst_m}): eps_c in "
+            f"[{res.lower:.10g}, {res.upper:.10g}]; {res.evaluations} nodes")
 
 
 def exact_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
-    """(lower, upper) on sup over datasets of delta(eps) (``large_delta`` under the node budget
-    ``large_nodes(n)`` above ``HEADLINE_MAX_N``); (0, 1) above ``LARGE_HEADLINE_MAX_N`` or
-    when the budget runs out."""
+    """(lower, upper) on sup over datasets of delta(eps) by ``exact_delta`` (n <= ``HEADLINE_MAX_N``);
+    (0, 1) above it or when the node budget runs out."""
     if n > HEADLINE_MAX_N:
-        try:
-            return large_delta(n, params.eps0, eps, large_nodes(n)) if n <= LARGE_HEADLINE_MAX_N else (0.0, 1.0)
-        except ArithmeticError:
-            return 0.0, 1.0
+        return 0.0, 1.0
     try:
         return exact_delta(n, params.eps0, eps)
     except ArithmeticError:  # the node budget: nothing certified beyond the trivial bound
+        return 0.0, 1.0
+
+
+def search_bound_delta(params, n: int, eps: float) -> tuple[float, float]:
+    """(lower, upper) on sup over datasets of delta(eps) by ``large_delta`` under the node
+    budget ``large_nodes(n)`` (``HEADLINE_MAX_N`` < n <= ``LARGE_HEADLINE_MAX_N``), by
+    ``exact_delta`` (memoised: ``exact`` asks the same) up to ``HEADLINE_MAX_N``; (0, 1) above
+    ``LARGE_HEADLINE_MAX_N`` or when the budget runs out."""
+    if n <= HEADLINE_MAX_N:
+        return exact_bound_delta(params, n, eps)
+    if n > LARGE_HEADLINE_MAX_N:
+        return 0.0, 1.0
+    try:
+        return large_delta(n, params.eps0, eps, large_nodes(n))
+    except ArithmeticError:
         return 0.0, 1.0
 
 

@@ -8,9 +8,10 @@ print.  No surface writes "proved upper bound" or "certified lower bound" itself
 
 Kinds (``Label.kind``):
 
-* ``"proved upper"``: an upper bound on eps_c proved for the mechanism as implemented;
+* ``"proved upper"``: an upper bound on eps_c proved for the mechanism as implemented (binary
+  RR's ``search``: the upper end of a certified bracket over every dataset, wider than 1e-6);
 * ``"exact"``: a proved upper bound certified to equal the true eps_c (within its search's
-  bracket; binary randomized response, :mod:`accountant.bounds.binary_exact`);
+  bracket of at most 1e-6 relative; binary randomized response, :mod:`accountant.bounds.binary_exact`);
 * ``"not proved upper"``: a bound stated as an upper bound whose proof does not cover the
   mechanism (an erratum, a stated range), shown for comparison;
 * ``"paper"``: the paper's Theorem 5 value, a claimed upper bound that is not proved;
@@ -36,7 +37,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accountant.bounds.binary_exact import BRACKET_REASON
 from accountant.bounds.registry import REGISTRY, resolve_name
 
 # whom a certified lower bound is a lower bound for (by bound, then by mechanism)
@@ -46,6 +46,8 @@ _LOWER_SCOPE = {
     "lower-worst-hash": {},
 }
 _LOWER_SCOPE_DEFAULT = {"lower": "the mechanism", "lower-worst-hash": "the worst hash family"}
+# what a proved upper bound adds to its words (binary RR's search: its bracket is wider than exact's 1e-6)
+_UPPER_WORDS = {"search": " (every-dataset search, certified bracket)"}
 
 KINDS = ("proved upper", "exact", "not proved upper", "paper", "certified lower", "not certified lower",
          "not applicable")
@@ -93,8 +95,8 @@ def kind_label(name: str, mechanism: str) -> Label:
                      "up", True, None, "exact, proved")
     if spec.kind in ("upper", "exact"):
         if proved:
-            return Label(spec.name, "proved upper", "proved upper bound", "<=", "up", True, None,
-                         "proved upper")
+            return Label(spec.name, "proved upper", "proved upper bound" + _UPPER_WORDS.get(spec.name, ""), "<=",
+                         "up", True, None, "proved upper")
         return Label(spec.name, "not proved upper", "NOT a proved bound", "<=", "up", False, None,
                      "not proved")
     if spec.kind != "lower":  # pragma: no cover - a new kind must get its words here first
@@ -107,13 +109,4 @@ def kind_label(name: str, mechanism: str) -> Label:
     short_scope = scope.split(" (")[0].replace("the ", "", 1)
     return Label(spec.name, "certified lower", f"certified lower bound for {scope}", ">=", "down", True,
                  scope, f"certified lower, {short_scope}")
-
-
-def headline_name(name: str, reason) -> str:
-    """The name a headline prints for the winning bound: ``exact`` only where the search's
-    bracket is at most 1e-6 wide; a wider bracket is named as what it is (its ends in the
-    reason)."""
-    if name == "exact" and (reason or "").startswith(BRACKET_REASON):
-        return "exact search to a certified bracket, see the note"
-    return name
 

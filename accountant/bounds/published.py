@@ -32,7 +32,7 @@ from accountant.bounds.registry import BOUND_NAMES, compare_params, proved_upper
 from accountant.core.result import BoundResult
 
 #: the toolkit's own proved bounds: not part of "the literature"
-OWN_BOUNDS = ("blanket", "exact")  # the exact blanket; the exact search over datasets (binary RR)
+OWN_BOUNDS = ("blanket", "exact", "search")  # the exact blanket; the searches over datasets (binary RR)
 
 
 def published_bounds(mechanism: str) -> tuple:

@@ -42,6 +42,10 @@ blanket-bennett-generic      Balle et al. 2019, Bennett, generic eps0-LDP
 blanket-hoeffding            Balle et al. 2019, Hoeffding, mechanism-specific quantities
 blanket-bennett              Balle et al. 2019, Bennett, mechanism-specific quantities
 efmrtt19                     Erlingsson et al. 2019 closed form
+exact                        binary RR: maximum over every dataset, bracket <= 1e-6
+                             (n <= 1e4, accountant.bounds.binary_exact)
+search                       binary RR: every-dataset search to a certified bracket
+                             wider than 1e-6 (1e4 < n <= 1e6, or a chart's rtol), its upper end
 ===========================  ==========================================================
 """
 from __future__ import annotations
@@ -316,6 +320,11 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
     BoundSpec("exact", "exact", ("rr",), ("rr",), "maximum over every dataset of binary RR (m others "
               "holding user 1's input) by a certified branch and bound (accountant.bounds.binary_exact)",
               lambda p, n, d, r: binary_exact_module().exact_bound(p, n, d, r), lambda p, n, e: binary_exact_module().exact_bound_delta(p, n, e)),
+    BoundSpec("search", "upper", ("rr",), ("rr",), "every-dataset search of binary RR to a certified "
+              "bracket (its upper end for every m, its lower end a named dataset), where the bracket is wider "
+              "than the exact bound's 1e-6 (accountant.bounds.binary_exact.search_bound)",
+              lambda p, n, d, r: binary_exact_module().search_bound(p, n, d, r),
+              lambda p, n, e: binary_exact_module().search_bound_delta(p, n, e)),
 )}
 """Every bound by name: a :class:`BoundSpec` with its kind, the mechanisms it is proved for
 and applies to, its reference and how to compute it (proof status as data)."""
@@ -331,7 +340,7 @@ _HEADLINE = {
     "collision": ("blanket", "clone", "efmrtt19"),
     "coco": ("blanket", "clone", "efmrtt19"),
     "krr": ("blanket", "clone", "efmrtt19"),
-    "rr": ("exact", "blanket", "clone", "efmrtt19"),
+    "rr": ("exact", "search", "blanket", "clone", "efmrtt19"),
     "olh": ("blanket", "clone", "efmrtt19"),
     "oue": ("blanket", "clone", "efmrtt19"),
     "variation-ratio": ("clone",),
@@ -342,7 +351,7 @@ _HEADLINE_DELTA = {
     "collision": ("blanket", "clone"),
     "coco": ("blanket", "clone"),
     "krr": ("blanket", "clone"),
-    "rr": ("exact", "blanket", "clone"),
+    "rr": ("exact", "search", "blanket", "clone"),
     "olh": ("blanket", "clone"),
     "oue": ("blanket", "clone"),
     "variation-ratio": ("clone",),
@@ -357,8 +366,12 @@ def headline_bounds(mechanism: str) -> tuple:
     return _HEADLINE[mechanism]
 
 
-def _headline_at(mechanism: str, n: int) -> tuple:  # 'exact' (a search over datasets) up to its n
-    return tuple(b for b in _HEADLINE[mechanism] if b != "exact" or n <= binary_exact_module().LARGE_HEADLINE_MAX_N)
+def _headline_at(mechanism: str, n: int) -> tuple:
+    """The headline's bounds at n: binary RR's ``exact`` up to its n, ``search`` up to its own (below
+    ``exact``'s n it answers a precision coarser than exact's, else it is not applicable at once)."""
+    be = binary_exact_module()
+    return tuple(b for b in _HEADLINE[mechanism] if (b != "exact" or n <= be.HEADLINE_MAX_N)
+                 and (b != "search" or n <= be.LARGE_HEADLINE_MAX_N))
 
 
 def resolve_name(name: str) -> str:
@@ -524,13 +537,13 @@ def proved_epsilon(n: int, eps0: float, delta: float, mechanism: str = "generic"
 
 def proved_delta(params: Params, n: int, eps: float, exact_max_n: Optional[int] = None) -> tuple[float, str]:
     """The smallest proved upper bound on delta at ``eps`` and the bound that gives it.
-    ``exact_max_n``: binary RR's search over every dataset (``exact``, a branch and bound of
+    ``exact_max_n``: binary RR's search over every dataset (``exact``, ``search``: a branch and bound of
     0.2-1 s a call: a deployment profile of 110 points took 150 s at n = 1e4) only up to this n,
     for the callers that evaluate many points (deployments); above it the answer is the other
     bounds', still certified.  None: wherever the registry uses it."""
     best = (1.0, "trivial")
     for b in (x for x in _HEADLINE_DELTA[params.name] if x in _headline_at(params.name, n)
-              and (x != "exact" or exact_max_n is None or n <= exact_max_n)):
+              and (x not in ("exact", "search") or exact_max_n is None or n <= exact_max_n)):
         v = bound_delta(b, params, n, eps)
         if v is not None and v[1] < best[0]:
             best = (v[1], b)
@@ -543,10 +556,9 @@ def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple =
     the inverse's feasibility test.  Cheap bounds first; the exact blanket last; ``skip``: bounds left out."""
     if eps >= params.eps0:
         return "post-processing"
-    # binary RR's bracket above HEADLINE_MAX_N is a search of 0.5-3 s, not a feasibility test:
+    # binary RR's bracket above HEADLINE_MAX_N ('search') is a search of 0.5-3 s, not a feasibility test:
     # left out here (the answer is then the other bounds', still certified)
-    cheap = [b for b in _headline_at(params.name, n) if b != "blanket" and b not in skip
-             and (b != "exact" or n <= binary_exact_module().HEADLINE_MAX_N)]
+    cheap = [b for b in _headline_at(params.name, n) if b not in ("blanket", "search") and b not in skip]
     for b in cheap:
         spec = REGISTRY[b]
         if spec.delta is not None:

@@ -37,6 +37,8 @@ _LABELS = {
 
 # one colour per bound whatever subset is drawn (a chart drawn in stages keeps its colours)
 _COLOR_INDEX = {b: i for i, b in enumerate(_LABELS)}
+# binary RR's searches over every dataset ('exact' is drawn under its name): the default colour
+_LABELS["search"] = "every-dataset search (certified bracket)"
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
             "#bcbd22", "#17becf", "#ff7f0e", "#393b79", "#637939", "#8c6d31", "#843c39")
 

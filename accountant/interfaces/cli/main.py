@@ -8,7 +8,7 @@ import sys
 from typing import Optional, Sequence
 from accountant.core import limits as L
 from accountant.bounds.registry import REGISTRY
-from accountant.bounds.labels import headline_name, kind_label
+from accountant.bounds.labels import kind_label
 from accountant.core.optional import require
 from accountant.interfaces.cli.arguments import UsageError
 from accountant.interfaces.cli.parser import build_parser, no_command_text
@@ -168,8 +168,7 @@ def _human(command: str, out: dict) -> str:
                 f"at delta = {out['delta']:.3g} ({out['label']})" + (f"; {out['reason']}" if out["reason"] else "")
                 + (f"\n  why 0: {out['lower_zero_reason']}" if out.get("lower_zero_reason") else ""))
     if command == "epsilon":
-        name = headline_name(out["bound"], out.get("note"))
-        lines = [f"eps_c <= {_up(out['epsilon'])} at delta = {out['delta']:.3g} (proved: {name}; "
+        lines = [f"eps_c <= {_up(out['epsilon'])} at delta = {out['delta']:.3g} (proved: {out['bound']}; "
                  f"certified delta {_up(out['achieved_delta'], 6)})",
                  f"n = {out['n']}, eps0 = {out['eps0']:g}, {mech}"]
         if out.get("hash_model") == "random":

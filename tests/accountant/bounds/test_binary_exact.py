@@ -30,7 +30,8 @@ def test_worst_dataset_below_the_top_is_found():
 def test_issue_numbers_and_the_headline(n, eps0, delta, exact, blanket):
     r = exact_epsilon(n, eps0, delta)
     head = proved_epsilon(n, eps0, delta, mechanism="rr")
-    assert head.name == "exact"      # above HEADLINE_MAX_N the certified bracket (width in the reason)
+    # above HEADLINE_MAX_N the certified bracket, named 'search' (width in the reason)
+    assert head.name == ("exact" if n <= HEADLINE_MAX_N else "search")
     if n <= HEADLINE_MAX_N:
         assert head.epsilon == r.upper
     else:
@@ -58,8 +59,10 @@ def test_limit_is_refused_and_the_headline_falls_back():
         exact_epsilon(EXACT_MAX_N + 1, 1.0, 1e-6)
     with pytest.raises(ValueError, match="LARGE_MAX_N"):
         bracket_epsilon(LARGE_MAX_N + 1, 1.0, 1e-6)
-    r = compute_bound("exact", LARGE_HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
+    r = compute_bound("search", LARGE_HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
     assert not r.applicable and "LARGE_HEADLINE_MAX_N" in r.reason
+    r = compute_bound("exact", HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr")
+    assert not r.applicable and "HEADLINE_MAX_N" in r.reason and "'search'" in r.reason
     assert proved_epsilon(LARGE_HEADLINE_MAX_N + 1, 1.0, 1e-6, mechanism="rr").name == "blanket"
 
 
@@ -104,3 +107,83 @@ def test_node_budget_reports_not_available(monkeypatch):
     r = compute_bound("exact", 777, 1.0, 1e-6, mechanism="rr")
     assert not r.applicable and "exceeded 5 evaluations" in r.reason
     assert binary_exact.exact_bound_delta(type("P", (), {"eps0": 1.0})(), 777, 0.1) == (0.0, 1.0)
+
+
+# --------------------------------------------------------------------------- direct searches (issue 41 item 2)
+def brute_mp(n, eps0, eps, dps=50):
+    """max over every m of delta_m(eps) in ``dps``-digit arithmetic (mpmath): the pmf of
+    V = Bin(m, p) + Bin(n - 1 - m, q) by convolution, then sum_k (P_D(k) - e^eps P_D'(k))_+."""
+    import mpmath
+
+    with mpmath.workdps(dps):
+        e0 = mpmath.exp(mpmath.mpf(eps0))
+        p, q, u = e0 / (1 + e0), 1 / (1 + e0), mpmath.exp(mpmath.mpf(eps))
+        def pmf(N, pr):
+            return [mpmath.binomial(N, k) * pr ** k * (1 - pr) ** (N - k) for k in range(N + 1)]
+        out = []
+        for m in range(n):
+            a, b = pmf(m, p), pmf(n - 1 - m, q)
+            v = [mpmath.fsum(a[i] * b[k - i] for i in range(max(0, k - len(b) + 1), min(k, len(a) - 1) + 1))
+                 for k in range(n)]
+            vv = [mpmath.mpf(0)] + v + [mpmath.mpf(0)]
+            PD = [p * vv[k] + q * vv[k + 1] for k in range(n + 1)]    # K = V + Bern(p): k = 0..n
+            PQ = [q * vv[k] + p * vv[k + 1] for k in range(n + 1)]
+            out.append(mpmath.fsum(max(PD[k] - u * PQ[k], 0) for k in range(n + 1)))
+        return out
+
+
+@pytest.mark.parametrize("n,eps0,delta", [(80, 1.0, 1e-3), (60, 2.0, 1e-4)])
+def test_direct_search_against_50_digit_brute_force_over_every_m(n, eps0, delta):
+    r = bracket_epsilon(n, eps0, delta, rtol=1e-6, max_nodes=3000, direct=True)
+    assert r.upper / r.lower - 1 <= 1.5e-6
+    assert max(brute_mp(n, eps0, r.upper)) <= delta                 # upper: every m meets it
+    assert brute_mp(n, eps0, r.lower)[r.worst_m] > delta            # lower: the named dataset exceeds
+
+
+@pytest.mark.parametrize("n,eps0,delta", [(300, 2.0, 1e-5), (2000, 0.5, 1e-6), (2000, 2.0, 1e-6)])
+def test_direct_search_at_1e_6_against_float_brute_force(n, eps0, delta):
+    r = bracket_epsilon(n, eps0, delta, rtol=1e-6, max_nodes=5000, direct=True)
+    assert r.upper / r.lower - 1 <= 1.5e-6
+    assert brute_float(n, eps0, r.upper).max() <= delta * (1 + 1e-9)
+    assert brute_float(n, eps0, r.lower)[r.worst_m] > delta * (1 - 1e-9)
+    ex = exact_epsilon(n, eps0, delta, rtol=1e-6)          # the window-sum search: the same brackets
+    assert r.lower <= ex.upper and ex.lower <= r.upper
+
+
+@pytest.mark.parametrize("n,eps0,rtol", [(10_000, 2.0, 1e-6), (100_000, 2.0, 1e-6), (10**6, 2.0, 1e-5)])
+def test_direct_search_inside_the_wider_certified_brackets(n, eps0, rtol):
+    narrow = bracket_epsilon(n, eps0, 1e-6, rtol=rtol, max_nodes=3000, direct=True)
+    wide = bracket_epsilon(n, eps0, 1e-6, rtol=1e-2, max_nodes=400)
+    assert narrow.upper / narrow.lower - 1 <= 1.5 * rtol
+    assert wide.lower * (1 - 1e-9) <= narrow.lower <= narrow.upper <= wide.upper
+    if n == 10_000:
+        ex = exact_epsilon(n, eps0, 1e-6)
+        assert narrow.lower <= ex.upper and ex.lower <= narrow.upper
+    with pytest.raises(ArithmeticError, match="exceeded 5 nodes at relative width 1e-06"):
+        bracket_epsilon(n, eps0, 1e-6, rtol=1e-6, max_nodes=5, direct=True)
+
+
+def test_direct_search_is_monotone_in_n():
+    # eps_c is non-increasing in n (docs/proved.md): the certified brackets may overlap, never invert
+    prev = None
+    for n in (3_000, 10_000, 30_000, 100_000):
+        r = bracket_epsilon(n, 2.0, 1e-6, rtol=1e-6, max_nodes=3000, direct=True)
+        assert prev is None or r.lower <= prev.upper
+        prev = r
+
+
+def test_direct_benchmark_table_runs_in_smoke_mode(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.paths import REPO_ROOT
+
+    env = dict(os.environ, BENCH_SMOKE="1", PYTHONPATH=REPO_ROOT)
+    out = subprocess.run([sys.executable, os.path.join(REPO_ROOT, "benchmarks", "bench_binary_exact.py"),
+                          "--direct"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    row = out.stdout.strip().splitlines()[-1].split("|")
+    lower, upper, nodes = float(row[4]), float(row[5]), int(row[7])
+    assert row[1].strip() == "1e+04" and 0 < upper / lower - 1 <= 1.01e-2 and nodes > 0
+    assert not os.listdir(tmp_path)
