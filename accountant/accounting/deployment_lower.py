@@ -1,6 +1,8 @@
 """Lower bounds for user sampling with binary randomized response (issue 43): the exact
 law of the analyst's view for one named pair of datasets, so the true eps_c is at least the
-eps of that pair, one round and T rounds.
+eps of that pair, one round and T rounds. Add/remove neighbours: D the same, D' = D without
+user 1 (the other n - 1 users alone, as in
+:func:`accountant.accounting.deployments.sampled_delta_add_remove`).
 
 With Poisson sampling (rate q) and binary RR at eps0, the shuffled view is the number T of
 reports and the number K of ones among them. Datasets (substitution): D = (1, 0, ..., 0) and
@@ -44,20 +46,31 @@ import numpy as np
 from accountant.core.params import Params, validate_delta
 
 __all__ = ["rr_sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "LOWER_MAX_CELLS",
-           "LOWER_MAX_ROUNDS", "DATASETS", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
+           "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
            "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
 
 LOWER_MAX_ROUNDS = 1000  # T = 1,000 at the anchor (n = 1e5, q = 0.01): 31 s of CPU, 2.0 GB (the FFTs)
 LOWER_MAX_CELLS = 20_000_000  # cells of the (T, K) window: about 160 MB per pmf
 DATASETS = "binary randomized response, D = (1, 0, ..., 0), D' = (0, 0, ..., 0) (substitution)"
+DATASETS_ADD_REMOVE = ("binary randomized response, D = (1, 0, ..., 0) (n users), D' = (0, ..., 0) "
+                       "(D without user 1: add/remove)")
+
+
+def sampled_datasets(neighbours: str) -> str:
+    """The named pair of :func:`rr_sampled_pair` for the neighbouring relation."""
+    return DATASETS if neighbours == "substitute" else DATASETS_ADD_REMOVE
 _W = 12.0
 
 
-def rr_sampled_pair(eps0: float, n: int, q: float) -> "CountPair":
+def rr_sampled_pair(eps0: float, n: int, q: float, neighbours: str = "substitute") -> "CountPair":
     """The certified pair of the pmfs of (T, K) under D and D' on the window, flattened
     (:class:`CountPair`: entries from Loader's formula, l1 errors); ValueError when the window
-    would exceed :data:`LOWER_MAX_CELLS`."""
-    from accountant.engines.binomial import binom_logpmf
+    would exceed :data:`LOWER_MAX_CELLS`. ``neighbours="add-remove"``: D' is D without user 1
+    (the n - 1 others alone), the relation of
+    :func:`accountant.accounting.deployments.sampled_delta_add_remove`."""
+    if neighbours not in ("substitute", "add-remove"):
+        raise ValueError(f"neighbours must be 'substitute' or 'add-remove', got {neighbours!r}")
+    from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf
 
     n1 = n - 1
     p0 = 1.0 / (1.0 + math.exp(eps0))
@@ -74,29 +87,41 @@ def rr_sampled_pair(eps0: float, n: int, q: float) -> "CountPair":
     rows_pmf = np.exp(binom_logpmf(ts, n1, q)) if q < 1.0 else (ts == n1).astype(np.float64)
     others = rows_pmf[:, None] * np.exp(binom_logpmf(ks[None, :], ts[:, None], p0))  # O(t, k)
     out = []
-    for x in (1, 0):  # user 1's input under D, D'
-        px = math.exp(eps0) / (1 + math.exp(eps0)) if x else p0  # P(report 1)
+    for x in (1, 0):  # user 1's input under D, D' (None: absent, D' under add/remove)
         law = np.zeros((rows, cols))  # rows: T = t_lo .. t_hi + 1
-        law[:-1, :] += (1 - q) * others
-        law[1:, :] += q * (1 - px) * others  # a 0: T + 1, K
-        law[1:, 1:] += q * px * others[:, :-1]  # a 1: T + 1, K + 1
+        if x == 0 and neighbours == "add-remove":
+            law[:-1, :] += others
+        else:
+            px = math.exp(eps0) / (1 + math.exp(eps0)) if x else p0  # P(report 1)
+            law[:-1, :] += (1 - q) * others
+            law[1:, :] += q * (1 - px) * others  # a 0: T + 1, K
+            law[1:, 1:] += q * px * others[:, :-1]  # a 1: T + 1, K + 1
         out.append(law.ravel())
     # each entry: a sum of non-negative products of two pmf values within PMF_REL_ERROR (relative)
-    # and a few roundings; the window only drops outcomes (a lower bound)
-    err = [SAMPLED_REL_ERROR * float(np.sum(v)) for v in out]
-    return CountPair(out[0], out[1], err[0], err[1], DATASETS)
+    # and a few roundings. The window leaves out the others' (T_o, K_o) outside it (Chernoff on T_o;
+    # on K_o at t_lo below and t_hi above, Bin(t, p0) growing in t) and, for a 1 of user 1, K_o =
+    # k_hi: a computed entry misses at most that mass, so it is added to each l1 error (an entry
+    # of the boundary row T = t_hi + 1 is not a whole outcome, so "a window keeps a lower bound"
+    # alone would not cover it)
+    def tail(k, N, p, up):
+        return math.exp(float(binom_log_tail_bound(k, N, p, up)))
+    cut = ((tail(t_lo - 1, n1, q, False) if t_lo > 0 else 0.0) + (tail(t_hi + 1, n1, q, True) if t_hi < n1 else 0.0)
+           + (tail(k_lo - 1, t_lo, p0, False) if k_lo > 0 else 0.0)
+           + (tail(k_hi + 1, t_hi, p0, True) if k_hi < t_hi else 0.0) + float(np.sum(others[:, -1])))
+    err = [SAMPLED_REL_ERROR * float(np.sum(v)) + cut * (1 + 1e-9) for v in out]
+    return CountPair(out[0], out[1], err[0], err[1], sampled_datasets(neighbours))
 
 
-def rr_sampled_lower_delta(params: Params, n: int, q: float, eps: float) -> float:
-    """A lower bound on the true delta(eps) of binary RR with Poisson sampling (substitution),
-    the larger of the two orders of the named pair (module docstring)."""
+def rr_sampled_lower_delta(params: Params, n: int, q: float, eps: float, neighbours: str = "substitute") -> float:
+    """A lower bound on the true delta(eps) of binary RR with Poisson sampling (substitution or
+    add/remove), the larger of the two orders of the named pair (module docstring)."""
     if params.name != "rr":
         raise ValueError("sampling lower bound: only for binary randomized response (--mechanism rr)")
-    return rr_sampled_pair(float(params.eps0), n, q).delta(eps)
+    return rr_sampled_pair(float(params.eps0), n, q, neighbours).delta(eps)
 
 
 def rr_sampled_lower_epsilon(params: Params, n: int, delta: float, q: float, rounds: int = 1,
-                             upper: Optional[float] = None) -> Optional[float]:
+                             upper: Optional[float] = None, neighbours: str = "substitute") -> Optional[float]:
     """A lower bound on the true eps_c after ``rounds`` rounds (the same named pair each round):
     the largest eps found with the certified lower delta(eps) > ``delta`` (0.0 if none; None
     where the composed grid is refused). ``upper``: an upper bound on the composed eps_c (sets
@@ -106,7 +131,7 @@ def rr_sampled_lower_epsilon(params: Params, n: int, delta: float, q: float, rou
         raise ValueError("sampling lower bound: only for binary randomized response (--mechanism rr)")
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= LOWER_MAX_ROUNDS:
         raise ValueError(f"rounds must be an integer in [1, {LOWER_MAX_ROUNDS}] for the sampling lower bound, got {rounds!r}")
-    pair = rr_sampled_pair(float(params.eps0), n, q)
+    pair = rr_sampled_pair(float(params.eps0), n, q, neighbours)
     if upper is None and rounds > 1:
         upper = 3.0 * rounds * pair_lower_epsilon(pair, delta, float(params.eps0))
     return pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, upper)[0]

@@ -494,19 +494,20 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
                             d_lo=d_lo, lo=lo)
     per, proof = per_count_statement(params, names)
     lo, lo_st, lo_ds = None, None, None
-    if params.name == "rr" and neighbours == "substitute":
+    if params.name == "rr":
         from accountant.accounting import deployment_lower as DL
 
         try:
-            lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q), eps)
-            lo_st, lo_ds = DL.SAMPLED_LOWER, DL.DATASETS
+            lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q, neighbours=neighbours), eps)
+            lo_st, lo_ds = DL.SAMPLED_LOWER, DL.sampled_datasets(neighbours)
         except ValueError as exc:
             lo_st = f"lower bound not available: {exc}"
     if neighbours == "substitute":
         why = (f"delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f {per} "
                "(advanced joint convexity)")
     else:
-        why = f"both directions summed over the visible count of reports, each term {per} at t users"
+        why = ("both directions summed over the visible count of reports, each term "
+               + (per if per.endswith("at t users") else f"{per} at t users"))
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled", n,
                             f"user sampling q = {q:g} (Poisson, {neighbours}): {why}", lo, lo_st, lo_ds)
 
@@ -523,7 +524,7 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     binary RR at the anchor, T = 10: 268 s on a loaded machine). ``refine`` stays 1: the
     connect-the-dots losses lie on the lattice of the profile's step and convolutions keep them
     there, so a finer grid only enlarges the FFTs (measured at T = 10,000: 1.14053 against
-    1.14084 with refine 16, 4.6 s against 11.5 s of CPU). With ``lower``, binary RR and substitution
+    1.14084 with refine 16, 4.6 s against 11.5 s of CPU). With ``lower`` and binary RR (either relation)
     neighbours, also the certified lower bound of the named pair of
     :mod:`accountant.accounting.deployment_lower` used in every round (T <= LOWER_MAX_ROUNDS)."""
     delta = validate_delta(delta)
@@ -536,7 +537,7 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
                               rounds, delta, steps, refine)
     per, proof = per_count_statement(params, names)
     lo, lo_st, lo_ds = None, None, None
-    if lower and params.name == "rr" and neighbours == "substitute":
+    if lower and params.name == "rr":
         from accountant.accounting import deployment_lower as DL
 
         if rounds > DL.LOWER_MAX_ROUNDS:
@@ -544,14 +545,15 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
                      "(the composed pair's FFTs)")
         else:
             try:
-                pair = DL.rr_sampled_pair(eps_max, n, q)
+                pair = DL.rr_sampled_pair(eps_max, n, q, neighbours)
                 lo, why = DL.pair_rounds_lower_epsilon(pair, delta, eps_max, rounds, eps)
             except ValueError as exc:
                 lo, why = None, str(exc)
             if lo is None:
                 lo_st = f"lower bound not available: {why}"
             else:
-                lo, lo_st, lo_ds = min(lo, eps), DL.SAMPLED_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds), DL.DATASETS
+                lo, lo_st, lo_ds = (min(lo, eps), DL.SAMPLED_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds),
+                                    DL.sampled_datasets(neighbours))
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled-pld", n,
                             f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
                             f"pessimistic PLD of the sampled profile, per count {per}", lo, lo_st, lo_ds)

@@ -23,6 +23,7 @@ The same machinery composes any pair given as two computed pmfs with l1 errors
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Optional, Sequence
 
 import numpy as np
@@ -166,12 +167,16 @@ def grid_refusal(rounds: int) -> str:
 def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float,
              max_size: Optional[int] = None) -> Optional[_pld.DiscretePLD]:
     """Optimistic PLD of two computed pmfs on one support (:func:`grid_pld`): the P-masses lowered
-    by PMF_MARGIN; outcomes with Q = 0 < P (loss +inf) dropped, which only lowers delta."""
+    by PMF_MARGIN; outcomes with Q = 0 < P (loss +inf) are the PLD's mass at +inf, lowered the same
+    way (their term of sum (P - e^eps Q)_+ is P itself, at every eps)."""
     P, Q = np.asarray(P, dtype=np.float64), np.asarray(Q, dtype=np.float64)
     keep = (P > 0) & (Q > 0)
+    inf = P[(P > 0) & ~(Q > 0)]
+    inf_mass = float(np.sum(inf)) * (1.0 - PMF_MARGIN) * (1.0 - (inf.size + 2) * _U)
     if not np.any(keep):
-        return _pld.DiscretePLD(step, 0, np.zeros(1), 0.0, False)
-    return grid_pld(P[keep] * (1.0 - PMF_MARGIN), np.log(P[keep]) - np.log(Q[keep]), step, max_size)
+        return _pld.DiscretePLD(step, 0, np.zeros(1), min(inf_mass, 1.0), False)
+    d = grid_pld(P[keep] * (1.0 - PMF_MARGIN), np.log(P[keep]) - np.log(Q[keep]), step, max_size)
+    return None if d is None else replace(d, inf_mass=min(inf_mass, 1.0))
 
 
 _U = 2.0 ** -53

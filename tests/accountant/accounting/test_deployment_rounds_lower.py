@@ -104,7 +104,7 @@ def test_sampled_rr_two_rounds_bracket(n):
     assert "(reports, ones)" in r.lower_statement
 
 
-@pytest.mark.parametrize("name", ["dummies", "reports", "sampled"])
+@pytest.mark.parametrize("name", ["dummies", "reports", "sampled", "sampled-add-remove"])
 def test_composed_curve_below_the_named_pair_and_close(name):
     """The certified curve of two rounds is below the named pair's exact two-round delta and
     at least the exact delta at eps + 2 T step minus 1e-9 (the losses move down by < T steps)."""
@@ -118,10 +118,14 @@ def test_composed_curve_below_the_named_pair_and_close(name):
         pair = DL.reports_pair(rr, 2, 2)
         rest = [rr_one(0, eps0)] * 2
         a, b = (dict(enumerate(count_law([rr_one(x, eps0)] * 2 + rest))) for x in (1, 0))
-    else:
+    elif name == "sampled":
         pair = DL.rr_sampled_pair(eps0, 3, 0.5)
         rest = [[0.5 * v for v in krr_row(0, 2, eps0)]] * 2
         a, b = (view_law([[0.5 * v for v in krr_row(x, 2, eps0)]] + rest, 2) for x in (1, 0))
+    else:  # sampled, add/remove: D' is D without user 1
+        pair = DL.rr_sampled_pair(eps0, 3, 0.5, "add-remove")
+        rest = [[0.5 * v for v in krr_row(0, 2, eps0)]] * 2
+        a, b = view_law([[0.5 * v for v in krr_row(1, 2, eps0)]] + rest, 2), view_law(rest, 2)
     dl, why = L.composed_pair_delta(pair.P, pair.Q, pair.eP, pair.eQ, T, upper)
     assert why is None
     shift = 2 * T * L.lower_step(upper, T)

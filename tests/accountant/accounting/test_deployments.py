@@ -264,6 +264,30 @@ def test_sampling_rr_lower_bound_at_most_truth(eps0, q):
             assert lo <= t + 1e-12 and t <= D.sampled_delta(params, n, q, eps) + 1e-12
 
 
+@pytest.mark.parametrize("eps0", [0.5, 2.0])
+@pytest.mark.parametrize("q", [0.3, 0.8])
+def test_sampling_rr_add_remove_lower_bound_at_most_truth(eps0, q):
+    """Add/remove: D = (1, 0, ..., 0) of n users, D' = D without user 1. The lower bound is the
+    exact divergence of that pair (both orders, enumeration), so <= the sup over datasets and
+    both directions (truth) <= the proved add/remove upper bound, at n = 2..4."""
+    from accountant.accounting import deployment_lower as DL
+
+    params = make_params("rr", eps0)
+    for n in (2, 3, 4):
+        for eps in EPS:
+            lo = DL.rr_sampled_lower_delta(params, n, q, eps, neighbours="add-remove")
+            others = [[q * v for v in krr_row(0, 2, eps0)]] * (n - 1)
+            a, b = view_law([[q * v for v in krr_row(1, 2, eps0)]] + others, 2), view_law(others, 2)
+            pair = max(hs(a, b, eps), hs(b, a, eps))
+            assert pair - 1e-9 <= lo <= pair, (n, eps, lo, pair)
+            t = truth_add_remove(2, eps0, n, eps, q)
+            assert lo <= t + 1e-12 and t <= D.sampled_delta_add_remove(params, n, q, eps) + 1e-12
+    r = D.sampled_epsilon(params, 1000, 1e-5, q, neighbours="add-remove")
+    assert r.lower_epsilon is not None and r.lower_epsilon < r.epsilon
+    assert "add/remove" in r.lower_dataset
+    assert DL.rr_sampled_lower_delta(params, 1000, q, r.lower_epsilon, neighbours="add-remove") > 1e-5
+
+
 def test_sampling_rr_lower_bound_at_the_anchor():
     """n = 1e5, q = 0.01, eps0 = 3, delta = 1e-5: lower 0.0029045 <= upper 0.0038419 (one round);
     after 10 rounds the lower bound 0.01056 is above the issue's anchor 0.005113."""
