@@ -46,7 +46,7 @@ import numpy as np
 from accountant.core.params import Params, validate_delta
 
 __all__ = ["rr_sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "LOWER_MAX_CELLS",
-           "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
+           "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
            "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
 
 LOWER_MAX_ROUNDS = 1000  # T = 1,000 at the anchor (n = 1e5, q = 0.01): 31 s of CPU, 2.0 GB (the FFTs)
@@ -56,9 +56,12 @@ DATASETS_ADD_REMOVE = ("binary randomized response, D = (1, 0, ..., 0) (n users)
                        "(D without user 1: add/remove)")
 
 
-def sampled_datasets(neighbours: str) -> str:
-    """The named pair of :func:`rr_sampled_pair` for the neighbouring relation."""
-    return DATASETS if neighbours == "substitute" else DATASETS_ADD_REMOVE
+def sampled_datasets(neighbours: str, generic: bool = False) -> str:
+    """The named pair of :func:`rr_sampled_pair` for the neighbouring relation (``generic``: as
+    one randomizer of the class of every eps0-LDP randomizer)."""
+    text = DATASETS if neighbours == "substitute" else DATASETS_ADD_REMOVE
+    return text.replace("binary randomized response", "binary randomized response (one eps0-LDP randomizer "
+                        "of the class)") if generic else text
 _W = 12.0
 
 
@@ -112,11 +115,16 @@ def rr_sampled_pair(eps0: float, n: int, q: float, neighbours: str = "substitute
     return CountPair(out[0], out[1], err[0], err[1], sampled_datasets(neighbours))
 
 
+def _check_sampled(params: Params) -> None:
+    if params.name not in ("rr", "generic"):
+        raise ValueError("sampling lower bound: only for binary randomized response (--mechanism rr) and the "
+                         "generic class (binary RR is one of its randomizers)")
+
+
 def rr_sampled_lower_delta(params: Params, n: int, q: float, eps: float, neighbours: str = "substitute") -> float:
     """A lower bound on the true delta(eps) of binary RR with Poisson sampling (substitution or
     add/remove), the larger of the two orders of the named pair (module docstring)."""
-    if params.name != "rr":
-        raise ValueError("sampling lower bound: only for binary randomized response (--mechanism rr)")
+    _check_sampled(params)
     return rr_sampled_pair(float(params.eps0), n, q, neighbours).delta(eps)
 
 
@@ -127,8 +135,7 @@ def rr_sampled_lower_epsilon(params: Params, n: int, delta: float, q: float, rou
     where the composed grid is refused). ``upper``: an upper bound on the composed eps_c (sets
     the loss grid; default ``rounds`` times the one-round lower bound, times 3)."""
     delta = validate_delta(delta)
-    if params.name != "rr":
-        raise ValueError("sampling lower bound: only for binary randomized response (--mechanism rr)")
+    _check_sampled(params)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= LOWER_MAX_ROUNDS:
         raise ValueError(f"rounds must be an integer in [1, {LOWER_MAX_ROUNDS}] for the sampling lower bound, got {rounds!r}")
     pair = rr_sampled_pair(float(params.eps0), n, q, neighbours)
@@ -151,13 +158,19 @@ SAMPLED_REL_ERROR = 2 * PMF_REL_ERROR + 16 * 2.0 ** -53
 _U = 2.0 ** -53
 
 
+#: the class of every eps0-LDP randomizer ("generic") is bounded below by one of its members,
+#: binary RR at eps0 (its dummies: binary RR's output on a uniformly random input)
+CLASS_MEMBER = "binary RR (one eps0-LDP randomizer of the class)"
+
+
 def krr_hit(params: Params) -> tuple:
-    """(P(report = x1 | input x1), P(report = x1 | another input), k) of k-RR / binary RR;
-    ValueError for other randomizers (the count of x1 reports is their statistic)."""
-    if params.name not in ("rr", "krr"):
+    """(P(report = x1 | input x1), P(report = x1 | another input), k) of k-RR / binary RR (and of
+    binary RR for the generic class, :data:`CLASS_MEMBER`); ValueError for other randomizers
+    (the count of x1 reports is their statistic)."""
+    if params.name not in ("rr", "krr", "generic"):
         raise ValueError(f"not available for mechanism {params.name}: the certified count lower bound "
-                         "is for binary RR and k-RR (the number of reports equal to x1)")
-    k = 2 if params.name == "rr" else int(params.k)
+                         "is for binary RR, k-RR and the generic class (the number of reports equal to x1)")
+    k = int(params.k) if params.name == "krr" else 2
     e = math.exp(float(params.eps0))
     return e / (e + k - 1), 1.0 / (e + k - 1), k
 
@@ -268,7 +281,7 @@ def largest_eps_above_target(dl, delta: float, top: float, rtol: float = 1e-7) -
 
 
 def _name(params: Params) -> str:
-    return "binary RR" if params.name == "rr" else f"{params.k}-RR"
+    return {"rr": "binary RR", "generic": CLASS_MEMBER}.get(params.name) or f"{params.k}-RR"
 
 
 def dummies_pair(params: Params, n: int, m: int) -> CountPair:
@@ -277,7 +290,9 @@ def dummies_pair(params: Params, n: int, m: int) -> CountPair:
     a, b, k = krr_hit(params)
     return count_pair([(n - 1, b), (m, 1.0 / k)], 1, a, b,
                       f"{_name(params)}, D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0) ({n} users) and {m} "
-                      "dummies uniform over the outputs; statistic: the number of reports equal to x1")
+                      "dummies uniform over the outputs" + (" (binary RR's output on a uniformly random input)"
+                                                            if params.name == "generic" else "")
+                      + "; statistic: the number of reports equal to x1")
 
 
 def reports_pair(params: Params, n: int, r: int) -> CountPair:

@@ -494,12 +494,12 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
                             d_lo=d_lo, lo=lo)
     per, proof = per_count_statement(params, names)
     lo, lo_st, lo_ds = None, None, None
-    if params.name == "rr":
+    if params.name in ("rr", "generic"):
         from accountant.accounting import deployment_lower as DL
 
         try:
             lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q, neighbours=neighbours), eps)
-            lo_st, lo_ds = DL.SAMPLED_LOWER, DL.sampled_datasets(neighbours)
+            lo_st, lo_ds = DL.SAMPLED_LOWER, DL.sampled_datasets(neighbours, params.name == "generic")
         except ValueError as exc:
             lo_st = f"lower bound not available: {exc}"
     if neighbours == "substitute":
@@ -537,7 +537,7 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
                               rounds, delta, steps, refine)
     per, proof = per_count_statement(params, names)
     lo, lo_st, lo_ds = None, None, None
-    if lower and params.name == "rr":
+    if lower and params.name in ("rr", "generic"):
         from accountant.accounting import deployment_lower as DL
 
         if rounds > DL.LOWER_MAX_ROUNDS:
@@ -553,7 +553,7 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
                 lo_st = f"lower bound not available: {why}"
             else:
                 lo, lo_st, lo_ds = (min(lo, eps), DL.SAMPLED_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds),
-                                    DL.sampled_datasets(neighbours))
+                                    DL.sampled_datasets(neighbours, params.name == "generic"))
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled-pld", n,
                             f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
                             f"pessimistic PLD of the sampled profile, per count {per}", lo, lo_st, lo_ds)

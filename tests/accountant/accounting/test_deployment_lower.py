@@ -84,10 +84,34 @@ def test_lower_epsilons_bracket_the_upper_ones():
     g = G.parse_mix([{"count": 60_000, "mechanism": "rr", "eps0": 2}, {"count": 40_000, "mechanism": "rr", "eps0": 1}])
     m = G.mix_epsilon(g, 1e-6)
     assert 0.020 < m.lower_epsilon < m.epsilon and "group 1" in m.lower_dataset
-    h = G.parse_mix([{"count": 600, "mechanism": "rr", "eps0": 2}, {"count": 400, "mechanism": "generic", "eps0": 1}])
+    h = G.parse_mix([{"count": 600, "mechanism": "rr", "eps0": 2}, {"count": 400, "mechanism": "oue", "k": 4, "eps0": 1}])
     assert G.mix_epsilon(h, 1e-6).lower_epsilon is None and "not available" in G.mix_epsilon(h, 1e-6).lower_statement
-    gen = D.deployment_epsilon(make_params("generic", 1.0), 1000, 1e-6, dummies=10)
-    assert gen.lower_epsilon is None and "not available for mechanism generic" in gen.lower_statement
+    oue = D.deployment_epsilon(make_params("oue", 1.0, k=4), 1000, 1e-6, dummies=10)
+    assert oue.lower_epsilon is None and "not available for mechanism oue" in oue.lower_statement
+
+
+def test_generic_class_lower_bounds_are_binary_rr_ones():
+    """The class of every eps0-LDP randomizer (generic) is bounded below by its member binary RR
+    at eps0: each deployment's lower bound is binary RR's (the same number), named as one
+    randomizer of the class, and below the class's proved upper bound."""
+    gen, rr = make_params("generic", 1.0), make_params("rr", 1.0)
+    from accountant.accounting import deployment_lower as DL
+
+    for f in ((lambda P: D.deployment_epsilon(P, 1000, 1e-6, dummies=100)),
+              (lambda P: G.reports_epsilon(P, 1000, 1e-6, 2))):
+        g, r = f(gen), f(rr)
+        assert g.lower_epsilon is not None and g.lower_epsilon == r.lower_epsilon <= g.epsilon
+        assert "one eps0-LDP randomizer of the class" in g.lower_dataset
+    for nb in ("substitute", "add-remove"):  # binary RR's own upper bound per count is slow: its lower alone
+        g = D.sampled_epsilon(gen, 1000, 1e-6, 0.5, neighbours=nb)
+        assert g.lower_epsilon == min(DL.rr_sampled_lower_epsilon(rr, 1000, 1e-6, 0.5, neighbours=nb), g.epsilon)
+        assert 0 < g.lower_epsilon < g.epsilon and "one eps0-LDP randomizer of the class" in g.lower_dataset
+    mix = G.parse_mix([{"count": 600, "mechanism": "generic", "eps0": 2}, {"count": 400, "mechanism": "krr", "k": 4,
+                                                                           "eps0": 1}])
+    as_rr = G.parse_mix([{"count": 600, "mechanism": "rr", "eps0": 2}, {"count": 400, "mechanism": "krr", "k": 4,
+                                                                        "eps0": 1}])
+    m, mr = G.mix_epsilon(mix, 1e-6), G.mix_epsilon(as_rr, 1e-6)
+    assert m.lower_epsilon == mr.lower_epsilon and m.lower_epsilon <= m.epsilon
 
 
 def test_count_pair_refuses_too_large_windows(monkeypatch):
