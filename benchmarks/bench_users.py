@@ -1,6 +1,6 @@
 """CPU seconds of `python -m accountant users` over mechanisms x rounds (issue 41: within 5 s).
 
-Usage: python benchmarks/bench_users.py [--rounds 1,10,100] [--timeout 60]
+Usage: python benchmarks/bench_users.py [--rounds 1,10,100,1000,10000] [--timeout 60] [--only krr]
 
 Each case runs as its own process (imports included, as a user runs it); the figure is the
 child's user + system CPU seconds, with the load average before the case.
@@ -16,6 +16,9 @@ import sys
 import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _smoke import SMOKE  # noqa: E402
 
 MECHANISMS = [
     ("generic", []), ("rr", ["--mechanism", "rr"]), ("krr k=4", ["--mechanism", "krr", "--k", "4"]),
@@ -48,11 +51,16 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--only", default=None, help="substring of the mechanism label")
     a = ap.parse_args()
-    for label, mech in MECHANISMS:
+    mechanisms, targets, rounds = MECHANISMS, TARGETS, [int(x) for x in a.rounds.split(",")]
+    if SMOKE:
+        mechanisms, targets, rounds = MECHANISMS[:1], TARGETS[:1], [1]
+    print(f"users: CPU seconds of one process per case (python {sys.version.split()[0]}, "
+          f"{os.cpu_count()} cores)", flush=True)
+    for label, mech in mechanisms:
         if a.only and a.only not in label:
             continue
-        for eps0, eps, delta in TARGETS:
-            for t in [int(x) for x in a.rounds.split(",")]:
+        for eps0, eps, delta in targets:
+            for t in rounds:
                 load = os.getloadavg()[0]
                 cpu, wall, out = run(["--eps0", str(eps0), "--eps", str(eps), "--delta", str(delta),
                                       "--rounds", str(t), *mech], a.timeout)
