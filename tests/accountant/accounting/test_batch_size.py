@@ -110,8 +110,8 @@ def test_secant_search_finds_the_smallest_n_of_a_monotone_function():
 
 
 def test_secant_search_jumps_from_a_start_far_off():
-    """A start up to 1e6 times below or 6e8 times above the answer: the bracket jumps along eps ~ n^-1/2 first
-    (4-5 evaluations; 14-18 when the bracket only grew by 1.005, 1.01, 1.02, ...)."""
+    """A start up to 1e6 times below or 6e8 times above the answer: the bracket jumps along
+    eps ~ n^-1/2 first (4-5 evaluations; 14-18 when it only grew by 1.005, 1.01, 1.02, ...)."""
     from accountant.accounting.batch_size import _secant_search
 
     for answer in (17, 12_345, 987_654_321):
