@@ -218,13 +218,16 @@ def _secant_search(eps_of: Callable[[int], float], target: float, guess: int, n_
 
     n = min(max(guess, 1), n_max)
     f = 0.005                                   # the bracket grows by 1 + f, f doubling
+    far = _far_guess(n, eps_of(n), target)
     if ok(n):
-        hi, lo = n, min(int(n / (1 + f)), n - 1)
+        hi, lo = n, min(int((far or n) / (1 + f)), n - 1)
         while lo >= 1 and ok(lo):
             f *= 2
             hi, lo = lo, min(int(lo / (1 + f)), lo - 1)
     else:
-        lo, hi = n, min(max(math.ceil(n * (1 + f)), n + 1), n_max)
+        # a jump up stops at n_max / 2: the walk from there still tests n_max last
+        up = min(far, n_max / 2) if far else n
+        lo, hi = n, min(max(math.ceil(up * (1 + f)), n + 1), n_max)
         while not ok(hi):
             if hi >= n_max:
                 return None
@@ -257,6 +260,17 @@ def _secant_search(eps_of: Callable[[int], float], target: float, guess: int, n_
                 hi = cand + 1
         stalls = stalls + 1 if hi - lo > width // 2 else 0
     return hi
+
+
+def _far_guess(n: int, e: float, target: float) -> Optional[float]:
+    """Where eps_c ~ n^(-1/2) through (n, e) meets the target, when that is more than 10 % away
+    from n (a rough start: the generic mechanism's one round at eps / sqrt(T), a matrix's
+    one-round answer), else None (a good start keeps the bracket of 0.5 %).  Only where the
+    bracket starts: the search then checks every n it answers with."""
+    if not (0.0 < e < math.inf):
+        return None
+    r = (e / target) ** 2
+    return n * r if abs(math.log(r)) > math.log(1.1) else None
 
 
 def _refine_rr(eps0: float, epsilon: float, delta: float, hi: int, eps_of: Callable[[int], float]) -> int:

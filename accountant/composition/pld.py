@@ -83,13 +83,19 @@ class DiscretePLD:
 
     @property
     def losses(self) -> np.ndarray:
-        return (self.offset + np.arange(self.pmf.size)) * self.step
+        """The grid's losses (increasing; computed once: ``get_epsilon`` asks ~40 times)."""
+        l = self.__dict__.get("_losses")
+        if l is None:
+            l = (self.offset + np.arange(self.pmf.size)) * self.step
+            l.setflags(write=False)
+            object.__setattr__(self, "_losses", l)
+        return l
 
     def get_delta(self, epsilon: float) -> float:
         """Certified bound on delta(epsilon) (upper if pessimistic, else lower)."""
         l = self.losses
-        m = l > epsilon
-        val = float(np.sum(self.pmf[m] * -np.expm1(epsilon - l[m]))) + self.inf_mass
+        i = int(np.searchsorted(l, epsilon, side="right"))   # the losses > epsilon: l[i:]
+        val = float(np.sum(self.pmf[i:] * -np.expm1(epsilon - l[i:]))) + self.inf_mass
         if self.pessimistic:
             return min(1.0, val * (1.0 + 4 * self.pmf.size * _U) + self.error)
         return max(0.0, val * (1.0 - 4 * self.pmf.size * _U) - self.error)

@@ -107,3 +107,20 @@ def test_secant_search_finds_the_smallest_n_of_a_monotone_function():
             if jump < 1.1 and answer > 2:
                 assert len(seen) <= 20, (answer, len(seen))   # 2-6 when the guess is within 1%
     assert _secant_search(lambda n: 1.0, 0.5, 10, 1000, {}) is None
+
+
+def test_secant_search_jumps_from_a_start_far_off():
+    """A start up to 1e6 times below or 6e8 times above the answer: the bracket jumps along
+    eps ~ n^-1/2 first (4-5 evaluations; 14-18 when it only grew by 1.005, 1.01, 1.02, ...)."""
+    from accountant.accounting.batch_size import _secant_search
+
+    for answer in (17, 12_345, 987_654_321):
+        for guess in (1000, 10 ** 10):
+            seen: dict = {}
+
+            def eps_of(n, seen=seen, answer=answer):
+                seen[n] = (1.0 if n >= answer else 1.0 + 1e-9) / n ** 0.5
+                return seen[n]
+
+            assert _secant_search(eps_of, 1.0 / answer ** 0.5, guess, 10 ** 10, seen) == answer
+            assert len(seen) <= 7, (answer, guess, len(seen))

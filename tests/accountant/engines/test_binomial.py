@@ -101,3 +101,28 @@ def test_logpmf_p_near_one_keeps_the_small_mean(gap):
         for k, g in zip(ks, got):
             ref = float(mp_logpmf(k, n, p))
             assert abs(g - ref) <= 1e-12 * max(1.0, abs(ref)), (n, p, k, g, ref)
+
+
+def test_remembered_half_tail_ratio_is_the_continued_fraction_bit_for_bit(monkeypatch):
+    # the remembered values (m < binomial.CF_CACHE_MAX_M) are what the recurrence returns for
+    # every far k, in any order, mixed with m above the cache's keys, and after a reset
+    from accountant.engines import binomial as B
+
+    ks, ms = [], []
+    for m in (4, 5, 37, 100, 481, 5000, B.CF_CACHE_MAX_M - 1, B.CF_CACHE_MAX_M, B.CF_CACHE_MAX_M + 1):
+        k = np.arange(m + 1) if m < 10**4 else m - np.arange(300)    # the far end of a large m
+        far = (2.0 * k - m >= B.CF_FROM_Z * np.sqrt(m)) & (k > (m + 1) / 2)
+        ks.append(k[far])
+        ms.append(np.full(int(far.sum()), m))
+    k, m = np.concatenate(ks), np.concatenate(ms)
+    order = np.random.default_rng(0).permutation(k.size)
+    k, m = k[order], m[order]
+    assert np.any(m < B.CF_CACHE_MAX_M) and np.any(m >= B.CF_CACHE_MAX_M)
+    direct = B._half_tail_ratio_cf(k, m)
+    half = k.size // 2
+    assert np.array_equal(half_tail_ratio(k[:half], m[:half]), direct[:half])
+    assert np.array_equal(half_tail_ratio(k, m), direct)      # half of it remembered
+    assert np.array_equal(half_tail_ratio(k, m), direct)      # all of it remembered
+    monkeypatch.setattr(B, "CF_CACHE_SIZE", k.size // 3)      # full: starts again empty
+    assert np.array_equal(half_tail_ratio(k[half:], m[half:]), direct[half:])
+    assert np.array_equal(half_tail_ratio(k, m), direct)

@@ -139,9 +139,11 @@ def _blas_env(_):
     return os.environ.get("OPENBLAS_NUM_THREADS")
 
 
-def test_workers_run_numpy_with_one_blas_thread_and_the_parent_keeps_its_setting():
+def test_workers_run_numpy_with_one_blas_thread_and_the_parent_keeps_its_setting(monkeypatch):
     import os
 
+    # not "1" (tests/conftest.py's value for the test processes): the workers' "1" is their own
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "7")
     before = os.environ.get("OPENBLAS_NUM_THREADS")
     out = parallel.map_processes(_blas_env, range(3))
     if parallel.processes_enabled():
