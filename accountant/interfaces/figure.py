@@ -46,7 +46,8 @@ _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#
 #: proved upper bound of a row) shares the exact blanket's colour, "literature" (the best
 #: previously published proved bound of a row) its own
 BOUND_COLORS = {**{b: _PALETTE[i % len(_PALETTE)] for b, i in _COLOR_INDEX.items()},
-                "proved": _PALETTE[0], "literature": "#000000"}
+                "proved": _PALETTE[0], "literature": "#000000",
+                "search": "#a55194"}  # 'exact' keeps the default colour, its bracket 'search' its own
 
 #: the derived curves of a table row (tables.compute_row) drawn on the default chart
 CURVE_LABELS = {"proved": "proved upper bound", "lower": "certified lower bound",
