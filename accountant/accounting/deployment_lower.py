@@ -49,7 +49,7 @@ __all__ = ["rr_sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilo
            "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
            "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
 
-LOWER_MAX_ROUNDS = 1000  # T = 1,000 at the anchor (n = 1e5, q = 0.01): 31 s of CPU, 2.0 GB (the FFTs)
+LOWER_MAX_ROUNDS = 1000  # T = 1,000 at the anchor (n = 1e5, q = 0.01): about 3 s, 0.3 GB (the FFTs, MAX_PAIR_GRID)
 LOWER_MAX_CELLS = 20_000_000  # cells of the (T, K) window: about 160 MB per pmf
 DATASETS = "binary randomized response, D = (1, 0, ..., 0), D' = (0, 0, ..., 0) (substitution)"
 DATASETS_ADD_REMOVE = ("binary randomized response, D = (1, 0, ..., 0) (n users), D' = (0, ..., 0) "

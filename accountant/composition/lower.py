@@ -46,8 +46,12 @@ LOWER_TAIL_DROP = 1e-30
 # points of the composed lower PLD's grid (memory and FFT time)
 MAX_LOWER_GRID = 2**25
 # two pmfs' composed lower bound may take a grid up to this many times coarser to fit
-# MAX_LOWER_GRID: the composed loss then moves down by less than 5% of the upper bound
+# MAX_PAIR_GRID: the composed loss then moves down by less than 5% of the upper bound
 MAX_COARSEN = 100
+# points of two pmfs' composed lower PLD (the deployments' pairs): the FFT composition takes
+# about 400 bytes a point at its peak (a mix of two 4-RR groups at n = 1e9 over 10 rounds on
+# 8.3 million points: 3.2 GB resident), so 2^22 points keep it near 1.6 GB
+MAX_PAIR_GRID = 2**22
 
 
 def _window(N: int, prob: float) -> np.ndarray:
@@ -126,16 +130,23 @@ def grid_pld(mass: np.ndarray, loss: np.ndarray, step: float,
     DOWN onto the grid of ``step``, LOWER_TAIL_DROP of P-mass dropped at each end; None when it
     would need more than ``max_size`` grid points (checked before the grid is allocated)."""
     idx = np.floor((loss - LOSS_MARGIN) / step).astype(np.int64)
-    if max_size is not None and int(idx.max()) - int(idx.min()) >= max_size:
-        # the tails first (by loss), then the span: a wide grid is refused before it exists
+    lo, hi = int(idx.min()), int(idx.max())
+    if hi - lo >= (max_size if max_size is not None else 1 << 20):
+        # the tails first (by loss), then the span: a wide grid is refused (or trimmed) before it
+        # exists (a pair's far tails alone spanned 8e7 grid points, 1.1 GB, of which 47,081 stay)
         order = np.argsort(idx, kind="stable")
         cs = np.cumsum(mass[order])
         a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
         b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
-        if int(idx[order[min(b, idx.size - 1)]]) - int(idx[order[a]]) >= max_size:
+        lo, hi = int(idx[order[min(a, idx.size - 1)]]), int(idx[order[min(b, idx.size - 1)]])
+        if max_size is not None and hi - lo >= max_size:
             return None
-    lo = int(idx.min())
-    pmf = np.bincount(idx - lo, weights=mass)
+        # the same bins as the trim below (the first and last bin whose cumulative mass passes
+        # LOWER_TAIL_DROP), found on the sorted masses instead of on the whole grid
+        keep = (idx >= lo) & (idx <= hi)  # only P-mass of the dropped tails goes: delta only lowers
+        return _pld.DiscretePLD(step, lo, np.bincount(idx[keep] - lo, weights=mass[keep], minlength=hi - lo + 1),
+                                0.0, False)
+    pmf = np.bincount(idx - lo, weights=mass, minlength=hi - lo + 1)
     cs = np.cumsum(pmf)
     a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
     b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
@@ -158,10 +169,10 @@ def lower_step(upper: float, rounds: int) -> float:
     return LOWER_STEP_FRACTION * max(min(upper, 50.0), 1e-3) / rounds
 
 
-def grid_refusal(rounds: int) -> str:
+def grid_refusal(rounds: int, name: str = "MAX_LOWER_GRID", limit: int = MAX_LOWER_GRID) -> str:
     """The reason a composed lower PLD of ``rounds`` rounds is refused (the grid limit)."""
     return (f"not available: the composed lower PLD of {rounds} rounds would need more than "
-            f"MAX_LOWER_GRID = {MAX_LOWER_GRID:,} grid points")
+            f"{name} = {limit:,} grid points")
 
 
 def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float,
@@ -195,10 +206,10 @@ def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, roun
     T (1 + e)^(T-1) (eP + e^eps eQ) (e = max(eP, eQ), e^eps rounded up) is subtracted."""
     step = lower_step(upper, rounds)
     orders = ((P, Q, eP, eQ), (Q, P, eQ, eP))
-    limit = max(1, MAX_LOWER_GRID // rounds)
+    limit = max(1, MAX_PAIR_GRID // rounds)
     sizes = [pmfs_pld(a, b, step, MAX_COARSEN * limit) for a, b, _, _ in orders]
     if any(d is None for d in sizes):
-        return None, grid_refusal(rounds) + f" (also on a grid {MAX_COARSEN}x coarser)"
+        return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID) + f" (also on a grid {MAX_COARSEN}x coarser)"
     size = max(d.pmf.size for d in sizes)
     if size > limit:  # a coarser grid (any grid keeps a lower bound; the loss moves down < T steps)
         step *= min(MAX_COARSEN, math.ceil(size / limit))
@@ -206,7 +217,7 @@ def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, roun
     for a, b, ea, eb in orders:
         d = pmfs_pld(a, b, step, limit)
         if d is None:
-            return None, grid_refusal(rounds)
+            return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID)
         out.append((_pld.self_compose(d, rounds), ea, eb))
     grow = rounds * (1.0 + max(eP, eQ)) ** (rounds - 1) * (1 + 1e-9)
 

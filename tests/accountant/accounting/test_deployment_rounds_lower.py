@@ -158,7 +158,7 @@ def test_not_available_is_said_with_the_reason(monkeypatch):
     # the grid limit: refused with the limit named, never a guess
     pair = DL.dummies_pair(make_params("rr", 1.0), 100, 0)
     dl, why = L.composed_pair_delta(pair.P, pair.Q, 0.0, 0.0, 100_000, 1e-3)
-    assert dl is None and "MAX_LOWER_GRID" in why
+    assert dl is None and "MAX_PAIR_GRID" in why
 
 
 def test_cli_prints_the_composed_lower_bound():
