@@ -46,7 +46,7 @@ import numpy as np
 from accountant.core.params import Params, validate_delta
 
 __all__ = ["rr_sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "LOWER_MAX_CELLS",
-           "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
+           "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER", "SAMPLED_MECHANISMS", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
            "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
 
 LOWER_MAX_ROUNDS = 1000  # T = 1,000 at the anchor (n = 1e5, q = 0.01): about 3 s, 0.3 GB (the FFTs, MAX_PAIR_GRID)
@@ -115,8 +115,12 @@ def rr_sampled_pair(eps0: float, n: int, q: float, neighbours: str = "substitute
     return CountPair(out[0], out[1], err[0], err[1], sampled_datasets(neighbours))
 
 
+#: the mechanisms whose sampled pair is binary RR's (the generic class: binary RR is one of its randomizers)
+SAMPLED_MECHANISMS = ("rr", "generic")
+
+
 def _check_sampled(params: Params) -> None:
-    if params.name not in ("rr", "generic"):
+    if params.name not in SAMPLED_MECHANISMS:
         raise ValueError("sampling lower bound: only for binary randomized response (--mechanism rr) and the "
                          "generic class (binary RR is one of its randomizers)")
 

@@ -494,9 +494,9 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
                             d_lo=d_lo, lo=lo)
     per, proof = per_count_statement(params, names)
     lo, lo_st, lo_ds = None, None, None
-    if params.name in ("rr", "generic"):
-        from accountant.accounting import deployment_lower as DL
+    from accountant.accounting import deployment_lower as DL
 
+    if params.name in DL.SAMPLED_MECHANISMS:
         try:
             lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q, neighbours=neighbours), eps)
             lo_st, lo_ds = DL.SAMPLED_LOWER, DL.sampled_datasets(neighbours, params.name == "generic")
@@ -537,9 +537,9 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
                               rounds, delta, steps, refine)
     per, proof = per_count_statement(params, names)
     lo, lo_st, lo_ds = None, None, None
-    if lower and params.name in ("rr", "generic"):
-        from accountant.accounting import deployment_lower as DL
+    from accountant.accounting import deployment_lower as DL
 
+    if lower and params.name in DL.SAMPLED_MECHANISMS:
         if rounds > DL.LOWER_MAX_ROUNDS:
             lo_st = (f"lower bound not available: rounds > LOWER_MAX_ROUNDS = {DL.LOWER_MAX_ROUNDS} "
                      "(the composed pair's FFTs)")

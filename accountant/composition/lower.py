@@ -52,6 +52,7 @@ MAX_COARSEN = 100
 # about 400 bytes a point at its peak (a mix of two 4-RR groups at n = 1e9 over 10 rounds on
 # 8.3 million points: 3.2 GB resident), so 2^22 points keep it near 1.6 GB
 MAX_PAIR_GRID = 2**22
+_U = 2.0 ** -53  # unit roundoff of float64
 
 
 def _window(N: int, prob: float) -> np.ndarray:
@@ -188,9 +189,6 @@ def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float,
         return _pld.DiscretePLD(step, 0, np.zeros(1), min(inf_mass, 1.0), False)
     d = grid_pld(P[keep] * (1.0 - PMF_MARGIN), np.log(P[keep]) - np.log(Q[keep]), step, max_size)
     return None if d is None else replace(d, inf_mass=min(inf_mass, 1.0))
-
-
-_U = 2.0 ** -53
 
 
 def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, rounds: int,
