@@ -62,7 +62,6 @@ directions is used, so the profile holds for both orders and composes in the sam
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Optional
@@ -70,15 +69,19 @@ from typing import Optional
 import numpy as np
 
 from accountant.accounting.deployment_search import profile_rounds, smallest_eps
+from accountant.accounting.per_count import (ROUNDS_LEVELS, clone_values, count_delta, eps0_of, log_lower_tail, log_upper_tail,
+                                             pair_g, per_count_statement, refine_terms, strata_points)
 from accountant.core.params import Params, validate_delta, validate_n
 
 __all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_delta_add_remove", "sampled_epsilon",
-           "sampled_rounds_epsilon", "check_deployment", "profile_rounds", "MONOTONE_STATEMENT"]
+           "sampled_rounds_epsilon", "check_deployment", "profile_rounds", "count_delta", "per_count_statement",
+           "strata_points", "MONOTONE_STATEMENT"]
 
 MONOTONE_STATEMENT = ("the worst-case eps_c of a shuffled randomizer is non-increasing in n "
                       "(one more user's independent report shuffled in is post-processing)")
 NEIGHBOURS = ("substitute", "add-remove")
 MAX_SAMPLED_ROUNDS = 100_000
+ROUNDS_STRATA = 16  # the strata of the profile over rounds (32 for one round): half the evaluations
 
 
 @dataclass(frozen=True)
@@ -228,143 +231,21 @@ def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int
                             lo, lo_st, lo_ds)
 
 
-def _eps0_of(params: Params) -> float:
-    eps0 = getattr(params, "eps0", None)
-    if eps0 is None or params.name == "variation-ratio":
-        raise ValueError("sampling: needs an eps0-LDP randomizer given by --eps0 "
-                         "(variation-ratio is not supported)")
-    return float(eps0)
-
-
-def _log_lower_tail(n1: int, q: float, k: int) -> float:
-    """Chernoff: log P(Bin(n1, q) < k) <= -n1 KL((k-1)/n1 || q) for k - 1 < n1 q (else 0)."""
-    if k <= 0 or (q >= 1.0 and k <= n1):
-        return -math.inf
-    x = (k - 1) / n1
-    if x >= q:
-        return 0.0
-    kl = (x * math.log(x / q) if x > 0 else 0.0) + (1 - x) * math.log((1 - x) / (1 - q))
-    return -n1 * kl
-
-
-def _log_upper_tail(n: int, q: float, k: int) -> float:
-    """Chernoff: log P(Bin(n, q) > k) <= -n KL((k+1)/n || q) for k + 1 > n q (else 0)."""
-    if k >= n or (q <= 0.0):
-        return -math.inf
-    x = (k + 1) / n
-    if x <= q:
-        return 0.0
-    if q >= 1.0:
-        return 0.0
-    kl = x * math.log(x / q) + ((1 - x) * math.log((1 - x) / (1 - q)) if x < 1 else 0.0)
-    return -n * kl
-
-
-E_GRID = 256  # a named randomizer's per-count bound is evaluated at e rounded down to exp(j / E_GRID)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _mechanism_count_delta(params: Params, t: int, j: Optional[int]) -> tuple:
-    from accountant.bounds.binary_exact import HEADLINE_MAX_N
-    from accountant.bounds.registry import proved_delta
-
-    # binary RR's search over every dataset where it takes 0.2-1 s (the counts are cached)
-    d, name = proved_delta(params, t, 0.0 if j is None else math.exp(j / E_GRID),
-                           exact_max_n=HEADLINE_MAX_N)
-    return min(1.0, d), name
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _clone_delta(params: Params, t: int, e: float) -> float:
-    """The clone pair's certified delta at t users and e (cached: a sum's refinement asks for the
-    values its first pass computed)."""
-    from accountant.bounds.registry import clone_pair
-    from accountant.engines.pair.divergence import hockey_stick_divergence
-
-    return min(1.0, hockey_stick_divergence(clone_pair(params, t), e).upper)
-
-
-def count_delta(params: Params, t: int, e: float, mechanism: bool = True) -> tuple:
-    """(f, name): a proved upper bound f on sup over substitution neighbours of t users of
-    D_{e^e}(S(D) || S(D')) and the bound that gave it. Always the clone pair (FMT21, proved for
-    every eps0-LDP randomizer); with ``mechanism`` and a named randomizer also the registry's
-    smallest proved bound for it (k-RR, Collision, ...: the exact blanket; binary RR: the exact
-    worst case) at e rounded down to a grid point (the truth is non-increasing in e, so a
-    bound at a smaller e holds at e), and the smaller of the two."""
-    eps0 = _eps0_of(params)
-    if e >= eps0:
-        return 0.0, "post-processing"
-    best = (_clone_delta(params, t, max(e, 0.0)), "clone")
-    if mechanism and params.name not in ("generic", "variation-ratio"):
-        j = None  # e = 0 (or below the grid's first point): the bound at 0 itself
-        if e > 1e-300:
-            j = math.floor(math.log(e) * E_GRID)
-            while math.exp(j / E_GRID) > e:
-                j -= 1
-        d, name = _mechanism_count_delta(params, t, j)
-        if d < best[0]:
-            best = (d, name)
-    return best
-
-
-SPREAD = 2.0  # strata at mu + sd width sinh(SPREAD u) / sinh(SPREAD), u uniform in [-1, 1]: dense at the centre
-
-
-def strata_points(mu: float, sd: float, lo: int, hi: int, strata: int, width: float) -> list:
-    """The strata's boundaries (integers in [lo, hi]), denser near the mean where the mass is;
-    any boundaries give a proved bound, these only make it tight with few strata."""
-    z = [width * math.sinh(SPREAD * (2 * j / strata - 1)) / math.sinh(SPREAD) for j in range(strata + 1)]
-    return sorted({max(lo, min(hi, int(math.floor(mu + sd * x)))) for x in z})
-
-
-def _strata(n: int, q: float, strata: int, width: float) -> list:
-    return strata_points(n * q, math.sqrt(n * q * (1 - q)), 1, n, strata, width)
-
-
-def _clone_values(params: Params, terms: list, value) -> None:
-    """Fill each term's clone value: the strata side by side on the engines' threads (each
-    evaluation then runs serially inside its thread, without starting threads of its own)."""
-    from accountant.engines.parallel import map_ordered
-
-    for term, v in zip(terms, map_ordered(lambda t: value(t[3]), terms)):
-        term[2] = v
-
-
-REFINE = 1e-3  # the terms that make up the top 1 - REFINE of a clone sum are re-evaluated
-
-
-def _refine_terms(terms: list, names: set, better) -> float:
-    """terms: [mass, weight, clone value, args]; the largest terms (the top 1 - REFINE of the
-    sum) are re-evaluated with ``better(args)`` -> (value, name); the rest keep the clone
-    value (also proved, only larger)."""
-    total = sum(m * w * v for m, w, v, _ in terms)
-    order = sorted(range(len(terms)), key=lambda i: -terms[i][0] * terms[i][1] * terms[i][2])
-    left, pick = total, []
-    for i in order:
-        m, w, v, _ = terms[i]
-        if v <= 0 or left <= REFINE * total:
-            break
-        left -= m * w * v
-        pick.append(i)
-    for i, (b, name) in zip(pick, [better(terms[i][3]) for i in pick]):
-        if b < terms[i][2]:
-            terms[i][2] = b
-            names.add(name)
-    return sum(m * w * v for m, w, v, _ in terms)
-
 
 def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 32,
-                  width: float = 10.0, mechanism: bool = True, names: Optional[set] = None) -> float:
+                  width: float = 10.0, mechanism: bool = True, names: Optional[set] = None,
+                  chord: tuple = ()) -> float:
     """Proved delta(eps) with Poisson sampling at rate ``q`` (substitution), module docstring:
     delta(eps) <= sum_t P(T = t) (t/n) f(t, log(1 + (n/t)(e^eps - 1))), T ~ Bin(n, q) the
     number of reports, f(t, e) a proved per-count bound (:func:`count_delta`: the clone pair of
     FMT21, or with ``mechanism`` the randomizer's own proved bound where smaller), bounded on
     strata [t_j, t_{j+1}) by ((t_{j+1} - 1)/n) f(t_j, e at t_{j+1} - 1) (the truth is non-increasing
     in the number of users and in e), the strata's probabilities from the binomial CDF with a
-    relative margin and the two tails by Chernoff. ``names`` collects the bounds used."""
+    relative margin and the two tails by Chernoff. ``names`` collects the bounds used; ``chord``:
+    :func:`count_delta`'s (its per-t cache read as chords in e^e, over rounds)."""
     from scipy.stats import binom
 
-    eps0 = _eps0_of(params)
+    eps0 = eps0_of(params)
     if eps >= eps0:
         return 0.0
     names = set() if names is None else names
@@ -373,35 +254,26 @@ def sampled_delta(params: Params, n: int, q: float, eps: float, strata: int = 32
     def e_at(t_eps: int) -> float:
         return math.log1p(n / t_eps * em1)
 
-    pts = [n] if q >= 1.0 else _strata(n, q, strata, width)
+    pts = [n] if q >= 1.0 else strata_points(n * q, math.sqrt(n * q * (1 - q)), 1, n, strata, width)
     t0, tJ = pts[0], pts[-1]
-    total = math.exp(_log_lower_tail(n, q, t0)) * (t0 / n) if t0 > 1 else 0.0  # T < t0
+    total = math.exp(log_lower_tail(n, q, t0)) * (t0 / n) if t0 > 1 else 0.0  # T < t0
     cdf = binom.cdf(np.array(pts) - 1, n, q)
     terms = []
     for j in range(len(pts) - 1):
         lo, hi = pts[j], pts[j + 1]
         mass = min(1.0, (float(cdf[j + 1] - cdf[j]) + 1e-15) * (1 + 1e-9))  # P(lo <= T < hi)
         terms.append([mass, (hi - 1) / n, None, (lo, e_at(hi - 1))])  # t <= hi - 1 in the stratum
-    top = min(1.0, math.exp(_log_upper_tail(n, q, tJ - 1)) + 1e-15)  # P(T >= tJ)
+    top = min(1.0, math.exp(log_upper_tail(n, q, tJ - 1)) + 1e-15)  # P(T >= tJ)
     terms.append([top, 1.0, None, (tJ, e_at(n))])
-    _clone_values(params, terms, lambda a: count_delta(params, a[0], a[1], False)[0])
-    total += _refine_terms(terms, names, lambda a: count_delta(params, a[0], a[1], mechanism))
+    clone_values(params, terms, lambda a: count_delta(params, a[0], a[1], False, chord)[0])
+    total += refine_terms(terms, names, lambda a: count_delta(params, a[0], a[1], mechanism, chord))
     return min(1.0, total * (1 + 1e-12))
 
-
-def _pair_g(params: Params, t: int, gamma: float, mechanism: bool = False) -> tuple:
-    """(value, name): upper bound on sup over neighbouring (substitution) datasets of t users of
-    D_gamma(S(D) || S(D')), gamma >= 0: :func:`count_delta` at e = |log gamma| (the worst case
-    is symmetric in the pair); for gamma < 1, D_gamma(P||Q) = 1 - gamma + gamma D_{1/gamma}(Q||P)."""
-    if gamma <= 0.0 or t < 1:
-        return 1.0, "trivial"
-    f, name = count_delta(params, t, abs(math.log(gamma)), mechanism)
-    return (f if gamma >= 1.0 else min(1.0, (1.0 - gamma) + gamma * f)), name
 
 
 def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strata: int = 32,
                              width: float = 10.0, mechanism: bool = True,
-                             names: Optional[set] = None) -> float:
+                             names: Optional[set] = None, chord: tuple = ()) -> float:
     """Proved delta(eps) with Poisson sampling at rate ``q`` for add/remove neighbours: D has
     the n - 1 others, D' also user 1; the larger of the two directions.
 
@@ -411,11 +283,11 @@ def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strat
     addition direction: D_{e^eps}(P || P') = sum_t pi(t) c D_{h_t}(S_t || P1_{t-1}) with
     c = 1 - e^eps (1 - q) (0 if c <= 0) and h_t = e^eps t (1 - q) / ((n - t) c). P1_{t-1}
     against S_t are shuffles of t users differing in one user (coupling as for substitution):
-    each term is at most :func:`_pair_g` at t users, which bounds a quantity non-increasing in
+    each term is at most :func:`pair_g` at t users, which bounds a quantity non-increasing in
     t (post-processing) and in gamma, so a stratum [lo, hi) is bounded by its mass times
-    _pair_g(lo, the smallest gamma of the stratum); tails by Chernoff with g <= 1.
+    pair_g(lo, the smallest gamma of the stratum); tails by Chernoff with g <= 1.
     """
-    _eps0_of(params)
+    eps0_of(params)
     names = set() if names is None else names
     n1 = n - 1
     if n1 == 0:
@@ -427,8 +299,8 @@ def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strat
     from scipy.stats import binom
 
     cdf = binom.cdf(np.array(ks) - 1, n1, q)  # P(K < k)
-    low = math.exp(_log_lower_tail(n1, q, ks[0]))
-    high = min(1.0, math.exp(_log_upper_tail(n1, q, ks[-1] - 1)) + 1e-15)  # P(K >= k_J)
+    low = math.exp(log_lower_tail(n1, q, ks[0]))
+    high = min(1.0, math.exp(log_upper_tail(n1, q, ks[-1] - 1)) + 1e-15)  # P(K >= k_J)
 
     def strat(arg):  # sum over strata of P(lo <= K < hi) g(users, gamma): arg(lo, hi) -> (users, gamma)
         terms = []
@@ -436,8 +308,8 @@ def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strat
             lo, hi = ks[j], ks[j + 1]
             mass = min(1.0, (float(cdf[j + 1] - cdf[j]) + 1e-15) * (1 + 1e-9))
             terms.append([mass, 1.0, None, arg(lo, hi)])
-        _clone_values(params, terms, lambda a: _pair_g(params, a[0], a[1])[0])
-        return low + high + _refine_terms(terms, names, lambda a: _pair_g(params, a[0], a[1], mechanism))
+        clone_values(params, terms, lambda a: pair_g(params, a[0], a[1], False, chord)[0])
+        return low + high + refine_terms(terms, names, lambda a: pair_g(params, a[0], a[1], mechanism, chord))
 
     # removal: K = t - 1; gamma decreasing in t: smallest at t = hi (K = hi - 1), users >= lo + 1
     def rem(lo, hi):
@@ -468,7 +340,7 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
     """
     delta = validate_delta(delta)
     check_deployment(n, sampling=q, neighbours=neighbours)
-    eps0 = _eps0_of(params)
+    eps0 = eps0_of(params)
     names: set = set()
     base = sampled_delta if neighbours == "substitute" else sampled_delta_add_remove
 
@@ -514,8 +386,8 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,
                            steps: int = 100, refine: int = 1,
-                           neighbours: str = "substitute", mechanism: bool = False,
-                           lower: bool = True) -> DeploymentResult:
+                           neighbours: str = "substitute", mechanism: bool = True,
+                           lower: bool = True, strata: int = ROUNDS_STRATA) -> DeploymentResult:
     """Proved eps after ``rounds`` rounds with Poisson sampling at rate ``q`` (fresh sample each
     round, substitution): the pessimistic connect-the-dots PLD of the sampled pair's certified
     profile, composed by FFT (:mod:`accountant.composition.pld`). The per-count bound is the
@@ -529,12 +401,12 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     :mod:`accountant.accounting.deployment_lower` used in every round (T <= LOWER_MAX_ROUNDS)."""
     delta = validate_delta(delta)
     rounds = _int_in("rounds", rounds, 1, MAX_SAMPLED_ROUNDS)
-    eps_max = _eps0_of(params)
+    eps_max = eps0_of(params)
     check_deployment(n, sampling=q, neighbours=neighbours)
     names: set = set()
     base = sampled_delta if neighbours == "substitute" else sampled_delta_add_remove
-    eps, ach = profile_rounds(lambda e: base(params, n, q, e, mechanism=mechanism, names=names), eps_max,
-                              rounds, delta, steps, refine)
+    eps, ach = profile_rounds(lambda e: base(params, n, q, e, strata, mechanism=mechanism, names=names,
+                                             chord=ROUNDS_LEVELS), eps_max, rounds, delta, steps, refine)
     per, proof = per_count_statement(params, names)
     lo, lo_st, lo_ds = None, None, None
     from accountant.accounting import deployment_lower as DL
@@ -557,13 +429,3 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled-pld", n,
                             f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
                             f"pessimistic PLD of the sampled profile, per count {per}", lo, lo_st, lo_ds)
-
-
-
-def per_count_statement(params: Params, names: set) -> tuple:
-    """(what the per-count bound was, its short name) for the statements."""
-    mech = sorted(x for x in names if x not in ("clone", "post-processing", "trivial"))
-    if not mech:
-        return ("the clone pair of FMT21 (proved for every eps0-LDP randomizer)", "clone")
-    return (f"the smaller of the clone pair (FMT21) and {'/'.join(mech)} (proved for {params.name}) "
-            "at t users", mech[0])
