@@ -71,8 +71,9 @@ from typing import Optional
 import numpy as np
 
 from accountant.accounting.deployment_search import profile_rounds, smallest_eps
-from accountant.accounting.per_count import (ROUNDS_LEVELS, clone_values, count_delta, eps0_of, log_lower_tail, log_upper_tail,
-                                             pair_g, per_count_statement, refine_terms, strata_points)
+from accountant.accounting.per_count import (OWN_ROUNDS_MAX_T, ROUNDS_LEVELS, clone_values, count_delta, eps0_of,
+                                             log_lower_tail, log_upper_tail, pair_g, per_count_statement,
+                                             refine_terms, strata_points)
 from accountant.core.params import Params, validate_delta, validate_n
 
 __all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_delta_add_remove", "sampled_epsilon",
@@ -389,7 +390,7 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,
                            steps: int = 100, refine: int = 1,
                            neighbours: str = "substitute", mechanism: bool = True,
-                           lower: bool = True, strata: Optional[int] = None) -> DeploymentResult:
+                           lower: bool = True, strata: Optional[int] = None, cache: bool = True) -> DeploymentResult:
     """Proved eps after ``rounds`` rounds with Poisson sampling at rate ``q`` (fresh sample each
     round, substitution): the pessimistic connect-the-dots PLD of the sampled pair's certified
     profile, composed by FFT (:mod:`accountant.composition.pld`). The per-count bound is the
@@ -398,7 +399,9 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     :mod:`accountant.accounting.per_count` (t rounded down to its grid, ``ROUNDS_STRATA`` strata:
     the about 110 profile points share a few hundred evaluations; 4-RR at the anchor, T = 10:
     5.6 s of CPU instead of 36 s); the bound's name says which per-count bounds were used.
-    ``strata``: the strata of the sum (default ROUNDS_STRATA with the own bound, else 32). ``refine`` stays 1: the
+    ``strata``: the strata of the sum (default ROUNDS_STRATA with the own bound, else 32);
+    ``cache=False``: the own bound evaluated at every point on 32 strata (e rounded down to the
+    grid exp(i / 256), as in one round: tighter for binary RR, minutes). ``refine`` stays 1: the
     connect-the-dots losses lie on the lattice of the profile's step and convolutions keep them
     there, so a finer grid only enlarges the FFTs (measured at T = 10,000: 1.14053 against
     1.14084 with refine 16, 4.6 s against 11.5 s of CPU). With ``lower`` and binary RR (either relation)
@@ -411,7 +414,9 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     names: set = set()
     base = sampled_delta if neighbours == "substitute" else sampled_delta_add_remove
     # the own bound through the per-t chord cache on ROUNDS_STRATA strata; the clone alone as in one round
-    own = mechanism and params.name not in ("generic", "variation-ratio")
+    if n * q > OWN_ROUNDS_MAX_T.get(params.name, math.inf):  # OUE at n q > 1e6: the clone alone
+        mechanism = False
+    own = cache and mechanism and params.name not in ("generic", "variation-ratio")
     strata = (ROUNDS_STRATA if own else 32) if strata is None else strata
     eps, ach = profile_rounds(lambda e: base(params, n, q, e, strata, mechanism=mechanism, names=names,
                                              chord=ROUNDS_LEVELS if own else ()), eps_max, rounds, delta, steps,
