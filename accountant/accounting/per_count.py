@@ -10,11 +10,14 @@ supremum over datasets), and 0 from e = eps0 on. So with proved upper bounds f0 
 f1 >= h_t(gamma1) at two grid points gamma0 <= gamma <= gamma1, the chord
 w f0 + (1 - w) f1, w = (gamma1 - gamma) / (gamma1 - gamma0), is >= h_t(gamma): a proved bound at
 every e between them from two evaluations. The grid points are e = exp(i / E_FINE) (i integer)
-and the chord is taken on the coarsest level of E_LEVELS whose two points' values differ by at
-most the factor CHORD_RATIO (the finest level otherwise): where f is flat one pair of points
-serves a wide range of e, where it falls fast the points are those of the finest grid. The
-values at the grid points are cached (``functools.lru_cache``, 2^16 entries per function,
-a few hundred bytes each: at most about 30 MB).
+and the chord is taken on the coarsest of the given levels (over rounds ROUNDS_LEVELS) whose two
+points' values differ by at most the factor CHORD_RATIO (the finest level otherwise): where f is
+flat one pair of points serves a wide range of e. Over rounds t is also rounded down to the grid
+floor(exp(k / T_GRID)) (the truth is non-increasing in t); binary RR's exact worst case is read
+on its own grid (RR_EXACT_LEVELS, from e = RR_EXACT_MIN_E eps0 on) and the minimum taken with
+its other bounds' chord. The values at the grid points are cached (``functools.lru_cache``,
+2^16 entries per function, a few hundred bytes each: at most about 30 MB). Without levels (one
+round) the value is the bound at e rounded down to the grid, as before the cache.
 """
 from __future__ import annotations
 
