@@ -37,8 +37,9 @@ RR_EXACT_MAX_T = 10_000  # binary RR's exact worst case over rounds: up to this 
 RR_EXACT_MIN_E = 0.05  # ... and from e = RR_EXACT_MIN_E eps0 on
 RR_EXACT_LEVELS = (4,)  # binary RR's exact worst case over rounds: its own grid, the minimum with the rest taken
 T_GRID = 400  # over rounds t is rounded down to floor(exp(k / T_GRID)): at n = 1e9 three points instead of nine
-# over rounds the own bound only up to this t (OUE's blanket at t = 1e7: 0.15-0.5 s a point), the clone above
-OWN_ROUNDS_MAX_T = {"oue": 10 ** 6}
+# over rounds the own bound only up to this t, the clone above: OUE's blanket at t = 1e7 takes 0.15-0.5 s
+# a point; a finite matrix's blanket 0.2-1.7 s (subset selection, k = 6, t = 100-1000): never over rounds
+OWN_ROUNDS_MAX_T = {"oue": 10 ** 6, "finite": 0}
 CHORD_RATIO = 1.5  # a level serves when its two points' values differ by at most this factor
 CHORD_FLOOR = 1e-300  # below this value at the lower point any level serves (both values ~0)
 
