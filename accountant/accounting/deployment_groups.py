@@ -14,9 +14,12 @@ report of the differing user. Two consecutive hybrids are the shuffles of n r in
 reports that differ in one report, i.e. neighbouring datasets of n r "users" of the same
 randomizer R (the other reports' inputs fixed: a worst case over datasets covers them). With
 (eps1, delta1) the proved bound of R at n r users, the chain gives
-(r eps1, delta1 sum_{i<r} e^{i eps1})-DP. For a target eps the bound at eps1 = eps / r.
-(Su, Cheng, Wang, arXiv 2504.07414, joint composition of the blanket, would be tighter; not
-implemented here.)
+(r eps1, delta1 sum_{i<r} e^{i eps1})-DP. For a target eps the bound at eps1 = eps / r; for a
+target delta the accountant's own proved eps1 at n r users (binary RR's search over every
+dataset included) for delta / S, S = sum_{i<r} e^{i c} taken at a point c >= eps1
+(:func:`_hybrid_epsilon`). Su, Cheng and Wang's joint composition (arXiv 2504.07414: the blanket
+of the r reports linked in one message) is above (ii) at every anchor we ran
+(docs/deployments.md), so it is not a candidate here.
 
 **Mixed randomizers.** Groups g = 1..G of n_g users, each with its own randomizer R_g.
 (a) *Worst group*: if the differing user is in group g, the other groups' reports are
@@ -88,14 +91,47 @@ def reports_delta(params: Params, n: int, r: int, eps: float) -> tuple:
         best = min(best, (d, f"(i) one {r * params.eps0:g}-LDP randomizer at n = {n}"))
     e1 = eps / r
     d1 = proved_delta(params, n * r, e1, exact_max_n=0)[0]
-    d = min(1.0, d1 * sum(math.exp(i * e1) for i in range(r)) * (1 + 1e-12))
+    d = min(1.0, d1 * _hybrid_sum(r, e1))
     return min(best, (d, f"(ii) group privacy over {r} hybrids, each the bound at n r = {n * r}"))
+
+
+def _hybrid_sum(r: int, e1: float) -> float:
+    """sum_{i<r} e^{i e1}, rounded up: (ii)'s factor on the single-report delta."""
+    return math.fsum(math.exp(i * e1) for i in range(r)) * (1 + 1e-12)
+
+
+#: (ii)'s fixed point: the next S(.) is taken at eps1 (1 + HYBRID_STEP), so one more inverse settles it
+HYBRID_STEP = 1e-4
+
+
+def _hybrid_epsilon(params: Params, n: int, r: int, delta: float, rtol: float) -> Optional[tuple]:
+    """(eps, achieved delta, bound name) of (ii) from the accountant's own inverse, or None.
+    With S(e) = sum_{i<r} e^{i e}: if the proved eps1 of one report at n r users for the target
+    delta / S(c) is <= c, then delta1(eps1) S(eps1) <= delta (S increases), so r eps1 is proved.
+    c starts at 0 (target delta / r, a lower end: the answer's eps1 is at least this one) and
+    moves just above each eps1 found; S changes little over the steps, so two or three inverses
+    replace an eps search of about ten delta evaluations. None if it does not settle in 8."""
+    from accountant.bounds.registry import proved_params_epsilon
+
+    cap = 0.0
+    for _ in range(8):
+        s = _hybrid_sum(r, cap)
+        res = proved_params_epsilon(params, n * r, delta / s, rtol)
+        if res is None or not res.applicable or res.epsilon is None:
+            return None
+        e1 = float(res.epsilon)
+        if e1 <= cap:
+            ach = delta if res.achieved_delta is None else min(delta, res.achieved_delta * s)
+            return r * e1, ach, res.name
+        cap = e1 * (1.0 + HYBRID_STEP)
+    return None
 
 
 def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 1e-6) -> DeploymentResult:
     """Proved eps_c with ``r`` reports per user (module docstring): the smaller of (i) the
-    proved eps_c of one (r eps0)-LDP randomizer at n users and (ii) r eps1, eps1 the smallest
-    (bisection, the feasible end kept) with delta1(eps1) sum_{i<r} e^{i eps1} <= delta.
+    proved eps_c of one (r eps0)-LDP randomizer at n users and (ii) r eps1 with
+    delta1(eps1) sum_{i<r} e^{i eps1} <= delta, eps1 from the accountant's inverse at n r users
+    (:func:`_hybrid_epsilon`; if that does not settle, a search of :func:`reports_delta`'s (ii)).
 
     >>> from accountant import make_params
     >>> r = reports_epsilon(make_params("rr", 1.0), 10_000, 1e-6, 2)
@@ -115,15 +151,18 @@ def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 
                           f"(i) one {r * params.eps0:g}-LDP randomizer at n = {n} ({res.name})" if r > 1
                           else f"one report per user: the proved bound ({res.name})", "reports-i" if r > 1 else res.name))
     if r > 1:
-        def d2(e):
-            e1 = e / r
-            d1 = proved_delta(params, n * r, e1, exact_max_n=0)[0]
-            return min(1.0, d1 * sum(math.exp(i * e1) for i in range(r)) * (1 + 1e-12))
-        out = smallest_eps(d2, delta, min(c[0] for c in cands), max(rtol, 1e-9))
+        out = _hybrid_epsilon(params, n, r, delta, max(rtol, 1e-9))
+        if out is None:  # the fixed point did not settle: search (ii)'s delta(eps) itself
+            def d2(e):
+                e1 = e / r
+                d1 = proved_delta(params, n * r, e1, exact_max_n=0)[0]
+                return min(1.0, d1 * _hybrid_sum(r, e1) * (1 + 1e-12))
+            out = smallest_eps(d2, delta, min(c[0] for c in cands), max(rtol, 1e-9))
+            if out is not None:
+                out = out + (proved_delta(params, n * r, out[0] / r, exact_max_n=0)[1],)
         if out is not None:
-            which = proved_delta(params, n * r, out[0] / r, exact_max_n=0)[1]
             cands.append((out[0], out[1], f"(ii) group privacy over {r} hybrids, each the bound at "
-                          f"n r = {n * r} users ({which})", "reports-ii"))
+                          f"n r = {n * r} users ({out[2]})", "reports-ii"))
     eps, ach, which, name = min(cands)
     lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps)
     return DeploymentResult(eps, delta, ach, name, n * r,
