@@ -91,13 +91,14 @@ def reports_delta(params: Params, n: int, r: int, eps: float) -> tuple:
         best = min(best, (d, f"(i) one {r * params.eps0:g}-LDP randomizer at n = {n}"))
     e1 = eps / r
     d1 = proved_delta(params, n * r, e1, exact_max_n=0)[0]
-    d = min(1.0, d1 * _hybrid_sum(r, e1))
+    d = min(1.0, d1 * _hybrid_sum(r, e1) * (1 + 1e-12))
     return min(best, (d, f"(ii) group privacy over {r} hybrids, each the bound at n r = {n * r}"))
 
 
 def _hybrid_sum(r: int, e1: float) -> float:
-    """sum_{i<r} e^{i e1}, rounded up: (ii)'s factor on the single-report delta."""
-    return math.fsum(math.exp(i * e1) for i in range(r)) * (1 + 1e-12)
+    """sum_{i<r} e^{i e1}: (ii)'s factor on the single-report delta (callers add the 1e-12 margin
+    that covers its rounding)."""
+    return sum(math.exp(i * e1) for i in range(r))
 
 
 #: (ii)'s fixed point: the next S(.) is taken at eps1 (1 + HYBRID_STEP), so one more inverse settles it
@@ -115,7 +116,7 @@ def _hybrid_epsilon(params: Params, n: int, r: int, delta: float, rtol: float) -
 
     cap = 0.0
     for _ in range(8):
-        s = _hybrid_sum(r, cap)
+        s = _hybrid_sum(r, cap) * (1 + 1e-12)
         res = proved_params_epsilon(params, n * r, delta / s, rtol)
         if res is None or not res.applicable or res.epsilon is None:
             return None
