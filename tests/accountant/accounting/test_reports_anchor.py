@@ -146,7 +146,7 @@ def _rr_truth_delta(n, r, eps0, eps):
 def test_binary_rr_reports_between_the_exact_bounds(n, r, eps0):
     """(ii) with binary RR's exact single-report bound at n r users is nearly tight: the exact eps_c
     (sup over every dataset) lies between the printed lower and upper eps; measured at n = 200,
-    r = 2: 0.447238 <= eps_c <= 0.447754, the true delta 9.83e-7 at the upper eps."""
+    r = 2: 0.447238 <= eps_c <= 0.447755, the true delta 9.83e-7 at the upper eps."""
     delta = 1e-6
     res = G.reports_epsilon(make_params("rr", eps0), n, delta, r)
     assert res.bound == "reports-ii" and "(exact)" in res.statement
