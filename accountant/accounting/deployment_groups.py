@@ -51,6 +51,8 @@ __all__ = ["reports_delta", "reports_epsilon", "parse_mix", "mix_epsilon", "mix_
            "mix_rounds_epsilon", "MAX_REPORTS", "MAX_ROUNDS", "MIX_KEYS"]
 
 MAX_REPORTS = 1000
+#: the largest eps the count pairs' lower-bound search starts from (e^eps stays a float)
+LOWER_TOP = 700.0
 MAX_ROUNDS = 100_000
 #: the keys of a mix group (``parse_mix``): count, mechanism, eps0 and the mechanism's parameters
 MIX_KEYS = ("count", "mechanism", "eps0", "s", "t", "d", "k", "p", "beta", "q", "g", "hash_model")
@@ -174,7 +176,10 @@ def _lower(pairs, delta: float, top: float, upper: float, rounds: int = 1) -> tu
     """(lower eps, statement, datasets): the largest certified lower bound over the count pairs
     ``pairs()`` (:mod:`accountant.accounting.deployment_lower`), or (None, the reason, None).
     Over ``rounds`` > 1 rounds only the pair with the largest one-round lower bound is composed
-    (any pair's composition is a lower bound; this halves a two-group mix's FFTs)."""
+    (any pair's composition is a lower bound; this halves a two-group mix's FFTs). ``top`` is
+    capped at :data:`LOWER_TOP` (r eps0 can reach 1000 x 20; e^top must be a float; a search
+    below a smaller top still returns a lower bound)."""
+    top = min(top, LOWER_TOP)
     try:
         found = [(DL.pair_lower_epsilon(p, delta, top), p.datasets, p) for p in pairs()]
         lo, ds, pair = max(found, key=lambda f: f[0])

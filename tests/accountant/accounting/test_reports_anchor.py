@@ -153,3 +153,10 @@ def test_binary_rr_reports_between_the_exact_bounds(n, r, eps0):
     assert _rr_truth_delta(n, r, eps0, res.epsilon) <= delta
     assert _rr_truth_delta(n, r, eps0, res.lower_epsilon * (1 - 1e-6)) >= delta
     assert res.epsilon <= res.lower_epsilon * 1.01
+
+
+def test_many_reports_large_r_eps0():
+    """r eps0 = 2000 (r = 1000, eps0 = 2): the count pair's search starts below e^eps's float range
+    (it overflowed before) and still brackets the upper bound; measured 0.16379 <= 0.23153."""
+    res = G.reports_epsilon(make_params("krr", 2.0, k=16), 10 ** 6, 1e-6, 1000)
+    assert res.bound == "reports-ii" and 0.15 < res.lower_epsilon <= res.epsilon < 0.25
