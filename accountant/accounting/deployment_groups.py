@@ -144,8 +144,8 @@ def _lower(pairs, delta: float, top: float, upper: float, rounds: int = 1) -> tu
                 return None, f"lower bound {why}", None
     except ValueError as exc:
         return None, f"lower bound {exc}", None
-    st = DL.COUNT_LOWER if rounds == 1 else DL.COUNT_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds)
-    return min(lo, upper), st, ds
+    st = pair.lower if rounds == 1 else pair.lower + ", " + DL.ROUNDS_LOWER.format(T=rounds)
+    return DL.ordered(lo, upper, st, ds)
 
 
 def parse_mix(groups, name: str = "mix") -> list:
