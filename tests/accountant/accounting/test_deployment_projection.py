@@ -183,30 +183,30 @@ def test_every_option_reports_a_lower_bound_never_above_the_upper():
     from accountant.composition.rounds import RoundSpec
 
     R = FiniteRandomizer(FINITE)
-    cases = [make_params("oue", 1.0, k=8), make_params("olh", 1.0, k=8), R,
-             make_params("collision", 1.0, s=2, d=10)]
+    oue = make_params("oue", 1.0, k=8)
+    cases = [oue, make_params("olh", 1.0, k=8), R, make_params("collision", 1.0, s=2, d=10)]
     n, delta = 2000, 1e-6
+    results = []
     for p in cases:
-        results = [D.deployment_epsilon(p, n, delta, dummies=500) if p.name != "collision" else None,
-                   D.deployment_epsilon(p, n, delta, colluders=100),
-                   G.reports_epsilon(p, n, delta, 2),
-                   D.sampled_epsilon(p, n, delta, 0.5, mechanism=False),
-                   D.sampled_epsilon(p, n, delta, 0.5, neighbours="add-remove", mechanism=False),
-                   D.sampled_rounds_epsilon(p, n, delta, 0.5, 3)]
-        if p.name != "collision":
-            spec = RoundSpec.finite(p, n) if p.name == "finite" else RoundSpec(n, 1.0, p.name, k=p.k if p.name == "oue"
-                                                                               else 8)
-            results.append(D.deployment_rounds_epsilon(spec, 3, delta, colluders=100))
-            results.append(D.deployment_rounds_epsilon(spec, 3, delta, dummies=500))
-        for r in filter(None, results):
-            assert r.lower_epsilon is not None, (p.name, r.lower_statement)
-            assert 0 < r.lower_epsilon <= r.epsilon, (p.name, r.lower_epsilon, r.epsilon, r.statement)
-            assert "D = (" in r.lower_dataset
+        results += [D.deployment_epsilon(p, n, delta, dummies=500) if p.name != "collision" else None,
+                    D.deployment_epsilon(p, n, delta, colluders=100),
+                    G.reports_epsilon(p, n, delta, 2),
+                    D.sampled_epsilon(p, n, delta, 0.5, mechanism=False),
+                    D.sampled_epsilon(p, n, delta, 0.5, neighbours="add-remove", mechanism=False)]
+    # over rounds: the sampled pair, and a finite matrix's colluders (no composed pair of its own
+    # for rounds: the count pair in every round)
+    results += [D.sampled_rounds_epsilon(oue, n, delta, 0.5, 3),
+                D.deployment_rounds_epsilon(RoundSpec.finite(R, 30), 2, delta, colluders=5)]
+    assert "count of reports in S" in results[-1].lower_statement
+    for r in filter(None, results):
+        assert r.lower_epsilon is not None, r.lower_statement
+        assert 0 < r.lower_epsilon <= r.epsilon, (r.lower_epsilon, r.epsilon, r.statement)
+        assert "D = (" in r.lower_dataset
     mix = G.parse_mix([{"count": 600, "mechanism": "oue", "k": 4, "eps0": 2},
                        {"count": 400, "mechanism": "oue", "k": 8, "eps0": 1},
                        {"count": 500, "mechanism": "krr", "k": 4, "eps0": 1}])
-    for r in (G.mix_epsilon(mix, delta), G.mix_rounds_epsilon(mix, delta, 2)):
-        assert 0 < r.lower_epsilon <= r.epsilon and "bit x1 set" in r.lower_dataset
+    r = G.mix_epsilon(mix, delta)
+    assert 0 < r.lower_epsilon <= r.epsilon and "group" in r.lower_dataset
     assert DL.ordered(0.2, 0.1, "s", "d")[0] is None and "inconsistency" in DL.ordered(0.2, 0.1, "s", "d")[1]
     assert DL.ordered(0.1, 0.2, "s", "d") == (0.1, "s", "d")
 
