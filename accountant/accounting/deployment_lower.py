@@ -1,11 +1,14 @@
-"""Lower bounds for user sampling with binary randomized response (issue 43): the exact
-law of the analyst's view for one named pair of datasets, so the true eps_c is at least the
-eps of that pair, one round and T rounds. Add/remove neighbours: D the same, D' = D without
-user 1 (the other n - 1 users alone, as in
-:func:`accountant.accounting.deployments.sampled_delta_add_remove`).
+"""Certified lower bounds of the deployments (issue 43): the exact law of one statistic of the
+analyst's view for one named pair of datasets, so the true eps_c is at least the eps of that
+pair, one round and T rounds. The statistic counts the reports in a set S of outputs, with
+the chances a, b, c, dummy of :func:`accountant.accounting.deployment_hits.hit` (binary RR:
+S = {1}; every randomizer with a count statistic in the same way, S and the chances in place
+of RR's). Add/remove neighbours: D the same, D' = D without user 1 (the other n - 1 users
+alone, as in :func:`accountant.accounting.deployments.sampled_delta_add_remove`).
 
 With Poisson sampling (rate q) and binary RR at eps0, the shuffled view is the number T of
-reports and the number K of ones among them. Datasets (substitution): D = (1, 0, ..., 0) and
+reports and the number K of ones among them (another randomizer: K the reports in S, a
+post-processing of its view; p0 = c, user 1's chance a or b). Datasets (substitution): D = (1, 0, ..., 0) and
 D' = (0, 0, ..., 0), n users. The other n - 1 users contribute (T_o, K_o) with
 T_o ~ Bin(n - 1, q) and K_o | T_o ~ Bin(T_o, p0), p0 = 1/(1 + e^eps0); user 1 adds nothing
 (w.p. 1 - q), a 0 or a 1 (w.p. q times RR's probabilities for its input). The pmfs of
@@ -19,7 +22,8 @@ the optimistic PLD of the computed pair (losses rounded down) composed T times b
 error and the pmfs' l1 errors subtracted
 (:func:`accountant.composition.lower.composed_pair_delta`).
 
-**Dummies, several reports, mixes (k-RR and binary RR): one count, certified.** Datasets
+**Dummies, several reports, mixes: one count, certified.** Datasets (k-RR and binary RR;
+the others: :mod:`accountant.accounting.deployment_hits`, S for "equal to x1")
 D = (x1, x0, ..., x0) and D' = (x0, x0, ..., x0); the statistic is the number K of reports
 equal to x1 (a function of the shuffled multiset: post-processing, so its divergence is a
 lower bound on the view's). Every report is independent; a k-RR report at eps0 equals x1
