@@ -43,7 +43,7 @@ CLASS_MEMBER = "binary RR (one eps0-LDP randomizer of the class)"
 #: the output kind of each randomizer: reports of different kinds are told apart, so in a mix
 #: the groups of another kind than the differing user's never fall in S
 FAMILIES = {"rr": "value", "krr": "value", "generic": "value", "oue": "bits", "olh": "hashed",
-            "collision": "hashed", "finite": "finite"}
+            "collision": "hashed", "coco": "coco", "finite": "finite"}
 RANDOM_HASH = ("uniformly random hash (each report's hash drawn uniformly from all functions and seen by "
                "the analyst)")
 
@@ -73,8 +73,12 @@ class Hit:
 
     def other(self, params) -> float:
         """The chance that a user of another group of a mix (``params``, input x0, disjoint from
-        x1 for hashed randomizers) reports into this S: 0 for another kind of report."""
-        if FAMILIES.get(params.name) != self.kind:
+        x1 for hashed randomizers) reports into this S: 0 for another kind of report; ValueError
+        for a class without a fixed output set (variation-ratio)."""
+        if params.name not in FAMILIES:
+            raise ValueError(f"not available with a group of mechanism {params.name}: its reports have no fixed "
+                             "output set, so their chance to fall in S is not known")
+        if FAMILIES[params.name] != self.kind:
             return 0.0
         if params.name in ("collision", "olh"):  # x1 = {1..s}, x0 = the next s_g items of [d_g]
             _check_random_hash_space(params, self.s, int(params.s))

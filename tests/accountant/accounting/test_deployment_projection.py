@@ -207,6 +207,14 @@ def test_every_option_reports_a_lower_bound_never_above_the_upper():
                        {"count": 500, "mechanism": "krr", "k": 4, "eps0": 1}])
     r = G.mix_epsilon(mix, delta)
     assert 0 < r.lower_epsilon <= r.epsilon and "group" in r.lower_dataset
+    # a group without a count statistic is left out (CoCo: the 4-RR group decides); a group of
+    # variation-ratio has no output set, so no group's S has a known chance there: not available
+    cm = G.mix_epsilon(G.parse_mix([{"count": 600, "mechanism": "coco", "s": 2, "eps0": 2},
+                                    {"count": 400, "mechanism": "krr", "k": 4, "eps0": 1}]), delta)
+    assert 0 < cm.lower_epsilon <= cm.epsilon and "group 2 (4-RR" in cm.lower_dataset
+    vm = G.mix_epsilon(G.parse_mix([{"count": 600, "mechanism": "variation-ratio", "p": 3, "beta": 0.3},
+                                    {"count": 400, "mechanism": "rr", "eps0": 1}]), delta)
+    assert vm.lower_epsilon is None and "no fixed output set" in vm.lower_statement
     assert DL.ordered(0.2, 0.1, "s", "d")[0] is None and "inconsistency" in DL.ordered(0.2, 0.1, "s", "d")[1]
     assert DL.ordered(0.1, 0.2, "s", "d") == (0.1, "s", "d")
 
