@@ -23,6 +23,14 @@ sampled pair.
   hash of x1's items is independent of a report of disjoint items). OLH: a = e^eps0/(e^eps0 +
   g - 1), b = c = 1/g, dummy a/k + (1 - 1/k)/g. The upper bounds of hash model 'any' hold for
   every hash family, the uniformly random one included, so this is a lower bound there too.
+* CoCo (d, s, t) under the uniformly random H1 (pair in [t/2]) and H2 (bucket): x1, x0 = x1'
+  disjoint s-sets of coordinates (d >= 2s), x1's signs +1, S = {(H1, H2, z): z is the
+  favoured bucket H(j+) of an entry j of x1 that is alone in its pair}. With h = t/2 and
+  q1 = s (1/h)(1 - 1/h)^(s - 1) the chance that a fixed pair holds exactly one entry of x1:
+  a = h q1 e^eps0/Omega (e^eps0/Omega on the favoured bucket of each of the h q1 expected
+  one-entry pairs; Omega = (e^eps0 + 1) s + t - 2s), b = c = q1/2 (the pair of z holds one
+  entry of x1, whose favoured bucket is z w.p. 1/2: x1's hashes are independent of a report
+  of disjoint coordinates; the events for different entries are disjoint).
 * a finite matrix: candidate triples (x1, x1', x0) of its single-round lower bound
   (:func:`accountant.bounds.finite.lower_triples`), S = {y: R[x1, y] > R[x1', y]} (and with
   the outputs where the rows agree); the candidate with the largest (a - b)^2 over the
@@ -80,15 +88,20 @@ class Hit:
                              "output set, so their chance to fall in S is not known")
         if FAMILIES[params.name] != self.kind:
             return 0.0
-        if params.name in ("collision", "olh"):  # x1 = {1..s}, x0 = the next s_g items of [d_g]
+        if params.name in ("collision", "olh", "coco"):  # x1 = {1..s}, x0 = the next s_g items of [d_g]
             _check_random_hash_space(params, self.s, int(params.s))
-            return _q(self.s, params.t)
+            return _q(self.s, params.t) if params.name != "coco" else _q1(self.s, params.t // 2) / 2
         return hit(params).c
 
 
 def _q(s: int, t: int) -> float:
     """1 - (1 - 1/t)^s: the chance that a fixed value lies in the image of s items."""
     return -math.expm1(s * math.log1p(-1.0 / t))
+
+
+def _q1(s: int, h: int) -> float:
+    """s (1/h)(1 - 1/h)^(s - 1): the chance that a fixed pair of h holds exactly one of s entries."""
+    return s / h * math.exp((s - 1) * math.log1p(-1.0 / h))
 
 
 def _value(params) -> Hit:
@@ -138,6 +151,18 @@ def _hashed(params) -> Hit:
                "the number of {reports} (H, z) with z in H(x1)", RANDOM_HASH, s=s, kind="hashed")
 
 
+def _coco(params) -> Hit:
+    s, t = int(params.s), int(params.t)
+    _check_random_hash_space(params, s, s)
+    e, h = math.exp(float(params.eps0)), t // 2
+    q1 = _q1(s, h)
+    return Hit(h * q1 * e / ((e + 1) * s + t - 2 * s), q1 / 2, q1 / 2, math.nan,
+               f"CoCo (s = {s}, t = {t}, d = {params.d})", "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0), "
+               "coordinate sets of x1 and x0 disjoint s-sets of [d], x1's signs +1",
+               "the number of {reports} (H1, H2, z) with z the favoured bucket H(j+) of an entry j of x1 alone "
+               "in its pair H1(j)", RANDOM_HASH, s=s, kind="coco")
+
+
 def _finite_candidates(R) -> list:
     """(a, b, c, dummy, x1, x1', x0, S) for the triples of the single-round lower bound."""
     from accountant.bounds.finite import lower_triples
@@ -183,7 +208,7 @@ def _finite(R, n: int, m: int) -> Hit:
 def hit(params, n: int = 2, m: int = 0) -> Hit:
     """The :class:`Hit` of ``params`` (module docstring); ``n`` users and ``m`` dummies only
     steer the choice of a finite matrix's candidate. ValueError (the reason) where no count
-    lower bound is derived: CoCo, variation-ratio."""
+    lower bound is derived: variation-ratio."""
     name = params.name
     if name in ("rr", "krr", "generic"):
         return _value(params)
@@ -191,11 +216,11 @@ def hit(params, n: int = 2, m: int = 0) -> Hit:
         return _oue(params)
     if name in ("olh", "collision"):
         return _hashed(params)
+    if name == "coco":
+        return _coco(params)
     if name == "finite":
         return _finite(params, n, m)
-    why = {"coco": "CoCo's reports favour a bucket of a pair by the sign of the entry; no set S with a "
-                   "closed-form chance per report is derived here",
-           "variation-ratio": "the class of (p, beta, q) randomizers has no fixed output set"}.get(name, "")
+    why = {"variation-ratio": "the class of (p, beta, q) randomizers has no fixed output set"}.get(name, "")
     raise ValueError(f"not available for mechanism {name}: the certified count lower bound is for binary RR, "
-                     f"k-RR, the generic class, OUE, OLH, Collision (random hash) and finite matrices"
+                     f"k-RR, the generic class, OUE, OLH, Collision, CoCo (random hash) and finite matrices"
                      + (f" ({why})" if why else ""))

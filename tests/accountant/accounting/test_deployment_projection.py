@@ -1,5 +1,5 @@
-"""Issue 43, the count lower bounds of every finite-output randomizer (OUE, OLH under the random
-hash, Collision, finite matrices) with dummies, several reports, sampling, mixes and rounds:
+"""Issue 43, the count lower bounds of every finite-output randomizer (OUE, OLH, Collision and
+CoCo under the random hash, finite matrices) with dummies, several reports, sampling, mixes and rounds:
 exact enumeration of the shuffled multiset at n <= 4 (every report of the full view) gives
 projected pair's delta <= the exact delta of the same datasets <= the proved upper bound; the
 count law recomputed from the randomizer's matrix and S equals the projection; a 50-digit
@@ -145,8 +145,29 @@ def test_collision_hit_is_the_enumerated_chance():
     assert h.a == pytest.approx(a, rel=1e-12) and h.c == pytest.approx(c, rel=1e-12) and h.b == h.c
     with pytest.raises(ValueError, match="d >= 4"):
         hit(make_params("collision", eps0, s=2, t=3, d=3))
-    with pytest.raises(ValueError, match="coco"):
-        hit(make_params("coco", eps0, s=1, d=4))
+    with pytest.raises(ValueError, match="d >= 4"):
+        hit(make_params("coco", eps0, s=2, d=3))
+
+
+@pytest.mark.parametrize("s,t", [(1, 4), (2, 6)])
+def test_coco_hit_is_the_enumerated_chance(s, t):
+    """CoCo under uniformly random H1 (pair) and H2 (bucket), d = 2s: a and c of the hit are the
+    chances, enumerated over every (H1, H2), that the report is the favoured bucket of an entry
+    of x1 (coordinates 0..s-1, signs +1) alone in its pair (x0: coordinates s..2s-1)."""
+    from mechanisms.randomizers.coco import coco_output_distribution
+
+    eps0, d, half = 1.0, 2 * s, t // 2
+    h = hit(make_params("coco", eps0, s=s, t=t, d=d))
+    x1, x0 = list(range(s)), list(range(s, d))
+    got = {"a": 0.0, "c": 0.0}
+    combos = list(itertools.product(itertools.product(range(half), repeat=d), itertools.product((-1, 1), repeat=d)))
+    for h1, h2 in combos:
+        pairs = [h1[j] for j in x1]
+        S = {h1[j] + (h2[j] > 0) * half for j in x1 if pairs.count(h1[j]) == 1}  # H(j+) of a lone entry
+        for key, x in (("a", x1), ("c", x0)):
+            P = coco_output_distribution(x, [1] * s, h1, h2, eps0, t)
+            got[key] += sum(P[z] for z in S) / len(combos)
+    assert h.a == pytest.approx(got["a"], rel=1e-12) and h.c == pytest.approx(got["c"], rel=1e-12) and h.b == h.c
 
 
 def test_count_pair_delta_against_50_digits():
@@ -184,11 +205,12 @@ def test_every_option_reports_a_lower_bound_never_above_the_upper():
 
     R = FiniteRandomizer(FINITE)
     oue = make_params("oue", 1.0, k=8)
-    cases = [oue, make_params("olh", 1.0, k=8), R, make_params("collision", 1.0, s=2, d=10)]
+    cases = [oue, make_params("olh", 1.0, k=8), R, make_params("collision", 1.0, s=2, d=10),
+             make_params("coco", 1.0, s=2, d=10)]
     n, delta = 2000, 1e-6
     results = []
     for p in cases:
-        results += [D.deployment_epsilon(p, n, delta, dummies=500) if p.name != "collision" else None,
+        results += [D.deployment_epsilon(p, n, delta, dummies=500) if p.name not in ("collision", "coco") else None,
                     D.deployment_epsilon(p, n, delta, colluders=100),
                     G.reports_epsilon(p, n, delta, 2),
                     D.sampled_epsilon(p, n, delta, 0.5, mechanism=False),
