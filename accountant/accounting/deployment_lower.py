@@ -43,6 +43,8 @@ M terms (any order of summation).
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import replace
 from typing import Optional
 
 import numpy as np
@@ -88,7 +90,9 @@ def sampled_pair(params: Params, n: int, q: float, neighbours: str = "substitute
         pair.datasets = sampled_datasets(neighbours, params.name == "generic")
         return pair
     h = hit(params, n)
-    how = " (substitution)" if neighbours == "substitute" else " (n users), D' without user 1 (add/remove)"
+    if neighbours == "add-remove":  # D' is D without user 1, not a substitution
+        h = replace(h, datasets=re.sub(r", D' = \([^)]*\)", "", h.datasets) + " (n users), D' = D without user 1")
+    how = " (substitution)" if neighbours == "substitute" else " (add/remove)"
     pair = _sampled_law(h.a, h.b, h.c, n, q, neighbours, h.text(how, "the reports") + " and the number of reports")
     pair.lower = SAMPLED_LOWER_S
     return pair
