@@ -368,12 +368,14 @@ ROUNDS_LOWER = ("the same pair in each of the {T} rounds, composed by the optimi
                 "down, FFT and pmf errors subtracted)")
 
 
-def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: int, n_min: bool) -> tuple:
+def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: int, n_min: bool,
+                 d: Optional[int] = None) -> tuple:
     """(lower eps, statement, datasets) of
     :func:`accountant.accounting.deployments.deployment_rounds_epsilon` (``r`` its composed
     result of the round at n - c + m), or (None, the reason, None): without dummies the composed
-    lower bound of ``r`` (the mechanism at n - c: the honest users' round), with them the count
-    pair with the m dummies in every round."""
+    lower bound of ``r`` (the mechanism at n - c: the honest users' round), with them (or where
+    ``r`` has none) the count pair with the m dummies in every round (Collision, CoCo: with the
+    dimension ``d``, which a round does not carry)."""
     honest = spec.n - colluders
     why = [text for cond, text in (
         (colluders, f"the {honest} honest users' pair (the colluders' reports: equal divergences)"),
@@ -382,7 +384,12 @@ def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: in
         ds = r.lower_note.split("in every round, ", 1)[-1]
         return ordered(r.epsilon_lower, r.epsilon, "; ".join(
             [f"the composed certified lower bound at {honest} users, " + ROUNDS_LOWER.format(T=rounds)] + why), ds)
-    return count_rounds_lower(spec.params(), honest, dummies, rounds, delta, r.epsilon, why)
+    params = spec.params()
+    if d is not None and spec.mechanism in ("collision", "coco"):
+        from accountant.core.params import make_params
+
+        params = make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, d=d, hash_model=spec.hash_model)
+    return count_rounds_lower(params, honest, dummies, rounds, delta, r.epsilon, why)
 
 
 def count_rounds_lower(params: Params, honest: int, dummies: int, rounds: int, delta: float, upper: float,
