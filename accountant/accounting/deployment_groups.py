@@ -181,7 +181,14 @@ def _lower(pairs, delta: float, top: float, upper: float, rounds: int = 1) -> tu
     below a smaller top still returns a lower bound)."""
     top = min(top, LOWER_TOP)
     try:
-        found = [(DL.pair_lower_epsilon(p, delta, top), p.datasets, p) for p in pairs()]
+        found, why = [], []
+        for p in pairs():  # any group's pair is a lower bound: those without one are left out
+            if isinstance(p, ValueError):
+                why.append(str(p))
+            else:
+                found.append((DL.pair_lower_epsilon(p, delta, top), p.datasets, p))
+        if not found:
+            raise ValueError("; ".join(dict.fromkeys(why)))
         lo, ds, pair = max(found, key=lambda f: f[0])
         if rounds > 1:
             lo, why = DL.pair_rounds_lower_epsilon(pair, delta, top, rounds, upper)
@@ -189,8 +196,19 @@ def _lower(pairs, delta: float, top: float, upper: float, rounds: int = 1) -> tu
                 return None, f"lower bound {why}", None
     except ValueError as exc:
         return None, f"lower bound {exc}", None
-    st = DL.COUNT_LOWER if rounds == 1 else DL.COUNT_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds)
-    return min(lo, upper), st, ds
+    st = pair.lower if rounds == 1 else pair.lower + ", " + DL.ROUNDS_LOWER.format(T=rounds)
+    return DL.ordered(lo, upper, st, ds)
+
+
+def _mix_pairs(groups: list) -> list:
+    """The count pair of each group holding the differing user, or the ValueError saying why not."""
+    out = []
+    for g in range(len(groups)):
+        try:
+            out.append(DL.mix_pair(groups, g))
+        except ValueError as exc:
+            out.append(exc)
+    return out
 
 
 def parse_mix(groups, name: str = "mix") -> list:
@@ -284,8 +302,7 @@ def mix_epsilon(groups: list, delta: float, rtol: float = 1e-6) -> DeploymentRes
         e2, a2, n2 = eps_of(top, n)
         if e2 < eps:
             eps, ach, which = e2, a2, f"(b) {top.name} at the largest eps0 = {top.eps0:g} with all {n} users ({n2})"
-    lo, st, ds = _lower(lambda: [DL.mix_pair(groups, g) for g in range(len(groups))], delta,
-                        max(float(p.eps0) for _, p in groups), eps)
+    lo, st, ds = _lower(lambda: _mix_pairs(groups), delta, max(float(p.eps0) for _, p in groups), eps)
     return DeploymentResult(eps, delta, ach, "mix-" + which[1:which.index(")")], n,
                             f"{len(groups)} groups, {n} users: {which}; worst group alone: group {wg + 1}",
                             lo, st, ds)
@@ -350,7 +367,7 @@ def mix_rounds_epsilon(groups: list, delta: float, rounds: int, steps: int = 100
 
     top = max(float(p.eps0) for _, p in groups)
     eps, ach = profile_rounds(dfun, top, rounds, delta, steps)
-    lo, st, ds = _lower(lambda: [DL.mix_pair(groups, g) for g in range(len(groups))], delta, top, eps, rounds)
+    lo, st, ds = _lower(lambda: _mix_pairs(groups), delta, top, eps, rounds)
     return DeploymentResult(eps, delta, ach, "mix-pld", n,
                             f"{rounds} rounds, {len(groups)} groups, {n} users: per round the smaller proved "
                             f"profile at each eps (used: {', '.join(sorted(names))}; docs/deployments.md); "
