@@ -4,10 +4,13 @@ The search needs the proved eps_c to be non-increasing in n (docs/proved.md, "Mo
 n": every headline bound is the divergence of a view that, with one more user, is a
 post-processing of the view with one less); it doubles n from 1 until the target is met and
 then bisects over the integers, testing each n with one certified feasibility check
-(:func:`accountant.bounds.registry.proved_meets`); for several rounds it starts from the
-central-limit estimate of the composition, brackets by factors of 2 and homes in with the secant
-of log eps against log n on the composed PLD (:func:`_secant_search`); and it
-finally verifies n and n - 1 directly, so the answer is the smallest n whatever the search did.
+(:func:`accountant.bounds.registry.proved_meets`).  For several rounds the proved eps_c is the
+composed pessimistic PLD on the profile's sample grid
+(:func:`accountant.composition.compose.composed_upper`); the search starts from the
+saddle-point estimate of the composition (:func:`_approx_guess`), predicts the crossing along
+eps ~ n^-1/2 and by the secant of log eps against log n, and walks by one inside the PLD's
+rounding noise (:func:`_secant_search`).  It finally verifies n and n - 1 directly, so the
+answer meets the target and n - 1 does not, whatever the search did.
 
 For binary RR the exact bound (:mod:`accountant.bounds.binary_exact`, in the headline up to
 n = 1e4) is brought in only at the end: the search runs on the other bounds, then the exact
