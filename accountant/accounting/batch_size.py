@@ -157,8 +157,9 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
         from accountant.composition.compose import approx_schedule_epsilon
 
         try:
-            guess = _approx_guess(lambda n, r: approx_schedule_epsilon([spec_of(n)] * r, delta), epsilon,
-                                  rounds, n_max)
+            guess = _approx_guess(
+                lambda n, r: approx_schedule_epsilon([spec_of(n)] * r, delta, sample_grid=True),
+                epsilon, rounds, n_max)
         except ValueError:  # no saddle-point profile (generic, variation-ratio): a rougher start,
             # one round at eps / sqrt(rounds) and delta / rounds (the bracket corrects it)
             first = _first_doubling(lambda n: bounds.proved_meets(params, n, epsilon / rounds ** 0.5,

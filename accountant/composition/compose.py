@@ -481,11 +481,13 @@ def _approx_profile(spec: RoundSpec):
     return profile, max(top, 1e-9)
 
 
-def approx_schedule_epsilon(specs: Sequence[RoundSpec], delta: float) -> float:
+def approx_schedule_epsilon(specs: Sequence[RoundSpec], delta: float, sample_grid: bool = False) -> float:
     """Estimate of ``compose_schedule(specs, delta).epsilon``: the same connect-the-dots
     construction and FFT composition, with the saddle-point profile in place of the certified
     one (milliseconds instead of about 0.4 s per distinct round).  NOT a bound: callers use
-    it to place a search, then certify with :func:`compose_schedule`."""
+    it to place a search, then certify with :func:`compose_schedule`.  ``sample_grid``: compose
+    on the coarsest grid that holds every round's samples (the estimate of
+    :func:`composed_upper`; 10,000 rounds: 0.2 s instead of 2 s)."""
     specs = list(specs)
     if not specs:
         raise ValueError("the schedule must contain at least one round")
@@ -493,7 +495,7 @@ def approx_schedule_epsilon(specs: Sequence[RoundSpec], delta: float) -> float:
     profs = {sp: _approx_profile(sp) for sp in dict.fromkeys(specs)}
     step = min(top for _, top in profs.values()) / (DEFAULT_STEPS * GRID_REFINE)
     ms = {sp: max(1, int(top / (DEFAULT_STEPS * step))) for sp, (_, top) in profs.items()}
-    g = math.gcd(*ms.values())   # the rounds compose on the grid step * g (their losses lie on it)
+    g = math.gcd(*ms.values()) if sample_grid else 1   # the grid step * g holds every round's losses
     plds = {sp: _pld.refine(_pld.from_profile(prof, step * ms[sp], top, True), ms[sp] // g)
             for sp, (prof, top) in profs.items()}
     return _pld.compose_all([plds[sp] for sp in specs]).get_epsilon(delta)
