@@ -41,7 +41,6 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from accountant.core.optional import require
-from accountant.engines import parallel as _parallel
 from accountant.engines.fftconv import linear_convolve, tail_cut
 
 _U = 2.0 ** -53  # unit roundoff of float64
@@ -197,9 +196,7 @@ def from_profile(profile: Callable[[float], tuple[float, float]], step: float, e
         raise ValueError(f"step must be a finite number > 0, got {step!r}")
     k_max = max(1, int(math.ceil(eps_top / step - 1e-9)))
     pos = np.arange(0, k_max + 1) * step
-    # the samples on the engines' threads, each evaluation serial inside (one pool per profile
-    # instead of one per evaluation's chunks; the values are the serial ones, in order)
-    vals = np.array(_parallel.map_ordered(lambda e: profile(float(e)), pos))
+    vals = np.array([profile(float(e)) for e in pos])
     xneg = np.exp(-pos[1:])
 
     def both_sides(d: np.ndarray, up: bool) -> np.ndarray:
