@@ -4,10 +4,13 @@ The search needs the proved eps_c to be non-increasing in n (docs/proved.md, "Mo
 n": every headline bound is the divergence of a view that, with one more user, is a
 post-processing of the view with one less); it doubles n from 1 until the target is met and
 then bisects over the integers, testing each n with one certified feasibility check
-(:func:`accountant.bounds.registry.proved_meets`); for several rounds it starts from the
-central-limit estimate of the composition, brackets by factors of 2 and homes in with the secant
-of log eps against log n on the composed PLD (:func:`_secant_search`); and it
-finally verifies n and n - 1 directly, so the answer is the smallest n whatever the search did.
+(:func:`accountant.bounds.registry.proved_meets`).  For several rounds the proved eps_c is the
+composed pessimistic PLD on the profile's sample grid
+(:func:`accountant.composition.compose.composed_upper`); the search starts from the
+saddle-point estimate of the composition (:func:`_approx_guess`), predicts the crossing along
+eps ~ n^-1/2 and by the secant of log eps against log n, and walks by one inside the PLD's
+rounding noise (:func:`_secant_search`).  It finally verifies n and n - 1 directly, so the
+answer meets the target and n - 1 does not, whatever the search did.
 
 For binary RR the exact bound (:mod:`accountant.bounds.binary_exact`, in the headline up to
 n = 1e4) is brought in only at the end: the search runs on the other bounds, then the exact
@@ -68,11 +71,17 @@ def _epsilon(params, n: int, delta: float, rounds: int, spec_of) -> tuple[float,
             return math.inf, ("no finite eps_c is proved: outputs outside the blanket's support reveal "
                               f"the input with probability above delta = {delta:g}")
         return params.eps0, "post-processing"
-    from accountant.composition.compose import compose_rounds
+    from accountant.composition.compose import composed_upper
 
-    # one discretisation level, no lower bound: a search composes many times
-    return (compose_rounds(spec_of(n), rounds, delta, adaptive=False, lower=False).epsilon,
-            "composed PLD (pessimistic)")
+    # one discretisation level on the profile's sample grid, no optimistic PLD, no lower bound
+    eps, source = composed_upper(spec_of(n), rounds, delta)
+    return eps, _COMPOSED_NAMES[source]
+
+
+# the bound names of :func:`accountant.composition.compose.composed_upper`'s sources
+_COMPOSED_NAMES = {"pld": "composed PLD (pessimistic)",
+                   "naive": "naive composition of the round's pessimistic PLD",
+                   "advanced": "advanced composition of the round's pessimistic PLD"}
 
 
 def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "generic",
@@ -148,8 +157,9 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
         from accountant.composition.compose import approx_schedule_epsilon
 
         try:
-            guess = _log_bisect(lambda n: approx_schedule_epsilon([spec_of(n)] * rounds, delta) <= epsilon,
-                                n_max)
+            guess = _approx_guess(
+                lambda n, r: approx_schedule_epsilon([spec_of(n)] * r, delta, sample_grid=True),
+                epsilon, rounds, n_max)
         except ValueError:  # no saddle-point profile (generic, variation-ratio): a rougher start,
             # one round at eps / sqrt(rounds) and delta / rounds (the bracket corrects it)
             first = _first_doubling(lambda n: bounds.proved_meets(params, n, epsilon / rounds ** 0.5,
@@ -189,88 +199,111 @@ def _first_doubling(ok: Callable[[int], bool], n_max: int) -> Optional[int]:
     return n
 
 
-def _log_bisect(ok: Callable[[int], bool], n_max: int, rtol: float = 1e-3) -> int:
-    """An n within a factor 1 + rtol above the smallest n <= n_max with ok(n) (ok monotone),
-    by bisection on log n (about 15 evaluations instead of 34 on the integers); n_max when
-    ok(n_max) is false."""
-    if ok(1):
-        return 1
-    lo, hi = 1, n_max
-    while hi > lo * (1 + rtol) and hi - lo > 1:
-        mid = min(max(int(math.sqrt(lo * hi)), lo + 1), hi - 1)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+def _approx_guess(approx: Callable[[int, int], float], target: float, rounds: int, n_max: int) -> int:
+    """Where the estimate ``approx(n, rounds)`` of the composed eps_c meets the target (to a
+    relative 1e-5; n_max when it does not below n_max): first with min(rounds, 100) rounds from
+    n = 1000 such rounds, then from that n times rounds / 100 (the composition's eps depends
+    on about rounds / n) with all of them (an estimate with 10,000 rounds costs about 0.2 s, with
+    100 a few milliseconds).  A start only: the certified search checks every n it answers with."""
+    few = min(rounds, 100)
+    start = 1000 * few
+    for r, rtol in ((few, 1e-3), (rounds, 1e-5)) if rounds > few else ((rounds, 1e-5),):
+        seen: dict = {}
+
+        def est(n: int, r=r, seen=seen) -> float:
+            if n not in seen:
+                seen[n] = approx(n, r)
+            return seen[n]
+
+        found = _secant_search(est, target, start, n_max, seen, rtol=rtol)
+        start = n_max if found is None else min(n_max, max(1, found * rounds // r))
+    return start
+
+
+def _predict(pts: list, target: float) -> Optional[float]:
+    """Where log eps meets log target on the line through the evaluated points ``pts``
+    ((n, eps), eps finite and > 0): slope from the widest pair (about -1/2 and smooth;
+    neighbouring n differ by less than the PLD's rounding noise), -1/2 (eps ~ n^-1/2) from one
+    point or where the pair's slope is not negative, anchored at the point closest to the
+    target.  None without a point.  A guess only: the search checks every n it answers with."""
+    if not pts:
+        return None
+    slope = -0.5
+    (na, ea), (nb, eb) = pts[0], pts[-1]
+    if na != nb and ea != eb:
+        s = (math.log(eb) - math.log(ea)) / (math.log(nb) - math.log(na))
+        slope = s if s < -0.05 else slope
+    n1, e1 = min(pts, key=lambda q: abs(math.log(q[1] / target)))
+    return math.exp(min(math.log(n1) + (math.log(target) - math.log(e1)) / slope, 50.0))
 
 
 def _secant_search(eps_of: Callable[[int], float], target: float, guess: int, n_max: int,
-                   seen: dict) -> Optional[int]:
-    """Smallest n <= n_max with eps_of(n) <= target (eps_of non-increasing), or None.  From the
-    guess the bracket grows by factors of 2 (downwards until a failure, upwards until a
-    success, never trusting n_max alone: see :func:`_first_doubling`), then the secant of
-    log eps against log n (slope from the widest evaluated pair, anchored at the point closest
-    to the target) predicts the crossing; each prediction is tested at its ceiling and one below, so a good prediction ends
-    the search in two evaluations (a bisection step after two that do not halve the bracket).  ``seen`` caches eps_of."""
-    def ok(n: int) -> bool:
-        return eps_of(n) <= target
+                   seen: dict, rtol: float = 0.0) -> Optional[int]:
+    """Smallest n <= n_max with eps_of(n) <= target (eps_of non-increasing), or None (within a
+    factor 1 + ``rtol`` above it when rtol > 0: a start for another search); precisely, an n
+    that meets the target with n - 1 not meeting it (the composed PLD's eps_c is monotone in n
+    only above its rounding noise: 4-RR over 1000 rounds at n = 2.2e6 moves by 1e-4 between
+    neighbouring n, while the trend is 2e-7 per user).
 
-    n = min(max(guess, 1), n_max)
-    f = 0.005                                   # the bracket grows by 1 + f, f doubling
-    far = _far_guess(n, eps_of(n), target)
-    if ok(n):
-        hi, lo = n, min(int((far or n) / (1 + f)), n - 1)
-        while lo >= 1 and ok(lo):
-            f *= 2
-            hi, lo = lo, min(int(lo / (1 + f)), lo - 1)
-    else:
-        # a jump up stops at n_max / 2: the walk from there still tests n_max last
-        up = min(far, n_max / 2) if far else n
-        lo, hi = n, min(max(math.ceil(up * (1 + f)), n + 1), n_max)
-        while not ok(hi):
-            if hi >= n_max:
-                return None
-            f *= 2
-            lo, hi = hi, min(max(math.ceil(hi * (1 + f)), hi + 1), n_max)
-    stalls = 0
-    while hi - lo > 1:
-        width = hi - lo
-        cand = None
-        # the slope of log eps against log n from the widest pair of evaluated points (it is
-        # about -1/2 and smooth; neighbouring n differ by less than the PLD's rounding noise),
-        # anchored at the evaluated point closest to the target
-        pts = sorted((m, eps_of(m)) for m in seen if lo <= m <= hi and 0 < eps_of(m) < math.inf)
-        if len(pts) >= 2 and stalls < 2 and pts[0][0] != pts[-1][0] and pts[0][1] != pts[-1][1]:
-            (na, ea), (nb, eb) = pts[0], pts[-1]
-            slope = (math.log(eb) - math.log(ea)) / (math.log(nb) - math.log(na))
-            n1, e1 = min(pts, key=lambda q: abs(math.log(q[1] / target)))
-            if slope < 0:
-                x = math.log(n1) + (math.log(target) - math.log(e1)) / slope
-                cand = min(max(math.ceil(math.exp(min(x, 50.0))), lo + 1), hi - 1)
-        if cand is None:
-            cand = (lo + hi) // 2
-        if ok(cand):
-            hi = cand
-            if cand - 1 > lo and not ok(cand - 1):
-                lo = cand - 1
+    Keeps a bracket lo < hi (eps_of(lo) above the target, eps_of(hi) at or below it; 0 and
+    n_max + 1 while a side is unknown) and tests the crossing :func:`_predict` gives from the
+    points seen in it, and then its neighbour on the other side (a good prediction ends the
+    search).  Where the noise between neighbours (the largest seen) is at least half the
+    distance of the last value to the target, the prediction cannot do better: up to four
+    steps walk by one towards the other side (each ends the search with a chance of about a
+    half).  After two tests with the same outcome (and while a side is unknown) the prediction
+    is pushed past itself by a margin 1e-4, 4e-4, 1.6e-3, ... so that the bracket closes from
+    the side that does not move; a bisection (geometric while the bracket is wide) after three
+    steps that do not halve it.  A jump up stops at n_max / 2 until n_max / 2 fails: n_max is
+    never trusted alone (see :func:`_first_doubling`).  ``seen`` caches eps_of."""
+    lo, hi, top = 0, n_max + 1, n_max + 1
+    last, streak, stalls, walks, noise, prev = None, 0, 0, 4, 0.0, None
+
+    def test(n: int) -> bool:
+        nonlocal lo, hi, last, streak, noise, prev
+        e = eps_of(n)
+        met = e <= target
+        if met:
+            hi = n
         else:
-            lo = cand
-            if cand + 1 < hi and ok(cand + 1):
-                hi = cand + 1
+            lo = n
+        if prev is not None and abs(prev[0] - n) == 1 and 0 < e < math.inf and 0 < prev[1] < math.inf:
+            noise = max(noise, abs(math.log(e / prev[1])))
+        streak = streak + 1 if met == last else 1
+        last, prev = met, (n, e)
+        return met
+
+    test(min(max(int(guess), 1), n_max))
+    while hi - lo > 1 and hi - lo > rtol * hi:
+        width = hi - lo
+        n_last, e_last = prev
+        if walks and 0 < e_last < math.inf and abs(math.log(e_last / target)) <= 2 * noise:
+            walks -= 1                                  # inside the noise: one step over
+            test(n_last - 1 if last else n_last + 1)
+            continue
+        pts = sorted((m, eps_of(m)) for m in seen if lo <= m <= hi and 0 < eps_of(m) < math.inf)
+        x = _predict(pts, target)
+        push = hi == top or lo == 0 or streak >= 2
+        margin = 1e-4 * 4.0 ** (streak - 1) if push else 0.0
+        if x is None or stalls >= 3:                    # no finite point, or stalled: bisect
+            if hi == top:
+                cand = 4 * lo
+            else:
+                cand = int(math.sqrt(max(lo, 1) * hi)) if hi > 4 * max(lo, 1) else (lo + hi) // 2
+        elif last:                                      # the last test met it: the crossing is lower
+            cand = math.floor(x * (1 - margin)) if push else math.ceil(x)
+        else:
+            cand = math.ceil(x * (1 + margin))
+        cap = n_max // 2 if lo < n_max // 2 else n_max
+        cand = min(max(cand, lo + 1), hi - 1, max(cap, lo + 1))
+        met = test(cand)
+        if not push and x is not None and stalls < 3:   # the neighbour on the other side
+            if met and cand - 1 > lo:
+                test(cand - 1)
+            elif not met and cand + 1 < hi:
+                test(cand + 1)
         stalls = stalls + 1 if hi - lo > width // 2 else 0
-    return hi
-
-
-def _far_guess(n: int, e: float, target: float) -> Optional[float]:
-    """Where eps_c ~ n^(-1/2) through (n, e) meets the target, when that is more than 10 % away
-    from n (a rough start: the generic mechanism's one round at eps / sqrt(T), a matrix's
-    one-round answer), else None (a good start keeps the bracket of 0.5 %).  Only where the
-    bracket starts: the search then checks every n it answers with."""
-    if not (0.0 < e < math.inf):
-        return None
-    r = (e / target) ** 2
-    return n * r if abs(math.log(r)) > math.log(1.1) else None
+    return hi if hi < top else None
 
 
 def _refine_rr(eps0: float, epsilon: float, delta: float, hi: int, eps_of: Callable[[int], float]) -> int:

@@ -14,9 +14,12 @@ report of the differing user. Two consecutive hybrids are the shuffles of n r in
 reports that differ in one report, i.e. neighbouring datasets of n r "users" of the same
 randomizer R (the other reports' inputs fixed: a worst case over datasets covers them). With
 (eps1, delta1) the proved bound of R at n r users, the chain gives
-(r eps1, delta1 sum_{i<r} e^{i eps1})-DP. For a target eps the bound at eps1 = eps / r.
-(Su, Cheng, Wang, arXiv 2504.07414, joint composition of the blanket, would be tighter; not
-implemented here.)
+(r eps1, delta1 sum_{i<r} e^{i eps1})-DP. For a target eps the bound at eps1 = eps / r; for a
+target delta the accountant's own proved eps1 at n r users (binary RR's search over every
+dataset included) for delta / S, S = sum_{i<r} e^{i c} taken at a point c >= eps1
+(:func:`_hybrid_epsilon`). Su, Cheng and Wang's joint composition (arXiv 2504.07414: the blanket
+of the r reports linked in one message) is above (ii) at every anchor we ran
+(docs/deployments.md), so it is not a candidate here.
 
 **Mixed randomizers.** Groups g = 1..G of n_g users, each with its own randomizer R_g.
 (a) *Worst group*: if the differing user is in group g, the other groups' reports are
@@ -48,6 +51,8 @@ __all__ = ["reports_delta", "reports_epsilon", "parse_mix", "mix_epsilon", "mix_
            "mix_rounds_epsilon", "MAX_REPORTS", "MAX_ROUNDS", "MIX_KEYS"]
 
 MAX_REPORTS = 1000
+#: the largest eps the count pairs' lower-bound search starts from (e^eps stays a float)
+LOWER_TOP = 700.0
 MAX_ROUNDS = 100_000
 #: the keys of a mix group (``parse_mix``): count, mechanism, eps0 and the mechanism's parameters
 MIX_KEYS = ("count", "mechanism", "eps0", "s", "t", "d", "k", "p", "beta", "q", "g", "hash_model")
@@ -88,14 +93,48 @@ def reports_delta(params: Params, n: int, r: int, eps: float) -> tuple:
         best = min(best, (d, f"(i) one {r * params.eps0:g}-LDP randomizer at n = {n}"))
     e1 = eps / r
     d1 = proved_delta(params, n * r, e1, exact_max_n=0)[0]
-    d = min(1.0, d1 * sum(math.exp(i * e1) for i in range(r)) * (1 + 1e-12))
+    d = min(1.0, d1 * _hybrid_sum(r, e1) * (1 + 1e-12))
     return min(best, (d, f"(ii) group privacy over {r} hybrids, each the bound at n r = {n * r}"))
+
+
+def _hybrid_sum(r: int, e1: float) -> float:
+    """sum_{i<r} e^{i e1}: (ii)'s factor on the single-report delta (callers add the 1e-12 margin
+    that covers its rounding)."""
+    return sum(math.exp(i * e1) for i in range(r))
+
+
+#: (ii)'s fixed point: the next S(.) is taken at eps1 (1 + HYBRID_STEP), so one more inverse settles it
+HYBRID_STEP = 1e-4
+
+
+def _hybrid_epsilon(params: Params, n: int, r: int, delta: float, rtol: float) -> Optional[tuple]:
+    """(eps, achieved delta, bound name) of (ii) from the accountant's own inverse, or None.
+    With S(e) = sum_{i<r} e^{i e}: if the proved eps1 of one report at n r users for the target
+    delta / S(c) is <= c, then delta1(eps1) S(eps1) <= delta (S increases), so r eps1 is proved.
+    c starts at 0 (target delta / r, a lower end: the answer's eps1 is at least this one) and
+    moves just above each eps1 found; S changes little over the steps, so two or three inverses
+    replace an eps search of about ten delta evaluations. None if it does not settle in 8."""
+    from accountant.bounds.registry import proved_params_epsilon
+
+    cap = 0.0
+    for _ in range(8):
+        s = _hybrid_sum(r, cap) * (1 + 1e-12)
+        res = proved_params_epsilon(params, n * r, delta / s, rtol)
+        if res is None or not res.applicable or res.epsilon is None:
+            return None
+        e1 = float(res.epsilon)
+        if e1 <= cap:
+            ach = delta if res.achieved_delta is None else min(delta, res.achieved_delta * s)
+            return r * e1, ach, res.name
+        cap = e1 * (1.0 + HYBRID_STEP)
+    return None
 
 
 def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 1e-6) -> DeploymentResult:
     """Proved eps_c with ``r`` reports per user (module docstring): the smaller of (i) the
-    proved eps_c of one (r eps0)-LDP randomizer at n users and (ii) r eps1, eps1 the smallest
-    (bisection, the feasible end kept) with delta1(eps1) sum_{i<r} e^{i eps1} <= delta.
+    proved eps_c of one (r eps0)-LDP randomizer at n users and (ii) r eps1 with
+    delta1(eps1) sum_{i<r} e^{i eps1} <= delta, eps1 from the accountant's inverse at n r users
+    (:func:`_hybrid_epsilon`; if that does not settle, a search of :func:`reports_delta`'s (ii)).
 
     >>> from accountant import make_params
     >>> r = reports_epsilon(make_params("rr", 1.0), 10_000, 1e-6, 2)
@@ -115,15 +154,18 @@ def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 
                           f"(i) one {r * params.eps0:g}-LDP randomizer at n = {n} ({res.name})" if r > 1
                           else f"one report per user: the proved bound ({res.name})", "reports-i" if r > 1 else res.name))
     if r > 1:
-        def d2(e):
-            e1 = e / r
-            d1 = proved_delta(params, n * r, e1, exact_max_n=0)[0]
-            return min(1.0, d1 * sum(math.exp(i * e1) for i in range(r)) * (1 + 1e-12))
-        out = smallest_eps(d2, delta, min(c[0] for c in cands), max(rtol, 1e-9))
+        out = _hybrid_epsilon(params, n, r, delta, max(rtol, 1e-9))
+        if out is None:  # the fixed point did not settle: search (ii)'s delta(eps) itself
+            def d2(e):
+                e1 = e / r
+                d1 = proved_delta(params, n * r, e1, exact_max_n=0)[0]
+                return min(1.0, d1 * _hybrid_sum(r, e1) * (1 + 1e-12))
+            out = smallest_eps(d2, delta, min(c[0] for c in cands), max(rtol, 1e-9))
+            if out is not None:
+                out = out + (proved_delta(params, n * r, out[0] / r, exact_max_n=0)[1],)
         if out is not None:
-            which = proved_delta(params, n * r, out[0] / r, exact_max_n=0)[1]
             cands.append((out[0], out[1], f"(ii) group privacy over {r} hybrids, each the bound at "
-                          f"n r = {n * r} users ({which})", "reports-ii"))
+                          f"n r = {n * r} users ({out[2]})", "reports-ii"))
     eps, ach, which, name = min(cands)
     lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps)
     return DeploymentResult(eps, delta, ach, name, n * r,
@@ -134,9 +176,19 @@ def _lower(pairs, delta: float, top: float, upper: float, rounds: int = 1) -> tu
     """(lower eps, statement, datasets): the largest certified lower bound over the count pairs
     ``pairs()`` (:mod:`accountant.accounting.deployment_lower`), or (None, the reason, None).
     Over ``rounds`` > 1 rounds only the pair with the largest one-round lower bound is composed
-    (any pair's composition is a lower bound; this halves a two-group mix's FFTs)."""
+    (any pair's composition is a lower bound; this halves a two-group mix's FFTs). ``top`` is
+    capped at :data:`LOWER_TOP` (r eps0 can reach 1000 x 20; e^top must be a float; a search
+    below a smaller top still returns a lower bound)."""
+    top = min(top, LOWER_TOP)
     try:
-        found = [(DL.pair_lower_epsilon(p, delta, top), p.datasets, p) for p in pairs()]
+        found, why = [], []
+        for p in pairs():  # any group's pair is a lower bound: those without one are left out
+            if isinstance(p, ValueError):
+                why.append(str(p))
+            else:
+                found.append((DL.pair_lower_epsilon(p, delta, top), p.datasets, p))
+        if not found:
+            raise ValueError("; ".join(dict.fromkeys(why)))
         lo, ds, pair = max(found, key=lambda f: f[0])
         if rounds > 1:
             lo, why = DL.pair_rounds_lower_epsilon(pair, delta, top, rounds, upper)
@@ -144,8 +196,19 @@ def _lower(pairs, delta: float, top: float, upper: float, rounds: int = 1) -> tu
                 return None, f"lower bound {why}", None
     except ValueError as exc:
         return None, f"lower bound {exc}", None
-    st = DL.COUNT_LOWER if rounds == 1 else DL.COUNT_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds)
-    return min(lo, upper), st, ds
+    st = pair.lower if rounds == 1 else pair.lower + ", " + DL.ROUNDS_LOWER.format(T=rounds)
+    return DL.ordered(lo, upper, st, ds)
+
+
+def _mix_pairs(groups: list) -> list:
+    """The count pair of each group holding the differing user, or the ValueError saying why not."""
+    out = []
+    for g in range(len(groups)):
+        try:
+            out.append(DL.mix_pair(groups, g))
+        except ValueError as exc:
+            out.append(exc)
+    return out
 
 
 def parse_mix(groups, name: str = "mix") -> list:
@@ -239,8 +302,7 @@ def mix_epsilon(groups: list, delta: float, rtol: float = 1e-6) -> DeploymentRes
         e2, a2, n2 = eps_of(top, n)
         if e2 < eps:
             eps, ach, which = e2, a2, f"(b) {top.name} at the largest eps0 = {top.eps0:g} with all {n} users ({n2})"
-    lo, st, ds = _lower(lambda: [DL.mix_pair(groups, g) for g in range(len(groups))], delta,
-                        max(float(p.eps0) for _, p in groups), eps)
+    lo, st, ds = _lower(lambda: _mix_pairs(groups), delta, max(float(p.eps0) for _, p in groups), eps)
     return DeploymentResult(eps, delta, ach, "mix-" + which[1:which.index(")")], n,
                             f"{len(groups)} groups, {n} users: {which}; worst group alone: group {wg + 1}",
                             lo, st, ds)
@@ -305,7 +367,7 @@ def mix_rounds_epsilon(groups: list, delta: float, rounds: int, steps: int = 100
 
     top = max(float(p.eps0) for _, p in groups)
     eps, ach = profile_rounds(dfun, top, rounds, delta, steps)
-    lo, st, ds = _lower(lambda: [DL.mix_pair(groups, g) for g in range(len(groups))], delta, top, eps, rounds)
+    lo, st, ds = _lower(lambda: _mix_pairs(groups), delta, top, eps, rounds)
     return DeploymentResult(eps, delta, ach, "mix-pld", n,
                             f"{rounds} rounds, {len(groups)} groups, {n} users: per round the smaller proved "
                             f"profile at each eps (used: {', '.join(sorted(names))}; docs/deployments.md); "

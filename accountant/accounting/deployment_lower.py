@@ -1,11 +1,14 @@
-"""Lower bounds for user sampling with binary randomized response (issue 43): the exact
-law of the analyst's view for one named pair of datasets, so the true eps_c is at least the
-eps of that pair, one round and T rounds. Add/remove neighbours: D the same, D' = D without
-user 1 (the other n - 1 users alone, as in
-:func:`accountant.accounting.deployments.sampled_delta_add_remove`).
+"""Certified lower bounds of the deployments (issue 43): the exact law of one statistic of the
+analyst's view for one named pair of datasets, so the true eps_c is at least the eps of that
+pair, one round and T rounds. The statistic counts the reports in a set S of outputs, with
+the chances a, b, c, dummy of :func:`accountant.accounting.deployment_hits.hit` (binary RR:
+S = {1}; every randomizer with a count statistic in the same way, S and the chances in place
+of RR's). Add/remove neighbours: D the same, D' = D without user 1 (the other n - 1 users
+alone, as in :func:`accountant.accounting.deployments.sampled_delta_add_remove`).
 
 With Poisson sampling (rate q) and binary RR at eps0, the shuffled view is the number T of
-reports and the number K of ones among them. Datasets (substitution): D = (1, 0, ..., 0) and
+reports and the number K of ones among them (another randomizer: K the reports in S, a
+post-processing of its view; p0 = c, user 1's chance a or b). Datasets (substitution): D = (1, 0, ..., 0) and
 D' = (0, 0, ..., 0), n users. The other n - 1 users contribute (T_o, K_o) with
 T_o ~ Bin(n - 1, q) and K_o | T_o ~ Bin(T_o, p0), p0 = 1/(1 + e^eps0); user 1 adds nothing
 (w.p. 1 - q), a 0 or a 1 (w.p. q times RR's probabilities for its input). The pmfs of
@@ -19,7 +22,8 @@ the optimistic PLD of the computed pair (losses rounded down) composed T times b
 error and the pmfs' l1 errors subtracted
 (:func:`accountant.composition.lower.composed_pair_delta`).
 
-**Dummies, several reports, mixes (k-RR and binary RR): one count, certified.** Datasets
+**Dummies, several reports, mixes: one count, certified.** Datasets (k-RR and binary RR;
+the others: :mod:`accountant.accounting.deployment_hits`, S for "equal to x1")
 D = (x1, x0, ..., x0) and D' = (x0, x0, ..., x0); the statistic is the number K of reports
 equal to x1 (a function of the shuffled multiset: post-processing, so its divergence is a
 lower bound on the view's). Every report is independent; a k-RR report at eps0 equals x1
@@ -39,14 +43,18 @@ M terms (any order of summation).
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import replace
 from typing import Optional
 
 import numpy as np
 
+from accountant.accounting.deployment_hits import CLASS_MEMBER, hit
 from accountant.core.params import Params, validate_delta
 
-__all__ = ["rr_sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "LOWER_MAX_CELLS",
-           "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER", "SAMPLED_MECHANISMS", "CountPair", "count_pair", "krr_hit", "largest_eps_above_target",
+__all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "sampled_lower",
+           "LOWER_MAX_CELLS", "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER",
+           "CountPair", "count_pair", "largest_eps_above_target", "ordered", "count_rounds_lower",
            "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
 
 LOWER_MAX_ROUNDS = 1000  # T = 1,000 at the anchor (n = 1e5, q = 0.01): about 3 s, 0.3 GB (the FFTs, MAX_PAIR_GRID)
@@ -66,43 +74,66 @@ _W = 12.0
 
 
 def rr_sampled_pair(eps0: float, n: int, q: float, neighbours: str = "substitute") -> "CountPair":
-    """The certified pair of the pmfs of (T, K) under D and D' on the window, flattened
-    (:class:`CountPair`: entries from Loader's formula, l1 errors); ValueError when the window
-    would exceed :data:`LOWER_MAX_CELLS`. ``neighbours="add-remove"``: D' is D without user 1
-    (the n - 1 others alone), the relation of
-    :func:`accountant.accounting.deployments.sampled_delta_add_remove`."""
+    """The sampled pair of binary RR at ``eps0`` (:func:`sampled_pair`), named by :data:`DATASETS`."""
+    e = math.exp(eps0)
+    pair = _sampled_law(e / (1 + e), 1 / (1 + e), 1 / (1 + e), n, q, neighbours, sampled_datasets(neighbours))
+    pair.lower = SAMPLED_LOWER
+    return pair
+
+
+def sampled_pair(params: Params, n: int, q: float, neighbours: str = "substitute") -> "CountPair":
+    """The certified pair of the laws of (the number of reports, the number in S) with Poisson
+    sampling at rate ``q`` for the :func:`accountant.accounting.deployment_hits.hit` of
+    ``params`` (binary RR and the generic class: (reports, ones), :data:`DATASETS`)."""
+    if params.name in ("rr", "generic"):
+        pair = rr_sampled_pair(float(params.eps0), n, q, neighbours)
+        pair.datasets = sampled_datasets(neighbours, params.name == "generic")
+        return pair
+    h = hit(params, n)
+    if neighbours == "add-remove":  # D' is D without user 1, not a substitution
+        h = replace(h, datasets=re.sub(r", D' = \([^)]*\)", "", h.datasets) + " (n users), D' = D without user 1")
+    how = " (substitution)" if neighbours == "substitute" else " (add/remove)"
+    pair = _sampled_law(h.a, h.b, h.c, n, q, neighbours, h.text(how, "the reports") + " and the number of reports")
+    pair.lower = SAMPLED_LOWER_S
+    return pair
+
+
+def _sampled_law(a: float, b: float, p0: float, n: int, q: float, neighbours: str, datasets: str) -> "CountPair":
+    """The pmfs of (T, K) under D and D' on the window, flattened (:class:`CountPair`: entries
+    from Loader's formula, l1 errors); ValueError when the window would exceed
+    :data:`LOWER_MAX_CELLS`. User 1 in S w.p. ``a`` (D) or ``b`` (D'), each other user w.p.
+    ``p0``; ``neighbours="add-remove"``: D' is D without user 1 (the n - 1 others alone), the
+    relation of :func:`accountant.accounting.deployments.sampled_delta_add_remove`."""
     if neighbours not in ("substitute", "add-remove"):
         raise ValueError(f"neighbours must be 'substitute' or 'add-remove', got {neighbours!r}")
     from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf
 
     n1 = n - 1
-    p0 = 1.0 / (1.0 + math.exp(eps0))
     mu, sd = n1 * q, math.sqrt(n1 * q * (1 - q))
     t_lo, t_hi = max(0, int(mu - _W * sd - 1)), min(n1, int(mu + _W * sd + 1))
     sk = math.sqrt(max(t_hi * p0 * (1 - p0), 1.0))
     k_lo, k_hi = max(0, int(t_lo * p0 - _W * sk - 1)), min(t_hi + 1, int(t_hi * p0 + _W * sk + 2))
     rows, cols = t_hi - t_lo + 2, k_hi - k_lo + 1
     if rows * cols > LOWER_MAX_CELLS:
-        raise ValueError(f"sampling lower bound: the window of (reports, ones) has {rows * cols:.3g} cells, "
+        raise ValueError(f"sampling lower bound: the window of (reports, hits) has {rows * cols:.3g} cells, "
                          f"over the limit {LOWER_MAX_CELLS:.0e} (n q too large)")
     ts = np.arange(t_lo, t_hi + 1, dtype=np.float64)
     ks = np.arange(k_lo, k_hi + 1, dtype=np.float64)
     rows_pmf = np.exp(binom_logpmf(ts, n1, q)) if q < 1.0 else (ts == n1).astype(np.float64)
     others = rows_pmf[:, None] * np.exp(binom_logpmf(ks[None, :], ts[:, None], p0))  # O(t, k)
     out = []
-    for x in (1, 0):  # user 1's input under D, D' (None: absent, D' under add/remove)
+    for i, px in enumerate((a, b)):  # user 1 in S under D, D' (absent: D' under add/remove)
         law = np.zeros((rows, cols))  # rows: T = t_lo .. t_hi + 1
-        if x == 0 and neighbours == "add-remove":
+        if i == 1 and neighbours == "add-remove":
             law[:-1, :] += others
         else:
-            px = math.exp(eps0) / (1 + math.exp(eps0)) if x else p0  # P(report 1)
             law[:-1, :] += (1 - q) * others
-            law[1:, :] += q * (1 - px) * others  # a 0: T + 1, K
-            law[1:, 1:] += q * px * others[:, :-1]  # a 1: T + 1, K + 1
+            law[1:, :] += q * (1 - px) * others  # not in S: T + 1, K
+            law[1:, 1:] += q * px * others[:, :-1]  # in S: T + 1, K + 1
         out.append(law.ravel())
     # each entry: a sum of non-negative products of two pmf values within PMF_REL_ERROR (relative)
     # and a few roundings. The window leaves out the others' (T_o, K_o) outside it (Chernoff on T_o;
-    # on K_o at t_lo below and t_hi above, Bin(t, p0) growing in t) and, for a 1 of user 1, K_o =
+    # on K_o at t_lo below and t_hi above, Bin(t, p0) growing in t) and, for a hit of user 1, K_o =
     # k_hi: a computed entry misses at most that mass, so it is added to each l1 error (an entry
     # of the boundary row T = t_hi + 1 is not a whole outcome, so "a window keeps a lower bound"
     # alone would not cover it)
@@ -112,40 +143,58 @@ def rr_sampled_pair(eps0: float, n: int, q: float, neighbours: str = "substitute
            + (tail(k_lo - 1, t_lo, p0, False) if k_lo > 0 else 0.0)
            + (tail(k_hi + 1, t_hi, p0, True) if k_hi < t_hi else 0.0) + float(np.sum(others[:, -1])))
     err = [SAMPLED_REL_ERROR * float(np.sum(v)) + cut * (1 + 1e-9) for v in out]
-    return CountPair(out[0], out[1], err[0], err[1], sampled_datasets(neighbours))
-
-
-#: the mechanisms whose sampled pair is binary RR's (the generic class: binary RR is one of its randomizers)
-SAMPLED_MECHANISMS = ("rr", "generic")
-
-
-def _check_sampled(params: Params) -> None:
-    if params.name not in SAMPLED_MECHANISMS:
-        raise ValueError("sampling lower bound: only for binary randomized response (--mechanism rr) and the "
-                         "generic class (binary RR is one of its randomizers)")
+    return CountPair(out[0], out[1], err[0], err[1], datasets)
 
 
 def rr_sampled_lower_delta(params: Params, n: int, q: float, eps: float, neighbours: str = "substitute") -> float:
-    """A lower bound on the true delta(eps) of binary RR with Poisson sampling (substitution or
-    add/remove), the larger of the two orders of the named pair (module docstring)."""
-    _check_sampled(params)
-    return rr_sampled_pair(float(params.eps0), n, q, neighbours).delta(eps)
+    """A lower bound on the true delta(eps) with Poisson sampling (substitution or add/remove),
+    the larger of the two orders of the named pair of :func:`sampled_pair`."""
+    return sampled_pair(params, n, q, neighbours).delta(eps)
 
 
 def rr_sampled_lower_epsilon(params: Params, n: int, delta: float, q: float, rounds: int = 1,
                              upper: Optional[float] = None, neighbours: str = "substitute") -> Optional[float]:
-    """A lower bound on the true eps_c after ``rounds`` rounds (the same named pair each round):
-    the largest eps found with the certified lower delta(eps) > ``delta`` (0.0 if none; None
-    where the composed grid is refused). ``upper``: an upper bound on the composed eps_c (sets
-    the loss grid; default ``rounds`` times the one-round lower bound, times 3)."""
+    """A lower bound on the true eps_c after ``rounds`` rounds (the same named pair of
+    :func:`sampled_pair` each round): the largest eps found with the certified lower
+    delta(eps) > ``delta`` (0.0 if none; None where the composed grid is refused). ``upper``: an
+    upper bound on the composed eps_c (sets the loss grid; default ``rounds`` times the
+    one-round lower bound, times 3)."""
     delta = validate_delta(delta)
-    _check_sampled(params)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= LOWER_MAX_ROUNDS:
         raise ValueError(f"rounds must be an integer in [1, {LOWER_MAX_ROUNDS}] for the sampling lower bound, got {rounds!r}")
-    pair = rr_sampled_pair(float(params.eps0), n, q, neighbours)
+    pair = sampled_pair(params, n, q, neighbours)
     if upper is None and rounds > 1:
         upper = 3.0 * rounds * pair_lower_epsilon(pair, delta, float(params.eps0))
     return pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, upper)[0]
+
+
+def sampled_lower(params: Params, n: int, delta: float, q: float, rounds: int, upper: float,
+                  neighbours: str) -> tuple:
+    """(lower eps, statement, datasets) with Poisson sampling over ``rounds`` rounds (the pair of
+    :func:`sampled_pair` in every round), or (None, the reason, None); ``upper`` the proved eps_c
+    (checked against, :func:`ordered`)."""
+    if rounds > LOWER_MAX_ROUNDS:
+        return None, (f"lower bound not available: rounds > LOWER_MAX_ROUNDS = {LOWER_MAX_ROUNDS} "
+                      "(the composed pair's FFTs)"), None
+    try:
+        pair = sampled_pair(params, n, q, neighbours)
+        lo, why = pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, upper)
+    except ValueError as exc:
+        lo, why = None, str(exc)
+    if lo is None:
+        return None, f"lower bound not available: {why}", None
+    st = pair.lower if rounds == 1 else pair.lower + ", " + ROUNDS_LOWER.format(T=rounds)
+    return ordered(lo, upper, st, pair.datasets)
+
+
+def ordered(lo: Optional[float], upper: float, statement: str, datasets: Optional[str]) -> tuple:
+    """(lo, statement, datasets), or (None, the inconsistency, None) where the certified lower
+    bound ``lo`` is above the proved ``upper``: that is a bug (both are proved), reported with
+    both numbers instead of clipped."""
+    if lo is not None and upper is not None and lo > upper:
+        return None, (f"lower bound not available: internal inconsistency, the certified lower bound {lo!r} is "
+                      f"above the proved upper bound {upper!r} (a bug: please report it)"), None
+    return lo, statement, datasets
 
 
 # --------------------------------------------------------------------------- one count, certified
@@ -162,30 +211,15 @@ SAMPLED_REL_ERROR = 2 * PMF_REL_ERROR + 16 * 2.0 ** -53
 _U = 2.0 ** -53
 
 
-#: the class of every eps0-LDP randomizer ("generic") is bounded below by one of its members,
-#: binary RR at eps0 (its dummies: binary RR's output on a uniformly random input)
-CLASS_MEMBER = "binary RR (one eps0-LDP randomizer of the class)"
-
-
-def krr_hit(params: Params) -> tuple:
-    """(P(report = x1 | input x1), P(report = x1 | another input), k) of k-RR / binary RR (and of
-    binary RR for the generic class, :data:`CLASS_MEMBER`); ValueError for other randomizers
-    (the count of x1 reports is their statistic)."""
-    if params.name not in ("rr", "krr", "generic"):
-        raise ValueError(f"not available for mechanism {params.name}: the certified count lower bound "
-                         "is for binary RR, k-RR and the generic class (the number of reports equal to x1)")
-    k = int(params.k) if params.name == "krr" else 2
-    e = math.exp(float(params.eps0))
-    return e / (e + k - 1), 1.0 / (e + k - 1), k
-
-
 def _binomial(N: int, p: float) -> tuple:
     """(offset, pmf on a window, l1 distance to the true pmf): window by Chernoff, entries
     within a relative PMF_REL_ERROR."""
     from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf_range
 
-    if N == 0:
+    if N == 0 or p <= 0.0:
         return 0, np.ones(1), 0.0
+    if p >= 1.0:
+        return N, np.ones(1), 0.0
     mu, sd = N * p, math.sqrt(N * p * (1 - p))
     w = 12.0
     while True:
@@ -217,9 +251,10 @@ class CountPair:
     """Two computed pmfs P, Q on one support with l1 errors eP, eQ to the true ones (a window
     of the true laws: dropped outcomes only lower a divergence) and the datasets' text."""
 
-    def __init__(self, P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, datasets: str):
+    def __init__(self, P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, datasets: str, lower: str = ""):
         self.P, self.Q, self.eP, self.eQ = P, Q, float(eP), float(eQ)
         self.datasets = datasets
+        self.lower = lower or COUNT_LOWER  # what the pair's law is, for the statements
         self._mass = max(float(np.sum(self.P)), float(np.sum(self.Q)))  # >= either sum
 
     def _one(self, P, Q, eP, eQ, eps: float) -> float:
@@ -284,39 +319,40 @@ def largest_eps_above_target(dl, delta: float, top: float, rtol: float = 1e-7) -
     return lo
 
 
-def _name(params: Params) -> str:
-    return {"rr": "binary RR", "generic": CLASS_MEMBER}.get(params.name) or f"{params.k}-RR"
-
-
 def dummies_pair(params: Params, n: int, m: int) -> CountPair:
-    """The count pair of ``n`` real users (D = (x1, x0, ..., x0), D' = (x0, ..., x0)) and ``m``
-    dummies uniform over the k outputs."""
-    a, b, k = krr_hit(params)
-    return count_pair([(n - 1, b), (m, 1.0 / k)], 1, a, b,
-                      f"{_name(params)}, D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0) ({n} users) and {m} "
-                      "dummies uniform over the outputs" + (" (binary RR's output on a uniformly random input)"
-                                                            if params.name == "generic" else "")
-                      + "; statistic: the number of reports equal to x1")
+    """The count pair of ``n`` real users (D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0)) and ``m``
+    dummies, each the randomizer's output on a uniformly random input
+    (:func:`accountant.accounting.deployment_hits.hit`)."""
+    h = hit(params, n, m)
+    if m and math.isnan(h.dummy):
+        raise ValueError(f"not available for mechanism {params.name} with dummies: a dummy's chance to fall in S "
+                         "(its uniformly random s-set overlaps x1's items) is not derived here")
+    extra = f" ({n} users)" + (f" and {m} {h.dummies}" if m else "")
+    return _named(count_pair([(n - 1, h.c), (m, h.dummy)], 1, h.a, h.b, h.text(extra)), h)
+
+
+def _named(pair: CountPair, h) -> CountPair:
+    pair.lower = COUNT_LOWER if h.kind == "value" else COUNT_LOWER_S
+    return pair
 
 
 def reports_pair(params: Params, n: int, r: int) -> CountPair:
     """The count pair of ``n`` users with ``r`` reports each (the differing user's r reports)."""
-    a, b, k = krr_hit(params)
-    return count_pair([((n - 1) * r, b)], r, a, b,
-                      f"{_name(params)}, {r} reports per user, D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0) "
-                      f"({n} users); statistic: the number of the {n * r} reports equal to x1")
+    h = hit(params, n * r)
+    return _named(count_pair([((n - 1) * r, h.c)], r, h.a, h.b,
+                             h.text(f" ({n} users)", f"the {n * r} reports", f", {r} reports per user")), h)
 
 
 def mix_pair(groups: list, g: int) -> CountPair:
     """The count pair with the differing user in group ``g`` (0-based), every other user's input
-    x0 (a value other than x1 in every group's domain)."""
-    hits = [krr_hit(p) for _, p in groups]
-    others = [(c - (i == g), hits[i][1]) for i, (c, _) in enumerate(groups)]
-    a, b, _ = hits[g]
-    return count_pair(others, 1, a, b,
-                      f"the differing user in group {g + 1} ({_name(groups[g][1])}, eps0 = {groups[g][1].eps0:g}), "
-                      "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0), every other user x0; statistic: the "
-                      "number of reports equal to x1")
+    x0 (a value other than x1 in every group's domain; disjoint from x1's items for hashed
+    randomizers; a group of another kind of report never falls in S)."""
+    n = sum(c for c, _ in groups)
+    h = hit(groups[g][1], n)
+    others = [(c - (i == g), h.c if i == g else h.other(p)) for i, (c, p) in enumerate(groups)]
+    text = h.text(", every other user x0")
+    return _named(count_pair(others, 1, h.a, h.b, f"the differing user in group {g + 1} ({h.name}, eps0 = "
+                             f"{groups[g][1].eps0:g}), " + text[len(h.name) + 2:]), h)
 
 
 def pair_lower_epsilon(pair: CountPair, delta: float, top: float) -> float:
@@ -325,33 +361,47 @@ def pair_lower_epsilon(pair: CountPair, delta: float, top: float) -> float:
 
 
 COUNT_LOWER = "the exact law of the count of x1 reports (certified l1 errors)"
+COUNT_LOWER_S = "the exact law of the count of reports in S (certified l1 errors)"
 SAMPLED_LOWER = "the exact law of (reports, ones) (certified l1 errors)"
+SAMPLED_LOWER_S = "the exact law of (reports, reports in S) (certified l1 errors)"
 ROUNDS_LOWER = ("the same pair in each of the {T} rounds, composed by the optimistic PLD (losses rounded "
                 "down, FFT and pmf errors subtracted)")
 
 
-def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: int, n_min: bool) -> tuple:
+def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: int, n_min: bool,
+                 d: Optional[int] = None) -> tuple:
     """(lower eps, statement, datasets) of
     :func:`accountant.accounting.deployments.deployment_rounds_epsilon` (``r`` its composed
     result of the round at n - c + m), or (None, the reason, None): without dummies the composed
-    lower bound of ``r`` (the mechanism at n - c: the honest users' round), with them the count
-    pair with the m dummies in every round."""
+    lower bound of ``r`` (the mechanism at n - c: the honest users' round), with them (or where
+    ``r`` has none) the count pair with the m dummies in every round (Collision, CoCo: with the
+    dimension ``d``, which a round does not carry)."""
     honest = spec.n - colluders
     why = [text for cond, text in (
         (colluders, f"the {honest} honest users' pair (the colluders' reports: equal divergences)"),
         (n_min, f"n = {spec.n} is one of the populations n >= N")) if cond]
-    if not dummies:
-        if r.epsilon_lower is None:
-            return None, f"lower bound {r.lower_note}", None
+    if not dummies and r.epsilon_lower is not None:
         ds = r.lower_note.split("in every round, ", 1)[-1]
-        return min(r.epsilon_lower, r.epsilon), "; ".join(
-            [f"the composed certified lower bound at {honest} users, " + ROUNDS_LOWER.format(T=rounds)] + why), ds
+        return ordered(r.epsilon_lower, r.epsilon, "; ".join(
+            [f"the composed certified lower bound at {honest} users, " + ROUNDS_LOWER.format(T=rounds)] + why), ds)
+    params = spec.params()
+    if d is not None and spec.mechanism in ("collision", "coco"):
+        from accountant.core.params import make_params
+
+        params = make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, d=d, hash_model=spec.hash_model)
+    return count_rounds_lower(params, honest, dummies, rounds, delta, r.epsilon, why)
+
+
+def count_rounds_lower(params: Params, honest: int, dummies: int, rounds: int, delta: float, upper: float,
+                       why: list) -> tuple:
+    """(lower eps, statement, datasets) of the count pair of ``honest`` users and ``dummies`` in
+    every one of ``rounds`` rounds (T = 1: one round), or (None, the reason, None)."""
     try:
-        params = spec.params()
         pair = dummies_pair(params, honest, dummies)
+        lo, reason = pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, upper)
     except ValueError as exc:
         return None, f"lower bound {exc}", None
-    lo, reason = pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, r.epsilon)
     if lo is None:
         return None, f"lower bound {reason}", None
-    return min(lo, r.epsilon), "; ".join([COUNT_LOWER + ", " + ROUNDS_LOWER.format(T=rounds)] + why), pair.datasets
+    st = pair.lower if rounds == 1 else pair.lower + ", " + ROUNDS_LOWER.format(T=rounds)
+    return ordered(lo, upper, "; ".join([st] + why), pair.datasets)

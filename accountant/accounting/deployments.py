@@ -165,8 +165,6 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
                   f"inputs: the bound at n + m = {eff} users (joint convexity)"),
         (n_min, f"valid for every n >= {n}: {MONOTONE_STATEMENT}")) if cond]
     lo, lo_st, lo_ds = _deployment_lower(params, rep, n - colluders, dummies, delta, colluders, n_min)
-    if lo is not None:
-        lo = min(lo, rep.epsilon)
     return DeploymentResult(rep.epsilon, delta, rep.achieved_delta, rep.bound, eff, "; ".join(parts), lo, lo_st,
                             lo_ds)
 
@@ -179,27 +177,23 @@ def _deployment_lower(params: Params, rep, honest: int, dummies: int, delta: flo
                     "information: equal divergences; the colluders' inputs any)"),
         (n_min, f"n = {honest + colluders} is one of the populations n >= N, so a lower bound at N "
                 "is one on the worst case over n >= N")) if cond]
-    if dummies:
-        from accountant.accounting import deployment_lower as DL
+    from accountant.accounting import deployment_lower as DL
 
-        try:
-            pair = DL.dummies_pair(params, honest, dummies)
-        except ValueError as exc:
-            return None, f"lower bound {exc}", None
-        lo = DL.pair_lower_epsilon(pair, delta, float(params.eps0))
-        return lo, "; ".join([DL.COUNT_LOWER] + why), pair.datasets
-    if rep.lower_epsilon is None:
-        return None, (f"lower bound not available for mechanism {params.name}"
-                      + (f": {rep.lower_reason}" if getattr(rep, "lower_reason", None) else "") if why else None), None
+    if dummies or rep.lower_epsilon is None:  # the count pair (with the m dummies)
+        lo, st, ds = DL.count_rounds_lower(params, honest, dummies, 1, delta, rep.epsilon, why)
+        if lo is None and not dummies and not why:
+            return None, None, None
+        return lo, st, ds
     ds = rep.lower_dataset + (f", hash model {rep.lower_hash_model}" if rep.lower_hash_model else "")
-    return rep.lower_epsilon, "; ".join([f"the certified lower bound at {honest} users"] + why) if why else \
-        "the certified lower bound", ds
+    return DL.ordered(rep.lower_epsilon, rep.epsilon, "; ".join([f"the certified lower bound at {honest} users"]
+                                                                 + why) if why else "the certified lower bound", ds)
 
 
 def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int = 0, dummies: int = 0,
-                              n_min: bool = False) -> DeploymentResult:
+                              n_min: bool = False, d: Optional[int] = None) -> DeploymentResult:
     """Proved eps_c after ``rounds`` rounds of the deployment of :func:`deployment_epsilon`
-    (``spec``: one round as a :class:`accountant.composition.rounds.RoundSpec` at the stated n).
+    (``spec``: one round as a :class:`accountant.composition.rounds.RoundSpec` at the stated n;
+    ``d``: the dimension of Collision / CoCo, which the count lower bound's datasets need).
 
     Every round's pair of views is dominated by the worst-case pair at n_eff = n - c + m users:
     colluders' reports are side information of the same law under both datasets (the pair
@@ -229,7 +223,7 @@ def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int
     parts.append("composed: pessimistic PLD of the per-round profile")
     from accountant.accounting.deployment_lower import rounds_lower
 
-    lo, lo_st, lo_ds = rounds_lower(spec, r, rounds, delta, colluders, dummies, n_min)
+    lo, lo_st, lo_ds = rounds_lower(spec, r, rounds, delta, colluders, dummies, n_min, d)
     return DeploymentResult(r.epsilon, delta, None, f"composed ({r.source})", eff, "; ".join(parts),
                             lo, lo_st, lo_ds)
 
@@ -368,15 +362,9 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
     eps, ach = smallest_eps(lambda e: dfun(params, n, q, e), delta, hi, max(rtol, 1e-9), d_hi=d_hi,
                             d_lo=d_lo, lo=lo)
     per, proof = per_count_statement(params, names)
-    lo, lo_st, lo_ds = None, None, None
     from accountant.accounting import deployment_lower as DL
 
-    if params.name in DL.SAMPLED_MECHANISMS:
-        try:
-            lo = min(DL.rr_sampled_lower_epsilon(params, n, delta, q, neighbours=neighbours), eps)
-            lo_st, lo_ds = DL.SAMPLED_LOWER, DL.sampled_datasets(neighbours, params.name == "generic")
-        except ValueError as exc:
-            lo_st = f"lower bound not available: {exc}"
+    lo, lo_st, lo_ds = DL.sampled_lower(params, n, delta, q, 1, eps, neighbours)
     if neighbours == "substitute":
         why = (f"delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f {per} "
                "(advanced joint convexity)")
@@ -425,21 +413,8 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     lo, lo_st, lo_ds = None, None, None
     from accountant.accounting import deployment_lower as DL
 
-    if lower and params.name in DL.SAMPLED_MECHANISMS:
-        if rounds > DL.LOWER_MAX_ROUNDS:
-            lo_st = (f"lower bound not available: rounds > LOWER_MAX_ROUNDS = {DL.LOWER_MAX_ROUNDS} "
-                     "(the composed pair's FFTs)")
-        else:
-            try:
-                pair = DL.rr_sampled_pair(eps_max, n, q, neighbours)
-                lo, why = DL.pair_rounds_lower_epsilon(pair, delta, eps_max, rounds, eps)
-            except ValueError as exc:
-                lo, why = None, str(exc)
-            if lo is None:
-                lo_st = f"lower bound not available: {why}"
-            else:
-                lo, lo_st, lo_ds = (min(lo, eps), DL.SAMPLED_LOWER + ", " + DL.ROUNDS_LOWER.format(T=rounds),
-                                    DL.sampled_datasets(neighbours, params.name == "generic"))
+    if lower:
+        lo, lo_st, lo_ds = DL.sampled_lower(params, n, delta, q, rounds, eps, neighbours)
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled-pld", n,
                             f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
                             f"pessimistic PLD of the sampled profile, per count {per}", lo, lo_st, lo_ds)

@@ -28,6 +28,7 @@ from accountant.composition.profile import (  # noqa: F401  (re-exported: a roun
     round_law,
     round_pld,
     round_profile,
+    sampled_pld,
 )
 from accountant.core.params import validate_delta
 from accountant.composition.rounds import (  # noqa: F401  (re-exported: the rounds' API)
@@ -168,11 +169,23 @@ def _smallest(pld: float, optimistic: float, naive: float, advanced: float, roun
               delta: float, step: float, samples: int = DEFAULT_STEPS) -> CompositionResult:
     """The result with ``epsilon`` the smallest of the three certified totals (the PLD first
     on ties) and the optimistic PLD value capped at it; ``spread`` is the PLD pair's."""
-    eps, source = min((pld, "pld"), (naive, "naive"), (advanced, "advanced"), key=lambda x: x[0])
+    eps, source = _best(pld, naive, advanced)
     if not math.isfinite(eps):  # no finite bound (a +inf atom above delta): nothing to estimate
         optimistic = eps
     return CompositionResult(eps, min(optimistic, eps), naive, advanced, rounds, delta, step, source,
                              pld_spread(pld, optimistic), samples)
+
+
+def _best(pld: float, naive: float, advanced: float) -> tuple[float, str]:
+    """(the smallest of the three certified totals, its source), the PLD first on ties."""
+    return min((pld, "pld"), (naive, "naive"), (advanced, "advanced"), key=lambda x: x[0])
+
+
+def _identical_totals(single: _pld.DiscretePLD, rounds: int, delta: float) -> tuple[float, float]:
+    """(naive, advanced) totals of ``rounds`` identical rounds of the pessimistic PLD ``single``."""
+    naive = rounds * single.get_epsilon(delta / rounds)
+    adv = advanced_composition([single.get_epsilon(delta / (2 * rounds))] * rounds, delta / 2)
+    return naive, adv
 
 
 def _check_rounds(rounds) -> int:
@@ -325,11 +338,37 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float, step: Optional[fl
         step = default_step([spec]) if step is None else _check_step(step, [spec])
         samples = DEFAULT_STEPS
         pe, op = run(step, samples)
-    single = round_pld(spec, step, True, samples)
-    naive = rounds * single.get_epsilon(delta / rounds)
-    adv = advanced_composition([single.get_epsilon(delta / (2 * rounds))] * rounds, delta / 2)
+    naive, adv = _identical_totals(round_pld(spec, step, True, samples), rounds, delta)
     res = _smallest(pe, op, naive, adv, rounds, delta, step, samples)
     return _lower.with_lower(res, [spec] * rounds, delta) if lower else res
+
+
+def composed_upper(spec: RoundSpec, rounds: int, delta: float,
+                   samples: int = DEFAULT_STEPS) -> tuple[float, str]:
+    """(eps, source): the certified upper bound of ``rounds`` identical rounds of ``spec`` at
+    total ``delta``, for searches that compose many times (:func:`accountant.min_users`).
+
+    The pessimistic PLD of :func:`compose_rounds` at one level (``adaptive=False``, its
+    ``DEFAULT_STEPS`` profile samples), composed on the round's sample grid
+    (:func:`accountant.composition.profile.sampled_pld`: the same distribution, every loss a
+    multiple of the sample spacing), with no optimistic PLD and no lower bound; the smallest
+    of it and the naive and advanced totals (``source``: ``"pld"``, ``"naive"`` or
+    ``"advanced"``).  FFTs about 8 times shorter (10,000 generic rounds at n = 3.1e6: 3.5 s
+    -> 0.1 s), and the FFTs' float-error bound, which grows with their length, is smaller, so
+    the value is at or a little below ``compose_rounds(..., adaptive=False).epsilon`` (4-RR,
+    1000 rounds at n = 2.2e6, delta = 1e-8: 0.099566 against 0.099979).
+
+    >>> from accountant import RoundSpec, compose_rounds
+    >>> from accountant.composition.compose import composed_upper
+    >>> e, src = composed_upper(RoundSpec(10_000, 1.0, "krr", k=4), 10, 1e-6)
+    >>> src, e <= compose_rounds(RoundSpec(10_000, 1.0, "krr", k=4), 10, 1e-6, adaptive=False).epsilon
+    ('pld', True)
+    """
+    rounds = _check_rounds(rounds)
+    delta = validate_delta(delta)
+    single, _ = sampled_pld(spec, default_step([spec], samples), samples)
+    pe = _pld.self_compose(single, rounds).get_epsilon(delta)
+    return _best(pe, *_identical_totals(single, rounds, delta))
 
 
 def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
@@ -442,19 +481,21 @@ def _approx_profile(spec: RoundSpec):
     return profile, max(top, 1e-9)
 
 
-def approx_schedule_epsilon(specs: Sequence[RoundSpec], delta: float) -> float:
+def approx_schedule_epsilon(specs: Sequence[RoundSpec], delta: float, sample_grid: bool = False) -> float:
     """Estimate of ``compose_schedule(specs, delta).epsilon``: the same connect-the-dots
     construction and FFT composition, with the saddle-point profile in place of the certified
     one (milliseconds instead of about 0.4 s per distinct round).  NOT a bound: callers use
-    it to place a search, then certify with :func:`compose_schedule`."""
+    it to place a search, then certify with :func:`compose_schedule`.  ``sample_grid``: compose
+    on the coarsest grid that holds every round's samples (the estimate of
+    :func:`composed_upper`; 10,000 rounds: 0.2 s instead of 2 s)."""
     specs = list(specs)
     if not specs:
         raise ValueError("the schedule must contain at least one round")
     delta = validate_delta(delta)
     profs = {sp: _approx_profile(sp) for sp in dict.fromkeys(specs)}
     step = min(top for _, top in profs.values()) / (DEFAULT_STEPS * GRID_REFINE)
-    plds = {}
-    for sp, (prof, top) in profs.items():
-        m = max(1, int(top / (DEFAULT_STEPS * step)))
-        plds[sp] = _pld.refine(_pld.from_profile(prof, step * m, top, True), m)
+    ms = {sp: max(1, int(top / (DEFAULT_STEPS * step))) for sp, (_, top) in profs.items()}
+    g = math.gcd(*ms.values()) if sample_grid else 1   # the grid step * g holds every round's losses
+    plds = {sp: _pld.refine(_pld.from_profile(prof, step * ms[sp], top, True), ms[sp] // g)
+            for sp, (prof, top) in profs.items()}
     return _pld.compose_all([plds[sp] for sp in specs]).get_epsilon(delta)

@@ -189,6 +189,6 @@ def test_rounds_page_shows_the_composed_lower_bound():
     shown = [float(m.value) for m in at.metric if m.label == "deployment eps (certified lower bound)"]
     assert shown and ref.lower_epsilon * (1 - 1e-3) <= shown[0] <= ref.lower_epsilon < ref.epsilon
     assert "1000 dummies uniform over the outputs" in _texts(at)
-    at.selectbox(key="mechanism").set_value("oue").run()
+    at.selectbox(key="mechanism").set_value("coco").run()
     assert not [m for m in at.metric if m.label == "deployment eps (certified lower bound)"]
-    assert "not available for mechanism oue" in _texts(at)
+    assert "not available for mechanism coco" in _texts(at)

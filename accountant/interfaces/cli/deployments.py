@@ -153,7 +153,8 @@ def run(args, params) -> dict:
             RoundSpec(n, args.eps0, args.mechanism, args.s, args.t, args.k,
                       hash_model=getattr(args, "hash_model", None) or "any")
         r = D.deployment_rounds_epsilon(spec, args.rounds, args.delta, colluders=args.colluders or 0,
-                                        dummies=args.dummies or 0, n_min=args.n_min is not None)
+                                        dummies=args.dummies or 0, n_min=args.n_min is not None,
+                                        d=getattr(args, "d", None))
     else:
         r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
                                  dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)

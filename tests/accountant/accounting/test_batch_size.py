@@ -1,6 +1,7 @@
 """The minimum batch size (accountant.min_users, `python -m accountant users`): the answer's
 proved eps_c meets the target and n - 1's does not; monotonicity in n checked on a grid."""
 import json
+import math
 import subprocess
 import sys
 
@@ -124,3 +125,56 @@ def test_secant_search_jumps_from_a_start_far_off():
 
             assert _secant_search(eps_of, 1.0 / answer ** 0.5, guess, 10 ** 10, seen) == answer
             assert len(seen) <= 7, (answer, guess, len(seen))
+
+
+def test_min_users_over_rounds_is_the_smallest_of_a_brute_scan():
+    """Generic eps0 = 1, 2 rounds, eps = 0.8, delta = 1e-5: the composed eps_c (the method the
+    answer reports) at every n from 1 to N + 10 is non-increasing, and N is the first n that meets
+    the target; the reported values are those of the scan at N and N - 1."""
+    from accountant import RoundSpec
+    from accountant.composition.compose import composed_upper
+
+    r = min_users(1.0, 0.8, 1e-5, rounds=2)
+    eps = [composed_upper(RoundSpec(n, 1.0), 2, 1e-5)[0] for n in range(1, r.n + 11)]
+    assert all(b <= a for a, b in zip(eps, eps[1:]))
+    assert r.n == 1 + next(i for i, e in enumerate(eps) if e <= 0.8) == 101
+    assert (r.epsilon_at_n, r.epsilon_at_n_minus_1) == (eps[r.n - 1], eps[r.n - 2])
+    assert r.bound_at_n == "composed PLD (pessimistic)"
+
+
+def _noisy(answer_scale: float, amplitude: float, seen: dict):
+    """eps(n) = (scale / n)^(1/2) (1 + amplitude u(n)), u(n) in [-1, 1] pseudo-random per n: the
+    composed PLD's rounding noise between neighbouring n, far above the trend at large n."""
+    import hashlib
+
+    def eps_of(n: int) -> float:
+        u = int(hashlib.sha256(str(n).encode()).hexdigest()[:8], 16) / 0xFFFFFFFF * 2 - 1
+        seen[n] = (answer_scale / n) ** 0.5 * (1 + amplitude * u)
+        return seen[n]
+    return eps_of
+
+
+@pytest.mark.parametrize("scale", [40.0, 2.2e6, 1.7e7, 5.2e7])
+@pytest.mark.parametrize("amplitude", [0.0, 1e-5, 1e-4, 2e-3])
+def test_secant_search_ends_at_a_crossing_of_a_noisy_function(scale, amplitude):
+    """eps(N) <= target < eps(N - 1) from a start 0.3 % below, 0.2 % above and a factor 3 off;
+    the evaluations stay few (4-RR over 1000 rounds at n = 2.2e6 is noisy at 1e-4, OUE over
+    10,000 rounds at n = 1.8e7 at 2e-3)."""
+    from accountant.accounting.batch_size import _secant_search
+
+    for guess in (scale * 0.997, scale * 1.002, scale / 3, scale * 3):
+        seen: dict = {}
+        eps_of = _noisy(scale, amplitude, seen)
+        n = _secant_search(eps_of, 1.0, int(guess), 10 ** 10, seen)
+        assert eps_of(n) <= 1.0 < eps_of(n - 1)
+        assert len(seen) <= 16, (scale, amplitude, guess, len(seen))
+        if amplitude == 0.0:                          # monotone: the smallest n
+            assert n == math.ceil(scale) and len(seen) <= 7, (scale, guess, len(seen))
+
+
+def test_secant_search_relative_tolerance_stops_early():
+    from accountant.accounting.batch_size import _secant_search
+
+    seen: dict = {}
+    n = _secant_search(lambda m: seen.setdefault(m, (1e6 / m) ** 0.5), 1.0, 10, 10 ** 10, seen, rtol=1e-3)
+    assert 10 ** 6 <= n <= 10 ** 6 * (1 + 1e-3) and len(seen) <= 6

@@ -150,8 +150,8 @@ def test_one_round_equals_and_monotone_in_rounds():
 
 
 def test_not_available_is_said_with_the_reason(monkeypatch):
-    oue = D.deployment_rounds_epsilon(RoundSpec(1_000, 1.0, "oue", k=4), 3, 1e-6, dummies=10)
-    assert oue.lower_epsilon is None and "not available for mechanism oue" in oue.lower_statement
+    coco = D.deployment_rounds_epsilon(RoundSpec(1_000, 1.0, "coco", s=2), 3, 1e-6, dummies=10)
+    assert coco.lower_epsilon is None and "not available for mechanism coco" in coco.lower_statement
     monkeypatch.setattr(DL, "LOWER_MAX_ROUNDS", 2)  # the same refusal as above 1,000 rounds, cheaper
     r = D.sampled_rounds_epsilon(make_params("rr", 1.0), 1_000, 1e-6, 0.1, 3)
     assert r.lower_epsilon is None and "LOWER_MAX_ROUNDS" in r.lower_statement
@@ -182,10 +182,10 @@ def test_cli_prints_the_composed_lower_bound():
     out = json.loads(p.stdout)
     assert out["lower_epsilon"] == ref.lower_epsilon and out["lower_dataset"] == ref.lower_dataset
     assert out["lower_reason"] is None
-    p = subprocess.run(base + ["--dummies", "10", "--mechanism", "oue", "--k", "4", "--json"], capture_output=True,
+    p = subprocess.run(base + ["--dummies", "10", "--mechanism", "coco", "--s", "2", "--json"], capture_output=True,
                        text=True, timeout=300)
     out = json.loads(p.stdout)
-    assert out["lower_epsilon"] is None and "not available for mechanism oue" in out["lower_reason"]
+    assert out["lower_epsilon"] is None and "not available for mechanism coco" in out["lower_reason"]
 
 
 def test_colluders_one_round_within_the_grid_and_monotone():

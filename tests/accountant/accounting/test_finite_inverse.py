@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from accountant import RoundSpec, ShuffleAccountant, compose_rounds, local_epsilon_family, min_users
+from accountant.composition.compose import composed_upper
 from accountant.core.catalogue import krr, subset_selection
 
 
@@ -12,9 +13,12 @@ def test_min_users_of_a_matrix_over_two_rounds_is_the_smallest():
     R = krr(3, 2.0)
     r = min_users(None, 0.5, 1e-6, rounds=2, randomizer=R)
     assert r.mechanism == "finite" and r.eps0 == R.eps0
-    # on the composition min_users certifies with (one discretisation level, no lower bound)
-    at = lambda n: compose_rounds(RoundSpec.finite(R, n), 2, 1e-6, adaptive=False, lower=False).epsilon  # noqa: E731
+    # on the composition min_users certifies with (one discretisation level on the sample grid)
+    at = lambda n: composed_upper(RoundSpec.finite(R, n), 2, 1e-6)[0]  # noqa: E731
     assert at(r.n) <= 0.5 < at(r.n - 1)
+    assert (r.epsilon_at_n, r.epsilon_at_n_minus_1) == (at(r.n), at(r.n - 1))
+    # at or below the composition's own one-level pessimistic PLD (finer grid, larger FFT error bound)
+    assert at(r.n) <= compose_rounds(RoundSpec.finite(R, r.n), 2, 1e-6, adaptive=False, lower=False).epsilon
     one = min_users(None, 0.5, 1e-6, randomizer=R)
     assert one.n < r.n  # two rounds need more users than one
 
