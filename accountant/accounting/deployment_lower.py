@@ -57,7 +57,7 @@ __all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_samp
            "CountPair", "count_pair", "largest_eps_above_target", "ordered", "count_rounds_lower",
            "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
 
-LOWER_MAX_ROUNDS = 1000  # T = 1,000 at the anchor (n = 1e5, q = 0.01): about 3 s, 0.3 GB (the FFTs, MAX_PAIR_GRID)
+LOWER_MAX_ROUNDS = 10_000  # T = 10,000 at the anchor (n = 1e5, q = 0.01): the composed grid coarsens as it widens (composition.pld.self_compose_lower)
 LOWER_MAX_CELLS = 20_000_000  # cells of the (T, K) window: about 160 MB per pmf
 DATASETS = "binary randomized response, D = (1, 0, ..., 0), D' = (0, 0, ..., 0) (substitution)"
 DATASETS_ADD_REMOVE = ("binary randomized response, D = (1, 0, ..., 0) (n users), D' = (0, ..., 0) "

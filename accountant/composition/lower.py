@@ -191,6 +191,16 @@ def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float,
     return None if d is None else replace(d, inf_mass=min(inf_mass, 1.0))
 
 
+def _fitting_pld(P: np.ndarray, Q: np.ndarray, step: float) -> Optional[_pld.DiscretePLD]:
+    """:func:`pmfs_pld` of one round on ``step`` times the smallest power of 10 (at most 1e12)
+    whose grid holds at most MAX_PAIR_GRID points; None if none does."""
+    for j in range(13):
+        d = pmfs_pld(P, Q, step * 10.0 ** j, MAX_PAIR_GRID)
+        if d is not None:
+            return d
+    return None
+
+
 def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, rounds: int,
                         upper: float):
     """(eps -> a certified lower bound on max(D_{e^eps}(P*^T || Q*^T), D_{e^eps}(Q*^T || P*^T)), None)
@@ -201,18 +211,28 @@ def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, roun
     The optimistic PLD of (P, Q) (:func:`pmfs_pld`, losses rounded down, composed by FFT with its
     error subtracted) is below sum (P^T - e^eps Q^T)_+; the positive part is 1-Lipschitz and
     ||P^T - P*^T||_1 <= T (1 + eP)^(T-1) eP (telescoping, ||P*|| <= 1), so
-    T (1 + e)^(T-1) (eP + e^eps eQ) (e = max(eP, eQ), e^eps rounded up) is subtracted."""
+    T (1 + e)^(T-1) (eP + e^eps eQ) (e = max(eP, eQ), e^eps rounded up) is subtracted.
+    Where T rounds on one grid exceed MAX_PAIR_GRID even 100 times coarser, one round on the
+    finest power-of-10 multiple of the step that fits is composed by
+    :func:`accountant.composition.pld.self_compose_lower` (its grid coarsens, losses rounded
+    down, as the squarings widen the law): binary RR with sampling at the anchor, T = 10,000:
+    0.4700, the upper bound 0.5973-0.6861."""
     step = lower_step(upper, rounds)
     orders = ((P, Q, eP, eQ), (Q, P, eQ, eP))
     limit = max(1, MAX_PAIR_GRID // rounds)
     sizes = [pmfs_pld(a, b, step, MAX_COARSEN * limit) for a, b, _, _ in orders]
-    if any(d is None for d in sizes):
-        return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID) + f" (also on a grid {MAX_COARSEN}x coarser)"
-    size = max(d.pmf.size for d in sizes)
+    out = []
+    if any(d is None for d in sizes):  # the grid coarsens as the squarings widen the law
+        for a, b, ea, eb in orders:
+            d = _fitting_pld(a, b, step)
+            if d is None:
+                return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID) + " (one round alone)"
+            out.append((_pld.self_compose_lower(d, rounds, MAX_PAIR_GRID), ea, eb))
+        sizes = []
+    size = max((d.pmf.size for d in sizes), default=0)
     if size > limit:  # a coarser grid (any grid keeps a lower bound; the loss moves down < T steps)
         step *= min(MAX_COARSEN, math.ceil(size / limit))
-    out = []
-    for a, b, ea, eb in orders:
+    for a, b, ea, eb in (orders if sizes else ()):
         d = pmfs_pld(a, b, step, limit)
         if d is None:
             return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID)

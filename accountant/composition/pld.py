@@ -302,6 +302,73 @@ def self_compose(pld: DiscretePLD, rounds: int) -> DiscretePLD:
     return result
 
 
+def coarsen_down(pld: DiscretePLD, factor: int) -> DiscretePLD:
+    """An optimistic PLD on the grid ``factor * step``: every loss rounded DOWN to it (grid index
+    floor((offset + i) / factor), integer arithmetic), the masses of a cell summed. A loss moved
+    down keeps a lower bound: delta(eps) = E_P[(1 - e^(eps - L))_+] is non-decreasing in L, and
+    a composition of rounded rounds is the sum of rounded losses, at most the true sum (one
+    coupling). The sums' float error (at most factor u of the total) is added to ``error``."""
+    if pld.pessimistic:
+        raise ValueError("coarsen_down keeps a lower bound: only for an optimistic PLD")
+    factor = int(factor)
+    if factor < 1:
+        raise ValueError(f"factor must be an integer >= 1, got {factor!r}")
+    if factor == 1:
+        return pld
+    first = pld.offset // factor                      # floor, also for negative offsets
+    idx = (pld.offset + np.arange(pld.pmf.size)) // factor - first
+    out = np.bincount(idx, weights=pld.pmf)
+    error = pld.error + (factor + 1) * _U * float(np.sum(pld.pmf))
+    return DiscretePLD(pld.step * factor, first, out, pld.inf_mass, False, error)
+
+
+def self_compose_lower(pld: DiscretePLD, rounds: int, max_size: int) -> DiscretePLD:
+    """Optimistic PLD of ``rounds`` identical rounds by repeated squaring, as :func:`self_compose`,
+    but every operand coarsened down (:func:`coarsen_down`, the same factor for the two operands
+    of a composition) so that no composition exceeds about ``max_size`` points: early squarings
+    keep the fine grid of a narrow law, later ones a coarser grid of a wider one. Still a lower
+    bound (each rounding moves losses down); the cost is the total shift, at most the sum over
+    the levels of the rounds composed after a rounding times its grid step."""
+    if pld.pessimistic:
+        raise ValueError("self_compose_lower is for an optimistic PLD")
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
+        raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
+    half = max(2, int(max_size) // 2)
+
+    def aligned(a: DiscretePLD, b: DiscretePLD) -> tuple:
+        """a and b on one grid, coarse enough that their sizes sum to at most ``half``."""
+        a, b = _common(a, b)
+        size = a.pmf.size + b.pmf.size
+        f = 1 if size <= half else -(-size // half)
+        return coarsen_down(a, f), coarsen_down(b, f)
+
+    result: Optional[DiscretePLD] = None
+    base, r = pld, int(rounds)
+    while r:
+        if r & 1:
+            result = base if result is None else compose(*aligned(result, base))
+        r >>= 1
+        if r:
+            base = compose(*aligned(base, base))
+    return result
+
+
+def _common(a: DiscretePLD, b: DiscretePLD) -> tuple:
+    """a and b on one grid: the finer coarsened down to the coarser (every step here is the
+    first step times an integer, so the ratio rounds to that integer); the common step is the
+    smaller of the two float values, so no loss moves up by the float rounding of the steps."""
+    if a is b or a.step == b.step:
+        return a, b
+    swap = a.step > b.step
+    lo, hi = (b, a) if swap else (a, b)
+    f = int(round(hi.step / lo.step))
+    lo = coarsen_down(lo, f)
+    step = min(lo.step, hi.step)
+    lo = DiscretePLD(step, lo.offset, lo.pmf, lo.inf_mass, False, lo.error)
+    hi = DiscretePLD(step, hi.offset, hi.pmf, hi.inf_mass, False, hi.error)
+    return (hi, lo) if swap else (lo, hi)
+
+
 def compose_all(plds: Sequence[DiscretePLD]) -> DiscretePLD:
     """PLD of a heterogeneous list of rounds (identical entries are grouped)."""
     if len(plds) == 0:

@@ -155,10 +155,19 @@ def test_not_available_is_said_with_the_reason(monkeypatch):
     monkeypatch.setattr(DL, "LOWER_MAX_ROUNDS", 2)  # the same refusal as above 1,000 rounds, cheaper
     r = D.sampled_rounds_epsilon(make_params("rr", 1.0), 1_000, 1e-6, 0.1, 3)
     assert r.lower_epsilon is None and "LOWER_MAX_ROUNDS" in r.lower_statement
-    # the grid limit: refused with the limit named, never a guess
+    # above the plain grid's limit: the grid coarsens as the squarings widen the law (a lower
+    # bound still: losses only move down); it is below the fine composition where both exist
     pair = DL.dummies_pair(make_params("rr", 1.0), 100, 0)
     dl, why = L.composed_pair_delta(pair.P, pair.Q, 0.0, 0.0, 100_000, 1e-3)
-    assert dl is None and "MAX_PAIR_GRID" in why
+    assert why is None
+    vals = [dl(e) for e in (0.0, 1.0, 10.0, 100.0, 1000.0)]
+    assert all(0.0 <= v <= 1.0 for v in vals) and vals == sorted(vals, reverse=True) and vals[2] > 0.5
+    monkeypatch.setattr(L, "MAX_PAIR_GRID", 2 ** 10)
+    monkeypatch.setattr(L, "MAX_COARSEN", 1)
+    fine, _ = L.composed_pair_delta(pair.P, pair.Q, 0.0, 0.0, 1000, 10.0)
+    monkeypatch.undo()
+    exact, _ = L.composed_pair_delta(pair.P, pair.Q, 0.0, 0.0, 1000, 10.0)
+    assert all(fine(e) <= exact(e) + 1e-15 for e in (0.0, 2.0, 5.0, 10.0, 20.0))
 
 
 def test_cli_prints_the_composed_lower_bound():

@@ -300,7 +300,7 @@ def test_sampling_rr_lower_bound_at_the_anchor():
     ten = DL.rr_sampled_lower_epsilon(params, 100_000, 1e-5, 0.01, rounds=10)
     assert 0.0100 < ten < D.sampled_rounds_epsilon(params, 100_000, 1e-5, 0.01, 10).epsilon
     with pytest.raises(ValueError, match="rounds"):
-        DL.rr_sampled_lower_epsilon(params, 100_000, 1e-5, 0.01, rounds=5000)
+        DL.rr_sampled_lower_epsilon(params, 100_000, 1e-5, 0.01, rounds=20_000)
     with pytest.raises(ValueError, match="limit"):
         DL.rr_sampled_pair(3.0, 10 ** 10, 0.5)
 
