@@ -152,7 +152,7 @@ def test_one_round_equals_and_monotone_in_rounds():
 def test_not_available_is_said_with_the_reason(monkeypatch):
     coco = D.deployment_rounds_epsilon(RoundSpec(1_000, 1.0, "coco", s=2), 3, 1e-6, dummies=10)
     assert coco.lower_epsilon is None and "not available for mechanism coco" in coco.lower_statement
-    monkeypatch.setattr(DL, "LOWER_MAX_ROUNDS", 2)  # the same refusal as above 1,000 rounds, cheaper
+    monkeypatch.setattr(DL, "LOWER_MAX_ROUNDS", 2)  # the same refusal as above 10,000 rounds, cheaper
     r = D.sampled_rounds_epsilon(make_params("rr", 1.0), 1_000, 1e-6, 0.1, 3)
     assert r.lower_epsilon is None and "LOWER_MAX_ROUNDS" in r.lower_statement
     # above the plain grid's limit: the grid coarsens as the squarings widen the law (a lower
