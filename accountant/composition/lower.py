@@ -228,15 +228,15 @@ def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, roun
             if d is None:
                 return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID) + " (one round alone)"
             out.append((_pld.self_compose_lower(d, rounds, MAX_PAIR_GRID), ea, eb))
-        sizes = []
-    size = max((d.pmf.size for d in sizes), default=0)
-    if size > limit:  # a coarser grid (any grid keeps a lower bound; the loss moves down < T steps)
-        step *= min(MAX_COARSEN, math.ceil(size / limit))
-    for a, b, ea, eb in (orders if sizes else ()):
-        d = pmfs_pld(a, b, step, limit)
-        if d is None:
-            return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID)
-        out.append((_pld.self_compose(d, rounds), ea, eb))
+    else:
+        size = max(d.pmf.size for d in sizes)
+        if size > limit:  # a coarser grid (any grid keeps a lower bound; the loss moves down < T steps)
+            step *= min(MAX_COARSEN, math.ceil(size / limit))
+        for a, b, ea, eb in orders:
+            d = pmfs_pld(a, b, step, limit)
+            if d is None:
+                return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID)
+            out.append((_pld.self_compose(d, rounds), ea, eb))
     grow = rounds * (1.0 + max(eP, eQ)) ** (rounds - 1) * (1 + 1e-9)
 
     def delta(eps: float) -> float:

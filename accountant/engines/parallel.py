@@ -31,6 +31,11 @@ def threads() -> int:
     """Threads a call may use: min(MAX_THREADS, cores), 1 inside a worker."""
     if getattr(_state, "inside", False) or _IN_PROCESS_WORKER:
         return 1
+    return _pool_size()
+
+
+def _pool_size() -> int:
+    """min(MAX_THREADS, cores), at least 1: the threads of the pool of :func:`map_ordered`."""
     return max(1, min(MAX_THREADS, os.cpu_count() or 1))
 
 
@@ -80,7 +85,7 @@ def _thread_pool() -> ThreadPoolExecutor:
     global _threads
     with _threads_lock:
         if _threads is None:
-            _threads = ThreadPoolExecutor(max_workers=max(1, min(MAX_THREADS, os.cpu_count() or 1)),
+            _threads = ThreadPoolExecutor(max_workers=_pool_size(),
                                           thread_name_prefix="accountant")
         return _threads
 
