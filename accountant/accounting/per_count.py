@@ -13,9 +13,14 @@ every e between them from two evaluations. The grid points are e = exp(i / E_FIN
 and the chord is taken on the coarsest of the given levels (over rounds ROUNDS_LEVELS) whose two
 points' values differ by at most the factor CHORD_RATIO (the finest level otherwise): where f is
 flat one pair of points serves a wide range of e. Over rounds t is also rounded down to the grid
-floor(exp(k / T_GRID)) (the truth is non-increasing in t); binary RR's exact worst case is read
-on its own grid (RR_EXACT_LEVELS, from e = RR_EXACT_MIN_E eps0 on) and the minimum taken with
-its other bounds' chord. The values at the grid points are cached (``functools.lru_cache``,
+floor(exp(k / T_GRID)) (the truth is non-increasing in t); binary RR's search over every
+dataset (certified to RR_SEARCH_TOL of the best dataset, ``binary_exact.tolerant_delta``) is read
+on its own grid (RR_EXACT_LEVELS, t on the coarser grid RR_T_GRID) and the minimum taken with its
+other bounds' chord. Below e = exp(RR_FLOOR_I / E_FINE) that search is read as the chord from
+e = 0 to the largest floor exp(-j) (j integer) at which the chord is within FLOOR_SLACK of the
+value at the next floor down (so that the log grid does not run down to e = 0: at the Koskela
+anchor the small e cost 20 s a round's profile, and leaving them to the blanket, as before,
+cost 13% in eps at 10 rounds). The values at the grid points are cached (``functools.lru_cache``,
 2^16 entries per function, a few hundred bytes each: at most about 30 MB). Without levels (one
 round) the value is the bound at e rounded down to the grid, as before the cache.
 """
@@ -34,8 +39,11 @@ __all__ = ["count_delta", "strata_points", "per_count_statement", "eps0_of",
 E_FINE = 256  # grid points e = exp(i / E_FINE)
 ROUNDS_LEVELS = (2, 8)  # the chord's levels over rounds: points exp(j / G), G in the levels (each divides E_FINE)
 RR_EXACT_MAX_T = 10_000  # binary RR's exact worst case over rounds: up to this t (HEADLINE_MAX_N)
-RR_EXACT_MIN_E = 0.05  # ... and from e = RR_EXACT_MIN_E eps0 on
+RR_SEARCH_TOL = 0.03  # ... certified to this relative tolerance of the best dataset (binary_exact.tolerant_delta)
 RR_EXACT_LEVELS = (4,)  # binary RR's exact worst case over rounds: its own grid, the minimum with the rest taken
+RR_FLOOR_I = -2 * E_FINE  # below e = exp(-2) = 0.135 the chord from e = 0 where near linear (FLOOR_SLACK)
+RR_T_GRID = 40  # binary RR's search over rounds at t rounded down to floor(exp(k / RR_T_GRID))
+FLOOR_SLACK = 0.03  # a floor e_f serves when its chord from e = 0 is within this of the value at e_f / e
 T_GRID = 400  # over rounds t is rounded down to floor(exp(k / T_GRID)): at n = 1e9 three points instead of nine
 # over rounds the own bound only up to this t, the clone above: OUE's blanket at t = 1e7 takes 0.15-0.5 s
 # a point; a finite matrix's blanket 0.2-1.7 s (subset selection, k = 6, t = 100-1000): never over rounds
@@ -80,17 +88,18 @@ def log_upper_tail(n: int, q: float, k: int) -> float:
 def _grid_value(params: Params, t: int, i: Optional[int], which: str = "all") -> tuple:
     """(f, name): the registry's smallest proved bound for the named randomizer at t users and
     e = exp(i / E_FINE) (i None: e = 0); 0 from e = eps0 on (post-processing). ``which``:
-    ``"all"`` every bound, ``"exact"`` binary RR's exact worst case alone (t <= HEADLINE_MAX_N,
-    else the trivial 1), ``"rest"`` every bound but that one."""
-    from accountant.bounds.binary_exact import HEADLINE_MAX_N
-    from accountant.bounds.registry import bound_delta, proved_delta
+    ``"all"`` every bound, ``"exact"`` binary RR's search over every dataset alone, to
+    RR_SEARCH_TOL (t <= HEADLINE_MAX_N, else the trivial 1), ``"rest"`` every bound but the
+    exact one."""
+    from accountant.bounds.binary_exact import HEADLINE_MAX_N, tolerant_delta
+    from accountant.bounds.registry import proved_delta
 
     e = 0.0 if i is None else math.exp(i / E_FINE)
     if e >= eps0_of(params):
         return 0.0, "post-processing"
-    if which == "exact":  # its branch and bound takes 0.1-1 s a point at small e: there the trivial 1
-        return (min(1.0, bound_delta("exact", params, t, e)[1]), "exact") if t <= HEADLINE_MAX_N and \
-            e >= RR_EXACT_MIN_E * eps0_of(params) else (1.0, "trivial")
+    if which == "exact":  # the every-dataset search to RR_SEARCH_TOL (1e-6 costs 5-15 times more at small e)
+        return (min(1.0, tolerant_delta(t, eps0_of(params), e, RR_SEARCH_TOL)[1]), "search") \
+            if t <= HEADLINE_MAX_N else (1.0, "trivial")
     # binary RR's search over every dataset where it takes 0.2-1 s (the counts are cached)
     d, name = proved_delta(params, t, e, exact_max_n=HEADLINE_MAX_N if which == "all" else 0)
     return min(1.0, d), name
@@ -121,7 +130,7 @@ def _bracket(x: float, e: float, step: int) -> int:
     return i0
 
 
-def chord_value(value, t: int, e: float, levels: tuple) -> tuple:
+def chord_value(value, t: int, e: float, levels: tuple, floor: Optional[int] = None) -> tuple:
     """(f, names): ``value(t, i)`` -> (a proved bound at e = exp(i / E_FINE), its name) read at
     e >= 0 through the grid: with ``levels`` the chord in gamma = e^e between the two points of
     the coarsest level whose values differ by at most CHORD_RATIO (module docstring: a proved
@@ -131,6 +140,14 @@ def chord_value(value, t: int, e: float, levels: tuple) -> tuple:
         f, name = value(t, None)
         return f, (name,)
     x = math.log(e)
+    if floor is not None and x < floor / E_FINE:  # the chord from e = 0 where the truth is near linear
+        (f0, n0), i = value(t, None), floor
+        while x < (i - E_FINE) / E_FINE:  # a lower floor exp(-1) times as large is still above e
+            (f1, n1), (fm, _) = value(t, i), value(t, i - E_FINE)
+            e1, em = math.exp(i / E_FINE), math.exp((i - E_FINE) / E_FINE)
+            if _chord(f0, f1, n0, n1, 0.0, e1, em)[0] <= (1.0 + FLOOR_SLACK) * fm:
+                return _chord(f0, f1, n0, n1, 0.0, e1, e)
+            i -= E_FINE
     if not levels:
         f, name = value(t, _bracket(x, e, 1))
         return f, (name,)
@@ -140,7 +157,11 @@ def chord_value(value, t: int, e: float, levels: tuple) -> tuple:
         (f0, n0), (f1, n1) = value(t, i0), value(t, i0 + step)
         if f0 <= CHORD_RATIO * f1 or f0 <= CHORD_FLOOR:
             break
-    e0, e1 = math.exp(i0 / E_FINE), math.exp((i0 + step) / E_FINE)
+    return _chord(f0, f1, n0, n1, math.exp(i0 / E_FINE), math.exp((i0 + step) / E_FINE), e)
+
+
+def _chord(f0: float, f1: float, n0: str, n1: str, e0: float, e1: float, e: float) -> tuple:
+    """The chord in gamma = e^e through (e0, f0) and (e1, f1) at e in [e0, e1], rounded up."""
     if e <= e0:
         return f0, (n0,)
     g0, g1 = math.exp(e0), math.exp(e1)
@@ -150,14 +171,14 @@ def chord_value(value, t: int, e: float, levels: tuple) -> tuple:
     return min(f0, val), tuple(sorted({n0, n1} - {"post-processing"})) or ("post-processing",)
 
 
-def t_grid(t: int) -> int:
-    """The largest point floor(exp(k / T_GRID)) of the grid at or below t (t itself below T_GRID)."""
-    if t <= T_GRID:
+def t_grid(t: int, grid: int = T_GRID) -> int:
+    """The largest point floor(exp(k / grid)) of the grid at or below t (t itself below ``grid``)."""
+    if t <= grid:
         return t
-    k = math.floor(math.log(t) * T_GRID)
-    while math.floor(math.exp(k / T_GRID)) > t:
+    k = math.floor(math.log(t) * grid)
+    while math.floor(math.exp(k / grid)) > t:
         k -= 1
-    return max(1, math.floor(math.exp(k / T_GRID)))
+    return max(1, math.floor(math.exp(k / grid)))
 
 
 def count_delta(params: Params, t: int, e: float, mechanism: bool = True, chord: tuple = ()) -> tuple:
@@ -180,9 +201,9 @@ def count_delta(params: Params, t: int, e: float, mechanism: bool = True, chord:
             chord and t > OWN_ROUNDS_MAX_T.get(params.name, t)):
         if chord and params.name == "rr":  # over rounds: the exact worst case only up to RR_EXACT_MAX_T users
             d, names = chord_value(functools.partial(_grid_value, params, which="rest"), t, e, chord)
-            if t <= RR_EXACT_MAX_T:
-                d, names = min((d, names), chord_value(functools.partial(_grid_value, params, which="exact"), t, e,
-                                                       RR_EXACT_LEVELS))
+            if t <= RR_EXACT_MAX_T:  # on a coarser grid of t: fewer searches (the truth is non-increasing in t)
+                d, names = min((d, names), chord_value(functools.partial(_grid_value, params, which="exact"),
+                                                       t_grid(t, RR_T_GRID), e, RR_EXACT_LEVELS, RR_FLOOR_I))
         else:
             d, names = chord_value(functools.partial(_grid_value, params), t, e, chord)
         if d < best[0]:

@@ -278,6 +278,24 @@ def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
         raise ArithmeticError(f"the exact delta search exceeded {MAX_EVALUATIONS} evaluations") from None
 
 
+def tolerant_delta(n: int, eps0: float, eps: float, tol: float) -> tuple[float, float]:
+    """(lower, upper) on sup over datasets of delta(eps) for n <= ``HEADLINE_MAX_N``: the branch
+    and bound of ``exact_delta`` (window sums) stopped when every range's bound is within ``tol``
+    (relative) of the best single m found, so upper <= (1 + tol) lower up to the single m's
+    certified widths; (0, 1) when the node budget ``MAX_EVALUATIONS`` runs out (nothing is
+    certified beyond the trivial bound).  At small eps, where the deltas are flat in m, a 1% search
+    takes 5-15 times fewer nodes than the 1e-6 one (n = 1000-3000, eps0 = 3, eps = 0.005)."""
+    check_n(n)
+    if n > HEADLINE_MAX_N:
+        raise ValueError(f"n: at most {HEADLINE_MAX_N} (HEADLINE_MAX_N) for the window-sum search; got {n}")
+    if eps >= eps0:
+        return 0.0, 0.0
+    try:
+        return _delta_search(n, eps0, eps, tol, MAX_EVALUATIONS, [0])
+    except _Budget:
+        return 0.0, 1.0
+
+
 # relative tolerances of ``large_delta``'s levels, loosest first
 LARGE_DELTA_TOLS = (0.3, 0.1, 0.03, 0.01)
 

@@ -58,7 +58,7 @@ def test_own_bound_over_two_rounds_brackets_the_exact_truth(mech, k, relation, n
     assert r.epsilon < 2 * eps0 and worst2(pairs, r.epsilon) <= delta, (r.epsilon, worst2(pairs, r.epsilon))
     assert r.epsilon <= clone.epsilon and clone.bound == "clone-sampled-pld"
     assert r.bound.endswith("-sampled-pld") and set(r.bound[:-len("-sampled-pld")].split("+")) <= (
-        {"exact", "blanket"} if mech == "rr" else {"blanket"}), r.bound
+        {"search", "blanket"} if mech == "rr" else {"blanket"}), r.bound
     if mech == "rr":  # the named pair's composed lower bound
         assert 0 < r.lower_epsilon < r.epsilon and worst2(pairs, r.lower_epsilon) > delta
 
@@ -102,9 +102,9 @@ def test_own_bound_over_rounds_at_most_the_clone(mech):
     own = D.sampled_rounds_epsilon(params, 2000, 1e-5, 0.05, 10, lower=False)
     clone = D.sampled_rounds_epsilon(params, 2000, 1e-5, 0.05, 10, mechanism=False, lower=False)
     assert own.epsilon < 0.99 * clone.epsilon, (own.epsilon, clone.epsilon)
-    assert own.bound in (("exact-sampled-pld", "exact+blanket-sampled-pld") if mech == "rr" else
+    assert own.bound in (("search-sampled-pld", "search+blanket-sampled-pld") if mech == "rr" else
                          ("blanket-sampled-pld",)), own.bound
-    assert "blanket" in own.statement or "exact" in own.statement
+    assert "blanket" in own.statement or "search" in own.statement
 
 
 def test_clone_over_rounds_where_the_own_bound_is_too_slow(monkeypatch):
@@ -117,3 +117,39 @@ def test_clone_over_rounds_where_the_own_bound_is_too_slow(monkeypatch):
         r = D.sampled_rounds_epsilon(params, 2000, 1e-5, 0.05, 10, lower=False)
         clone = D.sampled_rounds_epsilon(params, 2000, 1e-5, 0.05, 10, lower=False, mechanism=False)
         assert r.bound == "clone-sampled-pld" and r.epsilon == clone.epsilon
+
+
+@pytest.mark.parametrize("eps0", [0.5, 1.0, 3.0])
+def test_rr_search_over_rounds_brackets_the_truth_at_small_e(eps0):
+    """Binary RR over rounds: the per-count value through the floor chord (e below
+    exp(RR_FLOOR_I / E_FINE)) and the log grid is >= the brute-force maximum over every dataset
+    of the certified lower end (t rounded down to both grids first, as count_delta does), and
+    below the floor within a few per cent of it (the chord's slack, the search's tolerance)."""
+    from accountant.engines.two_input import dataset_delta
+
+    params = make_params("rr", eps0)
+    for t in (60, 250):
+        tt = PC.t_grid(PC.t_grid(t), PC.RR_T_GRID)
+        for e in (0.0, 1e-4, 0.003, 0.02, 0.07, 0.2):
+            f, names = D.count_delta(params, t, e, chord=PC.ROUNDS_LEVELS)
+            truth = max(dataset_delta(tt, m, eps0, e).lower for m in range(tt))
+            top = max(dataset_delta(tt, m, eps0, e).upper for m in range(tt))
+            assert truth <= f, (t, e, f, truth, names)
+            if e <= 0.003:  # far below the floor: its chord is tight (higher up the grid's chord can be looser)
+                assert f <= 1.08 * top + 1e-12, (t, e, f, top, names)
+
+
+def test_tolerant_delta_within_its_tolerance_of_the_brute_maximum():
+    """binary_exact.tolerant_delta: lower <= the brute maximum over m <= upper <= (1 + tol) times
+    it (plus the single evaluations' widths), and the trivial bound outside its range."""
+    from accountant.bounds.binary_exact import HEADLINE_MAX_N, tolerant_delta
+    from accountant.engines.two_input import dataset_delta
+
+    for n, eps0, e in ((50, 1.0, 0.0), (50, 1.0, 0.3), (200, 3.0, 0.01), (200, 0.5, 0.05)):
+        lo, up = tolerant_delta(n, eps0, e, 0.03)
+        brute_lo = max(dataset_delta(n, m, eps0, e).lower for m in range(n))
+        brute_up = max(dataset_delta(n, m, eps0, e).upper for m in range(n))
+        assert lo <= brute_up and brute_lo <= up <= 1.03 * brute_up + 1e-12, (n, eps0, e, lo, up, brute_lo)
+    assert tolerant_delta(10, 1.0, 1.0, 0.03) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="n: at most"):
+        tolerant_delta(HEADLINE_MAX_N + 1, 1.0, 0.1, 0.03)
