@@ -324,9 +324,6 @@ def dummies_pair(params: Params, n: int, m: int) -> CountPair:
     dummies, each the randomizer's output on a uniformly random input
     (:func:`accountant.accounting.deployment_hits.hit`)."""
     h = hit(params, n, m)
-    if m and math.isnan(h.dummy):
-        raise ValueError(f"not available for mechanism {params.name} with dummies: a dummy's chance to fall in S "
-                         "(its uniformly random s-set overlaps x1's items) is not derived here")
     extra = f" ({n} users)" + (f" and {m} {h.dummies}" if m else "")
     return _named(count_pair([(n - 1, h.c), (m, h.dummy)], 1, h.a, h.b, h.text(extra)), h)
 
