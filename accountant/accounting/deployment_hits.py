@@ -212,7 +212,7 @@ def _check_random_hash_space(params, s: int, s0: int) -> None:
                                                                               f", got {what} = {d}"))
 
 
-def _hashed(params) -> Hit:
+def _hashed(params, m: int) -> Hit:
     s, t = int(params.s), int(params.t)
     _check_random_hash_space(params, s, s)
     e = math.exp(float(params.eps0))
@@ -223,18 +223,20 @@ def _hashed(params) -> Hit:
         return Hit(a, q, q, a / k + (1 - 1 / k) * q, f"OLH (k = {k}, g = {t})",
                    "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0) of [k]", "the number of {reports} (h, y) with "
                    "y = h(x1)", RANDOM_HASH, kind="hashed")
-    return Hit(a, q, q, collision_dummy_chance(s, t, int(params.d), e), f"Collision (s = {s}, t = {t}, d = {params.d})",
+    dummy = collision_dummy_chance(s, t, int(params.d), e) if m else math.nan
+    return Hit(a, q, q, dummy, f"Collision (s = {s}, t = {t}, d = {params.d})",
                "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0), item sets of x1 and x0 disjoint s-sets of [d]",
                "the number of {reports} (H, z) with z in H(x1)", RANDOM_HASH, dummies=_HASHED_DUMMIES, s=s,
                kind="hashed")
 
 
-def _coco(params) -> Hit:
+def _coco(params, m: int) -> Hit:
     s, t = int(params.s), int(params.t)
     _check_random_hash_space(params, s, s)
     e, h = math.exp(float(params.eps0)), t // 2
     q1 = _q1(s, h)
-    return Hit(h * q1 * e / ((e + 1) * s + t - 2 * s), q1 / 2, q1 / 2, coco_dummy_chance(s, t, int(params.d), e),
+    dummy = coco_dummy_chance(s, t, int(params.d), e) if m else math.nan
+    return Hit(h * q1 * e / ((e + 1) * s + t - 2 * s), q1 / 2, q1 / 2, dummy,
                f"CoCo (s = {s}, t = {t}, d = {params.d})", "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0), "
                "coordinate sets of x1 and x0 disjoint s-sets of [d], x1's signs +1",
                "the number of {reports} (H1, H2, z) with z the favoured bucket H(j+) of an entry j of x1 alone "
@@ -285,17 +287,19 @@ def _finite(R, n: int, m: int) -> Hit:
 
 def hit(params, n: int = 2, m: int = 0) -> Hit:
     """The :class:`Hit` of ``params`` (module docstring); ``n`` users and ``m`` dummies only
-    steer the choice of a finite matrix's candidate. ValueError (the reason) where no count
-    lower bound is derived: variation-ratio."""
+    steer the choice of a finite matrix's candidate, and Collision's and CoCo's ``dummy`` is
+    computed only for ``m`` > 0 (NaN otherwise: it costs O(s^2)). ValueError (the reason) where
+    no count lower bound is derived: variation-ratio; Collision, CoCo with dummies at s >
+    :data:`DUMMY_MAX_S`."""
     name = params.name
     if name in ("rr", "krr", "generic"):
         return _value(params)
     if name == "oue":
         return _oue(params)
     if name in ("olh", "collision"):
-        return _hashed(params)
+        return _hashed(params, m)
     if name == "coco":
-        return _coco(params)
+        return _coco(params, m)
     if name == "finite":
         return _finite(params, n, m)
     why = {"variation-ratio": "the class of (p, beta, q) randomizers has no fixed output set"}.get(name, "")

@@ -156,11 +156,12 @@ def test_coco_dummy_chance_by_monte_carlo():
 
 
 def test_dummy_chance_limits_and_ends():
-    """L = 0 forced (d large) gives c; d = s (X = x1's coordinates, signs uniform) gives the mean
-    of a and the chance with every sign flipped; s above DUMMY_MAX_S is refused with the limit."""
+    """d large (L = 0 almost surely) gives c; CoCo at d = s (X on x1's coordinates, signs uniform)
+    gives a (e^eps0 + 1)/(2 e^eps0); s above DUMMY_MAX_S is refused with the limit, for the
+    dummies only."""
     e = math.exp(1.5)
     for name, f in (("collision", collision_dummy_chance), ("coco", coco_dummy_chance)):
-        hh = hit(make_params(name, 1.5, s=3, t=12, d=10 ** 9))
+        hh = hit(make_params(name, 1.5, s=3, t=12, d=10 ** 9), 2, 1)
         assert f(3, 12, 10 ** 9, e) == pytest.approx(hh.c, rel=1e-7)
         assert hh.c < hh.dummy < hh.a
     # CoCo, d = s: every coordinate shared, each occupied pair with a lone x1 entry gives (e + 1)/(2 Omega)
@@ -168,6 +169,11 @@ def test_dummy_chance_limits_and_ends():
     assert coco_dummy_chance(3, 12, 3, e) == pytest.approx(h.a * (e + 1) / (2 * e), rel=1e-13)
     with pytest.raises(ValueError, match=f"s > {DUMMY_MAX_S}"):
         collision_dummy_chance(DUMMY_MAX_S + 1, 2 * DUMMY_MAX_S + 4, 10 ** 6, e)
+    # above the limit only the dummies' lower bound is refused (with the limit), not the others
+    big = make_params("coco", 1.0, s=DUMMY_MAX_S + 1, d=10 ** 5)
+    assert math.isnan(hit(big).dummy) and hit(big).c > 0
+    lo, why, ds = DL.count_rounds_lower(big, 1000, 10, 1, 1e-6, 1.0, [])
+    assert lo is None and ds is None and f"s > {DUMMY_MAX_S} (DUMMY_MAX_S" in why, why
 
 
 def merged(M):
@@ -206,7 +212,7 @@ def test_dummies_projection_below_the_full_view_below_the_upper(name, t):
     M = merged((collision_matrix if name == "collision" else coco_matrix)(d, s, t, eps0))
     x1, x0 = inputs(d, s).index(((0,), (1,))), inputs(d, s).index(((1,), (1,)))
     dummy = list(M.mean(axis=0))
-    h = hit(params)
+    h = hit(params, 2, 1)
     sizes = ((2, 1), (3, 1), (2, 2), (1, 3)) if name == "collision" else ((2, 1), (1, 2))
     positive = 0
     for n, m in sizes:
