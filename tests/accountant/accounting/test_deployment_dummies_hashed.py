@@ -242,3 +242,29 @@ def test_deployment_with_dummies_has_a_lower_bound_one_round_and_over_rounds(nam
     rr = D.deployment_rounds_epsilon(RoundSpec(1000, 2.0, name, s=2, t=8), 3, 1e-6, dummies=100, d=64)
     assert rr.lower_epsilon is not None and r.lower_epsilon < rr.lower_epsilon <= rr.epsilon, rr.lower_statement
     assert "3 rounds" in rr.lower_statement
+
+
+def test_two_rounds_with_dummies_bracket_the_enumerated_view():
+    """Collision d = 2, s = 1, t = 2, eps0 = 1, n = 2 users and m = 1 dummy, two rounds (fresh
+    reports): the exact delta of the product of the two enumerated views (the named datasets) is
+    above the target at the composed certified lower eps and at most the target at the composed
+    proved upper eps."""
+    from accountant.composition.rounds import RoundSpec
+
+    eps0, d, s, t, n, m, delta = 1.0, 2, 1, 2, 2, 1, 0.05
+    M = merged(collision_matrix(d, s, t, eps0))
+    x1, x0 = inputs(d, s).index(((0,), (1,))), inputs(d, s).index(((1,), (1,)))
+    from tests.accountant.accounting.test_deployments import view_law
+
+    rest = [list(M[x0])] * (n - 1) + [list(M.mean(axis=0))] * m
+    one = [view_law([list(M[x])] + rest, M.shape[1]) for x in (x1, x0)]
+    two = [{(a, b): pa * pb for a, pa in L.items() for b, pb in L.items()} for L in one]
+
+    def exact(eps):
+        e = math.exp(eps)
+        return max(sum(max(p - e * two[j].get(k, 0.0), 0.0) for k, p in two[i].items()) for i, j in ((0, 1), (1, 0)))
+
+    r = D.deployment_rounds_epsilon(RoundSpec(n, eps0, "collision", s=s, t=t), 2, delta, dummies=m, d=d)
+    assert r.lower_epsilon is not None and r.lower_epsilon > 0, r.lower_statement
+    assert exact(r.lower_epsilon) > delta >= exact(r.epsilon) - 1e-12, (r.lower_epsilon, r.epsilon)
+    assert "2 rounds" in r.lower_statement
