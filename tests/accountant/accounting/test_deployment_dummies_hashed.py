@@ -11,11 +11,17 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from accountant import ShuffleAccountant, make_params
+from accountant import make_params
 from accountant.accounting import deployment_lower as DL
 from accountant.accounting import deployments as D
-from accountant.accounting.deployment_hits import DUMMY_MAX_S, coco_dummy_chance, collision_dummy_chance, hit
-from tests.accountant.accounting.test_deployment_projection import EPS, count_exact, full
+from accountant.accounting.deployment_hits import (
+    DUMMY_MAX_S,
+    coco_dummy_chance,
+    collision_dummy_chance,
+    hit,
+)
+from tests.accountant.accounting.test_deployment_projection import dummies_below_full_view
+from tests.accountant.accounting.test_deployments import view_law
 
 
 def inputs(d, s):
@@ -211,21 +217,9 @@ def test_dummies_projection_below_the_full_view_below_the_upper(name, t):
     params = make_params(name, eps0, s=s, t=t, d=d)
     M = merged((collision_matrix if name == "collision" else coco_matrix)(d, s, t, eps0))
     x1, x0 = inputs(d, s).index(((0,), (1,))), inputs(d, s).index(((1,), (1,)))
-    dummy = list(M.mean(axis=0))
     h = hit(params, 2, 1)
     sizes = ((2, 1), (3, 1), (2, 2), (1, 3)) if name == "collision" else ((2, 1), (1, 2))
-    positive = 0
-    for n, m in sizes:
-        pair = DL.dummies_pair(params, n, m)
-        up = ShuffleAccountant(params, n + m)
-        for eps in EPS:
-            lo = pair.delta(eps)
-            rest = [list(M[x0])] * (n - 1) + [dummy] * m
-            exact = full([list(M[x1])] + rest, [list(M[x0])] + rest, eps)
-            assert lo <= exact + 1e-12 <= up.get_delta(eps) + 2e-12, (n, m, eps, lo, exact)
-            cnt = count_exact([h.a] + [h.c] * (n - 1) + [h.dummy] * m, [h.b] + [h.c] * (n - 1) + [h.dummy] * m, eps)
-            assert cnt - 1e-9 <= lo <= cnt + 1e-12, (n, m, eps, lo, cnt)
-            positive += lo > 1e-6
+    positive = dummies_below_full_view(params, M, x1, x0, x0, (h.a, h.b, h.c, h.dummy), sizes)
     assert positive >= 4
 
 
@@ -254,7 +248,6 @@ def test_two_rounds_with_dummies_bracket_the_enumerated_view():
     eps0, d, s, t, n, m, delta = 1.0, 2, 1, 2, 2, 1, 0.05
     M = merged(collision_matrix(d, s, t, eps0))
     x1, x0 = inputs(d, s).index(((0,), (1,))), inputs(d, s).index(((1,), (1,)))
-    from tests.accountant.accounting.test_deployments import view_law
 
     rest = [list(M[x0])] * (n - 1) + [list(M.mean(axis=0))] * m
     one = [view_law([list(M[x])] + rest, M.shape[1]) for x in (x1, x0)]
