@@ -16,13 +16,26 @@ sampled pair.
 * OUE (k values): S = {bit x1 set}, x1' = x0; a = 1/2, b = c = 1/(e^eps0 + 1),
   dummy (1/2 + (k - 1)/(e^eps0 + 1))/k.
 * OLH (k, g) and Collision (d, s, t) under the uniformly random hash (each report's H drawn
-  uniformly from all functions [d] -> [t] and seen by the analyst; OLH is s = 1, t = g):
+  uniformly from all functions of the items to [t], the items [k] for OLH and the 2d signed
+  items for Collision, and seen by the analyst; OLH is s = 1, t = g):
   x1, x0 = x1' disjoint s-sets (d >= 2s), S = {(H, z): z in H(x1)}. With q = 1 - (1 - 1/t)^s
   the chance that a fixed value lies in H(x1): a = t q e^eps0 / Omega (e^eps0/Omega on each
   of the E|H(x1)| = t q values of the image; Omega = s e^eps0 + t - s), b = c = q (the
   hash of x1's items is independent of a report of disjoint items). OLH: a = e^eps0/(e^eps0 +
   g - 1), b = c = 1/g, dummy a/k + (1 - 1/k)/g. The upper bounds of hash model 'any' hold for
   every hash family, the uniformly random one included, so this is a lower bound there too.
+  Collision's dummy (:func:`collision_dummy_chance`): X uniform over the inputs (s of the d
+  coordinates and s signs, uniform), H independent of X and uniform on the 2d signed items.
+  The coordinates X shares with x1 number L ~ Hypergeometric(d, s, s) and its items equal to
+  x1's number J ~ Bin(L, 1/2) given L (a shared coordinate's sign agrees w.p. 1/2; an item of
+  the other sign is another item, hashed independently). Given J = j let W = H(X cap x1)
+  (j items, E|W| = t q_j, q_j = 1 - (1 - 1/t)^j) and U' = H(x1 minus X) (s - j items,
+  independent of (X's hashes, z)); given H the report is uniform on V = H(X) w.p. m e^eps0/Omega
+  (m = |V|) and uniform off V otherwise; W is inside V, and z in H(x1) iff z in W or z in U'.
+  So P(z in H(x1) | H(X)) = q_{s-j} + (1 - q_{s-j}) (m e^eps0/Omega)(|W|/m), and
+  P(z in H(x1) | J = j) = q_{s-j} + (1 - q_{s-j}) e^eps0 E|W|/Omega = 1 - (1 - 1/t)^(s - j)
+  (1 - t q_j e^eps0/Omega) (j = s: a; j = 0: q).
+  dummy = sum_l P(L = l) sum_j Bin(j; l, 1/2) of that.
 * CoCo (d, s, t) under the uniformly random H1 (pair in [t/2]) and H2 (bucket): x1, x0 = x1'
   disjoint s-sets of coordinates (d >= 2s), x1's signs +1, S = {(H1, H2, z): z is the
   favoured bucket H(j+) of an entry j of x1 that is alone in its pair}. With h = t/2 and
@@ -31,6 +44,23 @@ sampled pair.
   one-entry pairs; Omega = (e^eps0 + 1) s + t - 2s), b = c = q1/2 (the pair of z holds one
   entry of x1, whose favoured bucket is z w.p. 1/2: x1's hashes are independent of a report
   of disjoint coordinates; the events for different entries are disjoint).
+  CoCo's dummy (:func:`coco_dummy_chance`): X uniform (s coordinates, s signs), sharing L ~
+  Hypergeometric(d, s, s) coordinates with x1. Given the pairs H1, an occupied pair of X is
+  chosen w.p. (e^eps0 + 1)/Omega, a writer among its entries, the writer's favoured bucket w.p.
+  e^eps0/(e^eps0 + 1); a free pair's bucket w.p. w(m) = (1 + (s - m)(e^eps0 - 1)/(t - 2m))/Omega
+  each (m occupied pairs). A pair p holding one entry j of x1 carries S's bucket H(j+): if X
+  occupies p, each writer's favoured bucket is H(j+) w.p. 1/2 (the writer is j with X's uniform
+  sign, or a coordinate of X outside x1 with its own H2), so p gives (e^eps0 + 1)/(2 Omega); if
+  X does not occupy p, w(m), with m the occupancy of X's s coordinates in the other h - 1
+  pairs. Per pair (A = shared, C = x1's others, B = X's others; pairs uniform): p holds one
+  entry of A and none of C w.p. (L/h) r^(s-1) (r = 1 - 1/h), one of C, none of A and some of B
+  w.p. ((s-L)/h) r^(s-1) (1 - r^(s-L)), one of C and none of A, B w.p. ((s-L)/h) r^(2s-L-1).
+  So P(in S | L) = (e^eps0 + 1)/(2 Omega) r^(s-1) (L + (s - L)(1 - r^(s-L))) + (s - L)
+  r^(2s-L-1) E[w(M)], M the number of occupied bins of s balls in h - 1 bins (L = 0: q1/2; L = s:
+  h q1 (e^eps0 + 1)/(2 Omega)), and dummy = sum_l P(L = l) P(in S | l).
+  Both are exact in exact arithmetic (brute force and Monte Carlo:
+  tests/accountant/accounting/test_deployment_dummies_hashed.py); evaluated in floats (P(L = l)
+  correctly rounded from integers, relative error about 1e-14), for s <= :data:`DUMMY_MAX_S`.
 * a finite matrix: candidate triples (x1, x1', x0) of its single-round lower bound
   (:func:`accountant.bounds.finite.lower_triples`), S = {y: R[x1, y] > R[x1', y]} (and with
   the outputs where the rows agree); the candidate with the largest (a - b)^2 over the
@@ -43,7 +73,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Hit", "hit", "CLASS_MEMBER", "FAMILIES"]
+__all__ = ["Hit", "hit", "CLASS_MEMBER", "FAMILIES", "collision_dummy_chance", "coco_dummy_chance", "DUMMY_MAX_S"]
 
 #: the class of every eps0-LDP randomizer ("generic") is bounded below by one of its members,
 #: binary RR at eps0 (its dummies: binary RR's output on a uniformly random input)
@@ -52,6 +82,9 @@ CLASS_MEMBER = "binary RR (one eps0-LDP randomizer of the class)"
 #: the groups of another kind than the differing user's never fall in S
 FAMILIES = {"rr": "value", "krr": "value", "generic": "value", "oue": "bits", "olh": "hashed",
             "collision": "hashed", "coco": "coco", "finite": "finite"}
+#: the largest s for the dummies' chance of Collision and CoCo (the overlap law from exact
+#: binomial coefficients and the O(s^2) laws of J and of the occupancy: 0.4 s at s = 1024)
+DUMMY_MAX_S = 1024
 RANDOM_HASH = ("uniformly random hash (each report's hash drawn uniformly from all functions and seen by "
                "the analyst)")
 
@@ -104,6 +137,52 @@ def _q1(s: int, h: int) -> float:
     return s / h * math.exp((s - 1) * math.log1p(-1.0 / h))
 
 
+_HASHED_DUMMIES = ("dummies, each the randomizer's output on a uniformly random input (s of the d coordinates "
+                   "and their signs, uniform)")
+
+
+def _overlap_law(d: int, s: int) -> np.ndarray:
+    """P(L = l), l = 0..s: the coordinates two s-subsets of [d] share, one uniform
+    (hypergeometric), each entry correctly rounded from exact binomial coefficients."""
+    if s > DUMMY_MAX_S:
+        raise ValueError(f"not available with dummies for s > {DUMMY_MAX_S} (DUMMY_MAX_S: the dummies' chance to "
+                         f"fall in S costs O(s^2)), got s = {s}")
+    tot = math.comb(d, s)
+    return np.array([math.comb(s, l) * math.comb(d - s, s - l) / tot for l in range(s + 1)])
+
+
+def collision_dummy_chance(s: int, t: int, d: int, e: float) -> float:
+    """P(R(X) in S) for Collision (module docstring), X uniform over the inputs of [d], ``e`` =
+    e^eps0."""
+    pl = _overlap_law(d, s)
+    omega = s * e + t - s
+    j = np.arange(s + 1, dtype=np.float64)
+    lr = math.log1p(-1.0 / t)
+    f = 1.0 - np.exp((s - j) * lr) * (1.0 - t * e * -np.expm1(j * lr) / omega)  # P(in S | J = j)
+    row, total = np.ones(1), 0.0  # row: Bin(l, 1/2)
+    for l in range(s + 1):
+        total += pl[l] * float(row @ f[:l + 1])
+        row = 0.5 * (np.append(row, 0.0) + np.insert(row, 0, 0.0))
+    return total
+
+
+def coco_dummy_chance(s: int, t: int, d: int, e: float) -> float:
+    """P(R(X) in S) for CoCo (module docstring), X uniform over the inputs of [d], ``e`` = e^eps0."""
+    pl = _overlap_law(d, s)
+    h, omega = t // 2, s * e + t - s
+    occ = np.ones(1)  # law of the occupied bins of the balls so far, in h - 1 bins
+    for _ in range(s):
+        m = np.arange(occ.size, dtype=np.float64)
+        occ = np.append(occ * m / (h - 1), 0.0) + np.insert(occ * (h - 1 - m) / (h - 1), 0, 0.0)
+    m = np.arange(s + 1, dtype=np.float64)
+    w = float(occ @ ((1.0 + (s - m) * (e - 1.0) / (t - 2 * m)) / omega))
+    r = 1.0 - 1.0 / h
+    lv = np.arange(s + 1, dtype=np.float64)
+    p = ((e + 1) / (2 * omega) * r ** (s - 1) * (lv + (s - lv) * (1.0 - r ** (s - lv)))
+         + (s - lv) * r ** (2 * s - lv - 1) * w)
+    return float(pl @ p)
+
+
 def _value(params) -> Hit:
     k = int(params.k) if params.name == "krr" else 2
     e = math.exp(float(params.eps0))
@@ -133,7 +212,7 @@ def _check_random_hash_space(params, s: int, s0: int) -> None:
                                                                               f", got {what} = {d}"))
 
 
-def _hashed(params) -> Hit:
+def _hashed(params, m: int) -> Hit:
     s, t = int(params.s), int(params.t)
     _check_random_hash_space(params, s, s)
     e = math.exp(float(params.eps0))
@@ -144,23 +223,24 @@ def _hashed(params) -> Hit:
         return Hit(a, q, q, a / k + (1 - 1 / k) * q, f"OLH (k = {k}, g = {t})",
                    "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0) of [k]", "the number of {reports} (h, y) with "
                    "y = h(x1)", RANDOM_HASH, kind="hashed")
-    # dummies: a uniformly random s-set overlaps x1's items (a hypergeometric number), and the
-    # images of the shared items coincide: that chance is not derived here
-    return Hit(a, q, q, math.nan, f"Collision (s = {s}, t = {t}, d = {params.d})",
+    dummy = collision_dummy_chance(s, t, int(params.d), e) if m else math.nan
+    return Hit(a, q, q, dummy, f"Collision (s = {s}, t = {t}, d = {params.d})",
                "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0), item sets of x1 and x0 disjoint s-sets of [d]",
-               "the number of {reports} (H, z) with z in H(x1)", RANDOM_HASH, s=s, kind="hashed")
+               "the number of {reports} (H, z) with z in H(x1)", RANDOM_HASH, dummies=_HASHED_DUMMIES, s=s,
+               kind="hashed")
 
 
-def _coco(params) -> Hit:
+def _coco(params, m: int) -> Hit:
     s, t = int(params.s), int(params.t)
     _check_random_hash_space(params, s, s)
     e, h = math.exp(float(params.eps0)), t // 2
     q1 = _q1(s, h)
-    return Hit(h * q1 * e / ((e + 1) * s + t - 2 * s), q1 / 2, q1 / 2, math.nan,
+    dummy = coco_dummy_chance(s, t, int(params.d), e) if m else math.nan
+    return Hit(h * q1 * e / ((e + 1) * s + t - 2 * s), q1 / 2, q1 / 2, dummy,
                f"CoCo (s = {s}, t = {t}, d = {params.d})", "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0), "
                "coordinate sets of x1 and x0 disjoint s-sets of [d], x1's signs +1",
                "the number of {reports} (H1, H2, z) with z the favoured bucket H(j+) of an entry j of x1 alone "
-               "in its pair H1(j)", RANDOM_HASH, s=s, kind="coco")
+               "in its pair H1(j)", RANDOM_HASH, dummies=_HASHED_DUMMIES, s=s, kind="coco")
 
 
 def _finite_candidates(R) -> list:
@@ -207,17 +287,19 @@ def _finite(R, n: int, m: int) -> Hit:
 
 def hit(params, n: int = 2, m: int = 0) -> Hit:
     """The :class:`Hit` of ``params`` (module docstring); ``n`` users and ``m`` dummies only
-    steer the choice of a finite matrix's candidate. ValueError (the reason) where no count
-    lower bound is derived: variation-ratio."""
+    steer the choice of a finite matrix's candidate, and Collision's and CoCo's ``dummy`` is
+    computed only for ``m`` > 0 (NaN otherwise: it costs O(s^2)). ValueError (the reason) where
+    no count lower bound is derived: variation-ratio; Collision, CoCo with dummies at s >
+    :data:`DUMMY_MAX_S`."""
     name = params.name
     if name in ("rr", "krr", "generic"):
         return _value(params)
     if name == "oue":
         return _oue(params)
     if name in ("olh", "collision"):
-        return _hashed(params)
+        return _hashed(params, m)
     if name == "coco":
-        return _coco(params)
+        return _coco(params, m)
     if name == "finite":
         return _finite(params, n, m)
     why = {"variation-ratio": "the class of (p, beta, q) randomizers has no fixed output set"}.get(name, "")

@@ -55,7 +55,7 @@ from accountant.core.params import Params, validate_delta
 __all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "sampled_lower",
            "LOWER_MAX_CELLS", "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER",
            "CountPair", "count_pair", "largest_eps_above_target", "ordered", "count_rounds_lower",
-           "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
+           "pair_rounds_lower_epsilon", "rounds_lower", "round_params", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
 
 LOWER_MAX_ROUNDS = 10_000  # T = 10,000 at the anchor (n = 1e5, q = 0.01): the composed grid coarsens as it widens (composition.pld.self_compose_lower)
 LOWER_MAX_CELLS = 20_000_000  # cells of the (T, K) window: about 160 MB per pmf
@@ -324,9 +324,6 @@ def dummies_pair(params: Params, n: int, m: int) -> CountPair:
     dummies, each the randomizer's output on a uniformly random input
     (:func:`accountant.accounting.deployment_hits.hit`)."""
     h = hit(params, n, m)
-    if m and math.isnan(h.dummy):
-        raise ValueError(f"not available for mechanism {params.name} with dummies: a dummy's chance to fall in S "
-                         "(its uniformly random s-set overlaps x1's items) is not derived here")
     extra = f" ({n} users)" + (f" and {m} {h.dummies}" if m else "")
     return _named(count_pair([(n - 1, h.c), (m, h.dummy)], 1, h.a, h.b, h.text(extra)), h)
 
@@ -384,12 +381,17 @@ def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: in
         ds = r.lower_note.split("in every round, ", 1)[-1]
         return ordered(r.epsilon_lower, r.epsilon, "; ".join(
             [f"the composed certified lower bound at {honest} users, " + ROUNDS_LOWER.format(T=rounds)] + why), ds)
-    params = spec.params()
-    if d is not None and spec.mechanism in ("collision", "coco"):
-        from accountant.core.params import make_params
+    return count_rounds_lower(round_params(spec, d), honest, dummies, rounds, delta, r.epsilon, why)
 
-        params = make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, d=d, hash_model=spec.hash_model)
-    return count_rounds_lower(params, honest, dummies, rounds, delta, r.epsilon, why)
+
+def round_params(spec, d: Optional[int] = None) -> Params:
+    """The parameters of the round ``spec`` (a RoundSpec), for Collision and CoCo with the
+    dimension ``d`` (which a round does not carry; only the lower bounds depend on it)."""
+    if d is None or spec.mechanism not in ("collision", "coco"):
+        return spec.params()
+    from accountant.core.params import make_params
+
+    return make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, d=d, hash_model=spec.hash_model)
 
 
 def count_rounds_lower(params: Params, honest: int, dummies: int, rounds: int, delta: float, upper: float,

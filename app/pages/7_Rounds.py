@@ -57,8 +57,9 @@ mechanism = sb.selectbox("mechanism", list(_compose.ROUND_MECHANISMS), key="mech
 vr = mechanism == "variation-ratio"
 n = int(sb.number_input("n (users per round)", min_value=2, max_value=10**9, value=100_000,
                         step=10_000, key="n"))
-eps0 = s = t = k = p = beta = q = None
+eps0 = s = t = k = p = beta = q = d = None
 hash_model = "any"
+d_ok = True
 if vr:
     p, beta, q = common.vr_inputs(sb)
 else:
@@ -67,6 +68,10 @@ else:
 if mechanism in ("collision", "coco"):
     s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8,
                             key="s"))
+    d = int(sb.number_input("d (dimension)", min_value=1, max_value=2**31 - 2, value=max(1000, 3 * s), key="d",
+                            help="only the deployment's certified lower bound depends on d: its datasets put "
+                                 "x1 and the other users on disjoint s-sets of coordinates, which needs d >= 2s"))
+    d_ok = common.check(d >= s, f"d must be >= s = {s}, got {d}", where=sb)
 if mechanism in common.K_HELP:
     k = int(sb.number_input("k (domain size)", min_value=2, max_value=10**6, value=10, key="k",
                             help=common.K_HELP[mechanism]))
@@ -84,7 +89,7 @@ target = None
 if not vr:
     target = float(sb.number_input("target total eps (for the largest eps0)", min_value=0.01,
                                    max_value=50.0, value=2.0, key="target"))
-if not delta_ok or spec is None or dep is None:
+if not delta_ok or not d_ok or spec is None or dep is None:
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 if hash_model == "random":
@@ -137,7 +142,7 @@ st.plotly_chart(fig, key="rounds_chart")
 if mix_input.slow_rounds(dep) and not st.button("Compose the mix over the rounds", key="dep_mix_rounds"):
     st.caption(mix_input.SLOW_NOTE)
 else:
-    deployment_controls.show_rounds(dep, spec, delta, rounds)
+    deployment_controls.show_rounds(dep, spec, delta, rounds, d)
 
 st.subheader("Largest per-round eps0 for a total budget")
 if vr:

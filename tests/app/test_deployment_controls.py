@@ -173,8 +173,9 @@ def test_rounds_page_n_min_and_add_remove_sampling():
 
 def test_rounds_page_shows_the_composed_lower_bound():
     """Binary RR with dummies on the Rounds page: the composed certified lower bound of the
-    library (the count pair in every round), rounded down, beside the upper bound; a generic
-    randomizer says why there is none."""
+    library (the count pair in every round), rounded down, beside the upper bound; CoCo with the
+    page's d (default 1000) the library's with that d; d in [s, 2s) says why there is none, d < s
+    is refused beside the widget."""
     from accountant.composition.rounds import RoundSpec
 
     at = AppTest.from_file(ROUNDS, default_timeout=300)
@@ -190,5 +191,15 @@ def test_rounds_page_shows_the_composed_lower_bound():
     assert shown and ref.lower_epsilon * (1 - 1e-3) <= shown[0] <= ref.lower_epsilon < ref.epsilon
     assert "1000 dummies uniform over the outputs" in _texts(at)
     at.selectbox(key="mechanism").set_value("coco").run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = D.deployment_rounds_epsilon(RoundSpec(2_000, 1.0, "coco", s=8), 5, 1e-6, dummies=1_000, d=1_000)
+    shown = [float(m.value) for m in at.metric if m.label == "deployment eps (certified lower bound)"]
+    assert shown and ref.lower_epsilon * (1 - 1e-3) <= shown[0] <= ref.lower_epsilon < ref.epsilon
+    assert "CoCo (s = 8, t = " in _texts(at) and "d = 1000" in _texts(at)
+    at.number_input(key="d").set_value(10).run()  # s <= d < 2s: no two inputs on disjoint coordinates
+    assert not at.exception, [e.value for e in at.exception]
     assert not [m for m in at.metric if m.label == "deployment eps (certified lower bound)"]
-    assert "not available for mechanism coco" in _texts(at)
+    assert "not available for mechanism coco" in _texts(at) and "d >= 16, got d = 10" in _texts(at)
+    at.number_input(key="d").set_value(5).run()
+    assert any("d must be >= s = 8, got 5" in e.value for e in at.sidebar.error)
+    assert not [m for m in at.metric if m.label == "deployment PLD eps (upper bound)"]
