@@ -55,7 +55,8 @@ from accountant.core.params import Params, validate_delta
 __all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "sampled_lower",
            "LOWER_MAX_CELLS", "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER",
            "CountPair", "count_pair", "largest_eps_above_target", "ordered", "count_rounds_lower",
-           "pair_rounds_lower_epsilon", "rounds_lower", "round_params", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER"]
+           "pair_rounds_lower_epsilon", "rounds_lower", "round_params", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER",
+           "param_l1", "PARAM_REL_ERROR"]
 
 LOWER_MAX_ROUNDS = 10_000  # T = 10,000 at the anchor (n = 1e5, q = 0.01): the composed grid coarsens as it widens (composition.pld.self_compose_lower)
 LOWER_MAX_CELLS = 20_000_000  # cells of the (T, K) window: about 160 MB per pmf
@@ -142,7 +143,10 @@ def _sampled_law(a: float, b: float, p0: float, n: int, q: float, neighbours: st
     cut = ((tail(t_lo - 1, n1, q, False) if t_lo > 0 else 0.0) + (tail(t_hi + 1, n1, q, True) if t_hi < n1 else 0.0)
            + (tail(k_lo - 1, t_lo, p0, False) if k_lo > 0 else 0.0)
            + (tail(k_hi + 1, t_hi, p0, True) if k_hi < t_hi else 0.0) + float(np.sum(others[:, -1])))
-    err = [SAMPLED_REL_ERROR * float(np.sum(v)) + cut * (1 + 1e-9) for v in out]
+    # the computed parameters: p0 in every row (t <= t_hi, param_l1 grows with t) and user 1's chance
+    # px, a mixture weight (the two terms of user 1's report move by q |px* - px| each)
+    par = param_l1(t_hi, p0) + 2 * q * PARAM_REL_ERROR * max(a, b) / (1 - PARAM_REL_ERROR)
+    err = [SAMPLED_REL_ERROR * float(np.sum(v)) + cut * (1 + 1e-9) + par * (1 + 1e-9) for v in out]
     return CountPair(out[0], out[1], err[0], err[1], datasets)
 
 
@@ -201,6 +205,11 @@ def ordered(lo: Optional[float], upper: float, statement: str, datasets: Optiona
 #: relative error of one pmf entry from :func:`accountant.engines.binomial.binom_logpmf_range`
 #: (Loader's formula: about 1e-15 absolute in the log; taken 1e3 times larger)
 PMF_REL_ERROR = 1e-12
+#: relative error of a binomial's parameter as computed in floats (exp, log1p and a few
+#: operations: about 1e-15; the dummies' chance of Collision and CoCo, a sum of s + 1 products:
+#: about 1e-14), taken 10 times larger: the pmf is that of the computed parameter, whose l1
+#: distance to the true one :func:`param_l1` bounds (at N = 1e9 and p = 1/2 about 4.5e-9)
+PARAM_REL_ERROR = 1e-13
 #: a binomial's window leaves out at most this mass (Chernoff) on each side
 COUNT_TAIL = 1e-30
 #: the longest convolved count law (entries)
@@ -211,9 +220,22 @@ SAMPLED_REL_ERROR = 2 * PMF_REL_ERROR + 16 * 2.0 ** -53
 _U = 2.0 ** -53
 
 
+def param_l1(N: int, p: float, rel: float = PARAM_REL_ERROR) -> float:
+    """An upper bound on the l1 distance between Bin(N, p*) and Bin(N, p) for every true
+    parameter p* with |p* - p| <= rel p* (p the computed one): 2 TV <= sqrt(2 KL) (Pinsker) and
+    KL(Bin(N, p*) || Bin(N, p)) = N kl(p* || p) <= N (p* - p)^2 / (p (1 - p)) (KL <= chi^2);
+    at p = 1, P*(N successes) >= 1 - N rel; at p = 0, p* = 0."""
+    if N == 0 or p <= 0.0:
+        return 0.0
+    dp = rel * p / (1.0 - rel)  # |p* - p| <= rel p* <= rel p / (1 - rel)
+    if p >= 1.0:
+        return min(2.0, 2.0 * N * dp * (1 + 1e-9))
+    return min(2.0, math.sqrt(2.0 * N / (p * (1.0 - p))) * dp * (1 + 1e-9))
+
+
 def _binomial(N: int, p: float) -> tuple:
     """(offset, pmf on a window, l1 distance to the true pmf): window by Chernoff, entries
-    within a relative PMF_REL_ERROR."""
+    within a relative PMF_REL_ERROR, the parameter within PARAM_REL_ERROR (:func:`param_l1`)."""
     from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf_range
 
     if N == 0 or p <= 0.0:
@@ -233,7 +255,7 @@ def _binomial(N: int, p: float) -> tuple:
         raise ValueError(f"count lower bound: a binomial window of {hi - lo + 1} entries is over the limit "
                          f"{COUNT_MAX_SIZE} (n too large)")
     v = np.exp(binom_logpmf_range(lo, hi, N, p))
-    return lo, v, cut + PMF_REL_ERROR * float(np.sum(v)) * (1 + 1e-6)
+    return lo, v, cut + PMF_REL_ERROR * float(np.sum(v)) * (1 + 1e-6) + param_l1(N, p)
 
 
 def _convolve(a: tuple, b: tuple) -> tuple:

@@ -135,3 +135,31 @@ def test_cli_shows_the_lower_bounds():
                  ["--mix", "docs/examples/mix.json"]):
         out = run(*args)
         assert 0 < out["lower_epsilon"] <= out["epsilon"] and "D = (x1" in out["lower_dataset"], args
+
+
+@pytest.mark.parametrize("N", [1, 10, 200, 3000])
+@pytest.mark.parametrize("p", [0.001, 0.3, 0.5, 0.97])
+def test_param_l1_bounds_the_distance_to_the_true_parameter(N, p):
+    """param_l1(N, p, rel) >= the l1 distance between Bin(N, p*) and Bin(N, p) for p* at both
+    ends of |p* - p| <= rel p* (computed in 40-digit mpmath), and within a factor 3 of the worst
+    at the larger N (Pinsker and chi^2 are tight for small shifts)."""
+    import mpmath
+
+    from accountant.accounting.deployment_lower import param_l1
+
+    mpmath.mp.dps = 40
+    for rel in (1e-2, 1e-4):
+        bound = param_l1(N, p, rel)
+        worst = 0.0
+        for ps in (mpmath.mpf(p) / (1 - rel), mpmath.mpf(p) / (1 + rel)):
+            if ps >= 1:
+                continue
+            l1 = mpmath.fsum(abs(mpmath.binomial(N, k) * (ps ** k * (1 - ps) ** (N - k) -
+                                                         mpmath.mpf(p) ** k * (1 - mpmath.mpf(p)) ** (N - k)))
+                             for k in range(N + 1))
+            worst = max(worst, float(l1))
+        assert worst <= bound, (N, p, rel, worst, bound)
+        if N >= 200 and bound < 1:
+            assert bound <= 3 * worst, (N, p, rel, worst, bound)
+    assert param_l1(10, 0.0) == 0.0 and param_l1(0, 0.4) == 0.0
+    assert param_l1(10, 1.0, 1e-3) >= 2 * (1 - (1 + 1e-3) ** -10)  # p* >= 1/(1 + rel): the worst l1 at p = 1
