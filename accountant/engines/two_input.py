@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
-from scipy import special
 
 from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range
 from accountant.engines.fftconv import linear_convolve
@@ -41,6 +41,21 @@ REL_ERROR = 1e-9
 _WINDOW_TAIL = 1e-40
 # largest window of the summed binomial (points): about 40 standard deviations at n = 1e10
 MAX_WINDOW = 4_000_000
+# half-width of dataset_delta's windows in standard deviations (+ 30 points): Chernoff tails
+# below e^{-78} on each side
+LAW_WINDOW_SD = 12.5
+# windows of dataset_delta remembered: binomials of at most LAW_CACHE_MAX_N trials (windows of
+# <= 4,100 points, 33 KB), LAW_CACHE_SIZE of them (<= 34 MB; a search at n = 1e4 asks ~700)
+LAW_CACHE_MAX_N = 100_000
+LAW_CACHE_SIZE = 1024
+# half-width of the FFT law's windows in standard deviations (+ 30 points): Chernoff tails
+# below e^{-36} = 2e-16 on each side
+SUM_WINDOW_SD = 8.5
+# relative error of one pmf entry exp(Loader's log pmf over a range): the log is accurate to
+# ~1e-15 absolute for N < 2^53 (accountant.engines.binomial), the range recurrence adds ~1e-20
+# a step, exp one rounding; 1e-12 leaves a factor of 100 (tests: 50-digit pmfs at N = 1e10)
+PMF_REL_ERROR = 1e-12
+_U = 2.0 ** -53
 
 
 @dataclass(frozen=True)
@@ -74,65 +89,87 @@ def _window(N: int, prob: float, width: float = 12.5) -> tuple[int, int, float]:
     return lo, hi, out
 
 
+def _pmf_window(N: int, prob: float, width: float) -> tuple[int, np.ndarray, float]:
+    """(offset, pmf of Bin(N, prob) on its window of ``width`` sd + 30 points, mass outside it)."""
+    if N == 0:
+        return 0, np.ones(1), 0.0
+    lo, hi, out = _window(N, prob, width)
+    if hi - lo + 1 > MAX_WINDOW:
+        raise ValueError(f"window of {hi - lo + 1} points exceeds MAX_WINDOW = {MAX_WINDOW}")
+    return lo, np.exp(binom_logpmf_range(lo, hi, N, prob)), out
+
+
+@lru_cache(maxsize=LAW_CACHE_SIZE)
+def _cached_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
+    lo, pmf, out = _pmf_window(N, prob, LAW_WINDOW_SD)
+    pmf.setflags(write=False)
+    return lo, pmf, out
+
+
+def _law_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
+    """:func:`_pmf_window` of ``dataset_delta``'s laws, remembered up to ``LAW_CACHE_MAX_N`` (a
+    search asks the same binomials at many eps and for many ranges)."""
+    return _cached_window(N, prob) if N <= LAW_CACHE_MAX_N else _pmf_window(N, prob, LAW_WINDOW_SD)
+
+
+def _param_rel(N: int, prob: float, lo: int, size: int) -> float:
+    """Relative change of Bin(N, prob)'s pmf on [lo, lo + size) when prob carries the rounding of
+    :func:`rr_probabilities` (|d prob| <= 5u min(prob, 1 - prob) + u/2; d log pmf(k) / d prob =
+    (k - N prob)/(prob (1 - prob)))."""
+    if N == 0:
+        return 0.0
+    dev = max(N * prob - lo, lo + size - 1 - N * prob) + 1.0
+    return 1.01 * dev * (10.0 * _U + 0.5 * _U / (prob * (1.0 - prob)))
+
+
 class _Law:
-    """V = Bin(m, p) + Bin(c, q): a window of the smaller one summed against the other."""
+    """V = Bin(m, p) + Bin(c, q), both binomials on their windows (pmfs computed once):
+    v(t) = sum_x pA(x) pB(t - x) and S(t) = sum_x pA(x) SB(t - x) (SB: suffix sums of B's
+    window) are dot products over the shorter window A, every term a nonnegative product."""
 
     def __init__(self, m: int, c: int, p: float, q: float) -> None:
-        # sum over A ~ Bin(nA, pA) (the smaller count); B ~ Bin(nB, pB) evaluated pointwise
-        if m <= c:
-            self.nA, self.pA, self.nB, self.pB = m, p, c, q
-        else:
-            self.nA, self.pA, self.nB, self.pB = c, q, m, p
-        self.lo, self.hi, self.out = _window(self.nA, self.pA)
-        if self.hi - self.lo + 1 > MAX_WINDOW:
-            raise ValueError(f"window of {self.hi - self.lo + 1} points exceeds MAX_WINDOW = {MAX_WINDOW}")
-        self.x = np.arange(self.lo, self.hi + 1, dtype=np.float64)
-        self.px = np.exp(binom_logpmf(self.x, float(self.nA), self.pA))
+        wins = sorted(((N, prob) + _law_window(N, prob) for N, prob in ((m, p), (c, q))),
+                      key=lambda w: w[3].size)
+        (nA, pA, loA, fA, oA), (nB, pB, loB, fB, oB) = wins
+        self.mean, self.var = m * p + c * q, (m + c) * p * q
+        # mass outside the two windows, doubled for the rounding of p in the Chernoff bounds
+        self.out = 2.0 * (oA + oB)
+        self.pa, self.tA = fA, loA + np.arange(fA.size)
+        self.lo, self.hi = loB - 1, loB + fB.size      # B's arrays below at j = lo, ..., hi
+        sb = np.cumsum(fB[::-1])[::-1]                  # P[B >= j] on the window (in order)
+        self.pb = np.concatenate(([0.0], fB, [0.0]))
+        self.sb = np.concatenate((sb[:1], sb, [0.0]))
+        self.support = (loA + loB, loA + loB + fA.size + fB.size - 2)
+        # relative error of v and S against the exact truncated sums (module docstring)
+        self.rel = max(REL_ERROR, 2.0 * PMF_REL_ERROR + _param_rel(nA, pA, loA, fA.size)
+                       + _param_rel(nB, pB, loB, fB.size) + (fA.size + fB.size + 8) * _U)
         self._v: dict = {}
 
-    def sf_b(self, j: np.ndarray) -> np.ndarray:
-        """P[B >= j] (1 for j <= 0, 0 for j > nB)."""
-        nB, pB = float(self.nB), self.pB
-        jj = np.clip(j, 1.0, nB if nB >= 1 else 1.0)
-        val = special.betainc(jj, nB - jj + 1.0, pB) if nB >= 1 else np.zeros_like(j)
-        return np.where(j <= 0, 1.0, np.where(j > nB, 0.0, val))
+    def _dot(self, arr: np.ndarray, t: int) -> float:
+        return float(np.dot(self.pa, arr[np.clip(t - self.tA, self.lo, self.hi) - self.lo]))
 
     def S(self, t: int) -> float:
-        """P[V >= t] over the window (the window's missing mass is ``self.out``)."""
-        return float(np.dot(self.px, self.sf_b(t - self.x)))
+        """P[V >= t] over the windows (the windows' missing mass is at most ``self.out``)."""
+        return self._dot(self.sb, t)
 
     def v(self, t: int) -> float:
-        """P[V = t] over the window (memoised: the threshold search asks for neighbours twice)."""
+        """P[V = t] over the windows (memoised: the threshold search asks for neighbours twice)."""
         if t not in self._v:
-            self._v[t] = float(np.dot(self.px, np.exp(binom_logpmf(t - self.x, float(self.nB), self.pB))))
+            self._v[t] = self._dot(self.pb, t) if self.support[0] <= t <= self.support[1] else 0.0
         return self._v[t]
 
-    def mean_var(self) -> tuple[float, float]:
-        return (self.nA * self.pA + self.nB * self.pB,
-                (self.nA + self.nB) * self.pA * (1.0 - self.pA))
 
-
-def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
-    """Certified ends of delta_m(eps) (see the module docstring) for binary RR: n users, m of
-    the other n - 1 holding user 1's input in D."""
-    if not (1 <= n and 0 <= m <= n - 1):
-        raise ValueError(f"m must be an integer in [0, n - 1] = [0, {n - 1}], got {m}")
-    p, q = rr_probabilities(eps0)
-    e = math.exp(eps)
-    a, b = p - e * q, e * p - q
-    if a <= 0.0:
-        return DatasetDelta(0.0, 0.0, n + 1)
-    law = _Law(m, n - 1 - m, p, q)
-    # threshold: first t with a v(t-1) > b v(t); normal start, then local steps
-    mu, var = law.mean_var()
-    t = int(math.floor(mu + 0.5 + var * math.log(b / a))) if var > 0 else int(round(mu)) + 1
+def _threshold(law: _Law, a: float, b: float, n: int) -> int:
+    """The first t with a v(t-1) > b v(t) in float (v: the windows' truncated pmf, log-concave
+    too; at most one past the windows' support): a normal start, then a gallop and a bisection
+    (positive(t) is false, then true)."""
+    t = int(math.floor(law.mean + 0.5 + law.var * math.log(b / a))) if law.var > 0 else int(round(law.mean)) + 1
     t = min(max(t, 0), n)
 
-    def positive(tt: int) -> bool:  # is the term of k = tt positive (k in the set)?
-        return a * law.v(tt - 1) - b * law.v(tt) > 0.0
+    def positive(tt: int) -> bool:  # is the term of k = tt positive (k in the set)? Above the
+        # windows' support every term is 0: "true" there keeps the answer monotone in tt
+        return tt > law.support[1] or a * law.v(tt - 1) - b * law.v(tt) > 0.0
 
-    # positive(t) is monotone in t (false, then true; n + 1 stands for "never"): gallop from
-    # the start, then bisect
     step = 1
     if positive(t):
         hi, lo = t, -1
@@ -148,20 +185,44 @@ def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
                 hi = lo + step
                 break
             lo, step = lo + step, 2 * step
-    t = smallest_true(positive, lo, hi)
-    # F(t) from two tails; its neighbours F(t -+ 1) = F(t) +- the terms of k = t - 1 and t
-    # (a safety net should the float threshold be off by one: the maximum is taken)
-    s0, s1 = law.S(t - 1), law.S(t)
-    f = a * s0 - b * s1
-    err = REL_ERROR * (a * s0 + b * s1)
-    vals = [(f - err, f + err)]
-    for term in (a * law.v(t - 2) - b * law.v(t - 1), -(a * law.v(t - 1) - b * law.v(t))):
-        e2 = err + REL_ERROR * abs(term) + 1e-15 * (a * s0 + b * s1)
-        vals.append((f + term - e2, f + term + e2))
-    lower = max(0.0, max(lo for lo, _ in vals))
-    # the window's missing mass raises either S by at most law.out
-    upper = max(hi for _, hi in vals) + a * law.out
-    return DatasetDelta(lower, min(upper, 1.0), t)
+    return smallest_true(positive, lo, hi)
+
+
+def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
+    """Certified ends of delta_m(eps) (see the module docstring) for binary RR: n users, m of
+    the other n - 1 holding user 1's input in D."""
+    if not (1 <= n and 0 <= m <= n - 1):
+        raise ValueError(f"m must be an integer in [0, n - 1] = [0, {n - 1}], got {m}")
+    p, q = rr_probabilities(eps0)
+    e = math.exp(eps)
+    a, b = p - e * q, e * p - q
+    if a <= 0.0:
+        return DatasetDelta(0.0, 0.0, n + 1)
+    law = _Law(m, n - 1 - m, p, q)
+    t = _threshold(law, a, b, n)
+    rel, out = law.rel, law.out
+
+    def err(x0: float, x1: float) -> float:  # error of a x0 - b x1 (x: computed v or S values)
+        return 1.01 * (rel * (a * x0 + b * x1) + 10.0 * _U * (1.0 + e) * (x0 + x1))
+
+    # F(k) = a S(k - 1) - b S(k) at k = t - 1, t, t + 1: each the divergence on {k' >= k} (lower end)
+    s = {k: law.S(k) for k in (t - 2, t - 1, t, t + 1)}
+    f = {k: a * s[k - 1] - b * s[k] for k in (t - 1, t, t + 1)}
+    lower = max(f[k] - err(s[k - 1], s[k]) for k in f) - (e - 1.0) * out
+    # upper: delta <= delta_T + a out, delta_T the divergence of the windows' (truncated) law v_T,
+    # log-concave too: delta_T = F_T(t) + sum_{k < t} (term_k)_+ + sum_{k >= t} (term_k)_-, and
+    # term_k / v_T(k) is non-decreasing, so a term of uncertain sign at t (t - 1) bounds the
+    # terms above (below) it by its bound over v_T(t) (v_T(t - 1)) times their mass
+    slack = 0.0
+    for k, sign in ((t, 1.0), (t - 1, -1.0)):
+        v0, v1 = law.v(k - 1), law.v(k)
+        worst = -sign * (a * v0 - b * v1) + err(v0, v1)   # -sign * term_k is at most this
+        if worst > 0.0:
+            v_lo = v1 * (1.0 - 2.0 * rel)
+            ratio = min(worst / v_lo if v_lo > 0.0 else math.inf, b if sign > 0 else a)
+            slack += ratio * (s[k] * (1.0 + 2.0 * rel) if sign > 0 else 1.0)
+    upper = f[t] + err(s[t - 1], s[t]) + slack + a * out
+    return DatasetDelta(max(0.0, lower), min(upper, 1.0), t)
 
 
 def range_upper(n: int, m_lo: int, m_hi: int, eps0: float, eps: float) -> float:
@@ -174,25 +235,8 @@ def range_upper(n: int, m_lo: int, m_hi: int, eps0: float, eps: float) -> float:
 
 
 # --------------------------------------------------------------------------- large n: FFT law, blanket range bound
-# half-width of the FFT law's windows in standard deviations (+ 30 points): Chernoff tails
-# below e^{-36} = 2e-16 on each side
-SUM_WINDOW_SD = 8.5
-# relative error of one pmf entry exp(Loader's log pmf over a range): the log is accurate to
-# ~1e-15 absolute for N < 2^53 (accountant.engines.binomial), the range recurrence adds ~1e-20
-# a step, exp one rounding; 1e-12 leaves a factor of 100 (tests: 50-digit pmfs at N = 1e10)
-PMF_REL_ERROR = 1e-12
 # blanket draws kept in blanket_range_upper: B >= mean - BLANKET_SD sd (Chernoff: P < e^{-32})
 BLANKET_SD = 8.0
-
-
-def _pmf_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
-    """(offset, pmf of Bin(N, prob) on its window, mass outside the window)."""
-    if N == 0:
-        return 0, np.ones(1), 0.0
-    lo, hi, out = _window(N, prob, SUM_WINDOW_SD)
-    if hi - lo + 1 > MAX_WINDOW:
-        raise ValueError(f"window of {hi - lo + 1} points exceeds MAX_WINDOW = {MAX_WINDOW}")
-    return lo, np.exp(binom_logpmf_range(lo, hi, N, prob)), out
 
 
 def sum_delta(n_p: int, n_q: int, n_half: int, eps0: float, eps: float) -> DatasetDelta:
@@ -218,7 +262,7 @@ def sum_delta(n_p: int, n_q: int, n_half: int, eps0: float, eps: float) -> Datas
         return DatasetDelta(0.0, 0.0, n_p + n_q + n_half + 2)
     off, v, err, out = 0, np.ones(1), 0.0, 0.0
     for N, prob in sorted(((n_p, p), (n_q, q), (n_half, 0.5)), key=lambda t: t[0]):
-        lo, x, o = _pmf_window(N, prob)
+        lo, x, o = _pmf_window(N, prob, SUM_WINDOW_SD)
         sx = float(np.sum(x))
         ex = PMF_REL_ERROR * sx
         c, fft_err = linear_convolve(v, x)
