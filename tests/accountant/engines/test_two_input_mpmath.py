@@ -1,0 +1,88 @@
+"""dataset_delta (binary RR, one dataset) against 50-digit references at n = 1000, 5000, 10000:
+delta_m(eps) = sum over k of (a v(k-1) - b v(k))_+ with v the pmf of Bin(m, p) + Bin(n-1-m, q)
+from mpmath binomials (50 digits, every point down to 1e-60) convolved exactly (integers)."""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from accountant.engines.two_input import REL_ERROR, dataset_delta
+
+SCALE = 200           # pmf entries as integers in units of 2^-200 (the convolution is then exact)
+FLOOR = mpmath.mpf(10) ** -60
+
+
+def _pmf_ints(N, pr):
+    """(lo, integer pmf of Bin(N, pr) in units of 2^-SCALE on the points where it is >= 1e-60)."""
+    if N == 0:
+        return 0, [1 << SCALE]
+    k0 = int(mpmath.floor((N + 1) * pr))
+    k0 = min(k0, N)
+    ratio = pr / (1 - pr)
+    mode = mpmath.binomial(N, k0) * pr ** k0 * (1 - pr) ** (N - k0)
+    up, x, k = [], mode, k0
+    while k <= N and x >= FLOOR:
+        up.append(x)
+        x, k = x * (N - k) / (k + 1) * ratio, k + 1
+    down, x, k = [], mode, k0
+    while k > 0:
+        x, k = x * k / (N - k + 1) / ratio, k - 1
+        if x < FLOOR:
+            break
+        down.append(x)
+    vals = down[::-1] + up
+    return k0 - len(down), [int(mpmath.floor(val * 2 ** SCALE)) for val in vals]
+
+
+def reference(n, m, eps0, epss):
+    """{eps: delta_m(eps)} (50 digits; the points below 1e-60 left out change it by < 1e-55)."""
+    with mpmath.workdps(50):
+        E = mpmath.exp(mpmath.mpf(eps0))
+        p, q = E / (1 + E), 1 / (1 + E)
+        loA, A = _pmf_ints(m, p)
+        loB, B = _pmf_ints(n - 1 - m, q)
+        v = [mpmath.mpf(c) / mpmath.mpf(2) ** (2 * SCALE)
+             for c in np.convolve(np.array(A, dtype=object), np.array(B, dtype=object))]
+        v = [mpmath.mpf(0)] + v + [mpmath.mpf(0)]
+        out = {}
+        for eps in epss:
+            e = mpmath.exp(mpmath.mpf(eps))
+            a, b = p - e * q, e * p - q
+            out[eps] = sum((max(a * v[i - 1] - b * v[i], 0) for i in range(1, len(v))), mpmath.mpf(0))
+        return out
+
+
+@pytest.mark.parametrize("eps0", [0.5, 1.0, 3.0, 6.0])
+@pytest.mark.parametrize("n", [1000, 5000, 10000])
+def test_dataset_delta_against_50_digit_references(n, eps0):
+    p = math.exp(eps0) / (1 + math.exp(eps0))
+    epss = (0.0, 0.01, 0.3, eps0 / 2)
+    for m in (0, n // 2, n - 3, n - 1):
+        ref = reference(n, m, eps0, epss)
+        for eps in epss:
+            exact = float(ref[eps])
+            r = dataset_delta(n, m, eps0, eps)
+            assert r.lower <= ref[eps] <= r.upper, (n, m, eps0, eps, r, exact)
+            # the width: the float margin 1.01 REL_ERROR (a S(t-1) + b S(t)) on each side, a + b <= 2 e^eps p
+            assert r.upper - r.lower <= 5.0 * REL_ERROR * math.exp(eps) * p + 1e-30, (n, m, eps, r, exact)
+            # and the float evaluation itself is far more accurate than that margin: its centre
+            # within 1e-11 relative + 1e-17 of the exact value
+            assert abs(0.5 * (r.lower + r.upper) - exact) <= 1e-11 * exact + 1e-17, (n, m, eps, r, exact)
+
+
+@pytest.mark.parametrize("n,m,eps0,eps", [(1000, 999, 1.0, 0.3), (5000, 2500, 0.5, 0.01), (10000, 9997, 3.0, 1.5)])
+def test_upper_end_holds_whatever_the_threshold(monkeypatch, n, m, eps0, eps):
+    # the upper end does not rely on the float threshold: moved by -8 .. +8 it still bounds the
+    # exact value (the terms of uncertain sign bound the misplaced ones), and the lower end too
+    from accountant.engines import two_input
+
+    exact = reference(n, m, eps0, [eps])[eps]
+    true_t = dataset_delta(n, m, eps0, eps).threshold
+    for shift in (-8, -3, -1, 1, 2, 8):
+        monkeypatch.setattr(two_input, "_threshold", lambda *args, s=shift: true_t + s)
+        r = two_input.dataset_delta(n, m, eps0, eps)
+        assert r.threshold == true_t + shift
+        assert r.lower <= exact <= r.upper, (shift, r, float(exact))
+    monkeypatch.undo()
+    assert dataset_delta(n, m, eps0, eps).threshold == true_t
