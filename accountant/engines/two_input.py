@@ -23,10 +23,10 @@ of the shorter window A with the other window B's pmf and suffix sums at t - x. 
 nonnegative product, so against the exact sums over the windows v and S carry a relative error
 of at most rel = 2 ``PMF_REL_ERROR`` (the two entries) + the rounding of p inside the binomials
 (``_param_rel``) + (L_A + L_B + 8) u (suffix sums, products, the dot; L the window lengths),
-taken as at least ``REL_ERROR``: measured 3e-12 to 6e-12 at n = 1e4 (eps0 0.5 to 6), 2e-11 at
-1e6, 1e-10 to 2e-10 at 1e8, so REL_ERROR there.  F = a s0 - b s1 then carries
-1.01 (rel (a s0 + b s1) + 10 u (1 + e^eps)(s0 + s1)) (the latter: the rounding of a and b) on
-both ends.  Truncation: with v_T the windows' law and ``out`` their missing mass (Chernoff,
+times 1.01 (second-order terms), taken as at least ``REL_ERROR``: it is 3e-12 to 6e-12 at
+n = 1e4 (eps0 0.5 to 6), 2e-11 at 1e6, 1e-10 to 2e-10 at 1e8, so REL_ERROR there.  F = a s0 - b s1 then carries
+rel (a s0 + b s1) + 10.1 u (1 + e^eps)(s0 + s1) (the latter: the rounding of a and b) on both
+ends.  Truncation: with v_T the windows' law and ``out`` their missing mass (Chernoff,
 doubled for p's rounding), F(t) >= F_T(t) - (e^eps - 1) out (lower end: the missing mass is
 not counted) and delta_m <= delta_T + a out (upper end).  The upper end holds whatever the float
 threshold t: delta_T = F_T(t) + sum_{k < t} (term_k)_+ + sum_{k >= t} (term_k)_- (term_k =
@@ -134,7 +134,7 @@ def _param_rel(N: int, prob: float, lo: int, size: int) -> float:
     if N == 0:
         return 0.0
     dev = max(N * prob - lo, lo + size - 1 - N * prob) + 1.0
-    return 1.01 * dev * (10.0 * _U + 0.5 * _U / (prob * (1.0 - prob)))
+    return dev * (10.0 * _U + 0.5 * _U / (prob * (1.0 - prob)))
 
 
 class _Law:
@@ -156,8 +156,9 @@ class _Law:
         self.sb = np.concatenate((sb[:1], sb, [0.0]))
         self.support = (loA + loB, loA + loB + fA.size + fB.size - 2)
         # relative error of v and S against the exact truncated sums (module docstring)
-        self.rel = max(REL_ERROR, 2.0 * PMF_REL_ERROR + _param_rel(nA, pA, loA, fA.size)
-                       + _param_rel(nB, pB, loB, fB.size) + (fA.size + fB.size + 8) * _U)
+        # (1.01: second-order terms and the rounding of the error terms themselves)
+        self.rel = max(REL_ERROR, 1.01 * (2.0 * PMF_REL_ERROR + _param_rel(nA, pA, loA, fA.size)
+                                          + _param_rel(nB, pB, loB, fB.size) + (fA.size + fB.size + 8) * _U))
         self._v: dict = {}
 
     def _dot(self, arr: np.ndarray, t: int) -> float:
@@ -218,7 +219,7 @@ def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
     rel, out = law.rel, law.out
 
     def err(x0: float, x1: float) -> float:  # error of a x0 - b x1 (x: computed v or S values)
-        return 1.01 * (rel * (a * x0 + b * x1) + 10.0 * _U * (1.0 + e) * (x0 + x1))
+        return rel * (a * x0 + b * x1) + 10.1 * _U * (1.0 + e) * (x0 + x1)
 
     # F(k) = a S(k - 1) - b S(k) at k = t - 1, t, t + 1: each the divergence on {k' >= k} (lower end)
     s = {k: law.S(k) for k in (t - 2, t - 1, t, t + 1)}
