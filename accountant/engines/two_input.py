@@ -17,25 +17,29 @@ while F(t) <= delta_m(eps) for every t (the set {k >= t}), which is what the low
 The mirror K -> n - K maps the direction D' -> D at m to D -> D' at n - 1 - m, so the maximum
 of both directions over all m is the maximum of this one direction over m in [0, n - 1].
 
-Evaluation (``dataset_delta``): both binomials' pmfs on windows of ``LAW_WINDOW_SD`` sd + 30
-points (Loader's pmf over a range, once per binomial and remembered), v(t) and S(t) dot products
-of the shorter window A with the other window B's pmf and suffix sums at t - x.  Every term is a
-nonnegative product, so against the exact sums over the windows v and S carry a relative error
-of at most rel = 2 ``PMF_REL_ERROR`` (the two entries) + the rounding of p inside the binomials
-(``_param_rel``) + (L_A + L_B + 8) u (suffix sums, products, the dot; L the window lengths),
-times 1.01 (second-order terms), taken as at least ``REL_ERROR``: it is 3e-12 to 6e-12 at
-n = 1e4 (eps0 0.5 to 6), 2e-11 at 1e6, 1e-10 to 2e-10 at 1e8, so REL_ERROR there.  F = a s0 - b s1 then carries
-rel (a s0 + b s1) + 10.1 u (1 + e^eps)(s0 + s1) (the latter: the rounding of a and b) on both
-ends.  Truncation: with v_T the windows' law and ``out`` their missing mass (Chernoff,
-doubled for p's rounding), F(t) >= F_T(t) - (e^eps - 1) out (lower end: the missing mass is
-not counted) and delta_m <= delta_T + a out (upper end).  The upper end holds whatever the float
-threshold t: delta_T = F_T(t) + sum_{k < t} (term_k)_+ + sum_{k >= t} (term_k)_- (term_k =
-a v_T(k-1) - b v_T(k)), v_T is log-concave (a convolution of truncated binomials), so
-term_k / v_T(k) is non-decreasing: if the error bound of term_t leaves it possibly negative, down
-to -w, the terms above add at most (w / v_T(t)) S_T(t), and likewise below t - 1; nothing when
-both signs are certain (the usual case).  Checked against 50-digit references at n = 1e3 to 1e4
-(tests/accountant/engines/test_two_input_mpmath.py: the centre of the bracket within 1e-11
-relative) and 50-digit ball arithmetic over every m at n <= 400 (test_two_input.py).
+Evaluation (``dataset_delta``): both binomials' pmfs, on every point below ``LAW_FULL_N``
+trials and on a window of ``LAW_WINDOW_SD`` sd + 30 points above (Loader's pmf over a range,
+once per binomial and remembered), v(t) and S(t) dot products of the shorter window A with the
+other window B's pmf and suffix sums at t - x. Every term is a nonnegative product, so against
+the exact sums over the windows v and S carry a relative error of at most rel = 2
+``PMF_REL_ERROR`` (the two entries) + the rounding of p inside the binomials (``_param_rel``) +
+(L_A + L_B + 8) u (suffix sums, products, the dot; L the window lengths), times 1.01
+(second-order terms), taken as at least ``REL_ERROR``: it is 3e-12 to 6e-12 at n = 1e4 (eps0
+0.5 to 6), 2e-11 at 1e6, 1e-10 to 2e-10 at 1e8, so REL_ERROR there. F = a s0 - b s1 then
+carries rel (a s0 + b s1) + 10.1 u (1 + e^eps)(s0 + s1) (the latter: the rounding of a and b) +
+(a + b) (L_A + L_B + 8) 2^-1070 (entries and products below the normal range) on both ends; eps
+>= eps0 gives 0 exactly. Truncation: with v_T the windows' law and ``out`` their missing mass
+(Chernoff, doubled for p's rounding), F(t) >= F_T(t) - (e^eps - 1) out (lower end: the missing
+mass is not counted) and delta_m <= delta_T + a out (upper end). The upper end holds whatever
+the float threshold t: delta_T = F_T(t) + sum_{k < t} (term_k)_+ + sum_{k >= t} (term_k)_-
+(term_k = a v_T(k-1) - b v_T(k)), v_T is log-concave (a convolution of truncated binomials), so
+term_k / v_T(k) is non-decreasing: if the error bound of term_t leaves it possibly negative,
+down to -w, the terms above add at most (w / v_T(t)) S_T(t), and likewise below t - 1 (or at
+most a times the mass between t - 1 and the first term below it of certain sign, where v_T
+underflows: ``_below``); nothing when both signs are certain (the usual case). Checked against
+50-digit references at n = 1e3 to 1e4 (tests/accountant/engines/test_two_input_mpmath.py: the
+centre of the bracket within 1e-11 relative) and 50-digit ball arithmetic over every m at n <=
+400 (test_two_input.py).
 """
 from __future__ import annotations
 
@@ -56,12 +60,14 @@ REL_ERROR = 1e-9
 _WINDOW_TAIL = 1e-40
 # largest window of the summed binomial (points): about 40 standard deviations at n = 1e10
 MAX_WINDOW = 4_000_000
-# half-width of dataset_delta's windows in standard deviations (+ 30 points): Chernoff tails
-# below e^{-78} on each side
-LAW_WINDOW_SD = 12.5
+# dataset_delta's binomials: every point below LAW_FULL_N trials, else a window of LAW_WINDOW_SD
+# standard deviations + 30 points (missing mass about e^{-200}, far below it where the +30 counts:
+# targets down to 1e-80 are certified at n = 1e4)
+LAW_FULL_N = 4096
+LAW_WINDOW_SD = 20.0
 # windows of dataset_delta remembered: binomials of at most LAW_CACHE_MAX_N trials (windows of
-# <= 4,100 points, 33 KB), LAW_CACHE_SIZE of them (<= 34 MB; a search at n = 1e4 asks ~700)
-LAW_CACHE_MAX_N = 100_000
+# <= 4,600 points, 37 KB), LAW_CACHE_SIZE of them (<= 38 MB; a search at n = 1e4 asks ~700)
+LAW_CACHE_MAX_N = 50_000
 LAW_CACHE_SIZE = 1024
 # half-width of the FFT law's windows in standard deviations (+ 30 points): Chernoff tails
 # below e^{-36} = 2e-16 on each side
@@ -116,15 +122,23 @@ def _pmf_window(N: int, prob: float, width: float) -> tuple[int, np.ndarray, flo
 
 @lru_cache(maxsize=LAW_CACHE_SIZE)
 def _cached_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
-    lo, pmf, out = _pmf_window(N, prob, LAW_WINDOW_SD)
+    lo, pmf, out = _law_pmf(N, prob)
     pmf.setflags(write=False)
     return lo, pmf, out
 
 
+def _law_pmf(N: int, prob: float) -> tuple[int, np.ndarray, float]:
+    """(offset, pmf, missing mass) of Bin(N, prob) for ``dataset_delta``: every point below
+    ``LAW_FULL_N`` trials (nothing missing), else the window of ``LAW_WINDOW_SD``."""
+    if 0 < N < LAW_FULL_N:
+        return 0, np.exp(binom_logpmf_range(0, N, N, prob)), 0.0
+    return _pmf_window(N, prob, LAW_WINDOW_SD)
+
+
 def _law_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
-    """:func:`_pmf_window` of ``dataset_delta``'s laws, remembered up to ``LAW_CACHE_MAX_N`` (a
-    search asks the same binomials at many eps and for many ranges)."""
-    return _cached_window(N, prob) if N <= LAW_CACHE_MAX_N else _pmf_window(N, prob, LAW_WINDOW_SD)
+    """:func:`_law_pmf`, remembered up to ``LAW_CACHE_MAX_N`` trials (a search asks the same
+    binomials at many eps and for many ranges)."""
+    return _cached_window(N, prob) if N <= LAW_CACHE_MAX_N else _law_pmf(N, prob)
 
 
 def _param_rel(N: int, prob: float, lo: int, size: int) -> float:
@@ -157,12 +171,16 @@ class _Law:
         self.support = (loA + loB, loA + loB + fA.size + fB.size - 2)
         # relative error of v and S against the exact truncated sums (module docstring)
         # (1.01: second-order terms and the rounding of the error terms themselves)
-        self.rel = max(REL_ERROR, 1.01 * (2.0 * PMF_REL_ERROR + _param_rel(nA, pA, loA, fA.size)
-                                          + _param_rel(nB, pB, loB, fB.size) + (fA.size + fB.size + 8) * _U))
+        derived = (2.0 * PMF_REL_ERROR + _param_rel(nA, pA, loA, fA.size)
+                   + _param_rel(nB, pB, loB, fB.size) + (fA.size + fB.size + 8) * _U)
+        self.rel = max(REL_ERROR, 1.01 * derived)
+        # absolute error of a v or S value from entries and products below the normal range
+        self.tiny = (fA.size + fB.size + 8) * 2.0 ** -1070
         self._v: dict = {}
 
     def _dot(self, arr: np.ndarray, t: int) -> float:
-        return float(np.dot(self.pa, arr[np.clip(t - self.tA, self.lo, self.hi) - self.lo]))
+        # (a product and a pairwise sum, not BLAS: its threads cost more than they save here)
+        return float(np.sum(self.pa * arr[np.clip(t - self.tA, self.lo, self.hi) - self.lo]))
 
     def S(self, t: int) -> float:
         """P[V >= t] over the windows (the windows' missing mass is at most ``self.out``)."""
@@ -179,7 +197,8 @@ def _threshold(law: _Law, a: float, b: float, n: int) -> int:
     """The first t with a v(t-1) > b v(t) in float (v: the windows' truncated pmf, log-concave
     too; at most one past the windows' support): a normal start, then a gallop and a bisection
     (positive(t) is false, then true)."""
-    t = int(math.floor(law.mean + 0.5 + law.var * math.log(b / a))) if law.var > 0 else int(round(law.mean)) + 1
+    mu, var = law.mean, law.var
+    t = int(math.floor(mu + 0.5 + var * math.log(b / a))) if var > 0 else int(round(mu)) + 1
     t = min(max(t, 0), n)
 
     def positive(tt: int) -> bool:  # is the term of k = tt positive (k in the set)? Above the
@@ -204,6 +223,23 @@ def _threshold(law: _Law, a: float, b: float, n: int) -> int:
     return smallest_true(positive, lo, hi)
 
 
+def _below(law: _Law, a: float, b: float, t: int, err) -> float:
+    """A bound on sum_{k < t} (term_k)_+ when term_{t-1} may be positive (say v_T underflows
+    there): a (S_T(k0) - S_T(t - 1)) for the first k0 < t - 1 met going down (steps doubling)
+    whose term is certainly negative, so that t* > k0 and only the terms k0 < k < t, each at
+    most a v_T(k - 1), can be positive (below the support every term is 0)."""
+    k, step = t - 2, 1
+    while k >= law.support[0]:
+        v0, v1 = law.v(k - 1), law.v(k)
+        if a * v0 - b * v1 + err(v0, v1) < 0.0:
+            break
+        step *= 2
+        k = t - 1 - step
+    k = max(k, law.support[0] - 1)
+    s0, s1 = law.S(k), law.S(t - 1)
+    return a * (s0 - s1 + law.rel * (s0 + s1) + 2.0 * law.tiny)
+
+
 def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
     """Certified ends of delta_m(eps) (see the module docstring) for binary RR: n users, m of
     the other n - 1 holding user 1's input in D."""
@@ -212,16 +248,16 @@ def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
     p, q = rr_probabilities(eps0)
     e = math.exp(eps)
     a, b = p - e * q, e * p - q
-    if a <= 0.0:
+    if a <= 0.0 or eps >= eps0:   # p = e^eps0 q: delta = 0 exactly (the float a may be > 0)
         return DatasetDelta(0.0, 0.0, n + 1)
     law = _Law(m, n - 1 - m, p, q)
     t = _threshold(law, a, b, n)
     rel, out = law.rel, law.out
 
     def err(x0: float, x1: float) -> float:  # error of a x0 - b x1 (x: computed v or S values)
-        return rel * (a * x0 + b * x1) + 10.1 * _U * (1.0 + e) * (x0 + x1)
+        return rel * (a * x0 + b * x1) + 10.1 * _U * (1.0 + e) * (x0 + x1) + (a + b) * law.tiny
 
-    # F(k) = a S(k - 1) - b S(k) at k = t - 1, t, t + 1: each the divergence on {k' >= k} (lower end)
+    # F(k) = a S(k - 1) - b S(k) at k = t - 1, t, t + 1: the divergence on {k' >= k} (lower end)
     s = {k: law.S(k) for k in (t - 2, t - 1, t, t + 1)}
     f = {k: a * s[k - 1] - b * s[k] for k in (t - 1, t, t + 1)}
     lower = max(f[k] - err(s[k - 1], s[k]) for k in f) - (e - 1.0) * out
@@ -236,7 +272,10 @@ def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
         if worst > 0.0:
             v_lo = v1 * (1.0 - 2.0 * rel)
             ratio = min(worst / v_lo if v_lo > 0.0 else math.inf, b if sign > 0 else a)
-            slack += ratio * (s[k] * (1.0 + 2.0 * rel) if sign > 0 else 1.0)
+            if sign > 0:
+                slack += ratio * (s[k] * (1.0 + 2.0 * rel) + law.tiny)
+            else:
+                slack += min(ratio, _below(law, a, b, t, err))
     upper = f[t] + err(s[t - 1], s[t]) + slack + a * out
     return DatasetDelta(max(0.0, lower), min(upper, 1.0), t)
 
@@ -274,7 +313,7 @@ def sum_delta(n_p: int, n_q: int, n_half: int, eps0: float, eps: float) -> Datas
     p, q = rr_probabilities(eps0)
     e = math.exp(eps)
     a, b = p - e * q, e * p - q
-    if a <= 0.0:
+    if a <= 0.0 or eps >= eps0:   # p = e^eps0 q: delta = 0 exactly (the float a may be > 0)
         return DatasetDelta(0.0, 0.0, n_p + n_q + n_half + 2)
     off, v, err, out = 0, np.ones(1), 0.0, 0.0
     for N, prob in sorted(((n_p, p), (n_q, q), (n_half, 0.5)), key=lambda t: t[0]):
