@@ -202,8 +202,12 @@ def _threshold(law: _Law, a: float, b: float, n: int) -> int:
     t = min(max(t, 0), n)
 
     def positive(tt: int) -> bool:  # is the term of k = tt positive (k in the set)? Above the
-        # windows' support every term is 0: "true" there keeps the answer monotone in tt
-        return tt > law.support[1] or a * law.v(tt - 1) - b * law.v(tt) > 0.0
+        # windows' support, or where v underflows above the mean, every term is 0: "true" there
+        # keeps the answer monotone in tt
+        if tt > law.support[1]:
+            return True
+        v0, v1 = law.v(tt - 1), law.v(tt)
+        return a * v0 - b * v1 > 0.0 or (v0 == 0.0 == v1 and tt > mu)
 
     step = 1
     if positive(t):
@@ -226,16 +230,20 @@ def _threshold(law: _Law, a: float, b: float, n: int) -> int:
 def _below(law: _Law, a: float, b: float, t: int, err) -> float:
     """A bound on sum_{k < t} (term_k)_+ when term_{t-1} may be positive (say v_T underflows
     there): a (S_T(k0) - S_T(t - 1)) for the first k0 < t - 1 met going down (steps doubling)
-    whose term is certainly negative, so that t* > k0 and only the terms k0 < k < t, each at
-    most a v_T(k - 1), can be positive (below the support every term is 0)."""
-    k, step = t - 2, 1
-    while k >= law.support[0]:
+    whose term is certainly negative (then the largest such by bisection), so that t* > k0 and
+    only the terms k0 < k < t, each at most a v_T(k - 1), can be positive."""
+    def certain(k: int) -> bool:  # is term_k certainly negative (or below the support: 0)?
         v0, v1 = law.v(k - 1), law.v(k)
-        if a * v0 - b * v1 + err(v0, v1) < 0.0:
-            break
-        step *= 2
-        k = t - 1 - step
-    k = max(k, law.support[0] - 1)
+        return k < law.support[0] or a * v0 - b * v1 + err(v0, v1) < 0.0
+
+    hi, step = t - 1, 1           # hi: a k whose term may be positive
+    while not certain(hi - step):
+        hi, step = hi - step, 2 * step
+    lo = hi - step                # certain; then the largest certain k found by bisection
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if certain(mid) else (lo, mid)
+    k = max(lo, law.support[0] - 1)
     s0, s1 = law.S(k), law.S(t - 1)
     return a * (s0 - s1 + law.rel * (s0 + s1) + 2.0 * law.tiny)
 

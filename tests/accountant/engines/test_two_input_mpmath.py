@@ -101,3 +101,21 @@ def test_upper_end_holds_whatever_the_threshold(monkeypatch, n, m, eps0, eps):
         assert r.lower <= exact <= r.upper, (shift, r, float(exact))
     monkeypatch.undo()
     assert dataset_delta(n, m, eps0, eps).threshold == true_t
+
+
+def test_tiny_deltas_below_4096_users_are_bracketed_to_the_float_range():
+    # every point of the binomials is kept below 4,096 trials: a delta of 1e-100 keeps its 1e-6
+    # bracket, one that underflows (the threshold where v is below the float range) gets an
+    # upper end there, not a (the old float threshold made no claim there); eps >= eps0: 0
+    n, eps0 = 1000, 1.0
+    for m in (0, 500, 999):
+        ref = reference(n, m, eps0, [0.9, 0.99])
+        for eps, exact in ref.items():
+            r = dataset_delta(n, m, eps0, eps)
+            assert r.lower <= exact <= r.upper, (m, eps, r, exact)
+            if exact > 1e-290:
+                assert r.upper - r.lower <= 1e-6 * exact, (m, eps, r, exact)
+            else:
+                assert r.upper <= 1e-290, (m, eps, r, exact)
+        r = dataset_delta(n, m, eps0, eps0)
+        assert (r.lower, r.upper) == (0.0, 0.0)
