@@ -22,24 +22,25 @@ trials and on a window of ``LAW_WINDOW_SD`` sd + 30 points above (Loader's pmf o
 once per binomial and remembered), v(t) and S(t) dot products of the shorter window A with the
 other window B's pmf and suffix sums at t - x. Every term is a nonnegative product, so against
 the exact sums over the windows v and S carry a relative error of at most rel = 2
-``PMF_REL_ERROR`` (the two entries) + the rounding of p inside the binomials (``_param_rel``) +
-(L_A + L_B + 8) u (suffix sums, products, the dot; L the window lengths), times 1.01
-(second-order terms), taken as at least ``REL_ERROR``: it is 3e-12 to 6e-12 at n = 1e4 (eps0
-0.5 to 6), 2e-11 at 1e6, 1e-10 to 2e-10 at 1e8, so REL_ERROR there. F = a s0 - b s1 then
-carries rel (a s0 + b s1) + 10.1 u (1 + e^eps)(s0 + s1) (the latter: the rounding of a and b) +
-(a + b) (L_A + L_B + 8) 2^-1070 (entries and products below the normal range) on both ends; eps
->= eps0 gives 0 exactly. Truncation: with v_T the windows' law and ``out`` their missing mass
-(Chernoff, doubled for p's rounding), F(t) >= F_T(t) - (e^eps - 1) out (lower end: the missing
-mass is not counted) and delta_m <= delta_T + a out (upper end). The upper end holds whatever
-the float threshold t: delta_T = F_T(t) + sum_{k < t} (term_k)_+ + sum_{k >= t} (term_k)_-
-(term_k = a v_T(k-1) - b v_T(k)), v_T is log-concave (a convolution of truncated binomials), so
-term_k / v_T(k) is non-decreasing: if the error bound of term_t leaves it possibly negative,
-down to -w, the terms above add at most (w / v_T(t)) S_T(t), and likewise below t - 1 (or at
-most a times the mass between t - 1 and the first term below it of certain sign, where v_T
-underflows: ``_below``); nothing when both signs are certain (the usual case). Checked against
-50-digit references at n = 1e3 to 1e4 (tests/accountant/engines/test_two_input_mpmath.py: the
-centre of the bracket within 1e-11 relative) and 50-digit ball arithmetic over every m at n <=
-400 (test_two_input.py).
+``PMF_REL_ERROR`` (the two entries) + the rounding of q inside the binomials (``_param_rel``:
+Bin(m, p) is evaluated as m - Bin(m, q), q carrying a relative rounding where p = 1 - q carries
+an absolute one) + (L_A + L_B + 8) u (suffix sums, products, the dot; L the window lengths),
+times 1.01 (second-order terms), taken as at least ``REL_ERROR``: it is 2e-12 to 7e-12 at n <=
+1e4 (eps0 0.5 to 30), at most 2e-11 at 1e6 and 2e-10 at 1e8, so REL_ERROR there. F = a s0 - b
+s1 then carries rel (a s0 + b s1) + 10.1 u (1 + e^eps)(s0 + s1) (the latter: the rounding of a
+and b) + (a + b) (L_A + L_B + 8) 2^-1070 (entries and products below the normal range) on both
+ends; eps >= eps0 gives 0 exactly. Truncation: with v_T the windows' law and ``out`` their
+missing mass (Chernoff, doubled for p's rounding), F(t) >= F_T(t) - (e^eps - 1) out (lower end:
+the missing mass is not counted) and delta_m <= delta_T + a out (upper end). The upper end
+holds whatever the float threshold t: delta_T = F_T(t) + sum_{k < t} (term_k)_+ + sum_{k >= t}
+(term_k)_- (term_k = a v_T(k-1) - b v_T(k)), v_T is log-concave (a convolution of truncated
+binomials), so term_k / v_T(k) is non-decreasing: if the error bound of term_t leaves it
+possibly negative, down to -w, the terms above add at most (w / v_T(t)) S_T(t), and likewise
+below t - 1 (or at most a times the mass between t - 1 and the first term below it of certain
+sign, where v_T underflows: ``_below``); nothing when both signs are certain (the usual case).
+Checked against 50-digit references at n = 1e3 to 1e4
+(tests/accountant/engines/test_two_input_mpmath.py: the centre of the bracket within 1e-11
+relative) and 50-digit ball arithmetic over every m at n <= 400 (test_two_input.py).
 """
 from __future__ import annotations
 
@@ -141,14 +142,13 @@ def _law_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
     return _cached_window(N, prob) if N <= LAW_CACHE_MAX_N else _law_pmf(N, prob)
 
 
-def _param_rel(N: int, prob: float, lo: int, size: int) -> float:
-    """Relative change of Bin(N, prob)'s pmf on [lo, lo + size) when prob carries the rounding of
-    :func:`rr_probabilities` (|d prob| <= 5u min(prob, 1 - prob) + u/2; d log pmf(k) / d prob =
-    (k - N prob)/(prob (1 - prob)))."""
+def _param_rel(N: int, q: float, lo: int, size: int) -> float:
+    """Relative change of Bin(N, q)'s pmf on [lo, lo + size) from the rounding of q in
+    :func:`rr_probabilities` (|d q| <= 5u q, d log pmf(k) / d q = (k - N q)/(q (1 - q)): at most
+    5u |k - N q| / (1 - q) <= 10u |k - N q|); the same for the mirror Bin(N, p) = N - Bin(N, q)."""
     if N == 0:
         return 0.0
-    dev = max(N * prob - lo, lo + size - 1 - N * prob) + 1.0
-    return dev * (10.0 * _U + 0.5 * _U / (prob * (1.0 - prob)))
+    return 10.0 * _U * (max(N * q - lo, lo + size - 1 - N * q) + 1.0)
 
 
 class _Law:
@@ -157,11 +157,17 @@ class _Law:
     window) are dot products over the shorter window A, every term a nonnegative product."""
 
     def __init__(self, m: int, c: int, p: float, q: float) -> None:
-        wins = sorted(((N, prob) + _law_window(N, prob) for N, prob in ((m, p), (c, q))),
-                      key=lambda w: w[3].size)
-        (nA, pA, loA, fA, oA), (nB, pB, loB, fB, oB) = wins
+        parts = []
+        for N, mirror in ((m, True), (c, False)):
+            # Bin(m, p) as m - Bin(m, q): q carries a relative rounding, p = 1 - q an absolute one
+            lo, f, o = _law_window(N, q)
+            rho = _param_rel(N, q, lo, f.size)
+            if mirror:
+                lo, f = N - lo - f.size + 1, f[::-1]
+            parts.append((lo, f, o, rho))
+        (loA, fA, oA, rA), (loB, fB, oB, rB) = sorted(parts, key=lambda w: w[1].size)
         self.mean, self.var = m * p + c * q, (m + c) * p * q
-        # mass outside the two windows, doubled for the rounding of p in the Chernoff bounds
+        # mass outside the two windows, doubled for the rounding of q in the Chernoff bounds
         self.out = 2.0 * (oA + oB)
         self.pa, self.tA = fA, loA + np.arange(fA.size)
         self.lo, self.hi = loB - 1, loB + fB.size      # B's arrays below at j = lo, ..., hi
@@ -171,8 +177,7 @@ class _Law:
         self.support = (loA + loB, loA + loB + fA.size + fB.size - 2)
         # relative error of v and S against the exact truncated sums (module docstring)
         # (1.01: second-order terms and the rounding of the error terms themselves)
-        derived = (2.0 * PMF_REL_ERROR + _param_rel(nA, pA, loA, fA.size)
-                   + _param_rel(nB, pB, loB, fB.size) + (fA.size + fB.size + 8) * _U)
+        derived = 2.0 * PMF_REL_ERROR + rA + rB + (fA.size + fB.size + 8) * _U
         self.rel = max(REL_ERROR, 1.01 * derived)
         # absolute error of a v or S value from entries and products below the normal range
         self.tiny = (fA.size + fB.size + 8) * 2.0 ** -1070
