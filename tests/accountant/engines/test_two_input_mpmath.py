@@ -119,3 +119,17 @@ def test_tiny_deltas_below_4096_users_are_bracketed_to_the_float_range():
                 assert r.upper <= 1e-290, (m, eps, r, exact)
         r = dataset_delta(n, m, eps0, eps0)
         assert (r.lower, r.upper) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("eps0", [15.0, 30.0])
+def test_large_eps0_keeps_the_float_margin(eps0):
+    # p = 1 - q within 1e-7 .. 1e-13 of 1: Bin(m, p) is evaluated as m - Bin(m, q), so the
+    # rounding of p does not widen the bracket beyond REL_ERROR
+    n = 3000
+    p = 1.0 / (1.0 + math.exp(-eps0))
+    for m in (0, n // 2, n - 1):
+        ref = reference(n, m, eps0, [0.3, eps0 / 2])
+        for eps, exact in ref.items():
+            r = dataset_delta(n, m, eps0, eps)
+            assert r.lower <= exact <= r.upper, (m, eps, r, exact)
+            assert r.upper - r.lower <= 5.0 * REL_ERROR * math.exp(eps) * p + 1e-30, (m, eps, r)
