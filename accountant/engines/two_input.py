@@ -17,30 +17,67 @@ while F(t) <= delta_m(eps) for every t (the set {k >= t}), which is what the low
 The mirror K -> n - K maps the direction D' -> D at m to D -> D' at n - 1 - m, so the maximum
 of both directions over all m is the maximum of this one direction over m in [0, n - 1].
 
-Evaluation: S and v by a sum over a window of the binomial with the smaller count, the other
-binomial's pmf (Loader) and survival function (SciPy's incomplete beta) at the shifted points;
-the mass outside the window (Chernoff) is added to the upper end.  Every float result carries
-``REL_ERROR`` of the sum of the magnitudes of F's two terms on both ends (checked against
-50-digit ball arithmetic over every m at n <= 400 in tests/accountant/engines/test_two_input.py).
+Evaluation (``dataset_delta``): both binomials' pmfs, on every point below ``LAW_FULL_N``
+trials and on a window of ``LAW_WINDOW_SD`` sd + 30 points above (Loader's pmf over a range,
+once per binomial and remembered), v(t) and S(t) dot products of the shorter window A with the
+other window B's pmf and suffix sums at t - x. Every term is a nonnegative product, so against
+the exact sums over the windows v and S carry a relative error of at most rel = 2
+``PMF_REL_ERROR`` (the two entries) + the rounding of q inside the binomials (``_param_rel``:
+Bin(m, p) is evaluated as m - Bin(m, q), q carrying a relative rounding where p = 1 - q carries
+an absolute one) + (L_A + L_B + 8) u (suffix sums, products, the dot; L the window lengths),
+times 1.01 (second-order terms), taken as at least ``REL_ERROR``: it is 2e-12 to 7e-12 at n <=
+1e4 (eps0 0.5 to 30), at most 2e-11 at 1e6 and 2e-10 at 1e8, so REL_ERROR there. F = a s0 - b
+s1 then carries rel (a s0 + b s1) + 10.1 u (1 + e^eps)(s0 + s1) (the latter: the rounding of a
+and b) + (a + b) (L_A + L_B + 8) 2^-1070 (entries and products below the normal range) on both
+ends; eps >= eps0 gives 0 exactly. Truncation: with v_T the windows' law and ``out`` their
+missing mass (Chernoff, doubled for p's rounding), F(t) >= F_T(t) - (e^eps - 1) out (lower end:
+the missing mass is not counted) and delta_m <= delta_T + a out (upper end). The upper end
+holds whatever the float threshold t: delta_T = F_T(t) + sum_{k < t} (term_k)_+ + sum_{k >= t}
+(term_k)_- (term_k = a v_T(k-1) - b v_T(k)), v_T is log-concave (a convolution of truncated
+binomials), so term_k / v_T(k) is non-decreasing: if the error bound of term_t leaves it
+possibly negative, down to -w, the terms above add at most (w / v_T(t)) S_T(t), and likewise
+below t - 1 (or at most a times the mass between t - 1 and the first term below it of certain
+sign, where v_T underflows: ``_below``); nothing when both signs are certain (the usual case).
+Checked against 50-digit references at n = 1e3 to 1e4
+(tests/accountant/engines/test_two_input_mpmath.py: the centre of the bracket within 1e-11
+relative) and 50-digit ball arithmetic over every m at n <= 400 (test_two_input.py).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
-from scipy import special
 
 from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf, binom_logpmf_range
 from accountant.engines.fftconv import linear_convolve
 from accountant.engines.search import smallest_true
 
-# relative error carried by a float evaluation (of a + |b| magnitudes of F's two terms)
+# smallest relative error carried by a float evaluation (of the magnitudes a S(t-1) + b S(t) of
+# F's two terms; dataset_delta's own bound is below it at n <= 1e8, see the module docstring)
 REL_ERROR = 1e-9
 # mass of the summed binomial left outside its window (relative to the smallest delta asked)
 _WINDOW_TAIL = 1e-40
 # largest window of the summed binomial (points): about 40 standard deviations at n = 1e10
 MAX_WINDOW = 4_000_000
+# dataset_delta's binomials: every point below LAW_FULL_N trials, else a window of LAW_WINDOW_SD
+# standard deviations + 30 points (missing mass about e^{-200}, far below it where the +30 counts:
+# targets down to 1e-80 are certified at n = 1e4)
+LAW_FULL_N = 4096
+LAW_WINDOW_SD = 20.0
+# windows of dataset_delta remembered: binomials of at most LAW_CACHE_MAX_N trials (windows of
+# <= 4,600 points, 37 KB), LAW_CACHE_SIZE of them (<= 38 MB; a search at n = 1e4 asks ~700)
+LAW_CACHE_MAX_N = 50_000
+LAW_CACHE_SIZE = 1024
+# half-width of the FFT law's windows in standard deviations (+ 30 points): Chernoff tails
+# below e^{-36} = 2e-16 on each side
+SUM_WINDOW_SD = 8.5
+# relative error of one pmf entry exp(Loader's log pmf over a range): the log is accurate to
+# ~1e-15 absolute for N < 2^53 (accountant.engines.binomial), the range recurrence adds ~1e-20
+# a step, exp one rounding; 1e-12 leaves a factor of 100 (tests: 50-digit pmfs at N = 1e10)
+PMF_REL_ERROR = 1e-12
+_U = 2.0 ** -53
 
 
 @dataclass(frozen=True)
@@ -74,65 +111,109 @@ def _window(N: int, prob: float, width: float = 12.5) -> tuple[int, int, float]:
     return lo, hi, out
 
 
+def _pmf_window(N: int, prob: float, width: float) -> tuple[int, np.ndarray, float]:
+    """(offset, pmf of Bin(N, prob) on its window of ``width`` sd + 30 points, mass outside it)."""
+    if N == 0:
+        return 0, np.ones(1), 0.0
+    lo, hi, out = _window(N, prob, width)
+    if hi - lo + 1 > MAX_WINDOW:
+        raise ValueError(f"window of {hi - lo + 1} points exceeds MAX_WINDOW = {MAX_WINDOW}")
+    return lo, np.exp(binom_logpmf_range(lo, hi, N, prob)), out
+
+
+@lru_cache(maxsize=LAW_CACHE_SIZE)
+def _cached_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
+    lo, pmf, out = _law_pmf(N, prob)
+    pmf.setflags(write=False)
+    return lo, pmf, out
+
+
+def _law_pmf(N: int, prob: float) -> tuple[int, np.ndarray, float]:
+    """(offset, pmf, missing mass) of Bin(N, prob) for ``dataset_delta``: every point below
+    ``LAW_FULL_N`` trials (nothing missing), else the window of ``LAW_WINDOW_SD``."""
+    if 0 < N < LAW_FULL_N:
+        return 0, np.exp(binom_logpmf_range(0, N, N, prob)), 0.0
+    return _pmf_window(N, prob, LAW_WINDOW_SD)
+
+
+def _law_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
+    """:func:`_law_pmf`, remembered up to ``LAW_CACHE_MAX_N`` trials (a search asks the same
+    binomials at many eps and for many ranges)."""
+    return _cached_window(N, prob) if N <= LAW_CACHE_MAX_N else _law_pmf(N, prob)
+
+
+def _param_rel(N: int, q: float, lo: int, size: int) -> float:
+    """Relative change of Bin(N, q)'s pmf on [lo, lo + size) from the rounding of q in
+    :func:`rr_probabilities` (|d q| <= 5u q, d log pmf(k) / d q = (k - N q)/(q (1 - q)): at most
+    5u |k - N q| / (1 - q) <= 10u |k - N q|); the same for the mirror Bin(N, p) = N - Bin(N, q)."""
+    if N == 0:
+        return 0.0
+    return 10.0 * _U * (max(N * q - lo, lo + size - 1 - N * q) + 1.0)
+
+
 class _Law:
-    """V = Bin(m, p) + Bin(c, q): a window of the smaller one summed against the other."""
+    """V = Bin(m, p) + Bin(c, q), both binomials on their windows (pmfs computed once):
+    v(t) = sum_x pA(x) pB(t - x) and S(t) = sum_x pA(x) SB(t - x) (SB: suffix sums of B's
+    window) are dot products over the shorter window A, every term a nonnegative product."""
 
     def __init__(self, m: int, c: int, p: float, q: float) -> None:
-        # sum over A ~ Bin(nA, pA) (the smaller count); B ~ Bin(nB, pB) evaluated pointwise
-        if m <= c:
-            self.nA, self.pA, self.nB, self.pB = m, p, c, q
-        else:
-            self.nA, self.pA, self.nB, self.pB = c, q, m, p
-        self.lo, self.hi, self.out = _window(self.nA, self.pA)
-        if self.hi - self.lo + 1 > MAX_WINDOW:
-            raise ValueError(f"window of {self.hi - self.lo + 1} points exceeds MAX_WINDOW = {MAX_WINDOW}")
-        self.x = np.arange(self.lo, self.hi + 1, dtype=np.float64)
-        self.px = np.exp(binom_logpmf(self.x, float(self.nA), self.pA))
+        parts = []
+        for N, mirror in ((m, True), (c, False)):
+            # Bin(m, p) as m - Bin(m, q): q carries a relative rounding, p = 1 - q an absolute one
+            lo, f, o = _law_window(N, q)
+            rho = _param_rel(N, q, lo, f.size)
+            if mirror:
+                lo, f = N - lo - f.size + 1, f[::-1]
+            parts.append((lo, f, o, rho))
+        (loA, fA, oA, rA), (loB, fB, oB, rB) = sorted(parts, key=lambda w: w[1].size)
+        self.mean, self.var = m * p + c * q, (m + c) * p * q
+        # mass outside the two windows, doubled for the rounding of q in the Chernoff bounds
+        self.out = 2.0 * (oA + oB)
+        self.pa, self.tA = fA, loA + np.arange(fA.size)
+        self.lo, self.hi = loB - 1, loB + fB.size      # B's arrays below at j = lo, ..., hi
+        sb = np.cumsum(fB[::-1])[::-1]                  # P[B >= j] on the window (in order)
+        self.pb = np.concatenate(([0.0], fB, [0.0]))
+        self.sb = np.concatenate((sb[:1], sb, [0.0]))
+        self.support = (loA + loB, loA + loB + fA.size + fB.size - 2)
+        # relative error of v and S against the exact truncated sums (module docstring)
+        # (1.01: second-order terms and the rounding of the error terms themselves)
+        derived = 2.0 * PMF_REL_ERROR + rA + rB + (fA.size + fB.size + 8) * _U
+        self.rel = max(REL_ERROR, 1.01 * derived)
+        # absolute error of a v or S value from entries and products below the normal range
+        self.tiny = (fA.size + fB.size + 8) * 2.0 ** -1070
         self._v: dict = {}
 
-    def sf_b(self, j: np.ndarray) -> np.ndarray:
-        """P[B >= j] (1 for j <= 0, 0 for j > nB)."""
-        nB, pB = float(self.nB), self.pB
-        jj = np.clip(j, 1.0, nB if nB >= 1 else 1.0)
-        val = special.betainc(jj, nB - jj + 1.0, pB) if nB >= 1 else np.zeros_like(j)
-        return np.where(j <= 0, 1.0, np.where(j > nB, 0.0, val))
+    def _dot(self, arr: np.ndarray, t: int) -> float:
+        # (a product and a pairwise sum, not BLAS: its threads cost more than they save here)
+        return float(np.sum(self.pa * arr[np.clip(t - self.tA, self.lo, self.hi) - self.lo]))
 
     def S(self, t: int) -> float:
-        """P[V >= t] over the window (the window's missing mass is ``self.out``)."""
-        return float(np.dot(self.px, self.sf_b(t - self.x)))
+        """P[V >= t] over the windows (the windows' missing mass is at most ``self.out``)."""
+        return self._dot(self.sb, t)
 
     def v(self, t: int) -> float:
-        """P[V = t] over the window (memoised: the threshold search asks for neighbours twice)."""
+        """P[V = t] over the windows (memoised: the threshold search asks for neighbours twice)."""
         if t not in self._v:
-            self._v[t] = float(np.dot(self.px, np.exp(binom_logpmf(t - self.x, float(self.nB), self.pB))))
+            self._v[t] = self._dot(self.pb, t) if self.support[0] <= t <= self.support[1] else 0.0
         return self._v[t]
 
-    def mean_var(self) -> tuple[float, float]:
-        return (self.nA * self.pA + self.nB * self.pB,
-                (self.nA + self.nB) * self.pA * (1.0 - self.pA))
 
-
-def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
-    """Certified ends of delta_m(eps) (see the module docstring) for binary RR: n users, m of
-    the other n - 1 holding user 1's input in D."""
-    if not (1 <= n and 0 <= m <= n - 1):
-        raise ValueError(f"m must be an integer in [0, n - 1] = [0, {n - 1}], got {m}")
-    p, q = rr_probabilities(eps0)
-    e = math.exp(eps)
-    a, b = p - e * q, e * p - q
-    if a <= 0.0:
-        return DatasetDelta(0.0, 0.0, n + 1)
-    law = _Law(m, n - 1 - m, p, q)
-    # threshold: first t with a v(t-1) > b v(t); normal start, then local steps
-    mu, var = law.mean_var()
+def _threshold(law: _Law, a: float, b: float, n: int) -> int:
+    """The first t with a v(t-1) > b v(t) in float (v: the windows' truncated pmf, log-concave
+    too; at most one past the windows' support): a normal start, then a gallop and a bisection
+    (positive(t) is false, then true)."""
+    mu, var = law.mean, law.var
     t = int(math.floor(mu + 0.5 + var * math.log(b / a))) if var > 0 else int(round(mu)) + 1
     t = min(max(t, 0), n)
 
-    def positive(tt: int) -> bool:  # is the term of k = tt positive (k in the set)?
-        return a * law.v(tt - 1) - b * law.v(tt) > 0.0
+    def positive(tt: int) -> bool:  # is the term of k = tt positive (k in the set)? Above the
+        # windows' support, or where v underflows above the mean, every term is 0: "true" there
+        # keeps the answer monotone in tt
+        if tt > law.support[1]:
+            return True
+        v0, v1 = law.v(tt - 1), law.v(tt)
+        return a * v0 - b * v1 > 0.0 or (v0 == 0.0 == v1 and tt > mu)
 
-    # positive(t) is monotone in t (false, then true; n + 1 stands for "never"): gallop from
-    # the start, then bisect
     step = 1
     if positive(t):
         hi, lo = t, -1
@@ -148,20 +229,68 @@ def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
                 hi = lo + step
                 break
             lo, step = lo + step, 2 * step
-    t = smallest_true(positive, lo, hi)
-    # F(t) from two tails; its neighbours F(t -+ 1) = F(t) +- the terms of k = t - 1 and t
-    # (a safety net should the float threshold be off by one: the maximum is taken)
-    s0, s1 = law.S(t - 1), law.S(t)
-    f = a * s0 - b * s1
-    err = REL_ERROR * (a * s0 + b * s1)
-    vals = [(f - err, f + err)]
-    for term in (a * law.v(t - 2) - b * law.v(t - 1), -(a * law.v(t - 1) - b * law.v(t))):
-        e2 = err + REL_ERROR * abs(term) + 1e-15 * (a * s0 + b * s1)
-        vals.append((f + term - e2, f + term + e2))
-    lower = max(0.0, max(lo for lo, _ in vals))
-    # the window's missing mass raises either S by at most law.out
-    upper = max(hi for _, hi in vals) + a * law.out
-    return DatasetDelta(lower, min(upper, 1.0), t)
+    return smallest_true(positive, lo, hi)
+
+
+def _below(law: _Law, a: float, b: float, t: int, err) -> float:
+    """A bound on sum_{k < t} (term_k)_+ when term_{t-1} may be positive (say v_T underflows
+    there): a (S_T(k0) - S_T(t - 1)) for the first k0 < t - 1 met going down (steps doubling)
+    whose term is certainly negative (then the largest such by bisection), so that t* > k0 and
+    only the terms k0 < k < t, each at most a v_T(k - 1), can be positive."""
+    def certain(k: int) -> bool:  # is term_k certainly negative (or below the support: 0)?
+        v0, v1 = law.v(k - 1), law.v(k)
+        return k < law.support[0] or a * v0 - b * v1 + err(v0, v1) < 0.0
+
+    hi, step = t - 1, 1           # hi: a k whose term may be positive
+    while not certain(hi - step):
+        hi, step = hi - step, 2 * step
+    lo = hi - step                # certain; then the largest certain k found by bisection
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if certain(mid) else (lo, mid)
+    k = max(lo, law.support[0] - 1)
+    s0, s1 = law.S(k), law.S(t - 1)
+    return a * (s0 - s1 + law.rel * (s0 + s1) + 2.0 * law.tiny)
+
+
+def dataset_delta(n: int, m: int, eps0: float, eps: float) -> DatasetDelta:
+    """Certified ends of delta_m(eps) (see the module docstring) for binary RR: n users, m of
+    the other n - 1 holding user 1's input in D."""
+    if not (1 <= n and 0 <= m <= n - 1):
+        raise ValueError(f"m must be an integer in [0, n - 1] = [0, {n - 1}], got {m}")
+    p, q = rr_probabilities(eps0)
+    e = math.exp(eps)
+    a, b = p - e * q, e * p - q
+    if a <= 0.0 or eps >= eps0:   # p = e^eps0 q: delta = 0 exactly (the float a may be > 0)
+        return DatasetDelta(0.0, 0.0, n + 1)
+    law = _Law(m, n - 1 - m, p, q)
+    t = _threshold(law, a, b, n)
+    rel, out = law.rel, law.out
+
+    def err(x0: float, x1: float) -> float:  # error of a x0 - b x1 (x: computed v or S values)
+        return rel * (a * x0 + b * x1) + 10.1 * _U * (1.0 + e) * (x0 + x1) + (a + b) * law.tiny
+
+    # F(k) = a S(k - 1) - b S(k) at k = t - 1, t, t + 1: the divergence on {k' >= k} (lower end)
+    s = {k: law.S(k) for k in (t - 2, t - 1, t, t + 1)}
+    f = {k: a * s[k - 1] - b * s[k] for k in (t - 1, t, t + 1)}
+    lower = max(f[k] - err(s[k - 1], s[k]) for k in f) - (e - 1.0) * out
+    # upper: delta <= delta_T + a out, delta_T the divergence of the windows' (truncated) law v_T,
+    # log-concave too: delta_T = F_T(t) + sum_{k < t} (term_k)_+ + sum_{k >= t} (term_k)_-, and
+    # term_k / v_T(k) is non-decreasing, so a term of uncertain sign at t (t - 1) bounds the
+    # terms above (below) it by its bound over v_T(t) (v_T(t - 1)) times their mass
+    slack = 0.0
+    for k, sign in ((t, 1.0), (t - 1, -1.0)):
+        v0, v1 = law.v(k - 1), law.v(k)
+        worst = -sign * (a * v0 - b * v1) + err(v0, v1)   # -sign * term_k is at most this
+        if worst > 0.0:
+            v_lo = v1 * (1.0 - 2.0 * rel)
+            ratio = min(worst / v_lo if v_lo > 0.0 else math.inf, b if sign > 0 else a)
+            if sign > 0:
+                slack += ratio * (s[k] * (1.0 + 2.0 * rel) + law.tiny)
+            else:
+                slack += min(ratio, _below(law, a, b, t, err))
+    upper = f[t] + err(s[t - 1], s[t]) + slack + a * out
+    return DatasetDelta(max(0.0, lower), min(upper, 1.0), t)
 
 
 def range_upper(n: int, m_lo: int, m_hi: int, eps0: float, eps: float) -> float:
@@ -174,25 +303,8 @@ def range_upper(n: int, m_lo: int, m_hi: int, eps0: float, eps: float) -> float:
 
 
 # --------------------------------------------------------------------------- large n: FFT law, blanket range bound
-# half-width of the FFT law's windows in standard deviations (+ 30 points): Chernoff tails
-# below e^{-36} = 2e-16 on each side
-SUM_WINDOW_SD = 8.5
-# relative error of one pmf entry exp(Loader's log pmf over a range): the log is accurate to
-# ~1e-15 absolute for N < 2^53 (accountant.engines.binomial), the range recurrence adds ~1e-20
-# a step, exp one rounding; 1e-12 leaves a factor of 100 (tests: 50-digit pmfs at N = 1e10)
-PMF_REL_ERROR = 1e-12
 # blanket draws kept in blanket_range_upper: B >= mean - BLANKET_SD sd (Chernoff: P < e^{-32})
 BLANKET_SD = 8.0
-
-
-def _pmf_window(N: int, prob: float) -> tuple[int, np.ndarray, float]:
-    """(offset, pmf of Bin(N, prob) on its window, mass outside the window)."""
-    if N == 0:
-        return 0, np.ones(1), 0.0
-    lo, hi, out = _window(N, prob, SUM_WINDOW_SD)
-    if hi - lo + 1 > MAX_WINDOW:
-        raise ValueError(f"window of {hi - lo + 1} points exceeds MAX_WINDOW = {MAX_WINDOW}")
-    return lo, np.exp(binom_logpmf_range(lo, hi, N, prob)), out
 
 
 def sum_delta(n_p: int, n_q: int, n_half: int, eps0: float, eps: float) -> DatasetDelta:
@@ -214,11 +326,11 @@ def sum_delta(n_p: int, n_q: int, n_half: int, eps0: float, eps: float) -> Datas
     p, q = rr_probabilities(eps0)
     e = math.exp(eps)
     a, b = p - e * q, e * p - q
-    if a <= 0.0:
+    if a <= 0.0 or eps >= eps0:   # p = e^eps0 q: delta = 0 exactly (the float a may be > 0)
         return DatasetDelta(0.0, 0.0, n_p + n_q + n_half + 2)
     off, v, err, out = 0, np.ones(1), 0.0, 0.0
     for N, prob in sorted(((n_p, p), (n_q, q), (n_half, 0.5)), key=lambda t: t[0]):
-        lo, x, o = _pmf_window(N, prob)
+        lo, x, o = _pmf_window(N, prob, SUM_WINDOW_SD)
         sx = float(np.sum(x))
         ex = PMF_REL_ERROR * sx
         c, fft_err = linear_convolve(v, x)
