@@ -39,11 +39,11 @@ __all__ = ["count_delta", "strata_points", "per_count_statement", "eps0_of",
 E_FINE = 256  # grid points e = exp(i / E_FINE)
 ROUNDS_LEVELS = (2, 8)  # the chord's levels over rounds: points exp(j / G), G in the levels (each divides E_FINE)
 RR_EXACT_MAX_T = 10_000  # binary RR's exact worst case over rounds: up to this t (HEADLINE_MAX_N)
-RR_SEARCH_TOL = 0.03  # ... certified to this relative tolerance of the best dataset (binary_exact.tolerant_delta)
+RR_SEARCH_TOL = 0.01  # ... certified to this relative tolerance of the best dataset (binary_exact.tolerant_delta)
 RR_EXACT_LEVELS = (4,)  # binary RR's exact worst case over rounds: its own grid, the minimum with the rest taken
 RR_FLOOR_I = -2 * E_FINE  # below e = exp(-2) = 0.135 the chord from e = 0 where near linear (FLOOR_SLACK)
-RR_T_GRID = 40  # binary RR's search over rounds at t rounded down to floor(exp(k / RR_T_GRID))
-FLOOR_SLACK = 0.03  # a floor e_f serves when its chord from e = 0 is within this of the value at e_f / e
+RR_T_GRID = 400  # binary RR's search over rounds at t rounded down to floor(exp(k / RR_T_GRID)) (T_GRID: 40 cost 0.2-0.5% in eps at the anchor)
+FLOOR_SLACK = 0.01  # a floor e_f serves when its chord from e = 0 is within this of the value at e_f / e
 T_GRID = 400  # over rounds t is rounded down to floor(exp(k / T_GRID)): at n = 1e9 three points instead of nine
 # over rounds the own bound only up to this t, the clone above: OUE's blanket at t = 1e7 takes 0.15-0.5 s
 # a point; a finite matrix's blanket 0.2-1.7 s (subset selection, k = 6, t = 100-1000): never over rounds

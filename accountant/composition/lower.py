@@ -216,7 +216,7 @@ def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, roun
     finest power-of-10 multiple of the step that fits is composed by
     :func:`accountant.composition.pld.self_compose_lower` (its grid coarsens, losses rounded
     down, as the squarings widen the law): binary RR with sampling at the anchor, T = 10,000:
-    0.4702, the upper bound 0.5713 (the default) and 0.5973 (every point)."""
+    0.4701, the upper bound 0.5651 (the default) and 0.5973 (every point)."""
     step = lower_step(upper, rounds)
     orders = ((P, Q, eP, eQ), (Q, P, eQ, eP))
     limit = max(1, MAX_PAIR_GRID // rounds)
