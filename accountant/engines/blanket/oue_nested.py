@@ -86,8 +86,8 @@ def l_windows(ts: np.ndarray, p: float, log_mass: float) -> tuple[np.ndarray, np
 
 # :meth:`NestedUpper._weights` per (E, pi, y-bins, l-window level, t-edges): they do not depend
 # on eps but through the l-windows' level (``l_windows`` rounds it down to a quarter), so the
-# ~40 sample eps of a round's profile share them; at most this many entries (a few 100 kB each)
-WEIGHTS_CACHE_SIZE = 128
+# ~40 sample eps of a round's profile share them; at most this many entries (up to a few 100 kB each)
+WEIGHTS_CACHE_SIZE = 64
 _weights_cache: dict = {}
 
 

@@ -215,8 +215,8 @@ def _cond_cdf(js: np.ndarray, Np: np.ndarray, pp: float) -> tuple[np.ndarray, np
 # (n, p', m-chunk, bin edges) -> (P, D, rest) of :func:`_bin_masses`: they do not depend on eps,
 # and a round's profile asks for the same windows and bins at most of its ~40 sample eps
 # (4-RR at n = 2.2e6: 41 of 41); at most BIN_MASS_CACHE_CELLS (bin, m) cells are kept (24
-# bytes each), a full cache starts again empty
-BIN_MASS_CACHE_CELLS = 1 << 21
+# bytes each: 25 MB), a full cache starts again empty
+BIN_MASS_CACHE_CELLS = 1 << 20
 _bin_mass_cache: dict = {}
 _bin_mass_cells = [0]
 

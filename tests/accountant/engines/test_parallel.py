@@ -192,7 +192,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
 def test_heap_pad_keeps_freed_arrays_out_of_page_faults():
     # engines.parallel.keep_heap_pad (called by `python -m accountant`): arrays freed and made
     # again come from the kept heap, not from fresh pages of the system (measured: 70,814 page
-    # faults without, 8,187 with)
+    # faults without, 5,582 with)
     import subprocess
 
     def faults(mode: str) -> int:
