@@ -4,6 +4,7 @@ Part of :mod:`accountant.engines.blanket`; the package docstring has the mathema
 """
 from __future__ import annotations
 import math
+import threading
 import numpy as np
 from scipy import special
 from accountant.engines import parallel as _parallel
@@ -219,6 +220,7 @@ def _cond_cdf(js: np.ndarray, Np: np.ndarray, pp: float) -> tuple[np.ndarray, np
 BIN_MASS_CACHE_CELLS = 1 << 20
 _bin_mass_cache: dict = {}
 _bin_mass_cells = [0]
+_bin_mass_lock = threading.Lock()
 
 
 def _bin_masses(n: int, pp: float, m: np.ndarray, js: np.ndarray, width: np.ndarray):
@@ -242,11 +244,12 @@ def _bin_masses(n: int, pp: float, m: np.ndarray, js: np.ndarray, width: np.ndar
     for a in out:  # shared by later calls: nobody writes into them
         a.setflags(write=False)
     if P.size <= BIN_MASS_CACHE_CELLS:
-        if _bin_mass_cells[0] + P.size > BIN_MASS_CACHE_CELLS:
-            _bin_mass_cache.clear()
-            _bin_mass_cells[0] = 0
-        _bin_mass_cache[key] = out
-        _bin_mass_cells[0] += P.size
+        with _bin_mass_lock:  # the chunks of one sum run on threads
+            if _bin_mass_cells[0] + P.size > BIN_MASS_CACHE_CELLS:
+                _bin_mass_cache.clear()
+                _bin_mass_cells[0] = 0
+            _bin_mass_cache[key] = out
+            _bin_mass_cells[0] += P.size
     return out
 
 
