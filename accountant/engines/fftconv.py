@@ -59,15 +59,19 @@ def fft_error_bound_sums(sum_a: float, max_a: float, sum_b: float, max_b: float,
 
 def linear_convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     """Linear convolution of two non-negative arrays and an l1 bound on its float error
-    (direct sums for a short factor, else FFTs); negative float noise is clipped to 0 (the
-    true values are >= 0, so clipping only reduces the error)."""
+    (direct sums for a short factor, else FFTs; ``b is a``: one forward transform); negative
+    float noise is clipped to 0 (the true values are >= 0, so clipping only reduces the error)."""
     n = a.size + b.size - 1
     if min(a.size, b.size) <= 64:
         c = np.convolve(a, b)
         err = 2.0 * min(a.size, b.size) * UNIT_ROUNDOFF * float(np.sum(a)) * float(np.sum(b))
         return c, err
     L = 1 << (n - 1).bit_length()
-    c = np.fft.irfft(np.fft.rfft(a, L) * np.fft.rfft(b, L), L)[:n]
+    fa = np.fft.rfft(a, L)
+    # a square (a PLD's repeated squaring passes the same array twice): one transform, not two
+    # (the same numbers: the second transform would be the first, bit for bit)
+    fb = fa if b is a else np.fft.rfft(b, L)
+    c = np.fft.irfft(fa * fb, L)[:n]
     err = fft_error_bound(a, b, L, n)
     np.maximum(c, 0.0, out=c)
     return c, err

@@ -84,6 +84,13 @@ def l_windows(ts: np.ndarray, p: float, log_mass: float) -> tuple[np.ndarray, np
     return lo, hi, trunc
 
 
+# :meth:`NestedUpper._weights` per (E, pi, y-bins, l-window level, t-edges): they do not depend
+# on eps but through the l-windows' level (``l_windows`` rounds it down to a quarter), so the
+# ~40 sample eps of a round's profile share them; at most this many entries (up to a few 100 kB each)
+WEIGHTS_CACHE_SIZE = 64
+_weights_cache: dict = {}
+
+
 def _m_key(m: np.ndarray) -> tuple:
     return int(m[0]), int(m[-1]), int(m.size)
 
@@ -110,7 +117,6 @@ class NestedUpper:
         self.E, self.pi, self.Gy, self.log_mass = law.E, pi, Gy, log_mass
         self.vmax = law.E - self.u
         self.kappa = 1.0 + (law.E - 1.0) * pi
-        self._cache: dict = {}
         # (y-grid, g and slope there) of the row calls not yet read by bin_lower, keyed by their
         # m values (the binned sums run m-chunks on threads: one entry per chunk)
         self._rows: dict = {}
@@ -118,9 +124,10 @@ class NestedUpper:
     def _weights(self, ts: np.ndarray):
         """(y-grid, A, B, out): h_U(m, t) = A[t] . g(m, grid) + vmax m out[t] and the Newton
         weight B[t] . q(m, grid), for the t >= 1 of ``ts``."""
-        key = tuple(ts.tolist())
-        if key in self._cache:
-            return self._cache[key]
+        key = (self.E, self.pi, self.Gy, math.floor(4.0 * self.log_mass) / 4.0, ts.tobytes())
+        hit = _weights_cache.get(key)
+        if hit is not None:
+            return hit
         d = self.E - 1.0
         lo, hi, out = l_windows(ts, self.pi, self.log_mass)
         y0 = float(np.min(ts + d * (lo - 1.0)))
@@ -154,7 +161,11 @@ class NestedUpper:
         B[:, :-1] += 0.5 * P
         B[:, 1:] += 0.5 * P
         res = (ys, A, B, out)
-        self._cache[key] = res
+        for a in res:  # shared by later calls: nobody writes into them
+            a.setflags(write=False)
+        if len(_weights_cache) >= WEIGHTS_CACHE_SIZE:
+            _weights_cache.clear()
+        _weights_cache[key] = res
         return res
 
     def row(self, m: np.ndarray, j) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -16,6 +16,9 @@ from accountant.engines.binomial import (
 from accountant.engines.pair.law import DivergenceValue, DominatingPair, FLOAT_LOG_REL_ERROR, FLOAT_REL_ERROR, TRUNCATION_FRACTION, LOG_TINY, up_ulps, window_log
 from accountant.core.params import validate_eps
 _MAX_BLOCK = 8192
+# :func:`half_tail_ratio_runs` evaluates runs of one shape together up to this many cells (runs
+# x padded length) per pass; longer runs one at a time (their arrays already fill a cache)
+_ROWS_CELLS = 1 << 14
 # float-path windows with at least this many terms are split across threads
 _SPLIT_TERMS = 8192
 
@@ -88,16 +91,7 @@ class FloatWindow:
     @staticmethod
     def _block(m: np.ndarray, k: np.ndarray) -> int:
         """Anchor spacing of a regular run (see ``_run``)."""
-        mf = m.astype(np.float64)
-        kf = k.astype(np.float64)
-        # Block length from the growth rate KL(k/m || 1/2) of the recurrence's error
-        # (largest at an end of the run, as k/m is monotone along it).
-        u_end = np.clip(kf[[0, -1]] / mf[[0, -1]], 0.5, 1.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kl = np.where(u_end < 1.0, u_end * np.log(2 * u_end) + (1 - u_end) * np.log1p(-u_end) + (1 - u_end) * math.log(2.0), math.log(2.0))
-        kl_max = float(np.max(kl))
-        L = _MAX_BLOCK if kl_max <= 0 else int(min(_MAX_BLOCK, max(1, math.floor(0.5 / kl_max))))
-        return min(L, m.size)
+        return int(_blocks(m, k, np.zeros(1, dtype=np.int64), np.array([m.size]))[0])
 
     @staticmethod
     def _run(m: np.ndarray, k: np.ndarray, anchor_values=None) -> tuple[np.ndarray, np.ndarray]:
@@ -117,33 +111,57 @@ class FloatWindow:
             r0, logb0 = anchor_values
         if L == 1:
             return r0, logb0
-        # Step j: from position j to j+1 (the last position's step is unused).  The
-        # numerators are integers below 2^53, exact in float64 (2 - t below is the same
-        # number as 2 k + 1 - m); the steps fill (nb, L) blocks padded with zeros.
-        mf = m.astype(np.float64)
-        k0 = k[:-1].astype(np.float64)
-        m1 = mf[:-1] + 1.0
-        stay = k[1:] == k[:-1]
-        t = m1 - 2.0 * k0
-        log_alpha = np.zeros(nb * L)
-        np.divide(np.where(stay, t, 2.0 - t), m1, out=log_alpha[:V - 1])
-        np.log1p(log_alpha[:V - 1], out=log_alpha[:V - 1])
-        beta = np.zeros(nb * L)
-        np.divide(np.where(stay, k0, -(k0 + 1.0)), m1, out=beta[:V - 1])
-        log_alpha = log_alpha.reshape(nb, L)
-        beta = beta.reshape(nb, L)
-        lam = np.zeros((nb, L))
-        np.cumsum(log_alpha[:, :-1], axis=1, out=lam[:, 1:])
-        gam = np.negative(lam[:, 1:])
-        np.exp(gam, out=gam)
-        gam *= beta[:, :-1]
-        G = np.zeros((nb, L))
-        np.cumsum(gam, axis=1, out=G[:, 1:])
-        G += r0[:, None]
-        R = np.exp(lam)
-        R *= G
-        np.subtract(logb0[:, None], lam, out=lam)
-        return R.ravel()[:V], lam.ravel()[:V]
+        R, lb = _run_rows(m[None, :], k[None, :], r0[None, :], logb0[None, :], L)
+        return R[0], lb[0]
+
+
+def _blocks(m: np.ndarray, k: np.ndarray, s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
+    """Anchor spacing L of each regular run m[s0:s1], k[s0:s1]: from the growth rate
+    KL(k/m || 1/2) of the recurrence's error (largest at an end of the run, as k/m is
+    monotone along it), at most ``_MAX_BLOCK`` and the run's length."""
+    ends = np.stack((s0, s1 - 1))
+    u_end = np.clip(k[ends].astype(np.float64) / m[ends].astype(np.float64), 0.5, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kl = np.where(u_end < 1.0, u_end * np.log(2 * u_end) + (1 - u_end) * np.log1p(-u_end) + (1 - u_end) * math.log(2.0), math.log(2.0))
+    kl_max = np.max(kl, axis=0)
+    with np.errstate(divide="ignore"):
+        L = np.where(kl_max <= 0, float(_MAX_BLOCK), np.minimum(float(_MAX_BLOCK), np.maximum(1.0, np.floor(0.5 / kl_max))))
+    return np.minimum(L.astype(np.int64), s1 - s0)
+
+
+def _run_rows(m: np.ndarray, k: np.ndarray, r0: np.ndarray, logb0: np.ndarray, L: int) -> tuple[np.ndarray, np.ndarray]:
+    """``FloatWindow._run`` on the rows of ``m`` and ``k`` (shape runs x V, every row a regular
+    run of the same length V and anchor spacing L > 1), from the anchors' (R, log b) (shape
+    runs x ceil(V / L)): each element by the same operations as a run alone.
+
+    Step j goes from position j to j+1 (the last position's step is unused).  The numerators
+    are integers below 2^53, exact in float64 (2 - t below is the same number as 2 k + 1 - m);
+    the steps fill (runs, nb, L) blocks padded with zeros."""
+    nr, V = m.shape
+    nb = -(-V // L)
+    mf = m.astype(np.float64)
+    k0 = k[:, :-1].astype(np.float64)
+    m1 = mf[:, :-1] + 1.0
+    stay = k[:, 1:] == k[:, :-1]
+    t = m1 - 2.0 * k0
+    log_alpha = np.zeros((nr, nb * L))
+    log_alpha[:, :V - 1] = np.log1p(np.divide(np.where(stay, t, 2.0 - t), m1))
+    beta = np.zeros((nr, nb * L))
+    beta[:, :V - 1] = np.divide(np.where(stay, k0, -(k0 + 1.0)), m1)
+    log_alpha = log_alpha.reshape(nr, nb, L)
+    beta = beta.reshape(nr, nb, L)
+    lam = np.zeros((nr, nb, L))
+    np.cumsum(log_alpha[:, :, :-1], axis=2, out=lam[:, :, 1:])
+    gam = np.negative(lam[:, :, 1:])
+    np.exp(gam, out=gam)
+    gam *= beta[:, :, :-1]
+    G = np.zeros((nr, nb, L))
+    np.cumsum(gam, axis=2, out=G[:, :, 1:])
+    G += r0[:, :, None]
+    R = np.exp(lam)
+    R *= G
+    np.subtract(logb0[:, :, None], lam, out=lam)
+    return R.reshape(nr, nb * L)[:, :V], lam.reshape(nr, nb * L)[:, :V]
 
 
 def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -152,35 +170,54 @@ def half_tail_ratio_runs(m: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.n
     ``m`` and ``k`` are integer arrays with 0 <= k <= m (any order).  The path is cut
     into runs of consecutive m (m increasing by 1, k by 0 or 1); each run is evaluated
     by the affine recurrences of the module docstring between exact anchors
-    (:func:`binomial.half_tail_ratio`); an irregular point is a run of length 1.
+    (:func:`binomial.half_tail_ratio`); an irregular point is a run of length 1.  The
+    anchors of every run are evaluated in one batch, and the runs of one length and one
+    anchor spacing as the rows of one array (:func:`_run_rows`; the same numbers as one
+    run at a time, with one pass of array operations instead of one per run: the nested
+    OUE blanket asks for about 100 runs of the same length per call).
     Shared by the pair engine and :mod:`accountant.engines.blanket`.
     """
     m = np.asarray(m, dtype=np.int64)
     k = np.asarray(k, dtype=np.int64)
-    R = np.empty(m.size)
-    logb = np.empty(m.size)
     if m.size == 0:
-        return R, logb
+        return np.empty(0), np.empty(0)
     # a run breaks where m does not step by 1 or k by 0 or 1 (a negative step of k, seen
     # as unsigned, is above 1 too)
     breaks = np.flatnonzero((np.diff(m) != 1) | (np.diff(k).view(np.uint64) > 1)) + 1
-    bounds = np.concatenate(([0], breaks, [m.size]))
-    # anchors of every run evaluated in one batch (the continued fraction's loop
-    # then runs once, not once per run)
-    plans = []
-    for s0, s1 in zip(bounds[:-1], bounds[1:]):
-        L = FloatWindow._block(m[s0:s1], k[s0:s1])
-        plans.append((s0, s1, s0 + np.arange(-(-(s1 - s0) // L)) * L))
-    pos = np.concatenate([pl[2] for pl in plans])
+    s0 = np.concatenate(([0], breaks)).astype(np.int64)
+    s1 = np.concatenate((breaks, [m.size])).astype(np.int64)
+    Ls = _blocks(m, k, s0, s1)
+    counts = -(-(s1 - s0) // Ls)
+    first = np.cumsum(counts) - counts          # each run's first anchor in the batch
+    pos = np.repeat(s0, counts) + (np.arange(int(counts.sum())) - np.repeat(first, counts)) * np.repeat(Ls, counts)
     r_all = half_tail_ratio(k[pos], m[pos])
     lb_all = binom_logpmf(k[pos], m[pos], 0.5)
-    if len(plans) == 1:  # one run (the usual path): its arrays are the answer
+    if s0.size == 1:  # one run (the usual path): its arrays are the answer
         return FloatWindow._run(m, k, (r_all, lb_all))
-    off = 0
-    for s0, s1, anc in plans:
-        na = anc.size
-        R[s0:s1], logb[s0:s1] = FloatWindow._run(m[s0:s1], k[s0:s1], (r_all[off:off + na], lb_all[off:off + na]))
-        off += na
+    R = np.empty(m.size)
+    logb = np.empty(m.size)
+    sizes = s1 - s0
+    one = Ls == 1                               # every point an anchor: the anchors are the values
+    R[pos[np.repeat(one, counts)]] = r_all[np.repeat(one, counts)]
+    logb[pos[np.repeat(one, counts)]] = lb_all[np.repeat(one, counts)]
+    groups = np.flatnonzero(~one)
+    if groups.size:
+        key = sizes[groups] * (_MAX_BLOCK + 1) + Ls[groups]
+        for g in np.unique(key):
+            same = groups[key == g]
+            V, L = int(sizes[same[0]]), int(Ls[same[0]])
+            nb = -(-V // L)
+            per = max(1, _ROWS_CELLS // (nb * L))  # rows of one pass: its arrays stay in cache
+            for i in range(0, same.size, per):
+                runs = same[i:i + per]
+                if runs.size == 1:  # one run: slices, no gathered copies
+                    a0, f0 = int(s0[runs[0]]), int(first[runs[0]])
+                    at, an = np.s_[None, a0:a0 + V], np.s_[None, f0:f0 + nb]
+                else:
+                    at = s0[runs][:, None] + np.arange(V)[None, :]
+                    an = first[runs][:, None] + np.arange(nb)[None, :]
+                Rr, lb = _run_rows(m[at], k[at], r_all[an], lb_all[an], L)
+                R[at], logb[at] = Rr, lb
     return R, logb
 
 

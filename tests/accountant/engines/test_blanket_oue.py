@@ -244,3 +244,30 @@ def test_vectorised_l_windows_equal_the_scalar_windows(p, log_mass):
         assert (lo[i], hi[i]) == (w[0], w[1])
         assert out[i] == pytest.approx(w[2], rel=1e-12, abs=0.0)
     assert np.any(lo > 0) and np.any(hi < ts) and np.all(out <= 2.0 * math.exp(math.floor(4 * log_mass) / 4))
+
+
+def test_eps_free_parts_remembered_across_eps_give_the_same_numbers():
+    # binned_sum's bin masses (sums._bin_masses) and NestedUpper's l-weights (oue_nested's
+    # _weights) are remembered across eps: a profile's evaluations with the caches warm equal,
+    # bit for bit, the same evaluations each from empty caches, and the shared arrays are
+    # read-only
+    import numpy as np
+    from accountant.engines.blanket import oue_nested, sums
+    law, n = OueBlanket(2.0), 8816
+    krr = blanket_law(make_params("krr", 1.0, k=4))
+    grid = [0.05 * i for i in range(1, 12)]
+    kw = dict(target_delta=1e-20, bin_gap=1e-3, truncation=1e-13)
+    cold = []
+    for lw, nn in ((law, n), (krr, 2_000_000)):
+        for e in grid:
+            sums._bin_mass_cache.clear()
+            oue_nested._weights_cache.clear()
+            cold.append(positive_part(lw, nn, e, **kw))
+    warm = [positive_part(lw, nn, e, **kw) for lw, nn in ((law, n), (krr, 2_000_000)) for e in grid]
+    assert warm == cold
+    assert any(r.method == "nested" for r in warm) and any(r.bins >= 8 for r in warm)
+    assert len(sums._bin_mass_cache) >= 1 and len(oue_nested._weights_cache) >= 1
+    P = next(iter(sums._bin_mass_cache.values()))[0]
+    A = next(iter(oue_nested._weights_cache.values()))[1]
+    assert not P.flags.writeable and not A.flags.writeable
+    assert np.all(P >= 0.0) and np.any(P > 0.0)

@@ -1,4 +1,5 @@
 """accountant.parallel: order kept, nested calls serial, engine sums independent of threads."""
+import sys
 import threading
 
 from accountant.engines import parallel
@@ -171,3 +172,33 @@ def test_a_script_without_a_main_guard_runs_once(tmp_path):
     assert out.stdout.split()[:3] == ["[1,", "2,", "3]"]
     assert marks.read_text() == "ran\n", out.stderr
     assert "Traceback" not in out.stderr
+
+
+_HEAP_CHURN = """
+import resource, sys
+import numpy as np
+if sys.argv[1] == "pad":
+    from accountant.engines.parallel import keep_heap_pad
+    assert keep_heap_pad()
+rng = np.random.default_rng(0)
+f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(300):  # arrays of 160 kB - 4.8 MB made and freed, as the engines do
+    a = [np.ones(int(s)) for s in rng.integers(20_000, 600_000, size=6)]
+    del a
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+"""
+
+
+def test_heap_pad_keeps_freed_arrays_out_of_page_faults():
+    # engines.parallel.keep_heap_pad (called by `python -m accountant`): arrays freed and made
+    # again come from the kept heap, not from fresh pages of the system (measured: 70,814 page
+    # faults without, 5,582 with)
+    import subprocess
+
+    def faults(mode: str) -> int:
+        out = subprocess.run([sys.executable, "-c", _HEAP_CHURN, mode], capture_output=True, text=True,
+                             check=True)
+        return int(out.stdout.strip())
+
+    plain, padded = faults("plain"), faults("pad")
+    assert padded * 3 < plain, (padded, plain)
