@@ -122,7 +122,7 @@ def exact_sum(law: CountLaw, n: int, terms: Terms, mw, jw) -> tuple[float, float
     F = 0.0
     Qs = 0.0
     if pp <= 0.0 or pp >= 1.0:  # N3 is 0 or n - m: one row, split along m across threads
-        step = m.size if m.size < _MIN_SPLIT else -(-m.size // _parallel.threads())
+        step = m.size if m.size < _MIN_SPLIT else -(-m.size // _parallel.SPLIT_PARTS)
 
         def part(i0: int) -> tuple[float, float]:
             mm = m[i0:i0 + step]
@@ -287,10 +287,10 @@ def binned_sum(law: CountLaw, n: int, terms: Terms, mw, jw, G: int) -> tuple[flo
                 float(np.sum(wm * np.sum(qb, axis=0))))
 
     # chunks of at most _CHUNK values of m; a window of _MIN_SPLIT values or more is cut
-    # into at least as many chunks as there are threads (the sums then differ from the
-    # serial ones by summation order only, far inside FLOAT_REL_ERROR)
+    # into at least SPLIT_PARTS chunks, whatever the cores (the sums then differ from the
+    # serial ones by summation order only, far inside FLOAT_REL_ERROR, the same on every machine)
     size = m_hi - m_lo + 1
-    step = _CHUNK if size < _MIN_SPLIT else min(_CHUNK, -(-size // _parallel.threads()))
+    step = _CHUNK if size < _MIN_SPLIT else min(_CHUNK, -(-size // _parallel.SPLIT_PARTS))
     # memory: a chunk holds about 12 arrays of (bins x m values); keep each below MAX_CHUNK_CELLS
     step = max(1, min(step, MAX_CHUNK_CELLS // js.size))
     lo_sum = up_sum = q_sum = 0.0

@@ -71,9 +71,10 @@ class FloatWindow:
             mag = float(np.sum(w * (0.5 * kf + hv * R) / mv))
             return Mi, float(np.sum(w * s_fac / mv)), float(np.sum(w * qpos)), mag
 
-        # a long window is cut into one piece per thread (each piece re-anchors its runs)
+        # a long window is cut into SPLIT_PARTS pieces whatever the cores (each piece re-anchors
+        # its runs; the same numbers on every machine)
         size = idx.stop - idx.start if isinstance(idx, slice) else idx.size
-        parts = _parallel.threads() if size >= _SPLIT_TERMS else 1
+        parts = _parallel.SPLIT_PARTS if size >= _SPLIT_TERMS else 1
         if parts == 1:
             pieces = [piece(idx)]
         else:

@@ -202,3 +202,22 @@ def test_heap_pad_keeps_freed_arrays_out_of_page_faults():
 
     plain, padded = faults("plain"), faults("pad")
     assert padded * 3 < plain, (padded, plain)
+
+
+def test_long_sums_are_cut_the_same_whatever_the_cores(monkeypatch):
+    """The blanket's long sums (windows of 4,096 values of m or more) are cut into SPLIT_PARTS
+    pieces whatever the cores: one thread gives the same bits as the pool (cut by the number of
+    threads, k-RR at n = 169,674 differed in the 14th digit, and N of `users` with it); the cut
+    itself does change the bits (so this test can fail)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from accountant import make_params; from accountant.bounds.registry import proved_delta;"
+            "from accountant.engines import parallel as P; P.SPLIT_PARTS = int(sys.argv[1]);"
+            "P._pool_size = (lambda: 1) if sys.argv[2] == 'serial' else P._pool_size;"
+            "print(repr(proved_delta(make_params('krr', 1.0, k=4), 169674, 0.01)[0]),"
+            " repr(proved_delta(make_params('oue', 1.0, k=8), 169674, 0.01)[0]))")
+    out = {a: subprocess.run([sys.executable, "-c", code, *a.split()], capture_output=True, text=True,
+                             check=True).stdout for a in ("2 serial", "2 threads", "1 threads")}
+    assert out["2 serial"] == out["2 threads"], out
+    assert out["1 threads"] != out["2 threads"], out
