@@ -7,8 +7,8 @@ largest eps at which it is certified above the target delta is a lower bound on 
 eps_c.  The pair of a round is the one of the single-round certified lower bound
 (:func:`accountant.bounds.laws.lower.mechanism_lower_law`, its main post-processing with the
 categories beyond the second merged): binary RR, generic rounds through binary RR, k-RR, OUE,
-OLH (uniformly random hash, named in the note); Collision and CoCo rounds carry no dimension
-d, so they have none.  With N ~ Mult(n; p) the counts of the categories when every user holds x0, the pair is
+OLH, Collision and CoCo (uniformly random hash, named in the note; Collision and CoCo only
+with the round's dimension d >= 3s: their datasets are three inputs on disjoint s-sets of [d]).  With N ~ Mult(n; p) the counts of the categories when every user holds x0, the pair is
 
     P(N) = R(N) A(N) / n,   Q(N) = R(N) B(N) / n,   A = sum_c a_c N_c,  B = sum_c b_c N_c,
 
@@ -66,14 +66,12 @@ def _window(N: int, prob: float) -> np.ndarray:
 def _pair_law(spec):
     """(p, a, b) as floats and the datasets' text (with the hash model where the lower bound
     assumes one), or (None, reason)."""
-    from accountant.bounds.laws.lower import mechanism_lower_law, merge_tail
+    from accountant.bounds.laws.lower import mechanism_lower_law, merge_tail, needs_d_reason
 
     params = spec.params()
     ll = mechanism_lower_law(params)
-    if ll is None and spec.mechanism in ("collision", "coco"):
-        return None, ("not available: the certified lower bound's datasets of Collision and CoCo "
-                      "(three inputs with pairwise disjoint s-sets) need the dimension d >= 3s, "
-                      "which a round does not carry")
+    if ll is None and spec.mechanism in ("collision", "coco"):  # d missing or d < 3s
+        return None, "not available: " + needs_d_reason(params)
     if ll is None:
         return None, f"not available: no certified lower bound's datasets for '{spec.mechanism}' rounds"
     law = merge_tail(ll.law)  # categories 3, 4, ... merged: a post-processing of the reports

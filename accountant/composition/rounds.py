@@ -49,6 +49,10 @@ class RoundSpec:
     randomizer : FiniteRandomizer, optional
         ``finite`` only (and required there): the randomizer as its matrix; eps0 is None or the
         matrix's own (the matrix fixes it).  ``RoundSpec.finite(R, n)`` spells it shorter.
+    d : int, optional
+        Dimension (collision, coco only; d >= s, validated by ``make_params``): the upper bound
+        does not depend on it; the certified lower bound's datasets (three inputs on pairwise
+        disjoint s-sets of [d]) need d >= 3s (:func:`accountant.bounds.laws.lower.needs_d_reason`).
 
     Examples
     --------
@@ -70,6 +74,7 @@ class RoundSpec:
     q: Optional[float] = None
     hash_model: str = field(default="any", repr=False)
     randomizer: Optional[FiniteRandomizer] = field(default=None, repr=False)
+    d: Optional[int] = field(default=None, repr=False)
 
     @classmethod
     def finite(cls, randomizer: FiniteRandomizer, n: int) -> "RoundSpec":
@@ -95,6 +100,9 @@ class RoundSpec:
             raise ValueError("randomizer: a FiniteRandomizer goes with mechanism 'finite' (and only "
                              f"with it), got mechanism {self.mechanism!r} and randomizer "
                              f"{type(self.randomizer).__name__}")
+        if self.d is not None and self.mechanism not in ("collision", "coco"):
+            raise ValueError(f"d does not apply to mechanism '{self.mechanism}' (the dimension of "
+                             "collision and coco rounds)")
         if self.mechanism == "finite":
             self._set_finite()
             return
@@ -107,7 +115,9 @@ class RoundSpec:
                              "and q are the parameters of mechanism 'variation-ratio')")
         object.__setattr__(self, "eps0", validate_eps0(self.eps0))
         if self.mechanism in ("collision", "coco"):
-            make_params(self.mechanism, self.eps0, s=self.s, t=self.t, hash_model=self.hash_model)  # s, t
+            par = make_params(self.mechanism, self.eps0, s=self.s, t=self.t, d=self.d,
+                              hash_model=self.hash_model)  # s, t, d (d >= s)
+            object.__setattr__(self, "d", par.d)
         if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)
                                                        or not isinstance(self.k, int) or self.k < 2):
             raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
@@ -156,7 +166,8 @@ class RoundSpec:
             return self.randomizer
         if self.mechanism == "variation-ratio":
             return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
-        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k, hash_model=self.hash_model)
+        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k, d=self.d,
+                           hash_model=self.hash_model)
 
 
 def round_source(mechanism: str, hash_model: str = "any", pure: bool = True) -> str:
@@ -185,7 +196,7 @@ def round_source(mechanism: str, hash_model: str = "any", pure: bool = True) -> 
 
 def _field_message(msg: str) -> str:
     """'p must be ...' -> "field 'p' must be ..." (the schedule's errors name the JSON field)."""
-    for f in VR_FIELDS + ("eps0",):
+    for f in VR_FIELDS + ("eps0", "d"):
         if msg.startswith(f + " ") or msg.startswith(f + ":"):
             return f"field {f!r}{msg[len(f):]}"
     return msg
@@ -226,7 +237,7 @@ def _finite_round(r: dict, base: Optional[str], loaded: dict) -> FiniteRandomize
 
 
 def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
-    """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, repeat?}
+    """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, d?, repeat?}
     (a ``variation-ratio`` round: {n, mechanism, p, beta, q?, repeat?}, no eps0; a ``finite``
     round: {n, mechanism, matrix, repeat?} with ``matrix`` a file name relative to ``base``, or
     {n, mechanism, catalogue, k, eps0, size?, g?, repeat?} with a name of
@@ -237,8 +248,9 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
     Parameters
     ----------
     data : list of dict
-        Each object has ``n`` and ``eps0`` and optionally ``mechanism``, ``s``, ``t``, ``k``
-        and ``repeat`` (how many consecutive rounds it stands for, default 1) and
+        Each object has ``n`` and ``eps0`` and optionally ``mechanism``, ``s``, ``t``, ``k``,
+        ``d`` (the dimension of collision and coco rounds: their certified lower bound needs
+        d >= 3s) and ``repeat`` (how many consecutive rounds it stands for, default 1) and
         ``hash_model`` (``"any"`` or ``"random"``, collision, coco and olh); a ``variation-ratio``
         round has ``p`` and ``beta`` (and ``q``, default p) instead of eps0.
 
@@ -264,7 +276,7 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
 
     if not isinstance(data, list) or not data:
         raise ValueError("schedule must be a non-empty JSON list of round objects")
-    allowed = {"n", "eps0", "mechanism", "s", "t", "k", "repeat", "hash_model"} | set(VR_FIELDS)
+    allowed = {"n", "eps0", "mechanism", "s", "t", "k", "d", "repeat", "hash_model"} | set(VR_FIELDS)
     finite_only = {"matrix", "catalogue", "size", "g"}
     loaded: dict = {}
     out: list[RoundSpec] = []
@@ -282,7 +294,7 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
             try:
                 rep = check_int("field 'repeat'", r.get("repeat", 1), 1, MAX_ROUNDS)
                 n = check_n(r.get("n"), "field 'n'")
-                bad = sorted(set(r) & ({"s", "t", "hash_model"} | set(VR_FIELDS)))
+                bad = sorted(set(r) & ({"s", "t", "d", "hash_model"} | set(VR_FIELDS)))
                 if bad:
                     raise ValueError(f"field {bad[0]!r} does not apply to a finite round")
                 spec = RoundSpec.finite(_finite_round(r, base, loaded), n)
@@ -300,7 +312,7 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
         for f in ("n", "p", "beta") if vr else ("n", "eps0"):
             if f not in r:
                 raise ValueError(f"round {i}: missing field {f!r}")
-        for f in ("n", "s", "t", "k", "repeat"):
+        for f in ("n", "s", "t", "k", "d", "repeat"):
             v = r.get(f)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
                                   or (isinstance(v, float) and not v.is_integer())):
@@ -314,7 +326,7 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
             n = check_n(r["n"], "field 'n'")
             eps0 = None if vr else check_eps0(r["eps0"], "field 'eps0'")
             ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
-                    for f in ("s", "t", "k")}
+                    for f in ("s", "t", "k", "d")}
             fval = {f: r.get(f) for f in VR_FIELDS}
             spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival, **fval,
                              hash_model=r.get("hash_model", "any"))

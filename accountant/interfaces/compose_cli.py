@@ -37,6 +37,10 @@ def add_compose_parser(sub) -> None:
                    help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
     p.add_argument("--k", type=L.int_arg("--k", 2, L.T_MAX), default=None,
                    help="domain size (krr, olh, oue; finite --catalogue: the number of inputs)")
+    p.add_argument("--d", type=L.int_arg("--d", 1, L.T_MAX), default=None,
+                   help="dimension d >= s (collision, coco): the composed certified lower bound uses three "
+                        "inputs on pairwise disjoint s-sets of [d], which needs d >= 3s (the upper bound "
+                        "does not depend on d)")
     add_matrix_option(p)
     add_catalogue_options(p, with_g=True)
     p_max = VR_P_MAX
@@ -51,7 +55,7 @@ def add_compose_parser(sub) -> None:
                    help="collision, coco, olh: 'any' (default, every hash family) or 'random' (each round's "
                         "profile proved assuming each report's hash is a uniformly random function)")
     p.add_argument("--schedule", default=None,
-                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, repeat?, hash_model?} "
+                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, d?, repeat?, hash_model?} "
                         "(variation-ratio: {n, mechanism, p, beta, q?, repeat?}; finite: {n, mechanism, "
                         "matrix: FILE (relative to the schedule), repeat?} or {n, mechanism, catalogue, k, "
                         "eps0, size?, g?, repeat?})")
@@ -123,6 +127,8 @@ def run_compose(args: argparse.Namespace) -> dict:
             raise ValueError("--schedule replaces --rounds/--n/--eps0; give one or the other")
         if any(getattr(args, o) is not None for o in ("p", "beta", "q")):
             raise ValueError("--p/--beta/--q: with --schedule give them in the rounds of the file")
+        if getattr(args, "d", None) is not None:
+            raise ValueError("--d applies to --rounds/--n/--eps0; a schedule gives \"d\" per round")
         if getattr(args, "hash_model", "any") != "any":
             raise ValueError("--hash-model applies to --rounds/--n/--eps0; a schedule gives "
                              "\"hash_model\" per round")
@@ -150,10 +156,11 @@ def run_compose(args: argparse.Namespace) -> dict:
                              f"'{args.mechanism}'")
         try:
             spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k,
-                             args.p, args.beta, args.q, hash_model=getattr(args, "hash_model", "any"))
+                             args.p, args.beta, args.q, hash_model=getattr(args, "hash_model", "any"),
+                             d=getattr(args, "d", None))
         except ValueError as exc:
             msg = str(exc).replace("hash_model '", "--hash-model '")
-            raise ValueError(f"--{msg}" if vr and msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k")
+            raise ValueError(f"--{msg}" if vr and msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d")
                              else msg) from None
         specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)

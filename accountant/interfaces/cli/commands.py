@@ -404,6 +404,8 @@ def check_applicable(args) -> None:
             make_params(mech, eps0, s=args.s, t=args.t, k=args.k, d=getattr(args, "d", None), **vr)
         except ValueError as exc:
             msg = str(exc)
+            if msg.startswith("s must satisfy"):  # 1 <= s <= d: both options named
+                msg = "--s/--d: " + msg
             for name in ("s", "t", "k", "d", "p", "beta", "q", "g"):
                 if msg.startswith(f"{name} must be"):
                     msg = "--" + msg
