@@ -118,7 +118,8 @@ def test_bracket_within_one_percent_at_ten_rounds(spec, delta):
 def test_lower_not_available_says_why():
     r = C.compose_rounds(C.RoundSpec(1000, 1.0, "collision", s=2), 2, 1e-6, adaptive=False)
     assert r.epsilon_lower is None and r.lower_note.startswith("not available: ")
-    assert "Collision" in r.lower_note and "d >= 3s" in r.lower_note
+    # the round carries no d: the single-round lower bound's reason (the datasets need d >= 3s)
+    assert "pairwise disjoint s-sets" in r.lower_note and "d >= 3 s = 6" in r.lower_note
 
 
 def test_explicit_step_is_one_level_and_adaptive_narrows():
