@@ -23,18 +23,19 @@ common.explain(("eps0", "eps_c", "delta"))
 
 
 @st.cache_data(show_spinner=False)
-def composed(spec_fields: tuple, delta, T):
-    """compose_rounds of the round ``RoundSpec(*spec_fields[:-1], hash_model=spec_fields[-1])``."""
-    spec = _compose.RoundSpec(*spec_fields[:-1], hash_model=spec_fields[-1])
+def composed(spec_fields: tuple, delta, T, lower=False):
+    """compose_rounds of the round ``RoundSpec(*spec_fields[:-2], hash_model=spec_fields[-2],
+    d=spec_fields[-1])`` (``lower``: with its certified lower bound)."""
+    spec = _compose.RoundSpec(*spec_fields[:-2], hash_model=spec_fields[-2], d=spec_fields[-1])
     # one discretisation level per T (the chart composes up to dozens of T)
-    return _compose.compose_rounds(spec, T, delta, adaptive=False, lower=False).as_dict()
+    return _compose.compose_rounds(spec, T, delta, adaptive=False, lower=lower).as_dict()
 
 
 def curve(spec_fields, delta, rounds_list):
     bar = common.Progress("Composing the rounds", "values of T")
     rows = []
     for i, T in enumerate(rounds_list):
-        rows.append(composed(spec_fields, delta, T))
+        rows.append(composed(spec_fields, delta, T, T == rounds_list[-1]))  # the lower bound at T
         bar.update(i + 1, len(rounds_list))
     bar.close()
     return rows
@@ -69,8 +70,9 @@ if mechanism in ("collision", "coco"):
     s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8,
                             key="s"))
     d = int(sb.number_input("d (dimension)", min_value=1, max_value=2**31 - 2, value=max(1000, 3 * s), key="d",
-                            help="only the deployment's certified lower bound depends on d: its datasets put "
-                                 "x1 and the other users on disjoint s-sets of coordinates, which needs d >= 2s"))
+                            help="only the certified lower bounds depend on d: the composition's datasets put "
+                                 "x1, x1' and the other users on pairwise disjoint s-sets (d >= 3s), the "
+                                 "deployment's x1 and the other users (d >= 2s)"))
     d_ok = common.check(d >= s, f"d must be >= s = {s}, got {d}", where=sb)
 if mechanism in common.K_HELP:
     k = int(sb.number_input("k (domain size)", min_value=2, max_value=10**6, value=10, key="k",
@@ -112,7 +114,7 @@ else:
                    + (f", s = {s}" if s is not None else "") + (f", k = {k}" if k is not None else "")
                    + (", random hash" if hash_model == "random" else ""))
 Ts = sorted(set(int(x) for x in np.unique(np.geomspace(1, rounds, min(rounds, 12)).round())) | {rounds})
-fields = (spec.n, spec.eps0, spec.mechanism, spec.s, spec.t, spec.k, spec.p, spec.beta, spec.q, hash_model)
+fields = (spec.n, spec.eps0, spec.mechanism, spec.s, spec.t, spec.k, spec.p, spec.beta, spec.q, hash_model, d)
 rows = common.call(curve, fields, delta, tuple(Ts))
 if rows is None:
     st.stop()
@@ -123,6 +125,9 @@ c2.metric("PLD estimate of the bound", common.fmt(last['epsilon_estimate_of_boun
           help=_compose.ESTIMATE_OF_BOUND)
 c3.metric("advanced composition", common.fmt(last['advanced_epsilon'], 4, "up"))
 c4.metric("naive composition", common.fmt(last['naive_epsilon'], 4, "up"))
+if last["epsilon_lower"] is not None:
+    st.metric("certified lower bound", common.fmt(last["epsilon_lower"], 4, "down"))
+st.caption(f"Certified lower bound after T = {rounds:,} rounds: {last['epsilon_lower_note']}")
 
 fig = go.Figure()
 fig.add_trace(go.Scatter(x=Ts, y=[r["epsilon"] for r in rows], name="PLD (pessimistic)",

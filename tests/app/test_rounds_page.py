@@ -38,3 +38,26 @@ def test_rounds_page_defaults_and_inputs():
     at.text_input(key="delta").set_value("2").run()
     assert not at.exception
     assert any("delta must be a number in [1e-300, 1)" in e.value for e in at.error)
+
+
+def test_rounds_page_collision_lower_bound_with_d():
+    """Collision with the page's d (default 1000 >= 3s): the composed certified lower bound of
+    the library at the last T, rounded down, its datasets named; d in [s, 3s) gives the reason."""
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.run()
+    at.selectbox(key="mechanism").set_value("collision")
+    at.number_input(key="n").set_value(2_000)
+    at.number_input(key="T").set_value(5).run()
+    assert not at.exception, [e.value for e in at.exception]
+    ref = compose_rounds(RoundSpec(2_000, 4.0, "collision", s=8, d=1_000), 5, 1e-6, adaptive=False)
+    shown = float(metric(at, "certified lower bound"))
+    assert ref.epsilon_lower * (1 - 1e-3) <= shown <= ref.epsilon_lower < ref.epsilon
+    captions = " ".join(c.value for c in at.caption)
+    assert "d = 1000 >= 3s = 24" in captions and "pairwise disjoint s-sets" in captions
+    up = float(metric(at, "PLD eps (upper bound)"))
+    assert ref.epsilon <= up <= ref.epsilon * (1 + 1e-3)
+    at.number_input(key="d").set_value(20).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [m for m in at.metric if m.label == "certified lower bound"]
+    assert "needs d >= 3 s = 24, got d = 20" in " ".join(c.value for c in at.caption)
+    assert float(metric(at, "PLD eps (upper bound)")) == up  # d leaves the upper bound alone
