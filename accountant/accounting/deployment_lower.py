@@ -394,7 +394,7 @@ def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: in
     result of the round at n - c + m), or (None, the reason, None): without dummies the composed
     lower bound of ``r`` (the mechanism at n - c: the honest users' round), with them (or where
     ``r`` has none) the count pair with the m dummies in every round (Collision, CoCo: with the
-    dimension ``d``, which a round does not carry)."""
+    dimension ``d``, or the round's own ``spec.d``)."""
     honest = spec.n - colluders
     why = [text for cond, text in (
         (colluders, f"the {honest} honest users' pair (the colluders' reports: equal divergences)"),
@@ -408,7 +408,7 @@ def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: in
 
 def round_params(spec, d: Optional[int] = None) -> Params:
     """The parameters of the round ``spec`` (a RoundSpec), for Collision and CoCo with the
-    dimension ``d`` (which a round does not carry; only the lower bounds depend on it)."""
+    dimension ``d`` (replacing the round's own ``spec.d``; only the lower bounds depend on it)."""
     if d is None or spec.mechanism not in ("collision", "coco"):
         return spec.params()
     from accountant.core.params import make_params
