@@ -12,7 +12,6 @@ import common
 import mix_input
 from accountant.accounting import deployment_groups as G
 from accountant.accounting import deployments as D
-from accountant.accounting.deployment_lower import round_params
 
 
 def inputs(where, n: int) -> Optional[dict]:
@@ -104,11 +103,10 @@ def show(dep: Optional[dict], params, n: int, delta: float) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def deployment_rounds(spec, delta: float, rounds: int, dep_items: tuple, d: Optional[int] = None) -> dict:
-    """The composed deployment of the round ``spec`` (a RoundSpec; Collision, CoCo: with the
-    dimension ``d`` of their lower bounds): one library call."""
+def deployment_rounds(spec, delta: float, rounds: int, dep_items: tuple) -> dict:
+    """The composed deployment of the round ``spec`` (a RoundSpec): one library call."""
     dep = dict(dep_items)
-    params, n = round_params(spec, d), spec.n
+    params, n = spec.params(), spec.n
     if "mix" in dep:
         r = G.mix_rounds_epsilon(mix_input.groups(dep["mix"]), delta, rounds)
     elif "sampling" in dep:
@@ -117,7 +115,7 @@ def deployment_rounds(spec, delta: float, rounds: int, dep_items: tuple, d: Opti
         r = G.reports_rounds_epsilon(params, n, delta, dep["reports"], rounds)
     else:
         r = D.deployment_rounds_epsilon(spec, rounds, delta, colluders=dep.get("colluders", 0),
-                                        dummies=dep.get("dummies", 0), n_min=dep.get("n_min", False), d=d)
+                                        dummies=dep.get("dummies", 0), n_min=dep.get("n_min", False))
     return {"epsilon": r.epsilon, "bound": r.bound, "statement": r.statement, "lower_epsilon": r.lower_epsilon,
             "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset}
 
@@ -136,13 +134,12 @@ def _rounds_title(dep: dict) -> str:
     return "With " + ", ".join(parts) + " each round"
 
 
-def show_rounds(dep: Optional[dict], spec, delta: float, rounds: int, d: Optional[int] = None) -> None:
-    """The Rounds page's composed deployment (nothing when no option is chosen); ``d`` the
-    dimension of Collision and CoCo (their lower bounds need it)."""
+def show_rounds(dep: Optional[dict], spec, delta: float, rounds: int) -> None:
+    """The Rounds page's composed deployment (nothing when no option is chosen)."""
     if not dep or spec is None:
         return
     with st.spinner("Composing the deployment's rounds"):
-        res = common.call(deployment_rounds, spec, delta, rounds, tuple(sorted(dep.items())), d)
+        res = common.call(deployment_rounds, spec, delta, rounds, tuple(sorted(dep.items())))
     if res is None:
         return
     st.subheader(_rounds_title(dep))

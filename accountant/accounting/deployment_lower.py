@@ -55,7 +55,7 @@ from accountant.core.params import Params, validate_delta
 __all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "sampled_lower",
            "LOWER_MAX_CELLS", "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER",
            "CountPair", "count_pair", "largest_eps_above_target", "ordered", "count_rounds_lower",
-           "pair_rounds_lower_epsilon", "rounds_lower", "round_params", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER",
+           "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER",
            "param_l1", "PARAM_REL_ERROR"]
 
 LOWER_MAX_ROUNDS = 10_000  # T = 10,000 at the anchor (n = 1e5, q = 0.01): the composed grid coarsens as it widens (composition.pld.self_compose_lower)
@@ -387,14 +387,13 @@ ROUNDS_LOWER = ("the same pair in each of the {T} rounds, composed by the optimi
                 "down, FFT and pmf errors subtracted)")
 
 
-def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: int, n_min: bool,
-                 d: Optional[int] = None) -> tuple:
+def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: int, n_min: bool) -> tuple:
     """(lower eps, statement, datasets) of
     :func:`accountant.accounting.deployments.deployment_rounds_epsilon` (``r`` its composed
     result of the round at n - c + m), or (None, the reason, None): without dummies the composed
     lower bound of ``r`` (the mechanism at n - c: the honest users' round), with them (or where
     ``r`` has none) the count pair with the m dummies in every round (Collision, CoCo: with the
-    dimension ``d``, or the round's own ``spec.d``)."""
+    round's dimension ``spec.d``)."""
     honest = spec.n - colluders
     why = [text for cond, text in (
         (colluders, f"the {honest} honest users' pair (the colluders' reports: equal divergences)"),
@@ -403,17 +402,7 @@ def rounds_lower(spec, r, rounds: int, delta: float, colluders: int, dummies: in
         ds = r.lower_note.split("in every round, ", 1)[-1]
         return ordered(r.epsilon_lower, r.epsilon, "; ".join(
             [f"the composed certified lower bound at {honest} users, " + ROUNDS_LOWER.format(T=rounds)] + why), ds)
-    return count_rounds_lower(round_params(spec, d), honest, dummies, rounds, delta, r.epsilon, why)
-
-
-def round_params(spec, d: Optional[int] = None) -> Params:
-    """The parameters of the round ``spec`` (a RoundSpec), for Collision and CoCo with the
-    dimension ``d`` (replacing the round's own ``spec.d``; only the lower bounds depend on it)."""
-    if d is None or spec.mechanism not in ("collision", "coco"):
-        return spec.params()
-    from accountant.core.params import make_params
-
-    return make_params(spec.mechanism, spec.eps0, s=spec.s, t=spec.t, d=d, hash_model=spec.hash_model)
+    return count_rounds_lower(spec.params(), honest, dummies, rounds, delta, r.epsilon, why)
 
 
 def count_rounds_lower(params: Params, honest: int, dummies: int, rounds: int, delta: float, upper: float,

@@ -190,10 +190,10 @@ def _deployment_lower(params: Params, rep, honest: int, dummies: int, delta: flo
 
 
 def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int = 0, dummies: int = 0,
-                              n_min: bool = False, d: Optional[int] = None) -> DeploymentResult:
+                              n_min: bool = False) -> DeploymentResult:
     """Proved eps_c after ``rounds`` rounds of the deployment of :func:`deployment_epsilon`
-    (``spec``: one round as a :class:`accountant.composition.rounds.RoundSpec` at the stated n;
-    ``d``: the dimension of Collision / CoCo, which the count lower bound's datasets need).
+    (``spec``: one round as a :class:`accountant.composition.rounds.RoundSpec` at the stated n,
+    Collision / CoCo with the dimension ``d`` that their lower bounds' datasets need).
 
     Every round's pair of views is dominated by the worst-case pair at n_eff = n - c + m users:
     colluders' reports are side information of the same law under both datasets (the pair
@@ -223,7 +223,7 @@ def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int
     parts.append("composed: pessimistic PLD of the per-round profile")
     from accountant.accounting.deployment_lower import rounds_lower
 
-    lo, lo_st, lo_ds = rounds_lower(spec, r, rounds, delta, colluders, dummies, n_min, d)
+    lo, lo_st, lo_ds = rounds_lower(spec, r, rounds, delta, colluders, dummies, n_min)
     return DeploymentResult(r.epsilon, delta, None, f"composed ({r.source})", eff, "; ".join(parts),
                             lo, lo_st, lo_ds)
 

@@ -88,7 +88,7 @@ def log_upper_tail(n: int, q: float, k: int) -> float:
 def _grid_value(params: Params, t: int, i: Optional[int], which: str = "all") -> tuple:
     """(f, name): the registry's smallest proved bound for the named randomizer at t users and
     e = exp(i / E_FINE) (i None: e = 0); 0 from e = eps0 on (post-processing). ``which``:
-    ``"all"`` every bound, ``"exact"`` binary RR's search over every dataset alone, to
+    ``"all"`` every bound, ``"search"`` binary RR's search over every dataset alone, to
     RR_SEARCH_TOL (t <= HEADLINE_MAX_N, else the trivial 1), ``"rest"`` every bound but the
     exact one."""
     from accountant.bounds.binary_exact import HEADLINE_MAX_N, tolerant_delta
@@ -97,7 +97,7 @@ def _grid_value(params: Params, t: int, i: Optional[int], which: str = "all") ->
     e = 0.0 if i is None else math.exp(i / E_FINE)
     if e >= eps0_of(params):
         return 0.0, "post-processing"
-    if which == "exact":  # the every-dataset search to RR_SEARCH_TOL (1e-6 costs 5-15 times more at small e)
+    if which == "search":  # the every-dataset search to RR_SEARCH_TOL (1e-6 costs 5-15 times more at small e)
         return (min(1.0, tolerant_delta(t, eps0_of(params), e, RR_SEARCH_TOL)[1]), "search") \
             if t <= HEADLINE_MAX_N else (1.0, "trivial")
     # binary RR's search over every dataset where it takes 0.2-1 s (the counts are cached)
@@ -202,7 +202,7 @@ def count_delta(params: Params, t: int, e: float, mechanism: bool = True, chord:
         if chord and params.name == "rr":  # over rounds: the exact worst case only up to RR_EXACT_MAX_T users
             d, names = chord_value(functools.partial(_grid_value, params, which="rest"), t, e, chord)
             if t <= RR_EXACT_MAX_T:  # on a coarser grid of t: fewer searches (the truth is non-increasing in t)
-                d, names = min((d, names), chord_value(functools.partial(_grid_value, params, which="exact"),
+                d, names = min((d, names), chord_value(functools.partial(_grid_value, params, which="search"),
                                                        t_grid(t, RR_T_GRID), e, RR_EXACT_LEVELS, RR_FLOOR_I))
         else:
             d, names = chord_value(functools.partial(_grid_value, params), t, e, chord)

@@ -83,7 +83,7 @@ dep = deployment_controls.inputs(sb, n) if not vr else {}  # issue 43: the deplo
 n = mix_input.page_n(dep, n, sb)  # with a mix, n is the groups' total (said in the sidebar)
 # the round, validated by the library (p, beta, q's ranges; s with the random hash) before any work
 spec = common.call(_compose.RoundSpec, n, eps0, mechanism, s, t, k, p=p, beta=beta, q=q,
-                   hash_model=hash_model, where=sb)
+                   hash_model=hash_model, d=d if d_ok else None, where=sb)
 rounds = int(sb.number_input("T (rounds)", min_value=1, max_value=10_000, value=100, key="T"))
 delta_ok, delta = common.delta_from_text(sb.text_input("total delta", value="1e-6", key="delta"),
                                          where=sb)
@@ -114,7 +114,7 @@ else:
                    + (f", s = {s}" if s is not None else "") + (f", k = {k}" if k is not None else "")
                    + (", random hash" if hash_model == "random" else ""))
 Ts = sorted(set(int(x) for x in np.unique(np.geomspace(1, rounds, min(rounds, 12)).round())) | {rounds})
-fields = (spec.n, spec.eps0, spec.mechanism, spec.s, spec.t, spec.k, spec.p, spec.beta, spec.q, hash_model, d)
+fields = (spec.n, spec.eps0, spec.mechanism, spec.s, spec.t, spec.k, spec.p, spec.beta, spec.q, hash_model, spec.d)
 rows = common.call(curve, fields, delta, tuple(Ts))
 if rows is None:
     st.stop()
@@ -147,7 +147,7 @@ st.plotly_chart(fig, key="rounds_chart")
 if mix_input.slow_rounds(dep) and not st.button("Compose the mix over the rounds", key="dep_mix_rounds"):
     st.caption(mix_input.SLOW_NOTE)
 else:
-    deployment_controls.show_rounds(dep, spec, delta, rounds, d)
+    deployment_controls.show_rounds(dep, spec, delta, rounds)
 
 st.subheader("Largest per-round eps0 for a total budget")
 if vr:

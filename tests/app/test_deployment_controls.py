@@ -192,7 +192,7 @@ def test_rounds_page_shows_the_composed_lower_bound():
     assert "1000 dummies uniform over the outputs" in _texts(at)
     at.selectbox(key="mechanism").set_value("coco").run()
     assert not at.exception, [e.value for e in at.exception]
-    ref = D.deployment_rounds_epsilon(RoundSpec(2_000, 1.0, "coco", s=8), 5, 1e-6, dummies=1_000, d=1_000)
+    ref = D.deployment_rounds_epsilon(RoundSpec(2_000, 1.0, "coco", s=8, d=1_000), 5, 1e-6, dummies=1_000)
     shown = [float(m.value) for m in at.metric if m.label == "deployment eps (certified lower bound)"]
     assert shown and ref.lower_epsilon * (1 - 1e-3) <= shown[0] <= ref.lower_epsilon < ref.epsilon
     assert "CoCo (s = 8, t = " in _texts(at) and "d = 1000" in _texts(at)

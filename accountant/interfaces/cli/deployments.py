@@ -151,10 +151,9 @@ def run(args, params) -> dict:
 
         spec = RoundSpec.finite(params, n) if params.name == "finite" else \
             RoundSpec(n, args.eps0, args.mechanism, args.s, args.t, args.k,
-                      hash_model=getattr(args, "hash_model", None) or "any")
+                      hash_model=getattr(args, "hash_model", None) or "any", d=getattr(args, "d", None))
         r = D.deployment_rounds_epsilon(spec, args.rounds, args.delta, colluders=args.colluders or 0,
-                                        dummies=args.dummies or 0, n_min=args.n_min is not None,
-                                        d=getattr(args, "d", None))
+                                        dummies=args.dummies or 0, n_min=args.n_min is not None)
     else:
         r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
                                  dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)

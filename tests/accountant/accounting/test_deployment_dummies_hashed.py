@@ -233,7 +233,7 @@ def test_deployment_with_dummies_has_a_lower_bound_one_round_and_over_rounds(nam
     r = D.deployment_epsilon(params, 1000, 1e-6, dummies=100)
     assert r.lower_epsilon is not None and 0 < r.lower_epsilon <= r.epsilon, r.lower_statement
     assert "100 dummies, each the randomizer's output on a uniformly random input" in r.lower_dataset
-    rr = D.deployment_rounds_epsilon(RoundSpec(1000, 2.0, name, s=2, t=8), 3, 1e-6, dummies=100, d=64)
+    rr = D.deployment_rounds_epsilon(RoundSpec(1000, 2.0, name, s=2, t=8, d=64), 3, 1e-6, dummies=100)
     assert rr.lower_epsilon is not None and r.lower_epsilon < rr.lower_epsilon <= rr.epsilon, rr.lower_statement
     assert "3 rounds" in rr.lower_statement
 
@@ -257,7 +257,7 @@ def test_two_rounds_with_dummies_bracket_the_enumerated_view():
         e = math.exp(eps)
         return max(sum(max(p - e * two[j].get(k, 0.0), 0.0) for k, p in two[i].items()) for i, j in ((0, 1), (1, 0)))
 
-    r = D.deployment_rounds_epsilon(RoundSpec(n, eps0, "collision", s=s, t=t), 2, delta, dummies=m, d=d)
+    r = D.deployment_rounds_epsilon(RoundSpec(n, eps0, "collision", s=s, t=t, d=d), 2, delta, dummies=m)
     assert r.lower_epsilon is not None and r.lower_epsilon > 0, r.lower_statement
     assert exact(r.lower_epsilon) > delta >= exact(r.epsilon) - 1e-12, (r.lower_epsilon, r.epsilon)
     assert "2 rounds" in r.lower_statement

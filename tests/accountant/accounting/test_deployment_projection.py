@@ -229,8 +229,8 @@ def test_every_option_reports_a_lower_bound_never_above_the_upper():
     results += [D.sampled_rounds_epsilon(oue, n, delta, 0.5, 3),
                 D.deployment_rounds_epsilon(RoundSpec.finite(R, 30), 2, delta, colluders=5)]
     assert "count of reports in S" in results[-1].lower_statement
-    col = [D.deployment_rounds_epsilon(RoundSpec(300, 1.0, "collision", s=2), 2, delta, colluders=5, d=d)
-           for d in (10, None)]  # a round carries no d: given apart, or not available with the reason
+    col = [D.deployment_rounds_epsilon(RoundSpec(300, 1.0, "collision", s=2, d=d), 2, delta, colluders=5)
+           for d in (10, None)]  # the round's d, or not available with the reason
     results.append(col[0])
     assert col[1].lower_epsilon is None and "give d" in col[1].lower_statement
     for r in filter(None, results):
