@@ -155,11 +155,13 @@ def _noisy(answer_scale: float, amplitude: float, seen: dict):
 
 
 @pytest.mark.parametrize("scale", [40.0, 2.2e6, 1.7e7, 5.2e7])
-@pytest.mark.parametrize("amplitude", [0.0, 1e-5, 1e-4, 2e-3])
+@pytest.mark.parametrize("amplitude", [0.0, 1e-6, 1e-5, 1e-4, 2e-3])
 def test_secant_search_ends_at_a_crossing_of_a_noisy_function(scale, amplitude):
-    """eps(N) <= target < eps(N - 1) from a start 0.3 % below, 0.2 % above and a factor 3 off;
-    the evaluations stay few (4-RR over 1000 rounds at n = 2.2e6 is noisy at 1e-4, OUE over
-    10,000 rounds at n = 1.8e7 at 2e-3)."""
+    """eps(N) <= target < eps(N - 1) from a start 0.3 % below, 0.2 % above and a factor 3 off.
+    The composed PLD is smooth in n where its convolutions run in long double (x86-64); in
+    float64 it was noisy at 1e-4 (4-RR, 1000 rounds, n = 2.2e6) to 2e-3 (OUE, 10,000 rounds,
+    n = 1.8e7) before the tails at the noise floor were cut, and about 1e-6 since.  The search
+    stays bounded at every level and takes few evaluations where the function is smooth."""
     from accountant.accounting.batch_size import _secant_search
 
     for guess in (scale * 0.997, scale * 1.002, scale / 3, scale * 3):
@@ -167,7 +169,7 @@ def test_secant_search_ends_at_a_crossing_of_a_noisy_function(scale, amplitude):
         eps_of = _noisy(scale, amplitude, seen)
         n = _secant_search(eps_of, 1.0, int(guess), 10 ** 10, seen)
         assert eps_of(n) <= 1.0 < eps_of(n - 1)
-        assert len(seen) <= 16, (scale, amplitude, guess, len(seen))
+        assert len(seen) <= (14 if amplitude <= 1e-5 else 24), (scale, amplitude, guess, len(seen))
         if amplitude == 0.0:                          # monotone: the smallest n
             assert n == math.ceil(scale) and len(seen) <= 7, (scale, guess, len(seen))
 

@@ -1,0 +1,23 @@
+"""The composed PLD is smooth in n: its convolutions run in long double and its tails are cut
+at the float noise floor (1 % of the carried error), so the certified eps_c of 1000 rounds
+decreases strictly from each n to the next.  In float64 with tails cut at 1e-22 (inside the
+FFT's noise) it jumped by up to 1e-4 (relative) between neighbouring n, 500 times its trend,
+which made the minimum batch size a walk through noise."""
+import pytest
+
+from accountant import RoundSpec
+from accountant.composition.compose import composed_upper
+from accountant.engines import fftconv
+
+
+@pytest.mark.parametrize("mechanism, kw, n0", [("rr", {}, 50_000), ("krr", {"k": 4}, 200_000)])
+def test_composed_eps_decreases_strictly_between_neighbouring_n(mechanism, kw, n0):
+    if fftconv.EXTENDED_ROUNDOFF is None:   # pragma: no cover - not x86-64
+        pytest.fail("this machine's long double is not the 80-bit format the toolkit targets")
+    eps = [composed_upper(RoundSpec(n, 1.0, mechanism, **kw), 1000, 1e-8)[0] for n in range(n0, n0 + 6)]
+    steps = [a - b for a, b in zip(eps, eps[1:])]
+    assert all(s > 0 for s in steps), eps
+    # the trend: eps ~ n^-1/2, so each step is about eps / (2 n); the steps agree to 1 %
+    trend = eps[0] / (2 * n0)
+    assert all(0.5 * trend < s < 1.5 * trend for s in steps), (steps, trend)
+    assert max(steps) - min(steps) < 0.01 * max(steps), steps
