@@ -131,10 +131,13 @@ def test_pair_float_path_certified_at_large_eps0(eps0, frac):
 
 def test_compose_never_above_naive():
     """Item 18: `compose --n 1000 --eps0 10 --rounds 2 --delta 1e-12` printed eps = Infinity
-    beside its own naive total 20: the total is the smallest certified one, named."""
+    beside its own naive total 20: the total is the smallest certified one, named.  (Since the
+    PLD's convolutions run in long double its error is below 1e-12 here and the PLD itself
+    reaches 20, its largest loss: a tie the PLD keeps.)"""
     r = compose_rounds(RoundSpec(1000, 10.0), 2, 1e-12)
     assert math.isfinite(r.epsilon) and r.epsilon <= r.naive_epsilon == pytest.approx(20.0)
-    assert r.source in ("naive", "advanced") and r.epsilon_estimate_of_bound <= r.epsilon
+    assert r.epsilon <= r.advanced_epsilon and r.epsilon_estimate_of_bound <= r.epsilon
+    assert r.source == "pld" or r.epsilon == {"naive": r.naive_epsilon, "advanced": r.advanced_epsilon}[r.source]
     out = r.as_dict()
     assert out["epsilon_source"] == r.source
     json.loads(json.dumps(out), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
