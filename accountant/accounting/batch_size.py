@@ -307,7 +307,7 @@ def _secant_search(eps_of: Callable[[int], float], target: float, guess: int, n_
             if open_side and streak >= 2:               # jump past the prediction: close the bracket
                 margin = 1e-4 * 4.0 ** (streak - 2)
                 cand = math.floor(x * (1 - margin)) if last else math.ceil(x * (1 + margin))
-            elif streak >= 2:                           # one-sided: step over by half the last move
+            elif streak >= 3:                           # one-sided: step over by half the last move
                 over = max(1, abs(cand - n_last) // 2)
                 cand = cand - over if last else cand + over
         cap = n_max // 2 if lo < n_max // 2 else n_max
