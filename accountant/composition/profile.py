@@ -220,7 +220,7 @@ def profile_support(spec: RoundSpec) -> float:
     if spec.mechanism == "generic":
         return _shrink(clone_below, e)
     profile_below = lambda x: profile_value(spec, x)[1] <= PROFILE_CUTOFF  # noqa: E731
-    while e < spec.eps0 and not profile_below(e):
+    while spec.mechanism == "oue" and e < spec.eps0 and not profile_below(e):   # see _halve_start
         e = min(2.0 * e, spec.eps0)
     return _shrink(profile_below, e)
 
