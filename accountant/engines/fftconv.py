@@ -9,7 +9,9 @@ bound (:mod:`accountant.bounds.laws.linear_statistic`).
 Higham, Accuracy and Stability of Numerical Algorithms (2nd ed.), Theorem 24.2: the relative
 2-norm error of a radix-2 FFT of length L is at most log2(L) eta / (1 - log2(L) eta), eta <= 5u;
 three transforms and a pointwise product; the l1 error is at most sqrt(L) times the l2 error,
-and ||a * b||_2 <= ||a||_1 ||b||_2.
+and ||a * b||_2 <= ||a||_1 ||b||_2.  The PLD compositions ask for the extended path
+(``linear_convolve(..., extended=True)``): the same theorem in 80-bit long double (u = 2^-64)
+up to ``EXTENDED_MAX_LENGTH``, plus one float64 rounding per entry.
 """
 from __future__ import annotations
 
