@@ -27,10 +27,22 @@ POWER_TAIL = 1e-30
 #: the largest window (entries) of :func:`convolution_power`; callers choose their lattice so
 #: that the power's support fits, and the function refuses beyond it
 POWER_MAX_SIZE = 1 << 24
-#: unit roundoff of NumPy's long double where it is the x87 80-bit format (64-bit mantissa, u =
-#: 2^-64), else None: there the extended path of :func:`linear_convolve` is not taken (a long
-#: double that is float64 gains nothing; a software quad is ~50 times slower)
-EXTENDED_ROUNDOFF = 2.0 ** -64 if np.finfo(np.longdouble).nmant == 63 else None
+
+
+def _extended_roundoff():
+    """2^-64 where NumPy's long double is the x87 80-bit format (64-bit mantissa) and its FFT
+    computes in it (NumPy >= 2.0; an FFT that cast to float64 would void the bound), else None."""
+    if np.finfo(np.longdouble).nmant != 63:
+        return None
+    if np.fft.rfft(np.zeros(8, dtype=np.longdouble)).dtype != np.clongdouble:
+        return None
+    return 2.0 ** -64
+
+
+#: unit roundoff of the extended path of :func:`linear_convolve` (:func:`_extended_roundoff`),
+#: or None: there that path is not taken (a long double that is float64 gains nothing; a
+#: software quad is ~50 times slower; an FFT that casts to float64 would not compute in it)
+EXTENDED_ROUNDOFF = _extended_roundoff()
 #: the longest FFT (entries) :func:`linear_convolve` computes in long double when asked; above
 #: it float64 (an 80-bit FFT costs about 7 times a float64 one: 0.19 s against 0.026 s at 2^20)
 EXTENDED_MAX_LENGTH = 1 << 18
@@ -114,6 +126,8 @@ def _extended_convolve(a: np.ndarray, b: np.ndarray, L: int, n: int) -> tuple[np
         fb = fa if b is a else np.fft.rfft(b.astype(np.longdouble), L)
         c = np.fft.irfft(fa * fb, L)[:n]
         err = fft_error_bound(a, b, L, n, u)
+    if c.dtype != np.longdouble:  # never on the platforms EXTENDED_ROUNDOFF admits
+        raise ArithmeticError(f"long-double convolution computed in {c.dtype}")
     np.maximum(c, 0.0, out=c)
     mass = float(np.sum(a)) * float(np.sum(b)) * (1.0 + 2.0 * (a.size + b.size) * UNIT_ROUNDOFF)
     err = (err + UNIT_ROUNDOFF * (mass + err)) * (1.0 + 4.0 * UNIT_ROUNDOFF)
