@@ -86,52 +86,42 @@ def linear_convolve(a: np.ndarray, b: np.ndarray, extended: bool = False) -> tup
 
     ``extended``: compute in 80-bit long double where the platform has it
     (:data:`EXTENDED_ROUNDOFF`) and the FFT is at most :data:`EXTENDED_MAX_LENGTH` long, then
-    round to float64.  The error bound is the same theorem with u = 2^-64, plus the rounding to
-    float64 (at most u64 of each entry).  A PLD composed by repeated squaring carries the error
-    of its first squarings times about the number of rounds, so their precision decides the
-    total: 4-RR, 10,000 rounds at n = 2.3e7: 4.0e-9 -> 2.2e-11 (delta 1e-8)."""
+    round to float64.  The float64 inputs are exact in long double; the error bound is the same
+    theorem with u = 2^-64, plus the rounding of each entry c~_i to float64 (at most u64 |c~_i|,
+    in all at most u64 (||a||_1 ||b||_1 + e_x); the inputs' float sums are within a relative
+    size u64 of the exact ones).  A PLD composed by repeated squaring carries the error of its
+    first squarings times about the number of rounds, so their precision decides the total:
+    4-RR, 10,000 rounds at n = 2.3e7: 4.0e-9 -> 2.2e-11 (delta 1e-8)."""
     n = a.size + b.size - 1
     L = 1 << (n - 1).bit_length()
-    if extended and EXTENDED_ROUNDOFF is not None and L <= EXTENDED_MAX_LENGTH:
-        return _extended_convolve(a, b, L, n)
-    if min(a.size, b.size) <= 64:
-        c = np.convolve(a, b)
-        err = 2.0 * min(a.size, b.size) * UNIT_ROUNDOFF * float(np.sum(a)) * float(np.sum(b))
-        return c, err
-    fa = np.fft.rfft(a, L)
-    # a square (a PLD's repeated squaring passes the same array twice): one transform, not two
-    # (the same numbers: the second transform would be the first, bit for bit)
-    fb = fa if b is a else np.fft.rfft(b, L)
-    c = np.fft.irfft(fa * fb, L)[:n]
-    err = fft_error_bound(a, b, L, n)
-    np.maximum(c, 0.0, out=c)
-    return c, err
-
-
-def _extended_convolve(a: np.ndarray, b: np.ndarray, L: int, n: int) -> tuple[np.ndarray, float]:
-    """:func:`linear_convolve` in long double (u = :data:`EXTENDED_ROUNDOFF`), rounded to float64.
-
-    The float64 inputs are exact in long double.  The long-double result c~ is within e_x of
-    the exact c (direct sums: 2 min(size) u ||a||_1 ||b||_1; FFTs: :func:`fft_error_bound` with
-    u); clipping at 0 only moves entries towards the non-negative truth; rounding each entry to
-    float64 moves it by at most u64 |c~_i|, in all at most u64 (||a||_1 ||b||_1 + e_x).  The
-    float sums of the inputs are within a relative size u64 of the exact ones."""
-    u = EXTENDED_ROUNDOFF
-    al = a.astype(np.longdouble)
-    if min(a.size, b.size) <= 64:
-        c = np.convolve(al, b.astype(np.longdouble))
-        err = 2.0 * min(a.size, b.size) * u * float(np.sum(a)) * float(np.sum(b))
-    else:
-        fa = np.fft.rfft(al, L)
-        fb = fa if b is a else np.fft.rfft(b.astype(np.longdouble), L)
-        c = np.fft.irfft(fa * fb, L)[:n]
-        err = fft_error_bound(a, b, L, n, u)
+    if not (extended and EXTENDED_ROUNDOFF is not None and L <= EXTENDED_MAX_LENGTH):
+        return _convolve(a, b, L, n, UNIT_ROUNDOFF)
+    c, err = _convolve(a.astype(np.longdouble), b.astype(np.longdouble) if b is not a else None,
+                       L, n, EXTENDED_ROUNDOFF)
     if c.dtype != np.longdouble:  # never on the platforms EXTENDED_ROUNDOFF admits
         raise ArithmeticError(f"long-double convolution computed in {c.dtype}")
-    np.maximum(c, 0.0, out=c)
     mass = float(np.sum(a)) * float(np.sum(b)) * (1.0 + 2.0 * (a.size + b.size) * UNIT_ROUNDOFF)
     err = (err + UNIT_ROUNDOFF * (mass + err)) * (1.0 + 4.0 * UNIT_ROUNDOFF)
     return c.astype(np.float64), err
+
+
+def _convolve(a: np.ndarray, b: "np.ndarray | None", L: int, n: int, u: float) -> tuple[np.ndarray, float]:
+    """The convolution of :func:`linear_convolve` in the arrays' own format (unit roundoff
+    ``u``), clipped at 0, and its error bound; ``b`` None: the square of ``a``."""
+    sq = b is None or b is a
+    b = a if b is None else b
+    if min(a.size, b.size) <= 64:
+        c = np.convolve(a, b)
+        err = 2.0 * min(a.size, b.size) * u * float(np.sum(a)) * float(np.sum(b))
+    else:
+        fa = np.fft.rfft(a, L)
+        # a square (a PLD's repeated squaring passes the same array twice): one transform, not
+        # two (the same numbers: the second transform would be the first, bit for bit)
+        fb = fa if sq else np.fft.rfft(b, L)
+        c = np.fft.irfft(fa * fb, L)[:n]
+        err = fft_error_bound(a, b, L, n, u)
+    np.maximum(c, 0.0, out=c)
+    return c, err
 
 
 def tail_cut(c: np.ndarray, tail: float) -> tuple[int, int, float, float]:
