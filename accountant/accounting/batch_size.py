@@ -10,8 +10,9 @@ composed pessimistic PLD on the profile's sample grid
 saddle-point estimate of the composition (:func:`_approx_guess`), predicts the crossing along
 eps ~ n^-1/2 and by the secant of log eps against log n (the composed eps_c is smooth in n:
 4-RR over 10,000 rounds at n = 2.2e7 falls by 2.3e-9 from each n to the next), and walks by one
-where rounding noise between neighbouring n shows (:func:`_secant_search`).  It finally verifies n and n - 1 directly, so the
-answer meets the target and n - 1 does not, whatever the search did.
+where rounding noise between neighbouring n shows (:func:`_secant_search`).  It finally
+verifies n and n - 1 directly, so the answer meets the target and n - 1 does not, whatever the
+search did.
 
 For binary RR the exact bound (:mod:`accountant.bounds.binary_exact`, in the headline up to
 n = 1e4) is brought in only at the end: the search runs on the other bounds, then the exact
@@ -262,9 +263,9 @@ def _secant_search(eps_of: Callable[[int], float], target: float, guess: int, n_
     neighbour below.  Where the noise between neighbours (seen when neighbours were tested,
     beyond the trend -1/2 / n) is at least half the distance of the last value to the
     target, the prediction cannot do better: up to four steps walk by one towards the other
-    side.  After two tests with the same outcome the candidate steps past the prediction: by a
-    margin 1e-4, 4e-4, 1.6e-3, ... (relative) while a side is unknown, so that the bracket
-    closes, and by half the last move inside it; a bisection (geometric while the bracket is
+    side.  The candidate steps past the prediction after two tests with the same outcome while
+    a side is unknown (by a margin 1e-4, 4e-4, 1.6e-3, ... relative, so that the bracket
+    closes), and after three inside the bracket (by half the last move); a bisection (geometric while the bracket is
     wide) after three steps that do not halve it.  A jump up stops at n_max / 2 until n_max / 2
     fails: n_max is never trusted alone (see :func:`_first_doubling`).  ``seen`` caches eps_of."""
     lo, hi, top = 0, n_max + 1, n_max + 1

@@ -273,7 +273,7 @@ def from_pmfs(p: np.ndarray, q: np.ndarray, step: float, pessimistic: bool = Tru
     return DiscretePLD(step, lo, pmf, inf_mass, pessimistic)
 
 
-def _trim(pld_offset: int, pmf: np.ndarray, inf_mass: float, pessimistic: bool, error: float = 0.0):
+def _trim(pld_offset: int, pmf: np.ndarray, inf_mass: float, pessimistic: bool, error: float):
     lo, hi, low_cut, high_cut = tail_cut(pmf, max(TAIL_MASS, TAIL_OF_ERROR * error))
     out = pmf[lo:hi + 1].copy()
     if pessimistic:  # the float tail sums are within a relative pmf.size u of the exact ones
