@@ -43,6 +43,10 @@ MAX_PAIR_POINTS = 5_000_000
 LOWER_STEP_FRACTION = 5e-4
 # P-mass dropped from each end of one round's loss grid (the lower side may drop mass)
 LOWER_TAIL_DROP = 1e-30
+# two computed pmfs' composed lower bound (:func:`composed_pair_delta`) drops this fraction of
+# their l1 error from each end instead: entries at the FFT's noise floor (about 1e-18, with
+# losses anywhere in [-2, 0]) otherwise set the grid's span (2e7 points where 2e4 hold the law)
+PAIR_TAIL_OF_ERROR = 0.01
 # points of the composed lower PLD's grid (memory and FFT time)
 MAX_LOWER_GRID = 2**25
 # two pmfs' composed lower bound may take a grid up to this many times coarser to fit
@@ -124,10 +128,11 @@ def pair_masses(spec) -> tuple[Optional[np.ndarray], Optional[np.ndarray], str]:
 
 
 def grid_pld(mass: np.ndarray, loss: np.ndarray, step: float,
-             max_size: Optional[int] = None) -> Optional[_pld.DiscretePLD]:
+             max_size: Optional[int] = None, tail: float = LOWER_TAIL_DROP) -> Optional[_pld.DiscretePLD]:
     """Optimistic PLD of P-masses at finite losses: each loss lowered by LOSS_MARGIN and rounded
-    DOWN onto the grid of ``step``, LOWER_TAIL_DROP of P-mass dropped at each end; None when it
-    would need more than ``max_size`` grid points (checked before the grid is allocated)."""
+    DOWN onto the grid of ``step``, ``tail`` of P-mass dropped at each end (a sub-probability's
+    delta is lower at every eps); None when it would need more than ``max_size`` grid points
+    (checked before the grid is allocated)."""
     idx = np.floor((loss - LOSS_MARGIN) / step).astype(np.int64)
     lo, hi = int(idx.min()), int(idx.max())
     if hi - lo >= (max_size if max_size is not None else 1 << 20):
@@ -135,20 +140,20 @@ def grid_pld(mass: np.ndarray, loss: np.ndarray, step: float,
         # exists (a pair's far tails alone spanned 8e7 grid points, 1.1 GB, of which 47,081 stay)
         order = np.argsort(idx, kind="stable")
         cs = np.cumsum(mass[order])
-        a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
-        b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
+        a = int(np.searchsorted(cs, tail, side="right"))
+        b = max(a, int(np.searchsorted(cs, cs[-1] - tail, side="left")))
         lo, hi = int(idx[order[min(a, idx.size - 1)]]), int(idx[order[min(b, idx.size - 1)]])
         if max_size is not None and hi - lo >= max_size:
             return None
         # the same bins as the trim below (the first and last bin whose cumulative mass passes
-        # LOWER_TAIL_DROP), found on the sorted masses instead of on the whole grid
+        # ``tail``), found on the sorted masses instead of on the whole grid
         keep = (idx >= lo) & (idx <= hi)  # only P-mass of the dropped tails goes: delta only lowers
         return _pld.DiscretePLD(step, lo, np.bincount(idx[keep] - lo, weights=mass[keep], minlength=hi - lo + 1),
                                 0.0, False)
     pmf = np.bincount(idx - lo, weights=mass, minlength=hi - lo + 1)
     cs = np.cumsum(pmf)
-    a = int(np.searchsorted(cs, LOWER_TAIL_DROP, side="right"))
-    b = max(a, int(np.searchsorted(cs, cs[-1] - LOWER_TAIL_DROP, side="left")))
+    a = int(np.searchsorted(cs, tail, side="right"))
+    b = max(a, int(np.searchsorted(cs, cs[-1] - tail, side="left")))
     return _pld.DiscretePLD(step, lo + a, pmf[a:b + 1], 0.0, False)
 
 
@@ -174,8 +179,8 @@ def grid_refusal(rounds: int, name: str = "MAX_LOWER_GRID", limit: int = MAX_LOW
             f"{name} = {limit:,} grid points")
 
 
-def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float,
-             max_size: Optional[int] = None) -> Optional[_pld.DiscretePLD]:
+def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float, max_size: Optional[int] = None,
+             tail: float = LOWER_TAIL_DROP) -> Optional[_pld.DiscretePLD]:
     """Optimistic PLD of two computed pmfs on one support (:func:`grid_pld`): the P-masses lowered
     by PMF_MARGIN; outcomes with Q = 0 < P (loss +inf) are the PLD's mass at +inf, lowered the same
     way (their term of sum (P - e^eps Q)_+ is P itself, at every eps)."""
@@ -185,15 +190,15 @@ def pmfs_pld(P: np.ndarray, Q: np.ndarray, step: float,
     inf_mass = float(np.sum(inf)) * (1.0 - PMF_MARGIN) * (1.0 - (inf.size + 2) * _U)
     if not np.any(keep):
         return _pld.DiscretePLD(step, 0, np.zeros(1), min(inf_mass, 1.0), False)
-    d = grid_pld(P[keep] * (1.0 - PMF_MARGIN), np.log(P[keep]) - np.log(Q[keep]), step, max_size)
+    d = grid_pld(P[keep] * (1.0 - PMF_MARGIN), np.log(P[keep]) - np.log(Q[keep]), step, max_size, tail)
     return None if d is None else replace(d, inf_mass=min(inf_mass, 1.0))
 
 
-def _fitting_pld(P: np.ndarray, Q: np.ndarray, step: float) -> Optional[_pld.DiscretePLD]:
+def _fitting_pld(P: np.ndarray, Q: np.ndarray, step: float, tail: float) -> Optional[_pld.DiscretePLD]:
     """:func:`pmfs_pld` of one round on ``step`` times the smallest power of 10 (at most 1e12)
     whose grid holds at most MAX_PAIR_GRID points; None if none does."""
     for j in range(13):
-        d = pmfs_pld(P, Q, step * 10.0 ** j, MAX_PAIR_GRID)
+        d = pmfs_pld(P, Q, step * 10.0 ** j, MAX_PAIR_GRID, tail)
         if d is not None:
             return d
     return None
@@ -218,11 +223,12 @@ def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, roun
     step = lower_step(upper, rounds)
     orders = ((P, Q, eP, eQ), (Q, P, eQ, eP))
     limit = max(1, MAX_PAIR_GRID // rounds)
-    sizes = [pmfs_pld(a, b, step, MAX_COARSEN * limit) for a, b, _, _ in orders]
+    tail = max(LOWER_TAIL_DROP, PAIR_TAIL_OF_ERROR * max(eP, eQ))
+    sizes = [pmfs_pld(a, b, step, MAX_COARSEN * limit, tail) for a, b, _, _ in orders]
     out = []
     if any(d is None for d in sizes):  # the grid coarsens as the squarings widen the law
         for a, b, ea, eb in orders:
-            d = _fitting_pld(a, b, step)
+            d = _fitting_pld(a, b, step, tail)
             if d is None:
                 return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID) + " (one round alone)"
             out.append((_pld.self_compose_lower(d, rounds, MAX_PAIR_GRID), ea, eb))
@@ -231,7 +237,7 @@ def composed_pair_delta(P: np.ndarray, Q: np.ndarray, eP: float, eQ: float, roun
         if size > limit:  # a coarser grid (any grid keeps a lower bound; the loss moves down < T steps)
             step *= min(MAX_COARSEN, math.ceil(size / limit))
         for a, b, ea, eb in orders:
-            d = pmfs_pld(a, b, step, limit)
+            d = pmfs_pld(a, b, step, limit, tail)
             if d is None:
                 return None, grid_refusal(rounds, "MAX_PAIR_GRID", MAX_PAIR_GRID)
             out.append((_pld.self_compose(d, rounds), ea, eb))

@@ -7,13 +7,16 @@ bound; the lower bound grows with T."""
 import itertools
 import math
 
+import numpy as np
 import pytest
+from scipy.stats import binom
 
 from accountant import make_params
 from accountant.accounting import deployment_groups as G
 from accountant.accounting import deployment_lower as DL
 from accountant.accounting import deployments as D
 from accountant.composition import lower as L
+from accountant.composition import pld as _pld
 from accountant.composition.rounds import RoundSpec
 from tests.accountant.accounting.test_deployment_groups import count_law, rr_one
 from tests.accountant.accounting.test_deployments import krr_row, view_law
@@ -133,6 +136,35 @@ def test_composed_curve_below_the_named_pair_and_close(name):
         exact = max(hs2(a, b, eps), hs2(b, a, eps))
         assert dl(eps) <= exact + 1e-12, (eps, dl(eps), exact)
         assert dl(eps) >= max(hs2(a, b, eps + shift), hs2(b, a, eps + shift)) - 1e-9, (eps, dl(eps), exact)
+
+
+def test_noise_floor_entries_do_not_coarsen_the_composed_grid():
+    """Entries at an FFT's noise floor (P, Q ~ 1e-18 where the true law is ~1e-33, losses anywhere
+    in [-2, 0]) lie inside the pair's l1 error. The composed lower bound drops them with the tails
+    (PAIR_TAIL_OF_ERROR of that error) instead of coarsening its grid: 4-RR count, 1e7 others,
+    eps0 = 3, 10 rounds, delta = 1e-5, against the exact binomial pair composed on a grid 500
+    times finer than the lower bound's (optimistic and pessimistic). Coarsened, it lost 0.26%."""
+    eps0, N, T, delta = 3.0, 10 ** 7, 10, 1e-5
+    c = 1.0 / (math.exp(eps0) + 3.0)
+    a = math.exp(eps0) * c
+    pair = DL.count_pair([(N, c)], 1, a, c, "4-RR count")
+    rng = np.random.default_rng(5)
+    P, Q = pair.P.copy(), pair.Q.copy()
+    far = np.r_[0:200, P.size - 200:P.size]  # 12 standard deviations out: the true pmf < 1e-32
+    assert max(P[far].max(), Q[far].max()) < 1e-30
+    P[far] = 1e-18 * rng.uniform(0.1, 1.0, far.size)
+    Q[far] = P[far] * np.exp(rng.uniform(0.0, 2.0, far.size))
+    noisy = DL.CountPair(P, Q, pair.eP + 1e-15, pair.eQ + 1e-15, "4-RR count with noise")
+    k = np.arange(int(N * c - 14 * math.sqrt(N * c)), int(N * c + 14 * math.sqrt(N * c)))
+    o, om = binom.pmf(k, N, c), binom.pmf(k - 1, N, c)
+    Pr, Qr = a * om + (1 - a) * o, c * om + (1 - c) * o
+    ref = {pess: max(_pld.self_compose(_pld.from_pmfs(x, y, 1e-7, pessimistic=pess), T).get_epsilon(delta)
+                     for x, y in ((Pr, Qr), (Qr, Pr))) for pess in (True, False)}
+    assert ref[False] <= ref[True] < ref[False] * (1 + 2e-4)
+    for pr in (pair, noisy):
+        lo, why = DL.pair_rounds_lower_epsilon(pr, delta, eps0, T, 1.02 * ref[True])
+        assert why is None
+        assert ref[True] * (1 - 1e-3) < lo <= ref[False], (lo, ref)
 
 
 def test_one_round_equals_and_monotone_in_rounds():
