@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from accountant import RoundSpec, ShuffleAccountant, compose_rounds, local_epsilon_family, min_users
-from accountant.composition.compose import composed_upper
+from accountant.composition.compose import DEFAULT_STEPS, composed_upper
 from accountant.core.catalogue import krr, subset_selection
 
 
@@ -17,8 +17,11 @@ def test_min_users_of_a_matrix_over_two_rounds_is_the_smallest():
     at = lambda n: composed_upper(RoundSpec.finite(R, n), 2, 1e-6)[0]  # noqa: E731
     assert at(r.n) <= 0.5 < at(r.n - 1)
     assert (r.epsilon_at_n, r.epsilon_at_n_minus_1) == (at(r.n), at(r.n - 1))
-    # at or below the composition's own one-level pessimistic PLD (finer grid, larger FFT error bound)
-    assert at(r.n) <= compose_rounds(RoundSpec.finite(R, r.n), 2, 1e-6, adaptive=False, lower=False).epsilon
+    # with as many samples, at or below the composition's own one-level pessimistic PLD (the same
+    # samples; its grid is finer and its FFT error bound larger); min_users takes SEARCH_SAMPLES
+    spec = RoundSpec.finite(R, r.n)
+    assert composed_upper(spec, 2, 1e-6, DEFAULT_STEPS)[0] <= compose_rounds(spec, 2, 1e-6, adaptive=False,
+                                                                             lower=False).epsilon
     one = min_users(None, 0.5, 1e-6, randomizer=R)
     assert one.n < r.n  # two rounds need more users than one
 

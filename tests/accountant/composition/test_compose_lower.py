@@ -71,7 +71,7 @@ def test_tiny_n_two_rounds_brute_force(mechanism, E, k):
     assert product_delta(p1, q1, T, res.epsilon_lower) > delta
     # every neighbouring pair (user 1 changes) at n = 3: its product delta is at most the
     # pessimistic PLD's, and at most delta at the composed upper bound
-    pess = P.self_compose(C.round_pld(spec, res.step, True, res.samples), T)
+    pess = P.self_compose(C.round_pld(spec, res.step, True, res.samples, C.support_cutoff(delta, T)), T)
     worst = 0.0
     for rest in itertools.product(range(k), repeat=n - 1):
         for a, b in itertools.permutations(range(k), 2):

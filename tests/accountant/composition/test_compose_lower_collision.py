@@ -77,7 +77,7 @@ def test_tiny_collision_two_rounds_brute_force(n, d):
     assert f"d = {d} >= 3s = 3" in text and "pairwise disjoint s-sets" in text
     low = P.self_compose(low_pld, T)
     res = C.compose_rounds(spec, T, delta)
-    pess = P.self_compose(C.round_pld(spec, res.step, True, res.samples), T)
+    pess = P.self_compose(C.round_pld(spec, res.step, True, res.samples, C.support_cutoff(delta, T)), T)
     for eps in (0.0, 0.2, 0.5, 1.0):
         exact = product_delta(atoms, T, eps)
         assert exact > 1e-3  # the comparison is not vacuous

@@ -33,6 +33,7 @@ def test_oue_support_search_from_the_generic_bennett_start_is_the_same(n, eps0, 
     from accountant.composition import profile as P
 
     spec = RoundSpec(n, eps0, "oue", k=k)
-    assert P._halve_start(spec) == start      # at small n or large eps0 the generic bound is no help
-    from_top = P._shrink(lambda x: P.profile_value(spec, x)[1] <= P.PROFILE_CUTOFF, eps0)
-    assert P.profile_support(spec) == from_top
+    assert P._halve_start(spec, P.PROFILE_CUTOFF) == start   # small n or large eps0: no help
+    for cut in (P.PROFILE_CUTOFF, P.support_cutoff(1e-8, 1000)):
+        from_top = P._shrink(lambda x: P.profile_value(spec, x)[1] <= cut, eps0)
+        assert P.profile_support(spec, cut) == from_top
