@@ -89,15 +89,27 @@ def pld_spread(pessimistic: float, optimistic: float) -> float:
 
 
 def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: Optional[int] = None):
-    """``run(step, samples)`` -> (pessimistic total, optimistic total, ...) at doubling
-    samples until the spread is <= SPREAD_TARGET or the budget is hit (see SPREAD_TARGET).
-    Returns (the last run's output, its step, its samples)."""
+    """``run(step, samples)`` -> (pessimistic total, optimistic total) at doubling samples
+    until the spread of the best pair so far is <= SPREAD_TARGET or the budget is hit (see
+    SPREAD_TARGET).  Returns ((the smallest pessimistic total, the largest optimistic one), the
+    step and samples of the level with that pessimistic total).
+
+    Every level's pessimistic total is a certified upper bound and every optimistic one an
+    estimate below the profile's composition, so the best of each is kept: a finer level is not
+    always tighter, since its grid is finer and longer FFTs carry a larger float-error bound
+    (10,000 generic rounds, n = 1e6, delta = 1e-8: 0.767401 at 160 samples, 0.773131 at 640,
+    whose error bound is 1.8e-9, 18% of delta)."""
     samples, refine = DEFAULT_STEPS, GRID_REFINE
     t0 = time.process_time()  # CPU time of all threads: the same budget on a busy machine
+    best, top = (math.inf, 0.0, 0), -math.inf
     while True:
         t_level = time.process_time()
         step = default_step(specs, samples, refine, cutoff)
-        out = run(step, samples)
+        pe, op = run(step, samples)
+        if pe < best[0] or best[2] == 0:
+            best = (pe, step, samples)
+        top = max(top, op)
+        out = (best[0], top)
         now = time.process_time()
         # the next level evaluates twice the profile samples; its grid is 2 * ADAPTIVE_GRID_REFINE
         # / refine times finer (8x after the first level, 2x after), which matters where the
@@ -107,7 +119,7 @@ def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: 
         projected = (now - t_level) * grow
         if (pld_spread(out[0], out[1]) <= SPREAD_TARGET or 2 * samples > ADAPTIVE_MAX_SAMPLES
                 or now - t0 + projected > ADAPTIVE_SECONDS):
-            return out, step, samples
+            return out, best[1], best[2]
         samples, refine = 2 * samples, ADAPTIVE_GRID_REFINE
 
 

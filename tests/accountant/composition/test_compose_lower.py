@@ -134,6 +134,29 @@ def test_explicit_step_is_one_level_and_adaptive_narrows():
     assert one.spread == pytest.approx(one.epsilon / one.epsilon_estimate_of_bound - 1)
 
 
+def test_adaptive_keeps_the_best_level(monkeypatch):
+    """A finer level is not always tighter (its longer FFTs carry a larger float-error bound):
+    the adaptive discretisation reports the smallest pessimistic total of its levels with that
+    level's step and samples, and the largest optimistic one; the spread is theirs."""
+    spec = C.RoundSpec(1000, 1.0, "rr")
+    pess = {40: 1.10, 80: 1.02, 160: 1.01, 320: 1.03, 640: 1.05}
+    opt = {40: 0.90, 80: 0.97, 160: 0.985, 320: 0.99, 640: 0.995}
+    levels = []
+
+    def run(step, samples):
+        levels.append((step, samples))
+        return pess[samples], opt[samples]
+
+    monkeypatch.setattr(C, "ADAPTIVE_SECONDS", 1e9)
+    (pe, op), step, samples = C._adaptive([spec], run, C.PROFILE_CUTOFF)
+    assert [s for _, s in levels] == [40, 80, 160, 320, 640]   # spread 1.01 / 0.995 - 1 > 0.1%
+    assert (pe, op, samples) == (1.01, 0.995, 160) and step == dict((s, t) for t, s in levels)[160]
+    pess[640], opt[640] = 0.996, 0.9955                      # the last level meets the target
+    levels.clear()
+    (pe, op), step, samples = C._adaptive([spec], run, C.PROFILE_CUTOFF)
+    assert (pe, op, samples) == (0.996, 0.9955, 640)
+
+
 def test_cli_prints_lower_and_spread(capsys):
     from accountant.interfaces.cli.main import main
 
