@@ -101,15 +101,14 @@ def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: 
     whose error bound is 1.8e-9, 18% of delta)."""
     samples, refine = DEFAULT_STEPS, GRID_REFINE
     t0 = time.process_time()  # CPU time of all threads: the same budget on a busy machine
-    best, top = (math.inf, 0.0, 0), -math.inf
+    best, top = None, -math.inf   # (smallest pessimistic total, its step, its samples); largest optimistic
     while True:
         t_level = time.process_time()
         step = default_step(specs, samples, refine, cutoff)
         pe, op = run(step, samples)
-        if pe < best[0] or best[2] == 0:
+        if best is None or pe < best[0]:
             best = (pe, step, samples)
         top = max(top, op)
-        out = (best[0], top)
         now = time.process_time()
         # the next level evaluates twice the profile samples; its grid is 2 * ADAPTIVE_GRID_REFINE
         # / refine times finer (8x after the first level, 2x after), which matters where the
@@ -117,9 +116,9 @@ def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: 
         many = (len(specs) if rounds is None else rounds) > ADAPTIVE_MANY_ROUNDS
         grow = 2.0 * (ADAPTIVE_GRID_REFINE / refine if many else 1.0)
         projected = (now - t_level) * grow
-        if (pld_spread(out[0], out[1]) <= SPREAD_TARGET or 2 * samples > ADAPTIVE_MAX_SAMPLES
+        if (pld_spread(best[0], top) <= SPREAD_TARGET or 2 * samples > ADAPTIVE_MAX_SAMPLES
                 or now - t0 + projected > ADAPTIVE_SECONDS):
-            return out, best[1], best[2]
+            return (best[0], top), best[1], best[2]
         samples, refine = 2 * samples, ADAPTIVE_GRID_REFINE
 
 
