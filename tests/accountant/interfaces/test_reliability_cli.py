@@ -357,13 +357,14 @@ def test_ctrl_c_during_simulation_exits_130(background):
 
 # ----------------------------------------------------------------- issue 27 item 7
 def _browser_children(pid: int) -> list:
-    """pids of processes whose command line mentions our temporary PNG profile."""
+    """pids of processes whose command line mentions the temporary PNG profile of the export
+    ``pid`` (``accountant-figure-PID-*``: another test's export on another worker is not ours)."""
     out = []
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
                 with open(f"/proc/{d}/cmdline", "rb") as fh:
-                    if b"accountant-figure-" in fh.read():
+                    if b"accountant-figure-%d-" % pid in fh.read():
                         out.append(int(d))
             except OSError:
                 pass
@@ -394,7 +395,10 @@ def test_signal_during_png_export_removes_the_profile(tmp_path, sig, status):
     _, err = p.communicate(timeout=60)
     assert p.returncode == status, err
     assert "Traceback" not in err and "Directory not empty" not in err
-    time.sleep(0.3)
+    # wait on the event itself (the profile gone, every browser process reaped), not a fixed delay
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (any(tmpdir.iterdir()) or _browser_children(p.pid)):
+        time.sleep(0.05)
     left = list(tmpdir.iterdir())
     shutil.rmtree(tmpdir, ignore_errors=True)
     assert left == []
