@@ -19,8 +19,10 @@ apt_install() {  # apt_install PKG...: install the missing Debian packages (quie
     return 1
   fi
   echo "scripts: apt-get install ${missing[*]}" >&2
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
+  # another apt-get or dpkg (an unattended upgrade) may hold the lock: wait for it, up to 10 min
+  local wait=(-o DPkg::Lock::Timeout=600)
+  as_root apt-get "${wait[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get "${wait[@]}" install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
 }
 
