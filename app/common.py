@@ -24,6 +24,7 @@ from accountant.bounds import registry as _bounds
 from accountant.bounds.laws import random_hash as _random_hash
 from accountant.core import limits as _limits
 from accountant.core import numfmt as _numfmt
+from accountant.core.params import MECHANISM_SPECS, mechanism_names, menu_order
 from accountant import ShuffleAccountant, make_params
 from accountant.interfaces import tables as _tables
 from mechanisms import analysis as _errors
@@ -63,10 +64,7 @@ ERRATUM_CAPTION = ("Every eps_c headline is a proved upper bound for the mechani
                    "enumeration finds instances where Theorem 5's value is exceeded: they are shown only "
                    "under their own names. See docs/proved.md, 'Findings'.")
 
-MECH_LABEL = {"generic": "generic eps0-LDP", "collision": "Collision", "coco": "CoCo",
-              "krr": "k-RR (k-ary randomized response)", "rr": "binary RR",
-              "olh": "OLH (optimized local hashing)", "oue": "OUE (optimized unary encoding)",
-              "variation-ratio": "variation-ratio (p, beta, q)"}
+MECH_LABEL = {name: spec.title for name, spec in MECHANISM_SPECS.items()}
 #: the help of the k input of each mechanism that has one
 K_HELP = {"krr": "k-ary randomized response: the true value with probability "
                  "e^eps0 / (e^eps0 + k - 1), each other value otherwise",
@@ -74,7 +72,7 @@ K_HELP = {"krr": "k-ary randomized response: the true value with probability "
                  "buckets)",
           "oue": "optimized unary encoding of a domain of k values"}
 #: the mechanisms whose accounting the library covers, in the order of the pages' menus
-ACCOUNTED_MECHANISMS = ("collision", "coco", "krr", "olh", "oue", "rr", "generic")
+ACCOUNTED_MECHANISMS = menu_order(mechanism_names(ldp=True))
 #: a table cell with no number, and what it means (in the column help)
 DASH = "–"
 DASH_HELP = "'–': not available (the bound does not apply at this point; see 'Bounds that do not apply')."

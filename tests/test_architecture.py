@@ -248,3 +248,87 @@ def test_function_length_check_sees_them(tmp_path):
     (tmp_path / "m.py").write_text(src)
     found = long_functions({"m": str(tmp_path / "m.py")}, 12)
     assert found == [("m:long", 18), ("m:method", 17)]
+
+
+# ------------------------------------------------------------- the mechanism registry
+# A list of mechanism names is a query on accountant.core.params.MECHANISM_SPECS
+# (``mechanism_names(keyed=True)``), never a literal kept by hand: a literal is where a new
+# mechanism is forgotten.  REGISTRY_HOME holds the registry; NAME_LITERALS the module-level
+# literals that remain, each with its reason (the test fails on one that is gone).
+REGISTRY_HOME = "accountant.core.params"
+NAME_LITERALS = {
+    "accountant.bounds.registry:_HEADLINE": "the headline bounds of each mechanism: a dispatch on the "
+                                             "parameter type, to be registered by the bounds layer",
+    "accountant.bounds.registry:_HEADLINE_DELTA": "as _HEADLINE, for delta",
+    "accountant.accounting.deployment_hits:FAMILIES": "the hit-count family of each mechanism: a dispatch "
+                                                      "on the parameter type",
+    "accountant.accounting.per_count:OWN_ROUNDS_MAX_T": "a cost limit per mechanism: a dispatch on the "
+                                                        "parameter type",
+    "mechanisms.planning.plan:ORACLES": "the planner's candidates include the catalogue's matrices, whose "
+                                        "names the registry does not hold yet",
+    "mechanisms.planning.plan:MECHANISMS": "as ORACLES",
+    "mechanisms.planning.plan:MECHANISM_LABELS": "as ORACLES",
+    "mechanisms.evaluation.simulate:OWN_MECHANISMS": "the simulators of the mechanisms package, not "
+                                                     "accounting names",
+    "app.common:K_HELP": "the pages' help of k per mechanism: to move onto the registry's options",
+    "app.mix_input:FAST_ROUNDS": "a cost class of the round profile: a dispatch on the parameter type",
+    "app.pages.2_Utility:COL": "chart colours",
+    "app.pages.3_Planner:colors": "chart colours",
+}
+
+
+def _string_items(node) -> tuple:
+    """(the str constants of a tuple/list/set literal or of a dict's keys, the element count);
+    a sum of literals counts as one."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        items = node.elts
+    elif isinstance(node, ast.Dict):
+        items = [k for k in node.keys if k is not None]
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, na = _string_items(node.left)
+        b, nb = _string_items(node.right)
+        return a + b, na + nb
+    else:
+        return [], 0
+    return [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)], len(items)
+
+
+def mechanism_name_literals(modules: dict, names: set) -> list:
+    """``module:target`` of every module-level literal holding two or more mechanism names
+    (at least half of its elements)."""
+    out = []
+    for m, path in sorted(modules.items()):
+        for node in ast.parse(open(path, encoding="utf-8").read()).body:
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            vals, count = _string_items(node.value)
+            hits = [v for v in vals if v in names]
+            if len(hits) >= 2 and 2 * len(hits) >= count:
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                out.append(f"{m}:{ast.unparse(target)}")
+    return out
+
+
+def _mechanism_names() -> set:
+    from accountant.core.params import MECHANISMS
+
+    return set(MECHANISMS) | {"finite"}
+
+
+def test_no_list_of_mechanism_names_outside_the_registry():
+    found = mechanism_name_literals({m: p for m, p in MODULES.items() if m != REGISTRY_HOME},
+                                    _mechanism_names())
+    bad = [f for f in found if f not in NAME_LITERALS]
+    assert not bad, ("module-level lists of mechanism names (ask the registry instead: "
+                     "accountant.core.params.mechanism_names(...)):\n" + "\n".join(bad))
+    stale = set(NAME_LITERALS) - set(found)
+    assert not stale, f"NAME_LITERALS lists literals that are gone: {sorted(stale)}"
+    assert all(why.strip() for why in NAME_LITERALS.values())
+
+
+def test_mechanism_name_check_sees_them(tmp_path):
+    (tmp_path / "m.py").write_text('A = ("krr", "olh")\nB = {"rr": 1, "coco": 2, "x": 3}\n'
+                                   'C = ("krr", "x", "y")\nD = ("a",) + ("generic", "oue")\n'
+                                   'def f():\n    E = ("krr", "olh")\n')
+    found = mechanism_name_literals({"m": str(tmp_path / "m.py")}, _mechanism_names())
+    assert found == ["m:A", "m:B", "m:D"]

@@ -25,8 +25,8 @@ from accountant.engines.blanket.window import approx_log_delta
 from accountant.engines.search import largest_parameter_below
 
 # mechanisms whose proved eps_c is the exact blanket of a count law (a saddle-point estimate
-# of it places the proved search when the paper's pair cannot)
-_BLANKET_MECHANISMS = ("collision", "coco", "krr", "rr", "olh", "oue")
+# of it places the proved search when the paper's pair cannot): the blanket's named mechanisms
+_BLANKET_MECHANISMS = tuple(m for m in bounds.REGISTRY["blanket"].applies_to if m != "finite")
 
 # At most this many t values beyond the bisection's answer are searched when t follows
 # the default rule (eps_c is a saw-tooth in eps0 there); the walk never changes safety.

@@ -69,6 +69,7 @@ from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.bounds.pair_accountant import PairAccountant, clamp_to_eps0, search_pair_epsilon, pair_epsilon_result
 from accountant.core.caveats import CAVEAT_THEOREM6
 from accountant.core.params import (
+    mechanism_names,
     GenericLDP,
     Params,
     validate_delta,
@@ -77,11 +78,12 @@ from accountant.core.params import (
 )
 from accountant.core.result import BoundResult
 
-ALL = ("generic", "collision", "coco", "krr", "rr", "olh")
-HASHED = ("collision", "coco", "krr", "rr", "olh")  # mechanisms with the t-ary output structure
+# the mechanisms of the paper's pair (Theorem 1 / Theorem 5: a mixture weight)
+ALL = mechanism_names(paper_pair=True)
+HASHED = mechanism_names(hashed=True)  # mechanisms with the t-ary output structure
 # the bounds that hold for every eps0-LDP randomizer (only eps0 enters them); "finite" is any
 # pure-LDP randomizer given as its matrix (accountant.bounds.finite)
-LDP = ALL + ("oue", "finite")
+LDP = mechanism_names(ldp=True) + ("finite",)
 ALIASES = {"tight": "paper"}
 
 

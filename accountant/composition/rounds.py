@@ -11,9 +11,9 @@ from typing import Optional
 from accountant.bounds.laws.random_hash import ASSUMPTION, check_hash_model
 
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.params import validate_eps0, validate_n, make_params
+from accountant.core.params import mechanism_names, validate_eps0, validate_n, make_params
 
-ROUND_MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
+ROUND_MECHANISMS = mechanism_names(composes=True)
 # every mechanism a round may have: the named ones and "finite" (a matrix, RoundSpec.finite)
 ALL_ROUND_MECHANISMS = ROUND_MECHANISMS + ("finite",)
 # the options of a variation-ratio round (Wang et al., VLDB 2024), eps0 = ln p

@@ -22,13 +22,12 @@ from typing import Optional
 import numpy as np
 
 from accountant.core.finite import MAX_CELLS, FiniteRandomizer
+from accountant.core.randomizers import validate_eps0
 
 
 def check_eps0(eps0) -> float:
-    if isinstance(eps0, bool) or not isinstance(eps0, (int, float)) or not math.isfinite(eps0) \
-            or not 0 < eps0 <= 30:
-        raise ValueError(f"eps0 must be a number in (0, 30], got {eps0!r}")
-    return float(eps0)
+    """eps0 in the one range of every mechanism, [1e-10, 30] (:func:`accountant.core.params.validate_eps0`)."""
+    return validate_eps0(eps0)
 
 
 def check_k(k, lo: int = 2, hi: Optional[int] = None) -> int:

@@ -1,478 +1,192 @@
-"""Local randomizers as frozen, validated parameter objects (one per mechanism).
+"""The mechanism registry: one entry per named local randomizer, and the parameter objects built from it.
 
-Follows the conventions of Google's ``dp_accounting``: a parameter value object
-validated once at construction, with a message that names the parameter.  Every
-accountant, bound and search takes these objects; nothing here computes a divergence.
-
-Mixture weights (Wang et al. (numerical vector analyses), Lemma 2 / Theorem 5 / Section 7.4, with the
-notation fixed as in shared/NOTES-accounting.md section 1: the paper's alpha is
-the total-variation parameter beta; the weight is a = beta / (e^eps0 - 1)):
-
-=============================  ==========================================
-randomizer                     mixture weight a
-=============================  ==========================================
-generic eps0-LDP               1 / (e^eps0 + 1)   (stronger clone reduction)
-Collision (d, s, eps0, t)      min(s, t - s) / (s e^eps0 + t - s)
-CoCo (t even, t >= 2s + 2)     s / (s e^eps0 + t - s)
-k-ary randomized response      1 / (e^eps0 + k - 1)  (Collision with s = 1, t = k)
-=============================  ==========================================
+:data:`MECHANISM_SPECS` holds a :class:`MechanismSpec` per mechanism name: its parameter type
+(:mod:`accountant.core.randomizers`), the options it takes and requires, its labels and its
+capabilities as data (hashed output structure, a domain of k values, the random-hash model,
+eps0-LDP, composition over rounds).  Every list of mechanism names is a query on it
+(:func:`mechanism_names`), :func:`make_params` builds a parameter object from a name through
+it, and :data:`OPTIONS` describes every option (its type, range and help) for the command
+lines and the pages.  The parameter types, the shared validators and the union :data:`Params`
+are re-exported here, so ``from accountant.core.params import CollisionParams`` keeps working.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Optional, Union
+from dataclasses import dataclass
+from typing import Callable, Optional, Union
 
 import numpy as np
 
-from accountant.core.finite import FiniteRandomizer, StrongerClonePair
-from accountant.core.limits import COCO_RANDOM_MAX_S, RANDOM_HASH_MAX_S
-from accountant.core.rules import coco_theorem7_t, collision_paper_t, olh_default_g
-from accountant.core.caveats import (
-    CAVEAT_GENERIC,
-    CAVEAT_THEOREM5,
-    CAVEAT_THEOREM5_T2S,
-    CAVEAT_VARIATION_RATIO,
+from accountant.core.finite import FiniteRandomizer
+from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types and their checks)
+    EPS0_MAX,
+    CoCoParams,
+    CollisionParams,
+    GenericLDP,
+    KRRParams,
+    OLHParams,
+    OUEParams,
+    VariationRatioParams,
+    check_hash_model,
+    validate_eps0,
 )
-
-MECHANISMS = ("generic", "collision", "coco", "krr", "rr", "olh", "oue", "variation-ratio")
-"""The mechanism names :func:`make_params` accepts."""
-_K_MAX = 10**9
-EPS0_MAX = 30.0
-
-
-def validate_eps0(eps0) -> float:
-    """eps0 in [EPS0_MIN, EPS_MAX] (accountant.limits.check_eps0, the one range everywhere)."""
-    from accountant.core.limits import check_eps0
-
-    if isinstance(eps0, (str, bytes)) or eps0 is None:
-        raise ValueError(f"eps0 must be a number in [1e-10, {EPS0_MAX:g}], got {eps0!r}")
-    return check_eps0(eps0)
-
-
-def _check_hash_model(hash_model) -> str:
-    if hash_model not in ("any", "random"):
-        raise ValueError(f"hash_model must be 'any' or 'random', got {hash_model!r}")
-    return hash_model
-
-
-def _check_int(name: str, v, lo: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        if isinstance(v, (float, np.floating)) and float(v).is_integer():
-            v = int(v)
-        else:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
-    if v < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
-    return int(v)
-
-
-def _check_s_eps0_d(params, random_max_s: int, cost: str, for_mech: str = "") -> tuple[int, float]:
-    """Validate the s, eps0, optional d and hash model of a Collision/CoCo parameter object:
-    s at most ``random_max_s`` with hash_model 'random' (the message says ``cost``)."""
-    s = _check_int("s", params.s, 1)
-    eps0 = validate_eps0(params.eps0)
-    if params.d is not None:
-        d = _check_int("d", params.d, 1)
-        if s > d:
-            raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
-        object.__setattr__(params, "d", d)
-    if _check_hash_model(params.hash_model) == "random" and s > random_max_s:
-        raise ValueError(f"s must be an integer in [1, {random_max_s}] {for_mech}with hash_model 'random' "
-                         f"({cost}; docs/limits.md), got s={s}")
-    return s, eps0
-
-
-class _PairStatus:
-    """What is claimed about a pair bound (docs/proved.md, "Findings"): no tightness, and no
-    proof that the pair dominates the shuffled mechanism; subclasses give the reason."""
-
-    @property
-    def tight(self) -> Optional[bool]:
-        """None: no tightness is claimed (Theorem 6's equality fails for t >= 4)."""
-        return None
-
-    @property
-    def certified(self) -> bool:
-        """Whether the pair bound is a proved upper bound (False for all three here)."""
-        return False
-
-
-class _NoHash(_PairStatus):
-    """A randomizer without the (s, t) hashed output structure (Theorem 6 does not apply)."""
-
-    @property
-    def s(self) -> None:
-        return None
-
-    @property
-    def t(self) -> None:
-        return None
-
-    @property
-    def theorem6_applies(self) -> bool:
-        return False
-
-
-def _check_k(k) -> int:
-    """A domain size / number of values k in [2, 1e9]."""
-    v = _check_int("k", k, 2)
-    if v > _K_MAX:
-        raise ValueError(f"k must be an integer in [2, {_K_MAX:.0e}], got {k!r}")
-    return v
-
-
-@dataclass(frozen=True)
-class _HashedOmega:
-    """The fields of a hashed mechanism (Collision, CoCo): sparsity s, local budget eps0,
-    output size t (None: the mechanism's default), optional dimension d."""
-
-    s: int
-    eps0: float
-    t: Optional[int] = None
-    d: Optional[int] = None
-
-    @property
-    def omega(self) -> float:
-        """Normaliser Omega = s e^eps0 + t - s (Definition 5; Algorithm 1, line 13)."""
-        return self.s * math.exp(self.eps0) + self.t - self.s
-
-
-@dataclass(frozen=True)
-class GenericLDP(StrongerClonePair, _NoHash):
-    """Any eps0-LDP randomizer; accounted by the stronger clone reduction
-    (Feldman, McMillan, Talwar, SODA 2023; Wang et al. (numerical vector analyses) Theorem 1).
-
-    Examples
-    --------
-    >>> from accountant import GenericLDP, ShuffleAccountant, fmt
-    >>> print(fmt(ShuffleAccountant(GenericLDP(1.0), 10_000).get_epsilon(1e-6), 4, "up"))
-    0.05301
-    """
-
-    eps0: float
-    name: str = field(default="generic", init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
-
-
-@dataclass(frozen=True)
-class CollisionParams(_HashedOmega, _PairStatus):
-    """(d, s, eps0, t)-Collision mechanism (Definition 5), accounted by Theorem 5.
-
-    ``t`` defaults to the paper's t* = floor(s e^eps0 + 2s - 1); ``d`` is optional
-    for accounting (the bound does not depend on it) but if given must be >= s.
-
-    Examples
-    --------
-    >>> from accountant import CollisionParams
-    >>> CollisionParams(s=4, eps0=2.0).t  # the paper's t*
-    36
-    """
-
-    name: str = field(default="collision", init=False)
-    # "any": bounds proved for every hash family; "random": proved under the assumption that
-    # each report's hash is a uniformly random function (accountant.bounds.laws.random_hash)
-    hash_model: str = field(default="any", repr=False)
-
-    def __post_init__(self) -> None:
-        s, eps0 = _check_s_eps0_d(self, RANDOM_HASH_MAX_S, "its weights cost O(s^3)")
-        t = collision_paper_t(s, eps0) if self.t is None else self.t
-        t = _check_int("t", t, s + 1)
-        object.__setattr__(self, "s", s)
-        object.__setattr__(self, "eps0", eps0)
-        object.__setattr__(self, "t", t)
-
-    @property
-    def mixture_weight(self) -> float:
-        """a = min(s, t - s) / Omega (NOTES section 1: two s-subsets of [t] overlap
-        in at least 2s - t outputs when t < 2s)."""
-        return min(self.s, self.t - self.s) / self.omega
-
-    @property
-    def remainder(self) -> float:
-        s, t, e = self.s, self.t, math.exp(self.eps0)
-        return (t - 2 * s) / self.omega if t >= 2 * s else (2 * s - t) * e / self.omega
-
-    @property
-    def theorem6_applies(self) -> bool:
-        """t >= 3s: Theorem 6's construction gives a lower bound (for its hash family)."""
-        return self.t >= 3 * self.s
-
-    @property
-    def caveat(self) -> str:
-        return CAVEAT_THEOREM5_T2S if self.t == 2 * self.s else CAVEAT_THEOREM5
-
-
-@dataclass(frozen=True)
-class CoCoParams(_HashedOmega, _PairStatus):
-    """(d, s, eps0, t)-CoCo mechanism (Algorithm 1), accounted as in Section 7.4.
-
-    ``t`` must be even and >= 2s + 2; it defaults to Theorem 7's choice.
-
-    Examples
-    --------
-    >>> from accountant import CoCoParams
-    >>> CoCoParams(s=4, eps0=2.0).t
-    36
-    """
-
-    name: str = field(default="coco", init=False)
-    # "any" or "random" (each report's hash uniformly random: accountant.bounds.laws.coco_random)
-    hash_model: str = field(default="any", repr=False)
-
-    def __post_init__(self) -> None:
-        s, eps0 = _check_s_eps0_d(self, COCO_RANDOM_MAX_S, "its pair weights cost O(s^4)", "for CoCo ")
-        t = coco_theorem7_t(s, eps0) if self.t is None else self.t
-        msg = f"t must be an even integer >= 2s + 2 = {2 * s + 2} for CoCo, got {t!r}"
-        try:
-            t = _check_int("t", t, 2 * s + 2)
-        except ValueError:
-            raise ValueError(msg) from None
-        if t % 2:
-            raise ValueError(msg)
-        object.__setattr__(self, "s", s)
-        object.__setattr__(self, "eps0", eps0)
-        object.__setattr__(self, "t", t)
-
-    @property
-    def mixture_weight(self) -> float:
-        return self.s / self.omega
-
-    @property
-    def remainder(self) -> float:
-        return (self.t - 2 * self.s) / self.omega
-
-    @property
-    def theorem6_applies(self) -> bool:
-        """t >= 4s: the paper states the lower bound (equality) there."""
-        return self.t >= 4 * self.s
-
-    @property
-    def caveat(self) -> str:
-        # the weight s/Omega is below 1/(e^eps0+1) for every valid t
-        return CAVEAT_THEOREM5
-
-
-@dataclass(frozen=True)
-class KRRParams(_PairStatus):
-    """k-ary randomized response: report the true value w.p. e^eps0/(e^eps0 + k - 1), each
-    other value w.p. 1/(e^eps0 + k - 1) (Warner 1965 for k = 2; Kairouz et al. 2014).
-
-    As a shuffled mechanism it is Collision with s = 1, t = k and an injective hash, so the
-    same (t-ary) quantities apply; ``name`` is ``"rr"`` for k = 2 made by :func:`make_params`
-    with mechanism ``rr`` and ``"krr"`` otherwise.
-
-    Examples
-    --------
-    >>> from accountant import make_params
-    >>> make_params("rr", 1.0)
-    KRRParams(k=2, eps0=1.0, name='rr')
-    """
-
-    k: int
-    eps0: float
-    name: str = "krr"
-
-    def __post_init__(self) -> None:
-        k = _check_k(self.k)
-        if self.name not in ("krr", "rr"):
-            raise ValueError(f"name must be 'krr' or 'rr', got {self.name!r}")
-        if self.name == "rr" and k != 2:
-            raise ValueError(f"binary randomized response has k = 2, got k = {k}")
-        object.__setattr__(self, "k", k)
-        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
-
-    @property
-    def s(self) -> int:
-        return 1
-
-    @property
-    def t(self) -> int:
-        return self.k
-
-    @property
-    def omega(self) -> float:
-        """e^eps0 + k - 1 (the normaliser; Collision's Omega with s = 1, t = k)."""
-        return math.exp(self.eps0) + self.k - 1
-
-    @property
-    def mixture_weight(self) -> float:
-        return 1.0 / self.omega
-
-    @property
-    def remainder(self) -> float:
-        return (self.k - 2) / self.omega
-
-    @property
-    def theorem6_applies(self) -> bool:
-        return False
-
-    @property
-    def caveat(self) -> str:
-        return CAVEAT_GENERIC if self.k == 2 else CAVEAT_THEOREM5
-
-
-@dataclass(frozen=True)
-class OLHParams(CollisionParams):
-    """Optimized local hashing (Wang et al., USENIX Security 2017): a hash H: [k] -> [g] drawn
-    per report, then g-ary randomized response of H(x): H(x) w.p. e^eps0/(e^eps0 + g - 1).
-
-    It is the (d = k, s = 1, eps0, t = g)-Collision mechanism (one item per user), so every
-    Collision quantity applies: the exact blanket of g-ary RR is a proved upper bound for
-    every hash family (accountant.mechanism_law, module docstring: with s = 1 a collision
-    H(x1) = H(x1') is a mean-preserving contraction of the no-collision law), the lower bound
-    uses three distinct values (k >= 3) and a uniformly random hash.  ``k`` (the domain size)
-    is stored as ``d``, ``g`` as ``t``; the constructor is ``OLHParams(eps0, k, g=None)``.
-
-    Examples
-    --------
-    >>> from accountant import OLHParams
-    >>> print(OLHParams(2.0, k=100).t)  # g = round(e^eps0) + 1
-    8
-    """
-
-    name: str = field(default="olh", init=False)
-
-    def __init__(self, eps0: float, k: int, g: Optional[int] = None,  # noqa: D107
-                 hash_model: str = "any") -> None:
-        k = _check_k(k)
-        eps0 = validate_eps0(eps0)
-        g = olh_default_g(eps0) if g is None else _check_int("g", g, 2)
-        object.__setattr__(self, "name", "olh")
-        CollisionParams.__init__(self, s=1, eps0=eps0, t=g, d=k, hash_model=hash_model)
-
-    @property
-    def g(self) -> int:
-        return self.t
-
-    @property
-    def caveat(self) -> str:
-        return CAVEAT_THEOREM5
-
-
-@dataclass(frozen=True)
-class OUEParams(_NoHash):
-    """Optimized unary encoding (Wang et al., USENIX Security 2017): the one-hot vector of
-    x in {0,1}^k, each bit sent as is w.p. ... : the true bit is 1 w.p. 1/2, every other bit is
-    1 w.p. 1/(e^eps0 + 1).  eps0-LDP (ratio (e^eps0 + 1)/2 / ((e^eps0 + 1)/(2 e^eps0)) = e^eps0).
-
-    Proved upper bound: the generic eps0-LDP bounds (FMT21 clone, generic blanket, EFMRTT19);
-    the exact privacy blanket of OUE's own law has four atoms of the amplification variable
-    (the bits of x1 and x1' are independent) and is not implemented here.  Certified lower
-    bound: :func:`accountant.bounds.laws.oue_lower_law`.
-
-    Examples
-    --------
-    >>> from accountant import OUEParams
-    >>> OUEParams(k=16, eps0=1.0).name
-    'oue'
-    """
-
-    k: int
-    eps0: float
-    name: str = field(default="oue", init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", _check_k(self.k))
-        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
-
-    @property
-    def caveat(self) -> str:
-        return CAVEAT_GENERIC
-
-
-_P_MAX = math.exp(EPS0_MAX)
-
-
-
-def _check_pos(name: str, v, lo: float, hi: float, lo_open: bool = True, hi_open: bool = False) -> float:
-    rng = f"{'(' if lo_open else '['}{lo:.10g}, {hi:.10g}{')' if hi_open else ']'}"
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number in {rng}, got {v!r}")
-    x = float(v)
-    ok = math.isfinite(x) and (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
-    if not ok:
-        raise ValueError(f"{name} must be a number in {rng}, got {v!r}")
-    return x
-
-
-@dataclass(frozen=True)
-class VariationRatioParams(_NoHash):
-    """Any local randomizer described by its variation-ratio parameters (p, beta, q)
-    (Wang, Peng, Lyu et al., "Privacy amplification via shuffling: unified, simplified, and
-    tightened", VLDB 2024; their repository wangsw/PrivacyAmplification lists (p, beta, q) for
-    k-RR, local hashing, Hadamard response, subset selection, Laplace, ...).
-
-    The class of randomizers R it stands for (the statement every number here is about):
-
-    * p: for the two differing inputs x1, x1', ``R(x1)(y) <= p R(x1')(y)`` and the reverse
-      (p = e^eps0 for an eps0-LDP randomizer), 1 < p <= e^30;
-    * beta: their total variation distance ``TV(R(x1), R(x1')) <= beta``,
-      0 < beta <= (p - 1)/(p + 1) (the largest total variation a ratio-p pair can have);
-    * q: for every input x of the other users, ``R(x1)(y) <= q R(x)(y)`` and
-      ``R(x1')(y) <= q R(x)(y)`` (q = e^eps0 for an eps0-LDP randomizer), 1 < q <= e^30;
-      default q = p.
-
-    ``eps0`` is ln p.  Proved upper bound: FMT21's clone reduction (Feldman, McMillan, Talwar,
-    FOCS 2021, Section 3) with its mixing probability c = 1/q: the reduction needs
-    ``R(x) >= c (R(x1) + R(x1'))/2`` for every other user's x, which the q condition gives, and
-    the ratio p between R(x1) and R(x1') for the first user's pair; Theorem 3.2 is the case
-    c = e^{-eps0}, p = e^{eps0} (:meth:`accountant.engines.pair.DominatingPair.clone_pq`).  Wang et al.'s own
-    number (their Theorem: the three-output pair with weight alpha = beta/(p - 1)) is the exact
-    divergence of one member of the class (:func:`accountant.bounds.laws.variation_ratio_lower_law`),
-    hence a certified *lower* bound on the class's worst case; as an upper bound it rests on the
-    same reduction as the Wang et al.'s Theorem 5 (FMT23 Lemma 3.5), whose proof fails (docs/proved.md,
-    Findings), so it is reported as the lower end, not as a proved upper bound.
-
-    Examples
-    --------
-    >>> from accountant import VariationRatioParams
-    >>> VariationRatioParams(p=2.0, beta=0.3).q  # default q = p
-    2.0
-    """
-
-    p: float
-    beta: float
-    q: Optional[float] = None
-    name: str = field(default="variation-ratio", init=False)
-    eps0: float = field(default=0.0, init=False)
-
-    def __post_init__(self) -> None:
-        from accountant.core.limits import check_vr_ratio
-
-        p = check_vr_ratio("p", self.p)
-        bmax = (p - 1.0) / (p + 1.0)
-        beta = _check_pos("beta", self.beta, 0.0, bmax)
-        q = p if self.q is None else check_vr_ratio("q", self.q)
-        object.__setattr__(self, "p", p)
-        object.__setattr__(self, "beta", beta)
-        object.__setattr__(self, "q", q)
-        object.__setattr__(self, "eps0", math.log(p))
-
-    @property
-    def alpha(self) -> float:
-        """alpha = beta/(p - 1): the weight of Wang et al.'s three-output pair."""
-        return self.beta / (self.p - 1.0)
-
-    @property
-    def mixture_weight(self) -> float:
-        """alpha (the weight of Wang et al.'s pair; used as a search's starting point only)."""
-        return self.alpha
-
-    @property
-    def remainder(self) -> float:
-        return max(0.0, 1.0 - self.alpha * (1.0 + self.p))
-
-    @property
-    def caveat(self) -> str:
-        return CAVEAT_VARIATION_RATIO
-
 
 Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams,
                FiniteRandomizer]
 """Any parameter object of a local randomizer (the type :class:`ShuffleAccountant` accepts)."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of the named mechanisms: the keyword of :func:`make_params` (the command
+    line's ``--NAME``, underscores as dashes), its type (``int``, ``float`` or ``str``), its
+    range or choices, and its help."""
+
+    name: str
+    kind: type
+    help: str
+    lo: Optional[float] = None
+    hi: Optional[float] = None
+    choices: tuple = ()
+
+    @property
+    def flag(self) -> str:
+        """The command-line option, e.g. ``--hash-model``."""
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class MechanismSpec:
+    """One named mechanism of the registry.
+
+    ``options``: the keywords of :func:`make_params` it takes besides ``eps0``; ``required``:
+    those it needs, each with the words of its "is required" message; ``label``: its short name
+    in tables and charts, ``title``: its name on the pages' menus, ``cli``: its item in the
+    command line's ``--mechanism`` help.  Capabilities: ``hashed`` (the t-ary output structure
+    of Collision: an output size t and a sparsity s, the paper's pair), ``keyed`` (a domain of
+    ``k`` values), ``random_hash`` (the ``hash_model="random"`` bounds exist), ``ldp`` (an
+    eps0-LDP randomizer given by eps0: the generic eps0-LDP bounds apply), ``eps0_given``
+    (eps0 is a parameter; False: it follows from the options, variation-ratio's p),
+    ``composes`` (a round of it composes over rounds), ``paper_pair`` (the dominating pair of
+    the paper's Theorem 1 / Theorem 5 is defined: a mixture weight).  ``tex``: its name in a
+    LaTeX caption (empty: the name itself); ``menu``: its place in the pages' menus (the
+    registry's order is the command line's).  ``build(eps0, **options)`` returns the parameter object.
+    """
+
+    name: str
+    type: type
+    label: str
+    title: str
+    cli: str
+    build: Callable
+    options: tuple = ()
+    required: tuple = ()
+    hashed: bool = False
+    keyed: bool = False
+    random_hash: bool = False
+    ldp: bool = True
+    eps0_given: bool = True
+    composes: bool = True
+    paper_pair: bool = False
+    tex: str = ""
+    menu: int = 0
+
+
+def _vr(eps0, p=None, beta=None, q=None):
+    if beta is None:
+        raise ValueError("beta is required for mechanism 'variation-ratio' (a number in (0, (p-1)/(p+1)])")
+    if (p is None) == (eps0 is None):
+        raise ValueError("p: give exactly one of p (a number in (1, e^30]) and eps0 (then p = e^eps0) "
+                         "for mechanism 'variation-ratio'")
+    return VariationRatioParams(p=math.exp(validate_eps0(eps0)) if p is None else p, beta=beta, q=q)
+
+
+_DOMAIN = "the domain size, an integer >= 2"
+
+MECHANISM_SPECS = {spec.name: spec for spec in (
+    MechanismSpec("generic", GenericLDP, "generic eps0-LDP", "generic eps0-LDP", "generic eps0-LDP",
+                  lambda eps0: GenericLDP(eps0), paper_pair=True,
+                  tex=r"a generic $\varepsilon_0$-LDP randomizer", menu=6),
+    MechanismSpec("collision", CollisionParams, "Collision", "Collision", "collision",
+                  lambda eps0, s, t=None, d=None, hash_model="any":
+                  CollisionParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model),
+                  ("s", "t", "d"), (("s", "an integer >= 1"),), hashed=True, random_hash=True,
+                  paper_pair=True, tex="Collision", menu=0),
+    MechanismSpec("coco", CoCoParams, "CoCo", "CoCo", "coco",
+                  lambda eps0, s, t=None, d=None, hash_model="any":
+                  CoCoParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model),
+                  ("s", "t", "d"), (("s", "an integer >= 1"),), hashed=True, random_hash=True,
+                  paper_pair=True, tex="CoCo", menu=1),
+    MechanismSpec("krr", KRRParams, "k-RR", "k-RR (k-ary randomized response)",
+                  "krr (k-ary randomized response, needs --k)",
+                  lambda eps0, k: KRRParams(k=k, eps0=eps0, name="krr"),
+                  ("k",), (("k", "an integer >= 2"),), hashed=True, keyed=True, paper_pair=True,
+                  tex="$k$-RR", menu=2),
+    MechanismSpec("rr", KRRParams, "binary RR", "binary RR", "rr (binary randomized response)",
+                  lambda eps0: KRRParams(k=2, eps0=eps0, name="rr"), hashed=True, paper_pair=True,
+                  tex="binary randomized response", menu=5),
+    MechanismSpec("olh", OLHParams, "OLH", "OLH (optimized local hashing)",
+                  "olh (optimized local hashing, --k [--g])",
+                  lambda eps0, k, g=None, hash_model="any": OLHParams(eps0, k, g, hash_model),
+                  ("k", "g"), (("k", _DOMAIN),), hashed=True, keyed=True, random_hash=True,
+                  paper_pair=True, menu=3),
+    MechanismSpec("oue", OUEParams, "OUE", "OUE (optimized unary encoding)",
+                  "oue (optimized unary encoding, --k)",
+                  lambda eps0, k: OUEParams(k=k, eps0=eps0), ("k",), (("k", _DOMAIN),), keyed=True, menu=4),
+    MechanismSpec("variation-ratio", VariationRatioParams, "variation-ratio", "variation-ratio (p, beta, q)",
+                  "variation-ratio (any randomizer by Wang et al.'s parameters --p --beta [--q])",
+                  _vr, ("p", "beta", "q"), ldp=False, eps0_given=False, menu=7),
+)}
+"""The named mechanisms (``make_params``'s and ``--mechanism``'s names), in the order of the menus."""
+
+MECHANISMS = tuple(MECHANISM_SPECS)
+"""The mechanism names :func:`make_params` accepts."""
+
+OPTIONS = {o.name: o for o in (
+    OptionSpec("s", int, "sparsity s (collision, coco)", 1),
+    OptionSpec("t", int, "output size t (default: paper's t* for collision, Theorem 7 for coco)", 1),
+    OptionSpec("d", int, "dimension d >= s (collision, coco)", 1),
+    OptionSpec("k", int, "number of values k >= 2 (krr, olh, oue: the domain size)", 2),
+    OptionSpec("g", int, "olh: hash range g >= 2 (default round(e^eps0) + 1, Wang et al. 2017)", 2),
+    OptionSpec("p", float, "variation-ratio: likelihood ratio bound p > 1 (eps0 = ln p)", 1.0),
+    OptionSpec("beta", float, "variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)", 0.0, 1.0),
+    OptionSpec("q", float, "variation-ratio: ratio bound q > 1 (default: p)", 1.0),
+    OptionSpec("hash_model", str, "collision, coco, olh: 'any' (every hash family) or 'random' (each "
+               "report's hash a uniformly random function)", choices=("any", "random")),
+)}
+"""Every option of the named mechanisms (a mechanism's ``options`` name some of them)."""
+
+
+def mechanism_names(**capabilities) -> tuple:
+    """The mechanism names whose specs have every given capability, in registry order.
+
+    Examples
+    --------
+    >>> from accountant.core.params import mechanism_names
+    >>> mechanism_names(keyed=True)
+    ('krr', 'olh', 'oue')
+    >>> mechanism_names(random_hash=True)
+    ('collision', 'coco', 'olh')
+    """
+    bad = [c for c in capabilities if c not in MechanismSpec.__dataclass_fields__ or
+           not isinstance(getattr(MECHANISM_SPECS["generic"], c), bool)]
+    if bad:
+        raise ValueError(f"capability must be one of the boolean fields of MechanismSpec, got {bad}")
+    return tuple(name for name, spec in MECHANISM_SPECS.items()
+                 if all(getattr(spec, c) == v for c, v in capabilities.items()))
+
+
+def menu_order(names) -> tuple:
+    """``names`` (mechanism names) in the order of the pages' menus (:attr:`MechanismSpec.menu`)."""
+    return tuple(sorted(names, key=lambda name: MECHANISM_SPECS[name].menu))
+
+
+def mechanism_spec(mechanism: str) -> MechanismSpec:
+    """The registry entry of ``mechanism`` (ValueError naming the valid names otherwise)."""
+    if not isinstance(mechanism, str) or mechanism not in MECHANISM_SPECS:
+        shown = repr(mechanism) if len(repr(mechanism)) <= 60 else repr(mechanism)[:57] + "..."
+        raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {shown}")
+    return MECHANISM_SPECS[mechanism]
 
 
 def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
@@ -503,9 +217,9 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     Returns
     -------
     Params
-        :class:`GenericLDP`, :class:`CollisionParams`, :class:`CoCoParams`,
-        :class:`KRRParams`, :class:`OLHParams`, :class:`OUEParams` or
-        :class:`VariationRatioParams`.
+        The registry entry's parameter type (:data:`MECHANISM_SPECS`): :class:`GenericLDP`,
+        :class:`CollisionParams`, :class:`CoCoParams`, :class:`KRRParams`, :class:`OLHParams`,
+        :class:`OUEParams` or :class:`VariationRatioParams`.
 
     Raises
     ------
@@ -523,44 +237,24 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     ...
     ValueError: s does not apply to mechanism 'generic' (it takes no option)
     """
-    if mechanism not in MECHANISMS:
-        raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
+    spec = mechanism_spec(mechanism)
     given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g}
-    allowed = {"generic": (), "collision": ("s", "t", "d"), "coco": ("s", "t", "d"),
-               "krr": ("k",), "rr": (), "olh": ("k", "g"), "oue": ("k",),
-               "variation-ratio": ("p", "beta", "q")}[mechanism]
-    extra = [name for name, v in given.items() if v is not None and name not in allowed]
+    extra = [name for name, v in given.items() if v is not None and name not in spec.options]
     if extra:
         what = ", ".join(extra)
-        applies = ", ".join(allowed) if allowed else "no option"
+        applies = ", ".join(spec.options) if spec.options else "no option"
         raise ValueError(f"{what} does not apply to mechanism '{mechanism}' (it takes {applies})")
-    if _check_hash_model(hash_model) == "random" and mechanism not in ("collision", "coco", "olh"):
-        raise ValueError(f"hash_model 'random' is available for collision, coco and olh only, "
-                         f"got mechanism '{mechanism}'")
-    if mechanism == "variation-ratio":
-        if beta is None:
-            raise ValueError("beta is required for mechanism 'variation-ratio' (a number in (0, (p-1)/(p+1)])")
-        if (p is None) == (eps0 is None):
-            raise ValueError("p: give exactly one of p (a number in (1, e^30]) and eps0 (then p = e^eps0) "
-                             "for mechanism 'variation-ratio'")
-        return VariationRatioParams(p=math.exp(validate_eps0(eps0)) if p is None else p, beta=beta, q=q)
-    if mechanism == "generic":
-        return GenericLDP(eps0)
-    if mechanism in ("olh", "oue"):
-        if k is None:
-            raise ValueError(f"k is required for mechanism '{mechanism}' (the domain size, an integer >= 2)")
-        return OLHParams(eps0, k, g, hash_model) if mechanism == "olh" else OUEParams(k=k, eps0=eps0)
-    if mechanism == "krr":
-        if k is None:
-            raise ValueError("k is required for mechanism 'krr' (an integer >= 2)")
-        return KRRParams(k=k, eps0=eps0, name="krr")
-    if mechanism == "rr":
-        return KRRParams(k=2, eps0=eps0, name="rr")
-    if s is None:
-        raise ValueError(f"s is required for mechanism '{mechanism}' (an integer >= 1)")
-    if mechanism == "collision":
-        return CollisionParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model)
-    return CoCoParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model)
+    if check_hash_model(hash_model) == "random" and not spec.random_hash:
+        names = mechanism_names(random_hash=True)
+        raise ValueError(f"hash_model 'random' is available for {', '.join(names[:-1])} and {names[-1]} "
+                         f"only, got mechanism '{mechanism}'")
+    for name, words in spec.required:
+        if given[name] is None:
+            raise ValueError(f"{name} is required for mechanism '{mechanism}' ({words})")
+    kwargs = {name: given[name] for name in spec.options if given[name] is not None}
+    if spec.random_hash:
+        kwargs["hash_model"] = hash_model
+    return spec.build(eps0, **kwargs)
 
 
 def validate_n(n) -> int:

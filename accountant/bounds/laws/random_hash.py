@@ -151,12 +151,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from accountant.core.params import mechanism_names
 from accountant.engines.blanket.law import CornerBlanket, CountLaw
 
 HASH_MODELS = ("any", "random")
 ASSUMPTION = {"any": "every hash family",
               "random": "each report's hash is a uniformly random function"}
-RANDOM_MECHANISMS = ("collision", "coco", "olh")
+RANDOM_MECHANISMS = mechanism_names(random_hash=True)
 
 
 def check_hash_model(hash_model, mechanism: str | None = None) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from accountant.core import limits as L
 from accountant.core.limits import float_arg, int_arg
-from accountant.core.params import MECHANISMS
+from accountant.core.params import MECHANISM_SPECS, MECHANISMS
 
 
 class UsageError(Exception):
@@ -64,13 +64,10 @@ def add_catalogue_options(p: argparse.ArgumentParser, with_g: bool = False) -> N
 
 
 def add_mechanism_options(p: argparse.ArgumentParser) -> None:
+    named = ", ".join(spec.cli for spec in MECHANISM_SPECS.values())
     p.add_argument("--mechanism", default="generic", choices=MECHANISMS + ("finite",),
-                   help="randomizer: generic eps0-LDP, collision, coco, krr (k-ary randomized "
-                        "response, needs --k), rr (binary randomized response), olh (optimized local "
-                        "hashing, --k [--g]), oue (optimized unary encoding, --k), variation-ratio "
-                        "(any randomizer by Wang et al.'s parameters --p --beta [--q]) or finite (any "
-                        "randomizer given as its probability matrix, --matrix FILE, or a named one, "
-                        "--catalogue NAME --k K --eps0 E)")
+                   help=f"randomizer: {named} or finite (any randomizer given as its probability matrix, "
+                        "--matrix FILE, or a named one, --catalogue NAME --k K --eps0 E)")
     add_matrix_option(p)
     add_catalogue_options(p)
     p.add_argument("--s", type=int_arg("--s", 1, T_MAX), default=None,

@@ -11,7 +11,7 @@ from typing import Callable, Optional, Sequence
 from accountant.bounds.laws.random_hash import check_hash_model
 from accountant.bounds.registry import BOUND_NAMES, best_proved, compare_params
 from accountant.bounds.published import best_published, published_bounds
-from accountant.core.params import make_params
+from accountant.core.params import make_params, mechanism_names
 from accountant.core.limits import MAX_LIST, worker_init
 from accountant.core.optional import require
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
@@ -104,7 +104,7 @@ class GridPoint:
 
 
 # mechanisms whose grid has a list of domain sizes k
-KEYED = ("krr", "olh", "oue")
+KEYED = mechanism_names(keyed=True)
 
 
 def finite_grid(ns: Sequence[int], deltas: Sequence[float], randomizers: Sequence) -> list[GridPoint]:

@@ -5,6 +5,8 @@ headers, captions) are their own concern, apart from the plain-text formats.
 from __future__ import annotations
 import math
 from typing import Optional, Sequence
+
+from accountant.core.params import MECHANISM_SPECS
 from accountant.core.numfmt import fmt
 from accountant.interfaces.tables.columns import FIELDS, bound_registry, wide_columns
 from accountant.interfaces.tables.provenance import meta_lines
@@ -82,8 +84,7 @@ def _tex_value(v) -> str:
     return _tex(v)
 
 
-MECH_NAMES = {"generic": r"a generic $\varepsilon_0$-LDP randomizer", "collision": "Collision",
-              "coco": "CoCo", "krr": "$k$-RR", "rr": "binary randomized response"}
+MECH_NAMES = {name: spec.tex for name, spec in MECHANISM_SPECS.items() if spec.tex}
 
 
 def _caption(rows: Sequence[dict], cols: Sequence[str], meta: Optional[dict]) -> str:
