@@ -33,6 +33,8 @@ from typing import Optional
 
 import numpy as np
 
+from accountant.core.params import validate_eps0
+
 __all__ = ["oue_rates", "olh_rates", "frequency_variance", "frequency_mse", "report_bits",
            "OLH_SEED_BITS", "oue_perturb", "oue_support_counts",
            "olh_perturb", "olh_support_counts", "estimate_counts", "MAX_CELLS"]
@@ -41,10 +43,8 @@ MAX_CELLS = 10**8  # n x k work limit of one simulation (memory/time), refused a
 
 
 def _check_eps0(eps0) -> float:
-    if isinstance(eps0, bool) or not isinstance(eps0, (int, float, np.integer, np.floating)) or not (
-            math.isfinite(float(eps0)) and 0.0 < float(eps0) <= 30.0):
-        raise ValueError(f"eps0 must be a number in (0, 30], got {eps0!r}")
-    return float(eps0)
+    """eps0 in the one range of every mechanism (:func:`accountant.core.params.validate_eps0`)."""
+    return validate_eps0(eps0)
 
 
 def _check_int(name: str, v, lo: int) -> int:

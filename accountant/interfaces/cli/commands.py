@@ -361,7 +361,7 @@ def _check_finite(args) -> None:
     if args.command == "table":
         return  # --k and --eps0 are lists there: every grid point is built before any work
     if args.eps0 is None:
-        raise ValueError(f"--eps0 is required with --catalogue {cat} (a number in (0, 30])")
+        raise ValueError(f"--eps0 is required with --catalogue {cat} (a number in [1e-10, 30])")
     matrix_from_args(args)
 
 
@@ -395,7 +395,7 @@ def check_applicable(args) -> None:
         elif args.command == "local-epsilon" and getattr(args, "g", None) is not None:
             raise ValueError("--g does not apply to local-epsilon (olh's g follows eps0: round(e^eps0) + 1)")
         elif getattr(args, "eps0", 1.0) is None and getattr(args, "mix", None) is None:  # --mix: the groups' eps0
-            raise ValueError("--eps0 is required (a number in (0, 30])")
+            raise ValueError("--eps0 is required (a number in [1e-10, 30])")
     if mech is not None and not (args.command == "compose" and mech == "variation-ratio"):
         # (compose's variation-ratio options are checked by compose_cli.run_compose)
         try:
