@@ -66,7 +66,7 @@ post-processing of the n reports, each eps0-LDP); with add/remove the number of 
 a release that eps0-LDP does not cover: all n users take part w.p. q^n and n reports are
 impossible without user 1, so delta(eps) >= q^n at every eps (and the visible count alone can
 exceed eps0, e.g. binary RR at n = 200, q = 0.8, eps0 = 1, delta = 1e-8). The search's upper end
-is found above eps0 (doubling up to the central-eps cap L.EPS_MAX of :mod:`accountant.core.limits`);
+is found above eps0 (doubling, up to the central-eps cap L.EPS_MAX of :mod:`accountant.core.limits`);
 where the proved delta(eps) is above the target there, the result is eps = inf with the reason
 (``note``). Over rounds the profile's value at the end of the PLD's support is its +inf atom.
 """
@@ -409,8 +409,8 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
 def _above_eps0(dfun, delta: float, eps0: float, lo: float, d_lo: float, own: bool) -> tuple:
     """Add/remove: (lo, d_lo, hi, d_hi) with the proved dfun(hi, False) <= delta (``dfun(e,
     False)``: the clone alone, ``dfun(e, True)``: with the named randomizer's own bound, at most
-    it), searched at eps0, 2 eps0, 4 eps0, ... up to L.EPS_MAX (there also with the own bound
-    where ``own``); (lo, d_lo, None, None) where none meets ``delta``."""
+    it), searched from eps0 on, each point max(2 e, e + 1/2), up to L.EPS_MAX (there also with
+    the own bound where ``own``); (lo, d_lo, None, None) where none meets ``delta``."""
     from accountant.core import limits as L
 
     e = eps0
@@ -422,7 +422,7 @@ def _above_eps0(dfun, delta: float, eps0: float, lo: float, d_lo: float, own: bo
             return lo, d_lo, e, d
         if e >= L.EPS_MAX:
             return lo, d_lo, None, None
-        lo, d_lo, e = e, d, min(2.0 * e, L.EPS_MAX)
+        lo, d_lo, e = e, d, min(max(2.0 * e, e + 0.5), L.EPS_MAX)
 
 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,
