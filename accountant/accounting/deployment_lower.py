@@ -229,8 +229,8 @@ def sampled_lower(params: Params, n: int, delta: float, q: float, rounds: int, u
     L.EPS_MAX per round (not clipped at eps0)."""
     if neighbours == "add-remove" and all_present_mass(n, q, rounds) > delta:
         a = all_present_mass(n, q, rounds)
-        st = (f"all n users take part w.p. q^n" + ("" if rounds == 1 else f" (in some of the {rounds} rounds w.p. "
-              "1 - (1 - q^n)^T)") + f" = {a:.6g} > delta, and n reports are impossible under D' (n - 1 users): "
+        st = ("all n users take part w.p. " + ("q^n" if rounds == 1 else f"1 - (1 - q^n)^T in some of the T = {rounds} "
+              "rounds") + f" = {a:.6g} > delta, and n reports are impossible under D' (n - 1 users): "
               "delta(eps) >= that at every eps")
         return ordered(math.inf, upper, st, "any D of n users, D' = D without user 1 (add/remove)")
     if rounds > LOWER_MAX_ROUNDS:
