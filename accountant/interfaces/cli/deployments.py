@@ -123,7 +123,8 @@ def _lower_out(r) -> dict:
     out = {"lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset,
            "lower_reason": reason}
     if r.lower_epsilon == math.inf:
-        out["lower_epsilon_reason"] = "+infinity (the certified lower bound: no finite eps_c exists); JSON has no infinity"
+        out["lower_epsilon_reason"] = ("+infinity (the certified lower bound: no finite eps_c exists); "
+                                       "JSON has no infinity")
     if getattr(r, "note", None):
         out["note"] = r.note
     return out
