@@ -17,7 +17,13 @@ import pytest
 from accountant import make_params
 from accountant.accounting import deployments as D
 
-mpmath.mp.dps = 40
+
+
+@pytest.fixture(autouse=True)
+def _precision():
+    """40 digits for the enumeration, restored after each test (other tests use mpmath too)."""
+    with mpmath.workdps(40):
+        yield
 
 
 def _row(x, k, eps0, q):
