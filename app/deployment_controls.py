@@ -78,7 +78,8 @@ def deployment_result(params, n: int, delta: float, dep_items: tuple) -> dict:
         r = D.deployment_epsilon(params, n, delta, colluders=dep.get("colluders", 0),
                                  dummies=dep.get("dummies", 0), n_min=dep.get("n_min", False))
     return {"epsilon": r.epsilon, "bound": r.bound, "effective_n": r.effective_n, "statement": r.statement,
-            "lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset}
+            "lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset,
+            "note": getattr(r, "note", None)}
 
 
 def show(dep: Optional[dict], params, n: int, delta: float) -> None:
@@ -93,6 +94,8 @@ def show(dep: Optional[dict], params, n: int, delta: float) -> None:
         st.markdown(f"Mixed randomizers, n = {res['effective_n']:,} users: {mix_input.describe(dep['mix'])}.")
     st.markdown(f"**Deployment eps_c <= {common.fmt(res['epsilon'], 6, 'up')}** at delta = {common.fmt(delta)} "
                 f"(proved: **{res['bound']}** at n = {res['effective_n']:,}).")
+    if res.get("note"):  # why the bound is inf (add/remove sampling: "no finite eps_c is proved: ...")
+        st.warning(res["note"])
     st.caption(res["statement"])
     if res["lower_epsilon"] is not None:
         pair = f"; datasets {res['lower_dataset']}" if res["lower_dataset"] else ""
@@ -117,7 +120,7 @@ def deployment_rounds(spec, delta: float, rounds: int, dep_items: tuple) -> dict
         r = D.deployment_rounds_epsilon(spec, rounds, delta, colluders=dep.get("colluders", 0),
                                         dummies=dep.get("dummies", 0), n_min=dep.get("n_min", False))
     return {"epsilon": r.epsilon, "bound": r.bound, "statement": r.statement, "lower_epsilon": r.lower_epsilon,
-            "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset}
+            "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset, "note": getattr(r, "note", None)}
 
 
 def _rounds_title(dep: dict) -> str:
@@ -145,6 +148,8 @@ def show_rounds(dep: Optional[dict], spec, delta: float, rounds: int) -> None:
     st.subheader(_rounds_title(dep))
     st.metric("deployment PLD eps (upper bound)", common.fmt(res["epsilon"], 4, "up"))
     st.markdown(f"Proved: **{res['bound']}** after T = {rounds:,} rounds.")
+    if res.get("note"):
+        st.warning(res["note"])
     st.caption(res["statement"])
     if res["lower_epsilon"] is not None:
         st.metric("deployment eps (certified lower bound)", common.fmt(res["lower_epsilon"], 4, "down"))

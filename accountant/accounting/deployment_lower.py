@@ -4,7 +4,11 @@ pair, one round and T rounds. The statistic counts the reports in a set S of out
 the chances a, b, c, dummy of :func:`accountant.accounting.deployment_hits.hit` (binary RR:
 S = {1}; every randomizer with a count statistic in the same way, S and the chances in place
 of RR's). Add/remove neighbours: D the same, D' = D without user 1 (the other n - 1 users
-alone, as in :func:`accountant.accounting.deployments.sampled_delta_add_remove`).
+alone, as in :func:`accountant.accounting.deployments.sampled_delta_add_remove`). Under
+add/remove the lower bound is not clipped at eps0 (the count of reports is a release eps0-LDP does
+not cover): the pair's search runs up to L.EPS_MAX per round, and where all n users take part
+(in some round) with a chance above delta it is inf (n reports are impossible under D', so
+delta(eps) >= that chance at every eps, for every D and D' = D without user 1).
 
 With Poisson sampling (rate q) and binary RR at eps0, the shuffled view is the number T of
 reports and the number K of ones among them (another randomizer: K the reports in S, a
@@ -56,7 +60,7 @@ __all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_samp
            "LOWER_MAX_CELLS", "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER",
            "CountPair", "count_pair", "largest_eps_above_target", "ordered", "count_rounds_lower",
            "pair_rounds_lower_epsilon", "rounds_lower", "COUNT_LOWER", "SAMPLED_LOWER", "ROUNDS_LOWER",
-           "param_l1", "PARAM_REL_ERROR"]
+           "param_l1", "PARAM_REL_ERROR", "all_present_mass", "no_finite_reason"]
 
 LOWER_MAX_ROUNDS = 10_000  # T = 10,000 at the anchor (n = 1e5, q = 0.01): the composed grid coarsens as it widens (composition.pld.self_compose_lower)
 LOWER_MAX_CELLS = 20_000_000  # cells of the (T, K) window: about 160 MB per pmf
@@ -167,22 +171,74 @@ def rr_sampled_lower_epsilon(params: Params, n: int, delta: float, q: float, rou
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= LOWER_MAX_ROUNDS:
         raise ValueError(f"rounds must be an integer in [1, {LOWER_MAX_ROUNDS}] for the sampling lower bound, got {rounds!r}")
     pair = sampled_pair(params, n, q, neighbours)
+    eps0, beyond = float(params.eps0), _beyond(neighbours)
     if upper is None and rounds > 1:
-        upper = 3.0 * rounds * pair_lower_epsilon(pair, delta, float(params.eps0))
-    return pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, upper)[0]
+        one = pair_lower_epsilon(pair, delta, eps0)
+        if beyond is not None and one >= eps0:
+            one = largest_eps_above_target(pair.delta, delta, beyond, rtol=1e-6, lo=eps0)
+        upper = 3.0 * rounds * one
+    return pair_rounds_lower_epsilon(pair, delta, eps0, rounds, upper, beyond)[0]
+
+
+def _beyond(neighbours: str) -> Optional[float]:
+    """How far per round the lower bound's search goes on above eps0: nowhere for substitution
+    (eps_c <= eps0 there), up to the central-eps cap L.EPS_MAX for add/remove (the count of
+    reports is a release that eps0-LDP does not cover: eps_c may exceed eps0)."""
+    from accountant.core import limits as L
+
+    return None if neighbours == "substitute" else L.EPS_MAX
+
+
+def all_present_mass(n: int, q: float, rounds: int = 1) -> float:
+    """A lower bound (rounded down) on 1 - (1 - q^n)^T, the chance that in at least one of T =
+    ``rounds`` rounds all n users take part: with add/remove neighbours (D of n users, D' = D
+    without user 1) n reports are impossible under D', so delta(eps) >= this at every eps."""
+    a = math.exp(n * math.log(q)) * (1 - 1e-12) if q < 1.0 else 1.0  # q^n
+    if a <= 0.0:
+        return 0.0
+    if rounds == 1 or a >= 1.0:
+        return a
+    return max(0.0, -math.expm1(rounds * math.log1p(-a)) * (1 - 1e-12))
+
+
+def no_finite_reason(n: int, q: float, delta: float, rounds: int = 1, atom: Optional[float] = None) -> str:
+    """Why an add/remove sampled eps_c is inf (the "no finite eps_c is proved" convention): the
+    q^n atom where it is above ``delta``, else the proved delta's value at L.EPS_MAX (one round) or
+    the composed +inf atom ``atom`` (T rounds)."""
+    from accountant.core import limits as L
+
+    a = all_present_mass(n, q, rounds)
+    if a > delta:
+        some = "" if rounds == 1 else f"; in at least one of the {rounds} rounds w.p. {a:.6g}"
+        return (f"no finite eps_c is proved: with add/remove neighbours all n = {n} users take part w.p. "
+                f"q^n = {q ** n:.6g}{some}, and n reports are impossible without user 1, so delta(eps) >= "
+                f"{a:.6g} > delta = {delta:g} at every eps")
+    if rounds == 1:
+        return (f"no finite eps_c is proved: the proved delta(eps) is above delta = {delta:g} at eps = "
+                f"{L.EPS_MAX:g} (the largest central eps searched)")
+    return (f"no finite eps_c is proved: the composed PLD's +inf atom ({'n/a' if atom is None else f'{atom:.6g}'}, "
+            f"from the per-round profile at the end of its support) is above delta = {delta:g}")
 
 
 def sampled_lower(params: Params, n: int, delta: float, q: float, rounds: int, upper: float,
                   neighbours: str) -> tuple:
     """(lower eps, statement, datasets) with Poisson sampling over ``rounds`` rounds (the pair of
     :func:`sampled_pair` in every round), or (None, the reason, None); ``upper`` the proved eps_c
-    (checked against, :func:`ordered`)."""
+    (checked against, :func:`ordered`). Add/remove: inf where the chance that all n users take
+    part in some round (:func:`all_present_mass`) is above ``delta``, else the pair's search up to
+    L.EPS_MAX per round (not clipped at eps0)."""
+    if neighbours == "add-remove" and all_present_mass(n, q, rounds) > delta:
+        a = all_present_mass(n, q, rounds)
+        st = ("all n users take part w.p. " + ("q^n" if rounds == 1 else f"1 - (1 - q^n)^T in some of the T = {rounds} "
+              "rounds") + f" = {a:.6g} > delta, and n reports are impossible under D' (n - 1 users): "
+              "delta(eps) >= that at every eps")
+        return ordered(math.inf, upper, st, "any D of n users, D' = D without user 1 (add/remove)")
     if rounds > LOWER_MAX_ROUNDS:
         return None, (f"lower bound not available: rounds > LOWER_MAX_ROUNDS = {LOWER_MAX_ROUNDS} "
                       "(the composed pair's FFTs)"), None
     try:
         pair = sampled_pair(params, n, q, neighbours)
-        lo, why = pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, upper)
+        lo, why = pair_rounds_lower_epsilon(pair, delta, float(params.eps0), rounds, upper, _beyond(neighbours))
     except ValueError as exc:
         lo, why = None, str(exc)
     if lo is None:
@@ -309,27 +365,35 @@ def count_pair(others: list, r: int, a: float, b: float, datasets: str) -> Count
 
 
 def pair_rounds_lower_epsilon(pair: CountPair, delta: float, top: float, rounds: int,
-                              upper: Optional[float]) -> tuple:
+                              upper: Optional[float], beyond: Optional[float] = None) -> tuple:
     """(a certified lower bound on eps_c after ``rounds`` rounds with ``pair`` in every round, None)
     or (None, the reason): one round, :func:`pair_lower_epsilon`; more, the composed pair of
     :func:`accountant.composition.lower.composed_pair_delta` (losses rounded down, FFT and
-    pmf errors subtracted), the grid set by ``upper`` (an upper bound on the composed eps_c)."""
+    pmf errors subtracted), the grid set by ``upper`` (an upper bound on the composed eps_c).
+    The search looks up to ``top`` per round; where the bound reaches it and ``beyond`` is given
+    (add/remove: eps_c may exceed eps0), it goes on above it up to ``beyond`` per round."""
+    delta = validate_delta(delta)
     if rounds == 1:
-        return pair_lower_epsilon(pair, delta, top), None
-    from accountant.composition.lower import composed_pair_delta
+        dl, lo = pair.delta, pair_lower_epsilon(pair, delta, top)
+    else:
+        from accountant.composition.lower import composed_pair_delta
 
-    dl, why = composed_pair_delta(pair.P, pair.Q, pair.eP, pair.eQ, rounds, float(upper))
-    if dl is None:
-        return None, why
-    return largest_eps_above_target(dl, validate_delta(delta), top * rounds, rtol=1e-6), None
+        dl, why = composed_pair_delta(pair.P, pair.Q, pair.eP, pair.eQ, rounds, float(upper))
+        if dl is None:
+            return None, why
+        lo = largest_eps_above_target(dl, delta, top * rounds, rtol=1e-6)
+    if beyond is not None and beyond > top and lo >= top * rounds:
+        lo = largest_eps_above_target(dl, delta, beyond * rounds, rtol=1e-6, lo=top * rounds)
+    return lo, None
 
 
-def largest_eps_above_target(dl, delta: float, top: float, rtol: float = 1e-7) -> float:
+def largest_eps_above_target(dl, delta: float, top: float, rtol: float = 1e-7, lo: float = 0.0) -> float:
     """The largest eps found (bisection) with the certified lower delta ``dl(eps)`` > ``delta``:
-    the true delta exceeds the target there, so eps_c >= eps (0.0 if none)."""
-    if dl(0.0) <= delta:
+    the true delta exceeds the target there, so eps_c >= eps (0.0 if none). ``lo``: a point with
+    dl(lo) > delta known (the bisection starts there)."""
+    if lo == 0.0 and dl(0.0) <= delta:
         return 0.0
-    lo, hi = 0.0, top
+    hi = top
     if dl(hi) > delta:
         return hi
     while hi - lo > rtol * hi:

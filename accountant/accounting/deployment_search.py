@@ -49,14 +49,18 @@ def smallest_eps(dfun, delta: float, hi: float, rtol: float, d_hi: Optional[floa
     return hi, d_hi
 
 
-def profile_rounds(dfun, eps_max: float, rounds: int, delta: float, steps: int = 100, refine: int = 1) -> tuple:
+def profile_rounds(dfun, eps_max: float, rounds: int, delta: float, steps: int = 100, refine: int = 1,
+                   vanishes: bool = True) -> tuple:
     """(eps, its delta) after ``rounds`` rounds of a round whose privacy profile is at most
-    ``dfun(eps)`` (a proved upper bound, the same for both orders of the datasets; 0 from
-    ``eps_max`` on): the pessimistic connect-the-dots PLD of the profile
+    ``dfun(eps)`` (a proved upper bound, the same for both orders of the datasets; with
+    ``vanishes``, 0 from ``eps_max`` on): the pessimistic connect-the-dots PLD of the profile
     (:func:`accountant.composition.pld.from_profile`: every pair whose profile lies below the
     points is dominated by their pair) composed by FFT. The support is the first eps (doubling
-    from a small start) where the profile is <= min(1e-14, 1e-6 delta / rounds); what lies
-    beyond goes into the +inf atom."""
+    from a small start, at most ``eps_max``) where the profile is <= min(1e-14, 1e-6 delta / rounds)
+    (``vanishes=False``: within that cutoff of its value at ``eps_max``, where it need not vanish);
+    the profile's value at the support's end is the +inf atom (pessimistic: the truth beyond is at
+    most it). eps is inf where the composed delta never meets ``delta`` (its delta then: the
+    composed +inf atom)."""
     from accountant.composition import pld as _pld
 
     cutoff = min(1e-14, delta * 1e-6 / rounds)
@@ -69,7 +73,8 @@ def profile_rounds(dfun, eps_max: float, rounds: int, delta: float, steps: int =
         return cache[key]
 
     top = min(eps_max, 1e-4)
-    while top < eps_max and prof(top)[1] > cutoff:
+    floor = 0.0 if vanishes else prof(eps_max)[1]
+    while top < eps_max and prof(top)[1] > floor + cutoff:
         top = min(2.0 * top, eps_max)
     one = _pld.refine(_pld.from_profile(prof, top / steps, top, True), refine)
     total = _pld.self_compose(one, rounds)

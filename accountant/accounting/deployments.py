@@ -61,6 +61,14 @@ in e^e; t rounded down to a grid: the truth is non-increasing in t), still a pro
 the visible count of a hockey-stick divergence of shuffles of t users differing in one user,
 at a factor that depends on t (:func:`sampled_delta_add_remove`). The larger of the two
 directions is used, so the profile holds for both orders and composes in the same way.
+**No clip at eps0 under add/remove.** eps_c <= eps0 holds for substitution (the view is a
+post-processing of the n reports, each eps0-LDP); with add/remove the number of reports is itself
+a release that eps0-LDP does not cover: all n users take part w.p. q^n and n reports are
+impossible without user 1, so delta(eps) >= q^n at every eps (and the visible count alone can
+exceed eps0, e.g. binary RR at n = 200, q = 0.8, eps0 = 1, delta = 1e-8). The search's upper end
+is found above eps0 (doubling, up to the central-eps cap L.EPS_MAX of :mod:`accountant.core.limits`);
+where the proved delta(eps) is above the target there, the result is eps = inf with the reason
+(``note``). Over rounds the profile's value at the end of the PLD's support is its +inf atom.
 """
 from __future__ import annotations
 
@@ -101,6 +109,7 @@ class DeploymentResult:
     lower_epsilon: Optional[float] = None
     lower_statement: Optional[str] = None
     lower_dataset: Optional[str] = None
+    note: Optional[str] = None  # why ``epsilon`` is inf ("no finite eps_c is proved: ..."), else None
 
 
 def _int_in(name: str, v, lo: int, hi: Optional[int] = None) -> int:
@@ -328,12 +337,19 @@ def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strat
 
 def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float = 1e-6,
                     neighbours: str = "substitute", mechanism: bool = True) -> DeploymentResult:
-    """Proved single-round eps_c with Poisson user sampling at rate ``q`` (substitution).
+    """Proved single-round eps_c with Poisson user sampling at rate ``q`` (substitution, or
+    add/remove with ``neighbours="add-remove"``). Substitution: eps_c <= eps0 (post-processing of
+    the n reports). Add/remove: not clipped at eps0 (the count of reports is itself a release that
+    eps0-LDP does not cover); where the proved delta(eps) stays above ``delta`` up to L.EPS_MAX the
+    result is eps = inf with the reason in ``note`` (all n users take part w.p. q^n, and n reports
+    are impossible without user 1: delta(eps) >= q^n at every eps).
 
     >>> from accountant import make_params, fmt
     >>> r = sampled_epsilon(make_params("generic", 3.0), 100_000, 1e-5, 0.01)
     >>> r.epsilon < 0.01
     True
+    >>> sampled_epsilon(make_params("rr", 0.5), 2, 1e-4, 0.3, neighbours="add-remove").epsilon
+    inf
     """
     delta = validate_delta(delta)
     check_deployment(n, sampling=q, neighbours=neighbours)
@@ -343,12 +359,13 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
 
     def dfun(params, n, q, eps):
         return base(params, n, q, eps, mechanism=mechanism, names=names)
-    # the iteration's start at 0: the clone only (cheap; an upper bound as well); at eps0: 0.
-    # The bracket's upper end from below, by factors of 10 (where delta(eps) is far below the
-    # target the per-count bounds take their slow, precise paths: 1.6 s of 2.3 at n = 1e9)
-    # with the clone alone (an upper bound too); a named randomizer's own bound may be smaller,
-    # so its search starts at 0 (measured at n = 1e9, add/remove: 1.46 s of CPU instead of 2.3)
-    lo, d_lo, hi, d_hi = 0.0, base(params, n, q, 0.0, mechanism=False), eps0, 0.0
+    # the iteration's start at 0: the clone only (cheap; an upper bound as well); at eps0: 0
+    # (substitution). The bracket's upper end from below, by factors of 10 (where delta(eps) is
+    # far below the target the per-count bounds take their slow, precise paths) with the clone
+    # alone (an upper bound too); a named randomizer's own bound may be smaller, so its search
+    # starts at 0
+    sub = neighbours == "substitute"
+    lo, d_lo, hi, d_hi = 0.0, base(params, n, q, 0.0, mechanism=False), eps0, (0.0 if sub else None)
     clone_only = not mechanism or params.name in ("generic", "variation-ratio")
     d0, e = d_lo, eps0 * 1e-6
     while d_lo > delta and e < eps0:
@@ -357,22 +374,55 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
             hi, d_hi = e, d
             break
         lo, d_lo, e = e, d, 10.0 * e
-    if not clone_only:  # where the clone's answer is tiny, its own bound at 0 first (it may meet the target)
-        lo, d_lo = 0.0, (None if d0 > delta and hi <= eps0 * 1e-6 else d0)
-    eps, ach = smallest_eps(lambda e: dfun(params, n, q, e), delta, hi, max(rtol, 1e-9), d_hi=d_hi,
-                            d_lo=d_lo, lo=lo)
+    note = None
+    if d_hi is None and d_lo <= delta:  # add/remove, met at eps = 0
+        hi, d_hi = lo, d_lo
+    elif d_hi is None:  # add/remove: no clip at eps0, the upper end above it
+        lo, d_lo, hi, d_hi = _above_eps0(lambda e, own: (dfun(params, n, q, e) if own else
+                                                         base(params, n, q, e, mechanism=False)),
+                                         delta, eps0, lo, d_lo, not clone_only)
+        if hi is None:
+            from accountant.accounting import deployment_lower as DL
+
+            note = DL.no_finite_reason(n, q, delta)
+    if note is None:
+        if not clone_only:  # where the clone's answer is tiny, its own bound at 0 first (it may meet the target)
+            lo, d_lo = 0.0, (None if d0 > delta and hi <= eps0 * 1e-6 else d0)
+        eps, ach = smallest_eps(lambda e: dfun(params, n, q, e), delta, hi, max(rtol, 1e-9), d_hi=d_hi,
+                                d_lo=d_lo, lo=lo)
+    else:
+        eps, ach = math.inf, None
     per, proof = per_count_statement(params, names)
     from accountant.accounting import deployment_lower as DL
 
     lo, lo_st, lo_ds = DL.sampled_lower(params, n, delta, q, 1, eps, neighbours)
-    if neighbours == "substitute":
+    if sub:
         why = (f"delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f {per} "
                "(advanced joint convexity)")
     else:
         why = ("both directions summed over the visible count of reports, each term "
                + (per if per.endswith("at t users") else f"{per} at t users"))
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled", n,
-                            f"user sampling q = {q:g} (Poisson, {neighbours}): {why}", lo, lo_st, lo_ds)
+                            f"user sampling q = {q:g} (Poisson, {neighbours}): {why}", lo, lo_st, lo_ds, note)
+
+
+def _above_eps0(dfun, delta: float, eps0: float, lo: float, d_lo: float, own: bool) -> tuple:
+    """Add/remove: (lo, d_lo, hi, d_hi) with the proved dfun(hi, False) <= delta (``dfun(e,
+    False)``: the clone alone, ``dfun(e, True)``: with the named randomizer's own bound, at most
+    it), searched from eps0 on, each point max(2 e, e + 1/2), up to L.EPS_MAX (there also with
+    the own bound where ``own``); (lo, d_lo, None, None) where none meets ``delta``."""
+    from accountant.core import limits as L
+
+    e = eps0
+    while True:
+        d = dfun(e, False)
+        if d > delta and e >= L.EPS_MAX and own:
+            d = min(d, dfun(e, True))
+        if d <= delta:
+            return lo, d_lo, e, d
+        if e >= L.EPS_MAX:
+            return lo, d_lo, None, None
+        lo, d_lo, e = e, d, min(max(2.0 * e, e + 0.5), L.EPS_MAX)
 
 
 def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, rounds: int,
@@ -380,8 +430,12 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
                            neighbours: str = "substitute", mechanism: bool = True,
                            lower: bool = True, strata: Optional[int] = None, cache: bool = True) -> DeploymentResult:
     """Proved eps after ``rounds`` rounds with Poisson sampling at rate ``q`` (fresh sample each
-    round, substitution): the pessimistic connect-the-dots PLD of the sampled pair's certified
-    profile, composed by FFT (:mod:`accountant.composition.pld`). The per-count bound is the
+    round, substitution or add/remove): the pessimistic connect-the-dots PLD of the sampled pair's certified
+    profile, composed by FFT (:mod:`accountant.composition.pld`). Substitution: the profile is 0
+    from eps0 on. Add/remove: it is not (the count of reports); the support runs to where the
+    profile is within the cutoff of its value at L.EPS_MAX, and the profile's value at the
+    support's end is the +inf atom (pessimistic), so the result is inf (``note`` says why) where
+    the composed atom is above ``delta``. The per-count bound is the
     named randomizer's own bound where smaller than the clone pair (``mechanism``, the default;
     the clone alone for ``generic``), read from the per-t chord cache of
     :mod:`accountant.accounting.per_count` (t rounded down to its grid, ``ROUNDS_STRATA`` strata:
@@ -399,6 +453,11 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     rounds = _int_in("rounds", rounds, 1, MAX_SAMPLED_ROUNDS)
     eps_max = eps0_of(params)
     check_deployment(n, sampling=q, neighbours=neighbours)
+    sub = neighbours == "substitute"
+    if not sub:  # add/remove: the profile does not vanish at eps0; its value at EPS_MAX goes into the +inf atom
+        from accountant.core import limits as L
+
+        eps_max = L.EPS_MAX
     names: set = set()
     base = sampled_delta if neighbours == "substitute" else sampled_delta_add_remove
     # the own bound through the per-t chord cache on ROUNDS_STRATA strata; the clone alone as in one round
@@ -408,13 +467,16 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     strata = (ROUNDS_STRATA if own else 32) if strata is None else strata
     eps, ach = profile_rounds(lambda e: base(params, n, q, e, strata, mechanism=mechanism, names=names,
                                              chord=ROUNDS_LEVELS if own else ()), eps_max, rounds, delta, steps,
-                              refine)
+                              refine, vanishes=sub)
     per, proof = per_count_statement(params, names)
     lo, lo_st, lo_ds = None, None, None
     from accountant.accounting import deployment_lower as DL
 
+    note = None
+    if eps == math.inf:  # the composed +inf atom (ach: the composed delta at eps = inf) is above delta
+        note, ach = DL.no_finite_reason(n, q, delta, rounds, ach), None
     if lower:
         lo, lo_st, lo_ds = DL.sampled_lower(params, n, delta, q, rounds, eps, neighbours)
     return DeploymentResult(eps, delta, ach, f"{proof}-sampled-pld", n,
                             f"{rounds} rounds, user sampling q = {q:g} each (Poisson, {neighbours}): "
-                            f"pessimistic PLD of the sampled profile, per count {per}", lo, lo_st, lo_ds)
+                            f"pessimistic PLD of the sampled profile, per count {per}", lo, lo_st, lo_ds, note)

@@ -5,6 +5,7 @@ proofs are in :mod:`accountant.accounting.deployments`.
 from __future__ import annotations
 
 import argparse
+import math
 
 from accountant.core import limits as L
 from accountant.core.limits import float_arg, int_arg
@@ -115,10 +116,18 @@ def _run_mix(args) -> dict:
 
 
 def _lower_out(r) -> dict:
-    """The lower bound's keys; ``lower_reason`` says why it is not available (None when it is)."""
+    """The lower bound's keys; ``lower_reason`` says why it is not available (None when it is); an
+    infinite lower bound (JSON null) says so in ``lower_epsilon_reason``; ``note``: why an
+    infinite upper bound is (the "no finite eps_c is proved" convention)."""
     reason = r.lower_statement if r.lower_epsilon is None and r.lower_statement else None
-    return {"lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset,
-            "lower_reason": reason}
+    out = {"lower_epsilon": r.lower_epsilon, "lower_statement": r.lower_statement, "lower_dataset": r.lower_dataset,
+           "lower_reason": reason}
+    if r.lower_epsilon == math.inf:
+        out["lower_epsilon_reason"] = ("+infinity (the certified lower bound: no finite eps_c exists); "
+                                       "JSON has no infinity")
+    if getattr(r, "note", None):
+        out["note"] = r.note
+    return out
 
 
 def run(args, params) -> dict:
@@ -177,6 +186,8 @@ def human(out: dict) -> str:
         lines = [head, f"n = {out['n']}: {what}", f"  {out['statement']}"]
     else:
         lines = [head, f"n = {out['n']}, eps0 = {out['eps0']:g}, {out['mechanism']}", f"  {out['statement']}"]
+    if out.get("note"):
+        lines.insert(1, f"  note: {out['note']}")
     if out.get("lower_epsilon") is not None:
         lines.append(f"eps_c >= {fmt(out['lower_epsilon'], 10, 'down')} (lower bound: {out['lower_statement']}; "
                      f"datasets {out['lower_dataset']})")
