@@ -16,6 +16,7 @@ import streamlit as st
 from accountant import FiniteRandomizer, ShuffleAccountant, load_matrix
 from accountant.bounds import published as _published
 from accountant.bounds.registry import BOUND_NAMES, proved_upper_bounds
+from accountant.core import limits as L
 from accountant.core.catalogue import CATALOGUE, catalogue_randomizer
 from accountant.interfaces import tables as _tables
 
@@ -23,8 +24,10 @@ CATALOGUE_CHOICE = "finite-catalogue"
 UPLOAD_CHOICE = "finite-upload"
 CHOICES = (CATALOGUE_CHOICE, UPLOAD_CHOICE)
 LABELS = {CATALOGUE_CHOICE: "finite (catalogue)", UPLOAD_CHOICE: "finite (upload a matrix)"}
-#: the largest file the page reads (a matrix at the size limit, 4,000,000 entries, fits as .npy)
-MAX_UPLOAD_BYTES = 64 * 2**20
+#: the largest file the page reads: the command line's limit (a matrix at the size limit,
+#: 4,000,000 entries, fits as .npy); Streamlit's own upload limit (.streamlit/config.toml,
+#: server.maxUploadSize, in MB) is set to it, so the uploader shows the true limit
+MAX_UPLOAD_BYTES = L.MAX_MATRIX_BYTES
 EXTENSIONS = (".json", ".csv", ".npy")
 #: the bounds of a finite randomizer's curves: its proved upper bounds and the certified lower bound
 CURVE_BOUNDS = tuple(b for b in BOUND_NAMES if b in proved_upper_bounds("finite") or b == "lower")

@@ -19,6 +19,7 @@ from scipy.optimize import brentq
 
 from accountant.bounds import registry as bounds
 from accountant.core.params import EPS0_MAX, validate_delta, validate_n, make_params
+from accountant.core.limits import EPS0_MIN
 from accountant.core.rules import rule_interval
 from accountant.engines.blanket.law import blanket_law
 from accountant.engines.blanket.window import approx_log_delta
@@ -41,9 +42,9 @@ RANDOM_HASH_RTOL = 1e-4
 
 def _check_target(epsilon) -> float:
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
-        math.isfinite(float(epsilon)) and 0.0 < float(epsilon) <= EPS0_MAX
-    ):
-        raise ValueError(f"epsilon must be a number in (0, {EPS0_MAX:g}], got {epsilon!r}")
+        math.isfinite(float(epsilon)) and EPS0_MIN <= float(epsilon) <= EPS0_MAX
+    ):  # the answer eps0 is at least the target (eps_c <= eps0): the target is in the eps0 range
+        raise ValueError(f"epsilon must be a number in [{EPS0_MIN:g}, {EPS0_MAX:g}], got {epsilon!r}")
     return float(epsilon)
 
 

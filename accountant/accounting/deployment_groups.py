@@ -216,6 +216,11 @@ def parse_mix(groups, name: str = "mix") -> list:
     ``name`` and the group on a bad group, before any work."""
     if not isinstance(groups, list) or not groups:
         raise ValueError(f"{name}: a JSON list of groups {{count, mechanism, eps0, ...}} is needed")
+    from accountant.core.limits import MAX_MIX_GROUPS
+
+    if len(groups) > MAX_MIX_GROUPS:  # the lower bound pairs every group with every other
+        raise ValueError(f"{name}: {len(groups):,} groups, more than the limit of {MAX_MIX_GROUPS}; "
+                         "merge the groups that share a randomizer (their counts add)")
     out = []
     for i, g in enumerate(groups, 1):
         if not isinstance(g, dict):

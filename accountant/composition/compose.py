@@ -61,6 +61,9 @@ SPREAD_TARGET = 1e-3
 SEARCH_SAMPLES = 30
 ADAPTIVE_MAX_SAMPLES = 640
 ADAPTIVE_SECONDS = 30.0
+# ... nor one projected to end beyond this many seconds of wall time (on a machine shared by
+# other jobs CPU time runs slower than the clock)
+ADAPTIVE_WALL_SECONDS = 40.0
 ADAPTIVE_GRID_REFINE = 32
 ADAPTIVE_MANY_ROUNDS = 100
 
@@ -101,15 +104,16 @@ def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: 
     whose error bound is 1.8e-9, 18% of delta)."""
     samples, refine = DEFAULT_STEPS, GRID_REFINE
     t0 = time.process_time()  # CPU time of all threads: the same budget on a busy machine
+    w0 = time.monotonic()  # and wall time: on a machine shared by many jobs a level takes longer
     best, top = None, -math.inf   # (smallest pessimistic total, its step, its samples); largest optimistic
     while True:
-        t_level = time.process_time()
+        t_level, w_level = time.process_time(), time.monotonic()
         step = default_step(specs, samples, refine, cutoff)
         pe, op = run(step, samples)
         if best is None or pe < best[0]:
             best = (pe, step, samples)
         top = max(top, op)
-        now = time.process_time()
+        now, wall = time.process_time(), time.monotonic()
         # the next level evaluates twice the profile samples; its grid is 2 * ADAPTIVE_GRID_REFINE
         # / refine times finer (8x after the first level, 2x after), which matters where the
         # FFTs dominate: many rounds (above ADAPTIVE_MANY_ROUNDS)
@@ -117,7 +121,8 @@ def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: 
         grow = 2.0 * (ADAPTIVE_GRID_REFINE / refine if many else 1.0)
         projected = (now - t_level) * grow
         if (pld_spread(best[0], top) <= SPREAD_TARGET or 2 * samples > ADAPTIVE_MAX_SAMPLES
-                or now - t0 + projected > ADAPTIVE_SECONDS):
+                or now - t0 + projected > ADAPTIVE_SECONDS
+                or wall - w0 + (wall - w_level) * grow > ADAPTIVE_WALL_SECONDS):
             return (best[0], top), best[1], best[2]
         samples, refine = 2 * samples, ADAPTIVE_GRID_REFINE
 
@@ -199,10 +204,20 @@ def _best(pld: float, naive: float, advanced: float) -> tuple[float, str]:
     return min((pld, "pld"), (naive, "naive"), (advanced, "advanced"), key=lambda x: x[0])
 
 
-def _identical_totals(single: _pld.DiscretePLD, rounds: int, delta: float) -> tuple[float, float]:
-    """(naive, advanced) totals of ``rounds`` identical rounds of the pessimistic PLD ``single``."""
-    naive = rounds * single.get_epsilon(delta / rounds)
-    adv = advanced_composition([single.get_epsilon(delta / (2 * rounds))] * rounds, delta / 2)
+def _round_epsilon(single: _pld.DiscretePLD, spec: RoundSpec, delta: float) -> float:
+    """One round's certified eps at ``delta``: its PLD's, at most the round's eps0 (each round
+    is eps0-LDP, so by post-processing (eps0, 0)-DP: naive composition T eps0 is proved even
+    where the PLD has an infinite atom above delta)."""
+    eps0 = spec.eps0 if spec.eps0 is not None else math.inf
+    return min(single.get_epsilon(delta), eps0)
+
+
+def _identical_totals(single: _pld.DiscretePLD, rounds: int, delta: float,
+                      spec: RoundSpec) -> tuple[float, float]:
+    """(naive, advanced) totals of ``rounds`` identical rounds of the pessimistic PLD ``single``
+    of ``spec`` (each round's eps at most its eps0)."""
+    naive = rounds * _round_epsilon(single, spec, delta / rounds)
+    adv = advanced_composition([_round_epsilon(single, spec, delta / (2 * rounds))] * rounds, delta / 2)
     return naive, adv
 
 
@@ -293,8 +308,9 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float, step: Optional[fl
         step = default_step(specs, cutoff=cut) if step is None else _check_step(step, specs, cut)
         samples = DEFAULT_STEPS
         pe, op = run(step, samples)
-    per_naive = {s: round_pld(s, step, True, samples, cut).get_epsilon(delta / T) for s in set(specs)}
-    per_adv = {s: round_pld(s, step, True, samples, cut).get_epsilon(delta / (2 * T)) for s in set(specs)}
+    per_naive = {s: _round_epsilon(round_pld(s, step, True, samples, cut), s, delta / T) for s in set(specs)}
+    per_adv = {s: _round_epsilon(round_pld(s, step, True, samples, cut), s, delta / (2 * T))
+               for s in set(specs)}
     naive = sum(per_naive[s] for s in specs)
     adv = advanced_composition([per_adv[s] for s in specs], delta / 2)
     res = _smallest(pe, op, naive, adv, T, delta, step, samples)
@@ -360,7 +376,7 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float, step: Optional[fl
         step = default_step([spec], cutoff=cut) if step is None else _check_step(step, [spec], cut)
         samples = DEFAULT_STEPS
         pe, op = run(step, samples)
-    naive, adv = _identical_totals(round_pld(spec, step, True, samples, cut), rounds, delta)
+    naive, adv = _identical_totals(round_pld(spec, step, True, samples, cut), rounds, delta, spec)
     res = _smallest(pe, op, naive, adv, rounds, delta, step, samples)
     return _lower.with_lower(res, [spec] * rounds, delta) if lower else res
 
@@ -396,7 +412,7 @@ def composed_upper(spec: RoundSpec, rounds: int, delta: float,
     cut = support_cutoff(delta, rounds)
     single, _ = sampled_pld(spec, default_step([spec], samples, cutoff=cut), samples, cut)
     pe = _pld.self_compose(single, rounds).get_epsilon(delta)
-    return _best(pe, *_identical_totals(single, rounds, delta))
+    return _best(pe, *_identical_totals(single, rounds, delta, spec))
 
 
 def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,

@@ -275,6 +275,9 @@ def from_pmfs(p: np.ndarray, q: np.ndarray, step: float, pessimistic: bool = Tru
 
 def _trim(pld_offset: int, pmf: np.ndarray, inf_mass: float, pessimistic: bool, error: float):
     lo, hi, low_cut, high_cut = tail_cut(pmf, max(TAIL_MASS, TAIL_OF_ERROR * error))
+    if lo > hi:  # every finite loss in the tails (the mass is at +inf): keep the top cell
+        lo = hi = pmf.size - 1
+        low_cut = float(np.sum(pmf[:lo]))
     out = pmf[lo:hi + 1].copy()
     if pessimistic:  # the float tail sums are within a relative pmf.size u of the exact ones
         out[0] += low_cut * (1 + pmf.size * _U)

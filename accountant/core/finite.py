@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
@@ -33,27 +34,53 @@ def _fail(what: str) -> None:
     raise ValueError(f"matrix: {what}")
 
 
+def _entry_problem(i: int, j: int, v) -> None:
+    """Refuse entry [i, j] unless it is a number (a bool, a string or null is not one)."""
+    if isinstance(v, (bool, np.bool_, str, bytes)) or not isinstance(v, numbers.Real):
+        from accountant.core.limits import shown
+
+        _fail(f"entry [{i}, {j}] is {shown(v)}, not a number: entries must be probabilities in "
+              "[0, 1] written as numbers, not strings, booleans or null")
+
+
+def _check_entries(rows: list) -> None:
+    """Every entry a Python or NumPy real number (``np.array`` would read ``"0.5"`` and ``true``)."""
+    for i, r in enumerate(rows):
+        if isinstance(r, np.ndarray) and r.dtype.kind in "fiu":
+            continue
+        for j, v in enumerate(r):
+            t = type(v)
+            if t is not float and t is not int:
+                _entry_problem(i, j, v)
+
+
 def _as_matrix(matrix) -> np.ndarray:
     """The rows as a float64 array, with every shape and value error named."""
-    if isinstance(matrix, np.ndarray):
+    if isinstance(matrix, np.ndarray) and matrix.dtype.kind in "fiu":
         rows = matrix
+    elif isinstance(matrix, np.ndarray) and matrix.dtype.kind != "O":
+        _fail(f"entries must be numbers (probabilities in [0, 1]), got an array of {matrix.dtype}")
     else:
         try:
-            rows = list(matrix)
+            rows = list(matrix.tolist() if isinstance(matrix, np.ndarray) else matrix)
         except TypeError:
             _fail(f"must be a list of rows (inputs) of output probabilities, got {type(matrix).__name__}")
         if not rows:
             _fail("is empty: give at least two rows (inputs)")
         lengths = set()
         for i, r in enumerate(rows):
-            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+            if isinstance(r, (str, bytes, dict)) or not hasattr(r, "__len__"):
                 _fail(f"row {i} is not a list of numbers")
             lengths.add(len(r))
         if len(lengths) > 1:
             _fail(f"rows have different lengths {sorted(lengths)} (ragged): every row needs one "
                   "probability per output")
+        _check_limits(len(rows), lengths.pop())
+        _check_entries(rows)
     try:
         arr = np.array(rows, dtype=np.float64)
+    except OverflowError:  # an integer beyond the float range (a 400-digit entry)
+        _fail("has an entry too large for a float: entries must be probabilities in [0, 1]")
     except (TypeError, ValueError):
         _fail("has an entry that is not a number")
     if arr.ndim != 2:
@@ -75,11 +102,11 @@ def _check_values(arr: np.ndarray) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         i, j = map(int, np.argwhere(bad)[0])
-        _fail(f"entry [{i}, {j}] is {arr[i, j]!r}: entries must be finite probabilities in [0, 1]")
+        _fail(f"entry [{i}, {j}] is {float(arr[i, j])!r}: entries must be finite probabilities in [0, 1]")
     neg = arr < 0
     if neg.any():
         i, j = map(int, np.argwhere(neg)[0])
-        _fail(f"entry [{i}, {j}] = {arr[i, j]!r} is negative: entries must be probabilities in [0, 1]")
+        _fail(f"entry [{i}, {j}] = {float(arr[i, j])!r} is negative: entries must be probabilities in [0, 1]")
     sums = arr.sum(axis=1)
     off = np.abs(sums - 1.0)
     if (off > ROW_SUM_TOL).any():
@@ -87,6 +114,42 @@ def _check_values(arr: np.ndarray) -> np.ndarray:
         _fail(f"row {i} sums to {float(sums[i])!r} (off by {float(sums[i]) - 1.0:+.3g}); each row must sum to 1 "
               f"within {ROW_SUM_TOL:g}")
     return arr / sums[:, None]
+
+
+def _check_columns_and_eps0(arr: np.ndarray) -> None:
+    """What :func:`load_matrix` refuses beyond :class:`FiniteRandomizer`'s checks: an output no
+    input reports (an all-zero column) and a finite eps0 outside the toolkit's range [EPS0_MIN,
+    EPS_MAX] (all rows equal: eps0 = 0, which the library's own bounds answer with eps_c = 0,
+    but no command or page does); eps0 = inf (a zero beside a positive entry: not pure LDP) is
+    accepted (docs/finite.md, "Not pure LDP") when its finite log ratios are in the range."""
+    from accountant.core.limits import EPS0_MIN, EPS_MAX
+
+    hi, lo = arr.max(axis=0), arr.min(axis=0)
+    zero = np.flatnonzero(hi == 0.0)
+    if zero.size:
+        _fail(f"column {int(zero[0])} (columns counted from 0, as in entry [i, j]) is all zeros: no "
+              f"input reports that output ({zero.size} such column{'s' if zero.size > 1 else ''}); "
+              "drop it")
+    rng = f"the toolkit's eps0 range is [{EPS0_MIN:g}, {EPS_MAX:g}]"
+    pos = lo > 0.0
+    if not pos.all():  # eps0 = inf: not pure LDP, its blanket bound answers (ratios on its support)
+        ratio = float(np.max(np.log(hi[pos]) - np.log(lo[pos]), initial=0.0))
+        if ratio > EPS_MAX * (1.0 + EPS0_SLACK):
+            _fail(f"the largest log ratio of two positive entries of one column is {ratio:.10g}, beyond "
+                  f"{EPS_MAX:g} ({rng}; a zero beside a positive entry makes eps0 = inf, allowed)")
+        return
+    eps0 = float(np.max(np.log(hi) - np.log(lo)))
+    if eps0 == 0.0:
+        _fail(f"every row is the same: the randomizer reveals nothing about the input (eps0 = 0); {rng}")
+    # a catalogue member built at eps0 = 30 or 1e-10 computes its eps0 within float noise (near
+    # 1e-10 the log ratio keeps only some 5 digits)
+    if eps0 < EPS0_MIN * (1.0 - 1e3 * EPS0_SLACK) or eps0 > EPS_MAX * (1.0 + EPS0_SLACK):
+        _fail(f"its eps0 (the largest log ratio of two entries of one column) is {eps0:.10g}; {rng} "
+              "(or eps0 = inf, a zero beside a positive entry: not pure LDP)")
+
+
+#: the relative float noise allowed when a matrix's eps0 is checked against the eps0 range
+EPS0_SLACK = 1e-6
 
 
 class StrongerClonePair:
@@ -221,19 +284,91 @@ class FiniteRandomizer(StrongerClonePair):
                 f"blanket gamma = {self.gamma:.6g}")
 
 
-def _read_csv(path: str) -> list:
+def _read_csv(path: str, raw: bytes) -> list:
     rows = []
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rows.append([float(v) for v in line.split(",")])
-            except ValueError:
-                _fail(f"line {i + 1} of {path} is not a row of numbers (CSV without a header, "
-                      "one row per input)")
+    for i, line in enumerate(_text(path, raw).splitlines()):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            rows.append([float(v) for v in line.split(",")])
+        except ValueError:
+            _fail(f"line {i + 1} of {path} is not a row of numbers (CSV without a header, "
+                  "one row per input)")
     return rows
+
+
+def _text(path: str, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        _fail(f"{path} is not a UTF-8 text file")
+
+
+def _json_int(text: str):
+    """A JSON integer: an int, or a float (inf beyond the float range) when it is long."""
+    return int(text) if len(text) <= 20 else float(text)
+
+
+def _read_json(path: str, raw: bytes):
+    """The JSON data: numbers too large for a float become inf (refused as entries), and
+    nesting beyond the parser's recursion limit is refused, not a RecursionError."""
+    try:
+        return json.loads(_text(path, raw), parse_int=_json_int)
+    except ValueError as exc:
+        _fail(f"{path} is not valid JSON ({exc})")
+    except RecursionError:
+        _fail(f"{path}: JSON nested too deeply (a matrix is a list of rows of numbers)")
+
+
+def _npy_header(path: str, fh) -> None:
+    """Refuse a .npy file by its header (shape, dtype, length) before its array is allocated."""
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(fh)
+        reader = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}.get(version)
+        if reader is None:
+            _fail(f"{path}: .npy format version {version[0]}.{version[1]} is not read (1.0 or 2.0)")
+        shape, _, dtype = reader(fh)
+    except (ValueError, OSError, SyntaxError, TypeError) as exc:
+        _fail(f"{path} is not a readable .npy array ({exc})")
+    if len(shape) != 2:
+        _fail(f"must be two-dimensional (rows: inputs, columns: outputs), got {len(shape)} dimensions")
+    _check_limits(*shape)
+    if dtype.kind not in "fiu":
+        _fail(f"entries must be numbers (probabilities in [0, 1]), got an array of {dtype}")
+    need = fh.tell() + shape[0] * shape[1] * dtype.itemsize
+    if os.fstat(fh.fileno()).st_size < need:
+        _fail(f"{path} is truncated: its header announces {shape[0]} x {shape[1]} entries")
+
+
+def _read_file(path: str, ext: str):
+    """The bytes of ``path`` (JSON, CSV) or its array (.npy), at most ``MAX_MATRIX_BYTES``, the
+    size checked before anything is read; every problem a ``ValueError`` starting ``matrix:``."""
+    from accountant.core.limits import MAX_MATRIX_BYTES
+
+    if os.path.isdir(path):
+        _fail(f"{path} is a directory, not a matrix file")
+    if not os.path.exists(path):
+        _fail(f"no such file: {path}")
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > MAX_MATRIX_BYTES:
+                _fail(f"{path} has {size:,} bytes, more than the limit of {MAX_MATRIX_BYTES:,}")
+            if ext == ".npy":
+                _npy_header(path, fh)
+                fh.seek(0)
+                try:
+                    return np.load(fh, allow_pickle=False)
+                except (ValueError, OSError, EOFError) as exc:
+                    _fail(f"{path} is not a readable .npy array ({exc})")
+            raw = fh.read(MAX_MATRIX_BYTES + 1)  # a device or pipe has no size: read one more
+    except OSError as exc:
+        _fail(f"cannot read {path} ({exc.strerror or exc})")
+    if len(raw) > MAX_MATRIX_BYTES:
+        _fail(f"{path} has more than the limit of {MAX_MATRIX_BYTES:,} bytes")
+    return raw
 
 
 def load_matrix(path: str, label: Optional[str] = None) -> FiniteRandomizer:
@@ -241,7 +376,10 @@ def load_matrix(path: str, label: Optional[str] = None) -> FiniteRandomizer:
 
     ``.json``: a list of rows, or ``{"matrix": rows, "inputs": [...], "outputs": [...]}``
     (``"name"`` optional); ``.csv``: no header, one row per input; ``.npy``: a 2-D array.
-    Every problem is a ``ValueError`` naming the file and what is wrong.
+    At most ``accountant.core.limits.MAX_MATRIX_BYTES`` (checked before reading; a ``.npy``
+    header's shape before its array is allocated); entries are numbers (no strings or
+    booleans); no all-zero column; eps0 in the toolkit's range [1e-10, 30] or infinite (not
+    pure LDP).  Every problem is a ``ValueError`` naming the file and what is wrong.
 
     Examples
     --------
@@ -257,17 +395,14 @@ def load_matrix(path: str, label: Optional[str] = None) -> FiniteRandomizer:
     if not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"matrix: a file path is needed, got {path!r}")
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        _fail(f"no such file: {path}")
     ext = os.path.splitext(path)[1].lower()
+    if ext not in (".json", ".csv", ".npy"):
+        _fail(f"{path}: the file must end in .json, .csv or .npy")
     inputs = outputs = None
     explicit, label = label, label or os.path.splitext(os.path.basename(path))[0]
+    data = _read_file(path, ext)
     if ext == ".json":
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (ValueError, UnicodeDecodeError) as exc:
-            _fail(f"{path} is not valid JSON ({exc})")
+        data = _read_json(path, data)
         if isinstance(data, dict):
             if "matrix" not in data:
                 _fail(f"{path}: a JSON object needs the key \"matrix\" (a list of rows)")
@@ -276,14 +411,11 @@ def load_matrix(path: str, label: Optional[str] = None) -> FiniteRandomizer:
         else:
             rows = data
     elif ext == ".csv":
-        rows = _read_csv(path)
-    elif ext == ".npy":
-        try:
-            rows = np.load(path, allow_pickle=False)
-        except (ValueError, OSError) as exc:
-            _fail(f"{path} is not a readable .npy array ({exc})")
+        rows = _read_csv(path, data)
     else:
-        _fail(f"{path}: the file must end in .json, .csv or .npy")
+        rows = data
     if isinstance(rows, list) and not rows:
         _fail(f"{path} holds no rows")
-    return FiniteRandomizer(rows, inputs=inputs, outputs=outputs, label=str(label))
+    R = FiniteRandomizer(rows, inputs=inputs, outputs=outputs, label=str(label))
+    _check_columns_and_eps0(R.matrix)
+    return R

@@ -44,6 +44,10 @@ MAX_SIM_MESSAGES, MAX_SIM_USERS, MAX_SIM_DOMAIN, MAX_SIM_CANDIDATES
     preimages FE1's analyzer enumerates (about q/b per message).
 MAX_FE_CELLS
     (n, B, eps) cells of ``fe-table``.
+MAX_MIX_GROUPS
+    groups of a mix (``epsilon --mix``, the dashboard), read from at most MAX_SCHEDULE_BYTES.
+MAX_MATRIX_BYTES
+    bytes of a matrix file (``--matrix``, the dashboard's uploader), checked before reading.
 """
 from __future__ import annotations
 
@@ -111,6 +115,15 @@ MAX_SCHEDULE_N_RATIO = 10**6
 # a schedule file: at most this many bytes; JSON nesting deeper than MAX_NESTING refused
 MAX_SCHEDULE_BYTES = 1_000_000
 MAX_NESTING = 20
+# a matrix file (--matrix, the Amplification page's uploader): at most this many bytes, the size
+# checked before reading (a device or pipe without a size: at most one more byte is read); a
+# matrix at the cell limit (4,000,000 entries) fits as .npy (32 MB) or as text of up to ~15
+# characters an entry
+MAX_MATRIX_BYTES = 64 * 2**20
+# groups of a mix (epsilon --mix, the dashboard's mix editor): the certified lower bound pairs
+# every group with every other (work grows with the square of the groups); the file is read
+# to at most MAX_SCHEDULE_BYTES
+MAX_MIX_GROUPS = 100
 # loss-grid samples of one round's profile (support / --step); each sample is a
 # certified divergence evaluation
 MAX_PROFILE_SAMPLES = 4_000
@@ -125,6 +138,9 @@ EXIT_USAGE = 2
 EXIT_FAILURE = 1
 EXIT_INTERRUPT = 130
 EXIT_TERM = 143
+# stdout closed by its reader (`... | head -1`): 128 + SIGPIPE, what a shell reports for a
+# writer that the signal ended (as EXIT_INTERRUPT and EXIT_TERM are 128 + the signal)
+EXIT_PIPE = 141
 
 
 def _g(x) -> str:
@@ -153,13 +169,28 @@ def int_in_span(name: str, v: int, lo: int, hi: Optional[int] = None) -> int:
     return v
 
 
-def _shown(value) -> str:
+def shown(value) -> str:
     """repr of a rejected value, cut to MAX_SHOWN characters (a 400-digit number stays one line)."""
     r = repr(value)
     return r if len(r) <= MAX_SHOWN else f"{r[:20]}...{r[-8:]} ({len(r)} characters)"
 
 
 MAX_SHOWN = 40
+
+
+def check_choice(action: argparse.Action, value) -> None:
+    """argparse's choices check with the rejected value cut as :func:`shown` cuts it (a 100 kB
+    ``--mechanism`` value is not echoed whole); the parsers' ``_check_value``."""
+    if action.choices is not None and value not in action.choices:
+        choices = ", ".join(map(repr, action.choices))
+        raise argparse.ArgumentError(action, f"invalid choice: {shown(value)} (choose from {choices})")
+
+
+def short_message(message: str) -> str:
+    """A usage error with every word longer than 100 characters cut as :func:`shown` cuts a
+    value (argparse's "unrecognized arguments: ..." echoes what it was given)."""
+    return " ".join(w if len(w) <= 100 else f"{w[:20]}...{w[-8:]} ({len(w)} characters)"
+                    for w in message.split(" "))
 
 
 def _read_number(value, msg: str, max_len: Optional[int] = None):
@@ -179,7 +210,7 @@ def _read_number(value, msg: str, max_len: Optional[int] = None):
 
 def check_int(name: str, value, lo: int, hi: Optional[int] = None) -> int:
     """``value`` as an int in ``[lo, hi]`` (integral floats such as 1e8 accepted)."""
-    msg = f"{int_range(name, lo, hi)}, got {_shown(value)}"
+    msg = f"{int_range(name, lo, hi)}, got {shown(value)}"
     value = _read_number(value, msg, max_len=100)
     if isinstance(value, float):
         if not (math.isfinite(value) and value.is_integer()):
@@ -197,7 +228,7 @@ def check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False
                 hi_open: bool = False) -> float:
     """``value`` as a finite float in the interval (open ends as flagged)."""
     rng = f"{'(' if lo_open else '['}{_g(float(lo))}, {_g(float(hi))}{')' if hi_open else ']'}"
-    msg = f"{name} must be a number in {rng}, got {_shown(value)}"
+    msg = f"{name} must be a number in {rng}, got {shown(value)}"
     value = _read_number(value, msg)
     try:
         v = float(value)
@@ -295,6 +326,26 @@ def check_list_size(name: str, count: int) -> None:
         raise ValueError(f"{name} must have between 1 and {MAX_LIST} entries, got {count}")
 
 
+def name_max(directory: str) -> int:
+    """The longest file name (bytes) the file system of ``directory`` takes (255 where unknown)."""
+    try:
+        return int(os.pathconf(directory, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+def check_name_length(path: str, name: str = "--out") -> None:
+    """Refuse, before any work, an output path whose file name is longer (in bytes) than its
+    file system's limit (:func:`name_max`), in one line naming ``name``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    size = len(os.fsencode(base))
+    limit = name_max(directory if os.path.isdir(directory) else ".")
+    if size > limit:
+        raise ValueError(f"{name}: the file name {base[:20]!r}... is {size} bytes long, more than the "
+                         f"file system's limit of {limit} bytes; use a shorter name")
+
+
 def check_output_writable(path: str, name: str = "--out") -> str:
     """Resolve ``path`` (through a symlink) and check it can be written, before any work.
 
@@ -303,6 +354,7 @@ def check_output_writable(path: str, name: str = "--out") -> str:
     """
     if not path:
         raise ValueError(f"{name} must be a file path, got {path!r}")
+    check_name_length(path, name)
     target = os.path.realpath(path) if os.path.islink(path) else path
     if os.path.islink(path) and not os.path.exists(target) and not os.path.isdir(
             os.path.dirname(target) or "."):
@@ -338,7 +390,8 @@ def guarded(fn: Callable[[], int]) -> int:
 
     ValueError -> 2 (bad input, one line); a missing optional package -> 2 (one line
     naming what to install, :mod:`accountant.core.optional`); OSError, MemoryError, unreachable scheduler
-    -> 1 (one line); KeyboardInterrupt -> 130 with "interrupted"; SIGTERM -> 143.
+    -> 1 (one line); KeyboardInterrupt -> 130 with "interrupted"; SIGTERM -> 143; stdout
+    closed by its reader (BrokenPipeError) -> 141, silently.
     No traceback reaches the user.
     """
     old = old_int = None
@@ -350,7 +403,12 @@ def guarded(fn: Callable[[], int]) -> int:
     except ValueError:  # not the main thread
         pass
     try:
-        return fn()
+        code = fn()
+        sys.stdout.flush()  # a closed pipe shows here, not at exit as "Exception ignored"
+        return code
+    except BrokenPipeError:  # `... | head -1`: the reader has gone; nothing more to say
+        _stdout_to_devnull()
+        return EXIT_PIPE
     except (ValueError, MissingDependency) as exc:
         _say(exc)
         return EXIT_USAGE
@@ -379,6 +437,16 @@ def guarded(fn: Callable[[], int]) -> int:
                     signal.signal(signum, handler)
                 except (ValueError, TypeError):
                     pass
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of a closed pipe is silent
+    (the Python documentation's advice on SIGPIPE: the signal module, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (captured output)
+        pass
 
 
 def _say(exc: BaseException) -> None:

@@ -1,4 +1,4 @@
-"""Writing files whole or not at all."""
+"""Writing files whole or not at all; reading input files of bounded size."""
 from __future__ import annotations
 
 import os
@@ -102,3 +102,40 @@ def write_atomic_group(items: Sequence[Tuple[str, Union[str, bytes]]]) -> None:
             for f in (tmp, bak):
                 if f is not None and os.path.exists(f):
                     _unlink(f)
+
+
+def read_bounded(path: str, limit: int, name: str) -> bytes:
+    """The bytes of the input file ``path``, at most ``limit`` of them: the size is checked
+    before reading and a device or pipe without a size (``/dev/zero``) is read to ``limit + 1``
+    bytes at most; ValueError naming ``name`` (the option) on every problem (a directory, a
+    missing or unreadable file, too many bytes)."""
+    if os.path.isdir(path):
+        raise ValueError(f"{name}: {path!r} is a directory, expected a file")
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise ValueError(f"{name}: file {path!r} has {size:,} bytes, more than the limit of {limit:,}")
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot read {path!r}: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise ValueError(f"{name}: {path!r} has more than the limit of {limit:,} bytes")
+    return raw
+
+
+def read_json(path: str, limit: int, name: str):
+    """The JSON data of ``path`` (:func:`read_bounded`), UTF-8; ValueError naming ``name`` on
+    bad text, bad JSON or nesting beyond the parser's recursion limit."""
+    import json
+
+    raw = read_bounded(path, limit, name)
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{name}: {path!r} is not a UTF-8 text (JSON) file") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{name}: invalid JSON in {path!r} at line {exc.lineno}: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{name}: {path!r}: JSON nested too deeply") from None
+

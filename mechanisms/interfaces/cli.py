@@ -51,8 +51,11 @@ class _OneLineParser(argparse.ArgumentParser):
     """ArgumentParser whose errors are a single stderr line and exit status 2."""
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.write(f"error: {L.short_message(message)}\n")
         raise SystemExit(EXIT_USAGE)
+
+    def _check_value(self, action, value):  # a long rejected choice is cut, not echoed whole
+        L.check_choice(action, value)
 
 
 def _list(name: str, what: str, check):
@@ -275,6 +278,13 @@ def _run_plan(args) -> int:
         raise ValueError("--schedule gives the users of each round; do not give --n with it")
     if args.s > args.d:
         raise ValueError(f"--s must be an integer in [1, --d = {args.d}], got {args.s}")
+    from mechanisms.planning.screen import MAX_S
+
+    for m in ("collision", "coco"):  # an output size t > s (coco: t >= 2s + 2), at most 2^31 - 1
+        if args.s > MAX_S[m] and (m == "collision" or m in (args.mechanisms or ())):
+            raise ValueError(f"--s must be an integer in [1, {MAX_S[m]}] for {m} (its output size t "
+                             f"{'> s' if m == 'collision' else '>= 2s + 2'} is at most "
+                             f"{L.T_MAX if m == 'collision' else L.T_MAX - 1}), got {args.s}")
     from mechanisms.planning.plan import ORACLES
 
     oracles = [m for m in (args.mechanisms or ()) if m in ORACLES]

@@ -80,7 +80,17 @@ def check_request(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
         raise ValueError(
             f"mechanisms must be a non-empty subset of {MECHANISMS}, got {mechanisms!r}"
         )
+    for m in ("collision", "coco"):  # an output size t in (s, T_MAX] (coco: even, >= 2s + 2)
+        if m in mechanisms and int(s) > MAX_S[m]:
+            raise ValueError(f"s must be an integer in [1, {MAX_S[m]}] for {m} (its output size t "
+                             f"{'> s' if m == 'collision' else '>= 2s + 2'} is at most "
+                             f"{T_MAX if m == 'collision' else T_MAX - 1}), got {s!r}")
     return float(target_eps), float(delta), int(n), int(d), int(s), tuple(dict.fromkeys(mechanisms))
+
+
+#: the largest sparsity with an admissible output size t: Collision t in (s, T_MAX], CoCo an
+#: even t in [2s + 2, T_MAX - 1]
+MAX_S = {"collision": T_MAX - 1, "coco": (T_MAX - 3) // 2}
 
 
 def default_mechanisms(estimate: str, s: int, d: int, rounds: int = 1, bound: str = "proved") -> tuple:
@@ -96,7 +106,7 @@ def default_mechanisms(estimate: str, s: int, d: int, rounds: int = 1, bound: st
     >>> default_mechanisms("frequency", 1, 64), default_mechanisms("mean", 1, 64)
     (('collision', 'coco', 'olh', 'oue'), ('collision', 'coco'))
     """
-    base = ("collision", "coco")
+    base = ("collision", "coco") if s <= MAX_S["coco"] else ("collision",)
     if estimate == "frequency" and s == 1 and d >= 2 and rounds == 1 and bound == "proved":
         return base + ("olh", "oue")
     return base

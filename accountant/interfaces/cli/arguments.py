@@ -15,7 +15,10 @@ class UsageError(Exception):
 
 class UsageParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2, no usage dump
-        raise UsageError(message)
+        raise UsageError(L.short_message(message))
+
+    def _check_value(self, action, value):  # a long rejected choice is cut, not echoed whole
+        L.check_choice(action, value)
 
 
 T_MAX = L.T_MAX

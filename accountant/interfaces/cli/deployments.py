@@ -79,8 +79,6 @@ def check(args) -> None:
 
 
 def _check_mix(args) -> None:
-    import json
-
     from accountant.accounting.deployment_groups import parse_mix
 
     others = [f for f in ("n", "eps0", "n_min", "colluders", "dummies", "sampling", "reports", "neighbours")
@@ -90,12 +88,9 @@ def _check_mix(args) -> None:
                          + ", ".join("--" + f.replace("_", "-") for f in others or ["mechanism"]))
     if args.bound != "proved" or args.method != "float" or args.delta is None:
         raise ValueError("--mix: only with --bound proved, --method float and --delta")
-    try:
-        with open(args.mix, encoding="utf-8") as fh:
-            groups = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"--mix: cannot read a JSON list from {args.mix}: {exc}") from None
-    args.mix_groups = parse_mix(groups, "--mix")
+    from accountant.interfaces.fileio import read_json
+
+    args.mix_groups = parse_mix(read_json(args.mix, L.MAX_SCHEDULE_BYTES, "--mix"), "--mix")
 
 
 def _run_mix(args) -> dict:

@@ -94,6 +94,8 @@ def _table_options(args) -> tuple:
         raise ValueError(f"--k applies to --mechanism {', '.join(KEYED)} only, not to '{mechanism}'")
     if ext == ".tex":
         L.check_output_writable(tables.bib_path(args.out), "--out (its .bib)")
+    if ext == ".csv":
+        L.check_output_writable(tables.sidecar_path(args.out), "--out (its .csv.json provenance)")
     return mechanism, deltas, ext, t_rule, columns, bounds, ks
 
 

@@ -196,7 +196,9 @@ def _add_local_epsilon(sub) -> None:
     """The ``local-epsilon`` command's options."""
     p = sub.add_parser("local-epsilon", help="largest eps0 meeting a central (eps, delta)")
     p.add_argument("--n", type=N_ARG, required=True, help="number of users")
-    p.add_argument("--eps", type=float_arg("--eps (central epsilon)", 0.0, L.EPS_MAX, lo_open=True), required=True, help="target central epsilon")
+    # the answer is at least the target (eps_c <= eps0): the target lies in the eps0 range
+    p.add_argument("--eps", type=float_arg("--eps (central epsilon)", L.EPS0_MIN, L.EPS_MAX), required=True,
+                   help="target central epsilon, in [1e-10, 30] (the answer eps0 is at least it)")
     p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta in [1e-300, 1)")
     p.add_argument("--rtol", type=RTOL_ARG, default=1e-6, help="relative tolerance on eps0")
     p.add_argument("--bound", default="proved", choices=INVERSE_CHOICES,
