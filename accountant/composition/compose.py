@@ -61,9 +61,6 @@ SPREAD_TARGET = 1e-3
 SEARCH_SAMPLES = 30
 ADAPTIVE_MAX_SAMPLES = 640
 ADAPTIVE_SECONDS = 30.0
-# ... nor one projected to end beyond this many seconds of wall time (on a machine shared by
-# other jobs CPU time runs slower than the clock)
-ADAPTIVE_WALL_SECONDS = 40.0
 ADAPTIVE_GRID_REFINE = 32
 ADAPTIVE_MANY_ROUNDS = 100
 
@@ -104,16 +101,15 @@ def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: 
     whose error bound is 1.8e-9, 18% of delta)."""
     samples, refine = DEFAULT_STEPS, GRID_REFINE
     t0 = time.process_time()  # CPU time of all threads: the same budget on a busy machine
-    w0 = time.monotonic()  # and wall time: on a machine shared by many jobs a level takes longer
     best, top = None, -math.inf   # (smallest pessimistic total, its step, its samples); largest optimistic
     while True:
-        t_level, w_level = time.process_time(), time.monotonic()
+        t_level = time.process_time()
         step = default_step(specs, samples, refine, cutoff)
         pe, op = run(step, samples)
         if best is None or pe < best[0]:
             best = (pe, step, samples)
         top = max(top, op)
-        now, wall = time.process_time(), time.monotonic()
+        now = time.process_time()
         # the next level evaluates twice the profile samples; its grid is 2 * ADAPTIVE_GRID_REFINE
         # / refine times finer (8x after the first level, 2x after), which matters where the
         # FFTs dominate: many rounds (above ADAPTIVE_MANY_ROUNDS)
@@ -121,8 +117,7 @@ def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: 
         grow = 2.0 * (ADAPTIVE_GRID_REFINE / refine if many else 1.0)
         projected = (now - t_level) * grow
         if (pld_spread(best[0], top) <= SPREAD_TARGET or 2 * samples > ADAPTIVE_MAX_SAMPLES
-                or now - t0 + projected > ADAPTIVE_SECONDS
-                or wall - w0 + (wall - w_level) * grow > ADAPTIVE_WALL_SECONDS):
+                or now - t0 + projected > ADAPTIVE_SECONDS):
             return (best[0], top), best[1], best[2]
         samples, refine = 2 * samples, ADAPTIVE_GRID_REFINE
 

@@ -1,8 +1,8 @@
 """Bad input on both command lines, the residue of the input audit: every case one line on
 stderr naming the option and its range, exit status 2, before any work (matrix files, --mix
 files, output names, long choices, local-epsilon's target, plan's sparsity), the composed bound
-of pure LDP rounds never above naive composition T eps0, the adaptive discretisation within
-its wall-time budget, and a closed stdout ending the command quietly."""
+of pure LDP rounds never above naive composition T eps0, and a closed stdout ending the command
+quietly."""
 from __future__ import annotations
 
 import json
@@ -76,9 +76,7 @@ def test_matrix_size_checked_before_reading(capsys, tmp_path):
     p = tmp_path / "big.json"
     with open(p, "wb") as fh:  # a sparse file: no bytes written
         fh.truncate(175 * 2**20)
-    t0 = time.monotonic()
-    err = one_line(*epsilon_matrix(capsys, p))
-    assert time.monotonic() - t0 < 5
+    err = one_line(*epsilon_matrix(capsys, p))  # the size message, not the JSON parser's: never read
     assert "--matrix" in err and f"more than the limit of {L.MAX_MATRIX_BYTES:,}" in err
 
 
@@ -131,24 +129,6 @@ def test_compose_finite_rounds_never_above_naive(capsys, tmp_path):
     eps0 = math.log((0.5 - 1e-12) / 1e-12)
     assert d["epsilon"] == pytest.approx(100 * eps0, rel=1e-12) and d["epsilon_source"] == "naive"
     assert d["naive_epsilon"] == d["epsilon"] and d["epsilon"] <= 100 * eps0 * (1 + 1e-12)
-
-
-def test_adaptive_levels_stop_within_the_wall_budget(monkeypatch):
-    """A level that waits (a busy machine: wall time, little CPU) is not followed by one that
-    would end past ADAPTIVE_WALL_SECONDS."""
-    import accountant.composition.compose as C
-
-    levels = []
-
-    def slow(step, samples):
-        levels.append(samples)
-        time.sleep(0.3)
-        return 1.0, 0.5  # spread 100%: only the budget stops the refinement
-
-    monkeypatch.setattr(C, "default_step", lambda *a, **k: 0.01)
-    monkeypatch.setattr(C, "ADAPTIVE_WALL_SECONDS", 0.5, raising=False)
-    C._adaptive([None], slow, 1e-30)
-    assert levels == [C.DEFAULT_STEPS]
 
 
 # --- 4, 5: the options named ------------------------------------------------------------------
