@@ -121,7 +121,8 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     """
     n, epsilon, delta, bound = _check_inverse(n, epsilon, delta, mechanism, s, t, rtol, eps0_max,
                                               bound, k, g, hash_model)
-    inner_rtol = min(rtol, 1e-7)
+    # a named bound is evaluated as `epsilon --bound NAME` prints it (its default --rtol)
+    inner_rtol = bounds.FORWARD_RTOL
     if hash_model == "random":
         rtol = max(rtol, RANDOM_HASH_RTOL)
 
