@@ -3,8 +3,12 @@
 The search needs the proved eps_c to be non-increasing in n (docs/proved.md, "Monotonicity in
 n": every headline bound is the divergence of a view that, with one more user, is a
 post-processing of the view with one less); it doubles n from 1 until the target is met and
-then bisects over the integers, testing each n with one certified feasibility check
-(:func:`accountant.bounds.registry.proved_meets`).  For several rounds the proved eps_c is the
+then bisects over the integers, each n screened with one certified feasibility check
+(:func:`accountant.bounds.registry.proved_meets`), and settles the answer on the number the
+forward command prints (:func:`accountant.bounds.registry.certified_epsilon`): ``epsilon`` at n
+meets the target and at n - 1 does not (the screen's delta test at the target eps and the
+forward's eps search, which ends up to its tolerance above that eps, may disagree by a user or
+a few).  For several rounds the proved eps_c is the
 composed pessimistic PLD on the profile's sample grid
 (:func:`accountant.composition.compose.composed_upper`); the search starts from the
 saddle-point estimate of the composition (:func:`_approx_guess`), predicts the crossing along

@@ -532,7 +532,9 @@ def proved_delta(params: Params, n: int, eps: float, exact_max_n: Optional[int] 
 def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple = ()) -> Optional[str]:
     """Name of a proved upper bound whose certified delta at ``eps`` is <= ``delta`` (so the
     proved eps_c is <= ``eps``), or None.  One evaluation per bound instead of an eps search:
-    the inverse's feasibility test.  Cheap bounds first; the exact blanket last; ``skip``: bounds left out."""
+    a screen for the inverses (which decide on :func:`certified_epsilon`: the forward's eps search
+    may end a little above an eps this certifies).  Cheap bounds first; the exact blanket last;
+    ``skip``: bounds left out."""
     if eps >= params.eps0:
         return "post-processing"
     # binary RR's bracket above HEADLINE_MAX_N ('search') is a search of 0.5-3 s, not a feasibility test:
