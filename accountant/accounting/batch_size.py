@@ -3,8 +3,12 @@
 The search needs the proved eps_c to be non-increasing in n (docs/proved.md, "Monotonicity in
 n": every headline bound is the divergence of a view that, with one more user, is a
 post-processing of the view with one less); it doubles n from 1 until the target is met and
-then bisects over the integers, testing each n with one certified feasibility check
-(:func:`accountant.bounds.registry.proved_meets`).  For several rounds the proved eps_c is the
+then bisects over the integers, each n screened with one certified feasibility check
+(:func:`accountant.bounds.registry.proved_meets`), and settles the answer on the number the
+forward command prints (:func:`accountant.bounds.registry.certified_epsilon`): ``epsilon`` at n
+meets the target and at n - 1 does not (the screen's delta test at the target eps and the
+forward's eps search, which ends up to its tolerance above that eps, may disagree by a user or
+a few).  For several rounds the proved eps_c is the
 composed pessimistic PLD on the profile's sample grid
 (:func:`accountant.composition.compose.composed_upper`); the search starts from the
 saddle-point estimate of the composition (:func:`_approx_guess`), predicts the crossing along
@@ -64,20 +68,26 @@ class MinUsers:
 
 
 def _epsilon(params, n: int, delta: float, rounds: int, spec_of) -> tuple[float, str]:
-    """The proved eps_c at n (one round: the headline; several: the composed PLD)."""
+    """The proved eps_c at n (one round: the headline as ``epsilon`` certifies and prints it,
+    :func:`accountant.bounds.registry.certified_epsilon`; several: the composed PLD)."""
     if rounds == 1:
-        r = bounds.proved_params_epsilon(params, n, delta, rtol=1e-6)
-        if r is not None:
-            return r.epsilon, r.name
-        if math.isinf(params.eps0):  # not pure LDP: outputs outside the blanket reveal the input
+        r = bounds.certified_epsilon(params, n, delta)
+        if r.name == "post-processing" and math.isinf(params.eps0):
+            # not pure LDP: outputs outside the blanket reveal the input
             return math.inf, ("no finite eps_c is proved: outputs outside the blanket's support reveal "
                               f"the input with probability above delta = {delta:g}")
-        return params.eps0, "post-processing"
+        return r.epsilon, r.name
     from accountant.composition.compose import composed_upper
 
     # one discretisation level on the profile's sample grid, no optimistic PLD, no lower bound
     eps, source = composed_upper(spec_of(n), rounds, delta)
-    return eps, _COMPOSED_NAMES[source]
+    return eps, composed_name(source)
+
+
+def composed_name(source: str) -> str:
+    """The bound name of a :func:`accountant.composition.compose.composed_upper` source (what
+    ``users --rounds`` reports and ``compose`` prints beside its adaptive total)."""
+    return _COMPOSED_NAMES[source]
 
 
 # the bound names of :func:`accountant.composition.compose.composed_upper`'s sources
@@ -134,18 +144,19 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
     composed: dict = {}
 
     def meets(n: int, skip: tuple = ()) -> bool:
-        if rounds == 1:
+        if rounds == 1:  # a screen (one delta evaluation per bound); _settle decides on eps_at
             return bounds.proved_meets(params, n, epsilon, delta, skip=skip) is not None
         if n not in composed:
             composed[n] = _epsilon(params, n, delta, rounds, spec_of)
         return composed[n][0] <= epsilon
 
     def eps_at(n: int) -> tuple:
-        return composed[n] if n in composed else _epsilon(params, n, delta, rounds, spec_of)
+        if n not in composed:
+            composed[n] = _epsilon(params, n, delta, rounds, spec_of)
+        return composed[n]
 
     def composed_eps(n: int) -> float:
-        meets(n)                           # computes and caches the composed eps_c at n
-        return composed[n][0]
+        return eps_at(n)[0]
 
     skip = ("exact",) if params.name == "rr" else ()
     if rounds == 1:
@@ -178,15 +189,39 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
                         f"the proved eps_c at n = {n_max} is {e:.10g} ({b})")
     if params.name == "rr" and rounds == 1 and hi > 1:
         hi = _refine_rr(eps0, epsilon, delta, hi, lambda n: eps_at(n)[0])
+    # the answer is settled on the very number reported (and printed by the forward command):
+    # it meets the target at n and not at n - 1, whatever the search's screens said
+    hi = _settle(lambda n: composed_eps(n) <= epsilon, hi, n_max)
+    if hi is None:
+        e, b = eps_at(n_max)
+        return MinUsers(None, epsilon, delta, eps0, params.name, rounds, e, b, None, None, n_max,
+                        f"unreachable: no n <= {n_max} meets eps = {epsilon:g} at delta = {delta:g}; "
+                        f"the proved eps_c at n = {n_max} is {e:.10g} ({b})")
     e_n, b_n = eps_at(hi)
-    if e_n > epsilon:  # the feasibility check certified delta <= target at epsilon itself
-        e_n, b_n = epsilon, f"{b_n}; certified at the target eps directly (its search ends above)"
-    while True:
-        e_m, b_m = eps_at(hi - 1) if hi > 1 else (None, None)
-        if e_m is None or e_m > epsilon:
-            break
-        hi, e_n, b_n = hi - 1, e_m, b_m  # a certified eps_c at n - 1 already meets the target
+    e_m, b_m = eps_at(hi - 1) if hi > 1 else (None, None)
     return MinUsers(hi, epsilon, delta, eps0, params.name, rounds, e_n, b_n, e_m, b_m, n_max)
+
+
+def _settle(ok: Callable[[int], bool], n: int, n_max: int) -> Optional[int]:
+    """The n' nearest ``n`` with ok(n') and not ok(n' - 1) (n' = 1 when ok(1)), by galloping from
+    ``n`` (down while ok, up while not) and bisecting the bracket; None when not even n_max is
+    ok.  A screen placed ``n``; this decides on ``ok`` alone."""
+    if ok(n):
+        hi, step = n, 1
+        while True:
+            m = hi - step
+            if m < 1:
+                return smallest_true(ok, 0, hi) if hi > 1 else 1
+            if not ok(m):
+                return smallest_true(ok, m, hi)
+            hi, step = m, 2 * step
+    lo, step = n, 1
+    while lo < n_max:
+        m = min(lo + step, n_max)
+        if ok(m):
+            return smallest_true(ok, lo, m)
+        lo, step = m, 2 * step
+    return None
 
 
 def _first_doubling(ok: Callable[[int], bool], n_max: int) -> Optional[int]:

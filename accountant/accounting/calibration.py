@@ -5,7 +5,9 @@ apart from the accountant.  The privacy contract: the returned eps0 is *verified
 bound's certified eps_c at that eps0, with the t that the mechanism's default rule gives
 at that very eps0 (or the fixed t), is <= the target.  Every candidate that may be
 returned has been evaluated with that same function, so no seam of the t rule can put
-the answer on the wrong side.
+the answer on the wrong side.  On the proved bound that function is the forward command's
+number, :func:`accountant.bounds.registry.certified_epsilon` (what ``epsilon`` prints at the
+answer), not a separate feasibility test: one number, one engine.
 """
 from __future__ import annotations
 
@@ -120,7 +122,8 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     """
     n, epsilon, delta, bound = _check_inverse(n, epsilon, delta, mechanism, s, t, rtol, eps0_max,
                                               bound, k, g, hash_model)
-    inner_rtol = min(rtol, 1e-7)
+    # a named bound is evaluated as `epsilon --bound NAME` prints it (its default --rtol)
+    inner_rtol = bounds.FORWARD_RTOL
     if hash_model == "random":
         rtol = max(rtol, RANDOM_HASH_RTOL)
 
@@ -130,12 +133,10 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
         params = make_params(mechanism, e0, s=s, t=t, k=k, g=g, hash_model=hash_model)
         if bound == "proved":
             if e0 <= epsilon:
-                return e0  # post-processing
-            # feasibility: a proved bound's certified delta at the target eps is <= delta
-            # at a target lowered by a few times the blanket search's tolerance, so that the
-            # eps_c reported at the answer (a search to BLANKET_RTOL) is <= the target too
-            ok = bounds.proved_meets(params, n, epsilon * (1.0 - 4.0 * bounds.BLANKET_RTOL), delta)
-            return epsilon if ok else e0
+                return e0  # post-processing: the forward's number is <= e0 <= epsilon
+            # the number the forward command certifies and prints (`epsilon`, get_epsilon): the
+            # same engines, the same search, the same rounding, so the answer is confirmed there
+            return bounds.certified_epsilon(params, n, delta).epsilon
         else:
             res = bounds.compute_params_bound(bound, params, n, delta, inner_rtol)
         if res is None or not res.applicable or res.epsilon is None:
@@ -292,11 +293,11 @@ def local_epsilon_family(build, n: int, epsilon: float, delta: float, rtol: floa
     fixed k) has a proved eps_c <= ``epsilon`` at ``delta``; None when no eps0 in the bracket
     qualifies.
 
-    Every candidate is checked on the proved bound of the matrix built at it (as
-    :func:`local_epsilon`: a proved bound's certified delta at ``epsilon`` lowered by four times
-    the blanket search's tolerance is <= ``delta``; the matrix's own eps0, not the requested
-    one, decides post-processing), so the answer never has a certified eps_c above the target
-    even where eps_c is not monotone in eps0 (then the answer may not be the largest).
+    Every candidate is checked on the number the forward command certifies for the matrix built
+    at it (as :func:`local_epsilon`: :func:`accountant.bounds.registry.certified_epsilon`; the
+    matrix's own eps0, not the requested one, bounds it by post-processing), so the answer never
+    has a certified eps_c above the target even where eps_c is not monotone in eps0 (then the
+    answer may not be the largest).
 
     Examples
     --------
@@ -309,12 +310,11 @@ def local_epsilon_family(build, n: int, epsilon: float, delta: float, rtol: floa
     True
     """
     n, epsilon, delta = _check_search(n, epsilon, delta, eps0_max, rtol)
-    aim = epsilon * (1.0 - 4.0 * bounds.BLANKET_RTOL)
 
     @lru_cache(maxsize=None)
     def eps_c(e0: float) -> float:
-        R = build(e0)
-        return epsilon if bounds.proved_meets(R, n, aim, delta) else math.inf
+        # the forward command's number for the matrix built at e0 (its own eps0 bounds it)
+        return bounds.certified_epsilon(build(e0), n, delta).epsilon
 
-    lo = min(aim * (1.0 - 1e-9), eps0_max)
+    lo = min(epsilon * (1.0 - 1e-4), eps0_max)  # post-processing: a matrix of eps0 below the target
     return largest_parameter_below(eps_c, epsilon, lo, eps0_max, rtol=rtol)

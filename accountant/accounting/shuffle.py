@@ -66,6 +66,10 @@ class EpsilonReport:
         What the bound that gave ``epsilon`` says about this number (its ``reason``: e.g. that
         the cost model narrowed its summation window, so the number is proved but looser, or
         the assumption it rests on); None when it has nothing to add.
+    exhausted : str or None
+        A tighter bound of the headline whose search ran out of its budget (its reason):
+        ``epsilon`` is then the next bound's, looser than that search would have certified
+        (``note`` says so too); None when every search of the headline finished.
 
     Examples
     --------
@@ -90,6 +94,7 @@ class EpsilonReport:
     lower_dataset: Optional[str] = None
     lower_hash_model: Optional[str] = None
     note: Optional[str] = None
+    exhausted: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -290,7 +295,7 @@ class ShuffleAccountant:
         up = results.pop(0)
         lo = results.pop(0) if lower else None
         pap = results.pop(0) if paper else None
-        note = None
+        note, exhausted = None, getattr(up, "exhausted", None)
         if up is None or not up.applicable or up.epsilon is None:
             eps, name, ach = self.params.eps0, "post-processing", 0.0
             if self.params.name == "finite" and not self.params.pure:  # eps0 = inf: say why
@@ -308,7 +313,8 @@ class ShuffleAccountant:
             pap_eps, pap_cav = pap.epsilon, pap.reason
         proved = name == "post-processing" or bounds.REGISTRY[name].proved(self.params.name)
         ds, hm = _lower_statement(self.params, lo) if lo_eps is not None else (None, None)
-        return EpsilonReport(eps, name, delta, ach, lo_eps, lo_reason, pap_eps, pap_cav, proved, ds, hm, note)
+        return EpsilonReport(eps, name, delta, ach, lo_eps, lo_reason, pap_eps, pap_cav, proved, ds, hm, note,
+                             exhausted)
 
     # -- delta -----------------------------------------------------------------
     def get_delta(self, epsilon: float) -> float:

@@ -56,6 +56,15 @@ class _Budget(Exception):
     pass
 
 
+class BudgetExhausted(ArithmeticError):
+    """A search of this module ran out of its node budget: it certified nothing (the bounds
+    ``exact`` and ``search`` are then not applicable, with a reason starting ``OUT_OF_BUDGET``)."""
+
+
+#: how the reason of an ``exact`` / ``search`` result that ran out of its node budget starts
+OUT_OF_BUDGET = "out of budget"
+
+
 def _branch_and_bound(n: int, eps0: float, eps: float, target: float, counter: list,
                       large: bool = False, budget: int = 0):
     """('ok', max upper end) if every m has delta_m(eps) <= target (certified), else
@@ -163,7 +172,7 @@ def exact_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6) -> Exac
     try:
         return _search(n, eps0, delta, rtol, [0])
     except _Budget:
-        raise ArithmeticError(f"the exact search exceeded {MAX_EVALUATIONS} evaluations "
+        raise BudgetExhausted(f"the exact search exceeded {MAX_EVALUATIONS} evaluations "
                               f"(n = {n}, eps0 = {eps0}, delta = {delta})") from None
 
 
@@ -217,7 +226,7 @@ def bracket_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6,
         try:
             return _search(n, eps0, delta, rtol, counter, budget, True, start)
         except _Budget:
-            raise ArithmeticError(f"the bracket search exceeded {budget} nodes at relative width {rtol:g} "
+            raise BudgetExhausted(f"the bracket search exceeded {budget} nodes at relative width {rtol:g} "
                                   f"(n = {n}, eps0 = {eps0}, delta = {delta})") from None
     for r in LARGE_RTOLS:
         if r < rtol * (1.0 - 1e-9) or (best is not None and counter[0] + 6 * last > budget):
@@ -230,7 +239,7 @@ def bracket_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6,
         last = counter[0] - before
         start = (best.lower, start[1])
     if best is None:
-        raise ArithmeticError(f"the bracket search exceeded {budget} nodes at relative width "
+        raise BudgetExhausted(f"the bracket search exceeded {budget} nodes at relative width "
                               f"{LARGE_RTOLS[0]:g} (n = {n}, eps0 = {eps0}, delta = {delta})")
     return best
 
@@ -275,7 +284,7 @@ def exact_delta(n: int, eps0: float, eps: float) -> tuple[float, float]:
     try:
         return _delta_search(n, eps0, eps, 1e-6, MAX_EVALUATIONS, [0])
     except _Budget:
-        raise ArithmeticError(f"the exact delta search exceeded {MAX_EVALUATIONS} evaluations") from None
+        raise BudgetExhausted(f"the exact delta search exceeded {MAX_EVALUATIONS} evaluations") from None
 
 
 def tolerant_delta(n: int, eps0: float, eps: float, tol: float) -> tuple[float, float]:
@@ -321,7 +330,7 @@ def large_delta(n: int, eps0: float, eps: float, max_nodes: int) -> tuple[float,
         last = counter[0] - before
         best = (lo, up) if best is None else (max(best[0], lo), min(best[1], up))
     if best is None:
-        raise ArithmeticError(f"the large delta search exceeded {max_nodes} nodes (n = {n}, eps0 = {eps0})")
+        raise BudgetExhausted(f"the large delta search exceeded {max_nodes} nodes (n = {n}, eps0 = {eps0})")
     return best
 
 
@@ -354,7 +363,7 @@ def exact_bound(params, n: int, delta: float, rtol: float):
     try:
         res = exact_epsilon(n, params.eps0, delta, rtol=min(max(rtol, 1e-6), 1e-3))
     except ArithmeticError as exc:
-        return BoundResult.not_applicable("exact", f"not available: {exc}", delta)
+        return BoundResult.not_applicable("exact", _unavailable(exc), delta)
     return BoundResult("exact", res.upper, True, exact_reason(res, n), delta, res.achieved_delta)
 
 
@@ -383,7 +392,7 @@ def search_bound(params, n: int, delta: float, rtol: float):
         try:
             res = exact_epsilon(n, params.eps0, delta, rtol=min(rtol, 1e-3))
         except ArithmeticError as exc:
-            return BoundResult.not_applicable("search", f"not available: {exc}", delta)
+            return BoundResult.not_applicable("search", _unavailable(exc), delta)
         return BoundResult("search", res.upper, True, _bracket_reason(res, n, f"the precision asked, rtol = {rtol:g}"),
                            delta, res.achieved_delta)
     if n > LARGE_HEADLINE_MAX_N:
@@ -405,12 +414,18 @@ def search_bound(params, n: int, delta: float, rtol: float):
         else:
             raise ArithmeticError("the delta form did not meet the target within 20 steps")
     except ArithmeticError as exc:
-        return BoundResult.not_applicable("search", f"not available: {exc}", delta)
+        return BoundResult.not_applicable("search", _unavailable(exc), delta)
     res = ExactEpsilon(res.lower, eps_up, res.worst_m, achieved, res.evaluations)
     why = (f"the registry stops at {LARGE_REGISTRY_RTOL:g}, LARGE_REGISTRY_RTOL; accountant.bounds.binary_exact."
            f"bracket_epsilon goes finer")
     return BoundResult("search", res.upper, True, _bracket_reason(res, n, why, " (blanket range bound)"), delta,
                        res.achieved_delta)
+
+
+def _unavailable(exc: ArithmeticError) -> str:
+    """The reason of an ``exact`` / ``search`` result that certified nothing: ``OUT_OF_BUDGET``
+    first when the node budget ran out (the headline then says so, :mod:`accountant.bounds.registry`)."""
+    return f"{OUT_OF_BUDGET}, not available: {exc}" if isinstance(exc, BudgetExhausted) else f"not available: {exc}"
 
 
 def _bracket_reason(res: ExactEpsilon, n: int, why: str, how: str = "") -> str:

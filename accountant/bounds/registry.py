@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable, Optional
 
@@ -60,13 +60,13 @@ from accountant.bounds import blanket_relaxations as blanket
 from accountant.bounds import closed_form
 from accountant.bounds.agreement import agree_with_delta
 from accountant.bounds.exact_bounds import (  # noqa: F401 (BLANKET_RTOL, chart_truncation: re-exported)
-                                            BLANKET_RTOL, CHART_RTOL, binary_exact_module, blanket_bound,
+                                            BLANKET_RTOL, CHART_RTOL, beyond_engine, binary_exact_module, blanket_bound,
                                             blanket_delta, chart_truncation, lower_bound, lower_delta,
                                             mechanism_blanket_law,
                                             worst_hash_bound, worst_hash_delta)
-from accountant.engines.pair.law import DominatingPair
-from accountant.engines.pair.divergence import hockey_stick_divergence
-from accountant.bounds.pair_accountant import PairAccountant, clamp_to_eps0, search_pair_epsilon, pair_epsilon_result
+from accountant.bounds.clone_bound import (  # noqa: F401 (re-exported: the clone's pair and delta)
+    CLONE_MAX_HALVINGS, CLONE_MIN_FEWER, WINDOW_NOTE, clone_bound as _clone, clone_delta, clone_pair)
+from accountant.bounds.pair_accountant import PairAccountant, pair_epsilon_result
 from accountant.core.caveats import CAVEAT_THEOREM6
 from accountant.core.params import (
     mechanism_names,
@@ -159,60 +159,6 @@ def _stronger_clone(params, n, delta, rtol) -> BoundResult:
 
 def _strongerclone_delta(params, n, eps):
     return _paper_delta(GenericLDP(params.eps0), n, eps)
-
-
-def clone_pair(params, n) -> DominatingPair:
-    """FMT21's clone pair of ``params`` at n users (FMT21 Theorem 3.2; for a variation-ratio
-    randomizer the same reduction with its ratio p and mixing 1/q): the one choice of the clone
-    pair, used by the single-round bound and by every composed round."""
-    if params.name == "variation-ratio":
-        return DominatingPair.clone_pq(n, params.p, params.q)
-    return DominatingPair.clone(n, params.eps0)
-
-
-def _clone(params, n, delta, rtol) -> BoundResult:
-    """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation).  Where
-    the window's cost limit leaves no certified eps below eps0 (n near 1e10, small delta), the
-    pair is evaluated at fewer users, halving n: the worst case is non-increasing in n
-    (docs/proved.md), so a proved bound at n' <= n holds at n."""
-    m, halvings = n, 0
-    while True:
-        res = search_pair_epsilon(clone_pair(params, m), delta, rtol, predict=True)
-        eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
-        capped = res.evaluations == 0 and eps >= params.eps0
-        if not capped or m // 2 < CLONE_MIN_FEWER or halvings == CLONE_MAX_HALVINGS:
-            break
-        m, halvings = m // 2, halvings + 1
-    if capped or (m != n and eps >= params.eps0):  # fewer users did not help: the cost limit answers
-        return BoundResult("clone", params.eps0, True, WINDOW_NOTE, delta, 0.0)
-    note = None if m == n else (f"evaluated at n = {m} (the window at n = {n} is over its cost limit; the "
-                                f"worst case is non-increasing in n, so the bound at fewer users holds)")
-    return BoundResult("clone", eps, True, note, delta, achieved)
-
-
-#: the clone is not evaluated at fewer users than this, nor halved more than CLONE_MAX_HALVINGS
-#: times, when its window is over the cost limit
-CLONE_MIN_FEWER = 10 ** 6
-CLONE_MAX_HALVINGS = 4
-# said when the cost model narrowed a pair window so far that no eps below eps0 is certified
-WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (accountant.divergence."
-               "MAX_WINDOW_TERMS) and the mass it leaves out exceeds the target, so eps0 "
-               "(post-processing) is reported; a larger delta or smaller n gives a tighter number")
-
-
-def clone_delta(params, n, eps) -> tuple[float, float]:
-    """The clone pair's certified delta at eps; where the window's cost limit leaves more than
-    1% of it out (n near 1e10), also at n / 2, n / 4, ... (at most 4 halvings; a proved bound
-    at fewer users holds at n, as in :func:`_clone`), the smallest upper end."""
-    v = hockey_stick_divergence(clone_pair(params, n), eps)
-    lower, upper = v.lower, min(v.upper, 1.0)
-    m, tries = n, 0
-    while m // 2 >= CLONE_MIN_FEWER and upper > 1.01 * v.value and tries < 4:
-        m, tries = m // 2, tries + 1
-        v = hockey_stick_divergence(clone_pair(params, m), eps)
-        if v.upper < upper:
-            lower, upper = min(lower, v.lower), v.upper
-    return lower, upper
 
 
 def _specific_st(params) -> tuple[int, int]:
@@ -515,7 +461,40 @@ def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[Bou
 @lru_cache(maxsize=1024)
 def _proved_cached(params: Params, n: int, delta: float, rtol: float) -> Optional[BoundResult]:
     res = {b: compute_params_bound(b, params, n, delta, rtol) for b in _headline_at(params.name, n)}
-    return best_proved(res, params.name)
+    best = best_proved(res, params.name)
+    out = binary_exact_module().OUT_OF_BUDGET
+    spent = [f"{b}: {r.reason}" for b, r in res.items() if not r.applicable and (r.reason or "").startswith(out)]
+    if best is not None and spent:  # said, never hidden: the number is a looser bound's
+        note = (f"{'; '.join(spent)}; so eps_c is the bound '{best.name}' (the search would have "
+                "certified a number at or below it)") + (f"; {best.reason}" if best.reason else "")
+        best = replace(best, reason=note, exhausted="; ".join(spent))
+    return best
+
+
+#: the tolerance at which the forward commands certify and print the headline (``epsilon``'s
+#: ``--rtol`` default, :meth:`accountant.ShuffleAccountant.get_epsilon`'s): the inverses
+#: (``local-epsilon``, ``users``, the planner) test this very number
+FORWARD_RTOL = 1e-9
+
+
+def certified_epsilon(params: Params, n: int, delta: float) -> BoundResult:
+    """The headline eps_c as the forward commands certify and print it: the smallest proved
+    upper bound at ``FORWARD_RTOL`` (:func:`proved_params_epsilon`), or eps0 by post-processing
+    (named ``"post-processing"``) where no bound applies.  The one function every inverse
+    inverts: an eps0 or n that an inverse returns has this number <= its target.
+
+    Examples
+    --------
+    >>> from accountant import fmt, make_params
+    >>> from accountant.bounds.registry import certified_epsilon
+    >>> r = certified_epsilon(make_params("krr", 2.0, k=4), 100_000, 1e-6)
+    >>> print(r.name, fmt(r.epsilon, 4, "up"))
+    blanket 0.02957
+    """
+    r = proved_params_epsilon(params, n, delta, FORWARD_RTOL)
+    if r is None or not r.applicable or r.epsilon is None:
+        return BoundResult("post-processing", params.eps0, True, None, delta, 0.0)
+    return r
 
 
 def proved_params_epsilon(params: Params, n: int, delta: float, rtol: float = 1e-9) -> Optional[BoundResult]:
@@ -555,7 +534,9 @@ def proved_delta(params: Params, n: int, eps: float, exact_max_n: Optional[int] 
 def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple = ()) -> Optional[str]:
     """Name of a proved upper bound whose certified delta at ``eps`` is <= ``delta`` (so the
     proved eps_c is <= ``eps``), or None.  One evaluation per bound instead of an eps search:
-    the inverse's feasibility test.  Cheap bounds first; the exact blanket last; ``skip``: bounds left out."""
+    a screen for the inverses (which decide on :func:`certified_epsilon`: the forward's eps search
+    may end a little above an eps this certifies).  Cheap bounds first; the exact blanket last;
+    ``skip``: bounds left out."""
     if eps >= params.eps0:
         return "post-processing"
     # binary RR's bracket above HEADLINE_MAX_N ('search') is a search of 0.5-3 s, not a feasibility test:
@@ -571,7 +552,9 @@ def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple =
             r = compute_params_bound(b, params, n, delta)
             if r.applicable and r.epsilon is not None and r.epsilon <= eps:
                 return b
-    if "blanket" in _HEADLINE[params.name] and "blanket" not in skip:
+    # the exact engines' range is the headline's: above it (eps0 > ENGINE_MAX_EPS0) the forward
+    # refuses the blanket, so the feasibility test must too
+    if "blanket" in _HEADLINE[params.name] and "blanket" not in skip and beyond_engine(params) is None:
         from accountant.engines.blanket.engine import positive_part
         up = blanket_delta(params, n, eps)[1] if getattr(params, "hash_model", "any") == "random" \
             or params.name == "finite" else \

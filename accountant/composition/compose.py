@@ -122,6 +122,15 @@ def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: 
         samples, refine = 2 * samples, ADAPTIVE_GRID_REFINE
 
 
+# what ``compose``'s ``users_epsilon`` is: the one-level composition that ``users --rounds``
+# inverts (:func:`composed_upper`), beside the adaptive ``epsilon``; both are certified upper
+# bounds on the same composition of the per-round bound, and the adaptive's first level is the
+# one-level compose at DEFAULT_STEPS samples, so ``epsilon`` is usually the smaller
+USERS_EPSILON_NOTE = ("the composition `users --rounds` inverts (one level of SEARCH_SAMPLES profile "
+                      "samples on the round's sample grid, accountant.composition.compose.composed_upper): "
+                      "users' n has it <= the target and n - 1 above it; 'epsilon' (adaptive levels) is "
+                      "another certified bound of the same composition, usually below it")
+
 # what ``epsilon_estimate_of_bound`` is, in the words every surface prints beside it
 ESTIMATE_OF_BOUND = ("optimistic estimate of the per-round bound's composition (the PLD "
                      "discretisation error), NOT a lower bound on the composed eps_c")

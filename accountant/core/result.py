@@ -33,6 +33,9 @@ class BoundResult:
     delta: Optional[float] = None
     achieved_delta: Optional[float] = None
     seconds: Optional[float] = None
+    # a tighter bound of the headline whose search ran out of its budget (its reason): this
+    # number is then the next bound's, looser than the truth it would have found
+    exhausted: Optional[str] = None
 
     @classmethod
     def not_applicable(cls, name: str, reason: str, delta: Optional[float] = None) -> "BoundResult":

@@ -15,8 +15,10 @@ from accountant.composition.compose import (
     ESTIMATE_OF_BOUND,
     ROUND_MECHANISMS,
     RoundSpec,
+    USERS_EPSILON_NOTE,
     compose_rounds,
     compose_schedule,
+    composed_upper,
     parse_schedule,
     round_source,
 )
@@ -169,9 +171,26 @@ def run_compose(args: argparse.Namespace) -> dict:
     finite = [s.randomizer.describe() for s in dict.fromkeys(specs) if s.mechanism == "finite"]
     sources = {round_source(s.mechanism, s.hash_model, s.randomizer is None or s.randomizer.pure)
                for s in specs}
-    return {**res.as_dict(), **({"finite": finite} if finite else {}),
+    return {**res.as_dict(), **({"finite": finite} if finite else {}), **_users_epsilon(specs, args),
             "epsilon_estimate_of_bound_note": ESTIMATE_OF_BOUND,
             "hash_model": models[0] if len(models) == 1 else models, "profile": "; ".join(sorted(sources))}
+
+
+def _users_epsilon(specs: list, args) -> dict:
+    """Identical rounds: the composition ``users --rounds`` inverts
+    (:func:`accountant.composition.compose.composed_upper`), so that its answer n is confirmed
+    here (``users_epsilon`` <= the target at n, above it at n - 1); nothing for rounds that
+    ``users`` does not take (a schedule, variation-ratio, the random hash model)."""
+    if args.schedule is not None or specs[0].mechanism == "variation-ratio" or specs[0].hash_model != "any":
+        return {}
+    from accountant.accounting.batch_size import composed_name
+
+    from dataclasses import replace
+
+    spec = replace(specs[0], d=None) if specs[0].d is not None else specs[0]  # users takes no --d
+    eps, source = composed_upper(spec, args.rounds, args.delta)
+    return {"users_epsilon": eps, "users_epsilon_source": composed_name(source),
+            "users_epsilon_note": USERS_EPSILON_NOTE}
 
 
 _SOURCE = {"pld": "PLD", "naive": "naive composition, below the PLD total",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from accountant.bounds.registry import BLANKET_RTOL, proved_meets
+from accountant.bounds.registry import certified_epsilon
 from accountant.core.finite import MAX_CELLS, FiniteRandomizer
 from accountant.engines.search import largest_parameter_below
 from mechanisms.planning.plan import FINITE
@@ -88,20 +88,19 @@ def catalogue_bits(mechanism: str, d: int, eps0: float) -> int:
 def finite_eps0(mechanism: str, d: int, n: int, target: float, delta: float, eps0_max: float,
                 rtol: float = 1e-4) -> float:
     """Largest eps0 <= eps0_max (to ``rtol``) at which the member's matrix has a proved eps_c
-    <= ``target`` at ``delta``.  Every eps0 tried is checked on the proved bound at a target
-    lowered by four times the blanket search's tolerance (so that the eps_c reported at the
-    answer is <= the target too), as :func:`accountant.local_epsilon` does; eps0 = target
+    <= ``target`` at ``delta``.  Every eps0 tried is checked on the number the forward command
+    certifies (``accountant.bounds.registry.certified_epsilon``, so that the eps_c reported at
+    the answer is <= the target), as :func:`accountant.local_epsilon` does; eps0 = target
     qualifies by post-processing; an eps0 whose matrix is beyond the size limit counts as not
     meeting the target.  The answer is verified; where the proved curve is not monotone
     (subset selection's size rule) it may not be the largest."""
-    goal = target * (1.0 - 4.0 * BLANKET_RTOL)
 
     def eps_c(e0: float) -> float:
         if e0 <= target:
             return e0
         if not finite_fits(mechanism, d, e0):
             return math.inf
-        return target if proved_meets(finite_member(mechanism, d, e0), n, goal, delta) else e0
+        return certified_epsilon(finite_member(mechanism, d, e0), n, delta).epsilon
 
     best = largest_parameter_below(eps_c, target, min(target, eps0_max), eps0_max, rtol=rtol)
     if best is None or eps_c(best) > target:  # pragma: no cover - eps0 = target qualifies

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 import numpy as np
 from accountant.bounds.registry import (
-    proved_meets,
+    certified_epsilon,
     resolve_name,
 )
 from accountant.composition.compose import compose_schedule
@@ -177,7 +177,7 @@ def plan(
     >>> p = plan(1.0, 1e-6, n=10_000, d=64, s=2, mechanisms=("collision",), sensitivity=False)
     >>> r = p.recommendation
     >>> print(r.mechanism, r.t, fmt(r.eps0, 4, "down"), fmt(r.eps_c, 4, "up"), r.eps_c <= 1.0)
-    collision 442 6.01 0.9998 True
+    collision 442 6.01 1 True
     """
     req = validate(
         target_eps, delta, n, d, s, estimate, mechanisms, t_values, sensitivity, rtol, bound,
@@ -368,7 +368,7 @@ def _certified_finalist(req: Request, release, top, mech, t, e0) -> Candidate:
 
 def certify(c: Candidate, req: Request) -> Candidate:
     """The final check of a recommendation on the proved bound: its certified eps_c (one
-    round; a proved bound's certified delta at the target is <= delta) or its certified
+    round: the number the forward command prints at its eps0) or its certified
     composition (rounds) is <= target.  Raises ArithmeticError otherwise (never reached:
     every finalist's eps0 was found by a search that checks this)."""
     if req.bound != "proved":
@@ -379,10 +379,9 @@ def certify(c: Candidate, req: Request) -> Candidate:
             and c.eps_c <= req.target
             and (
                 c.eps0 <= req.target
-                or proved_meets(
-                    params_of(c.mechanism, c.eps0, req.s, c.t, req.d),
-                    req.release[0], req.target, req.delta,
-                ) is not None
+                or certified_epsilon(
+                    params_of(c.mechanism, c.eps0, req.s, c.t, req.d), req.release[0], req.delta,
+                ).epsilon <= req.target
             )
         )
     else:

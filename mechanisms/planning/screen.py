@@ -7,8 +7,8 @@ import math
 from typing import Optional
 import numpy as np
 from accountant.bounds.registry import (
+    certified_epsilon,
     compute_params_bound,
-    proved_params_epsilon,
 )
 from accountant.accounting.calibration import local_epsilon, saddle_local_epsilon
 from accountant.core.params import make_params
@@ -365,8 +365,8 @@ def evaluate(
 ) -> Candidate:
     """Largest eps0 <= eps0_max with eps_c(eps0, t) <= target_eps at delta, and the MSEs there.
 
-    ``bound="proved"`` (default): the smallest proved upper bound
-    (``accountant.bounds.proved_params_epsilon``); ``bound="paper"`` (alias ``"tight"``):
+    ``bound="proved"`` (default): the smallest proved upper bound as the forward command
+    certifies it (``accountant.bounds.registry.certified_epsilon``); ``bound="paper"`` (alias ``"tight"``):
     the paper's Theorem 5 value, not proved (docs/proved.md, Findings).  ``guess`` (e.g. the
     screen's eps0) only places the proved search.
 
@@ -387,7 +387,7 @@ def evaluate(
         if not finite_fits(mechanism, d, e0):  # eps0 = target (post-processing), no matrix
             res = None
         else:
-            res = proved_params_epsilon(params_of(mechanism, e0, s, g or 0, d), n, delta, 1e-7)
+            res = certified_epsilon(params_of(mechanism, e0, s, g or 0, d), n, delta)
         eps_c, name = _reported(res, e0)
         return make_candidate(mechanism, g or 0, n, d, s, e0, eps_c, estimate, source, name, True)
     make_params(mechanism, 1.0, s=s, t=t, d=d)  # validates t for the mechanism
@@ -404,8 +404,8 @@ def evaluate(
         guess=guess if bound == "proved" else None,
     )
     params = make_params(mechanism, e0, s=s, t=t)
-    if bound == "proved":
-        res = proved_params_epsilon(params, n, delta, 1e-7)
+    if bound == "proved":  # the number the forward command prints (the one local_epsilon inverts)
+        res = certified_epsilon(params, n, delta)
         proved = True
     else:
         res = compute_params_bound(bound, params, n, delta, 1e-7)

@@ -208,6 +208,8 @@ def epsilon_command(args) -> dict:
                    lower_label=kind_label("lower", params.name).words)
         if rep.note:
             out["note"] = rep.note
+        if rep.exhausted:  # a search of the headline ran out of its budget: said, never hidden
+            out["exhausted"] = rep.exhausted
         if rep.lower_epsilon == 0.0:
             out["lower_zero_reason"] = _zero_reason(params, args.n)
         if params.name in REGISTRY["lower-worst-hash"].applies_to:
@@ -275,7 +277,7 @@ def delta_command(args) -> dict:
 
 
 def local_epsilon_command(args) -> dict:
-    from accountant.bounds.registry import compute_params_bound, proved_params_epsilon, resolve_name
+    from accountant.bounds.registry import certified_epsilon, compute_params_bound, resolve_name
 
     if args.mechanism == "finite":  # a catalogue family (checked): eps0 is free, k fixed
         from accountant.accounting.calibration import local_epsilon_family
@@ -293,9 +295,9 @@ def local_epsilon_command(args) -> dict:
                              hash_model=getattr(args, "hash_model", "any"))
     params = params_from_args(args, eps0)
     out = describe(params, args.n)
-    if args.bound == "proved":
-        res = proved_params_epsilon(params, args.n, args.delta, 1e-9)
-        name = res.name if res is not None else "post-processing"
+    if args.bound == "proved":  # the number `epsilon` prints at eps0 (the one the inverse inverts)
+        res = certified_epsilon(params, args.n, args.delta)
+        name = res.name
     else:
         name = resolve_name(args.bound)
         res = compute_params_bound(name, params, args.n, args.delta, 1e-9)
@@ -303,8 +305,6 @@ def local_epsilon_command(args) -> dict:
         "kind_label": "proved upper", "label": "proved upper bound (post-processing: eps_c <= eps0)",
         "relation": "<=", "certified": True}
     achieved = res.epsilon if res is not None and res.epsilon is not None else eps0
-    if args.bound == "proved":
-        achieved = min(achieved, args.eps)  # the inverse verified delta <= target at eps (calibration)
     out.update(eps0=eps0, epsilon=args.eps, delta=args.delta, bound=name,
                kind=REGISTRY[name].kind if name in REGISTRY else "upper", **lab,
                achieved_epsilon=min(achieved, eps0),

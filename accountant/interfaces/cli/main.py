@@ -141,7 +141,7 @@ def _human(command: str, out: dict) -> str:
         tail = f"\n  randomizer: {out['randomizer']}" if out.get("randomizer") else ""
         if out["n"] is None:
             return out["reason"] + tail
-        return (f"n = {out['n']} users: eps_c <= {_up(out['epsilon_at_n'])} ({out['bound_at_n']}) <= {out['epsilon']:g}"
+        return (f"n = {out['n']} users: eps_c <= {_met(out['epsilon_at_n'], out['epsilon'], 10, out['bound_at_n'])}"
                 f" at delta = {out['delta']:.3g}" + ("" if out["epsilon_at_n_minus_1"] is None else
                 f"; at n - 1 the proved eps_c is {_up(out['epsilon_at_n_minus_1'])}, above it") +
                 " (proved eps_c is non-increasing in n: any batch of at least n users meets it)" + tail)
@@ -203,9 +203,21 @@ def _human(command: str, out: dict) -> str:
         if out["paper_delta"] is not None:
             lines.append(f"paper's value {_bound(out['paper_delta'], 'paper')} (not a proved bound)")
         return "\n".join(lines)
-    return (f"largest eps0 = {_down(out['eps0'], 8)} gives eps_c <= {_up(out['achieved_epsilon'], 8)} <= {out['epsilon']:g} "
+    return (f"largest eps0 = {_down(out['eps0'], 8)} gives eps_c <= {_met(out['achieved_epsilon'], out['epsilon'])} "
             f"at delta = {out['delta']:.3g} ({out['bound']}: {out['label']})\n"
             f"n = {out['n']}, {mech}")
+
+
+def _met(achieved: float, target: float, digits: int = 8, name: str = "") -> str:
+    """"X (name) <= target" with X rounded up to ``digits``: never a printed X above the printed
+    target (an X within the rounding of the target is printed as the target itself, which it is
+    at or below: the target's shortest text reads back as the same float)."""
+    x, t = _up(achieved, digits), f"{target:g}"
+    if float(t) != target:  # the target's shortest text, which reads back as the float itself
+        t = repr(float(target))
+    if achieved <= target and float(x) > float(t):
+        return f"{t} ({name + ', ' if name else ''}the target)"
+    return f"{x} {'(' + name + ') ' if name else ''}<= {t}"
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -1,0 +1,64 @@
+"""The clone bound (Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2): its pair, its eps search
+(halving n where the pair window is over its cost limit) and its certified delta.  The registry
+(:mod:`accountant.bounds.registry`) names it ``clone``; every composed round uses the same pair.
+"""
+from __future__ import annotations
+
+from accountant.bounds.pair_accountant import clamp_to_eps0, search_pair_epsilon
+from accountant.core.result import BoundResult
+from accountant.engines.pair.divergence import hockey_stick_divergence
+from accountant.engines.pair.law import DominatingPair
+
+
+def clone_pair(params, n) -> DominatingPair:
+    """FMT21's clone pair of ``params`` at n users (FMT21 Theorem 3.2; for a variation-ratio
+    randomizer the same reduction with its ratio p and mixing 1/q): the one choice of the clone
+    pair, used by the single-round bound and by every composed round."""
+    if params.name == "variation-ratio":
+        return DominatingPair.clone_pq(n, params.p, params.q)
+    return DominatingPair.clone(n, params.eps0)
+
+
+def clone_bound(params, n, delta, rtol) -> BoundResult:
+    """FMT21 Theorem 3.2 pair, evaluated exactly (same engine, no step discretisation).  Where
+    the window's cost limit leaves no certified eps below eps0 (n near 1e10, small delta), the
+    pair is evaluated at fewer users, halving n: the worst case is non-increasing in n
+    (docs/proved.md), so a proved bound at n' <= n holds at n."""
+    m, halvings = n, 0
+    while True:
+        res = search_pair_epsilon(clone_pair(params, m), delta, rtol, predict=True)
+        eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
+        capped = res.evaluations == 0 and eps >= params.eps0
+        if not capped or m // 2 < CLONE_MIN_FEWER or halvings == CLONE_MAX_HALVINGS:
+            break
+        m, halvings = m // 2, halvings + 1
+    if capped or (m != n and eps >= params.eps0):  # fewer users did not help: the cost limit answers
+        return BoundResult("clone", params.eps0, True, WINDOW_NOTE, delta, 0.0)
+    note = None if m == n else (f"evaluated at n = {m} (the window at n = {n} is over its cost limit; the "
+                                f"worst case is non-increasing in n, so the bound at fewer users holds)")
+    return BoundResult("clone", eps, True, note, delta, achieved)
+
+
+#: the clone is not evaluated at fewer users than this, nor halved more than CLONE_MAX_HALVINGS
+#: times, when its window is over the cost limit
+CLONE_MIN_FEWER = 10 ** 6
+CLONE_MAX_HALVINGS = 4
+# said when the cost model narrowed a pair window so far that no eps below eps0 is certified
+WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (accountant.divergence."
+               "MAX_WINDOW_TERMS) and the mass it leaves out exceeds the target, so eps0 "
+               "(post-processing) is reported; a larger delta or smaller n gives a tighter number")
+
+
+def clone_delta(params, n, eps) -> tuple[float, float]:
+    """The clone pair's certified delta at eps; where the window's cost limit leaves more than
+    1% of it out (n near 1e10), also at n / 2, n / 4, ... (at most 4 halvings; a proved bound
+    at fewer users holds at n, as in :func:`_clone`), the smallest upper end."""
+    v = hockey_stick_divergence(clone_pair(params, n), eps)
+    lower, upper = v.lower, min(v.upper, 1.0)
+    m, tries = n, 0
+    while m // 2 >= CLONE_MIN_FEWER and upper > 1.01 * v.value and tries < 4:
+        m, tries = m // 2, tries + 1
+        v = hockey_stick_divergence(clone_pair(params, m), eps)
+        if v.upper < upper:
+            lower, upper = min(lower, v.lower), v.upper
+    return lower, upper
