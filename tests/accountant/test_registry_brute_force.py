@@ -58,6 +58,11 @@ EPSS = (0.1, 0.5)
 # --------------------------------------------------------------------------- exact laws of views
 
 
+VIEW_BASE = 8
+"""The radix of the histogram codes: one more than the largest number of reports of a view, the
+same for every view so that the codes of views with different numbers of users compare."""
+
+
 def view_law(rows, revealed: int = 0):
     """Exact law of the view of independent reports, report i drawn from ``rows[i]`` (a vector of
     output probabilities whose deficit 1 - sum is the probability that the report is absent).
@@ -65,7 +70,8 @@ def view_law(rows, revealed: int = 0):
     report itself (None if absent).  Returns (codes, probs): an injective integer code per view."""
     rows = [np.asarray(r, dtype=float) for r in rows]
     K, N = len(rows[0]), len(rows)
-    base = N + 1
+    base = VIEW_BASE
+    assert N < base, N
     hist_range = base ** K
     assert hist_range * (K + 1) ** revealed < 2 ** 62, "view codes would overflow"
     w = np.array([base ** j for j in range(K)], dtype=np.int64)
@@ -105,23 +111,20 @@ def hs(p, q, eps: float) -> float:
 
 def hs_product(p, q, eps: float) -> float:
     """D_{e^eps}(p x p || q x q), exactly: for each first outcome a the inner sum over b is
-    sum_b (p_b - v q_b)_+ with v = e^eps q_a / p_a, a prefix of the outcomes sorted by p_b / q_b."""
-    u = math.exp(eps) if eps < math.inf else math.inf
+    sum_b (p_b - v q_b)_+ with v = e^eps q_a / p_a, a prefix of the outcomes sorted by p_b / q_b
+    (those with p_b / q_b > v)."""
+    u = math.exp(eps)
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(q > 0, p / np.where(q > 0, q, 1), np.inf)
+        r = np.where(q > 0, p / np.where(q > 0, q, 1.0), np.inf)
     order = np.argsort(-r, kind="stable")
-    rs, cp, cq = r[order], np.cumsum(p[order]), np.cumsum(q[order])
-    total = []
-    for a in np.nonzero(p > 0)[0]:
-        v = u * q[a] / p[a] if q[a] > 0 else 0.0
-        if v == math.inf:
-            idx = int(np.sum(rs == np.inf))
-            val = cp[idx - 1] if idx else 0.0
-        else:
-            idx = int(np.sum(rs > v))
-            val = cp[idx - 1] - v * cq[idx - 1] if idx else 0.0
-        total.append(p[a] * max(val, 0.0))
-    return math.fsum(total)
+    neg = -r[order]                      # ascending
+    cp, cq = np.cumsum(p[order]), np.cumsum(q[order])
+    a = np.nonzero(p > 0)[0]
+    v = u * q[a] / p[a]
+    idx = np.searchsorted(neg, -v, side="left")   # the number of b with p_b / q_b > v
+    safe = np.maximum(idx - 1, 0)
+    inner = np.where(idx > 0, cp[safe] - v * np.where(np.isfinite(v), cq[safe], 0.0), 0.0)
+    return math.fsum(p[a] * np.maximum(inner, 0.0))
 
 
 @dataclass
@@ -267,6 +270,7 @@ class Case:
     n: int = 3
     matrix: Optional[list] = None
     deploy: bool = False                 # the case the deployment features run on
+    lower_sub: Optional[tuple] = None    # (x1, None, x0) for D = (x1, x0..), D' = (x0, x0..) where lower_pair is not
 
     def argv(self, tmp_path=None) -> list:
         out = ["--mechanism", self.mechanism]
@@ -345,9 +349,13 @@ def _collision_cases(name, spec):
         if d >= 3 * s:
             ix = {x: i for i, x in enumerate(inputs)}
             pair = tuple(ix[tuple(2 * (c * s + j) for j in range(s))] for c in range(3))
-        out.append(Case(f"{name}-s={s}-d={d}-t={t}-{hm}", name, 1.0,
-                        {"s": s, "d": d, **({"hash_model": hm} if hm != "any" else {})}, mem,
-                        rnd if pair is not None else None, pair, deploy=(s, d, hm) == (1, 2, "any")))
+        c = Case(f"{name}-s={s}-d={d}-t={t}-{hm}", name, 1.0,
+                 {"s": s, "d": d, **({"hash_model": hm} if hm != "any" else {})}, mem,
+                 rnd, pair, deploy=(s, d, hm) == (1, 2, "any"))
+        if rnd is not None and d >= 2 * s:  # x1, x0 on disjoint coordinates (the deployments' pairs)
+            ix = {x: i for i, x in enumerate(inputs)}
+            c.lower_sub = (ix[tuple(2 * j for j in range(s))], None, ix[tuple(2 * (s + j) for j in range(s))])
+        out.append(c)
     return out
 
 
@@ -430,9 +438,10 @@ def profile(member_name: str, n: int, colluders: int = 0, dummies: int = 0, q: f
     only D = (x1, x0, ..., x0) against D' = (x1', x0, ..., x0) (add/remove: D' = D without user 1)."""
     m = MEMBERS[member_name]
     pairs = []
-    if named is not None:
+    if named is not None:  # the named pair of datasets, in both orders
         x1, x1p, x0 = named
-        plan = [((x1, x1p), (x0,) * (n - 1 - colluders), (x0,) * colluders)]
+        plan = [(pr, (x0,) * (n - 1 - colluders), (x0,) * colluders) for pr in ((x1, x1p), (x1p, x1))]
+        plan = plan[:1] if add_remove else plan  # add/remove: D = (x1, x0, ...), D' = D without user 1
     else:
         user1 = sorted({a for a, _ in m.pairs}) if add_remove else None
         plan = [((a, b), hon, col)
@@ -613,3 +622,217 @@ def test_delta_one_round(case, tmp_path):
             pair = named_pair(case, out.get("lower_dataset"))
             if pair is not None:
                 check_lower_delta(lo, profile(lm.name, case.n, named=pair).delta(eps), f"{case.id} {pair} eps={eps}")
+
+
+# --------------------------------------------------------------------------- two rounds (compose)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_compose_two_rounds(case, tmp_path):
+    """T = 2: the view is the product of two independent shuffled views of the same dataset pair."""
+    delta = 1e-2
+    out = run(["compose", "--rounds", "2", "--n", str(case.n), "--delta", repr(delta), *case.argv(tmp_path),
+               "--json"])
+    up = out["epsilon"]
+    for m in case.members:
+        check_upper_eps(up, profile(m.name, case.n), delta, f"{case.id} T=2 member {m.name}", rounds=2)
+    lo = check_lower_reported(out, "epsilon_lower", case.id)
+    if lo is not None:
+        assert lo <= up * (1 + REL) + ABS
+        lm = case.lower_member
+        assert lm is not None, f"{case.id}: a composed lower bound {lo} the harness has no member for"
+        check_lower_eps(lo, profile(lm.name, case.n), delta, f"{case.id} T=2 sup", rounds=2)
+        pair = named_pair(case, out.get("epsilon_lower_note"))
+        if pair is not None:
+            check_lower_eps(lo, profile(lm.name, case.n, named=pair), delta,
+                            f"{case.id} T=2 named {pair} ({out.get('epsilon_lower_note')})", rounds=2)
+
+
+# --------------------------------------------------------------------------- users
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_users(case, tmp_path):
+    """users: the target is the toolkit's own eps_c at n = 3 (so the answer N is at most 3): the
+    truth at N meets the target, and N - 1's proved eps_c is above it (and above the truth there)."""
+    delta = 1e-2
+    argv = case.argv(tmp_path)
+    at3 = run(["epsilon", "--n", "3", "--delta", repr(delta), *argv, "--json"])["epsilon"]
+    if at3 == math.inf:  # no finite target to ask for: users must say why there is no n
+        out = run(["users", "--eps", "0.5", "--delta", repr(delta), *argv, "--json"])
+        assert out["n"] is not None or out.get("reason"), out
+        if out["n"] is not None:
+            for m in case.members:
+                check_upper_eps(0.5, profile(m.name, out["n"]), delta, f"{case.id} users N={out['n']}")
+        return
+    target = at3 * (1 + 1e-6)
+    out = run(["users", "--eps", repr(target), "--delta", repr(delta), *argv, "--json"])
+    N = out["n"]
+    assert N is not None and 1 <= N <= 3, (case.id, target, out)
+    assert out["epsilon_at_n"] <= target * (1 + REL), out
+    for m in case.members:
+        check_upper_eps(target, profile(m.name, N), delta, f"{case.id} users: truth at N = {N} vs target")
+        check_upper_eps(out["epsilon_at_n"], profile(m.name, N), delta, f"{case.id} users: eps at N = {N}")
+    if N > 1:
+        e1 = out["epsilon_at_n_minus_1"]
+        assert e1 is not None and e1 > target, (case.id, out)
+        for m in case.members:
+            check_upper_eps(e1, profile(m.name, N - 1), delta, f"{case.id} users: eps at N - 1 = {N - 1}")
+
+
+# --------------------------------------------------------------------------- deployments (epsilon's options)
+
+FEATURES = {
+    # id: (command-line options, n, profile arguments)
+    "colluders=1": (["--colluders", "1"], 3, {"colluders": 1}),
+    "colluders=2": (["--colluders", "2"], 4, {"colluders": 2}),
+    "dummies=1": (["--dummies", "1"], 3, {"dummies": 1}),
+    "dummies=2": (["--dummies", "2"], 2, {"dummies": 2}),
+    "sampling=0.5": (["--sampling", "0.5"], 3, {"q": 0.5}),
+    "sampling=0.3-add-remove": (["--sampling", "0.3", "--neighbours", "add-remove"], 3,
+                                {"q": 0.3, "add_remove": True}),
+    "reports=2": (["--reports", "2"], 2, {"reports": 2}),
+}
+NMIN = 2
+DEPLOY_IDS = [c.id for c in DEPLOY]
+REFUSED = {"sampling": "--sampling", "reports": "--reports"}
+
+
+def _named_feature(case: Case, text: Optional[str]) -> Optional[tuple]:
+    """(x1, x1', x0) of a deployment lower bound's datasets, from its text."""
+    if case.lower_member is None or not text:
+        return None
+    lp = case.lower_pair
+    sub = case.lower_sub or (((lp[0] if lp[0] != lp[2] else lp[1]), None, lp[2]) if lp else (None,) * 3)
+    if "without user 1" in text or "D' = (x0, x0" in text:
+        mt = NUM.search(text)
+        if mt:
+            a, b, _ = (int(v) for v in mt.groups())
+            off = 0 if 0 in (a, b) else 1
+            return a - off, b - off, b - off
+        return None if sub[0] is None else (sub[0], sub[2], sub[2])
+    return named_pair(case, text)
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+@pytest.mark.parametrize("feature", list(FEATURES))
+@pytest.mark.parametrize("case", DEPLOY, ids=DEPLOY_IDS)
+def test_deployment(case, feature, rounds, tmp_path):
+    """epsilon --colluders / --dummies / --sampling [--neighbours add-remove] / --reports, T = 1 and
+    --rounds 2: upper >= the exact truth of the view the deployment docstring describes."""
+    flags, n, kw = FEATURES[feature]
+    delta = 1e-2
+    argv = ["epsilon", "--n", str(n), "--delta", repr(delta), *case.argv(tmp_path), *flags, "--json"] + \
+        (["--rounds", "2"] if rounds == 2 else [])
+    key = feature.split("=")[0]
+    if case.mechanism == "variation-ratio" and key in REFUSED:
+        with pytest.raises(ValueError, match=REFUSED[key] + ".*variation-ratio"):
+            run(argv)
+        return
+    out = run(argv)
+    up = out["epsilon"]
+    assert isinstance(out.get("statement"), str) and out["statement"], out
+    for m in case.members:
+        check_upper_eps(up, profile(m.name, n, **kw), delta, f"{case.id} {feature} T={rounds} member {m.name}",
+                        rounds=rounds)
+    lo = check_lower_reported(out, "lower_epsilon", f"{case.id} {feature}")
+    if lo is not None:
+        assert lo <= up * (1 + REL) + ABS, out
+        lm = case.lower_member
+        assert lm is not None, f"{case.id}: a lower bound {lo} the harness has no member for"
+        check_lower_eps(lo, profile(lm.name, n, **kw), delta, f"{case.id} {feature} T={rounds} sup", rounds=rounds)
+        pair = _named_feature(case, out.get("lower_dataset"))
+        if pair is not None:
+            check_lower_eps(lo, profile(lm.name, n, named=pair, **kw), delta,
+                            f"{case.id} {feature} T={rounds} named {pair} ({out.get('lower_dataset')})",
+                            rounds=rounds)
+
+
+@pytest.mark.parametrize("feature", ["colluders=1", "dummies=1", "sampling=0.5", "sampling=0.3-add-remove"])
+@pytest.mark.parametrize("case", DEPLOY, ids=DEPLOY_IDS)
+def test_deployment_delta(case, feature, tmp_path):
+    """delta --colluders / --dummies / --sampling [--neighbours add-remove] at a few eps."""
+    flags, n, kw = FEATURES[feature]
+    for eps in (0.2, 0.6):
+        argv = ["delta", "--n", str(n), "--eps", repr(eps), *case.argv(tmp_path), *flags, "--json"]
+        if case.mechanism == "variation-ratio" and feature.startswith("sampling"):
+            with pytest.raises(ValueError, match="--sampling.*variation-ratio"):
+                run(argv)
+            return
+        out = run(argv)
+        for m in case.members:
+            check_upper_delta(out["delta"], profile(m.name, n, **kw).delta(eps),
+                              f"{case.id} delta {feature} eps={eps} member {m.name}")
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+@pytest.mark.parametrize("case", DEPLOY, ids=DEPLOY_IDS)
+def test_deployment_n_min(case, rounds, tmp_path):
+    """--n-min N: the bound holds for every n >= N (checked at n = N..4)."""
+    delta = 1e-2
+    out = run(["epsilon", "--n-min", str(NMIN), "--delta", repr(delta), *case.argv(tmp_path), "--json"]
+              + (["--rounds", "2"] if rounds == 2 else []))
+    assert f">= {NMIN}" in out["statement"], out["statement"]
+    for n in range(NMIN, 5):
+        for m in case.members:
+            check_upper_eps(out["epsilon"], profile(m.name, n), delta, f"{case.id} n-min={NMIN} at n={n} T={rounds}",
+                            rounds=rounds)
+    lo = check_lower_reported(out, "lower_epsilon", f"{case.id} n-min")
+    if lo is not None:
+        check_lower_eps(lo, profile(case.lower_member.name, NMIN), delta, f"{case.id} n-min lower", rounds=rounds)
+
+
+# --------------------------------------------------------------------------- mix (groups of randomizers)
+
+MIXES = {
+    # id: (JSON groups, [(count, member)], shared output labels)
+    "rr@1x2+3rr@2x1": ([{"count": 2, "mechanism": "rr", "eps0": 1.0},
+                        {"count": 1, "mechanism": "krr", "k": 3, "eps0": 2.0}],
+                       [(2, krr_matrix(2, 1.0)), (1, krr_matrix(3, 2.0))], False),
+    "rr@0.5x1+rr@1x2": ([{"count": 1, "mechanism": "rr", "eps0": 0.5},
+                         {"count": 2, "mechanism": "rr", "eps0": 1.0}],
+                        [(1, krr_matrix(2, 0.5)), (2, krr_matrix(2, 1.0))], True),
+}
+
+
+@lru_cache(maxsize=None)
+def mix_profile(mix_id: str) -> Profile:
+    """The differing user in any group (its pair in both orders), every other user any input of
+    its group's domain; reports of different families carry their own labels (a finer view than
+    sharing them), reports of the same family (k-RR with one k) share the outputs."""
+    _, groups, shared = MIXES[mix_id]
+    width = [M.shape[1] for _, M in groups]
+    K = width[0] if shared else sum(width)
+    off = [0] * len(groups) if shared else list(np.cumsum([0] + width[:-1]))
+
+    def row(g, x):
+        r = np.zeros(K)
+        M = groups[g][1]
+        r[off[g]:off[g] + M.shape[1]] = M[x]
+        return r
+
+    pairs = []
+    for g, (count, M) in enumerate(groups):
+        for a, b in itertools.permutations(range(M.shape[0]), 2):
+            others = [list(itertools.combinations_with_replacement(range(Mh.shape[0]), c - (h == g)))
+                      for h, (c, Mh) in enumerate(groups)]
+            for combo in itertools.product(*others):
+                rest = [row(h, x) for h, xs in enumerate(combo) for x in xs]
+                p, q = aligned(view_law([row(g, a)] + rest), view_law([row(g, b)] + rest))
+                pairs.append(((g, a, b, combo), p, q))
+    return Profile(pairs)
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+@pytest.mark.parametrize("mix_id", list(MIXES))
+def test_mix(mix_id, rounds, tmp_path):
+    delta = 1e-2
+    path = tmp_path / "mix.json"
+    path.write_text(json.dumps(MIXES[mix_id][0]))
+    out = run(["epsilon", "--mix", str(path), "--delta", repr(delta), "--json"]
+              + (["--rounds", "2"] if rounds == 2 else []))
+    assert out["n"] == sum(g["count"] for g in MIXES[mix_id][0])
+    check_upper_eps(out["epsilon"], mix_profile(mix_id), delta, f"mix {mix_id} T={rounds}", rounds=rounds)
+    lo = check_lower_reported(out, "lower_epsilon", f"mix {mix_id}")
+    if lo is not None:
+        check_lower_eps(lo, mix_profile(mix_id), delta, f"mix {mix_id} T={rounds} lower", rounds=rounds)
