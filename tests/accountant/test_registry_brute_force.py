@@ -839,3 +839,25 @@ def test_mix(mix_id, rounds, tmp_path):
     lo = check_lower_reported(out, "lower_epsilon", f"mix {mix_id}")
     if lo is not None:
         check_lower_eps(lo, mix_profile(mix_id), delta, f"mix {mix_id} T={rounds} lower", rounds=rounds)
+
+
+def test_truth_agrees_with_the_other_brute_forces():
+    """Two independent enumerations in the test suite give the same truths as this harness:
+    tests/finite_brute.brute_delta (plain view) and tests/accountant/accounting/test_deployments
+    (colluders, dummies uniform over the outputs, substitution and add/remove sampling), k-RR."""
+    from tests.accountant.accounting.test_deployments import truth as dep_truth, truth_add_remove
+    from tests.finite_brute import brute_delta
+
+    for k, eps0 in ((2, 1.0), (3, 1.0)):
+        name = f"agree-krr{k}@{eps0}"
+        MEMBERS[name] = Member(name, krr_matrix(k, eps0))
+        for eps in (0.05, 0.4):
+            for n in (2, 3):
+                assert profile(name, n).delta(eps) == pytest.approx(brute_delta(krr_matrix(k, eps0), n, eps), abs=1e-13)
+            assert profile(name, 3, colluders=1).delta(eps) == pytest.approx(
+                dep_truth(k, eps0, 3, eps, colluders=1), abs=1e-13)
+            assert profile(name, 2, dummies=1).delta(eps) == pytest.approx(
+                dep_truth(k, eps0, 2, eps, dummies=1), abs=1e-13)
+            assert profile(name, 3, q=0.5).delta(eps) == pytest.approx(dep_truth(k, eps0, 3, eps, q=0.5), abs=1e-13)
+            assert profile(name, 3, q=0.3, add_remove=True).delta(eps) == pytest.approx(
+                truth_add_remove(k, eps0, 3, eps, 0.3), abs=1e-13)
