@@ -31,6 +31,13 @@ and the hockey-stick divergence is unchanged (data processing in both directions
 inputs, so with dummies every row is kept.
 
 Tolerances: upper >= truth (1 - 1e-9) - 1e-12 and truth >= lower (1 - 1e-9) - 1e-12.
+
+Failing on this branch when written (each a toolkit defect, reproduced in the test's message):
+``--sampling --neighbours add-remove`` one round answers eps0 where the truth is inf (the count of
+reports is seen); ``compose``, and ``epsilon --rounds 2`` with --colluders / --dummies / --n-min,
+ignore ``--g`` of olh (they answer for the default g); ``epsilon --rounds 2`` with those options and
+variation-ratio raises "p is required"; ``users`` ignores --g and --hash-model and raises "beta is
+required" for variation-ratio.
 """
 from __future__ import annotations
 
