@@ -268,6 +268,8 @@ NAME_LITERALS = {
                                         "names the registry does not hold yet",
     "mechanisms.planning.plan:MECHANISMS": "as ORACLES",
     "mechanisms.planning.plan:MECHANISM_LABELS": "as ORACLES",
+    "mechanisms.planning.screen:MAX_S": "the planner's largest s of each hashed mechanism (its t rule "
+                                        "within T_MAX): with the planner's names",
     "mechanisms.evaluation.simulate:OWN_MECHANISMS": "the simulators of the mechanisms package, not "
                                                      "accounting names",
     "app.common:K_HELP": "the pages' help of k per mechanism: to move onto the registry's options",
