@@ -42,7 +42,8 @@ def add_compose_parser(sub) -> None:
                         "inputs on pairwise disjoint s-sets of [d], which needs d >= 3s (the upper bound "
                         "does not depend on d)")
     add_matrix_option(p)
-    add_catalogue_options(p, with_g=True)
+    add_catalogue_options(p, with_g=True, g_help="olh: hash range g >= 2 (default round(e^eps0) + 1); "
+                          "finite --catalogue local-hashing: its hash range")
     p_max = VR_P_MAX
     for o, lo, hi, what in (("p", 1.0, p_max, "ratio p > 1 of the two differing inputs' outputs "
                              "(eps0 = ln p)"),
@@ -132,6 +133,12 @@ def run_compose(args: argparse.Namespace) -> dict:
         if getattr(args, "hash_model", "any") != "any":
             raise ValueError("--hash-model applies to --rounds/--n/--eps0; a schedule gives "
                              "\"hash_model\" per round")
+        given = [f"--{o}" for o in ("s", "t", "k", "g") if getattr(args, o, None) is not None]
+        if args.mechanism != "generic":
+            given.insert(0, "--mechanism")
+        if given:
+            raise ValueError(f"{'/'.join(given)}: not with --schedule (they apply to --rounds/--n/--eps0; "
+                             "a schedule gives the mechanism and its fields per round)")
         specs = read_schedule(args.schedule)
         res = compose_schedule(specs, args.delta, args.step)
     elif args.mechanism == "finite":  # checked by check_applicable: a matrix or a catalogue member
@@ -157,10 +164,10 @@ def run_compose(args: argparse.Namespace) -> dict:
         try:
             spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k,
                              args.p, args.beta, args.q, hash_model=getattr(args, "hash_model", "any"),
-                             d=getattr(args, "d", None))
+                             d=getattr(args, "d", None), g=getattr(args, "g", None))
         except ValueError as exc:
             msg = str(exc).replace("hash_model '", "--hash-model '")
-            raise ValueError(f"--{msg}" if vr and msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d")
+            raise ValueError(f"--{msg}" if msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d", "g")
                              else msg) from None
         specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)
@@ -169,9 +176,20 @@ def run_compose(args: argparse.Namespace) -> dict:
     finite = [s.randomizer.describe() for s in dict.fromkeys(specs) if s.mechanism == "finite"]
     sources = {round_source(s.mechanism, s.hash_model, s.randomizer is None or s.randomizer.pure)
                for s in specs}
-    return {**res.as_dict(), **({"finite": finite} if finite else {}),
+    return {**res.as_dict(), **({"finite": finite} if finite else {}), "round": _round_fields(specs),
             "epsilon_estimate_of_bound_note": ESTIMATE_OF_BOUND,
             "hash_model": models[0] if len(models) == 1 else models, "profile": "; ".join(sorted(sources))}
+
+
+def _round_fields(specs: list):
+    """The parameters of the composed round (None for a schedule of different rounds): what
+    was computed, so that the output differs when they do."""
+    kinds = list(dict.fromkeys(specs))
+    if len(kinds) != 1 or kinds[0].mechanism == "finite":
+        return None
+    s = kinds[0]
+    return {"n": s.n, "eps0": s.eps0, "mechanism": s.mechanism, "s": s.s, "t": s.t, "k": s.k, "d": s.d,
+            "g": s.params().g if s.mechanism == "olh" else None, "p": s.p, "beta": s.beta, "q": s.q}
 
 
 _SOURCE = {"pld": "PLD", "naive": "naive composition, below the PLD total",
