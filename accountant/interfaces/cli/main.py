@@ -143,6 +143,8 @@ def _human(command: str, out: dict) -> str:
         return f"wrote {out['rows']} rows to {' and '.join(out['paths'])}{extra}"
     if command == "users":  # (before the mechanism's line: the users result has no k, s, t)
         tail = f"\n  randomizer: {out['randomizer']}" if out.get("randomizer") else ""
+        if out.get("hash_model") == "random":
+            tail += f"\n  assumption: {out['assumption']} (--hash-model random)"
         if out["n"] is None:
             return out["reason"] + tail
         return (f"n = {out['n']} users: eps_c <= {_up(out['epsilon_at_n'])} ({out['bound_at_n']}) <= {out['epsilon']:g}"

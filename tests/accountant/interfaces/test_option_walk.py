@@ -29,7 +29,7 @@ from tests.paths import REPO_ROOT
 MATRIX = os.path.join(REPO_ROOT, "docs", "examples", "three-way.json")
 TMP = "{tmp}"  # replaced by the session's temporary folder
 
-# the randomizer options of `python -m accountant` per mechanism (cheap: n = 1000 below)
+# the randomizer options of `python -m accountant` per mechanism (cheap bases: n of 200 to 1000)
 ACC_MECH = {
     "generic": ["--eps0", "1"],
     "collision": ["--eps0", "1", "--s", "2"],
@@ -84,6 +84,8 @@ VALUES = {
     "--mechanisms": "coco", "--postprocess": "simplex", "--data": "uniform", "--bound": "paper",
 }
 CMD_VALUES = {
+    ("epsilon", "--n"): "300", ("compare", "--n"): "300", ("delta", "--n"): "300",
+    ("local-epsilon", "--n"): "300",
     ("table", "--s"): "2,3", ("table", "--k"): "4,5", ("table", "--eps0"): "0.5,1",
     ("table", "--n"): "1000,2000", ("table", "--delta"): "1e-6,1e-5",
     ("figure", "--n"): "2000", ("figure", "--s"): "3", ("figure", "--eps0"): "1:2:3",

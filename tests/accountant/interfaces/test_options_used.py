@@ -119,3 +119,11 @@ def test_epsilon_deployment_rounds_use_the_randomizer():
     assert a["epsilon"] != b["epsilon"] and (a["g"], b["g"]) == (2, 4)
     vr = run(base + ["--mechanism", "variation-ratio", "--p", "2.7", "--beta", "0.3"])
     assert vr["p"] == 2.7 and vr["epsilon"] > 0
+
+
+def test_users_text_says_the_hash_assumption(capsys):
+    argv = ["users", "--eps0", "2", "--eps", "1.5", "--delta", "1e-6", "--mechanism", "olh", "--k", "4"]
+    assert main(argv + ["--hash-model", "random"]) == 0
+    assert "assumption: each report's hash is a uniformly random function" in capsys.readouterr().out
+    assert main(argv) == 0
+    assert "assumption" not in capsys.readouterr().out
