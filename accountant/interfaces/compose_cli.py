@@ -56,7 +56,8 @@ def add_compose_parser(sub) -> None:
                    help="collision, coco, olh: 'any' (default, every hash family) or 'random' (each round's "
                         "profile proved assuming each report's hash is a uniformly random function)")
     p.add_argument("--schedule", default=None,
-                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, d?, repeat?, hash_model?} "
+                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, d?, g? (olh), repeat?, "
+                        "hash_model?} "
                         "(variation-ratio: {n, mechanism, p, beta, q?, repeat?}; finite: {n, mechanism, "
                         "matrix: FILE (relative to the schedule), repeat?} or {n, mechanism, catalogue, k, "
                         "eps0, size?, g?, repeat?})")
