@@ -98,7 +98,10 @@ _COMPOSED_NAMES = {"pld": "composed PLD (pessimistic)",
 
 def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "generic",
               rounds: int = 1, s: Optional[int] = None, t: Optional[int] = None,
-              k: Optional[int] = None, n_max: int = L.MAX_N, randomizer=None) -> MinUsers:
+              k: Optional[int] = None, n_max: int = L.MAX_N, randomizer=None, *,
+              d: Optional[int] = None, g: Optional[int] = None, p: Optional[float] = None,
+              beta: Optional[float] = None, q: Optional[float] = None,
+              hash_model: str = "any") -> MinUsers:
     """The smallest n (1 <= n <= ``n_max``) whose proved eps_c meets (``epsilon``, ``delta``).
 
     Bad input raises ``ValueError`` naming the parameter before any work.  An unreachable
@@ -113,20 +116,26 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
 
     ``randomizer``: a :class:`accountant.FiniteRandomizer` (then ``mechanism`` is ``"finite"``,
     ``eps0`` is None or the matrix's own, and several rounds search the composed PLD from the
-    one-round answer).
+    one-round answer).  ``d``, ``g``, ``p``, ``beta``, ``q`` and ``hash_model`` are the
+    options of :func:`accountant.make_params` (variation-ratio: ``eps0`` None and p, beta, q;
+    ``hash_model="random"``: the random-hash proved bound of collision, coco and olh).
     """
     if randomizer is not None or mechanism == "finite":
         from accountant.core.finite import FiniteRandomizer
 
         if not isinstance(randomizer, FiniteRandomizer):
             raise ValueError("randomizer: mechanism 'finite' needs randomizer=FiniteRandomizer(...)")
-        if mechanism not in ("finite", "generic") or any(v is not None for v in (s, t, k)):
-            raise ValueError("randomizer: give no mechanism, s, t or k with a matrix (it is the randomizer)")
+        if mechanism not in ("finite", "generic") or any(v is not None for v in (s, t, k, d, g, p, beta, q)) \
+                or hash_model != "any":
+            raise ValueError("randomizer: give no mechanism, s, t, k, d, g, p, beta, q or hash_model with a "
+                             "matrix (it is the randomizer)")
         if eps0 is not None and eps0 != randomizer.eps0:
             raise ValueError(f"eps0: the matrix fixes eps0 = {randomizer.eps0:.10g}, got {eps0!r}")
         params, eps0, mechanism = randomizer, randomizer.eps0, "finite"
     else:
-        params = make_params(mechanism, eps0, s=s, t=t, k=k)
+        params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d, g=g, p=p, beta=beta, q=q,
+                             hash_model=hash_model)
+        eps0 = params.eps0  # variation-ratio: ln p
     epsilon = L.check_float("epsilon", epsilon, 0.0, L.EPS_MAX, lo_open=True)
     delta = validate_delta(delta)
     rounds = L.check_rounds(rounds)
@@ -137,7 +146,8 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
         def spec_of(n: int):
             if mechanism == "finite":
                 return RoundSpec(n, None, "finite", randomizer=params)
-            return RoundSpec(n, eps0, mechanism, s=s, t=t, k=k)
+            return RoundSpec(n, None if mechanism == "variation-ratio" else eps0, mechanism, s=s, t=t,
+                             k=k, p=p, beta=beta, q=q, hash_model=hash_model, d=d, g=g)
     else:
         spec_of = None
 

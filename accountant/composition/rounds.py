@@ -38,7 +38,7 @@ class RoundSpec:
     t : int, optional
         Output size (collision, coco; default: the mechanism's rule).
     k : int, optional
-        Domain size (>= 2) for krr, olh and oue (olh with its default g).
+        Domain size (>= 2) for krr, olh and oue.
     p, beta, q : float, optional
         ``variation-ratio`` only: Wang et al.'s parameters (:class:`accountant.VariationRatioParams`;
         default q = p); its round composes the clone pair with ratio p and mixing 1/q.
@@ -53,6 +53,8 @@ class RoundSpec:
         Dimension (collision, coco only; d >= s, validated by ``make_params``): the upper bound
         does not depend on it; the certified lower bound's datasets (three inputs on pairwise
         disjoint s-sets of [d]) need d >= 3s (:func:`accountant.bounds.laws.lower.needs_d_reason`).
+    g : int, optional
+        olh only: the hash range g >= 2 (default ``round(e^eps0) + 1``, :class:`accountant.OLHParams`).
 
     Examples
     --------
@@ -75,6 +77,7 @@ class RoundSpec:
     hash_model: str = field(default="any", repr=False)
     randomizer: Optional[FiniteRandomizer] = field(default=None, repr=False)
     d: Optional[int] = field(default=None, repr=False)
+    g: Optional[int] = field(default=None, repr=False)
 
     @classmethod
     def finite(cls, randomizer: FiniteRandomizer, n: int) -> "RoundSpec":
@@ -103,6 +106,9 @@ class RoundSpec:
         if self.d is not None and self.mechanism not in ("collision", "coco"):
             raise ValueError(f"d does not apply to mechanism '{self.mechanism}' (the dimension of "
                              "collision and coco rounds)")
+        if self.g is not None and self.mechanism != "olh":
+            raise ValueError(f"g does not apply to mechanism '{self.mechanism}' (the hash range of "
+                             "olh rounds)")
         if self.mechanism == "finite":
             self._set_finite()
             return
@@ -121,8 +127,8 @@ class RoundSpec:
         if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)
                                                        or not isinstance(self.k, int) or self.k < 2):
             raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
-        if self.mechanism in ("olh", "oue"):
-            make_params(self.mechanism, self.eps0, k=self.k)  # validates k (olh: g = round(e^eps0) + 1)
+        if self.mechanism in ("olh", "oue"):  # validates k (and olh's g: default round(e^eps0) + 1)
+            make_params(self.mechanism, self.eps0, k=self.k, g=self.g)
 
     def _set_finite(self) -> None:
         """The matrix is the randomizer: no s, t, k, p, beta, q; eps0 is the matrix's."""
@@ -167,7 +173,7 @@ class RoundSpec:
         if self.mechanism == "variation-ratio":
             return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
         return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k, d=self.d,
-                           hash_model=self.hash_model)
+                           g=self.g, hash_model=self.hash_model)
 
 
 def round_source(mechanism: str, hash_model: str = "any", pure: bool = True) -> str:
@@ -237,8 +243,8 @@ def _finite_round(r: dict, base: Optional[str], loaded: dict) -> FiniteRandomize
 
 
 def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
-    """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, d?, repeat?}
-    (a ``variation-ratio`` round: {n, mechanism, p, beta, q?, repeat?}, no eps0; a ``finite``
+    """Round specs from a JSON list of objects {n, eps0, mechanism?, s?, t?, k?, d?, g?, repeat?}
+    (``g``: olh rounds' hash range; a ``variation-ratio`` round: {n, mechanism, p, beta, q?, repeat?}, no eps0; a ``finite``
     round: {n, mechanism, matrix, repeat?} with ``matrix`` a file name relative to ``base``, or
     {n, mechanism, catalogue, k, eps0, size?, g?, repeat?} with a name of
     :data:`accountant.core.catalogue.CATALOGUE`).
@@ -284,7 +290,7 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
         if not isinstance(r, dict):
             raise ValueError(f"round {i}: expected an object, got {type(r).__name__}")
         fin = r.get("mechanism") == "finite"
-        extra = set(r) - allowed - (finite_only if fin else set())
+        extra = set(r) - allowed - (finite_only if fin else {"g"} if r.get("mechanism") == "olh" else set())
         if extra:
             raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}"
                              + (" (a field of mechanism 'finite')" if extra & finite_only else ""))
@@ -312,7 +318,7 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
         for f in ("n", "p", "beta") if vr else ("n", "eps0"):
             if f not in r:
                 raise ValueError(f"round {i}: missing field {f!r}")
-        for f in ("n", "s", "t", "k", "d", "repeat"):
+        for f in ("n", "s", "t", "k", "d", "g", "repeat"):
             v = r.get(f)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
                                   or (isinstance(v, float) and not v.is_integer())):
@@ -326,7 +332,7 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
             n = check_n(r["n"], "field 'n'")
             eps0 = None if vr else check_eps0(r["eps0"], "field 'eps0'")
             ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
-                    for f in ("s", "t", "k", "d")}
+                    for f in ("s", "t", "k", "d", "g")}
             fval = {f: r.get(f) for f in VR_FIELDS}
             spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival, **fval,
                              hash_model=r.get("hash_model", "any"))

@@ -44,7 +44,8 @@ def add_compose_parser(sub) -> None:
                         "inputs on pairwise disjoint s-sets of [d], which needs d >= 3s (the upper bound "
                         "does not depend on d)")
     add_matrix_option(p)
-    add_catalogue_options(p, with_g=True)
+    add_catalogue_options(p, with_g=True, g_help="olh: hash range g >= 2 (default round(e^eps0) + 1); "
+                          "finite --catalogue local-hashing: its hash range")
     p_max = VR_P_MAX
     for o, lo, hi, what in (("p", 1.0, p_max, "ratio p > 1 of the two differing inputs' outputs "
                              "(eps0 = ln p)"),
@@ -57,7 +58,8 @@ def add_compose_parser(sub) -> None:
                    help="collision, coco, olh: 'any' (default, every hash family) or 'random' (each round's "
                         "profile proved assuming each report's hash is a uniformly random function)")
     p.add_argument("--schedule", default=None,
-                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, d?, repeat?, hash_model?} "
+                   help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, d?, g? (olh), repeat?, "
+                        "hash_model?} "
                         "(variation-ratio: {n, mechanism, p, beta, q?, repeat?}; finite: {n, mechanism, "
                         "matrix: FILE (relative to the schedule), repeat?} or {n, mechanism, catalogue, k, "
                         "eps0, size?, g?, repeat?})")
@@ -134,6 +136,12 @@ def run_compose(args: argparse.Namespace) -> dict:
         if getattr(args, "hash_model", "any") != "any":
             raise ValueError("--hash-model applies to --rounds/--n/--eps0; a schedule gives "
                              "\"hash_model\" per round")
+        given = [f"--{o}" for o in ("s", "t", "k", "g") if getattr(args, o, None) is not None]
+        if args.mechanism != "generic":
+            given.insert(0, "--mechanism")
+        if given:
+            raise ValueError(f"{'/'.join(given)}: not with --schedule (they apply to --rounds/--n/--eps0; "
+                             "a schedule gives the mechanism and its fields per round)")
         specs = read_schedule(args.schedule)
         res = compose_schedule(specs, args.delta, args.step)
     elif args.mechanism == "finite":  # checked by check_applicable: a matrix or a catalogue member
@@ -159,10 +167,10 @@ def run_compose(args: argparse.Namespace) -> dict:
         try:
             spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k,
                              args.p, args.beta, args.q, hash_model=getattr(args, "hash_model", "any"),
-                             d=getattr(args, "d", None))
+                             d=getattr(args, "d", None), g=getattr(args, "g", None))
         except ValueError as exc:
             msg = str(exc).replace("hash_model '", "--hash-model '")
-            raise ValueError(f"--{msg}" if vr and msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d")
+            raise ValueError(f"--{msg}" if msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d", "g")
                              else msg) from None
         specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)
@@ -172,6 +180,7 @@ def run_compose(args: argparse.Namespace) -> dict:
     sources = {round_source(s.mechanism, s.hash_model, s.randomizer is None or s.randomizer.pure)
                for s in specs}
     return {**res.as_dict(), **({"finite": finite} if finite else {}), **_users_epsilon(specs, args),
+            "round": _round_fields(specs),
             "epsilon_estimate_of_bound_note": ESTIMATE_OF_BOUND,
             "hash_model": models[0] if len(models) == 1 else models, "profile": "; ".join(sorted(sources))}
 
@@ -179,18 +188,26 @@ def run_compose(args: argparse.Namespace) -> dict:
 def _users_epsilon(specs: list, args) -> dict:
     """Identical rounds: the composition ``users --rounds`` inverts
     (:func:`accountant.composition.compose.composed_upper`), so that its answer n is confirmed
-    here (``users_epsilon`` <= the target at n, above it at n - 1); nothing for rounds that
-    ``users`` does not take (a schedule, variation-ratio, the random hash model)."""
-    if args.schedule is not None or specs[0].mechanism == "variation-ratio" or specs[0].hash_model != "any":
+    here (``users_epsilon`` <= the target at n, above it at n - 1); nothing for a schedule
+    (``users`` composes identical rounds)."""
+    if args.schedule is not None:
         return {}
     from accountant.accounting.batch_size import composed_name
 
-    from dataclasses import replace
-
-    spec = replace(specs[0], d=None) if specs[0].d is not None else specs[0]  # users takes no --d
-    eps, source = composed_upper(spec, args.rounds, args.delta)
+    eps, source = composed_upper(specs[0], args.rounds, args.delta)
     return {"users_epsilon": eps, "users_epsilon_source": composed_name(source),
             "users_epsilon_note": USERS_EPSILON_NOTE}
+
+
+def _round_fields(specs: list):
+    """The parameters of the composed round (None for a schedule of different rounds): what
+    was computed, so that the output differs when they do."""
+    kinds = list(dict.fromkeys(specs))
+    if len(kinds) != 1 or kinds[0].mechanism == "finite":
+        return None
+    s = kinds[0]
+    return {"n": s.n, "eps0": s.eps0, "mechanism": s.mechanism, "s": s.s, "t": s.t, "k": s.k, "d": s.d,
+            "g": s.params().g if s.mechanism == "olh" else None, "p": s.p, "beta": s.beta, "q": s.q}
 
 
 _SOURCE = {"pld": "PLD", "naive": "naive composition, below the PLD total",

@@ -460,4 +460,14 @@ def _run(args) -> int:
                 print(f"wrote {len(res['rows'])} rows to {args.out}{note}")
     except MechanismUnavailableError as exc:
         raise ValueError(str(exc)) from None
+    except ValueError as exc:
+        raise _named(exc, args) from None
     return 0
+
+
+def _named(exc: ValueError, args) -> ValueError:
+    """A library message about a parameter ('t must be ...', 'b must be ...') names its option
+    ('--t must be ...')."""
+    msg = str(exc)
+    head = msg.split(" ", 1)[0].rstrip(":")
+    return ValueError("--" + msg) if head in vars(args) and head != "command" else exc

@@ -51,9 +51,10 @@ def add_matrix_option(p: argparse.ArgumentParser) -> None:
                         "[...]}; .csv without a header; .npy); eps0 is computed from it (docs/finite.md)")
 
 
-def add_catalogue_options(p: argparse.ArgumentParser, with_g: bool = False) -> None:
+def add_catalogue_options(p: argparse.ArgumentParser, with_g: bool = False, g_help: str = "") -> None:
     """--catalogue NAME and --size of --mechanism finite (a named matrix of
-    accountant.core.catalogue, with --k inputs at --eps0; local hashing takes --g)."""
+    accountant.core.catalogue, with --k inputs at --eps0; local hashing takes --g, whose help
+    ``g_help`` replaces where --g is olh's too)."""
     from accountant.core.catalogue import CATALOGUE
 
     p.add_argument("--catalogue", default=None, choices=sorted(CATALOGUE),
@@ -63,7 +64,8 @@ def add_catalogue_options(p: argparse.ArgumentParser, with_g: bool = False) -> N
                    help="finite --catalogue subset-selection: the subset size (default ceil(k / (e^eps0 + 1)))")
     if with_g:
         p.add_argument("--g", type=int_arg("--g", 2, T_MAX), default=None,
-                       help="finite --catalogue local-hashing: hash range g >= 2 (default round(e^eps0) + 1)")
+                       help=g_help or "finite --catalogue local-hashing: hash range g >= 2 (default "
+                                      "round(e^eps0) + 1)")
 
 
 def add_mechanism_options(p: argparse.ArgumentParser) -> None:

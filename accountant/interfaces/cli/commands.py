@@ -19,9 +19,9 @@ def bib_command(args) -> dict:
     out = {"command": "bib", "m": args.m, "s": args.s, "k": args.k, "n": args.n}
     if args.target_eps is not None:
         if args.p is not None or args.rho is not None:
-            raise ValueError("target-eps: give no --p/--rho (rho is what is computed)")
+            raise ValueError("--target-eps: give no --p/--rho (rho is what is computed)")
         if args.delta is None or args.eps is not None:
-            raise ValueError("target-eps needs --delta and no --eps")
+            raise ValueError("--target-eps needs --delta and no --eps")
         res = bib.bib_rho_for(args.target_eps, args.delta, args.m, args.s, args.k, args.n,
                               rtol=args.rtol if args.rtol is not None else 1e-6)
         pr = bib.paper_rho(args.target_eps, args.delta, args.m, args.s, args.k, args.n)
@@ -249,7 +249,10 @@ def delta_command(args) -> dict:
                    **kind_label("clone", params.name).as_json(),
                    note="only the clone pair is evaluated with --method mpmath/arb")
         return out
-    acc = ShuffleAccountant(params, args.n, bound=args.bound)
+    try:
+        acc = ShuffleAccountant(params, args.n, bound=args.bound)
+    except ValueError as exc:
+        raise ValueError(f"--bound: {exc}") from None
     rep = acc.delta_result(args.eps)
     log_d = math.log(rep.delta) if rep.delta > 0 else -math.inf
     if rep.delta < 1e-300:

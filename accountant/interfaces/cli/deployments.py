@@ -30,9 +30,10 @@ def add_options(p: argparse.ArgumentParser, delta: bool = False) -> None:
     p.add_argument("--neighbours", default=None, choices=("substitute", "add-remove"),
                    help="with --sampling: the neighbouring relation (default substitute)")
     if not delta:
-        p.add_argument("--rounds", type=int_arg("--rounds", 1, 100_000), default=None,
+        p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=None,
                        help="with --sampling, --colluders, --dummies, --n-min, --reports or --mix: rounds T (a "
-                            "fresh sample, fresh reports and dummies each round; PLD composition)")
+                            "fresh sample, fresh reports and dummies each round; PLD composition; at most "
+                            f"{L.MAX_ROUNDS:,})")
         p.add_argument("--reports", type=int_arg("--reports", 1, 1000), default=None,
                        help="r reports per user, each an independent eps0-LDP randomisation, all shuffled together")
         p.add_argument("--mix", default=None, metavar="FILE",
@@ -137,6 +138,7 @@ def run(args, params) -> dict:
            "sampling": args.sampling, "neighbours": args.neighbours or ("substitute" if args.sampling else None),
            "rounds": args.rounds}
     out["reports"] = getattr(args, "reports", None)
+    out.update(_randomizer_fields(params))
     if out["reports"] is not None:
         from accountant.accounting import deployment_groups as G
 
@@ -154,8 +156,9 @@ def run(args, params) -> dict:
         from accountant.composition.rounds import RoundSpec
 
         spec = RoundSpec.finite(params, n) if params.name == "finite" else \
-            RoundSpec(n, args.eps0, args.mechanism, args.s, args.t, args.k,
-                      hash_model=getattr(args, "hash_model", None) or "any", d=getattr(args, "d", None))
+            RoundSpec(n, args.eps0, args.mechanism, args.s, args.t, args.k, args.p, args.beta, args.q,
+                      hash_model=getattr(args, "hash_model", None) or "any", d=getattr(args, "d", None),
+                      g=getattr(args, "g", None))
         r = D.deployment_rounds_epsilon(spec, args.rounds, args.delta, colluders=args.colluders or 0,
                                         dummies=args.dummies or 0, n_min=args.n_min is not None)
     else:
@@ -164,6 +167,14 @@ def run(args, params) -> dict:
     out.update(epsilon=r.epsilon, achieved_delta=r.achieved_delta, bound=r.bound,
                effective_n=r.effective_n, statement=r.statement, certified=True, **_lower_out(r))
     return out
+
+
+def _randomizer_fields(params) -> dict:
+    """The randomizer's parameters (s, t, k, d, g, p, beta, q, hash model; a matrix's
+    description) as computed with, beside the deployment's."""
+    from accountant.interfaces.cli.commands import describe
+
+    return {k: v for k, v in describe(params, 0).items() if k not in ("mechanism", "n", "eps0")}
 
 
 def human(out: dict) -> str:
@@ -226,5 +237,5 @@ def run_delta(args, params) -> dict:
         d = ShuffleAccountant(params, eff).get_delta(args.eps)
         st = (f"the proved bound at n - colluders + dummies = {eff} users (colluders' reports are independent "
               "side information; dummies are the randomizer's output on data-independent inputs)")
-    out.update(delta=d, effective_n=eff, statement=st, certified=True)
+    out.update(delta=d, effective_n=eff, statement=st, certified=True, **_randomizer_fields(params))
     return out

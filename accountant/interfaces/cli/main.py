@@ -35,8 +35,12 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
             R = params_from_args(args, args.eps0)
             return {**min_users(None, args.eps, args.delta, rounds=args.rounds, randomizer=R).as_dict(),
                     "randomizer": R.describe()}
-        return min_users(args.eps0, args.eps, args.delta, args.mechanism, args.rounds, s=args.s, t=args.t,
-                         k=args.k).as_dict()
+        params = params_from_args(args, args.eps0)  # every option of the randomizer, checked
+        res = min_users(args.eps0, args.eps, args.delta, args.mechanism, args.rounds, s=args.s, t=args.t,
+                        k=args.k, d=args.d, g=args.g, p=args.p, beta=args.beta, q=args.q,
+                        hash_model=args.hash_model)
+        used = {k: v for k, v in describe(params, 0).items() if k not in ("mechanism", "n", "eps0")}
+        return {**res.as_dict(), **used}
     if args.command == "compose":
         from accountant.interfaces.compose_cli import run_compose
 
@@ -139,6 +143,8 @@ def _human(command: str, out: dict) -> str:
         return f"wrote {out['rows']} rows to {' and '.join(out['paths'])}{extra}"
     if command == "users":  # (before the mechanism's line: the users result has no k, s, t)
         tail = f"\n  randomizer: {out['randomizer']}" if out.get("randomizer") else ""
+        if out.get("hash_model") == "random":
+            tail += f"\n  assumption: {out['assumption']} (--hash-model random)"
         if out["n"] is None:
             return out["reason"] + tail
         return (f"n = {out['n']} users: eps_c <= {_met(out['epsilon_at_n'], out['epsilon'], 10, out['bound_at_n'])}"
