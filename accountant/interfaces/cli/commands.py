@@ -379,6 +379,9 @@ def check_applicable(args) -> None:
         _check_finite(args)
         return
     if args.command in ("table", "figure"):
+        if getattr(args, "g", None) is not None:  # the catalogue's local hashing only
+            raise ValueError(f"--g: {args.command} takes it with --mechanism finite --catalogue local-hashing "
+                             "only (an olh grid's g follows each eps0: round(e^eps0) + 1)")
         return
     if args.command == "bib":
         per_user = args.rho if args.rho is not None else (args.p or 0.0)

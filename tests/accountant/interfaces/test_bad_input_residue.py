@@ -10,7 +10,6 @@ import math
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -212,9 +211,8 @@ def test_long_choices_are_cut_on_the_mechanisms_command_line():
 # --- 9: --mix files ----------------------------------------------------------------------------
 
 def test_mix_reads_at_most_its_limit(capsys):
-    t0 = time.monotonic()
+    # /dev/zero has no end: the answer at all, and its message, show it was read only to the limit
     err = one_line(*run(capsys, "epsilon", "--mix", "/dev/zero", "--delta", "1e-6"))
-    assert time.monotonic() - t0 < 10
     assert err.startswith("error: --mix:") and f"limit of {L.MAX_SCHEDULE_BYTES:,} bytes" in err
 
 
