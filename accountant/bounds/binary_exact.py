@@ -22,7 +22,7 @@ from typing import Optional
 
 from accountant.engines.two_input import blanket_range_upper, dataset_delta, range_upper, sum_delta
 
-# largest n of exact_epsilon: measured (2 shared cores, 2026-11-27) 0.2-0.6 s at n = 1e3, 0.7-3 s
+# largest n of exact_epsilon: on 2 shared cores 0.2-0.6 s at n = 1e3, 0.7-3 s
 # at 1e4 (window sums); above 1e4 the FFT search, 0.6-2.1 CPU s at 1e5 (the window sums took 2-30
 # s there and 60-130 s at 1e6; one window-sum evaluation costs 20 s at n = 1e10)
 EXACT_MAX_N = 100_000
@@ -193,7 +193,7 @@ LARGE_HEADLINE_MAX_N = 10**6
 LARGE_WORK = 150_000
 # the registry's bracket stops at this relative width (a 1% bracket costs 40-60 nodes, 0.2-0.3 s
 # at n = 1e5-1e6; 0.1% costs 5x that, which a chart of 25 points on the Amplification page
-# pays 25 times: 31 s instead of 2 s at n = 1e5, measured 2026-11-27 at load 8);
+# pays 25 times: 31 s instead of 2 s at n = 1e5 at load 8);
 # ``bracket_epsilon`` itself goes to 1e-6 where its budget allows
 LARGE_REGISTRY_RTOL = 1e-2
 # the relative widths tried by ``bracket_epsilon``, loosest first

@@ -287,7 +287,7 @@ def half_tail_ratio(k, m) -> np.ndarray:
     double (~1e-15 relative, measured against mpmath up to m = 5e8), where the divergence
     formula amplifies errors in R by up to ~4 z^2; nearer the centre (z < 2, where that
     amplification is below 16) from SciPy's Boost survival function (incomplete beta) and
-    Loader's pmf: measured against a 30-digit direct sum (2026-11-25) at most 7e-13 for
+    Loader's pmf: against a 30-digit direct sum at most 7e-13 for
     m <= 1e8 and z in [1, 2.5], ~1e-12 at m ~ 1e9 and <= 7e-14 for m <= 1e6; times 16,
     far inside the engines' float margins (``FLOAT_REL_ERROR`` = 1e-10, growing like
     sqrt(n)/1e3 from n = 1e6).  The continued fraction needs ~1/z^2 as many iterations

@@ -322,7 +322,7 @@ def _k_bins(n: int, E: float, a: float, z: float, k_bin_fraction: float,
 
 
 def full_work(pat: PatternLaw, n: int, target: float, coarse: bool = False) -> float:
-    """Estimated seconds of one evaluation (fitted on this machine, 2 cores, 2026-11-25, within a
+    """Estimated seconds of one evaluation (fitted on a 2-core machine, within a
     factor 2 on 14 points from n = 100 to 1e9 and targets 1e-6 to 1e-84: 0.2 ms a K-bin,
     150 ns a pmf point, 0.12 ns a convolution product), inf beyond ``MAX_WINDOW``: the cost
     rule of :func:`full_lower_delta`."""

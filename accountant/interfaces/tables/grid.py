@@ -147,11 +147,11 @@ def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[f
     return pts
 
 
-# a cost model of one row on this class of machine (2 cores; measured 2026-11-25 with the
+# a cost model of one row on this class of machine (2 cores; with the
 # paper's bounds and with every bound: 1.6-6.9 s a row at delta = 1e-300, n = 1e4-1e5;
 # 0.05-0.3 s a row at delta = 1e-6): an upper estimate that places a budget, not a promise
 DEEP_DELTA = 1e-100
-SECONDS_PER_DEEP_ROW = 15.0  # one Table row at delta = 1e-300, n = 1e5: 14 s measured (2026-11-27, loaded)
+SECONDS_PER_DEEP_ROW = 15.0  # one Table row at delta = 1e-300, n = 1e5: 14 s on a loaded machine
 SECONDS_PER_ROW = 0.5
 
 
