@@ -20,7 +20,7 @@ pip_install .venv -e '.[test]'
 if [ $# -eq 0 ]; then
   # the whole suite: one pytest worker per core (pytest-xdist), an idle worker takes tests
   # from the busy one (work stealing: the long tests do not leave one worker alone at the end)
-  .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist worksteal
+  .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist worksteal -rf
 else
   .venv/bin/python -m pytest "$@"
 fi

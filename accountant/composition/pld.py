@@ -402,14 +402,32 @@ def to_dp_accounting(pld: DiscretePLD):
     """Export as ``dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution``.
 
     Needs the optional extra ``[pld]`` (PyPI ``dp-accounting``).  The export carries the
-    grid pmf and the +inf atom (symmetric, as the round profiles here are); the
-    floating-point ``error`` term is not representable there and is dropped.
+    grid pmf and the +inf atom (symmetric, as the round profiles here are).  The
+    floating-point slack of :meth:`DiscretePLD.get_delta` (the ``error`` term and the sum's
+    relative rounding) is folded into the PLD on its own side: a pessimistic PLD moves that
+    much mass to the +inf loss (every delta(eps) rises by it), an optimistic one removes it
+    from the top losses down (every delta(eps) falls by at most it).  So the export's delta
+    is at or above (pessimistic) or at or below (optimistic) this object's certified
+    ``get_delta`` at every eps, and what composes it starts from a bound.
     """
     require("dp_accounting", "to_dp_accounting (export to Google's dp_accounting)")
     from dp_accounting.pld import privacy_loss_distribution as _dpl
-    rounded = {int(pld.offset + i): float(v) for i, v in enumerate(pld.pmf) if v > 0}
+    pmf = np.array(pld.pmf, dtype=np.float64)
+    inf_mass = float(pld.inf_mass)
+    slack = pld.error + 4 * pmf.size * _U * (float(np.sum(pmf)) + inf_mass)
+    if pld.pessimistic:
+        inf_mass = min(1.0, inf_mass + slack)
+    else:
+        inf_mass, slack = max(0.0, inf_mass - slack), max(0.0, slack - inf_mass)
+        for j in range(pmf.size - 1, -1, -1):     # the top losses first, until it is gone
+            if slack <= 0.0:
+                break
+            take = min(float(pmf[j]), slack)
+            pmf[j] -= take
+            slack -= take
+    rounded = {int(pld.offset + i): float(v) for i, v in enumerate(pmf) if v > 0}
     return _dpl.PrivacyLossDistribution.create_from_rounded_probability(
-        rounded, float(pld.inf_mass), pld.step, pessimistic_estimate=pld.pessimistic)
+        rounded, inf_mass, pld.step, pessimistic_estimate=pld.pessimistic)
 
 
 def refine(pld: DiscretePLD, factor: int) -> DiscretePLD:
