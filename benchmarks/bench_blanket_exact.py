@@ -1,4 +1,4 @@
-"""Time per certified eps_c of the exact privacy blanket (accountant.blanket_exact).
+"""Time per certified eps_c of the exact privacy blanket (accountant.engines.blanket).
 
 Usage: python3 benchmarks/bench_blanket_exact.py [--exps 4 5 6 8] [--delta 1e-10] [--rtol 1e-9]
 Collision s = 8, eps0 = 1, t = t* = floor(s e^eps0 + 2s - 1) = 36 by default.

@@ -1,4 +1,4 @@
-"""Speed of composition over rounds (accountant.compose), cold caches.
+"""Speed of composition over rounds (accountant.composition.compose), cold caches.
 
 Usage: python benchmarks/bench_compose.py
 

@@ -1,4 +1,4 @@
-"""Speed of the deployment planner (mechanisms.planner.plan), each case in a fresh process.
+"""Speed of the deployment planner (mechanisms.planning.plan), each case in a fresh process.
 
 Usage: python benchmarks/bench_planner.py [--repeat 3]
 

@@ -4,7 +4,7 @@ Each command runs in a subprocess with ``RLIMIT_AS`` = ``CAP_BYTES`` (a runaway 
 by the kernel's allocation failure, a legitimate run fits) and a wall-clock guard; it must
 answer (exit 0 with output) or refuse cleanly (exit 2, one line on stderr starting with
 ``error:``), never a traceback, never killed.  The inputs are the largest/smallest values
-the parsers accept (accountant.limits), alone and combined, plus the cases of issue 27.
+the parsers accept (accountant.core.limits), alone and combined, plus the cases of issue 27.
 A property test draws random valid inputs from the whole accepted ranges.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Reliability contract of the dashboard (issue 12): widget limits agree with the library's
-(accountant.limits), values beyond the work limits are refused beside the input with the
+(accountant.core.limits), values beyond the work limits are refused beside the input with the
 results hidden, and no widget value within its limits raises (eps_c = 0 included)."""
 import os
 

@@ -50,7 +50,7 @@ def _matrix_rates(name, k, eps0, **kw):
 
 def test_matrices_agree_with_the_named_frequency_oracles():
     # the catalogue's OUE and local-hashing matrices against the rates the named OUE / OLH
-    # simulators and their error formulas use (mechanisms.frequency_oracles)
+    # simulators and their error formulas use (mechanisms.randomizers.frequency_oracles)
     for eps0 in (0.5, 1.0, 2.0, 4.0):
         assert _matrix_rates("oue", 5, eps0) == pytest.approx(oue_rates(eps0), abs=1e-12)
         for g in (2, 3):

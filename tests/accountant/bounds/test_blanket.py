@@ -1,4 +1,4 @@
-"""Tests for accountant.blanket (privacy blanket, Balle-Bell-Gascon-Nissim 2019)."""
+"""Tests for accountant.bounds.blanket_relaxations (privacy blanket, Balle-Bell-Gascon-Nissim 2019)."""
 from __future__ import annotations
 
 import itertools

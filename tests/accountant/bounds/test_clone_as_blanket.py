@@ -1,5 +1,5 @@
-"""Two engines, one number: the FMT21 clone pair (accountant.divergence) is the privacy
-blanket of the standard clone decomposition (accountant.blanket_exact).
+"""Two engines, one number: the FMT21 clone pair (accountant.engines.pair.divergence) is the privacy
+blanket of the standard clone decomposition (accountant.engines.blanket).
 
 Derivation (checked here numerically).  Every eps0-LDP randomizer satisfies
 R(x) >= e^{-eps0} (R(x1) + R(x1'))/2 for all x (Feldman, McMillan, Talwar, FOCS 2021), so

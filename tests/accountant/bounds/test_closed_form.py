@@ -1,4 +1,4 @@
-"""Tests for accountant.closed_form (EFMRTT19, FMT21 Thm 3.1, FMT23 Thm 3.2)."""
+"""Tests for accountant.bounds.closed_form (EFMRTT19, FMT21 Thm 3.1, FMT23 Thm 3.2)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""Certified lower bounds of the real mechanisms (accountant.bounds.laws.lower_bound_*)
+"""Certified lower bounds of the real mechanisms (accountant.bounds.laws.lower)
 against exact multinomial summation, the Venn programme over all hash functions, and the
 proved upper bounds: the bracket [lower, upper] must hold and be ordered."""
 import dataclasses

@@ -1,4 +1,4 @@
-"""Tests of accountant.mechanism_law against brute-force enumeration (all hash functions)."""
+"""Tests of accountant.bounds.laws.worst_hash against brute-force enumeration (all hash functions)."""
 import itertools
 import math
 

@@ -159,7 +159,7 @@ def test_schedule_of_identical_rounds_matches_self_composition():
 
 
 def _clone_logpmfs(n, eps0, k=9):
-    """FMT21 clone pair (x, y) pmfs, built here independently of accountant.divergence."""
+    """FMT21 clone pair (x, y) pmfs, built here independently of accountant.engines.pair.divergence."""
     c = math.exp(-eps0)
     p = 1 / (1 + math.exp(-eps0))
     q = 1 - p

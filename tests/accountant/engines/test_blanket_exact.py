@@ -1,4 +1,4 @@
-"""Tests of accountant.blanket_exact (exact privacy-blanket divergence)."""
+"""Tests of accountant.engines.blanket (exact privacy-blanket divergence)."""
 import math
 
 import mpmath

@@ -186,7 +186,7 @@ def test_invalid_eps_and_method():
 
 @pytest.mark.parametrize("n", [10 ** 4, 10 ** 7])
 def test_saddle_estimate_of_the_pair(n):
-    """The size-biased sum behind :func:`accountant.pair.saddle_log_delta` is the engine's own
+    """The size-biased sum behind :func:`accountant.bounds.pair_accountant.saddle_log_delta` is the engine's own
     delta: the estimate of log delta is within 1e-3 of the window sum at n = 1e4 and 1e-6 at
     1e7 on every pair of ``pairs_for`` (measured 1.5e-4 / 1.2e-7), and its eps_c estimate lands
     within 5e-5 / 1e-7 of the certified one (measured 6e-6 / 7e-9)."""

@@ -1,4 +1,4 @@
-"""accountant.parallel: order kept, nested calls serial, engine sums independent of threads."""
+"""accountant.engines.parallel: order kept, nested calls serial, engine sums independent of threads."""
 import sys
 import threading
 

@@ -5,7 +5,7 @@ What is checked
 (d, s, eps0, t)-Collision (Definition 5); a report is (H, z), H uniform over a finite
 hash family, the analyst sees the multiset of the n reports.  The exact hockey-stick
 divergence D_{e^eps}(S(D) || S(D')), D = (x1, x2..xn), D' = (x1', x2..xn), is computed
-by ``accountant.enumeration`` (exact class alphabet + enumeration of all multisets;
+by ``accountant.engines.enumeration`` (exact class alphabet + enumeration of all multisets;
 both reductions are validated here against the raw (H, z) alphabet and against
 ordered-tuple enumeration).  It is compared with the pair value D(P_a || Q_a) of
 ``PairAccountant`` (a = min(s, t - s) / Omega, NOTES-accounting.md section 1).

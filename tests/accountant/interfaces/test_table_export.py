@@ -292,7 +292,7 @@ def test_figure_vector_formats_carry_the_labels(tmp_path, ext):
         text = " ".join("".join(el.itertext()) for el in root.iter() if el.tag.endswith("text"))
     for label in LABELS:
         assert label in text, (label, text[:500])
-    assert "delta = 1e-6" in text  # the title's number through accountant.numfmt.fmt
+    assert "delta = 1e-6" in text  # the title's number through accountant.core.numfmt.fmt
     assert list(tmp_path.iterdir()) == [out]
 
 
