@@ -108,8 +108,9 @@ def hash_model_input(where=None) -> str:
     return (where or st).selectbox(
         "Hash model", list(_random_hash.HASH_MODELS), key="hash_model", format_func=HASH_MODEL_LABEL.get,
         help="'any': the bounds hold for every hash family, the implementation's included. 'random': "
-             "proved assuming each report's hash is a fresh uniformly random function (README: what a "
-             "deployment must do); the blanket is then the random-hash one, never above 'any'.")
+             "proved assuming each report's hash is a fresh uniformly random function "
+             "(docs/explanation/hash-model.md: what a deployment must do); the blanket is then the "
+             "random-hash one, never above 'any'.")
 
 
 # the planner's command-line options and the sidebar widgets that set them on the Planner page

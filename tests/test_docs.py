@@ -5,13 +5,18 @@ every warning into an error (a broken internal link or anchor, a page missing fr
 a mkdocstrings error in the API reference), as set in ``mkdocs.yml``.  The README is not
 part of the site, so its relative links are checked here: each points to an existing file
 and, where an anchor is given, to a heading of that Markdown file (slugs as MkDocs makes
-them).  The README stays short: at most 400 lines.
+them).  The README stays short: at most 120 lines.  The set-up commands of the README and of
+the tutorials, which a test cannot run (they install), are checked instead: each is one of the
+known forms, with a script that exists and extras that pyproject.toml declares.  The guide's
+"Layout" names the packages as they are.
 """
 from __future__ import annotations
 
+import glob
 import html
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -19,7 +24,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
-MAX_README_LINES = 400
+MAX_README_LINES = 120
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
@@ -69,7 +74,9 @@ def test_site_builds_without_warnings(tmp_path):
     assert p.returncode == 0, log[-4000:]
     assert "WARNING" not in log, log[-4000:]
     # every page of docs/ is in the site, and the API reference rendered the packages
-    pages = [f[:-3] for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md")]
+    docs = os.path.join(ROOT, "docs")
+    pages = [os.path.relpath(os.path.join(d, f), docs)[:-3] for d, _, fs in os.walk(docs)
+             for f in fs if f.endswith(".md")]
     for page in pages:
         out = site / ("index.html" if page == "index" else os.path.join(page, "index.html"))
         assert out.is_file(), page
@@ -111,3 +118,97 @@ def test_slugs_match_mkdocs():
         "exact-privacy-blanket-blanket-and-certified-lower-bound-lower"
     assert "how-the-number-is-computed" in anchors(os.path.join(ROOT, "docs", "accountant.md"))
     assert "nope" not in anchors(os.path.join(ROOT, "docs", "accountant.md"))
+
+
+# --- set-up commands (not run: they install) ------------------------------------------------
+
+SETUP_PAGES = ["README.md", "docs/install.md"] + sorted(
+    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "tutorial", "*.md")))
+
+
+def bash_commands(path: str) -> list[str]:
+    """The commands of the ``bash`` blocks of a Markdown file (``&&`` splits a line)."""
+    with open(path, encoding="utf-8") as fh:
+        blocks = re.findall(r"```bash\n(.*?)\n```", fh.read(), re.DOTALL)
+    lines = [line for b in blocks for line in b.splitlines()]
+    return [c.strip() for line in lines for c in line.split("&&") if c.strip()]
+
+
+def _extras() -> set[str]:
+    import tomllib
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as fh:
+        return set(tomllib.load(fh)["project"]["optional-dependencies"])
+
+
+def check_setup_command(cmd: str, venvs: set) -> str:
+    """Why ``cmd`` is not a known set-up command ('' when it is); ``venvs`` collects the
+    environments made so far on the page."""
+    argv = shlex.split(cmd)
+    if len(argv) == 2 and argv[0] == "bash":
+        return "" if os.path.isfile(os.path.join(ROOT, argv[1])) else f"no script {argv[1]}"
+    if argv[:3] == ["python3", "-m", "venv"] and len(argv) == 4:
+        venvs.add(argv[3])
+        return ""
+    if len(argv) == 2 and argv[0] in ("source", "."):
+        env = argv[1].removesuffix("/bin/activate")
+        made = env in venvs and argv[1].endswith("/bin/activate")
+        return "" if made else f"no venv made for {cmd}"
+    if len(argv) == 4 and argv[0].endswith("/bin/pip") and argv[1:3] == ["install", "-e"]:
+        if argv[0].removesuffix("/bin/pip") not in venvs:
+            return f"pip of an environment the page does not make: {cmd}"
+        m = re.fullmatch(r"\.(?:\[([a-z,]+)\])?", argv[3])
+        if m is None:
+            return f"not an install of this checkout: {cmd}"
+        unknown = set((m.group(1) or "").split(",")) - {""} - _extras()
+        return f"unknown extras {sorted(unknown)}" if unknown else ""
+    return f"not a known set-up command: {cmd}"
+
+
+@pytest.mark.parametrize("page", SETUP_PAGES)
+def test_setup_commands_are_known(page):
+    venvs: set = set()
+    commands = bash_commands(os.path.join(ROOT, page))
+    assert commands, f"{page} shows no set-up command"
+    for cmd in commands:
+        why = check_setup_command(cmd, venvs)
+        assert not why, f"{page}: {why}"
+
+
+def test_setup_check_refuses():
+    venvs: set = set()
+    assert check_setup_command("python3 -m venv ~/v", venvs) == ""
+    assert check_setup_command("~/v/bin/pip install -e '.[docs,test]'", venvs) == ""
+    assert check_setup_command("source ~/v/bin/activate", venvs) == ""
+    why = check_setup_command("~/v/bin/pip install -e '.[nope]'", venvs)
+    assert why.startswith("unknown extras")
+    assert check_setup_command("~/w/bin/pip install -e .", venvs).startswith("pip of an")
+    assert check_setup_command("bash scripts/missing.sh", venvs).startswith("no script")
+    assert check_setup_command("curl x | sh", venvs).startswith("not a known")
+
+
+# --- the guide's layout -----------------------------------------------------------------------
+
+def test_layout_names_the_packages():
+    """Every sub-package of accountant/ and mechanisms/ is named in docs/index.md's Layout, and
+    every `name/` (a package) or `name` (a module or package) the Layout names under a package
+    exists there."""
+    with open(os.path.join(ROOT, "docs", "index.md"), encoding="utf-8") as fh:
+        layout = fh.read().split("## Layout", 1)[1].split("\n## ", 1)[0]
+    for pkg in ("accountant", "mechanisms"):
+        subs = sorted(d for d in os.listdir(os.path.join(ROOT, pkg))
+                      if os.path.isfile(os.path.join(ROOT, pkg, d, "__init__.py")))
+        item = next(line for line in layout.split("\n* ")
+                    if line.lstrip("* ").startswith(f"`{pkg}/`"))
+        for sub in subs:
+            assert f"`{sub}/`" in item, f"docs/index.md Layout does not name {pkg}/{sub}/"
+        dirs, modules = set(), set()
+        for d, _, files in os.walk(os.path.join(ROOT, pkg)):
+            if "__init__.py" in files:
+                dirs.add(os.path.basename(d))
+            modules.update(f[:-3] for f in files if f.endswith(".py"))
+        for name, slash in re.findall(r"`([a-z_]+)(/?)`", item):
+            if name == pkg:
+                continue
+            ok = name in dirs if slash else (name in modules or name in dirs)
+            assert ok, f"docs/index.md Layout names {name}{slash}, which is not in {pkg}/"

@@ -1,4 +1,5 @@
-"""Every command example in README.md and docs/**/*.md runs and prints what it shows.
+"""Every command example and Python example in README.md and docs/**/*.md runs and prints what
+it shows.
 
 A command example is a fenced block with language ``console``: each line starting with
 ``$ `` is a command (a trailing backslash continues it on the next line), the lines after
@@ -7,6 +8,12 @@ Output matches when the text is equal after normalising whitespace, ``...`` in t
 expected text standing for any text, and every number matches to the digits shown: the
 shown number equals the real one rounded to the shown number's last digit.  An HTML
 comment ``<!-- example: no-output -->`` right above a block checks only exit status 0.
+
+A Python example is a fenced block with language ``python``: it is written to a file and run as
+a script; when the next fenced block (only blank lines between) has language ``text``, that
+block is its expected standard output, compared as a command's output is.  ``<!-- example:
+no-output -->`` above it checks only exit status 0; ``<!-- example: not-run -->`` above it
+leaves it out (a computation of minutes, said beside it).
 
 Commands run in a temporary directory (``--out X`` writes there; ``docs/examples/`` is
 copied in for input files), with ``python`` replaced by this interpreter and the console
@@ -29,6 +36,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 NO_OUTPUT = "<!-- example: no-output -->"
+NOT_RUN = "<!-- example: not-run -->"
 TIMEOUT = 120
 
 
@@ -73,6 +81,40 @@ def console_blocks(path: str) -> list[dict]:
             examples.append((cmd.strip(), "\n".join(out)))
         blocks.append({"file": os.path.relpath(path, ROOT), "line": start + 1,
                        "no_output": prev == NO_OUTPUT, "examples": examples})
+    return blocks
+
+
+def _fence(lines: list[str], i: int) -> tuple[list[str], int]:
+    """The body of the fenced block opening at line ``i``, and the line after its end."""
+    body, i = [], i + 1
+    while i < len(lines) and lines[i].strip() != "```":
+        body.append(lines[i])
+        i += 1
+    return body, i + 1
+
+
+def python_blocks(path: str) -> list[dict]:
+    """The ``python`` blocks of a Markdown file: line, flags, source, expected output or None."""
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    blocks, i = [], 0
+    while i < len(lines):
+        if lines[i].strip() != "```python":
+            i += 1
+            continue
+        start = i
+        prev = next((lines[j].strip() for j in range(i - 1, -1, -1) if lines[j].strip()), "")
+        source, i = _fence(lines, i)
+        j = i
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        expected = None
+        if j < len(lines) and lines[j].strip() == "```text":
+            body, i = _fence(lines, j)
+            expected = "\n".join(body)
+        blocks.append({"file": os.path.relpath(path, ROOT), "line": start + 1,
+                       "no_output": prev == NO_OUTPUT, "not_run": prev == NOT_RUN,
+                       "source": "\n".join(source) + "\n", "expected": expected})
     return blocks
 
 
@@ -129,21 +171,29 @@ def _argv(cmd: str) -> list[str]:
 
 
 BLOCKS = [b for f in example_files() for b in console_blocks(f)]
+PY_BLOCKS = [b for f in example_files() for b in python_blocks(f)]
 
 
 def test_the_readme_has_examples():
     readme = [b for b in BLOCKS if b["file"] == "README.md"]
-    assert all(b["examples"] for b in readme)
-    assert sum(len(b["examples"]) for b in readme) >= 12
+    assert readme and all(b["examples"] for b in readme)
+    assert all(expected.strip() for b in readme for _, expected in b["examples"])
+    snippets = [b for b in PY_BLOCKS if b["file"] == "README.md"]
+    assert snippets and all(b["expected"] and not b["not_run"] for b in snippets)
+
+
+def _workdir(tmp_path) -> dict:
+    """Copy docs/examples/ into ``tmp_path``; the environment the examples run in."""
+    examples_dir = os.path.join(ROOT, "docs", "examples")
+    if os.path.isdir(examples_dir):
+        shutil.copytree(examples_dir, tmp_path / "docs" / "examples")
+    return dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                PYTHONDONTWRITEBYTECODE="1", COLUMNS="200")
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"{b['file']}:{b['line']}" for b in BLOCKS])
 def test_example_block(block, tmp_path):
-    examples_dir = os.path.join(ROOT, "docs", "examples")
-    if os.path.isdir(examples_dir):
-        shutil.copytree(examples_dir, tmp_path / "docs" / "examples")
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               PYTHONDONTWRITEBYTECODE="1", COLUMNS="200")
+    env = _workdir(tmp_path)
     for cmd, expected in block["examples"]:
         p = subprocess.run(_argv(cmd), cwd=tmp_path, env=env, capture_output=True, text=True,
                            timeout=TIMEOUT, stdin=subprocess.DEVNULL)
@@ -153,6 +203,24 @@ def test_example_block(block, tmp_path):
             continue
         ok, why = output_matches(expected, p.stdout)
         assert ok, f"{cmd}: {why}\n--- shown ---\n{expected}\n--- printed ---\n{p.stdout}"
+
+
+RUN_PY = [b for b in PY_BLOCKS if not b["not_run"]]
+
+
+@pytest.mark.parametrize("block", RUN_PY, ids=[f"{b['file']}:{b['line']}" for b in RUN_PY])
+def test_python_block(block, tmp_path):
+    env = _workdir(tmp_path)
+    script = tmp_path / "example.py"
+    script.write_text(block["source"], encoding="utf-8")
+    p = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    where = f"{block['file']}:{block['line']}"
+    assert p.returncode == 0, f"{where}\nexit {p.returncode}\n{p.stderr[-2000:]}"
+    if block["no_output"] or block["expected"] is None:
+        return
+    ok, why = output_matches(block["expected"], p.stdout)
+    assert ok, f"{where}: {why}\n--- shown ---\n{block['expected']}\n--- printed ---\n{p.stdout}"
 
 
 # The comparison itself, so that a broken comparator cannot pass every example.
@@ -186,6 +254,15 @@ def test_output_matches_text_numbers_and_ellipsis():
                           '{"a": 1, "b": 2, "log_delta": -1557.1969309221838, "c": null}')[0]
     assert not output_matches('{"a": 1, ... "log_delta": -1557.19693, ...}',
                               '{"a": 1, "b": 2, "log_delta": -1557.1979309221838, "c": null}')[0]
+
+
+def test_python_blocks_are_parsed(tmp_path):
+    md = tmp_path / "x.md"
+    md.write_text("```python\nprint(1)\n```\n\n```text\n1\n```\n\n<!-- example: not-run -->\n"
+                  "```python\nslow()\n```\n\ntext between\n\n```text\nnot an output\n```\n")
+    b = python_blocks(str(md))
+    assert [(x["source"], x["expected"], x["not_run"]) for x in b] == [
+        ("print(1)\n", "1", False), ("slow()\n", None, True)]
 
 
 def test_blocks_are_parsed(tmp_path):

@@ -98,7 +98,7 @@ def add_mechanism_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
                    help="collision, coco, olh: 'any' (default) proves the bound for every hash family; "
                         "'random' proves it assuming each report's hash is a uniformly random "
-                        "function (README: what a deployment must do)")
+                        "function (docs/explanation/hash-model.md: what a deployment must do)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
