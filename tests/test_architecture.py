@@ -264,14 +264,6 @@ NAME_LITERALS = {
                                                       "on the parameter type",
     "accountant.accounting.per_count:OWN_ROUNDS_MAX_T": "a cost limit per mechanism: a dispatch on the "
                                                         "parameter type",
-    "mechanisms.planning.plan:ORACLES": "the planner's candidates include the catalogue's matrices, whose "
-                                        "names the registry does not hold yet",
-    "mechanisms.planning.plan:MECHANISMS": "as ORACLES",
-    "mechanisms.planning.plan:MECHANISM_LABELS": "as ORACLES",
-    "mechanisms.planning.screen:MAX_S": "the planner's largest s of each hashed mechanism (its t rule "
-                                        "within T_MAX): with the planner's names",
-    "mechanisms.evaluation.simulate:OWN_MECHANISMS": "the simulators of the mechanisms package, not "
-                                                     "accounting names",
     "app.common:K_HELP": "the pages' help of k per mechanism: to move onto the registry's options",
     "app.mix_input:FAST_ROUNDS": "a cost class of the round profile: a dispatch on the parameter type",
     "app.pages.2_Utility:COL": "chart colours",

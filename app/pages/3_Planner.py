@@ -55,8 +55,9 @@ mechs = tuple(
         format_func=LABEL.get,
         key="mechs",
         help="OLH and OUE (Wang et al., USENIX Security 2017), k-RR and the catalogue (Hadamard "
-        "response, subset selection, RAPPOR, binary local hashing: proved on their probability "
-        "matrices, seconds per step) estimate the frequency of one value of [d] per user: with "
+        "response, subset selection, symmetric unary encoding, local hashing with g = 2: proved on "
+        "their probability matrices, seconds per step) estimate the frequency of one value of [d] "
+        "per user: with "
         "estimate = frequency, s = 1, one round, the proved bound",
     )
 )
@@ -182,7 +183,7 @@ st.subheader("Trade-off: error against t at the largest admissible eps0")
 fig = go.Figure()
 colors = {"collision": "#1f77b4", "coco": "#d62728", "olh": "#2ca02c", "oue": "#9467bd",
           "krr": "#8c564b", "hadamard-response": "#e377c2", "subset-selection": "#7f7f7f",
-          "rappor": "#bcbd22", "blh": "#17becf"}
+          "symmetric-unary-encoding": "#bcbd22", "local-hashing": "#17becf"}
 t_span = [c.t for c in p.candidates if c.mechanism in ("collision", "coco", "olh")] or [r.t]
 for mech in (m for m in mechs if m in ORACLES and m != "olh"):  # no t: a level across the t range
     fin = [c for c in p.candidates if c.mechanism == mech and c.source == "finalist"]
@@ -264,8 +265,9 @@ st.caption(
     "whose eps0 was found on the proved bound (or, with rounds, estimated for the "
     "mechanism not recommended); the star is the recommendation, certified at the end. "
     "OLH's t is its hash range g; OUE, k-RR and the catalogue (Hadamard response, subset "
-    "selection, RAPPOR, binary local hashing, proved on their probability matrices) have no "
-    "t: the MSE (the exact variance of the unbiased frequency estimator) at the proved eps0 "
+    "selection, symmetric unary encoding, local hashing with g = 2, proved on their probability "
+    "matrices) have no t: the MSE (the exact variance of the unbiased frequency estimator) at "
+    "the proved eps0 "
     "is a dashed level."
 )
 

@@ -1,10 +1,11 @@
-"""What the Collision and CoCo error formulas share: input checks, the t rules (paper's t*,
-CoCo's default and non-missing t), the MSE and per-coordinate variance records, the count
-vectors from item counts.
+"""What the Collision and CoCo error formulas share: input checks, the t rules (the admissible
+output sizes as a record, :class:`TRule`; paper's t*, CoCo's default and non-missing t), the
+MSE and per-coordinate variance records, the count vectors from item counts.
 """
 from __future__ import annotations
 import math
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Callable, NamedTuple, Optional
 import numpy as np
 from accountant.core.limits import check_positive_number, int_in_span, int_span
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
@@ -92,6 +93,36 @@ def as_scalar(x):
 
 
 # --------------------------------------------------------------------------- choices of t
+@dataclass(frozen=True)
+class TRule:
+    """The admissible output sizes t of a hashed randomizer at sparsity s: from
+    ``smallest(s)`` to ``top`` in steps of ``step`` (``words``: the rule in a message);
+    ``max_s``: the largest s with an admissible t (None: no bound on s).
+
+    Examples
+    --------
+    >>> from mechanisms.analysis.common import COCO_T
+    >>> COCO_T.smallest(3), COCO_T.nearest(3, 11.2), COCO_T.nearest(3, 2.0)
+    (8, 12, 8)
+    """
+
+    words: str
+    smallest: Callable[[int], int]
+    step: int
+    top: int
+    max_s: Optional[int] = None
+
+    def nearest(self, s: int, t: float) -> int:
+        """The admissible t nearest to ``t`` (rounded to the step, then clipped)."""
+        return int(min(max(round(t / self.step) * self.step, self.smallest(s)), self.top))
+
+
+#: Collision (Definition 5): t > s, at most T_MAX
+COLLISION_T = TRule("> s", lambda s: s + 1, 1, T_MAX, T_MAX - 1)
+#: CoCo (Algorithm 1): an even t >= 2s + 2, at most T_MAX - 1
+COCO_T = TRule(">= 2s + 2", lambda s: 2 * s + 2, 2, T_MAX - 1, (T_MAX - 3) // 2)
+
+
 def collision_t_star(s: int, eps0: float) -> int:
     """The paper's choice ``t* = floor(s e^eps0 + 2s - 1)`` for Collision.
 

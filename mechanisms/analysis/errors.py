@@ -1,25 +1,75 @@
-"""Error formulas by name: the MSE function of a mechanism, the t that minimises an estimator's
-error, and ``analytic_errors``, every estimator's error of one configuration (what the
-mechanisms CLI and the Utility page show).
+"""Error formulas by name: one record per hashed mechanism (:class:`HashedErrors`: its MSE,
+its t rule, its default t, its rates), the t that minimises an estimator's error, and
+``analytic_errors``, every estimator's error of one configuration (what the mechanisms CLI
+and the Utility page show).
 """
 from __future__ import annotations
 import math
+from dataclasses import dataclass
+from typing import Callable
 import numpy as np
-from mechanisms.analysis.common import T_MAX, check_eps0, check_int, check_coco_t, coco_t_default, collision_t_star
+from mechanisms.analysis.common import (
+    COCO_T,
+    COLLISION_T,
+    T_MAX,
+    TRule,
+    check_coco_t,
+    check_eps0,
+    check_int,
+    coco_t_default,
+    collision_t_star,
+)
 from mechanisms.analysis.collision import collision_mean_mse_paper_bound, collision_mse, collision_rates
 from mechanisms.analysis.coco import coco_mse, coco_rates
 
 
+@dataclass(frozen=True)
+class HashedErrors:
+    """What the error formulas know of one hashed mechanism: ``mse(n, d, s, eps0, t)``, its
+    admissible t (``t_rule``), its default t ``default_t(s, eps0)`` and where it comes from
+    (``default_source``), the check of a given t ``check_t(t, s)``, and ``rates(n, d, s, eps0,
+    t)``: its collision rates (and any further error figure) as the keys of
+    :func:`analytic_errors`."""
+
+    name: str
+    mse: Callable
+    t_rule: TRule
+    default_t: Callable
+    default_source: str
+    check_t: Callable
+    rates: Callable
+
+
+def _collision_rates(n, d, s, e, t) -> dict:
+    pt, pf, po = collision_rates(s, e, t)
+    return dict(Pt=float(pt), Pf=float(pf), Po=float(po), P_ow=None,
+                mse_mean_paper_bound=float(collision_mean_mse_paper_bound(n, d, s, e, t)))
+
+
+def _coco_rates(n, d, s, e, t) -> dict:
+    r = coco_rates(s, e, t)
+    return dict(Pt=float(r.Pt), Pf=float(r.Pf), Po=float(r.Po), P_ow=float(r.P_ow))
+
+
+HASHED = {h.name: h for h in (
+    HashedErrors("collision", collision_mse, COLLISION_T, collision_t_star,
+                 "paper t* = floor(s e^eps0 + 2s - 1)", lambda t, s: check_int("t", t, s + 1, T_MAX),
+                 _collision_rates),
+    HashedErrors("coco", coco_mse, COCO_T, coco_t_default,
+                 "Theorem 7 (11): smallest even t >= ceil(s e^eps0 + s + 2)", check_coco_t, _coco_rates),
+)}
+"""The hashed mechanisms' error records, by name."""
+
+
+def hashed_errors(mechanism: str) -> HashedErrors:
+    """The error record of ``mechanism`` (ValueError naming the hashed mechanisms otherwise)."""
+    if not isinstance(mechanism, str) or mechanism not in HASHED:
+        raise ValueError(f"mechanism must be {' or '.join(map(repr, HASHED))}, got {mechanism!r}")
+    return HASHED[mechanism]
+
+
 # --------------------------------------------------------------------------- optimum t
 _ESTIMATORS = ("mean", "nonmissing", "item")
-
-
-def _mse_fn(mechanism: str):
-    if mechanism == "collision":
-        return collision_mse
-    if mechanism == "coco":
-        return coco_mse
-    raise ValueError(f"mechanism must be 'collision' or 'coco', got {mechanism!r}")
 
 
 def optimal_t(mechanism: str, estimator: str, d: int, s: int, eps0: float,
@@ -59,15 +109,14 @@ def optimal_t(mechanism: str, estimator: str, d: int, s: int, eps0: float,
     >>> print(t, f"{mse:.3f}")
     16 56.695
     """
-    fn = _mse_fn(mechanism)
+    h = hashed_errors(mechanism)
+    fn = h.mse
     if estimator not in _ESTIMATORS:
         raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
     d = check_int("d", d, 1)
     s = check_int("s", s, 1, d)
     e = check_eps0(eps0)
-    lo = s + 1 if mechanism == "collision" else 2 * s + 2
-    step = 1 if mechanism == "collision" else 2
-    cap = T_MAX if mechanism == "collision" else T_MAX - 1
+    lo, step, cap = h.t_rule.smallest(s), h.t_rule.step, h.t_rule.top
 
     def f(tt):
         return np.asarray(getattr(fn(1, d, s, e, tt), estimator), dtype=np.float64)
@@ -145,32 +194,16 @@ def analytic_errors(mechanism: str, n: int, d: int, s: int, eps0: float, t: int 
     s = check_int("s", s, 1, d)
     e = check_eps0(eps0)
     out: dict = {"mechanism": mechanism, "n": n, "d": d, "s": s, "eps0": e}
-    if mechanism == "collision":
-        if t is None:
-            t = collision_t_star(s, e)
-            out["t_source"] = "paper t* = floor(s e^eps0 + 2s - 1)"
-        else:
-            t = check_int("t", t, s + 1, T_MAX)
-            out["t_source"] = "user"
-        m = collision_mse(n, d, s, e, t)
-        pt, pf, po = collision_rates(s, e, t)
-        out.update(t=int(t), mse_mean=float(m.mean), mse_nonmissing=float(m.nonmissing),
-                   mse_item=float(m.item), Pt=float(pt), Pf=float(pf), Po=float(po), P_ow=None,
-                   mse_mean_paper_bound=float(collision_mean_mse_paper_bound(n, d, s, e, t)))
-    elif mechanism == "coco":
-        if t is None:
-            t = coco_t_default(s, e)
-            out["t_source"] = "Theorem 7 (11): smallest even t >= ceil(s e^eps0 + s + 2)"
-        else:
-            t = check_coco_t(t, s)
-            out["t_source"] = "user"
-        m = coco_mse(n, d, s, e, t)
-        r = coco_rates(s, e, t)
-        out.update(t=int(t), mse_mean=float(m.mean), mse_nonmissing=float(m.nonmissing),
-                   mse_item=float(m.item), Pt=float(r.Pt), Pf=float(r.Pf), Po=float(r.Po),
-                   P_ow=float(r.P_ow))
+    h = hashed_errors(mechanism)
+    if t is None:
+        t = h.default_t(s, e)
+        out["t_source"] = h.default_source
     else:
-        raise ValueError(f"mechanism must be 'collision' or 'coco', got {mechanism!r}")
+        t = h.check_t(t, s)
+        out["t_source"] = "user"
+    m = h.mse(n, d, s, e, t)
+    out.update(t=int(t), mse_mean=float(m.mean), mse_nonmissing=float(m.nonmissing),
+               mse_item=float(m.item), **h.rates(n, d, s, e, t))
     out["data_model"] = ("exact for every dataset of n users with exactly s non-zeros each "
                          "(the summed MSEs are data-independent); uniformly random hashing")
     return out

@@ -28,7 +28,7 @@ from mechanisms.evaluation.metrics import all_metrics, postprocess_simplex
 from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
 from mechanisms.analysis.common import check_int
 
-OWN_MECHANISMS: dict[str, type] = {"collision": Collision, "coco": CoCo}
+OWN_MECHANISMS: dict[str, type] = {cls.name: cls for cls in (Collision, CoCo)}
 BASELINE_NAMES: tuple[str, ...] = ("privkv", "pckv-ue", "pckv-grr", "pckv-agrr", "succinct")
 ALL_NAMES: tuple[str, ...] = tuple(OWN_MECHANISMS) + BASELINE_NAMES
 METRIC_KEYS: tuple[str, ...] = ("mse_mean", "mse_nonmissing", "mse_item", "tve_freq",

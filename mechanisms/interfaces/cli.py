@@ -25,7 +25,7 @@ from accountant.interfaces.jsonout import dumps
 from accountant.core.limits import float_arg, int_arg
 from accountant.interfaces.progress import ProgressBar
 
-from mechanisms.analysis.errors import analytic_errors
+from mechanisms.analysis.errors import HASHED, analytic_errors
 from mechanisms.frequency.experiments import (
     DATA_KINDS,
     TABLE_COLUMNS,
@@ -170,8 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON object")
 
     err = sub.add_parser("error", help="exact analytic errors of collision / coco")
-    err.add_argument("--mechanism", required=True, choices=("collision", "coco"),
-                     help="collision or coco")
+    err.add_argument("--mechanism", required=True, choices=tuple(HASHED), help=" or ".join(HASHED))
     err.add_argument("--n", required=True, type=int_arg("--n", 1, 10**15), help="number of users")
     err.add_argument("--d", required=True, type=int_arg("--d", 1, 2**31 - 1),
                      help="dimension d: each user holds an s-sparse vector over d items")
@@ -240,11 +239,7 @@ def _add_plan_parser(sub) -> None:
     pl.add_argument("--estimate", choices=("mean", "frequency"), default="mean",
                     help="what the error is measured on: 'mean' (default, the mean vector) or "
                          "'frequency' (item frequencies)")
-    pl.add_argument("--mechanisms", type=_mechanism_list, default=None,
-                    help="comma-separated subset of collision,coco,olh,oue,krr and the catalogue "
-                         "hadamard-response,subset-selection,rappor,blh (default collision,coco, and "
-                         "olh,oue too with --estimate frequency --s 1 in one round; krr and the "
-                         "catalogue, planned as matrices, when named)")
+    pl.add_argument("--mechanisms", type=_mechanism_list, default=None, help=_mechanisms_help())
     g = pl.add_mutually_exclusive_group()
     g.add_argument("--rounds", type=int_arg("--rounds", 1, MAX_ROUNDS), default=None,
                    help="T identical rounds; the target is for their composition")
@@ -255,13 +250,30 @@ def _add_plan_parser(sub) -> None:
     pl.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def _mechanisms_help() -> str:
+    """``--mechanisms``' help, from the planner's table of kinds."""
+    from mechanisms.planning.kinds import ALIASES, KINDS
+
+    def names(**has) -> str:
+        return ",".join(k.name for k in KINDS.values() if all(getattr(k, a) == v for a, v in has.items()))
+
+    old = ", ".join(f"{alias} for {name}" for alias, name in ALIASES.items())
+    return (f"comma-separated subset of {names(matrix=False)} and the catalogue {names(matrix=True)} "
+            f"(default {names(default=True, oracle=False)}, and {names(default=True, oracle=True)} too "
+            f"with --estimate frequency --s 1 in one round; {names(default=False, matrix=False)} and the "
+            f"catalogue, planned as matrices, when named; local-hashing at g = 2; the old names ({old}) "
+            f"are accepted, the output prints the new ones)")
+
+
 def _mechanism_list(text: str) -> tuple:
+    """The kinds named (their canonical names: an old name, as rappor, stands for its kind's)."""
+    from mechanisms.planning.kinds import canonical
     from mechanisms.planning.plan import MECHANISMS
 
-    vals = tuple(v.strip() for v in text.split(",") if v.strip())
-    if not vals or any(v not in MECHANISMS for v in vals):
+    vals = tuple(canonical(v.strip()) for v in text.split(",") if v.strip())
+    if not vals or None in vals:
         raise argparse.ArgumentTypeError(
-            f"--mechanisms must be a comma-separated subset of {','.join(MECHANISMS)}, got {text!r}")
+            f"--mechanisms must be a comma-separated subset of {', '.join(MECHANISMS)}, got {text!r}")
     return tuple(dict.fromkeys(vals))
 
 
@@ -278,16 +290,12 @@ def _run_plan(args) -> int:
         raise ValueError("--schedule gives the users of each round; do not give --n with it")
     if args.s > args.d:
         raise ValueError(f"--s must be an integer in [1, --d = {args.d}], got {args.s}")
-    from mechanisms.planning.screen import MAX_S
+    from mechanisms.planning.kinds import planner_kind
+    from mechanisms.planning.screen import check_sparsity, default_mechanisms
 
-    for m in ("collision", "coco"):  # an output size t > s (coco: t >= 2s + 2), at most 2^31 - 1
-        if args.s > MAX_S[m] and (m == "collision" or m in (args.mechanisms or ())):
-            raise ValueError(f"--s must be an integer in [1, {MAX_S[m]}] for {m} (its output size t "
-                             f"{'> s' if m == 'collision' else '>= 2s + 2'} is at most "
-                             f"{L.T_MAX if m == 'collision' else L.T_MAX - 1}), got {args.s}")
-    from mechanisms.planning.plan import ORACLES
-
-    oracles = [m for m in (args.mechanisms or ()) if m in ORACLES]
+    # an output size t > s (coco: t >= 2s + 2), at most 2^31 - 1: for the kinds named, or the defaults
+    check_sparsity(args.mechanisms or default_mechanisms("mean", args.s, args.d), args.s, "--s")
+    oracles = [m for m in (args.mechanisms or ()) if planner_kind(m).oracle]
     if oracles:  # OLH, OUE, k-RR, the catalogue: one value of [d] per user, frequencies, one round
         what = ",".join(oracles)
         if args.estimate != "frequency":

@@ -1,13 +1,15 @@
 """The frequency catalogue in the planner: k-RR and the catalogue members planned as probability
-matrices (Hadamard response, subset selection, RAPPOR, binary local hashing), their exact
-estimator variance, report size and the largest eps0 whose proved eps_c meets a target.
+matrices (Hadamard response, subset selection, symmetric unary encoding, local hashing with
+g = 2), their exact estimator variance, report size and the largest eps0 whose proved eps_c
+meets a target.
 
 k-RR is planned on the accountant's named path (``make_params("krr", eps0, k=d)``, which
-agrees with its matrix form); the members in ``FINITE`` are built as matrices over the domain
-[d] (:mod:`mechanisms.randomizers.catalogue`) and accounted on the finite-randomizer path
-(:mod:`accountant.bounds.finite`, through the registry).  A matrix has at most
-``accountant.core.finite.MAX_CELLS`` entries: a member whose matrix at d is larger is not
-planned (``finite_fits``; asked for by name it is refused with the limit).
+agrees with its matrix form); the kinds with ``matrix`` (:mod:`mechanisms.planning.kinds`)
+are built as matrices over the domain [d] (:mod:`mechanisms.randomizers.catalogue`) and
+accounted on the finite-randomizer path (:mod:`accountant.bounds.finite`, through the
+registry).  A matrix has at most ``accountant.core.finite.MAX_CELLS`` entries: a member whose
+matrix at d is larger is not planned (``finite_fits``; asked for by name it is refused with
+the limit).
 """
 from __future__ import annotations
 
@@ -17,71 +19,36 @@ from functools import lru_cache
 from accountant.bounds.registry import certified_epsilon
 from accountant.core.finite import MAX_CELLS, FiniteRandomizer
 from accountant.engines.search import largest_parameter_below
-from mechanisms.planning.plan import FINITE
-from mechanisms.randomizers.catalogue import catalogue_randomizer, subset_size, support_rates
-
-# planner name -> (catalogue name, its extra parameters)
-CATALOGUE_NAMES = {
-    "krr": ("krr", {}),
-    "hadamard-response": ("hadamard-response", {}),
-    "subset-selection": ("subset-selection", {}),
-    "rappor": ("symmetric-unary-encoding", {}),
-    "blh": ("local-hashing", {"g": 2}),
-}
+from mechanisms.planning.kinds import planner_kind
+from mechanisms.randomizers.catalogue import catalogue_randomizer
 
 
 def outputs_of(mechanism: str, d: int, eps0: float) -> int:
     """Number of outputs of the member over [d] at eps0 (its matrix has d times as many cells)."""
-    if mechanism == "krr":
-        return d
-    if mechanism == "hadamard-response":
-        return 1 << d.bit_length()
-    if mechanism == "subset-selection":
-        return math.comb(d, subset_size(d, eps0))
-    if mechanism == "rappor":
-        return 2 ** d
-    return 2 ** d * 2  # blh: every hash function [d] -> [2], then the reported bit
+    return planner_kind(mechanism).outputs(d, eps0)
 
 
 def finite_fits(mechanism: str, d: int, eps0: float) -> bool:
-    """Whether the member's matrix over [d] at eps0 is within the finite path's size limit."""
-    return mechanism not in FINITE or d * outputs_of(mechanism, d, eps0) <= MAX_CELLS
+    """Whether the member's matrix over [d] at eps0 is within the finite path's size limit
+    (True for a kind not planned as a matrix)."""
+    kind = planner_kind(mechanism)
+    return not kind.matrix or d * kind.outputs(d, eps0) <= MAX_CELLS
 
 
 def check_finite_size(mechanism: str, d: int, eps0_max: float) -> None:
     """A member asked for by name whose matrix over [d] is too large even at the largest eps0
     (subset selection's subsets shrink as eps0 grows): refused with the limit."""
-    if mechanism in FINITE and not finite_fits(mechanism, d, eps0_max):
+    if not finite_fits(mechanism, d, eps0_max):
         raise ValueError(
-            f"{mechanism} over d = {d} values has {outputs_of(mechanism, d, eps0_max):,} outputs: "
-            f"its probability matrix is beyond the finite-randomizer limit of {MAX_CELLS:,} "
+            f"{planner_kind(mechanism).name} over d = {d} values has {outputs_of(mechanism, d, eps0_max):,} "
+            f"outputs: its probability matrix is beyond the finite-randomizer limit of {MAX_CELLS:,} "
             f"entries (plan it for a smaller d, or use olh / oue / krr)")
 
 
 def finite_member(mechanism: str, d: int, eps0: float) -> FiniteRandomizer:
     """The member's probability matrix over [d] at eps0."""
-    name, kw = CATALOGUE_NAMES[mechanism]
-    return catalogue_randomizer(name, d, eps0, **kw)
-
-
-def catalogue_rates(mechanism: str, d: int, eps0: float) -> tuple[float, float]:
-    """(p, q) of the member's count estimator (:func:`support_rates`)."""
-    name, kw = CATALOGUE_NAMES[mechanism]
-    return support_rates(name, d, eps0, **kw)
-
-
-def catalogue_t(mechanism: str, d: int, eps0: float) -> int:
-    """The candidate's ``t``: subset selection's subset size, else the domain size d."""
-    return subset_size(d, eps0) if mechanism == "subset-selection" else int(d)
-
-
-def catalogue_bits(mechanism: str, d: int, eps0: float) -> int:
-    """Bits of one report: ceil(log2 of the number of outputs)."""
-    if mechanism == "rappor":
-        return int(d)
-    if mechanism == "blh":
-        return int(d) + 1
-    return max(1, math.ceil(math.log2(outputs_of(mechanism, d, eps0))))
+    kind = planner_kind(mechanism)
+    return catalogue_randomizer(kind.catalogue, d, eps0, **dict(kind.options))
 
 
 @lru_cache(maxsize=256)

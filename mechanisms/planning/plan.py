@@ -6,23 +6,13 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
-from mechanisms.randomizers.frequency_oracles import OLH_SEED_BITS
+from mechanisms.planning.kinds import KINDS, planner_kind
 
-# the frequency catalogue planned as probability matrices (mechanisms.planning.finite):
-# Hadamard response, subset selection, RAPPOR (symmetric unary encoding), binary local hashing
-FINITE = ("hadamard-response", "subset-selection", "rappor", "blh")
-# frequency oracles (OLH, OUE: Wang, Blocki, Li, Jha, USENIX Security 2017; k-RR; the
-# catalogue): one value of [d] per user, frequency estimates only (s = 1, estimate
-# "frequency"), one round, on the proved bound
-ORACLES = ("olh", "oue", "krr") + FINITE
-MECHANISMS = ("collision", "coco") + ORACLES
+# the kinds' names (ORACLES: the frequency oracles), labels: queries on the table of kinds
+MECHANISMS = tuple(KINDS)
+ORACLES = tuple(name for name, kind in KINDS.items() if kind.oracle)
+MECHANISM_LABELS = {name: kind.label for name, kind in KINDS.items()}
 ESTIMATES = ("mean", "frequency")
-MECHANISM_LABELS = {"collision": "Collision", "coco": "CoCo", "olh": "OLH", "oue": "OUE",
-                    "krr": "k-RR", "hadamard-response": "Hadamard response",
-                    "subset-selection": "subset selection", "rappor": "RAPPOR",
-                    "blh": "binary local hashing"}
-# oracles whose t is not a size the user chooses (OUE, k-RR, HR, RAPPOR, BLH: t = d)
-NO_SIZE = ("oue", "krr", "hadamard-response", "rappor", "blh")
 EPS0_MAX = 20.0
 # a recommended local budget above this gives each report little protection on its own
 LOW_LOCAL_PROTECTION_EPS0 = 5.0
@@ -82,24 +72,21 @@ class Candidate:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def kind(self):
+        """The record of its kind (:class:`mechanisms.planning.kinds.Kind`)."""
+        return planner_kind(self.mechanism)
+
     def describe(self) -> str:
         """The randomizer and its size, e.g. ``Collision t = 442``, ``OLH g = 8``, ``OUE``,
         ``subset selection size = 3``."""
-        if self.mechanism in NO_SIZE:
-            return MECHANISM_LABELS[self.mechanism]
-        name = {"olh": "g", "subset-selection": "size"}.get(self.mechanism, "t")
-        return f"{MECHANISM_LABELS[self.mechanism]} {name} = {self.t}"
+        return self.kind.describe(self.t)
 
     def report(self) -> str:
         """What one user sends, e.g. ``62-bit hash seed + 3 bits = 65 bits`` (OLH)."""
         if self.report_bits is None:
             return "n/a"
-        if self.mechanism == "oue":
-            return f"{self.report_bits} bits (one per value)"
-        if self.mechanism in ORACLES and self.mechanism != "olh":
-            return f"{self.report_bits} bits"
-        seed = OLH_SEED_BITS if self.mechanism == "olh" else 64
-        return f"{seed}-bit hash seed + {self.report_bits - seed} bits = {self.report_bits} bits"
+        return self.kind.report(self.report_bits)
 
 
 @dataclass(frozen=True)
@@ -290,13 +277,8 @@ class Plan:
 def _use(c: Candidate) -> str:
     """``Collision with t = 442`` / ``OLH (optimized local hashing) with g = 8 (reports of
     65 bits)`` / ``OUE (optimized unary encoding, reports of k = 64 bits)``."""
-    if c.mechanism == "oue":
-        return f"OUE (optimized unary encoding, reports of k = {c.t} bits)"
-    if c.mechanism in ORACLES and c.mechanism != "olh":
-        return f"{c.describe()} over [d] (reports of {c.report_bits} bits)"
-    if c.mechanism == "olh":
-        return f"OLH (optimized local hashing) with g = {c.t} (reports of {c.report_bits} bits)"
-    return f"{MECHANISM_LABELS[c.mechanism]} with t = {c.t}"
+    kind = c.kind
+    return kind.use.format(label=kind.label, describe=c.describe(), t=c.t, bits=c.report_bits)
 
 
 def fmt_g(x: float) -> str:

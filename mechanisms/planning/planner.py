@@ -15,16 +15,14 @@ from accountant.core.limits import MAX_N
 from accountant.core.params import make_params
 from mechanisms.planning.plan import (
     EPS0_MAX,
-    MECHANISM_LABELS,
-    ORACLES,
     Candidate,
     InfeasiblePlan,
-    NO_SIZE,
     Plan,
     fmt_down,
     fmt_g,
     fmt_up,
 )
+from mechanisms.planning.kinds import planner_kind
 from mechanisms.planning.screen import (
     check_cap,
     check_oracles,
@@ -254,7 +252,7 @@ def _admissible_t_values(req: Request) -> dict[str, list[int]]:
     per_mech: dict[str, list[int]] = {}
     for mech in req.mechanisms:
         ts = req.t_values.get(mech, []) if isinstance(req.t_values, dict) else req.t_values
-        if mech in ORACLES:
+        if planner_kind(mech).oracle:
             per_mech[mech] = [0]
             continue
         ok = []
@@ -479,10 +477,7 @@ def _plan_at(req: Request, best: Candidate, nn: int, prog: _Progress) -> Candida
 # --------------------------------------------------------------------------- text
 def _size(c: Candidate) -> str:
     """``t = 525, `` / ``g = 8, `` / ``size = 3, `` / nothing (OUE, k-RR, ...)."""
-    if c.mechanism in NO_SIZE:
-        return ""
-    name = {"olh": "g", "subset-selection": "size"}.get(c.mechanism, "t")
-    return f"{name} = {c.t}, "
+    return c.kind.sized(c.t)
 
 
 def render_plan(p: Plan) -> str:
@@ -511,12 +506,12 @@ def render_plan(p: Plan) -> str:
     for c in p.candidates:
         if c.source == "finalist" and c != r:
             lines.append(
-                f"best {MECHANISM_LABELS[c.mechanism]}: {_size(c)}eps0 = {fmt_down(c.eps0)}; epsilon = "
+                f"best {c.kind.label}: {_size(c)}eps0 = {fmt_down(c.eps0)}; epsilon = "
                 f"{fmt_up(c.eps_c)}; MSE = {c.mse:.4g}"
             )
         elif c.source == "estimate":
             lines.append(
-                f"best {MECHANISM_LABELS[c.mechanism]} (estimate, not certified): {_size(c)}"
+                f"best {c.kind.label} (estimate, not certified): {_size(c)}"
                 f"eps0 ~ {c.eps0:.4g}; MSE ~ {c.mse:.4g}"
             )
     for nn, c in sorted(p.sensitivity.items()):

@@ -12,27 +12,10 @@ from accountant.bounds.registry import (
 )
 from accountant.accounting.calibration import local_epsilon, saddle_local_epsilon
 from accountant.core.params import make_params
-from mechanisms.analysis.common import T_MAX
-from mechanisms.analysis.coco import coco_mse
-from mechanisms.analysis.collision import collision_mse
-from mechanisms.randomizers.coco import CoCoParams
-from mechanisms.randomizers.collision import CollisionParams
-from mechanisms.randomizers.frequency_oracles import (
-    frequency_mse,
-    olh_rates,
-    oue_rates,
-    report_bits,
-)
-from mechanisms.planning.plan import Candidate, ESTIMATES, FINITE, MECHANISMS, ORACLES, EPS0_MAX
-from mechanisms.planning.finite import (
-    catalogue_bits,
-    catalogue_rates,
-    catalogue_t,
-    check_finite_size,
-    finite_eps0,
-    finite_fits,
-    finite_member,
-)
+from mechanisms.randomizers.frequency_oracles import frequency_mse
+from mechanisms.planning.kinds import KINDS, Kind, canonical, planner_kind
+from mechanisms.planning.plan import Candidate, ESTIMATES, MECHANISMS, EPS0_MAX
+from mechanisms.planning.finite import check_finite_size, finite_eps0, finite_fits, finite_member
 _ESTIMATOR_FIELD = {"mean": "mean", "frequency": "nonmissing"}
 # screen: geometric ratio of the coarse t grid, points past the minimum, refinement points
 SCREEN_RATIO = 1.3
@@ -76,29 +59,34 @@ def check_request(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
     if estimate not in ESTIMATES:
         raise ValueError(f"estimate must be one of {ESTIMATES}, got {estimate!r}")
     mechanisms = tuple(mechanisms)
-    if not mechanisms or any(m not in MECHANISMS for m in mechanisms):
+    names = tuple(map(canonical, mechanisms))
+    if not mechanisms or None in names:
         raise ValueError(
             f"mechanisms must be a non-empty subset of {MECHANISMS}, got {mechanisms!r}"
         )
-    for m in ("collision", "coco"):  # an output size t in (s, T_MAX] (coco: even, >= 2s + 2)
-        if m in mechanisms and int(s) > MAX_S[m]:
-            raise ValueError(f"s must be an integer in [1, {MAX_S[m]}] for {m} (its output size t "
-                             f"{'> s' if m == 'collision' else '>= 2s + 2'} is at most "
-                             f"{T_MAX if m == 'collision' else T_MAX - 1}), got {s!r}")
-    return float(target_eps), float(delta), int(n), int(d), int(s), tuple(dict.fromkeys(mechanisms))
+    check_sparsity(names, int(s), "s", repr(s))
+    return float(target_eps), float(delta), int(n), int(d), int(s), tuple(dict.fromkeys(names))
 
 
-#: the largest sparsity with an admissible output size t: Collision t in (s, T_MAX], CoCo an
-#: even t in [2s + 2, T_MAX - 1]
-MAX_S = {"collision": T_MAX - 1, "coco": (T_MAX - 3) // 2}
+def check_sparsity(mechanisms: tuple, s: int, name: str = "s", shown: str = "") -> None:
+    """s within the t rule of every hashed kind in ``mechanisms`` (Collision: t in (s, T_MAX];
+    CoCo: an even t in [2s + 2, T_MAX - 1]): refused otherwise, naming ``name``."""
+    asked = set(map(canonical, mechanisms))
+    for kind in (k for k in KINDS.values() if k.name in asked):  # in the table's order
+        rule = kind.t_rule
+        if rule is not None and rule.max_s is not None and s > rule.max_s:
+            raise ValueError(f"{name} must be an integer in [1, {rule.max_s}] for {kind.name} (its output "
+                             f"size t {rule.words} is at most {rule.top}), got {shown or s}")
 
 
 def default_mechanisms(estimate: str, s: int, d: int, rounds: int = 1, bound: str = "proved") -> tuple:
-    """The mechanisms planned when none are given: Collision and CoCo, and OLH and OUE where
-    they apply (frequency estimate, one value per user s = 1, d >= 2, one round, proved bound).
-    k-RR and the catalogue's matrices (``FINITE``: Hadamard response, subset selection,
-    RAPPOR, binary local hashing) are planned when named (the matrices' proved search
-    evaluates the many-atom blanket of a matrix: seconds per step, not milliseconds).
+    """The mechanisms planned when none are given (the kinds with ``default``): Collision and
+    CoCo (each where its t rule admits s; Collision always, refused with its reason when s is
+    too large), and OLH and OUE where they apply (frequency estimate, one value per user s = 1,
+    d >= 2, one round, proved bound).  k-RR and the catalogue's matrices (Hadamard response,
+    subset selection, symmetric unary encoding, local hashing with g = 2) are planned when
+    named (the matrices' proved search evaluates the many-atom blanket of a matrix: seconds per
+    step, not milliseconds).
 
     Examples
     --------
@@ -106,15 +94,16 @@ def default_mechanisms(estimate: str, s: int, d: int, rounds: int = 1, bound: st
     >>> default_mechanisms("frequency", 1, 64), default_mechanisms("mean", 1, 64)
     (('collision', 'coco', 'olh', 'oue'), ('collision', 'coco'))
     """
-    base = ("collision", "coco") if s <= MAX_S["coco"] else ("collision",)
+    hashed = [kind for kind in KINDS.values() if kind.default and not kind.oracle]
+    base = tuple(k.name for k in hashed if s <= k.t_rule.max_s) or (hashed[0].name,)
     if estimate == "frequency" and s == 1 and d >= 2 and rounds == 1 and bound == "proved":
-        return base + ("olh", "oue")
+        return base + tuple(k.name for k in KINDS.values() if k.default and k.oracle)
     return base
 
 
 def check_oracles(mechanisms: tuple, estimate: str, s: int, d: int, rounds: int, bound: str) -> None:
-    """OLH / OUE, when asked for, only where they apply (each reason named)."""
-    asked = [m for m in mechanisms if m in ORACLES]
+    """OLH / OUE, k-RR and the catalogue, when asked for, only where they apply (each reason named)."""
+    asked = [m for m in mechanisms if planner_kind(m).oracle]
     if not asked:
         return
     what = " and ".join(asked)
@@ -167,67 +156,51 @@ def check_release(n: int, rounds, schedule) -> tuple[int, Optional[tuple]]:
     return int(rounds), None
 
 
-def _admissible(mechanism: str, s: int, t: float) -> int:
-    """Nearest admissible t (Collision: > s; CoCo: even, >= 2s + 2; OLH's g: >= 2)."""
-    if mechanism in ("collision", "olh"):
-        return int(min(max(round(t), (s if mechanism == "collision" else 1) + 1), T_MAX))
-    v = int(max(round(t / 2) * 2, 2 * s + 2))
-    return min(v, T_MAX - 1)
-
-
-def _mse(mechanism: str, n: int, d: int, s: int, eps0, t):
-    fn = collision_mse if mechanism == "collision" else coco_mse
-    return fn(n, d, s, eps0, t)
-
-
-def _olh_mse(n: int, d: int, eps0, g):
-    """OLH's exact frequency MSE (:func:`frequency_mse` at :func:`olh_rates`) at eps0 and hash
-    range g; arrays of equal length give an array."""
-    if np.ndim(eps0) == 0 and np.ndim(g) == 0:
-        return frequency_mse(n, d, *olh_rates(float(eps0), int(g)))
-    return np.array([frequency_mse(n, d, *olh_rates(float(e), int(x))) for e, x in zip(eps0, g)])
+def _frequency_mse(kind: Kind, n: int, d: int, eps0, t):
+    """A frequency oracle's exact MSE (:func:`frequency_mse` at its rates) at eps0 and t (OLH:
+    its hash range g); arrays of equal length give an array."""
+    if np.ndim(eps0) == 0 and np.ndim(t) == 0:
+        return frequency_mse(n, d, *kind.rates(d, float(eps0), int(t)))
+    return np.array([frequency_mse(n, d, *kind.rates(d, float(e), int(x))) for e, x in zip(eps0, t)])
 
 
 def oracle_t(mechanism: str, d: int, eps0: float, g: int = 0) -> int:
     """The ``t`` of a frequency-oracle candidate: OLH's hash range (``g`` when given (> 0),
     else the default rule round(e^eps0) + 1), subset selection's subset size, else d (OUE's
-    report length k = d; k-RR, Hadamard response, RAPPOR, BLH over [d])."""
-    if mechanism == "olh":
-        return int(g) if g else make_params("olh", eps0, k=d).t
-    return catalogue_t(mechanism, d, eps0)
+    report length k = d; k-RR, Hadamard response, symmetric unary encoding, local hashing
+    over [d])."""
+    kind = planner_kind(mechanism)
+    if kind.t_rule is None:
+        return kind.t_of(d, eps0)
+    return int(g) if g else make_params(kind.name, eps0, k=d).t
 
 
 def params_of(mechanism: str, eps0: float, s: int, t: int, d: int):
-    """The accountant's parameters of a candidate (OLH / OUE over the domain [d]; OLH's
-    hash range g = t, or the default rule when t = 0)."""
-    if mechanism == "olh":
-        return make_params("olh", eps0, k=d, g=int(t) if t else None)
-    if mechanism in FINITE:
-        return finite_member(mechanism, d, eps0)
-    if mechanism in ORACLES:
-        return make_params(mechanism, eps0, k=d)
-    return make_params(mechanism, eps0, s=s, t=t)
+    """The accountant's parameters of a candidate (the frequency oracles over the domain [d];
+    OLH's hash range g = t, or the default rule when t = 0; the catalogue's matrices)."""
+    kind = planner_kind(mechanism)
+    if kind.matrix:
+        return finite_member(kind.name, d, eps0)
+    if kind.oracle:
+        return make_params(kind.name, eps0, k=d, g=int(t) if kind.t_rule and t else None)
+    return make_params(kind.name, eps0, s=s, t=t)
 
 
 def make_candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, proved) -> Candidate:
-    if mechanism in ORACLES:
-        # one value of [d] per user: the frequency estimate's exact MSE (Wang et al. 2017)
-        t = oracle_t(mechanism, d, float(eps0), t)
-        if mechanism in ("olh", "oue"):
-            rates = olh_rates(float(eps0), t) if mechanism == "olh" else oue_rates(float(eps0))
-            bits = report_bits(mechanism, d, float(eps0), t if mechanism == "olh" else None)
-        else:  # k-RR and the catalogue: (p, q) of their support estimators
-            rates = catalogue_rates(mechanism, d, float(eps0))
-            bits = catalogue_bits(mechanism, d, float(eps0))
-        f = frequency_mse(n, d, *rates)
+    kind = planner_kind(mechanism)
+    if kind.oracle:
+        # one value of [d] per user: the frequency estimate's exact MSE (Wang et al. 2017);
+        # k-RR and the catalogue: (p, q) of their support estimators
+        t = oracle_t(kind.name, d, float(eps0), t)
+        f = frequency_mse(n, d, *kind.rates(d, float(eps0), t))
+        bits = kind.bits(d, float(eps0), t)
         mean, nonmissing, item = None, f, f
     else:
-        m = _mse(mechanism, n, d, s, eps0, t)
+        m = kind.errors.mse(n, d, s, eps0, t)
         mean, nonmissing, item = float(m.mean), float(m.nonmissing), float(m.item)
-        cls = CollisionParams if mechanism == "collision" else CoCoParams
-        bits = cls(d=d, s=s, eps0=float(eps0), t=int(t)).report_bits
+        bits = kind.params(d=d, s=s, eps0=float(eps0), t=int(t)).report_bits
     return Candidate(
-        mechanism=mechanism,
+        mechanism=kind.name,
         t=int(t),
         eps0=float(eps0),
         eps_c=None if eps_c is None else float(eps_c),
@@ -252,13 +225,16 @@ def screen_eps0(
 
     OUE: ``t`` is the domain size d.  OLH: ``t`` is the hash range g and ``s`` the domain
     size d (:func:`screen` passes them so)."""
-    if mechanism == "olh":
-        return saddle_local_epsilon("olh", n, target, delta, k=s, g=t, eps0_max=eps0_max)
-    if mechanism in FINITE:  # no saddle-point estimate of a matrix: its proved search (cached)
-        return finite_eps0(mechanism, t, n, target, delta, eps0_max, 1e-4)  # evaluate's key
-    if mechanism in ORACLES:
-        return saddle_local_epsilon(mechanism, n, target, delta, k=t, eps0_max=eps0_max)
-    return saddle_local_epsilon(mechanism, n, target, delta, s=s, t=t, eps0_max=eps0_max)
+    kind = planner_kind(mechanism)
+    if kind.matrix:  # no saddle-point estimate of a matrix: its proved search (cached)
+        return finite_eps0(kind.name, t, n, target, delta, eps0_max, 1e-4)  # evaluate's key
+    if kind.t_rule is None:  # an oracle without a t to screen: t is the domain size
+        options = {"k": t}
+    elif kind.oracle:  # OLH: t is the hash range, s the domain size
+        options = {"k": s, "g": t}
+    else:
+        options = {"s": s, "t": t}
+    return saddle_local_epsilon(kind.name, n, target, delta, eps0_max=eps0_max, **options)
 
 
 def screen(
@@ -283,28 +259,30 @@ def screen(
     OLH: the hash range g is screened as Collision's t (from g = 2; the domain is [d]; the
     MSE is the exact frequency MSE).  OUE has no t to screen: one point, the screen's eps0
     over the domain [d] (t = d)."""
-    if mechanism in ORACLES and mechanism != "olh":  # OUE, k-RR, the catalogue: no t
-        e0 = screen_eps0(mechanism, s, d, n, target, delta, eps0_max)
-        c = make_candidate(mechanism, 0, n, d, s, e0, None, estimate, "screen", "screen", False)
+    kind = planner_kind(mechanism)
+    rule = kind.t_rule
+    if rule is None:  # OUE, k-RR, the catalogue: no t
+        e0 = screen_eps0(kind.name, s, d, n, target, delta, eps0_max)
+        c = make_candidate(kind.name, 0, n, d, s, e0, None, estimate, "screen", "screen", False)
         return np.array([c.t], dtype=np.int64), np.array([e0]), np.array([c.mse])
     est = _ESTIMATOR_FIELD[estimate]
-    olh = mechanism == "olh"
-    lo_t = 2 if olh else s + 1 if mechanism == "collision" else 2 * s + 2
-    top = T_MAX if mechanism in ("collision", "olh") else T_MAX - 1
+    lo_t, top, step = rule.smallest(s), rule.top, rule.step
     cache: dict[int, float] = {}
 
     def e0_at(t: int) -> float:
         if t not in cache:
-            cache[t] = screen_eps0(mechanism, d if olh else s, t, n, target, delta, eps0_max)
+            cache[t] = screen_eps0(kind.name, d if kind.oracle else s, t, n, target, delta, eps0_max)
         return cache[t]
 
     def mse_of(e0, t):
-        return _olh_mse(n, d, e0, t) if olh else getattr(_mse(mechanism, n, d, s, e0, t), est)
+        if kind.errors is None:  # OLH: the frequency MSE at its g
+            return _frequency_mse(kind, n, d, e0, t)
+        return getattr(kind.errors.mse(n, d, s, e0, t), est)
 
     def mse_at(t: int) -> float:
         return float(mse_of(e0_at(t), t))
 
-    t = lo_t if around is None else _admissible(mechanism, s, max(lo_t, around / 8))
+    t = lo_t if around is None else rule.nearest(s, max(lo_t, around / 8))
     ts, ms = [], []
     while True:
         ts.append(t)
@@ -312,28 +290,25 @@ def screen(
         k = int(np.argmin(ms))
         if (len(ts) - 1 - k >= SCREEN_PAST_MIN and ms[-1] >= 1.2 * ms[k]) or t >= top:
             break
-        t = max(
-            _admissible(mechanism, s, t * SCREEN_RATIO), t + (2 if mechanism == "coco" else 1)
-        )
+        t = max(rule.nearest(s, t * SCREEN_RATIO), t + step)
         t = min(t, top)
     k = int(np.argmin(ms))
     if k == 0 and around is not None and ts[0] > lo_t:  # the minimum may lie below the grid
         return screen(mechanism, n, d, s, target, delta, estimate, eps0_max, around=None)
     a, b = ts[max(k - 1, 0)], ts[min(k + 1, len(ts) - 1)]
     for x in np.geomspace(a, b, SCREEN_REFINE + 2)[1:-1]:
-        tt = _admissible(mechanism, s, x)
+        tt = rule.nearest(s, x)
         if tt not in ts:
             ts.append(tt)
             ms.append(mse_at(tt))
     order = np.argsort(ts)
     tsa = np.asarray(ts, dtype=np.int64)[order]
     inside = tsa[(tsa >= a) & (tsa <= b)]
-    step = 2 if mechanism == "coco" else 1
     allt = np.arange(a, b + 1, step, dtype=np.int64)
-    if allt.size > (2_000 if olh else 20_000):  # (OLH's MSE is not vectorised)
+    most = 20_000 if kind.errors else 2_000  # (an oracle's MSE is not vectorised)
+    if allt.size > most:
         allt = np.unique(
-            np.concatenate([(np.geomspace(a, b, 2_000 if olh else 20_000) // step * step)
-                            .astype(np.int64), inside])
+            np.concatenate([(np.geomspace(a, b, most) // step * step).astype(np.int64), inside])
         )
         allt = allt[(allt >= a) & (allt <= b)]
     e_in = np.interp(np.log(allt), np.log(inside.astype(float)), [cache[int(x)] for x in inside])
@@ -373,17 +348,13 @@ def evaluate(
     OLH / OUE (``estimate="frequency"``, s = 1, proved bound only): the domain is [d]; OLH's
     hash range is g = ``t`` (t > 0) or, with t = 0, round(e^eps0) + 1 at each eps0 tried;
     OUE ignores ``t``."""
-    if mechanism in ORACLES:
+    kind = planner_kind(mechanism)
+    mechanism = kind.name
+    if kind.oracle:
         if bound != "proved":
             raise ValueError(f"{mechanism} is planned on the proved bound only, got bound={bound!r}")
-        g = int(t) if mechanism == "olh" and t else None
-        if g is not None:
-            make_params("olh", 1.0, k=d, g=g)  # validates g
-        if mechanism in FINITE:
-            e0 = finite_eps0(mechanism, d, n, target_eps, delta, eps0_max, rtol)
-        else:
-            e0 = local_epsilon(n, target_eps, delta, mechanism, k=d, rtol=rtol, eps0_max=eps0_max,
-                               guess=guess, g=g)
+        g = int(t) if kind.t_rule and t else None
+        e0 = _oracle_eps0(kind, g, n, d, target_eps, delta, rtol, eps0_max, guess)
         if not finite_fits(mechanism, d, e0):  # eps0 = target (post-processing), no matrix
             res = None
         else:
@@ -412,6 +383,17 @@ def evaluate(
         proved = False
     eps_c, name = _reported(res, e0)
     return make_candidate(mechanism, t, n, d, s, e0, eps_c, estimate, source, name, proved)
+
+
+def _oracle_eps0(kind: Kind, g, n, d, target_eps, delta, rtol, eps0_max, guess) -> float:
+    """A frequency oracle's largest eps0 on the proved bound over [d]: a matrix's own search,
+    else the accountant's (OLH at hash range ``g``, validated first; None: its rule)."""
+    if kind.matrix:
+        return finite_eps0(kind.name, d, n, target_eps, delta, eps0_max, rtol)
+    if g is not None:
+        make_params(kind.name, 1.0, k=d, g=g)  # validates g
+    return local_epsilon(n, target_eps, delta, kind.name, k=d, rtol=rtol, eps0_max=eps0_max,
+                         guess=guess, g=g)
 
 
 def _reported(res, e0: float) -> tuple[float, str]:

@@ -41,6 +41,69 @@ def _comb(a: int, b: int) -> int:
     return math.comb(a, b) if 0 <= b <= a else 0
 
 
+def _krr_rates(k: int, e: float, kw: dict) -> tuple[float, float]:
+    E = math.exp(e)
+    return E / (E + k - 1), 1.0 / (E + k - 1)
+
+
+def _hadamard_rates(k: int, e: float, kw: dict) -> tuple[float, float]:
+    E = math.exp(e)
+    return E / (E + 1.0), 0.5
+
+
+def _subset_rates(k: int, e: float, kw: dict) -> tuple[float, float]:
+    E = math.exp(e)
+    w = subset_size(k, e, kw.get("size"))
+    z = _comb(k - 1, w - 1) * E + _comb(k - 1, w)
+    return _comb(k - 1, w - 1) * E / z, (_comb(k - 2, w - 2) * E + _comb(k - 2, w - 1)) / z
+
+
+def _symmetric_rates(k: int, e: float, kw: dict) -> tuple[float, float]:
+    p = math.exp(e / 2) / (math.exp(e / 2) + 1.0)
+    return p, 1.0 - p
+
+
+def _krr_support(R, k: int, eps0: float, kw: dict) -> np.ndarray:
+    return np.eye(k, dtype=bool)
+
+
+def _hadamard_support(R, k: int, eps0: float, kw: dict) -> np.ndarray:
+    return (hadamard_matrix(R.outputs_count)[1:k + 1] > 0).T
+
+
+def _subset_support(R, k: int, eps0: float, kw: dict) -> np.ndarray:
+    w = subset_size(k, eps0, kw.get("size"))
+    S = np.zeros((R.outputs_count, k), dtype=bool)
+    for y, sub in enumerate(itertools.combinations(range(k), w)):
+        S[y, list(sub)] = True
+    return S
+
+
+def _hashing_support(R, k: int, eps0: float, kw: dict) -> np.ndarray:
+    g = kw.get("g") or int(round(math.exp(eps0))) + 1
+    H = np.array(list(itertools.product(range(g), repeat=k)), dtype=np.int64)   # hashes x k
+    return (H[:, None, :] == np.arange(g)[None, :, None]).reshape(-1, k)
+
+
+# each member's closed forms, by its builder (so that an alias of the catalogue, as
+# ``rappor`` for ``symmetric-unary-encoding``, has its member's): (p, q), and the supports
+_FORMS = {
+    krr: (_krr_rates, _krr_support),
+    hadamard_response: (_hadamard_rates, _hadamard_support),
+    subset_selection: (_subset_rates, _subset_support),
+    symmetric_unary_encoding: (_symmetric_rates, lambda R, k, eps0, kw: bit_patterns(k)),
+    optimized_unary_encoding: (lambda k, e, kw: oue_rates(e), lambda R, k, eps0, kw: bit_patterns(k)),
+    local_hashing: (lambda k, e, kw: olh_rates(e, kw.get("g")), _hashing_support),
+}
+
+
+def _forms(name: str) -> tuple:
+    """The closed forms of the member ``name`` (ValueError naming the members otherwise)."""
+    if name not in CATALOGUE:
+        raise ValueError(f"randomizer must be one of {', '.join(sorted(CATALOGUE))}, got {name!r}")
+    return _FORMS[CATALOGUE[name][0]]
+
+
 def support_rates(name: str, k: int, eps0: float, **kw) -> tuple[float, float]:
     """``(p, q)`` of the catalogue member ``name`` (module docstring), in closed form; E = e^eps0.
 
@@ -58,46 +121,16 @@ def support_rates(name: str, k: int, eps0: float, **kw) -> tuple[float, float]:
     >>> print(f"{p:.6f}", q)
     0.731059 0.5
     """
-    if name not in CATALOGUE:
-        raise ValueError(f"randomizer must be one of {', '.join(sorted(CATALOGUE))}, got {name!r}")
+    rates = _forms(name)[0]
     k, e = check_k(k), check_eps0(eps0)
-    E = math.exp(e)
-    if name == "krr":
-        return E / (E + k - 1), 1.0 / (E + k - 1)
-    if name == "hadamard-response":
-        return E / (E + 1.0), 0.5
-    if name == "subset-selection":
-        w = subset_size(k, e, kw.get("size"))
-        z = _comb(k - 1, w - 1) * E + _comb(k - 1, w)
-        return _comb(k - 1, w - 1) * E / z, (_comb(k - 2, w - 2) * E + _comb(k - 2, w - 1)) / z
-    if name in ("symmetric-unary-encoding", "rappor"):
-        p = math.exp(e / 2) / (math.exp(e / 2) + 1.0)
-        return p, 1.0 - p
-    if name == "oue":
-        return oue_rates(e)
-    return olh_rates(e, kw.get("g"))                                   # local hashing
+    return rates(k, e, kw)
 
 
 def support_matrix(name: str, k: int, eps0: float, **kw) -> np.ndarray:
     """``S[y, j]``: whether output y (a column of the member's matrix, in its order) supports
     value j; outputs x k booleans."""
     R = catalogue_randomizer(name, k, eps0, **kw)
-    k, E = R.k, math.exp(eps0)
-    if name == "krr":
-        return np.eye(k, dtype=bool)
-    if name == "hadamard-response":
-        return (hadamard_matrix(R.outputs_count)[1:k + 1] > 0).T
-    if name == "subset-selection":
-        w = subset_size(k, eps0, kw.get("size"))
-        S = np.zeros((R.outputs_count, k), dtype=bool)
-        for y, sub in enumerate(itertools.combinations(range(k), w)):
-            S[y, list(sub)] = True
-        return S
-    if name in ("symmetric-unary-encoding", "rappor", "oue"):
-        return bit_patterns(k)
-    g = kw.get("g") or int(round(E)) + 1                               # local hashing
-    H = np.array(list(itertools.product(range(g), repeat=k)), dtype=np.int64)   # hashes x k
-    return (H[:, None, :] == np.arange(g)[None, :, None]).reshape(-1, k)
+    return _forms(name)[1](R, R.k, eps0, kw)
 
 
 def catalogue_mse(name: str, n: int, k: int, eps0: float, **kw) -> float:

@@ -40,7 +40,7 @@ def test_planner_page_plans_krr_and_a_catalogue_matrix():
 
 
 def test_planner_page_refuses_a_matrix_beyond_the_limit():
-    at = _page(128, ["rappor"])
+    at = _page(128, ["symmetric-unary-encoding"])
     assert any("beyond the finite-randomizer limit" in e.value for e in at.error)
     assert any("Fix the inputs" in w.value for w in at.warning)
     assert not at.metric

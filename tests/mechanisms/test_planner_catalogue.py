@@ -58,12 +58,13 @@ def test_the_matrix_search_is_verified():
 
 def test_a_matrix_beyond_the_limit_is_refused_up_front(capsys):
     with pytest.raises(ValueError, match=f"beyond the finite-randomizer limit of {MAX_CELLS:,}"):
-        plan(TARGET, DELTA, N, 32, 1, "frequency", mechanisms=("rappor",), sensitivity=False)
+        plan(TARGET, DELTA, N, 32, 1, "frequency", mechanisms=("symmetric-unary-encoding",),
+             sensitivity=False)
     base = ["plan", "--n", "10000", "--d", "32", "--s", "1", "--eps", "1", "--delta", "1e-6",
             "--estimate", "frequency"]
-    assert cli_main(base + ["--mechanisms", "blh"]) == 2
+    assert cli_main(base + ["--mechanisms", "local-hashing"]) == 2
     err = capsys.readouterr().err
-    assert "blh over d = 32 values" in err and len(err.strip().splitlines()) == 1
+    assert "local-hashing over d = 32 values" in err and len(err.strip().splitlines()) == 1
     assert cli_main(base + ["--mechanisms", "nope"]) == 2
     err = capsys.readouterr().err
     assert "hadamard-response" in err and "subset-selection" in err
@@ -94,3 +95,25 @@ def test_subset_selection_where_its_matrix_is_too_large_falls_back_to_post_proce
     assert r.eps0 == pytest.approx(0.3, rel=1e-4) and r.eps0 <= 0.3
     assert r.eps_c == r.eps0 and r.bound == "post-processing" and r.t == 18
     assert r.mse == pytest.approx(catalogue_mse("subset-selection", 2000, 40, r.eps0), rel=1e-12)
+
+
+def test_the_old_names_stand_for_the_catalogue_names(capsys):
+    # rappor and blh, the planner's old names of the catalogue's symmetric-unary-encoding and
+    # local-hashing (g = 2), are accepted; the plan, its text and its JSON print the new names
+    old = plan(TARGET, DELTA, N, D, 1, "frequency", mechanisms=("rappor", "blh"), sensitivity=False)
+    new = plan(TARGET, DELTA, N, D, 1, "frequency", mechanisms=("symmetric-unary-encoding", "local-hashing"),
+               sensitivity=False)
+    assert old == new
+    assert {c.mechanism for c in new.candidates} == {"symmetric-unary-encoding", "local-hashing"}
+    fin = {c.mechanism: c for c in new.candidates if c.source == "finalist"}
+    lh = fin["local-hashing"]
+    assert lh.mse == pytest.approx(catalogue_mse("local-hashing", N, D, lh.eps0, g=2), rel=1e-12)
+    assert lh.report_bits == D + 1 and fin["symmetric-unary-encoding"].report_bits == D
+    text = render_plan(new)
+    assert "rappor" not in text and "blh" not in text
+    base = ["plan", "--n", "10000", "--d", "3", "--s", "1", "--eps", "1", "--delta", "1e-6",
+            "--estimate", "frequency", "--json", "--mechanisms"]
+    assert cli_main(base + ["blh,local-hashing"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["mechanism"] == "local-hashing" and d["randomizer"] == "local hashing (g = 2)"
+    assert {c["mechanism"] for c in d["candidates"]} == {"local-hashing"}
