@@ -309,19 +309,30 @@ def register_headline(cls: type, bounds: tuple) -> None:
 
 register_headline(GenericLDP, ("clone", "blanket-bennett-generic", "efmrtt19"))
 register_headline(KRRParams, ("exact", "search", "blanket", "clone", "efmrtt19"))
-for _cls in (CollisionParams, CoCoParams, OUEParams, FiniteRandomizer):  # OLH: Collision's
-    register_headline(_cls, ("blanket", "clone", "efmrtt19"))
+_BLANKET_FIRST = ("blanket", "clone", "efmrtt19")
+register_headline(CollisionParams, _BLANKET_FIRST)  # and OLH
+register_headline(CoCoParams, _BLANKET_FIRST)
+register_headline(OUEParams, _BLANKET_FIRST)
+register_headline(FiniteRandomizer, _BLANKET_FIRST)
 register_headline(VariationRatioParams, ("clone",))
 
 
 def _headline(cls: type, mechanism: str) -> tuple:
     """The headline bounds of type ``cls`` that apply to ``mechanism`` (its name)."""
-    return tuple(b for b in for_type(_HEADLINES, cls, "a headline bound") if mechanism in REGISTRY[b].applies_to)
+    bounds = for_type(_HEADLINES, cls, "a headline bound")
+    return tuple(b for b in bounds if mechanism in REGISTRY[b].applies_to)
 
 
 def headline_bounds(mechanism) -> tuple:
     """The bounds whose minimum is the proved eps_c of ``mechanism`` (a name, or a parameter
-    object: :func:`proved_epsilon`)."""
+    object: :func:`proved_epsilon`).
+
+    Examples
+    --------
+    >>> from accountant.bounds.registry import headline_bounds
+    >>> headline_bounds("krr"), headline_bounds("rr")
+    (('blanket', 'clone', 'efmrtt19'), ('exact', 'search', 'blanket', 'clone', 'efmrtt19'))
+    """
     if isinstance(mechanism, str):
         return _headline(parameter_type(mechanism), mechanism)
     return _headline(type(mechanism), mechanism.name)

@@ -28,9 +28,17 @@ accountant.core.dispatch.UnsupportedMechanismError: the example law is not avail
 from __future__ import annotations
 
 
+from accountant.core.finite import FiniteRandomizer
+from accountant.core.params import MECHANISM_SPECS, MECHANISMS
+
+
 class UnsupportedMechanismError(ValueError):
     """A law or bound asked of a parameter type none is registered for (the message names the
     mechanism); a ValueError, so every surface reports it as a bad input."""
+
+
+def _type(params) -> type:
+    return params if isinstance(params, type) else type(params)
 
 
 def _registered_names(registered) -> list:
@@ -52,10 +60,6 @@ def unsupported(params, what: str, registered=None) -> UnsupportedMechanismError
     return UnsupportedMechanismError(f"{what} is not available for {who}{has}")
 
 
-def _type(params) -> type:
-    return params if isinstance(params, type) else type(params)
-
-
 def supports(registered, params) -> bool:
     """Whether ``registered`` (a ``singledispatch`` function, or a table keyed by parameter
     types) has an entry for the type of ``params`` (an object or a type) or a base of it,
@@ -66,27 +70,19 @@ def supports(registered, params) -> bool:
     return any(base in registered for base in cls.__mro__)
 
 
-def registered_type(table: dict, params, what: str) -> type:
-    """The key of ``table`` (keyed by parameter types) for the type of ``params`` or its
+def for_type(table: dict, params, what: str):
+    """The entry of ``table`` (keyed by parameter types) for the type of ``params`` or its
     nearest base (an OLH object finds Collision's entry unless OLH has its own); unsupported
     otherwise."""
     for base in _type(params).__mro__:
         if base in table:
-            return base
+            return table[base]
     raise unsupported(params, what, table)
-
-
-def for_type(table: dict, params, what: str):
-    """The entry of ``table`` for ``params`` (:func:`registered_type`)."""
-    return table[registered_type(table, params, what)]
 
 
 def parameter_type(mechanism) -> type:
     """The parameter type of a mechanism's name (the registry's names and ``"finite"``, a
     matrix), or ``mechanism`` itself when it is a type; ValueError naming the valid names."""
-    from accountant.core.finite import FiniteRandomizer
-    from accountant.core.params import MECHANISM_SPECS, MECHANISMS
-
     if isinstance(mechanism, type):
         return mechanism
     if isinstance(mechanism, str) and mechanism == FiniteRandomizer.name:

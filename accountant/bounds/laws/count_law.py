@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Optional
 import mpmath
 import numpy as np
-from accountant.core.dispatch import for_type, parameter_type
+from accountant.core.dispatch import parameter_type, unsupported
 from accountant.core.limits import check_positive_number
 from accountant.core.randomizers import CoCoParams, CollisionParams
 
@@ -84,7 +84,7 @@ def _coco_t(s: int, t) -> int:
     return t
 
 
-#: the output size each hashed parameter type takes (OLH, Collision with s = 1, takes Collision's)
+#: the output sizes t that Collision and CoCo take (given s)
 BLANKET_T = {CollisionParams: _collision_t, CoCoParams: _coco_t}
 
 
@@ -104,7 +104,9 @@ def blanket_count_law(mechanism, eps0: float, s: int, t: int) -> CountLaw:
     ``a = (E, 1, E)``, ``b = (1, E, E)``.  The null category has ``1 - t/Omega``.
     """
     kind = parameter_type(mechanism)
-    check_t = for_type(BLANKET_T, kind, "the blanket count law of the t-ary output structure")
+    if kind not in BLANKET_T:  # the type itself: OLH's s is 1, not a Collision of any s
+        raise unsupported(kind, "the blanket count law of Collision / CoCo", BLANKET_T)
+    check_t = BLANKET_T[kind]
     e = check_law_eps0(eps0)
     s = check_law_int("s", s, 1)
     t = check_t(s, t)

@@ -52,7 +52,7 @@ import mpmath
 import numpy as np
 
 from accountant.bounds.laws.count_law import MP_DPS
-from accountant.core.dispatch import parameter_type, registered_type, supports
+from accountant.core.dispatch import parameter_type, unsupported
 from accountant.core.randomizers import CoCoParams, CollisionParams
 
 # the exact evaluation enumerates at most this many multinomial count vectors (built once
@@ -126,14 +126,18 @@ def coco_report_law(E, s: int, t: int):
 
 
 #: (the keys at a fixed z, the report's probability by key) of each parameter type with the
-#: image sizes; OLH, the Collision mechanism with s = 1, takes Collision's
+#: image sizes
 KEY_LAWS = {CollisionParams: (collision_keys, collision_report_law),
             CoCoParams: (coco_keys, coco_report_law)}
 
 
 def _kind(mechanism) -> type:
-    """The type of :data:`KEY_LAWS` for a mechanism's name or parameter type (ValueError otherwise)."""
-    return registered_type(KEY_LAWS, parameter_type(mechanism), "the lower law with the image sizes")
+    """The type of :data:`KEY_LAWS` for a mechanism's name or parameter type (ValueError
+    otherwise; OLH, whose s is 1, has no image sizes to keep)."""
+    kind = parameter_type(mechanism)
+    if kind not in KEY_LAWS:
+        raise unsupported(kind, "the lower law with the image sizes", KEY_LAWS)
+    return kind
 
 
 def class_ratios(mechanism, eps0: float, s: int, t: int) -> tuple:
@@ -244,7 +248,7 @@ def largest_exact_n(mechanism, eps0: float, s: int, t: int) -> int:
 def why_zero(params, n: int, reductions_eps_max: float) -> Optional[str]:
     """Why a Collision/CoCo lower end of 0 need not be the datasets' value (s >= 2, beyond the
     exact evaluation), or None when a 0 is what the evaluated reports give."""
-    if not supports(KEY_LAWS, params) or params.s < 2:
+    if type(params) not in KEY_LAWS or params.s < 2:
         return None
     if applies(type(params), float(params.eps0), params.s, params.t, n):
         return None

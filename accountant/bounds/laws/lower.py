@@ -259,6 +259,12 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
     return mechanism_lower(params)[0]
 
 
+#: whom the certified lower bound of a type is a lower bound for, where it is not the mechanism
+#: itself: the datasets of one member of a class bound the worst randomizer of the class from below
+LOWER_SCOPE = {VariationRatioParams: "the worst randomizer of the class",
+               GenericLDP: "the worst randomizer of the class (binary randomized response is one)"}
+
+
 @mechanism_lower.register(VariationRatioParams)
 def _variation_ratio(params):
     """The three-output member of the class (:func:`variation_ratio_lower`)."""
