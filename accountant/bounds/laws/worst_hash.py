@@ -96,7 +96,8 @@ def worst_hash_datasets(params, m: int) -> str:
 
 
 @worst_hash_datasets.register(OLHParams)
-def _olh_datasets(params, m: int) -> str:  # s = 1: one value per user, g = t buckets, domain [k] (params.d)
+def _olh_datasets(params, m: int) -> str:
+    # s = 1: one value per user, g = t buckets, domain [k] (params.d)
     return (f"D = (1, 3, ..., 3), D' = (2, 3, ..., 3) of [k], k = {params.d}, one fixed hash (the worst "
             f"family): values 1, 2 and 3 hashed to three distinct buckets of [g], g = {params.t}")
 
