@@ -257,9 +257,6 @@ def test_function_length_check_sees_them(tmp_path):
 # literals that remain, each with its reason (the test fails on one that is gone).
 REGISTRY_HOME = "accountant.core.params"
 NAME_LITERALS = {
-    "accountant.bounds.registry:_HEADLINE": "the headline bounds of each mechanism: a dispatch on the "
-                                             "parameter type, to be registered by the bounds layer",
-    "accountant.bounds.registry:_HEADLINE_DELTA": "as _HEADLINE, for delta",
     "accountant.accounting.deployment_hits:FAMILIES": "the hit-count family of each mechanism: a dispatch "
                                                       "on the parameter type",
     "accountant.accounting.per_count:OWN_ROUNDS_MAX_T": "a cost limit per mechanism: a dispatch on the "

@@ -20,6 +20,7 @@ import math
 from functools import lru_cache
 from typing import Optional
 
+from accountant.core.randomizers import KRRParams
 from accountant.engines.two_input import blanket_range_upper, dataset_delta, range_upper, sum_delta
 
 # largest n of exact_epsilon: on 2 shared cores 0.2-0.6 s at n = 1e3, 0.7-3 s
@@ -341,6 +342,12 @@ def exact_reason(res: ExactEpsilon, n: int) -> str:
 
 
 # --------------------------------------------------------------------------- registry entries "exact", "search"
+def supports(params) -> bool:
+    """Whether the search over every dataset covers ``params``: randomized response with k = 2
+    values (binary RR; the registry offers it for mechanism 'rr')."""
+    return isinstance(params, KRRParams) and params.k == 2
+
+
 def exact_bound(params, n: int, delta: float, rtol: float):
     """The registry's ``exact`` bound (binary RR): the certified upper end of the bracket as
     ``epsilon``, the bracket and the worst dataset in ``reason``; not applicable above
@@ -348,7 +355,7 @@ def exact_bound(params, n: int, delta: float, rtol: float):
     then ``search`` answers with the same computation) (the limit in the reason)."""
     from accountant.core.result import BoundResult
 
-    if getattr(params, "name", None) != "rr":
+    if not supports(params):
         return BoundResult.not_applicable("exact", "the exact search is for binary randomized "
                                           "response (mechanism 'rr')", delta)
     if n > HEADLINE_MAX_N:
@@ -381,7 +388,7 @@ def search_bound(params, n: int, delta: float, rtol: float):
     the bracket is within 1e-6 (n <= ``HEADLINE_MAX_N``) the bound ``exact`` answers instead."""
     from accountant.core.result import BoundResult
 
-    if getattr(params, "name", None) != "rr":
+    if not supports(params):
         return BoundResult.not_applicable("search", "the search over datasets is for binary randomized "
                                           "response (mechanism 'rr')", delta)
     if n <= HEADLINE_MAX_N and rtol <= EXACT_RTOL * (1.0 + 1e-9):

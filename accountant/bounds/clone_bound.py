@@ -4,19 +4,40 @@
 """
 from __future__ import annotations
 
+from functools import singledispatch
+
 from accountant.bounds.pair_accountant import clamp_to_eps0, search_pair_epsilon
+from accountant.core.dispatch import unsupported
+from accountant.core.finite import FiniteRandomizer
+from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OUEParams,
+                                         VariationRatioParams)
 from accountant.core.result import BoundResult
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.engines.pair.law import DominatingPair
 
 
+@singledispatch
 def clone_pair(params, n) -> DominatingPair:
-    """FMT21's clone pair of ``params`` at n users (FMT21 Theorem 3.2; for a variation-ratio
-    randomizer the same reduction with its ratio p and mixing 1/q): the one choice of the clone
-    pair, used by the single-round bound and by every composed round."""
-    if params.name == "variation-ratio":
-        return DominatingPair.clone_pq(n, params.p, params.q)
+    """FMT21's clone pair of ``params`` at n users (FMT21 Theorem 3.2, for an eps0-LDP
+    randomizer; for a variation-ratio randomizer the same reduction with its ratio p and mixing
+    1/q): the one choice of the clone pair, used by the single-round bound and by every composed
+    round.  A type registered for neither is refused."""
+    raise unsupported(params, "the clone pair", clone_pair)
+
+
+@clone_pair.register(GenericLDP)
+@clone_pair.register(CollisionParams)  # and OLH
+@clone_pair.register(CoCoParams)
+@clone_pair.register(KRRParams)
+@clone_pair.register(OUEParams)
+@clone_pair.register(FiniteRandomizer)
+def _clone_eps0(params, n) -> DominatingPair:
     return DominatingPair.clone(n, params.eps0)
+
+
+@clone_pair.register(VariationRatioParams)
+def _clone_pq(params, n) -> DominatingPair:
+    return DominatingPair.clone_pq(n, params.p, params.q)
 
 
 def clone_bound(params, n, delta, rtol) -> BoundResult:

@@ -8,9 +8,13 @@ the costly ones are computed, so that both stay readable.  Each ``*_delta`` retu
 """
 from __future__ import annotations
 
+import math
+from functools import singledispatch
+
 from accountant.bounds import finite as finite_bounds  # mechanism "finite": a randomizer given as its matrix
 from accountant.bounds import random_blanket as rb  # hash_model="random" (Collision, CoCo, OLH)
 from accountant.bounds.pair_accountant import clamp_to_eps0
+from accountant.core.finite import FiniteRandomizer
 from accountant.core.result import BoundResult
 
 
@@ -25,7 +29,7 @@ def beyond_engine(params) -> "str | None":
     """Why the exact engines give no certified number for ``params`` (None: they do).  A finite
     randomizer that is not pure LDP (eps0 infinite) is bounded by the lattice engine alone
     (:mod:`accountant.bounds.finite_lattice`, no count-law sums): its blanket is not refused here."""
-    if params.name == "finite" and not params.pure:
+    if not math.isfinite(params.eps0):
         return None
     if params.eps0 > ENGINE_MAX_EPS0:
         return (f"the exact engines are certified for eps0 <= {ENGINE_MAX_EPS0:g} (their float sums "
@@ -59,13 +63,18 @@ def chart_truncation(rtol: float) -> float:
 
 
 def blanket_bound(params, n, delta, rtol) -> BoundResult:
-    from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
-
     why = beyond_engine(params)
     if why is not None:
         return BoundResult.not_applicable("blanket", why, delta)
-    if params.name == "finite":  # the worst pair's blanket of the matrix
-        return finite_bounds.finite_blanket_result(params, n, delta, rtol)
+    return blanket_result(params, n, delta, rtol)
+
+
+@singledispatch
+def blanket_result(params, n, delta, rtol) -> BoundResult:
+    """The exact blanket of a named mechanism: its count law (the engines'
+    :func:`~accountant.engines.blanket.law.blanket_law`, which refuses a type without one) and,
+    under the random-hash model, the smaller of that and :mod:`.random_blanket`'s."""
+    from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
 
     # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
     # a coarse rtol (a chart's) also coarsens the bins (certified either way)
@@ -82,14 +91,18 @@ def blanket_bound(params, n, delta, rtol) -> BoundResult:
 
 
 def blanket_delta(params, n, eps):
-    from accountant.engines.blanket.engine import blanket_exact_delta
-
     if eps >= params.eps0:
         return 0.0, 0.0
     if beyond_engine(params) is not None:
         return 0.0, 1.0  # no certified number: the trivial bound
-    if params.name == "finite":
-        return finite_bounds.finite_blanket_delta(params, n, eps)
+    return blanket_result_delta(params, n, eps)
+
+
+@singledispatch
+def blanket_result_delta(params, n, eps):
+    """(lower, upper) of :func:`blanket_result`'s delta at ``eps``."""
+    from accountant.engines.blanket.engine import blanket_exact_delta
+
     v = blanket_exact_delta(mechanism_blanket_law(params), n, eps)
     if getattr(params, "hash_model", "any") == "random":  # the smaller of random and any
         return rb.random_blanket_delta(params, n, eps, ceiling=(v.lower, min(v.upper, 1.0)))
@@ -97,30 +110,48 @@ def blanket_delta(params, n, eps):
 
 
 def lower_bound(params, n, delta, rtol) -> BoundResult:
-    from accountant.bounds import laws as mechanism_law
-
     why = beyond_engine(params)
-    if params.name == "finite" and not params.pure:
+    if not math.isfinite(params.eps0):  # a matrix that is not pure LDP
         why = (f"{params.label} is not pure LDP: the certified lower bound's count laws need every "
                "output possible from every input")
     if why is not None:
         return BoundResult.not_applicable("lower", why.replace("the clone bound holds", "no lower bound"), delta)
-    if params.name == "finite":
-        return finite_bounds.finite_lower_result(params, n, delta, rtol)
+    return lower_result(params, n, delta, rtol)
+
+
+@singledispatch
+def lower_result(params, n, delta, rtol) -> BoundResult:
+    """The certified lower bound of a named mechanism: its datasets' law
+    (:func:`accountant.bounds.laws.lower.mechanism_lower`)."""
+    from accountant.bounds import laws as mechanism_law
 
     return mechanism_law.lower_bound_epsilon(params, n, delta, rtol=rtol)
 
 
 def lower_delta(params, n, eps):
+    if beyond_engine(params) is not None or not math.isfinite(params.eps0):
+        return None
+    return lower_result_delta(params, n, eps)
+
+
+@singledispatch
+def lower_result_delta(params, n, eps):
+    """(lower, upper) of :func:`lower_result`'s delta at ``eps``, or None."""
     from accountant.bounds import laws as mechanism_law
 
-    if beyond_engine(params) is not None or (params.name == "finite" and not params.pure):
-        return None
-    if params.name == "finite":
-        v = finite_bounds.finite_lower_delta(params, n, eps).delta
-        return v, v
-
     return mechanism_law.lower_bound_delta(params, n, eps)
+
+
+# a randomizer given as its matrix: the worst pair's blanket and the best triple's lower bound
+blanket_result.register(FiniteRandomizer, finite_bounds.finite_blanket_result)
+blanket_result_delta.register(FiniteRandomizer, finite_bounds.finite_blanket_delta)
+lower_result.register(FiniteRandomizer, finite_bounds.finite_lower_result)
+
+
+@lower_result_delta.register(FiniteRandomizer)
+def _finite_lower_delta(params, n, eps):
+    v = finite_bounds.finite_lower_delta(params, n, eps).delta
+    return v, v
 
 
 def binary_exact_module():

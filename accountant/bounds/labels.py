@@ -37,14 +37,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accountant.bounds.laws.lower import LOWER_SCOPE
 from accountant.bounds.registry import REGISTRY, resolve_name
+from accountant.core.dispatch import parameter_type
 
-# whom a certified lower bound is a lower bound for (by bound, then by mechanism)
-_LOWER_SCOPE = {
-    "lower": {"variation-ratio": "the worst randomizer of the class",
-              "generic": "the worst randomizer of the class (binary randomized response is one)"},
-    "lower-worst-hash": {},
-}
+# whom a certified lower bound is a lower bound for: the bound's own scope, or (``lower``) the
+# scope its mechanism's datasets register (accountant.bounds.laws.lower.LOWER_SCOPE)
 _LOWER_SCOPE_DEFAULT = {"lower": "the mechanism", "lower-worst-hash": "the worst hash family"}
 # what a proved upper bound adds to its words (binary RR's search: its bracket is wider than exact's 1e-6)
 _UPPER_WORDS = {"search": " (every-dataset search, certified bracket)"}
@@ -105,7 +103,9 @@ def kind_label(name: str, mechanism: str) -> Label:
         return Label(spec.name, "not certified lower",
                      "lower bound claimed for the hash family of the paper's proof, NOT certified",
                      ">=", "down", False, "the hash family of the paper's proof", "lower, not certified")
-    scope = _LOWER_SCOPE.get(spec.name, {}).get(mechanism, _LOWER_SCOPE_DEFAULT.get(spec.name, "the mechanism"))
+    scope = _LOWER_SCOPE_DEFAULT.get(spec.name, "the mechanism")
+    if spec.name == "lower":
+        scope = LOWER_SCOPE.get(parameter_type(mechanism), scope)
     short_scope = scope.split(" (")[0].replace("the ", "", 1)
     return Label(spec.name, "certified lower", f"certified lower bound for {scope}", ">=", "down", True,
                  scope, f"certified lower, {short_scope}")

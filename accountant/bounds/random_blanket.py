@@ -29,24 +29,56 @@ one up to the engines' certified brackets; the minimum is kept for safety).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 from accountant.bounds.laws import random_hash_lattice as rhl
 from accountant.bounds.laws.coco_random import coco_corner_law, coco_random_weights
-from accountant.bounds.laws.random_hash import (ASSUMPTION, RANDOM_MECHANISMS, collision_corner_law,
-                                                collision_random_weights, random_corner_law)
+from accountant.bounds.laws.random_hash import (ASSUMPTION, collision_corner_law, collision_random_weights,
+                                                random_corner_law)
+from accountant.core.dispatch import for_type
+from accountant.core.randomizers import CoCoParams, CollisionParams
 from accountant.core.result import BoundResult
 from accountant.engines.blanket.law import CornerBlanket
+
+
+@dataclass(frozen=True)
+class RandomHashFamily:
+    """The random-hash laws of a hashed mechanism: ``corner_law(eps0, s, t)`` (the pair type of
+    the largest weight and its four-corner law), ``weights(s, t)`` (each pair type's corner
+    weights), ``atoms(eps0, s, t, key)`` (a type's atoms for the lattice engine), ``key`` (how
+    a pair type is named in the notes) and ``corners_at_s1`` (at s = 1 the four corners are
+    all of the law's atoms: the bound is exact)."""
+
+    corner_law: Callable
+    weights: Callable
+    atoms: Callable
+    key: str
+    corners_at_s1: bool
+
+
+#: the random-hash laws by parameter type (OLH, the Collision mechanism with s = 1, takes Collision's)
+RANDOM_HASH_FAMILIES = {
+    CollisionParams: RandomHashFamily(collision_corner_law,
+                                      lambda s, t: dict(enumerate(collision_random_weights(s, t))),
+                                      rhl.collision_random_atoms, "r", True),
+    CoCoParams: RandomHashFamily(coco_corner_law, coco_random_weights, rhl.coco_random_atoms, "(r, o)", False),
+}
+
+
+def random_hash_family(params) -> RandomHashFamily:
+    """The random-hash laws of ``params`` (:data:`RANDOM_HASH_FAMILIES`); ValueError unless its
+    ``hash_model`` is ``"random"``, and for a type without them."""
+    if getattr(params, "hash_model", "any") != "random":
+        raise ValueError("random_blanket_law needs collision, coco or olh parameters with hash_model='random'")
+    return for_type(RANDOM_HASH_FAMILIES, params, "the random-hash blanket")
 
 
 def random_blanket_law(params):
     """The law (:class:`~accountant.engines.blanket.law.CornerBlanket`, or the any-hash
     :class:`~accountant.engines.blanket.law.CountLaw` when the rounding leaves no room) whose
     blanket bounds every neighbouring pair's under the random-hash model."""
-    if getattr(params, "hash_model", "any") != "random" or params.name not in RANDOM_MECHANISMS:
-        raise ValueError("random_blanket_law needs collision, coco or olh parameters with hash_model='random'")
-    if params.name == "coco":
-        return coco_corner_law(params.eps0, params.s, params.t)[1]
-    return collision_corner_law(params.eps0, params.s, params.t)[1]
+    return random_hash_family(params).corner_law(params.eps0, params.s, params.t)[1]
 
 
 def lattice_plan(params, n: int):
@@ -63,12 +95,9 @@ def lattice_plan(params, n: int):
     if s > rhl.LATTICE_MAX_S or n > rhl.LATTICE_MAX_N:
         return None, None, None, (f"the lattice bound of all atoms is not run above s = {rhl.LATTICE_MAX_S} "
                                   f"or n = {rhl.LATTICE_MAX_N:.0e} (cost)")
-    if params.name == "coco":
-        weights = coco_random_weights(s, t)
-        atoms_of = lambda key: rhl.coco_random_atoms(params.eps0, s, t, key)  # noqa: E731
-    else:
-        weights = dict(enumerate(collision_random_weights(s, t)))
-        atoms_of = lambda key: rhl.collision_random_atoms(params.eps0, s, t, key)  # noqa: E731
+    family = random_hash_family(params)
+    weights = family.weights(s, t)
+    atoms_of = lambda key: family.atoms(params.eps0, s, t, key)  # noqa: E731
 
     def corner_of(key, eps):
         law = random_corner_law(params.eps0, s, t, *weights[key])
@@ -80,7 +109,7 @@ def lattice_plan(params, n: int):
 
 
 def _plan_note(params, keys, rest) -> str:
-    name = "(r, o)" if params.name == "coco" else "r"
+    name = random_hash_family(params).key
     return (f"the exact random-hash blanket with all of its atoms (certified lattice engine) for the pair "
             f"type{'s' if len(keys) > 1 else ''} {name} = {', '.join(map(str, keys))} of the largest weight"
             + ("" if rest is None else f"; every other type by the four-corner law of the next weight "
@@ -176,7 +205,7 @@ def _epsilon(params, n: int, delta: float, rtol: float, ceiling=None, lattice: b
         (None, None, "the lattice bound of all atoms is not run at a chart's tolerance (cost)")
     if lat is not None and lat < eps:
         return lat, lat_achieved, note
-    if params.s == 1 and params.name != "coco":  # OLH (and Collision with s = 1): the atoms are the corners
+    if params.s == 1 and random_hash_family(params).corners_at_s1:  # OLH, Collision with s = 1
         return eps, achieved, "the exact blanket of the random-hash law: its atoms are the four corners (E or 1)^2"
     return eps, achieved, ("blanket of the four-corner law dominating the random-hash law: a proved relaxation"
                            + (f"; {note}" if note else ""))

@@ -68,10 +68,17 @@ from accountant.bounds.clone_bound import (  # noqa: F401 (re-exported: the clon
     CLONE_MAX_HALVINGS, CLONE_MIN_FEWER, WINDOW_NOTE, clone_bound as _clone, clone_delta, clone_pair)
 from accountant.bounds.pair_accountant import PairAccountant, pair_epsilon_result
 from accountant.core.caveats import CAVEAT_THEOREM6
+from accountant.core.dispatch import for_type, parameter_type, supports
+from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import (
     mechanism_names,
+    CoCoParams,
+    CollisionParams,
     GenericLDP,
+    KRRParams,
+    OUEParams,
     Params,
+    VariationRatioParams,
     validate_delta,
     validate_n,
     make_params,
@@ -137,14 +144,16 @@ def _paper_delta(params, n, eps):
     return v.lower, min(v.upper, 1.0)
 
 
+# what Theorem 6 needs, by the exact parameter type it is stated for (OLH is not one of them)
+_THEOREM6_NEEDS = {CollisionParams: "Theorem 6 needs t >= 3s",
+                   CoCoParams: "the paper states equality for CoCo only when t >= 4s"}
+
+
 def _theorem6(params, n, delta, rtol) -> BoundResult:
     if not params.theorem6_applies:
-        if params.name == "collision":
-            why = f"Theorem 6 needs t >= 3s (t = {params.t}, s = {params.s})"
-        elif params.name == "coco":
-            why = f"the paper states equality for CoCo only when t >= 4s (t = {params.t}, s = {params.s})"
-        else:
-            why = f"Theorem 6 is stated for Collision and CoCo, not for mechanism '{params.name}'"
+        needs = _THEOREM6_NEEDS.get(type(params))
+        why = (f"{needs} (t = {params.t}, s = {params.s})" if needs else
+               f"Theorem 6 is stated for Collision and CoCo, not for mechanism '{params.name}'")
         return BoundResult.not_applicable("theorem6-lower", why, delta)
     res = pair_epsilon_result(params, n, delta, rtol)
     ok = res.lower_epsilon is not None
@@ -281,44 +290,59 @@ BOUND_NAMES = tuple(REGISTRY)
 """The names of the registry's bounds, in the order of :data:`REGISTRY`."""
 UPPER_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind in ("upper", "paper", "exact"))
 COMPARISON_BOUNDS = tuple(b for b, s in REGISTRY.items() if s.kind == "upper")
-# The bounds whose minimum is the headline number (the others are relaxations of these
-# or weaker on every point checked; all proved ones stay available by name).
-_HEADLINE = {
-    "generic": ("clone", "blanket-bennett-generic", "efmrtt19"),
-    "collision": ("blanket", "clone", "efmrtt19"),
-    "coco": ("blanket", "clone", "efmrtt19"),
-    "krr": ("blanket", "clone", "efmrtt19"),
-    "rr": ("exact", "search", "blanket", "clone", "efmrtt19"),
-    "olh": ("blanket", "clone", "efmrtt19"),
-    "oue": ("blanket", "clone", "efmrtt19"),
-    "variation-ratio": ("clone",),
-    "finite": ("blanket", "clone", "efmrtt19"),
-}
-_HEADLINE_DELTA = {
-    "generic": ("clone", "blanket-bennett-generic"),
-    "collision": ("blanket", "clone"),
-    "coco": ("blanket", "clone"),
-    "krr": ("blanket", "clone"),
-    "rr": ("exact", "search", "blanket", "clone"),
-    "olh": ("blanket", "clone"),
-    "oue": ("blanket", "clone"),
-    "variation-ratio": ("clone",),
-    "finite": ("blanket", "clone"),
-}
+# The bounds whose minimum is the headline number, registered per parameter type (the others
+# are relaxations of these or weaker on every point checked; all proved ones stay available by
+# name).  A type's headline is its registered bounds that apply to the mechanism's name (binary
+# RR's every-dataset bounds lead k-RR's list and apply to 'rr' alone); its delta headline is
+# those of them with a delta form.
+_HEADLINES: dict = {}
 
 
-def headline_bounds(mechanism: str) -> tuple:
-    """The bounds whose minimum is the proved eps_c of ``mechanism`` (:func:`proved_epsilon`)."""
-    if mechanism not in _HEADLINE:
-        raise ValueError(f"mechanism must be one of {', '.join(_HEADLINE)}, got {mechanism!r}")
-    return _HEADLINE[mechanism]
+def register_headline(cls: type, bounds: tuple) -> None:
+    """Register the headline bounds of parameter type ``cls`` (and of its subclasses without
+    their own), in the order they are tried."""
+    unknown = [b for b in bounds if b not in REGISTRY]
+    if unknown:
+        raise ValueError(f"bounds must be names of the registry, got {unknown}")
+    _HEADLINES[cls] = tuple(bounds)
 
 
-def _headline_at(mechanism: str, n: int) -> tuple:
+register_headline(GenericLDP, ("clone", "blanket-bennett-generic", "efmrtt19"))
+register_headline(KRRParams, ("exact", "search", "blanket", "clone", "efmrtt19"))
+_BLANKET_FIRST = ("blanket", "clone", "efmrtt19")
+register_headline(CollisionParams, _BLANKET_FIRST)  # and OLH
+register_headline(CoCoParams, _BLANKET_FIRST)
+register_headline(OUEParams, _BLANKET_FIRST)
+register_headline(FiniteRandomizer, _BLANKET_FIRST)
+register_headline(VariationRatioParams, ("clone",))
+
+
+def _headline(cls: type, mechanism: str) -> tuple:
+    """The headline bounds of type ``cls`` that apply to ``mechanism`` (its name)."""
+    bounds = for_type(_HEADLINES, cls, "a headline bound")
+    return tuple(b for b in bounds if mechanism in REGISTRY[b].applies_to)
+
+
+def headline_bounds(mechanism) -> tuple:
+    """The bounds whose minimum is the proved eps_c of ``mechanism`` (a name, or a parameter
+    object: :func:`proved_epsilon`).
+
+    Examples
+    --------
+    >>> from accountant.bounds.registry import headline_bounds
+    >>> headline_bounds("krr"), headline_bounds("rr")
+    (('blanket', 'clone', 'efmrtt19'), ('exact', 'search', 'blanket', 'clone', 'efmrtt19'))
+    """
+    if isinstance(mechanism, str):
+        return _headline(parameter_type(mechanism), mechanism)
+    return _headline(type(mechanism), mechanism.name)
+
+
+def _headline_at(params, n: int) -> tuple:
     """The headline's bounds at n: binary RR's ``exact`` up to its n, ``search`` up to its own (below
     ``exact``'s n it answers a precision coarser than exact's, else it is not applicable at once)."""
     be = binary_exact_module()
-    return tuple(b for b in _HEADLINE[mechanism] if (b != "exact" or n <= be.HEADLINE_MAX_N)
+    return tuple(b for b in headline_bounds(params) if (b != "exact" or n <= be.HEADLINE_MAX_N)
                  and (b != "search" or n <= be.LARGE_HEADLINE_MAX_N))
 
 
@@ -358,7 +382,7 @@ def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
         return BoundResult.not_applicable(
             name, f"bound '{name}' is not available for mechanism '{params.name}' "
                   f"(available for: {', '.join(spec.applies_to)})", delta)
-    if params.name == "finite" and not params.pure and name not in ("blanket", "lower"):
+    if not math.isfinite(params.eps0) and name not in ("blanket", "lower"):  # a matrix, not pure LDP
         return BoundResult.not_applicable(
             name, f"{params.label} is not pure LDP (eps0 infinite): '{name}' needs an eps0-LDP "
                   "randomizer; the matrix's blanket answers", delta)
@@ -411,8 +435,8 @@ def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple
     spec = REGISTRY[name]
     if spec.delta is None or params.name not in spec.applies_to:
         return None
-    if params.name == "finite" and not params.pure and name not in ("blanket", "lower"):
-        return None  # eps0 infinite: only the matrix's blanket (see _not_for)
+    if not math.isfinite(params.eps0) and name not in ("blanket", "lower"):
+        return None  # eps0 infinite (a matrix, not pure LDP): only the matrix's blanket (see _not_for)
     if eps >= params.eps0 and spec.kind == "upper":
         return 0.0, 0.0  # (eps0, 0)-DP by post-processing
     return spec.delta(params, n, eps)
@@ -460,7 +484,7 @@ def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[Bou
 
 @lru_cache(maxsize=1024)
 def _proved_cached(params: Params, n: int, delta: float, rtol: float) -> Optional[BoundResult]:
-    res = {b: compute_params_bound(b, params, n, delta, rtol) for b in _headline_at(params.name, n)}
+    res = {b: compute_params_bound(b, params, n, delta, rtol) for b in _headline_at(params, n)}
     best = best_proved(res, params.name)
     out = binary_exact_module().OUT_OF_BUDGET
     spent = [f"{b}: {r.reason}" for b, r in res.items() if not r.applicable and (r.reason or "").startswith(out)]
@@ -523,7 +547,7 @@ def proved_delta(params: Params, n: int, eps: float, exact_max_n: Optional[int] 
     for the callers that evaluate many points (deployments); above it the answer is the other
     bounds', still certified.  None: wherever the registry uses it."""
     best = (1.0, "trivial")
-    for b in (x for x in _HEADLINE_DELTA[params.name] if x in _headline_at(params.name, n)
+    for b in (x for x in _headline_at(params, n) if REGISTRY[x].delta is not None
               and (x not in ("exact", "search") or exact_max_n is None or n <= exact_max_n)):
         v = bound_delta(b, params, n, eps)
         if v is not None and v[1] < best[0]:
@@ -541,7 +565,7 @@ def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple =
         return "post-processing"
     # binary RR's bracket above HEADLINE_MAX_N ('search') is a search of 0.5-3 s, not a feasibility test:
     # left out here (the answer is then the other bounds', still certified)
-    cheap = [b for b in _headline_at(params.name, n) if b not in ("blanket", "search") and b not in skip]
+    cheap = [b for b in _headline_at(params, n) if b not in ("blanket", "search") and b not in skip]
     for b in cheap:
         spec = REGISTRY[b]
         if spec.delta is not None:
@@ -554,10 +578,11 @@ def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple =
                 return b
     # the exact engines' range is the headline's: above it (eps0 > ENGINE_MAX_EPS0) the forward
     # refuses the blanket, so the feasibility test must too
-    if "blanket" in _HEADLINE[params.name] and "blanket" not in skip and beyond_engine(params) is None:
+    if "blanket" in headline_bounds(params) and "blanket" not in skip and beyond_engine(params) is None:
         from accountant.engines.blanket.engine import positive_part
+        from accountant.engines.blanket.law import blanket_law
         up = blanket_delta(params, n, eps)[1] if getattr(params, "hash_model", "any") == "random" \
-            or params.name == "finite" else \
+            or not supports(blanket_law, params) else \
             positive_part(mechanism_blanket_law(params), n, eps, target_delta=delta).upper if eps < params.eps0 else 1.0
         if up <= delta:
             return "blanket"

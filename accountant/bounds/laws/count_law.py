@@ -9,7 +9,9 @@ from fractions import Fraction
 from typing import Optional
 import mpmath
 import numpy as np
+from accountant.core.dispatch import parameter_type, unsupported
 from accountant.core.limits import check_positive_number
+from accountant.core.randomizers import CoCoParams, CollisionParams
 
 MP_DPS = 50
 
@@ -71,12 +73,28 @@ def to_mpf(x):
         if isinstance(x, Fraction) else mpmath.mpf(x)
 
 
-def blanket_count_law(mechanism: str, eps0: float, s: int, t: int) -> CountLaw:
+def _collision_t(s: int, t) -> int:
+    return check_law_int("t", t, s + 1)
+
+
+def _coco_t(s: int, t) -> int:
+    t = check_law_int("t", t, 2 * s + 2)
+    if t % 2:
+        raise ValueError(f"t must be an even integer >= 2s + 2 = {2 * s + 2}, got {t}")
+    return t
+
+
+#: the output sizes t that Collision and CoCo take (given s)
+BLANKET_T = {CollisionParams: _collision_t, CoCoParams: _coco_t}
+
+
+def blanket_count_law(mechanism, eps0: float, s: int, t: int) -> CountLaw:
     """Blanket upper law of Collision / CoCo (proof in the module docstring).
 
     Parameters
     ----------
-    mechanism : ``"collision"`` (``t > s``) or ``"coco"`` (even ``t >= 2s + 2``).
+    mechanism : a mechanism's name or parameter type: Collision (``t > s``) or CoCo (even
+        ``t >= 2s + 2``), :data:`BLANKET_T`; ValueError for another.
     eps0, s, t : mechanism parameters (Definition 5 / Algorithm 1).
 
     Returns
@@ -85,16 +103,14 @@ def blanket_count_law(mechanism: str, eps0: float, s: int, t: int) -> CountLaw:
     ``b = (1, E, 1)``; (``t < 2s``, ``j0 = 2s - t``) ``p = (s-j0, s-j0, j0)/Omega``,
     ``a = (E, 1, E)``, ``b = (1, E, E)``.  The null category has ``1 - t/Omega``.
     """
-    if mechanism not in ("collision", "coco"):
-        raise ValueError(f"mechanism must be 'collision' or 'coco', got {mechanism!r}")
+    kind = parameter_type(mechanism)
+    if kind not in BLANKET_T:  # the type itself: OLH's s is 1, not a Collision of any s
+        raise unsupported(kind, "the blanket count law of Collision / CoCo", BLANKET_T)
+    check_t = BLANKET_T[kind]
     e = check_law_eps0(eps0)
     s = check_law_int("s", s, 1)
-    if mechanism == "collision":
-        t = check_law_int("t", t, s + 1)
-    else:
-        t = check_law_int("t", t, 2 * s + 2)
-        if t % 2:
-            raise ValueError(f"t must be an even integer >= 2s + 2 = {2 * s + 2}, got {t}")
+    t = check_t(s, t)
+    mechanism = kind.name
     with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(e))
         om = s * E + t - s
@@ -113,7 +129,7 @@ def krr_count_law(eps0: float, k: int) -> CountLaw:
     ``p = (1, 1, k-2)/(E + k - 1)``, ``v = (E-u, 1-uE, 1-u)``; ``k = 2`` is binary RR.
     """
     k = check_law_int("k", k, 2)
-    return blanket_count_law("collision", eps0, 1, k)
+    return blanket_count_law(CollisionParams, eps0, 1, k)
 
 
 # --------------------------------------------------------------------------- evaluators

@@ -52,6 +52,8 @@ import mpmath
 import numpy as np
 
 from accountant.bounds.laws.count_law import MP_DPS
+from accountant.core.dispatch import parameter_type, unsupported
+from accountant.core.randomizers import CoCoParams, CollisionParams
 
 # the exact evaluation enumerates at most this many multinomial count vectors (built once
 # per (n, law), then about 1 ms an eps), from at most this many key triples (s <= 8 or so)
@@ -103,27 +105,53 @@ def coco_keys(s: int, t: int) -> dict:
     return out
 
 
+def collision_report_law(E, s: int, t: int):
+    """``q(key)``: the probability of a report at a point of Collision's key ``(member, k)``
+    (Definition 5: ``E / Omega`` in the image, the rest spread over the others)."""
+    omega = s * E + t - s
+
+    def q(key):
+        member, k = key
+        return E / omega if member else (omega - E * k) / ((t - k) * omega)
+    return q
+
+
+def coco_report_law(E, s: int, t: int):
+    """``q(g)``: the probability of a report at a point of CoCo's key ``g`` (Algorithm 1)."""
+    omega = s * E + t - s
+
+    def q(g):
+        return (1 + (E - 1) * mpmath.mpf(g.numerator) / g.denominator) / omega
+    return q
+
+
+#: (the keys at a fixed z, the report's probability by key) of each parameter type with the
+#: image sizes
+KEY_LAWS = {CollisionParams: (collision_keys, collision_report_law),
+            CoCoParams: (coco_keys, coco_report_law)}
+
+
+def _kind(mechanism) -> type:
+    """The type of :data:`KEY_LAWS` for a mechanism's name or parameter type (ValueError
+    otherwise; OLH, whose s is 1, has no image sizes to keep)."""
+    kind = parameter_type(mechanism)
+    if kind not in KEY_LAWS:
+        raise unsupported(kind, "the lower law with the image sizes", KEY_LAWS)
+    return kind
+
+
+def class_ratios(mechanism, eps0: float, s: int, t: int) -> tuple:
+    """(P0, rho, rho') over the classes, merged by equal (rho, rho'): floats (numpy arrays).
+    ``mechanism``: a name or parameter type of :data:`KEY_LAWS`."""
+    return _class_ratios(_kind(mechanism), eps0, s, t)
+
+
 @lru_cache(maxsize=64)
-def class_ratios(mechanism: str, eps0: float, s: int, t: int) -> tuple:
-    """(P0, rho, rho') over the classes, merged by equal (rho, rho'): floats (numpy arrays)."""
+def _class_ratios(kind: type, eps0: float, s: int, t: int) -> tuple:
+    keys_of, law_of = KEY_LAWS[kind]
     with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(eps0))
-        if mechanism == "collision":
-            keys = collision_keys(s, t)
-
-            omega = s * E + t - s
-
-            def q(key):  # Definition 5: E/Omega in the image, the rest spread over the others
-                member, k = key
-                return E / omega if member else (omega - E * k) / ((t - k) * omega)
-        elif mechanism == "coco":
-            keys = coco_keys(s, t)
-            omega = s * E + t - s
-
-            def q(g):
-                return (1 + (E - 1) * mpmath.mpf(g.numerator) / g.denominator) / omega
-        else:
-            raise ValueError(f"mechanism must be 'collision' or 'coco', got {mechanism!r}")
+        keys, q = keys_of(s, t), law_of(E, s, t)
         items = [(k, p) for k, p in keys.items() if p > 0]
         merged: dict = {}
         for k1, p1 in items:
@@ -146,17 +174,18 @@ def _compositions(n: int, K: int) -> int:
 
 
 @lru_cache(maxsize=64)
-def _raw_keys(mechanism: str, s: int, t: int) -> int:
-    return len(collision_keys(s, t) if mechanism == "collision" else coco_keys(s, t))
+def _raw_keys(kind: type, s: int, t: int) -> int:
+    return len(KEY_LAWS[kind][0](s, t))
 
 
-def applies(mechanism: str, eps0: float, s: int, t: int, n: int) -> bool:
+def applies(mechanism, eps0: float, s: int, t: int, n: int) -> bool:
     """Whether the exact evaluation stays within its caps: at most :data:`MAX_KEY_TRIPLES`
     key triples to build the classes, at most :data:`MAX_COMPOSITIONS` count vectors (s >= 2
     only: at s = 1 the image size is always 1 and the reductions already keep everything)."""
-    if s < 2 or n < 1 or _raw_keys(mechanism, s, t) ** 3 > MAX_KEY_TRIPLES:
+    kind = _kind(mechanism)
+    if s < 2 or n < 1 or _raw_keys(kind, s, t) ** 3 > MAX_KEY_TRIPLES:
         return False
-    K = len(class_ratios(mechanism, float(eps0), s, t)[0])
+    K = len(_class_ratios(kind, float(eps0), s, t)[0])
     return _compositions(n, K) <= MAX_COMPOSITIONS
 
 
@@ -176,23 +205,24 @@ def _count_vectors(n: int, K: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def _multinomial(mechanism: str, eps0: float, s: int, t: int, n: int) -> tuple:
+def _multinomial(kind: type, eps0: float, s: int, t: int, n: int) -> tuple:
     """(count vectors C, their multinomial probabilities under P_x0)."""
     from scipy.special import gammaln
 
-    P0 = class_ratios(mechanism, eps0, s, t)[0]
+    P0 = _class_ratios(kind, eps0, s, t)[0]
     C = _count_vectors(n, len(P0))
     logw = gammaln(n + 1) - gammaln(C + 1).sum(axis=1) + C @ np.log(P0)
     return C, np.exp(logw)
 
 
-def exact_lower_delta(mechanism: str, eps0: float, s: int, t: int, n: int, eps: float) -> Optional[float]:
+def exact_lower_delta(mechanism, eps0: float, s: int, t: int, n: int, eps: float) -> Optional[float]:
     """Certified lower end of the datasets' delta at ``eps`` (module docstring); None where the
-    evaluation does not apply (:func:`applies`)."""
+    evaluation does not apply (:func:`applies`).  ``mechanism``: a name or parameter type."""
     if not applies(mechanism, eps0, s, t, n):
         return None
-    _, rho, rhop = class_ratios(mechanism, float(eps0), s, t)
-    C, w = _multinomial(mechanism, float(eps0), s, t, int(n))
+    kind = _kind(mechanism)
+    _, rho, rhop = _class_ratios(kind, float(eps0), s, t)
+    C, w = _multinomial(kind, float(eps0), s, t, int(n))
     v = rho - math.exp(eps) * rhop
     S = C @ v
     slack = n * float(np.max(np.abs(v))) * 1e-14  # float error of S (~50 ulps): a value that may be 0 is 0
@@ -201,13 +231,13 @@ def exact_lower_delta(mechanism: str, eps0: float, s: int, t: int, n: int, eps: 
     return max(val * (1.0 - FLOAT_MARGIN), 0.0)
 
 
-def eps_max(mechanism: str, eps0: float, s: int, t: int) -> float:
+def eps_max(mechanism, eps0: float, s: int, t: int) -> float:
     """The largest eps at which the datasets' divergence can be positive: max log(rho/rho')."""
     _, rho, rhop = class_ratios(mechanism, float(eps0), s, t)
     return float(np.max(np.log(rho / rhop)))
 
 
-def largest_exact_n(mechanism: str, eps0: float, s: int, t: int) -> int:
+def largest_exact_n(mechanism, eps0: float, s: int, t: int) -> int:
     """The largest n at which :func:`exact_lower_delta` applies (0 if none)."""
     n = 0
     while n < 64 and applies(mechanism, eps0, s, t, n + 1):
@@ -218,11 +248,11 @@ def largest_exact_n(mechanism: str, eps0: float, s: int, t: int) -> int:
 def why_zero(params, n: int, reductions_eps_max: float) -> Optional[str]:
     """Why a Collision/CoCo lower end of 0 need not be the datasets' value (s >= 2, beyond the
     exact evaluation), or None when a 0 is what the evaluated reports give."""
-    if params.name not in ("collision", "coco") or params.s < 2:
+    if type(params) not in KEY_LAWS or params.s < 2:
         return None
-    if applies(params.name, float(params.eps0), params.s, params.t, n):
+    if applies(type(params), float(params.eps0), params.s, params.t, n):
         return None
-    m = largest_exact_n(params.name, float(params.eps0), params.s, params.t)
+    m = largest_exact_n(type(params), float(params.eps0), params.s, params.t)
     return (f"0 is what the reduced reports give, not the datasets' value: the reductions forget "
             f"the image sizes |H(x)| and their divergence is 0 from eps = {reductions_eps_max:.6g} on, "
             f"while the datasets' exact divergence can stay positive up to eps0; the exact evaluation "

@@ -3,8 +3,11 @@
 Part of :mod:`accountant.bounds.laws`; the package docstring has the mathematics.
 """
 from __future__ import annotations
+from functools import singledispatch
 from typing import Optional
 import mpmath
+from accountant.core.dispatch import supports, unsupported
+from accountant.core.randomizers import CoCoParams, CollisionParams, OLHParams
 from accountant.bounds.laws.count_law import CountLaw, MP_DPS, check_law_eps0, check_law_int, blanket_count_law, count_law_delta_exact, count_law_delta_float, krr_count_law
 from accountant.bounds.laws.collision_lower import CollisionDatasets, count_law_from_categories, best_collision_lower_bound, collision_category_law, collision_dataset_candidates, collision_lower_count_law, krr_lower_count_law, venn_count_law
 from accountant.bounds.laws.lower import LowerLaw, lower_search, coco_disjoint_lower_law, collision_disjoint_lower_law, lower_bound_delta, lower_bound_epsilon, mechanism_lower_law, needs_d_reason
@@ -85,12 +88,41 @@ def worst_hash_lower_law(eps0: float, s: int, t: int) -> CountLaw:
         return count_law_from_categories(P1, P1p, [p0, p0, 1 - 2 * p0], f"lower worst hash s={s} t={t}")
 
 
+@singledispatch
+def worst_hash_datasets(params, m: int) -> str:
+    """The datasets and the fixed hash of the worst-hash lower bound of ``params`` (a hashed
+    mechanism: a hash family to choose), ``m`` buckets for x0; refused for another type."""
+    raise unsupported(params, "the worst-hash lower bound", worst_hash_datasets)
+
+
+@worst_hash_datasets.register(OLHParams)
+def _olh_datasets(params, m: int) -> str:
+    # s = 1: one value per user, g = t buckets, domain [k] (params.d)
+    return (f"D = (1, 3, ..., 3), D' = (2, 3, ..., 3) of [k], k = {params.d}, one fixed hash (the worst "
+            f"family): values 1, 2 and 3 hashed to three distinct buckets of [g], g = {params.t}")
+
+
+def _sets_datasets(params, m: int, what: str) -> str:
+    return (f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0), disjoint s-sets of [d] "
+            f"(d = {params.d}), one fixed hash (the worst family): x1, x1' {what} on disjoint "
+            + (f"buckets, x0 on {m} other bucket(s)" if m > 0 else "buckets, x0 on one bucket of each"))
+
+
+@worst_hash_datasets.register(CollisionParams)
+def _collision_datasets(params, m: int) -> str:
+    return _sets_datasets(params, m, "items hashed injectively")
+
+
+@worst_hash_datasets.register(CoCoParams)
+def _coco_datasets(params, m: int) -> str:
+    return _sets_datasets(params, m, "one entry per occupied pair")
+
+
 def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
     """(:class:`LowerLaw` of :func:`worst_hash_lower_law` for ``params``, None) or (None, why)."""
-    name = params.name
-    if name not in ("collision", "coco", "olh"):
+    if not supports(worst_hash_datasets, params):
         return None, (f"the worst-hash lower bound is for Collision, CoCo and OLH (a hash family to choose); "
-                      f"for '{name}' use 'lower'")
+                      f"for '{params.name}' use 'lower'")
     if getattr(params, "hash_model", "any") == "random":
         return None, ("the worst-hash lower bound is the floor under bounds proved for every hash family; "
                       "with hash_model 'random' the hash is assumed uniformly random: use 'lower'")
@@ -101,15 +133,7 @@ def worst_hash_lower(params) -> tuple[Optional[LowerLaw], Optional[str]]:
     why = needs_d_reason(params, "the worst-hash lower bound")
     if why is not None:
         return None, why
-    m = min(s, t - 2 * s)
-    if name == "olh":  # s = 1: one value per user, g = t buckets, domain [k] (params.d)
-        text = (f"D = (1, 3, ..., 3), D' = (2, 3, ..., 3) of [k], k = {params.d}, one fixed hash (the worst "
-                f"family): values 1, 2 and 3 hashed to three distinct buckets of [g], g = {t}")
-    else:
-        what = "items hashed injectively" if name == "collision" else "one entry per occupied pair"
-        text = (f"D = (x1, x0, ..., x0), D' = (x1', x0, ..., x0), disjoint s-sets of [d] "
-                f"(d = {params.d}), one fixed hash (the worst family): x1, x1' {what} on disjoint "
-                + (f"buckets, x0 on {m} other bucket(s)" if m > 0 else "buckets, x0 on one bucket of each"))
+    text = worst_hash_datasets(params, min(s, t - 2 * s))
     return LowerLaw(worst_hash_lower_law(params.eps0, s, t), text, hash_model="one fixed hash"), None
 
 

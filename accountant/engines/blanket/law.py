@@ -5,7 +5,10 @@ Part of :mod:`accountant.engines.blanket`; the package docstring has the mathema
 from __future__ import annotations
 import math
 from dataclasses import dataclass
+from functools import singledispatch
 import numpy as np
+from accountant.core.dispatch import unsupported
+from accountant.core.randomizers import CoCoParams, CollisionParams, KRRParams, OUEParams
 
 
 @dataclass(frozen=True)
@@ -273,10 +276,13 @@ class CornerBlanket:
         return None
 
 
+@singledispatch
 def blanket_law(params) -> "CountLaw | OueBlanket":
-    """The blanket count law of a mechanism's parameters: k-RR / RR (``params.k``), OUE
-    (the exact four-atom :class:`OueBlanket`; :func:`oue_blanket` is the older three-atom
-    relaxation, kept for comparison), or Collision / CoCo / OLH (``params.s``, ``params.t``).
+    """The blanket count law of a mechanism's parameters, by their type: k-RR / RR
+    (``params.k``), OUE (the exact four-atom :class:`OueBlanket`; :func:`oue_blanket` is the
+    older three-atom relaxation, kept for comparison), or Collision / CoCo / OLH
+    (``params.s``, ``params.t``); any other type is refused
+    (:class:`~accountant.core.dispatch.UnsupportedMechanismError`).
 
     Parameters
     ----------
@@ -300,9 +306,20 @@ def blanket_law(params) -> "CountLaw | OueBlanket":
     >>> print(type(law).__name__, fmt(law.eps_max, 4))
     CountLaw 2
     """
-    if params.name == "oue":
-        return OueBlanket(params.eps0)
-    k = getattr(params, "k", None)
-    if k is not None:
-        return CountLaw.krr_blanket(params.eps0, k)
+    raise unsupported(params, "the exact blanket law", blanket_law)
+
+
+@blanket_law.register(OUEParams)
+def _oue_law(params) -> OueBlanket:
+    return OueBlanket(params.eps0)
+
+
+@blanket_law.register(KRRParams)
+def _krr_law(params) -> CountLaw:
+    return CountLaw.krr_blanket(params.eps0, params.k)
+
+
+@blanket_law.register(CollisionParams)  # and OLH, the Collision mechanism with s = 1, t = g
+@blanket_law.register(CoCoParams)       # same Omega as Collision
+def _hashed_law(params) -> CountLaw:
     return CountLaw.collision_blanket(params.eps0, params.s, params.t)
