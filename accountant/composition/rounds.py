@@ -175,7 +175,8 @@ def _is_params(x) -> bool:
     """``x`` is a parameter object a round can hold: a matrix or a registered mechanism's type."""
     if isinstance(x, FiniteRandomizer):
         return True
-    entry = MECHANISM_SPECS.get(getattr(x, "name", None)) if isinstance(getattr(x, "name", None), str) else None
+    name = getattr(x, "name", None)
+    entry = MECHANISM_SPECS.get(name) if isinstance(name, str) else None
     return entry is not None and isinstance(x, entry.type)
 
 
