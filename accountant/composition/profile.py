@@ -392,9 +392,9 @@ class _MatrixRound(RoundKind):
         return "min(blanket of the matrix (accountant.bounds.finite), clone (FMT21))"
 
 
-ROUND_KINDS = {GenericLDP: RoundKind(), VariationRatioParams: _RatioRound(), CollisionParams: _BlanketRound(),
-               CoCoParams: _BlanketRound(), KRRParams: _BlanketRound(), OUEParams: _BlanketRound(),
-               FiniteRandomizer: _MatrixRound()}
+ROUND_KINDS = {GenericLDP: RoundKind(), VariationRatioParams: _RatioRound(),
+               CollisionParams: _BlanketRound(), CoCoParams: _BlanketRound(), KRRParams: _BlanketRound(),
+               OUEParams: _BlanketRound(), FiniteRandomizer: _MatrixRound()}
 """The kind of round of each randomizer type (a subclass takes its base's: OLH is Collision's)."""
 
 
@@ -421,8 +421,8 @@ def round_source(spec, hash_model: str = "any", pure: bool = True) -> str:
     ('min(exact blanket, clone (FMT21))', 'clone (FMT21)')
     """
     if isinstance(spec, RoundSpec):
-        name, hash_model = spec.mechanism, spec.hash_model
-        return round_kind(type(spec.randomizer)).source(name, hash_model, getattr(spec.randomizer, "pure", True))
+        pure = getattr(spec.randomizer, "pure", True)  # a matrix says; a named mechanism is pure LDP
+        return round_kind(type(spec.randomizer)).source(spec.mechanism, spec.hash_model, pure)
     name = spec
     if name not in ALL_ROUND_MECHANISMS:
         raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, got {name!r}")

@@ -353,7 +353,8 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
             raise ValueError(f"round {i}: expected an object, got {type(r).__name__}")
         fin = r.get("mechanism") == "finite"
         entry = _entry(r.get("mechanism", "generic"))
-        extra = set(r) - allowed - (finite_only if fin else {"g"} if entry and "g" in entry.options else set())
+        takes_g = entry is not None and "g" in entry.options  # olh's hash range
+        extra = set(r) - allowed - (finite_only if fin else {"g"} if takes_g else set())
         if extra:
             raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}"
                              + (" (a field of mechanism 'finite')" if extra & finite_only else ""))
@@ -396,7 +397,8 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
             eps0 = None if vr else check_eps0(r["eps0"], "field 'eps0'")
             ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
                     for f in ("s", "t", "k", "d", "g")}
-            options = {f: v for f, v in {**ival, **{f: r.get(f) for f in VR_FIELDS}}.items() if v is not None}
+            given = {**ival, **{f: r.get(f) for f in VR_FIELDS}}
+            options = {f: v for f, v in given.items() if v is not None}
             if entry is None:
                 raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, got "
                                  f"{_shown(r.get('mechanism'))}")

@@ -166,8 +166,8 @@ def run_compose(args: argparse.Namespace) -> dict:
                              f"'{args.mechanism}'")
         try:
             spec = RoundSpec.named(args.mechanism, args.n, args.eps0, s=args.s, t=args.t, k=args.k,
-                                   p=args.p, beta=args.beta, q=args.q, hash_model=getattr(args, "hash_model", "any"),
-                                   d=getattr(args, "d", None), g=getattr(args, "g", None))
+                                   p=args.p, beta=args.beta, q=args.q, d=getattr(args, "d", None),
+                                   g=getattr(args, "g", None), hash_model=getattr(args, "hash_model", "any"))
         except ValueError as exc:
             msg = str(exc).replace("hash_model '", "--hash-model '")
             raise ValueError(f"--{msg}" if msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d", "g")

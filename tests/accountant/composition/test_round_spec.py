@@ -32,7 +32,8 @@ def test_every_composing_mechanism_has_a_kind_of_round(name):
     spec = RoundSpec(params, 1000)
     assert round_kind(type(params)) in ROUND_KINDS.values()
     assert spec.params() is params and spec.mechanism == name and spec.eps0 == params.eps0
-    assert spec == RoundSpec.named(name, 1000, None if name == "variation-ratio" else 1.0, **OPTIONS.get(name, {}))
+    eps0 = 1.0 if mechanism_spec(name).eps0_given else None
+    assert spec == RoundSpec.named(name, 1000, eps0, **OPTIONS.get(name, {}))
     assert isinstance(round_source(spec), str) and round_source(spec) == round_source(name)
     assert 0.0 < profile_support(spec) <= spec.eps0
     lo, up = round_profile(spec)(0.1)
@@ -55,7 +56,8 @@ def test_an_unregistered_type_has_no_kind_of_round():
 
 def test_the_name_form_and_the_parameter_object_are_the_same_round():
     olh = OLHParams(1.0, k=10, g=2)
-    assert RoundSpec(olh, 1000) == RoundSpec(1000, 1.0, "olh", k=10, g=2) == RoundSpec.named("olh", 1000, 1.0, k=10, g=2)
+    assert RoundSpec(olh, 1000) == RoundSpec(1000, 1.0, "olh", k=10, g=2)
+    assert RoundSpec(olh, 1000) == RoundSpec.named("olh", 1000, 1.0, k=10, g=2)
     assert RoundSpec(olh, 1000) != RoundSpec(1000, 1.0, "olh", k=10)  # g is the round's
     assert RoundSpec(olh, 1000).options == {"k": 10, "g": 2}
     spec = RoundSpec(1000, 2.0, "collision", s=4, d=64, hash_model="random")
@@ -75,7 +77,8 @@ def test_a_round_of_a_matrix():
 
 def test_a_round_is_a_value():
     spec = RoundSpec(OLHParams(1.0, k=10, g=2), 1000, repeat=2)
-    assert pickle.loads(pickle.dumps(spec)) == spec and hash(spec) == hash(RoundSpec(spec.randomizer, 1000, 2))
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    assert hash(spec) == hash(RoundSpec(spec.randomizer, 1000, 2))
     assert dataclasses.replace(spec, n=10) == RoundSpec(spec.randomizer, 10, repeat=2)
     one = spec.single
     assert one == RoundSpec(spec.randomizer, 1000) and one.single is one
@@ -96,7 +99,8 @@ def test_a_repeat_count_is_that_many_identical_rounds():
     assert compose_schedule(blocks, 1e-6, adaptive=False) == compose_schedule(flat, 1e-6, adaptive=False)
     r = compose_rounds(RoundSpec(b, 3000, repeat=3), 2, 1e-6, adaptive=False)
     assert r == compose_rounds(RoundSpec(b, 3000), 6, 1e-6, adaptive=False) and r.rounds == 6
-    assert composed_upper(RoundSpec(b, 3000, repeat=3), 2, 1e-6) == composed_upper(RoundSpec(b, 3000), 6, 1e-6)
+    assert composed_upper(RoundSpec(b, 3000, repeat=3), 2, 1e-6) == \
+        composed_upper(RoundSpec(b, 3000), 6, 1e-6)
     with pytest.raises(ValueError, match="rounds must be an integer in"):
         compose_schedule([RoundSpec(a, 2000, repeat=MAX_ROUNDS), RoundSpec(a, 2000)], 1e-6)
     with pytest.raises(ValueError, match="rounds must be an integer in"):
@@ -110,3 +114,15 @@ def test_options_that_fix_eps0():
         RoundSpec.named("variation-ratio", 1000, 1.0, p=3.0, beta=0.4)
     with pytest.raises(ValueError, match="s does not apply to mechanism 'generic'"):
         RoundSpec.named("generic", 1000, 1.0, s=4)  # an option is used or refused
+
+
+def test_a_schedule_round_uses_or_refuses_each_field():
+    from accountant import parse_schedule
+
+    with pytest.raises(ValueError, match="round 0: s does not apply to mechanism 'generic'"):
+        parse_schedule([{"n": 1000, "eps0": 1.0, "s": 4}])  # was accepted and dropped
+    with pytest.raises(ValueError, match="round 0: mechanism must be one of .*variation-ratio, finite, "
+                                         "got 'laplace'"):
+        parse_schedule([{"n": 1000, "eps0": 1.0, "mechanism": "laplace"}])
+    specs = parse_schedule([{"n": 1000, "eps0": 1.0, "mechanism": "olh", "k": 10, "g": 2, "repeat": 2}])
+    assert specs == [RoundSpec(OLHParams(1.0, k=10, g=2), 1000)] * 2
