@@ -144,10 +144,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
         from accountant.composition.rounds import RoundSpec
 
         def spec_of(n: int):
-            if mechanism == "finite":
-                return RoundSpec(n, None, "finite", randomizer=params)
-            return RoundSpec(n, None if mechanism == "variation-ratio" else eps0, mechanism, s=s, t=t,
-                             k=k, p=p, beta=beta, q=q, hash_model=hash_model, d=d, g=g)
+            return RoundSpec(params, n)
     else:
         spec_of = None
 

@@ -28,15 +28,15 @@ from accountant.composition.profile import (  # noqa: F401  (re-exported: a roun
     round_law,
     round_pld,
     round_profile,
+    round_source,
     sampled_pld,
     support_cutoff,
 )
-from accountant.core.params import validate_delta
+from accountant.core.params import mechanism_spec, validate_delta
 from accountant.composition.rounds import (  # noqa: F401  (re-exported: the rounds' API)
     ROUND_MECHANISMS,
     RoundSpec,
     parse_schedule,
-    round_source,
 )
 
 # The composition grid is this many times finer than the samples of the narrowest round
@@ -234,6 +234,13 @@ def _check_rounds(rounds) -> int:
     return check_rounds(rounds)
 
 
+def _each_round(specs: Sequence[RoundSpec]) -> list[RoundSpec]:
+    """Every round of ``specs`` in order, each once (a spec stands for ``repeat`` identical rounds
+    in a row), their number checked against MAX_ROUNDS first."""
+    _check_rounds(sum(sp.repeat for sp in specs))
+    return [sp.single for sp in specs for _ in range(sp.repeat)]
+
+
 def _check_step(step, specs: Sequence[RoundSpec], cutoff: float) -> float:
     """A loss-grid step in (0, 1] whose profile samples per round stay within
     MAX_PROFILE_SAMPLES (each sample is a certified divergence evaluation)."""
@@ -270,7 +277,7 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float, step: Optional[fl
     Parameters
     ----------
     specs : sequence of RoundSpec
-        The rounds, one spec each (mechanisms, n and eps0 may differ).
+        The rounds in order (mechanisms, n and eps0 may differ), each spec ``repeat`` times.
     delta : float
         Total delta of the composition, in (0, 1).
     step : float, optional
@@ -281,7 +288,7 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float, step: Optional[fl
     Returns
     -------
     CompositionResult
-        As :func:`compose_rounds`; ``rounds`` is ``len(specs)``.
+        As :func:`compose_rounds`; ``rounds`` is the number of rounds (the specs' repeats added).
 
     Examples
     --------
@@ -295,7 +302,7 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float, step: Optional[fl
     if not specs:
         raise ValueError("the schedule must contain at least one round")
     delta = validate_delta(delta)
-    _check_rounds(len(specs))
+    specs = _each_round(specs)
     from accountant.core.limits import check_schedule_spread
 
     check_schedule_spread("schedule", [sp.n for sp in specs])
@@ -328,9 +335,9 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float, step: Optional[fl
     Parameters
     ----------
     spec : RoundSpec
-        The round repeated ``rounds`` times.
+        The round repeated ``rounds`` times (a spec with ``repeat`` r: ``rounds`` times r rounds).
     rounds : int
-        Number of rounds T, 1 <= T <= ``MAX_ROUNDS``.
+        Number of rounds T, 1 <= T <= ``MAX_ROUNDS`` (with the spec's repeat).
     delta : float
         Total delta of the composition, in (0, 1).
     step : float, optional
@@ -366,7 +373,7 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float, step: Optional[fl
     """
     rounds = _check_rounds(rounds)
     delta = validate_delta(delta)
-
+    rounds, spec = _check_rounds(rounds * spec.repeat), spec.single
     cut = support_cutoff(delta, rounds)
 
     def run(st: float, samples: int):
@@ -413,6 +420,7 @@ def composed_upper(spec: RoundSpec, rounds: int, delta: float,
     """
     rounds = _check_rounds(rounds)
     delta = validate_delta(delta)
+    rounds, spec = _check_rounds(rounds * spec.repeat), spec.single
     cut = support_cutoff(delta, rounds)
     single, _ = sampled_pld(spec, default_step([spec], samples, cutoff=cut), samples, cut)
     pe = _pld.self_compose(single, rounds).get_epsilon(delta)
@@ -466,9 +474,9 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
     >>> compose_rounds(RoundSpec(10_000, e0), 4, 1e-6).epsilon <= 0.5
     True
     """
-    if mechanism == "variation-ratio":
-        raise ValueError("mechanism 'variation-ratio' has no eps0 to search (p fixes eps0 = ln p): "
-                         "compose the rounds at the p values considered")
+    if not mechanism_spec(mechanism).eps0_given:
+        raise ValueError(f"mechanism '{mechanism}' has no eps0 to search (its options fix eps0, as "
+                         "variation-ratio's p: eps0 = ln p): compose the rounds at the values considered")
     rounds = _check_rounds(rounds)
     delta = validate_delta(delta)
     if not (math.isfinite(target_epsilon) and target_epsilon > 0):
@@ -478,7 +486,7 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
     done = [0]
 
     def meets(e0: float) -> bool:
-        spec = RoundSpec(n, e0, mechanism, s, t, k, hash_model=hash_model)
+        spec = RoundSpec.named(mechanism, n, e0, s=s, t=t, k=k, hash_model=hash_model)
         # one discretisation level and no lower bound: the bisection composes about 12 times
         ok = compose_rounds(spec, rounds, delta, adaptive=False, lower=False).epsilon <= target_epsilon
         done[0] += 1
@@ -540,6 +548,7 @@ def approx_schedule_epsilon(specs: Sequence[RoundSpec], delta: float, sample_gri
     if not specs:
         raise ValueError("the schedule must contain at least one round")
     delta = validate_delta(delta)
+    specs = _each_round(specs)
     profs = {sp: _approx_profile(sp) for sp in dict.fromkeys(specs)}
     step = min(top for _, top in profs.values()) / (DEFAULT_STEPS * GRID_REFINE)
     ms = {sp: max(1, int(top / (DEFAULT_STEPS * step))) for sp, (_, top) in profs.items()}

@@ -74,8 +74,9 @@ def _pair_law(spec):
 
     params = spec.params()
     ll = mechanism_lower_law(params)
-    if ll is None and spec.mechanism in ("collision", "coco"):  # d missing or d < 3s
-        return None, "not available: " + needs_d_reason(params)
+    why = needs_d_reason(params) if ll is None else None
+    if why is not None:  # Collision, CoCo: d missing or d < 3s; OLH: k < 3
+        return None, "not available: " + why
     if ll is None:
         return None, f"not available: no certified lower bound's datasets for '{spec.mechanism}' rounds"
     law = merge_tail(ll.law)  # categories 3, 4, ... merged: a post-processing of the reports

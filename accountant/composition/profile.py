@@ -2,7 +2,9 @@
 
 ``round_profile`` is the ONE source of a round's certified privacy profile delta(eps) (its
 docstring says which bound serves which mechanism); ``profile_support`` the eps beyond which the
-profile goes to the +inf atom; ``round_pld`` the round's PLD on a composition grid.  A module of
+profile goes to the +inf atom; ``round_pld`` the round's PLD on a composition grid;
+``round_source`` what the profile is.  Each goes through the round's :class:`RoundKind`, one per
+randomizer type (:data:`ROUND_KINDS`: the one dispatch point).  A module of
 its own because it is what a round *is* for the composition (:mod:`.compose` composes these
 PLDs, :mod:`.lower` builds the certified lower bound's pairs beside them).
 
@@ -16,9 +18,20 @@ from typing import Callable, NamedTuple
 
 from accountant.bounds import random_blanket as _rb
 from accountant.bounds.binary_exact import exact_profile_value
+from accountant.bounds.laws.random_hash import ASSUMPTION, check_hash_model
 from accountant.bounds.registry import REGISTRY, bound_delta, clone_delta, clone_pair
 from accountant.composition import pld as _pld
-from accountant.composition.rounds import RoundSpec
+from accountant.composition.rounds import ALL_ROUND_MECHANISMS, RoundSpec
+from accountant.core.finite import FiniteRandomizer
+from accountant.core.params import (
+    CoCoParams,
+    CollisionParams,
+    GenericLDP,
+    KRRParams,
+    OUEParams,
+    VariationRatioParams,
+    mechanism_spec,
+)
 from accountant.engines.blanket.engine import positive_part
 from accountant.engines.blanket.law import blanket_law
 
@@ -58,11 +71,9 @@ DEFAULT_STEPS = 40
 
 def round_law(spec: RoundSpec):
     """The exact privacy blanket's count law of a round (``blanket_exact.blanket_law``), or
-    None for a generic eps0-LDP randomizer and a variation-ratio class (no blanket
-    decomposition is known for them)."""
-    if spec.mechanism in ("generic", "variation-ratio", "finite"):
-        return None
-    return blanket_law(spec.params())
+    None for a generic eps0-LDP randomizer, a variation-ratio class (no blanket decomposition
+    is known for them) and a matrix (its law: :func:`finite_round_law`)."""
+    return round_kind(type(spec.randomizer)).law(spec)
 
 
 def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
@@ -73,7 +84,7 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     * variation-ratio (Wang et al., VLDB 2024, parameters p, beta, q): the same reduction with
       the first user's ratio p and mixing 1/q (``DominatingPair.clone_pq``; the pair of the
       registry's single-round ``clone`` bound, :func:`accountant.bounds.registry.clone_pair`);
-    * Collision, CoCo, k-RR, RR: the exact privacy blanket (Balle, Bell, Gascon, Nissim,
+    * Collision, CoCo, k-RR, RR, OLH, OUE: the exact privacy blanket (Balle, Bell, Gascon, Nissim,
       CRYPTO 2019; ``accountant.blanket_exact``, worst case over the hash family), the
       curve of one symmetric pair on counts, evaluated with its windows leaving out at most
       ``TRUNCATION_FRACTION * PROFILE_TARGET`` of mass (added to the upper end).  Where its
@@ -85,7 +96,8 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
       PROFILE_TARGET the clone is not consulted: the blanket is the optimal
       decomposition-based bound (Su, Cheng, Wang, S&P 2026) and on every tested
       (n, eps0, mechanism) the clone was below it only at values < 1e-33.
-    * RR with n <= EVERY_DATASET_MAX_N: also the exact sup over every dataset
+    * RR (the mechanisms of the registry's ``exact`` bound) with n <= EVERY_DATASET_MAX_N: also
+      the exact sup over every dataset
       (:func:`accountant.bounds.binary_exact.exact_profile_value`), the minimum taken.
 
     * finite (any pure-LDP matrix, :class:`accountant.FiniteRandomizer`): the same, with the
@@ -96,16 +108,19 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
     The clone's values come from :func:`accountant.bounds.registry.clone_delta` (the
     single-round bound's own evaluation: at n near 1e10, where its window is over the cost
     limit, also at n / 2, proved by monotonicity in n).  The profile is symmetric
-    (D(P||Q) = D(Q||P)) for both pairs.  To switch the source, change the pair/evaluation
-    below (one place).
+    (D(P||Q) = D(Q||P)) for both pairs.  Which of these a round composes is its randomizer
+    type's :class:`RoundKind` (:data:`ROUND_KINDS`, one place).
     """
-    params = spec.params()
-    if spec.mechanism == "finite" and not spec.randomizer.pure:
-        return _impure_profile(spec)
-    law, margin = finite_round_law(spec) if spec.mechanism == "finite" else (round_law(spec), 1.0)
-    if spec.mechanism == "finite" and margin == 0.0:  # every row the same: the reports say nothing
-        return lambda eps: (0.0, 0.0)
-    random_params = spec.params() if spec.hash_model == "random" else None
+    return round_kind(type(spec.randomizer)).profile(spec)
+
+
+def _blanket_profile(spec: RoundSpec, law, margin: float = 1.0,
+                     every_dataset: bool = False) -> Callable[[float], tuple[float, float]]:
+    """The profile of a round with the blanket count law ``law`` (None: the clone alone), its
+    upper end times ``margin``; the random-hash law where the randomizer assumes it;
+    ``every_dataset``: also binary RR's exact sup over every dataset (see :func:`round_profile`)."""
+    params = spec.randomizer
+    random_params = params if spec.hash_model == "random" else None
     min_bins = 1 if spec.n >= PROFILE_ONE_BIN_N else PROFILE_MIN_BINS
 
     def profile(eps: float) -> tuple[float, float]:
@@ -119,10 +134,10 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
         b = ev(law, eps)
         if margin != 1.0:
             b = _Value(b.lower, min(b.upper * margin, 1.0))
-        if spec.hash_model == "random":  # the four-corner law, at most the any-hash value
+        if random_params is not None:  # the four-corner law, at most the any-hash value
             lo, up = _rb.random_blanket_delta(random_params, spec.n, eps, (b.lower, b.upper), ev)
             b = _Value(lo, up)
-        ex = exact_profile_value(spec.n, spec.eps0, eps) if spec.mechanism == "rr" else None
+        ex = exact_profile_value(spec.n, spec.eps0, eps) if every_dataset else None
         if ex is not None:  # binary RR, small n: the certified sup over every dataset
             b = _Value(min(b.lower, ex[0]), min(b.upper, ex[1]))
         if b.upper > PROFILE_TARGET:
@@ -208,29 +223,28 @@ def profile_support(spec: RoundSpec, cutoff: float = PROFILE_CUTOFF) -> float:
     Near the cutoff the clone decides (the blanket's truncation floor is ~1e-20), and
     clone evaluations deep in the tail are costly: the search starts where Bennett's
     closed-form blanket bound (microseconds) is below the cutoff, moves up by doubling
-    until the clone is below it too, then halves on the full profile.
+    until the clone is below it too, then halves on the full profile
+    (:func:`_bennett_support`; the randomizer type's :class:`RoundKind` says which closed form).
     """
-    if spec.mechanism == "finite" and not spec.randomizer.pure:
-        return _impure_support(spec, cutoff)
-    params = spec.params()
+    return round_kind(type(spec.randomizer)).support(spec, cutoff)
+
+
+def _bennett_support(spec: RoundSpec, cutoff: float, cheap_params, cheap: str) -> float:
+    """The support search from the closed-form bound ``cheap`` of ``cheap_params`` (proved for
+    the round's randomizer): halved while it is below the cutoff when it applies to them
+    (:func:`_halve_start` otherwise: OUE has no Bennett bound of its own), doubled while the
+    clone is above it, then halved on the full profile."""
+    params = spec.randomizer
     clone_below = lambda x: clone_delta(params, spec.n, x)[1] <= cutoff  # noqa: E731
-    if spec.mechanism == "variation-ratio":  # no closed form to start from: from eps_max = ln p
-        return _shrink(clone_below, min(spec.eps0, clone_pair(params, spec.n).eps_max))
-    cheap = "blanket-bennett-generic" if spec.mechanism == "generic" else "blanket-bennett"
-    if spec.mechanism == "finite":  # a finite randomizer is eps0-LDP: the generic closed form holds
-        params = RoundSpec(spec.n, spec.eps0).params()
-        cheap = "blanket-bennett-generic"
 
     def bennett_below(x: float) -> bool:
-        v = bound_delta(cheap, params, spec.n, x)
+        v = bound_delta(cheap, cheap_params, spec.n, x)
         return v is not None and v[1] <= cutoff
 
-    own = params.name in REGISTRY[cheap].applies_to   # OUE has no Bennett bound of its own
+    own = cheap_params.name in REGISTRY[cheap].applies_to
     e = _shrink(bennett_below, spec.eps0) if own else _halve_start(spec, cutoff)
     while e < spec.eps0 and not clone_below(e):
         e = min(2.0 * e, spec.eps0)
-    if spec.mechanism == "generic":
-        return _shrink(clone_below, e)
     profile_below = lambda x: profile_value(spec, x)[1] <= cutoff  # noqa: E731
     while not own and e < spec.eps0 and not profile_below(e):   # see _halve_start
         e = min(2.0 * e, spec.eps0)
@@ -246,7 +260,7 @@ def _halve_start(spec: RoundSpec, cutoff: float) -> float:
     then doubles back while the clone or the profile is above the cutoff, so it resumes on the
     lattice eps0 2^-j at a point the halvings from eps0 would also have passed (the profile is
     non-increasing in eps), and halves from there as before."""
-    gen = RoundSpec(spec.n, spec.eps0).params()
+    gen = GenericLDP(spec.eps0)
     e = spec.eps0
     while e > 1e-6:
         v = bound_delta("blanket-bennett-generic", gen, spec.n, e / 2)
@@ -292,3 +306,125 @@ def sampled_pld(spec: RoundSpec, step: float, samples: int = DEFAULT_STEPS,
     m = _sample_factor(support, step, samples)
     prof = lambda e: profile_value(spec, round(e, 15))  # noqa: E731
     return _pld.from_profile(prof, step * m, support, True), m
+
+
+# --------------------------------------------------------------------------- the kinds of rounds
+class RoundKind:
+    """How rounds of one randomizer type compose: ``law(spec)`` (:func:`round_law`),
+    ``profile(spec)`` (:func:`round_profile`), ``support(spec, cutoff)``
+    (:func:`profile_support`) and ``source(name, hash_model, pure)`` (:func:`round_source`).
+    This one: the FMT21 clone pair alone (a generic eps0-LDP randomizer)."""
+
+    def law(self, spec: RoundSpec):
+        return None
+
+    def profile(self, spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
+        return _blanket_profile(spec, None)
+
+    def support(self, spec: RoundSpec, cutoff: float) -> float:
+        return _bennett_support(spec, cutoff, spec.randomizer, "blanket-bennett-generic")
+
+    def source(self, name: str, hash_model: str, pure: bool) -> str:
+        return "clone (FMT21)"
+
+
+class _RatioRound(RoundKind):
+    """A variation-ratio class: the clone reduction with ratio p and mixing 1/q; no closed form
+    starts the support search, which halves the clone from its eps_max (at most ln p)."""
+
+    def support(self, spec: RoundSpec, cutoff: float) -> float:
+        params = spec.randomizer
+        clone_below = lambda x: clone_delta(params, spec.n, x)[1] <= cutoff  # noqa: E731
+        return _shrink(clone_below, min(spec.eps0, clone_pair(params, spec.n).eps_max))
+
+    def source(self, name: str, hash_model: str, pure: bool) -> str:
+        return "clone (FMT21, ratio p, mixing 1/q)"
+
+
+class _BlanketRound(RoundKind):
+    """A mechanism with the exact blanket's count law (Collision, CoCo, k-RR, RR, OLH, OUE):
+    min(exact blanket, clone), the random-hash law under its assumption, binary RR's every
+    dataset at small n (the mechanisms of the registry's ``exact`` bound)."""
+
+    def law(self, spec: RoundSpec):
+        return blanket_law(spec.randomizer)
+
+    def profile(self, spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
+        every = spec.mechanism in REGISTRY["exact"].applies_to
+        return _blanket_profile(spec, self.law(spec), every_dataset=every)
+
+    def support(self, spec: RoundSpec, cutoff: float) -> float:
+        return _bennett_support(spec, cutoff, spec.randomizer, "blanket-bennett")
+
+    def source(self, name: str, hash_model: str, pure: bool) -> str:
+        if hash_model == "random":
+            return ("min(blanket of the four-corner law dominating the random-hash law (a proved "
+                    "relaxation, exact for OLH), clone (FMT21)); "
+                    f"assumption: {ASSUMPTION['random']}")
+        if name in REGISTRY["exact"].applies_to:
+            return ("min(exact blanket, clone (FMT21), and at n <= 1200 the exact sup over every dataset "
+                    "(accountant.engines.two_input.EveryDataset))")
+        return "min(exact blanket, clone (FMT21))"
+
+
+class _MatrixRound(RoundKind):
+    """A finite matrix: its blanket law for the worst input pair times its rounding margin, the
+    clone at its eps0 in the tail; not pure LDP: its blanket bound alone (:func:`_impure_profile`)."""
+
+    def profile(self, spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
+        if not spec.randomizer.pure:
+            return _impure_profile(spec)
+        law, margin = finite_round_law(spec)
+        if margin == 0.0:  # every row the same: the reports say nothing
+            return lambda eps: (0.0, 0.0)
+        return _blanket_profile(spec, law, margin)
+
+    def support(self, spec: RoundSpec, cutoff: float) -> float:
+        if not spec.randomizer.pure:
+            return _impure_support(spec, cutoff)
+        # a finite randomizer is eps0-LDP: the generic closed form holds
+        return _bennett_support(spec, cutoff, GenericLDP(spec.eps0), "blanket-bennett-generic")
+
+    def source(self, name: str, hash_model: str, pure: bool) -> str:
+        if not pure:
+            return ("blanket of the matrix on its support, outputs outside it counted in full "
+                    "(accountant.bounds.finite; not pure LDP: no clone)")
+        return "min(blanket of the matrix (accountant.bounds.finite), clone (FMT21))"
+
+
+ROUND_KINDS = {GenericLDP: RoundKind(), VariationRatioParams: _RatioRound(),
+               CollisionParams: _BlanketRound(), CoCoParams: _BlanketRound(), KRRParams: _BlanketRound(),
+               OUEParams: _BlanketRound(), FiniteRandomizer: _MatrixRound()}
+"""The kind of round of each randomizer type (a subclass takes its base's: OLH is Collision's)."""
+
+
+def round_kind(cls: type) -> RoundKind:
+    """The :class:`RoundKind` of the randomizer type ``cls`` (the first of its bases in
+    :data:`ROUND_KINDS`); ValueError for a type no round profile is registered for."""
+    for base in cls.__mro__:
+        if base in ROUND_KINDS:
+            return ROUND_KINDS[base]
+    raise ValueError(f"no round profile for a {cls.__name__} (register its RoundKind in "
+                     "accountant.composition.profile.ROUND_KINDS)")
+
+
+def round_source(spec, hash_model: str = "any", pure: bool = True) -> str:
+    """Name of the per-round profile composed for the round ``spec`` (captions, JSON), or for a
+    mechanism name with ``hash_model`` and ``pure`` (False: a finite matrix that is not pure LDP,
+    no clone: it has no finite eps0).
+
+    Examples
+    --------
+    >>> from accountant import RoundSpec
+    >>> from accountant.composition.profile import round_source
+    >>> round_source(RoundSpec(1000, 1.0, "krr", k=4)), round_source("generic")
+    ('min(exact blanket, clone (FMT21))', 'clone (FMT21)')
+    """
+    if isinstance(spec, RoundSpec):
+        pure = getattr(spec.randomizer, "pure", True)  # a matrix says; a named mechanism is pure LDP
+        return round_kind(type(spec.randomizer)).source(spec.mechanism, spec.hash_model, pure)
+    name = spec
+    if name not in ALL_ROUND_MECHANISMS:
+        raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, got {name!r}")
+    cls = FiniteRandomizer if name == FiniteRandomizer.name else mechanism_spec(name).type
+    return round_kind(cls).source(name, check_hash_model(hash_model, name), pure)

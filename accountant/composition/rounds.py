@@ -1,17 +1,28 @@
-"""What one shuffled round is: ``RoundSpec`` (validated at construction), its parameters, the
-name of the per-round profile composed for it, and schedules of rounds read from JSON.
+"""What one shuffled round is: ``RoundSpec`` (a local randomizer's parameter object, its n users
+and a repeat count, validated at construction), the options of a parameter object, and schedules
+of rounds read from JSON.
 
-May import: :mod:`accountant.core`, :mod:`accountant.bounds.laws.random_hash` (the hash models).
+May import: :mod:`accountant.core`, :mod:`accountant.bounds.finite_lattice` (whether a matrix
+that is not pure LDP has the blanket bound its round composes).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import singledispatch
 from typing import Optional
 
-from accountant.bounds.laws.random_hash import ASSUMPTION, check_hash_model
-
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.params import mechanism_names, validate_eps0, validate_n, make_params
+from accountant.core.limits import MAX_ROUNDS, check_int
+from accountant.core.params import (
+    MECHANISM_SPECS,
+    OPTIONS,
+    OLHParams,
+    Params,
+    make_params,
+    mechanism_names,
+    mechanism_spec,
+    validate_n,
+)
 
 ROUND_MECHANISMS = mechanism_names(composes=True)
 # every mechanism a round may have: the named ones and "finite" (a matrix, RoundSpec.finite)
@@ -20,67 +31,97 @@ ALL_ROUND_MECHANISMS = ROUND_MECHANISMS + ("finite",)
 VR_FIELDS = ("p", "beta", "q")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RoundSpec:
-    """One shuffled round: n users, each applying an eps0-LDP randomizer.
+    """One shuffled round, ``repeat`` times in a row: n users, each applying the local randomizer
+    ``randomizer`` (a parameter object: dp_accounting's ``SelfComposedDpEvent(event, count)``).
 
     Parameters
     ----------
+    randomizer : Params
+        The parameter object of a named mechanism whose registry entry composes
+        (:data:`ROUND_MECHANISMS`: :class:`accountant.GenericLDP`, :class:`accountant.CollisionParams`,
+        :class:`accountant.CoCoParams`, :class:`accountant.KRRParams`, :class:`accountant.OLHParams`,
+        :class:`accountant.OUEParams`, :class:`accountant.VariationRatioParams`), or a
+        :class:`accountant.FiniteRandomizer` (a matrix; one that is not pure LDP needs its blanket
+        bound, which its round composes).  Every option it holds (OLH's g, Collision's d, a
+        random hash model) is the round's.
     n : int
         Users (>= 1).
-    eps0 : float or None
-        Local budget (> 0).  ``variation-ratio``: None (it is set to ln p) or ln p itself.
-    mechanism : str
-        One of ``ROUND_MECHANISMS`` (generic, collision, coco, krr, rr, olh, oue,
-        variation-ratio) or ``"finite"`` (with ``randomizer``).
-    s : int, optional
-        Non-zero coordinates per user (collision, coco).
-    t : int, optional
-        Output size (collision, coco; default: the mechanism's rule).
-    k : int, optional
-        Domain size (>= 2) for krr, olh and oue.
-    p, beta, q : float, optional
-        ``variation-ratio`` only: Wang et al.'s parameters (:class:`accountant.VariationRatioParams`;
-        default q = p); its round composes the clone pair with ratio p and mixing 1/q.
-    hash_model : str
-        ``"any"`` (default: the profile is proved for every hash family) or ``"random"``
-        (collision, olh: proved assuming each report's hash is a uniformly random function,
-        :mod:`accountant.bounds.random_blanket`).
-    randomizer : FiniteRandomizer, optional
-        ``finite`` only (and required there): the randomizer as its matrix; eps0 is None or the
-        matrix's own (the matrix fixes it).  ``RoundSpec.finite(R, n)`` spells it shorter.
-    d : int, optional
-        Dimension (collision, coco only; d >= s, validated by ``make_params``): the upper bound
-        does not depend on it; the certified lower bound's datasets (three inputs on pairwise
-        disjoint s-sets of [d]) need d >= 3s (:func:`accountant.bounds.laws.lower.needs_d_reason`).
-    g : int, optional
-        olh only: the hash range g >= 2 (default ``round(e^eps0) + 1``, :class:`accountant.OLHParams`).
+    repeat : int
+        How many identical rounds in a row it stands for (1 to ``MAX_ROUNDS``; default 1):
+        :func:`accountant.compose_schedule` composes each spec ``repeat`` times.
+
+    The round by its mechanism's name and options is :meth:`named`; the name form
+    ``RoundSpec(n, eps0, mechanism="generic", **options)`` (the mechanism's options as keywords,
+    ``randomizer=R`` with mechanism ``"finite"``) is kept for existing callers and is the same
+    round.  ``mechanism``, ``eps0`` and ``hash_model`` are the randomizer's; an option's value
+    reads as an attribute (``spec.k``, ``spec.g``, ``spec.p``: :attr:`options`, None where the
+    mechanism does not take it); :meth:`params` is ``randomizer``.
 
     Examples
     --------
-    >>> from accountant import RoundSpec
-    >>> RoundSpec(100_000, 2.0, "collision", s=4)
-    RoundSpec(n=100000, eps0=2.0, mechanism='collision', s=4, t=None, k=None, p=None, beta=None, q=None)
-    >>> RoundSpec(10_000, None, "variation-ratio", p=3.0, beta=0.4).q
+    >>> from accountant import OLHParams, RoundSpec
+    >>> RoundSpec(OLHParams(1.0, k=100, g=2), 10_000, repeat=3)
+    RoundSpec(randomizer=OLHParams(s=1, eps0=1.0, t=2, d=100, name='olh'), n=10000, repeat=3)
+    >>> spec = RoundSpec.named("collision", 100_000, 2.0, s=4)
+    >>> print(spec.mechanism, spec.eps0, spec.options, spec == RoundSpec(100_000, 2.0, "collision", s=4))
+    collision 2.0 {'s': 4, 't': 36, 'd': None} True
+    >>> RoundSpec.named("variation-ratio", 10_000, p=3.0, beta=0.4).q
     3.0
     """
 
+    randomizer: Params
     n: int
-    eps0: Optional[float]
-    mechanism: str = "generic"
-    s: Optional[int] = None
-    t: Optional[int] = None
-    k: Optional[int] = None
-    p: Optional[float] = None
-    beta: Optional[float] = None
-    q: Optional[float] = None
-    hash_model: str = field(default="any", repr=False)
-    randomizer: Optional[FiniteRandomizer] = field(default=None, repr=False)
-    d: Optional[int] = field(default=None, repr=False)
-    g: Optional[int] = field(default=None, repr=False)
+    repeat: int = 1
+
+    def __init__(self, *args, **kwargs) -> None:
+        head = args[0] if args else kwargs.get("randomizer")
+        if _is_params(head):
+            randomizer, n, repeat = _fields(*args, **kwargs)
+        else:  # the name form RoundSpec(n, eps0, mechanism, ...)
+            spec = _name_form(*args, **kwargs)
+            randomizer, n, repeat = spec.randomizer, spec.n, spec.repeat
+        object.__setattr__(self, "randomizer", _check_randomizer(randomizer))
+        object.__setattr__(self, "n", validate_n(n))
+        if isinstance(repeat, (str, bytes)):  # a number, not its text (check_int reads the CLI's)
+            raise ValueError(f"repeat must be an integer in [1, {MAX_ROUNDS}], got {repeat!r}")
+        object.__setattr__(self, "repeat", check_int("repeat", repeat, 1, MAX_ROUNDS))
 
     @classmethod
-    def finite(cls, randomizer: FiniteRandomizer, n: int) -> "RoundSpec":
+    def named(cls, mechanism: str, n: int, eps0: Optional[float] = None, *, repeat: int = 1,
+              **options) -> "RoundSpec":
+        """The round of the named mechanism ``mechanism`` at ``eps0`` with its ``options`` (the
+        keywords of :func:`accountant.make_params`, which builds and validates the randomizer).
+
+        A mechanism whose options fix eps0 (variation-ratio: eps0 = ln p) takes eps0 None, or
+        the very eps0 they fix.
+
+        Examples
+        --------
+        >>> from accountant import RoundSpec
+        >>> spec = RoundSpec.named("olh", 1000, 1.0, k=4, g=2)
+        >>> print(spec.mechanism, spec.g, spec.k, spec.repeat)
+        olh 2 4 1
+        """
+        entry = mechanism_spec(mechanism)
+        if not entry.composes:
+            raise ValueError(f"mechanism '{mechanism}' does not compose over rounds (the rounds' "
+                             f"mechanisms: {', '.join(ROUND_MECHANISMS)})")
+        if not entry.eps0_given and eps0 is not None:
+            try:
+                fixed = make_params(mechanism, None, **options)
+            except ValueError:  # the options do not fix eps0: make_params takes it
+                fixed = None
+            if fixed is not None:
+                if eps0 != fixed.eps0:
+                    raise ValueError(f"eps0 does not apply to mechanism '{mechanism}' (its options fix "
+                                     f"eps0 = {fixed.eps0:.6g}), got {eps0!r}")
+                return cls(fixed, n, repeat)
+        return cls(make_params(mechanism, eps0, **options), n, repeat)
+
+    @classmethod
+    def finite(cls, randomizer: FiniteRandomizer, n: int, repeat: int = 1) -> "RoundSpec":
         """A round of n users each applying the finite randomizer ``randomizer``.
 
         Examples
@@ -91,113 +132,134 @@ class RoundSpec:
         >>> print(spec.mechanism, round(spec.eps0, 9))
         finite 1.0
         """
-        return cls(n, None, "finite", randomizer=randomizer)
+        if not isinstance(randomizer, FiniteRandomizer):
+            raise ValueError(f"randomizer must be a FiniteRandomizer, got {type(randomizer).__name__}")
+        return cls(randomizer, n, repeat)
 
-    def __post_init__(self) -> None:
-        check_hash_model(self.hash_model, self.mechanism)
-        object.__setattr__(self, "n", validate_n(self.n))
-        if self.mechanism not in ALL_ROUND_MECHANISMS:
-            raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, "
-                             f"got {self.mechanism!r}")
-        if (self.randomizer is not None) != (self.mechanism == "finite"):
-            raise ValueError("randomizer: a FiniteRandomizer goes with mechanism 'finite' (and only "
-                             f"with it), got mechanism {self.mechanism!r} and randomizer "
-                             f"{type(self.randomizer).__name__}")
-        if self.d is not None and self.mechanism not in ("collision", "coco"):
-            raise ValueError(f"d does not apply to mechanism '{self.mechanism}' (the dimension of "
-                             "collision and coco rounds)")
-        if self.g is not None and self.mechanism != "olh":
-            raise ValueError(f"g does not apply to mechanism '{self.mechanism}' (the hash range of "
-                             "olh rounds)")
-        if self.mechanism == "finite":
-            self._set_finite()
-            return
-        if self.mechanism == "variation-ratio":
-            self._set_variation_ratio()
-            return
-        given = [f for f in VR_FIELDS if getattr(self, f) is not None]
-        if given:
-            raise ValueError(f"{given[0]} does not apply to mechanism '{self.mechanism}' (p, beta "
-                             "and q are the parameters of mechanism 'variation-ratio')")
-        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
-        if self.mechanism in ("collision", "coco"):
-            par = make_params(self.mechanism, self.eps0, s=self.s, t=self.t, d=self.d,
-                              hash_model=self.hash_model)  # s, t, d (d >= s)
-            object.__setattr__(self, "d", par.d)
-        if self.mechanism in ("krr", "olh", "oue") and (self.k is None or isinstance(self.k, bool)
-                                                       or not isinstance(self.k, int) or self.k < 2):
-            raise ValueError(f"k must be an integer >= 2 for mechanism '{self.mechanism}', got {self.k!r}")
-        if self.mechanism in ("olh", "oue"):  # validates k (and olh's g: default round(e^eps0) + 1)
-            make_params(self.mechanism, self.eps0, k=self.k, g=self.g)
+    @property
+    def mechanism(self) -> str:
+        """The randomizer's mechanism name (``"finite"`` for a matrix)."""
+        return self.randomizer.name
 
-    def _set_finite(self) -> None:
-        """The matrix is the randomizer: no s, t, k, p, beta, q; eps0 is the matrix's."""
-        R = self.randomizer
-        if not isinstance(R, FiniteRandomizer):
-            raise ValueError(f"randomizer must be a FiniteRandomizer, got {type(R).__name__}")
-        given = [f for f in ("s", "t", "k") + VR_FIELDS if getattr(self, f) is not None]
-        if given:
-            raise ValueError(f"{given[0]} does not apply to mechanism 'finite' (the matrix is the randomizer)")
-        if not R.pure:  # its blanket bound (outside outputs counted in full) is the round's profile
-            from accountant.bounds.finite_lattice import NO_BLANKET, blanket_atoms, lattice_refusal
+    @property
+    def eps0(self) -> float:
+        """The randomizer's eps0 (variation-ratio: ln p; a matrix: its own, inf if not pure LDP)."""
+        return self.randomizer.eps0
 
-            why = lattice_refusal(R) or (None if blanket_atoms(R).gamma > 0.0 else NO_BLANKET)
-            if why is not None:
-                raise ValueError(f"randomizer: {R.label} is not pure LDP and its blanket bound is not "
-                                 f"available ({why}): no round profile")
-        if self.eps0 is not None and self.eps0 != R.eps0:
-            raise ValueError(f"eps0 does not apply to mechanism 'finite' (the matrix fixes eps0 = "
-                             f"{R.eps0:.10g}), got {self.eps0!r}")
-        object.__setattr__(self, "eps0", R.eps0)
+    @property
+    def hash_model(self) -> str:
+        """``"random"`` where the randomizer's bounds assume a uniformly random hash, else ``"any"``."""
+        return getattr(self.randomizer, "hash_model", "any")
 
-    def _set_variation_ratio(self) -> None:
-        """p, beta, q validated by :class:`VariationRatioParams` (s, t, k refused, each named);
-        eps0 = ln p (a given eps0 must be ln p: p fixes it)."""
-        if self.p is None:
-            raise ValueError("p is required for mechanism 'variation-ratio' (a number in (1, e^30]; "
-                             "eps0 = ln p)")
-        par = make_params("variation-ratio", None, s=self.s, t=self.t, k=self.k, p=self.p,
-                          beta=self.beta, q=self.q)
-        if self.eps0 is not None and self.eps0 != par.eps0:
-            raise ValueError(f"eps0 does not apply to mechanism 'variation-ratio' (eps0 = ln p = "
-                             f"{par.eps0:.6g}: give p), got {self.eps0!r}")
-        for f in VR_FIELDS:
-            object.__setattr__(self, f, getattr(par, f))
-        object.__setattr__(self, "eps0", par.eps0)
+    @property
+    def options(self) -> dict:
+        """The randomizer's options and their values (:func:`round_options`)."""
+        return round_options(self.randomizer)
 
-    def params(self):
-        """The accountant's parameter object of this round's randomizer (``make_params``; the
-        :class:`FiniteRandomizer` itself for a finite round)."""
-        if self.mechanism == "finite":
-            return self.randomizer
-        if self.mechanism == "variation-ratio":
-            return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
-        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k, d=self.d,
-                           g=self.g, hash_model=self.hash_model)
+    @property
+    def single(self) -> "RoundSpec":
+        """One of the rounds this spec stands for (the spec itself when ``repeat`` is 1)."""
+        return self if self.repeat == 1 else RoundSpec(self.randomizer, self.n)
+
+    def params(self) -> Params:
+        """The accountant's parameter object of this round's randomizer (``randomizer``)."""
+        return self.randomizer
+
+    def __getattr__(self, name: str):
+        if name in OPTIONS:  # spec.k, spec.g, spec.p, ...: the option's value, None if not taken
+            return self.options.get(name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
-def round_source(mechanism: str, hash_model: str = "any", pure: bool = True) -> str:
-    """Name of the per-round profile composed for ``mechanism`` (captions, JSON); ``pure=False``:
-    a finite matrix that is not pure LDP (no clone: it has no finite eps0)."""
-    if mechanism not in ALL_ROUND_MECHANISMS:
-        raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, got {mechanism!r}")
-    if mechanism == "generic":
-        return "clone (FMT21)"
-    if mechanism == "variation-ratio":
-        return "clone (FMT21, ratio p, mixing 1/q)"
-    if mechanism == "finite":
-        if not pure:
-            return ("blanket of the matrix on its support, outputs outside it counted in full "
-                    "(accountant.bounds.finite; not pure LDP: no clone)")
-        return "min(blanket of the matrix (accountant.bounds.finite), clone (FMT21))"
-    if check_hash_model(hash_model, mechanism) == "random":
-        return ("min(blanket of the four-corner law dominating the random-hash law (a proved relaxation, "
-                "exact for OLH), clone (FMT21)); "
-                f"assumption: {ASSUMPTION['random']}")
-    if mechanism == "rr":
-        return ("min(exact blanket, clone (FMT21), and at n <= 1200 the exact sup over every dataset "
-                "(accountant.engines.two_input.EveryDataset))")
-    return "min(exact blanket, clone (FMT21))"
+def _is_params(x) -> bool:
+    """``x`` is a parameter object a round can hold: a matrix or a registered mechanism's type."""
+    if isinstance(x, FiniteRandomizer):
+        return True
+    name = getattr(x, "name", None)
+    entry = MECHANISM_SPECS.get(name) if isinstance(name, str) else None
+    return entry is not None and isinstance(x, entry.type)
+
+
+def _fields(randomizer, n, repeat=1) -> tuple:
+    """The fields of ``RoundSpec(randomizer, n, repeat=1)``."""
+    return randomizer, n, repeat
+
+
+def _check_randomizer(R) -> Params:
+    """``R`` if a round can compose it: its mechanism composes; a matrix that is not pure LDP
+    needs its blanket bound (outside outputs counted in full: the round's profile)."""
+    if not _is_params(R):
+        raise ValueError(f"randomizer must be the parameter object of a named mechanism "
+                         f"({', '.join(ROUND_MECHANISMS)}) or a FiniteRandomizer, got {type(R).__name__}")
+    if not isinstance(R, FiniteRandomizer):
+        if not mechanism_spec(R.name).composes:
+            raise ValueError(f"randomizer: mechanism '{R.name}' does not compose over rounds")
+        return R
+    if not R.pure:
+        from accountant.bounds.finite_lattice import NO_BLANKET, blanket_atoms, lattice_refusal
+
+        why = lattice_refusal(R) or (None if blanket_atoms(R).gamma > 0.0 else NO_BLANKET)
+        if why is not None:
+            raise ValueError(f"randomizer: {R.label} is not pure LDP and its blanket bound is not "
+                             f"available ({why}): no round profile")
+    return R
+
+
+def _name_form(n, eps0, mechanism: str = "generic", s=None, t=None, k=None, p=None, beta=None, q=None,
+               hash_model: str = "any", randomizer=None, d=None, g=None, repeat: int = 1) -> RoundSpec:
+    """``RoundSpec(n, eps0, mechanism, ...)``: :meth:`RoundSpec.named` with the options given, or
+    with mechanism ``"finite"`` the matrix ``randomizer`` (eps0 None or the matrix's own)."""
+    options = {o: v for o, v in dict(s=s, t=t, k=k, p=p, beta=beta, q=q, d=d, g=g).items() if v is not None}
+    fin = mechanism == "finite"
+    if (randomizer is not None) != fin:
+        raise ValueError("randomizer: a FiniteRandomizer goes with mechanism 'finite' (and only "
+                         f"with it), got mechanism {mechanism!r} and randomizer {type(randomizer).__name__}")
+    if not fin:
+        return RoundSpec.named(mechanism, n, eps0, repeat=repeat, hash_model=hash_model, **options)
+    given = list(options) + (["hash_model"] if hash_model != "any" else [])
+    if given:
+        raise ValueError(f"{given[0]} does not apply to mechanism 'finite' (the matrix is the randomizer)")
+    spec = RoundSpec.finite(randomizer, n, repeat)
+    if eps0 is not None and eps0 != spec.eps0:
+        raise ValueError(f"eps0 does not apply to mechanism 'finite' (the matrix fixes eps0 = "
+                         f"{spec.eps0:.10g}), got {eps0!r}")
+    return spec
+
+
+@singledispatch
+def round_options(params) -> dict:
+    """The options of ``params``'s mechanism (the keywords of :func:`accountant.make_params`
+    besides eps0 and the hash model) and their values in ``params``; {} for a matrix.
+
+    Examples
+    --------
+    >>> from accountant import OLHParams, make_params
+    >>> from accountant.composition.rounds import round_options
+    >>> round_options(make_params("krr", 1.0, k=4)), round_options(OLHParams(1.0, k=10))
+    ({'k': 4}, {'k': 10, 'g': 4})
+    """
+    return {o: getattr(params, o, None) for o in mechanism_spec(params.name).options}
+
+
+@round_options.register(OLHParams)
+def _olh_options(params) -> dict:
+    return {"k": params.d, "g": params.g}  # OLH holds its domain size k as Collision's d
+
+
+@round_options.register(FiniteRandomizer)
+def _matrix_options(params) -> dict:
+    return {}
+
+
+def _entry(mechanism):
+    """The registry entry of a schedule round's mechanism field, or None (not a named mechanism)."""
+    return MECHANISM_SPECS.get(mechanism) if isinstance(mechanism, str) else None
+
+
+def _shown(value) -> str:
+    """``repr(value)``, cut at 60 characters (a long value is not echoed whole)."""
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _field_message(msg: str) -> str:
@@ -278,7 +340,7 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
     >>> print(len(specs), specs[2].mechanism)
     3 krr
     """
-    from accountant.core.limits import MAX_ROUNDS, T_MAX, check_eps0, check_int, check_n
+    from accountant.core.limits import T_MAX, check_eps0, check_n
 
     if not isinstance(data, list) or not data:
         raise ValueError("schedule must be a non-empty JSON list of round objects")
@@ -290,7 +352,9 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
         if not isinstance(r, dict):
             raise ValueError(f"round {i}: expected an object, got {type(r).__name__}")
         fin = r.get("mechanism") == "finite"
-        extra = set(r) - allowed - (finite_only if fin else {"g"} if r.get("mechanism") == "olh" else set())
+        entry = _entry(r.get("mechanism", "generic"))
+        takes_g = entry is not None and "g" in entry.options  # olh's hash range
+        extra = set(r) - allowed - (finite_only if fin else {"g"} if takes_g else set())
         if extra:
             raise ValueError(f"round {i}: unknown field {sorted(extra)[0]!r}"
                              + (" (a field of mechanism 'finite')" if extra & finite_only else ""))
@@ -311,7 +375,7 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
                                  f"'repeat'), the limit")
             out.extend([spec] * rep)
             continue
-        vr = r.get("mechanism") == "variation-ratio"
+        vr = entry is not None and not entry.eps0_given  # variation-ratio: p fixes eps0 = ln p
         if vr and "eps0" in r:
             raise ValueError(f"round {i}: field 'eps0' does not apply to a variation-ratio round "
                              "(eps0 = ln p: give 'p')")
@@ -333,9 +397,12 @@ def parse_schedule(data, base: Optional[str] = None) -> list[RoundSpec]:
             eps0 = None if vr else check_eps0(r["eps0"], "field 'eps0'")
             ival = {f: (check_int(f"field {f!r}", r[f], 1, T_MAX) if r.get(f) is not None else None)
                     for f in ("s", "t", "k", "d", "g")}
-            fval = {f: r.get(f) for f in VR_FIELDS}
-            spec = RoundSpec(n, eps0, r.get("mechanism", "generic"), **ival, **fval,
-                             hash_model=r.get("hash_model", "any"))
+            given = {**ival, **{f: r.get(f) for f in VR_FIELDS}}
+            options = {f: v for f, v in given.items() if v is not None}
+            if entry is None:
+                raise ValueError(f"mechanism must be one of {', '.join(ALL_ROUND_MECHANISMS)}, got "
+                                 f"{_shown(r.get('mechanism'))}")
+            spec = RoundSpec.named(entry.name, n, eps0, hash_model=r.get("hash_model", "any"), **options)
         except (ValueError, OverflowError) as exc:
             raise ValueError(f"round {i}: {_field_message(str(exc))}") from None
         if len(out) + rep > MAX_ROUNDS:

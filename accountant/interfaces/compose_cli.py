@@ -165,9 +165,9 @@ def run_compose(args: argparse.Namespace) -> dict:
             raise ValueError(f"{'/'.join(given)}: only for --mechanism variation-ratio, not "
                              f"'{args.mechanism}'")
         try:
-            spec = RoundSpec(args.n, args.eps0, args.mechanism, args.s, args.t, args.k,
-                             args.p, args.beta, args.q, hash_model=getattr(args, "hash_model", "any"),
-                             d=getattr(args, "d", None), g=getattr(args, "g", None))
+            spec = RoundSpec.named(args.mechanism, args.n, args.eps0, s=args.s, t=args.t, k=args.k,
+                                   p=args.p, beta=args.beta, q=args.q, d=getattr(args, "d", None),
+                                   g=getattr(args, "g", None), hash_model=getattr(args, "hash_model", "any"))
         except ValueError as exc:
             msg = str(exc).replace("hash_model '", "--hash-model '")
             raise ValueError(f"--{msg}" if msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d", "g")
@@ -177,8 +177,7 @@ def run_compose(args: argparse.Namespace) -> dict:
     # which certified per-round profile was composed (clone alone for generic rounds)
     models = sorted({s.hash_model for s in specs})
     finite = [s.randomizer.describe() for s in dict.fromkeys(specs) if s.mechanism == "finite"]
-    sources = {round_source(s.mechanism, s.hash_model, s.randomizer is None or s.randomizer.pure)
-               for s in specs}
+    sources = {round_source(s) for s in dict.fromkeys(specs)}
     return {**res.as_dict(), **({"finite": finite} if finite else {}), **_users_epsilon(specs, args),
             "round": _round_fields(specs),
             "epsilon_estimate_of_bound_note": ESTIMATE_OF_BOUND,
@@ -205,9 +204,9 @@ def _round_fields(specs: list):
     kinds = list(dict.fromkeys(specs))
     if len(kinds) != 1 or kinds[0].mechanism == "finite":
         return None
-    s = kinds[0]
-    return {"n": s.n, "eps0": s.eps0, "mechanism": s.mechanism, "s": s.s, "t": s.t, "k": s.k, "d": s.d,
-            "g": s.params().g if s.mechanism == "olh" else None, "p": s.p, "beta": s.beta, "q": s.q}
+    s = kinds[0]  # the options of its mechanism as its randomizer holds them, None for the others
+    return {"n": s.n, "eps0": s.eps0, "mechanism": s.mechanism,
+            **dict.fromkeys(("s", "t", "k", "d", "g", "p", "beta", "q")), **s.options}
 
 
 _SOURCE = {"pld": "PLD", "naive": "naive composition, below the PLD total",

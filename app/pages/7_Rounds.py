@@ -23,19 +23,17 @@ common.explain(("eps0", "eps_c", "delta"))
 
 
 @st.cache_data(show_spinner=False)
-def composed(spec_fields: tuple, delta, T, lower=False):
-    """compose_rounds of the round ``RoundSpec(*spec_fields[:-2], hash_model=spec_fields[-2],
-    d=spec_fields[-1])`` (``lower``: with its certified lower bound)."""
-    spec = _compose.RoundSpec(*spec_fields[:-2], hash_model=spec_fields[-2], d=spec_fields[-1])
+def composed(spec, delta, T, lower=False):
+    """compose_rounds of the round ``spec`` (a RoundSpec; ``lower``: with its certified lower bound)."""
     # one discretisation level per T (the chart composes up to dozens of T)
     return _compose.compose_rounds(spec, T, delta, adaptive=False, lower=lower).as_dict()
 
 
-def curve(spec_fields, delta, rounds_list):
+def curve(spec, delta, rounds_list):
     bar = common.Progress("Composing the rounds", "values of T")
     rows = []
     for i, T in enumerate(rounds_list):
-        rows.append(composed(spec_fields, delta, T, T == rounds_list[-1]))  # the lower bound at T
+        rows.append(composed(spec, delta, T, T == rounds_list[-1]))  # the lower bound at T
         bar.update(i + 1, len(rounds_list))
     bar.close()
     return rows
@@ -82,7 +80,7 @@ if mechanism in RANDOM_MECHANISMS:
 dep = deployment_controls.inputs(sb, n) if not vr else {}  # issue 43: the deployment options
 n = mix_input.page_n(dep, n, sb)  # with a mix, n is the groups' total (said in the sidebar)
 # the round, validated by the library (p, beta, q's ranges; s with the random hash) before any work
-spec = common.call(_compose.RoundSpec, n, eps0, mechanism, s, t, k, p=p, beta=beta, q=q,
+spec = common.call(_compose.RoundSpec.named, mechanism, n, eps0, s=s, t=t, k=k, p=p, beta=beta, q=q,
                    hash_model=hash_model, d=d if d_ok else None, where=sb)
 rounds = int(sb.number_input("T (rounds)", min_value=1, max_value=10_000, value=100, key="T"))
 delta_ok, delta = common.delta_from_text(sb.text_input("total delta", value="1e-6", key="delta"),
@@ -97,7 +95,7 @@ if not delta_ok or not d_ok or spec is None or dep is None:
 if hash_model == "random":
     st.markdown(f"**Assumption: {ASSUMPTION['random']}** (hash model *random*): every number below "
                 "holds under this assumption, not for a fixed hash family.")
-_source = _compose.round_source(mechanism, hash_model)
+_source = _compose.round_source(spec)
 st.caption(f"Per-round profile: {_source}. The FMT21 clone is proved for every eps0-LDP "
            "randomizer; the exact privacy blanket (Collision, CoCo, k-RR, RR, OLH, OUE; worst case over "
            "the hash family, or the random-hash law under its assumption) is the optimal "
@@ -114,8 +112,7 @@ else:
                    + (f", s = {s}" if s is not None else "") + (f", k = {k}" if k is not None else "")
                    + (", random hash" if hash_model == "random" else ""))
 Ts = sorted(set(int(x) for x in np.unique(np.geomspace(1, rounds, min(rounds, 12)).round())) | {rounds})
-fields = (spec.n, spec.eps0, spec.mechanism, spec.s, spec.t, spec.k, spec.p, spec.beta, spec.q, hash_model, spec.d)
-rows = common.call(curve, fields, delta, tuple(Ts))
+rows = common.call(curve, spec, delta, tuple(Ts))
 if rows is None:
     st.stop()
 last = rows[-1]

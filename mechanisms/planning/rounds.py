@@ -22,7 +22,7 @@ ROUNDS_MARGIN = 4e-3
 
 def round_specs(mechanism, s, t, e0, ns) -> list:
     memo = {}
-    return [memo.setdefault(x, RoundSpec(x, e0, mechanism, s, t)) for x in ns]
+    return [memo.setdefault(x, RoundSpec.named(mechanism, x, e0, s=s, t=t)) for x in ns]
 
 
 def approx_composed_eps0(

@@ -155,10 +155,7 @@ def run(args, params) -> dict:
     elif args.rounds is not None and args.rounds > 1:
         from accountant.composition.rounds import RoundSpec
 
-        spec = RoundSpec.finite(params, n) if params.name == "finite" else \
-            RoundSpec(n, args.eps0, args.mechanism, args.s, args.t, args.k, args.p, args.beta, args.q,
-                      hash_model=getattr(args, "hash_model", None) or "any", d=getattr(args, "d", None),
-                      g=getattr(args, "g", None))
+        spec = RoundSpec(params, n)
         r = D.deployment_rounds_epsilon(spec, args.rounds, args.delta, colluders=args.colluders or 0,
                                         dummies=args.dummies or 0, n_min=args.n_min is not None)
     else:

@@ -250,7 +250,7 @@ def test_composition_errors_and_validation():
         compose_rounds(SPEC, 3, 1.5)
     with pytest.raises(ValueError, match="mechanism"):
         RoundSpec(1000, 1.0, "laplace")
-    with pytest.raises(ValueError, match="k must be"):
+    with pytest.raises(ValueError, match="k is required for mechanism 'krr'"):
         RoundSpec(1000, 1.0, "krr")
     a = round_pld(SPEC, 0.01, True)
     with pytest.raises(ValueError, match="steps differ"):
@@ -376,7 +376,7 @@ def test_variation_ratio_rounds_are_monotone():
 
 
 @pytest.mark.parametrize("kw, msg", [
-    (dict(beta=0.4), "p is required"),
+    (dict(beta=0.4), r"p: give exactly one of p \(a number in \(1, e\^30\]\) and eps0"),
     (dict(p=3.0), "beta is required"),
     (dict(p=3.0, beta=0.6), r"beta must be a number in \(0, 0.5\]"),
     (dict(p=3.0, beta=0.4, q=0.5), "q must be"),
