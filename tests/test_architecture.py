@@ -260,10 +260,6 @@ NAME_LITERALS = {
     "accountant.bounds.registry:_HEADLINE": "the headline bounds of each mechanism: a dispatch on the "
                                              "parameter type, to be registered by the bounds layer",
     "accountant.bounds.registry:_HEADLINE_DELTA": "as _HEADLINE, for delta",
-    "accountant.accounting.deployment_hits:FAMILIES": "the hit-count family of each mechanism: a dispatch "
-                                                      "on the parameter type",
-    "accountant.accounting.per_count:OWN_ROUNDS_MAX_T": "a cost limit per mechanism: a dispatch on the "
-                                                        "parameter type",
     "mechanisms.planning.plan:ORACLES": "the planner's candidates include the catalogue's matrices, whose "
                                         "names the registry does not hold yet",
     "mechanisms.planning.plan:MECHANISMS": "as ORACLES",
