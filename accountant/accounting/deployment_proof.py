@@ -123,7 +123,7 @@ def deployed_delta(params, n: int, eps: float, deployment: Deployment = PLAIN) -
     :func:`~accountant.accounting.deployments.sampled_delta_add_remove`); ValueError for the
     other features (their profiles are composed inside :func:`deployed_epsilon`).
 
-    >>> from accountant import Deployment, make_params
+    >>> from accountant import Deployment, deployed_delta, make_params
     >>> r = deployed_delta(make_params("rr", 1.0), 2_000, 0.1, Deployment(sampling=0.1))
     >>> r.delta < 1e-6
     True
