@@ -103,6 +103,8 @@ from accountant.composition.compose import (
 )
 from accountant.accounting.calibration import local_epsilon, local_epsilon_family
 from accountant.accounting.batch_size import MinUsers, min_users
+from accountant.accounting.deployment import Deployment
+from accountant.accounting.deployment_proof import deployed_delta, deployed_epsilon
 from accountant.accounting.shuffle import DeltaReport, EpsilonReport, ShuffleAccountant
 
 __all__ = [
@@ -114,6 +116,10 @@ __all__ = [
     "local_epsilon_family",
     "min_users",
     "MinUsers",
+    # deployments as they are run (colluders, dummies, sampling, reports, mixes, rounds)
+    "Deployment",
+    "deployed_epsilon",
+    "deployed_delta",
     # parameters of the local randomizers
     "make_params",
     "Params",

@@ -24,8 +24,6 @@ MAX_GROUPS = 20
 #: the largest mix file the page reads (as a compose schedule on the command line)
 MAX_BYTES = L.MAX_SCHEDULE_BYTES
 _INTEGER_KEYS = ("count", "s", "t", "d", "k", "g")
-#: the refusal of a mix combined with another deployment option (the CLI's, in the page's words)
-COMBINED = "mix: the groups give n, eps0 and the mechanisms; do not combine it with "
 #: groups whose round profile is computed in about a second (measured at n = 1e5, 10 rounds, load
 #: 6: binary RR 1.3 s, generic 0.6 s, variation-ratio 0.5 s); other groups run the exact blanket at
 #: each of about 100 eps of the profile (two k-RR groups: 90 s at n = 1e5, 150 s at n = 1e4)

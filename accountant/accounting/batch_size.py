@@ -62,9 +62,15 @@ class MinUsers:
     bound_at_n_minus_1: Optional[str]
     n_max: int
     reason: Optional[str] = None
+    deployment: Optional[dict] = None  # the deployment's fields (Deployment.as_dict), None without one
+    statement: Optional[str] = None  # why the deployment's eps_c at n holds (its proof), None without one
+    minimality: Optional[str] = None  # a deployment's: what "smallest" claims where its bound is not monotone
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if self.deployment is None:  # a plain batch: the fields of a deployment are left out
+            del out["deployment"], out["statement"], out["minimality"]
+        return out
 
 
 def _epsilon(params, n: int, delta: float, rounds: int, spec_of) -> tuple[float, str]:
@@ -96,12 +102,12 @@ _COMPOSED_NAMES = {"pld": "composed PLD (pessimistic)",
                    "advanced": "advanced composition of the round's pessimistic PLD"}
 
 
-def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "generic",
+def min_users(eps0: float, epsilon: float, delta: float, mechanism: Optional[str] = None,
               rounds: int = 1, s: Optional[int] = None, t: Optional[int] = None,
               k: Optional[int] = None, n_max: int = L.MAX_N, randomizer=None, *,
               d: Optional[int] = None, g: Optional[int] = None, p: Optional[float] = None,
               beta: Optional[float] = None, q: Optional[float] = None,
-              hash_model: str = "any") -> MinUsers:
+              hash_model: str = "any", deployment=None) -> MinUsers:
     """The smallest n (1 <= n <= ``n_max``) whose proved eps_c meets (``epsilon``, ``delta``).
 
     Bad input raises ``ValueError`` naming the parameter before any work.  An unreachable
@@ -114,37 +120,86 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
     >>> r.n, r.epsilon_at_n <= 0.1 < r.epsilon_at_n_minus_1
     (10370, True)
 
-    ``randomizer``: a :class:`accountant.FiniteRandomizer` (then ``mechanism`` is ``"finite"``,
-    ``eps0`` is None or the matrix's own, and several rounds search the composed PLD from the
-    one-round answer).  ``d``, ``g``, ``p``, ``beta``, ``q`` and ``hash_model`` are the
-    options of :func:`accountant.make_params` (variation-ratio: ``eps0`` None and p, beta, q;
+    ``mechanism``: a name of :func:`accountant.make_params` (None: ``"generic"``).
+    ``randomizer``: a :class:`accountant.FiniteRandomizer` (then ``mechanism`` is None or
+    ``"finite"``, ``eps0`` is None or the matrix's own, and several rounds search the composed
+    PLD from the one-round answer).  ``d``, ``g``, ``p``, ``beta``, ``q`` and ``hash_model`` are
+    the options of :func:`accountant.make_params` (variation-ratio: ``eps0`` None and p, beta, q;
     ``hash_model="random"``: the random-hash proved bound of collision, coco and olh).
+    ``deployment``: a :class:`accountant.accounting.deployment.Deployment` (colluders, dummies,
+    user sampling with its relation, several reports per user, over ``rounds`` or its own
+    rounds): the smallest n at which the deployment's proved eps_c
+    (:func:`accountant.accounting.deployment_proof.deployed_epsilon`, the number ``epsilon``
+    prints with the same options) meets the target, with that eps_c at n - 1 above it
+    (:func:`_deployment_users`).
+
+    >>> from accountant import Deployment
+    >>> r = min_users(1.0, 0.1, 1e-6, deployment=Deployment(colluders=100))
+    >>> r.n, r.epsilon_at_n <= 0.1 < r.epsilon_at_n_minus_1
+    (3166, True)
     """
+    params = _randomizer(eps0, mechanism, randomizer, (s, t, k, d, g, p, beta, q), hash_model)
+    epsilon = L.check_float("epsilon", epsilon, 0.0, L.EPS_MAX, lo_open=True)
+    delta = validate_delta(delta)
+    rounds = L.check_rounds(rounds)
+    n_max = L.check_int("n_max", n_max, 1, L.MAX_N)
+    if deployment is not None:
+        deployment = _with_rounds(deployment, rounds)
+        if deployment.features not in ((), ("rounds",)):
+            return _deployment_users(params, epsilon, delta, deployment, n_max)
+        rounds = deployment.rounds
+    return _plain_users(params, epsilon, delta, rounds, n_max)
+
+
+def _randomizer(eps0, mechanism, randomizer, options: tuple, hash_model: str):
+    """The parameter object of :func:`min_users`' arguments (ValueError naming the one that does not fit)."""
     if randomizer is not None or mechanism == "finite":
         from accountant.core.finite import FiniteRandomizer
 
         if not isinstance(randomizer, FiniteRandomizer):
             raise ValueError("randomizer: mechanism 'finite' needs randomizer=FiniteRandomizer(...)")
-        if mechanism not in ("finite", "generic") or any(v is not None for v in (s, t, k, d, g, p, beta, q)) \
-                or hash_model != "any":
+        if mechanism not in (None, "finite") or any(v is not None for v in options) or hash_model != "any":
             raise ValueError("randomizer: give no mechanism, s, t, k, d, g, p, beta, q or hash_model with a "
                              "matrix (it is the randomizer)")
         if eps0 is not None and eps0 != randomizer.eps0:
             raise ValueError(f"eps0: the matrix fixes eps0 = {randomizer.eps0:.10g}, got {eps0!r}")
-        params, eps0, mechanism = randomizer, randomizer.eps0, "finite"
-    else:
-        params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d, g=g, p=p, beta=beta, q=q,
-                             hash_model=hash_model)
-        eps0 = params.eps0  # variation-ratio: ln p
-    epsilon = L.check_float("epsilon", epsilon, 0.0, L.EPS_MAX, lo_open=True)
-    delta = validate_delta(delta)
-    rounds = L.check_rounds(rounds)
-    n_max = L.check_int("n_max", n_max, 1, L.MAX_N)
+        return randomizer
+    s, t, k, d, g, p, beta, q = options
+    return make_params("generic" if mechanism is None else mechanism, eps0, s=s, t=t, k=k, d=d, g=g, p=p,
+                       beta=beta, q=q, hash_model=hash_model)
+
+
+def _with_rounds(deployment, rounds: int):
+    """The deployment over ``rounds`` (min_users' own argument) or its own rounds, not two counts."""
+    from dataclasses import replace
+
+    from accountant.accounting.deployment import Deployment
+
+    if not isinstance(deployment, Deployment):
+        raise ValueError(f"deployment must be a Deployment, got {type(deployment).__name__}")
+    if rounds > 1 and deployment.rounds not in (1, rounds):
+        raise ValueError(f"rounds: give the rounds once (rounds = {rounds}, deployment.rounds = {deployment.rounds})")
+    return replace(deployment, rounds=max(rounds, deployment.rounds))
+
+
+def _unreachable(epsilon: float, delta: float, params, rounds: int, n_max: int, e: float, b: str,
+                 **extra) -> MinUsers:
+    return MinUsers(None, epsilon, delta, params.eps0, params.name, rounds, e, b, None, None, n_max,
+                    f"unreachable: no n <= {n_max} meets eps = {epsilon:g} at delta = {delta:g}; "
+                    f"the proved eps_c at n = {n_max} is {e:.10g} ({b})", **extra)
+
+
+def _plain_users(params, epsilon: float, delta: float, rounds: int, n_max: int) -> MinUsers:
+    """:func:`min_users` of one randomizer without deployment features, over ``rounds``."""
+    from accountant.accounting.per_count import exact_applies
+    from accountant.core.finite import FiniteRandomizer
+
+    eps0 = params.eps0
     if rounds > 1:
-        from accountant.composition.rounds import RoundSpec
+        from accountant.accounting.deployment_proof import round_of
 
         def spec_of(n: int):
-            return RoundSpec(params, n)
+            return round_of(params, n)
     else:
         spec_of = None
 
@@ -165,13 +220,14 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
     def composed_eps(n: int) -> float:
         return eps_at(n)[0]
 
-    skip = ("exact",) if params.name == "rr" else ()
+    exact = rounds == 1 and exact_applies(params)  # binary RR's maximum over every dataset, at the end
+    skip = ("exact",) if exact_applies(params) else ()
     if rounds == 1:
         hi = _first_doubling(lambda n: meets(n, skip), n_max)
         if hi is not None:
             hi = smallest_true(lambda n: meets(n, skip), hi // 2, hi)   # hi // 2 fails (or is 0)
-    elif mechanism == "finite":  # no count law to estimate from: the one-round answer is below it
-        one = min_users(None, epsilon, delta, rounds=1, n_max=n_max, randomizer=params)
+    elif isinstance(params, FiniteRandomizer):  # no count law to estimate from: the one-round answer is below it
+        one = _plain_users(params, epsilon, delta, 1, n_max)
         hi = _secant_search(composed_eps, epsilon, one.n if one.n is not None else n_max, n_max, composed)
     else:  # start from the central-limit estimate of the composition (a guess, then checked)
         from accountant.composition.compose import approx_schedule_epsilon
@@ -186,27 +242,77 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
                                                                   delta / rounds) is not None, n_max)
             guess = first or n_max
         hi = _secant_search(composed_eps, epsilon, guess, n_max, composed)
-    if hi is None and params.name == "rr" and rounds == 1 and n_max <= binary_exact.EXACT_MAX_N \
+    if hi is None and exact and n_max <= binary_exact.EXACT_MAX_N \
             and binary_exact.exact_meets(n_max, eps0, epsilon, delta):
         hi = n_max
     if hi is None:
-        e, b = eps_at(n_max)
-        return MinUsers(None, epsilon, delta, eps0, params.name, rounds, e, b, None, None, n_max,
-                        f"unreachable: no n <= {n_max} meets eps = {epsilon:g} at delta = {delta:g}; "
-                        f"the proved eps_c at n = {n_max} is {e:.10g} ({b})")
-    if params.name == "rr" and rounds == 1 and hi > 1:
+        return _unreachable(epsilon, delta, params, rounds, n_max, *eps_at(n_max))
+    if exact and hi > 1:
         hi = _refine_rr(eps0, epsilon, delta, hi, lambda n: eps_at(n)[0])
     # the answer is settled on the very number reported (and printed by the forward command):
     # it meets the target at n and not at n - 1, whatever the search's screens said
     hi = _settle(lambda n: composed_eps(n) <= epsilon, hi, n_max)
     if hi is None:
-        e, b = eps_at(n_max)
-        return MinUsers(None, epsilon, delta, eps0, params.name, rounds, e, b, None, None, n_max,
-                        f"unreachable: no n <= {n_max} meets eps = {epsilon:g} at delta = {delta:g}; "
-                        f"the proved eps_c at n = {n_max} is {e:.10g} ({b})")
+        return _unreachable(epsilon, delta, params, rounds, n_max, *eps_at(n_max))
     e_n, b_n = eps_at(hi)
     e_m, b_m = eps_at(hi - 1) if hi > 1 else (None, None)
     return MinUsers(hi, epsilon, delta, eps0, params.name, rounds, e_n, b_n, e_m, b_m, n_max)
+
+
+def _deployment_users(params, epsilon: float, delta: float, dep, n_max: int) -> MinUsers:
+    """The smallest n whose deployed eps_c (:func:`accountant.accounting.deployment_proof.
+    deployed_epsilon`, no lower bound: the upper bound does not depend on it) meets the target.
+
+    The deployed eps_c is non-increasing in n in truth (one more user, sampled or with its r
+    reports, is post-processing; the colluders and the dummies stay as many), and smooth in n, so
+    the search is the rounds' one: a start from the plain answer moved by the deployment (n0 + c - m
+    for colluders and dummies, n0 q with sampling, n0 r with r reports), the secant of log eps
+    against log n (:func:`_secant_search`), settled on that very number (:func:`_settle`): the
+    answer meets the target and n - 1 does not. Below n = colluders + 1 there is no deployment."""
+    from accountant.accounting.deployment import inverse_refusal, supports
+    from accountant.accounting.deployment_proof import deployed_epsilon
+
+    why = inverse_refusal(dep.features) or supports(params, dep.features)
+    if why:
+        raise ValueError(f"deployment: {why}")
+    top = min(n_max, L.MAX_N // (dep.reports or 1), L.MAX_N - dep.dummies + dep.colluders)
+    results: dict = {}
+    epsd: dict = {}
+
+    def eps_of(n: int) -> float:
+        if n not in epsd:
+            results[n] = None if n <= dep.colluders else deployed_epsilon(params, n, delta, dep, lower=False)
+            epsd[n] = math.inf if results[n] is None else results[n].epsilon
+        return epsd[n]
+
+    extra = {"deployment": dep.as_dict()}
+    if top <= dep.colluders:
+        return _unreachable(epsilon, delta, params, dep.rounds, top, math.inf, "colluders >= n", **extra)
+    plain = _plain_users(params, epsilon, delta, dep.rounds, top).n or top
+    moved = {"shift": plain + dep.colluders - dep.dummies, "sampling": plain * (dep.sampling or 1.0),
+             "reports": plain * (dep.reports or 1)}[dep.proof]
+    guess = min(max(int(moved), dep.colluders + 1, 1), top)
+    hi = _secant_search(eps_of, epsilon, guess, top, epsd)
+    hi = None if hi is None else _settle(lambda n: eps_of(n) <= epsilon, hi, top)
+    if hi is None:
+        eps_of(top)
+        return _unreachable(epsilon, delta, params, dep.rounds, top, epsd[top], results[top].bound,
+                            statement=results[top].statement, **extra)
+    at, below = results[hi], (results.get(hi - 1) if hi > 1 else None)
+    if hi > 1 and hi - 1 not in epsd:
+        eps_of(hi - 1)
+        below = results[hi - 1]
+    why_n = [] if below is not None or hi == 1 else [f"n - 1 = {hi - 1} users cannot hold the {dep.colluders} "
+                                                     "colluders (at most n - 1)"]
+    return MinUsers(hi, epsilon, delta, params.eps0, params.name, dep.rounds, at.epsilon, at.bound,
+                    None if below is None else below.epsilon, None if below is None else below.bound, top,
+                    statement="; ".join([at.statement] + ([at.note] if at.note else []) + why_n),
+                    minimality=SAMPLED_MINIMALITY if dep.proof == "sampling" else None, **extra)
+
+
+#: what the smallest n of a sampled deployment claims (its bound is not monotone in n everywhere)
+SAMPLED_MINIMALITY = ("n - 1 does not meet the target, a smaller n may (the sampled bound, a sum over strata of "
+                      "the count of reports, is not monotone in n where n q is small)")
 
 
 def _settle(ok: Callable[[int], bool], n: int, n_max: int) -> Optional[int]:

@@ -44,18 +44,16 @@ from typing import Optional
 
 from accountant.accounting import deployment_lower as DL
 from accountant.accounting.deployment_search import profile_rounds, smallest_eps
-from accountant.accounting.deployments import DeploymentResult
-from accountant.core.params import Params, make_params, validate_delta, validate_n
+from accountant.accounting.deployment import MAX_REPORTS, MIX_KEYS, parse_mix  # noqa: F401 (re-exported)
+from accountant.accounting.deployments import NOT_COMPUTED, DeploymentResult
+from accountant.core.params import KRRParams, Params, make_params, validate_delta, validate_n
 
 __all__ = ["reports_delta", "reports_epsilon", "parse_mix", "mix_epsilon", "mix_delta", "reports_rounds_epsilon",
            "mix_rounds_epsilon", "MAX_REPORTS", "MAX_ROUNDS", "MIX_KEYS"]
 
-MAX_REPORTS = 1000
 #: the largest eps the count pairs' lower-bound search starts from (e^eps stays a float)
 LOWER_TOP = 700.0
 MAX_ROUNDS = 100_000
-#: the keys of a mix group (``parse_mix``): count, mechanism, eps0 and the mechanism's parameters
-MIX_KEYS = ("count", "mechanism", "eps0", "s", "t", "d", "k", "p", "beta", "q", "g", "hash_model")
 
 
 def _check_reports(n, r) -> tuple:
@@ -130,11 +128,13 @@ def _hybrid_epsilon(params: Params, n: int, r: int, delta: float, rtol: float) -
     return None
 
 
-def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 1e-6) -> DeploymentResult:
+def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 1e-6,
+                    lower: bool = True) -> DeploymentResult:
     """Proved eps_c with ``r`` reports per user (module docstring): the smaller of (i) the
     proved eps_c of one (r eps0)-LDP randomizer at n users and (ii) r eps1 with
     delta1(eps1) sum_{i<r} e^{i eps1} <= delta, eps1 from the accountant's inverse at n r users
-    (:func:`_hybrid_epsilon`; if that does not settle, a search of :func:`reports_delta`'s (ii)).
+    (:func:`_hybrid_epsilon`; if that does not settle, a search of :func:`reports_delta`'s (ii));
+    ``lower=False``: without the certified lower bound.
 
     >>> from accountant import make_params
     >>> r = reports_epsilon(make_params("rr", 1.0), 10_000, 1e-6, 2)
@@ -167,7 +167,8 @@ def reports_epsilon(params: Params, n: int, delta: float, r: int, rtol: float = 
             cands.append((out[0], out[1], f"(ii) group privacy over {r} hybrids, each the bound at "
                           f"n r = {n * r} users ({out[2]})", "reports-ii"))
     eps, ach, which, name = min(cands)
-    lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps)
+    lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps) \
+        if lower else NOT_COMPUTED
     return DeploymentResult(eps, delta, ach, name, n * r,
                             f"{r} reports per user, all n r = {n * r} shuffled together: {which}", lo, st, ds)
 
@@ -211,50 +212,10 @@ def _mix_pairs(groups: list) -> list:
     return out
 
 
-def parse_mix(groups, name: str = "mix") -> list:
-    """[(count, Params)] from a list of {count, mechanism, eps0, ...}; ValueError naming
-    ``name`` and the group on a bad group, before any work."""
-    if not isinstance(groups, list) or not groups:
-        raise ValueError(f"{name}: a JSON list of groups {{count, mechanism, eps0, ...}} is needed")
-    from accountant.core.limits import MAX_MIX_GROUPS
-
-    if len(groups) > MAX_MIX_GROUPS:  # the lower bound pairs every group with every other
-        raise ValueError(f"{name}: {len(groups):,} groups, more than the limit of {MAX_MIX_GROUPS}; "
-                         "merge the groups that share a randomizer (their counts add)")
-    out = []
-    for i, g in enumerate(groups, 1):
-        if not isinstance(g, dict):
-            raise ValueError(f"{name}: group {i} must be an object {{count, mechanism, eps0, ...}}")
-        bad = sorted(set(g) - set(MIX_KEYS))
-        if bad:
-            raise ValueError(f"{name}: group {i}: unknown key(s) {', '.join(bad)} (allowed: {', '.join(MIX_KEYS)})")
-        for key in ("count", "mechanism"):
-            if key not in g:
-                raise ValueError(f"{name}: group {i}: missing '{key}'")
-        c = g["count"]
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c) or c != int(c) \
-                or not 1 <= c <= 10 ** 10:
-            raise ValueError(f"{name}: group {i}: count must be an integer in [1, 1e10], got {c!r}")
-        kw = {k: v for k, v in g.items() if k not in ("count", "mechanism", "eps0")}
-        try:
-            p = make_params(g["mechanism"], g.get("eps0"), **kw)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"{name}: group {i}: {exc}") from None
-        if getattr(p, "eps0", None) is None:
-            raise ValueError(f"{name}: group {i}: needs eps0")
-        out.append((int(c), p))
-    total = sum(c for c, _ in out)
-    if total <= 1:
-        raise ValueError(f"{name}: the counts must sum to at least 2 users, got {total}")
-    if total > 10 ** 10:
-        raise ValueError(f"{name}: the counts must sum to at most 1e10, got {total}")
-    return out
-
-
 def _family(groups: list) -> Optional[Params]:
-    """k-RR with one k (or binary RR) in every group: the one at the largest eps0, else None."""
-    names = {p.name for _, p in groups}
-    if names == {"rr"} or (names == {"krr"} and len({p.k for _, p in groups}) == 1):
+    """k-RR with one k (or binary RR) in every group, one registry name for all: the one at the
+    largest eps0, else None."""
+    if all(isinstance(p, KRRParams) for _, p in groups) and len({(p.name, p.k) for _, p in groups}) == 1:
         return max((p for _, p in groups), key=lambda p: p.eps0)
     return None
 
@@ -324,12 +285,12 @@ _ROUNDS_WHY = ("composed: the pessimistic connect-the-dots PLD of that profile (
 
 
 def reports_rounds_epsilon(params: Params, n: int, delta: float, r: int, rounds: int,
-                           steps: int = 100) -> DeploymentResult:
+                           steps: int = 100, lower: bool = True) -> DeploymentResult:
     """Proved eps_c after ``rounds`` rounds, each with ``r`` fresh reports per user: the round's
     profile is :func:`reports_delta` (the smaller of (i) and (ii) at every eps, each a proved
     upper bound on sup over neighbouring datasets, so the same for both orders), composed by
     :func:`accountant.accounting.deployment_search.profile_rounds`. 0 from eps = r eps0 on (basic
-    composition of the r reports).
+    composition of the r reports). ``lower=False``: without the composed certified lower bound.
 
     >>> from accountant import make_params
     >>> one = reports_rounds_epsilon(make_params("rr", 1.0), 10_000, 1e-6, 2, 1)
@@ -348,7 +309,8 @@ def reports_rounds_epsilon(params: Params, n: int, delta: float, r: int, rounds:
         return d
 
     eps, ach = profile_rounds(dfun, r * float(params.eps0), rounds, delta, steps)
-    lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps, rounds)
+    lo, st, ds = _lower(lambda: [DL.reports_pair(params, n, r)], delta, r * float(params.eps0), eps, rounds) \
+        if lower else NOT_COMPUTED
     return DeploymentResult(eps, delta, ach, "reports-pld", n * r,
                             f"{rounds} rounds, {r} reports per user each: per round the smaller proved profile "
                             f"at each eps (used: {', '.join(sorted(names))}; docs/deployments.md); {_ROUNDS_WHY}",

@@ -68,25 +68,44 @@ sampled pair.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Hit", "hit", "CLASS_MEMBER", "FAMILIES", "collision_dummy_chance", "coco_dummy_chance", "DUMMY_MAX_S"]
+from accountant.core.finite import FiniteRandomizer
+from accountant.core.params import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams, OUEParams,
+                                    VariationRatioParams, mechanism_spec)
+
+__all__ = ["Hit", "hit", "output_kind", "CLASS_MEMBER", "collision_dummy_chance", "coco_dummy_chance",
+           "DUMMY_MAX_S"]
 
 #: the class of every eps0-LDP randomizer ("generic") is bounded below by one of its members,
 #: binary RR at eps0 (its dummies: binary RR's output on a uniformly random input)
 CLASS_MEMBER = "binary RR (one eps0-LDP randomizer of the class)"
-#: the output kind of each randomizer: reports of different kinds are told apart, so in a mix
-#: the groups of another kind than the differing user's never fall in S
-FAMILIES = {"rr": "value", "krr": "value", "generic": "value", "oue": "bits", "olh": "hashed",
-            "collision": "hashed", "coco": "coco", "finite": "finite"}
 #: the largest s for the dummies' chance of Collision and CoCo (the overlap law from exact
 #: binomial coefficients and the O(s^2) laws of J and of the occupancy: 0.4 s at s = 1024)
 DUMMY_MAX_S = 1024
 RANDOM_HASH = ("uniformly random hash (each report's hash drawn uniformly from all functions and seen by "
                "the analyst)")
+
+
+@functools.singledispatch
+def output_kind(params) -> str:
+    """The kind of a randomizer's reports (:attr:`Hit.kind`): reports of different kinds are told
+    apart, so in a mix the groups of another kind than the differing user's never fall in S.
+    ValueError for a class without a fixed output set (variation-ratio)."""
+    raise ValueError(f"not available with a group of mechanism {params.name}: its reports have no fixed "
+                     "output set, so their chance to fall in S is not known")
+
+
+output_kind.register(GenericLDP, lambda params: "value")
+output_kind.register(KRRParams, lambda params: "value")
+output_kind.register(OUEParams, lambda params: "bits")
+output_kind.register(CollisionParams, lambda params: "hashed")  # OLH too
+output_kind.register(CoCoParams, lambda params: "coco")
+output_kind.register(FiniteRandomizer, lambda params: "finite")
 
 
 @dataclass(frozen=True)
@@ -103,7 +122,7 @@ class Hit:
     hash_model: str = ""
     dummies: str = "dummies, each the randomizer's output on a uniformly random input"
     s: int = 1  # hashed: the size of x1's item set (S = {z in H(x1)})
-    kind: str = "value"  # the output kind (:data:`FAMILIES`)
+    kind: str = "value"  # the output kind (:func:`output_kind`)
     rows: tuple = ()  # a finite matrix: the rows (x1, x1', x0) and the mask of S
 
     def text(self, extra: str = "", reports: str = "reports", pre: str = "") -> str:
@@ -116,15 +135,27 @@ class Hit:
         """The chance that a user of another group of a mix (``params``, input x0, disjoint from
         x1 for hashed randomizers) reports into this S: 0 for another kind of report; ValueError
         for a class without a fixed output set (variation-ratio)."""
-        if params.name not in FAMILIES:
-            raise ValueError(f"not available with a group of mechanism {params.name}: its reports have no fixed "
-                             "output set, so their chance to fall in S is not known")
-        if FAMILIES[params.name] != self.kind:
+        if output_kind(params) != self.kind:
             return 0.0
-        if params.name in ("collision", "olh", "coco"):  # x1 = {1..s}, x0 = the next s_g items of [d_g]
-            _check_random_hash_space(params, self.s, int(params.s))
-            return _q(self.s, params.t) if params.name != "coco" else _q1(self.s, params.t // 2) / 2
-        return hit(params).c
+        return _other_chance(params, self.s)
+
+
+@functools.singledispatch
+def _other_chance(params, s: int) -> float:
+    """A user of another group of the same kind, input x0: its chance to fall in S (x1 of s items)."""
+    return hit(params).c
+
+
+@_other_chance.register
+def _(params: CollisionParams, s: int) -> float:  # OLH too; x1 = {1..s}, x0 = the next s_g items of [d_g]
+    _check_random_hash_space(params, s, int(params.s))
+    return _q(s, params.t)
+
+
+@_other_chance.register
+def _(params: CoCoParams, s: int) -> float:
+    _check_random_hash_space(params, s, int(params.s))
+    return _q1(s, params.t // 2) / 2
 
 
 def _q(s: int, t: int) -> float:
@@ -183,15 +214,11 @@ def coco_dummy_chance(s: int, t: int, d: int, e: float) -> float:
     return float(pl @ p)
 
 
-def _value(params) -> Hit:
-    k = int(params.k) if params.name == "krr" else 2
-    e = math.exp(float(params.eps0))
-    name = {"rr": "binary RR", "generic": CLASS_MEMBER}.get(params.name) or f"{k}-RR"
+def _value(k: int, eps0: float, name: str, dummies: str = "") -> Hit:
+    e = math.exp(float(eps0))
     g = 1.0 / (e + k - 1)
-    dummies = "dummies uniform over the outputs" + (" (binary RR's output on a uniformly random input)"
-                                                    if params.name == "generic" else "")
     return Hit(e * g, g, g, 1.0 / k, name, "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0)",
-               "the number of {reports} equal to x1", dummies=dummies)
+               "the number of {reports} equal to x1", dummies="dummies uniform over the outputs" + dummies)
 
 
 def _oue(params) -> Hit:
@@ -206,23 +233,31 @@ def _check_random_hash_space(params, s: int, s0: int) -> None:
     """x1 (s items) and x0 (s0 items) disjoint in [d]: d >= s + s0."""
     d = getattr(params, "d", None)
     if d is None or d < s + s0:
-        what = "k" if params.name == "olh" else "d"
+        what = "k" if isinstance(params, OLHParams) else "d"
         raise ValueError(f"not available for mechanism {params.name}: the count lower bound needs two inputs "
                          f"with disjoint item sets, so {what} >= {s + s0}" + (", give d (--d)" if d is None else
                                                                               f", got {what} = {d}"))
 
 
-def _hashed(params, m: int) -> Hit:
+def _hashed_a(params) -> tuple:
+    """(s, t, e^eps0, q, a) of a hashed randomizer, its item sets checked disjoint."""
     s, t = int(params.s), int(params.t)
     _check_random_hash_space(params, s, s)
     e = math.exp(float(params.eps0))
     q = _q(s, t)
-    a = t * q * e / (s * e + t - s)
-    if params.name == "olh":
-        k = int(params.d)
-        return Hit(a, q, q, a / k + (1 - 1 / k) * q, f"OLH (k = {k}, g = {t})",
-                   "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0) of [k]", "the number of {reports} (h, y) with "
-                   "y = h(x1)", RANDOM_HASH, kind="hashed")
+    return s, t, e, q, t * q * e / (s * e + t - s)
+
+
+def _olh(params, m: int) -> Hit:
+    _, t, _, q, a = _hashed_a(params)
+    k = int(params.d)
+    return Hit(a, q, q, a / k + (1 - 1 / k) * q, f"OLH (k = {k}, g = {t})",
+               "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0) of [k]", "the number of {reports} (h, y) with "
+               "y = h(x1)", RANDOM_HASH, kind="hashed")
+
+
+def _collision(params, m: int) -> Hit:
+    s, t, e, q, a = _hashed_a(params)
     dummy = collision_dummy_chance(s, t, int(params.d), e) if m else math.nan
     return Hit(a, q, q, dummy, f"Collision (s = {s}, t = {t}, d = {params.d})",
                "D = (x1, x0, ..., x0), D' = (x0, x0, ..., x0), item sets of x1 and x0 disjoint s-sets of [d]",
@@ -285,24 +320,40 @@ def _finite(R, n: int, m: int) -> Hit:
                rows=(x1, x1p, x0, S))
 
 
+@functools.singledispatch
 def hit(params, n: int = 2, m: int = 0) -> Hit:
     """The :class:`Hit` of ``params`` (module docstring); ``n`` users and ``m`` dummies only
     steer the choice of a finite matrix's candidate, and Collision's and CoCo's ``dummy`` is
     computed only for ``m`` > 0 (NaN otherwise: it costs O(s^2)). ValueError (the reason) where
     no count lower bound is derived: variation-ratio; Collision, CoCo with dummies at s >
     :data:`DUMMY_MAX_S`."""
-    name = params.name
-    if name in ("rr", "krr", "generic"):
-        return _value(params)
-    if name == "oue":
-        return _oue(params)
-    if name in ("olh", "collision"):
-        return _hashed(params, m)
-    if name == "coco":
-        return _coco(params, m)
-    if name == "finite":
-        return _finite(params, n, m)
-    why = {"variation-ratio": "the class of (p, beta, q) randomizers has no fixed output set"}.get(name, "")
-    raise ValueError(f"not available for mechanism {name}: the certified count lower bound is for binary RR, "
-                     f"k-RR, the generic class, OUE, OLH, Collision, CoCo (random hash) and finite matrices"
-                     + (f" ({why})" if why else ""))
+    raise ValueError(_no_hit(params.name))
+
+
+def _no_hit(name: str, why: str = "") -> str:
+    return (f"not available for mechanism {name}: the certified count lower bound is for binary RR, "
+            f"k-RR, the generic class, OUE, OLH, Collision, CoCo (random hash) and finite matrices"
+            + (f" ({why})" if why else ""))
+
+
+@hit.register
+def _(params: VariationRatioParams, n: int = 2, m: int = 0) -> Hit:
+    raise ValueError(_no_hit(params.name, "the class of (p, beta, q) randomizers has no fixed output set"))
+
+
+@hit.register
+def _(params: GenericLDP, n: int = 2, m: int = 0) -> Hit:
+    return _value(2, params.eps0, CLASS_MEMBER, " (binary RR's output on a uniformly random input)")
+
+
+@hit.register
+def _(params: KRRParams, n: int = 2, m: int = 0) -> Hit:
+    keyed = mechanism_spec(params.name).keyed  # binary RR's entry has no k: its name is its label
+    return _value(int(params.k), params.eps0, f"{params.k}-RR" if keyed else mechanism_spec(params.name).label)
+
+
+hit.register(OUEParams, lambda params, n=2, m=0: _oue(params))
+hit.register(CollisionParams, lambda params, n=2, m=0: _collision(params, m))
+hit.register(OLHParams, lambda params, n=2, m=0: _olh(params, m))
+hit.register(CoCoParams, lambda params, n=2, m=0: _coco(params, m))
+hit.register(FiniteRandomizer, lambda params, n=2, m=0: _finite(params, n, m))

@@ -46,6 +46,7 @@ M terms (any order of summation).
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import replace
@@ -54,7 +55,7 @@ from typing import Optional
 import numpy as np
 
 from accountant.accounting.deployment_hits import CLASS_MEMBER, hit
-from accountant.core.params import Params, validate_delta
+from accountant.core.params import GenericLDP, KRRParams, Params, mechanism_spec, validate_delta
 
 __all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "sampled_lower",
            "LOWER_MAX_CELLS", "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER",
@@ -86,14 +87,31 @@ def rr_sampled_pair(eps0: float, n: int, q: float, neighbours: str = "substitute
     return pair
 
 
+@functools.singledispatch
 def sampled_pair(params: Params, n: int, q: float, neighbours: str = "substitute") -> "CountPair":
     """The certified pair of the laws of (the number of reports, the number in S) with Poisson
     sampling at rate ``q`` for the :func:`accountant.accounting.deployment_hits.hit` of
     ``params`` (binary RR and the generic class: (reports, ones), :data:`DATASETS`)."""
-    if params.name in ("rr", "generic"):
-        pair = rr_sampled_pair(float(params.eps0), n, q, neighbours)
-        pair.datasets = sampled_datasets(neighbours, params.name == "generic")
-        return pair
+    return _hit_sampled_pair(params, n, q, neighbours)
+
+
+@sampled_pair.register(GenericLDP)
+def _(params: GenericLDP, n: int, q: float, neighbours: str = "substitute") -> "CountPair":
+    pair = rr_sampled_pair(float(params.eps0), n, q, neighbours)
+    pair.datasets = sampled_datasets(neighbours, True)
+    return pair
+
+
+@sampled_pair.register(KRRParams)
+def _(params: KRRParams, n: int, q: float, neighbours: str = "substitute") -> "CountPair":
+    if mechanism_spec(params.name).keyed:  # k-RR: its hit
+        return _hit_sampled_pair(params, n, q, neighbours)
+    pair = rr_sampled_pair(float(params.eps0), n, q, neighbours)  # binary RR (its entry has no k)
+    pair.datasets = sampled_datasets(neighbours, False)
+    return pair
+
+
+def _hit_sampled_pair(params: Params, n: int, q: float, neighbours: str) -> "CountPair":
     h = hit(params, n)
     if neighbours == "add-remove":  # D' is D without user 1, not a substitution
         h = replace(h, datasets=re.sub(r", D' = \([^)]*\)", "", h.datasets) + " (n users), D' = D without user 1")

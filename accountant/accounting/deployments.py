@@ -78,10 +78,11 @@ from typing import Optional
 
 import numpy as np
 
+from accountant.accounting.deployment import NEIGHBOURS, Deployment
 from accountant.accounting.deployment_search import profile_rounds, smallest_eps
-from accountant.accounting.per_count import (OWN_ROUNDS_MAX_T, ROUNDS_LEVELS, clone_values, count_delta, eps0_of,
-                                             log_lower_tail, log_upper_tail, pair_g, per_count_statement,
-                                             refine_terms, strata_points)
+from accountant.accounting.per_count import (ROUNDS_LEVELS, clone_values, count_delta, eps0_of, log_lower_tail,
+                                             log_upper_tail, own_bound, own_rounds_max_t, pair_g,
+                                             per_count_statement, refine_terms, strata_points)
 from accountant.core.params import Params, validate_delta, validate_n
 
 __all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_delta_add_remove", "sampled_epsilon",
@@ -90,9 +91,10 @@ __all__ = ["DeploymentResult", "deployment_epsilon", "sampled_delta", "sampled_d
 
 MONOTONE_STATEMENT = ("the worst-case eps_c of a shuffled randomizer is non-increasing in n "
                       "(one more user's independent report shuffled in is post-processing)")
-NEIGHBOURS = ("substitute", "add-remove")
 MAX_SAMPLED_ROUNDS = 100_000
 ROUNDS_STRATA = 16  # the strata of the profile over rounds (32 for one round): half the evaluations
+#: the lower bound's (value, statement, datasets) where it was not asked for (``lower=False``)
+NOT_COMPUTED = (None, "lower bound not computed", None)
 
 
 @dataclass(frozen=True)
@@ -126,32 +128,29 @@ def check_deployment(n: int, *, colluders: int = 0, n_min: Optional[int] = None,
                      dummies: int = 0, sampling: Optional[float] = None,
                      neighbours: str = "substitute") -> int:
     """Validate the deployment arguments before any work; returns the effective n of the
-    non-sampling features. Raises ValueError naming the parameter and its valid range."""
+    non-sampling features (n - colluders + dummies). Raises ValueError naming the parameter and
+    its valid range, or the features that do not combine (:class:`accountant.accounting.deployment.
+    Deployment`, its table :data:`~accountant.accounting.deployment.COMBINES`)."""
     n = validate_n(n)
-    colluders = _int_in("colluders", colluders, 0, n - 1)
-    dummies = _int_in("dummies", dummies, 0, 10 ** 10)
     if n_min is not None:
         n_min = _int_in("n_min", n_min, 1, 10 ** 10)
         if n_min != n:
             raise ValueError(f"n_min: give the population's lower bound N as n (got n={n}, n_min={n_min})")
     if neighbours not in NEIGHBOURS:
         raise ValueError(f"neighbours must be one of {', '.join(NEIGHBOURS)}, got {neighbours!r}")
-    if sampling is not None:
-        if isinstance(sampling, bool) or not isinstance(sampling, (int, float)) or not (0.0 < sampling <= 1.0):
-            raise ValueError(f"sampling must be a probability q in (0, 1], got {sampling!r}")
-        if colluders or dummies:
-            raise ValueError("sampling with colluders or dummies: the combination is not proved here")
-    eff = n - colluders + dummies
-    if eff > 10 ** 10:
-        raise ValueError(f"dummies: n - colluders + dummies must be at most 1e10, got {eff}")
-    return eff
+    dep = Deployment(colluders=colluders, n_min=n_min is not None, dummies=dummies, sampling=sampling,
+                     neighbours=None if sampling is None else neighbours)
+    dep.check(n)
+    return n - dep.colluders + dep.dummies
 
 
 def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int = 0,
-                       dummies: int = 0, n_min: bool = False, rtol: float = 1e-9) -> DeploymentResult:
+                       dummies: int = 0, n_min: bool = False, rtol: float = 1e-9,
+                       lower: bool = True) -> DeploymentResult:
     """Proved eps_c with ``colluders`` revealing users, ``dummies`` extra reports drawn as the
     randomizer's output on data-independent inputs, and (``n_min=True``) ``n`` meaning only a
-    lower bound on the population: the smallest proved bound at n - colluders + dummies.
+    lower bound on the population: the smallest proved bound at n - colluders + dummies
+    (``lower=False``: without the certified lower bound).
 
     >>> from accountant import make_params
     >>> from accountant.accounting.deployments import deployment_epsilon
@@ -166,14 +165,15 @@ def deployment_epsilon(params: Params, n: int, delta: float, *, colluders: int =
     # no dummies: the view's divergence EQUALS that of the n - c honest users for every pair
     # of datasets (colluders), and n = N is one of the populations n >= N, so the certified
     # lower bound at n - c is one for the deployment too
-    rep = ShuffleAccountant(params, eff).epsilon_result(delta, rtol=rtol, lower=not dummies, paper=False)
+    rep = ShuffleAccountant(params, eff).epsilon_result(delta, rtol=rtol, lower=lower and not dummies, paper=False)
     parts = [text for cond, text in (
         (colluders, f"{colluders} colluders reveal their reports: the bound of the {n - colluders} "
                     "honest users (independent side information, same law under both datasets)"),
         (dummies, f"{dummies} dummy reports drawn as the randomizer's output on data-independent "
                   f"inputs: the bound at n + m = {eff} users (joint convexity)"),
         (n_min, f"valid for every n >= {n}: {MONOTONE_STATEMENT}")) if cond]
-    lo, lo_st, lo_ds = _deployment_lower(params, rep, n - colluders, dummies, delta, colluders, n_min)
+    lo, lo_st, lo_ds = _deployment_lower(params, rep, n - colluders, dummies, delta, colluders, n_min) \
+        if lower else NOT_COMPUTED
     return DeploymentResult(rep.epsilon, delta, rep.achieved_delta, rep.bound, eff, "; ".join(parts), lo, lo_st,
                             lo_ds)
 
@@ -199,7 +199,7 @@ def _deployment_lower(params: Params, rep, honest: int, dummies: int, delta: flo
 
 
 def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int = 0, dummies: int = 0,
-                              n_min: bool = False) -> DeploymentResult:
+                              n_min: bool = False, lower: bool = True) -> DeploymentResult:
     """Proved eps_c after ``rounds`` rounds of the deployment of :func:`deployment_epsilon`
     (``spec``: one round as a :class:`accountant.composition.rounds.RoundSpec` at the stated n,
     Collision / CoCo with the dimension ``d`` that their lower bounds' datasets need).
@@ -212,7 +212,8 @@ def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int
     (post-processing).  A pair whose profile lies below the connect-the-dots points is dominated
     by their pair, so the composition of the rounds' profile at n_eff
     (:func:`accountant.composition.compose.compose_rounds`, pessimistic PLD) bounds the
-    deployment's T rounds, each with fresh reports (and fresh dummies)."""
+    deployment's T rounds, each with fresh reports (and fresh dummies). ``lower=False``: without
+    the composed certified lower bound."""
     from dataclasses import replace
 
     from accountant.composition.compose import compose_rounds
@@ -221,7 +222,7 @@ def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int
     eff = check_deployment(spec.n, colluders=colluders, dummies=dummies)
     # no dummies: the round at n - c is the honest users' round (equal privacy loss), and n = N is
     # one of the populations: its composed lower bound is one for the deployment
-    r = compose_rounds(replace(spec, n=eff), rounds, delta, lower=not dummies)
+    r = compose_rounds(replace(spec, n=eff), rounds, delta, lower=lower and not dummies)
     parts = [f"{rounds} rounds, each bounded by the worst case at n_eff = {eff} users"]
     if colluders:
         parts.append(f"{colluders} colluders: the {spec.n - colluders} honest users' pair (same privacy loss)")
@@ -232,7 +233,7 @@ def deployment_rounds_epsilon(spec, rounds: int, delta: float, *, colluders: int
     parts.append("composed: pessimistic PLD of the per-round profile")
     from accountant.accounting.deployment_lower import rounds_lower
 
-    lo, lo_st, lo_ds = rounds_lower(spec, r, rounds, delta, colluders, dummies, n_min)
+    lo, lo_st, lo_ds = rounds_lower(spec, r, rounds, delta, colluders, dummies, n_min) if lower else NOT_COMPUTED
     return DeploymentResult(r.epsilon, delta, None, f"composed ({r.source})", eff, "; ".join(parts),
                             lo, lo_st, lo_ds)
 
@@ -336,13 +337,14 @@ def sampled_delta_add_remove(params: Params, n: int, q: float, eps: float, strat
 
 
 def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float = 1e-6,
-                    neighbours: str = "substitute", mechanism: bool = True) -> DeploymentResult:
+                    neighbours: str = "substitute", mechanism: bool = True, lower: bool = True) -> DeploymentResult:
     """Proved single-round eps_c with Poisson user sampling at rate ``q`` (substitution, or
     add/remove with ``neighbours="add-remove"``). Substitution: eps_c <= eps0 (post-processing of
     the n reports). Add/remove: not clipped at eps0 (the count of reports is itself a release that
     eps0-LDP does not cover); where the proved delta(eps) stays above ``delta`` up to L.EPS_MAX the
     result is eps = inf with the reason in ``note`` (all n users take part w.p. q^n, and n reports
-    are impossible without user 1: delta(eps) >= q^n at every eps).
+    are impossible without user 1: delta(eps) >= q^n at every eps). ``lower=False``: without the
+    certified lower bound.
 
     >>> from accountant import make_params, fmt
     >>> r = sampled_epsilon(make_params("generic", 3.0), 100_000, 1e-5, 0.01)
@@ -366,7 +368,7 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
     # starts at 0
     sub = neighbours == "substitute"
     lo, d_lo, hi, d_hi = 0.0, base(params, n, q, 0.0, mechanism=False), eps0, (0.0 if sub else None)
-    clone_only = not mechanism or params.name in ("generic", "variation-ratio")
+    clone_only = not mechanism or not own_bound(params)
     d0, e = d_lo, eps0 * 1e-6
     while d_lo > delta and e < eps0:
         d = base(params, n, q, e, mechanism=False)
@@ -395,7 +397,7 @@ def sampled_epsilon(params: Params, n: int, delta: float, q: float, rtol: float 
     per, proof = per_count_statement(params, names)
     from accountant.accounting import deployment_lower as DL
 
-    lo, lo_st, lo_ds = DL.sampled_lower(params, n, delta, q, 1, eps, neighbours)
+    lo, lo_st, lo_ds = DL.sampled_lower(params, n, delta, q, 1, eps, neighbours) if lower else NOT_COMPUTED
     if sub:
         why = (f"delta <= sum_t P(T = t) (t/n) f(t, eps_t), T ~ Bin(n, q) reports, f {per} "
                "(advanced joint convexity)")
@@ -461,9 +463,9 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     names: set = set()
     base = sampled_delta if neighbours == "substitute" else sampled_delta_add_remove
     # the own bound through the per-t chord cache on ROUNDS_STRATA strata; the clone alone as in one round
-    if n * q > OWN_ROUNDS_MAX_T.get(params.name, math.inf):  # OUE at n q > 1e6: the clone alone
+    if n * q > own_rounds_max_t(params):  # OUE at n q > 1e6: the clone alone
         mechanism = False
-    own = cache and mechanism and params.name not in ("generic", "variation-ratio")
+    own = cache and mechanism and own_bound(params)
     strata = (ROUNDS_STRATA if own else 32) if strata is None else strata
     eps, ach = profile_rounds(lambda e: base(params, n, q, e, strata, mechanism=mechanism, names=names,
                                              chord=ROUNDS_LEVELS if own else ()), eps_max, rounds, delta, steps,

@@ -30,9 +30,11 @@ import functools
 import math
 from typing import Optional
 
-from accountant.core.params import Params
+from accountant.core.finite import FiniteRandomizer
+from accountant.core.params import GenericLDP, OUEParams, Params, VariationRatioParams
 
-__all__ = ["count_delta", "strata_points", "per_count_statement", "eps0_of",
+__all__ = ["count_delta", "strata_points", "per_count_statement", "eps0_of", "own_bound", "own_rounds_max_t",
+           "exact_applies",
            "log_lower_tail", "log_upper_tail", "clone_values", "refine_terms", "pair_g",
            "chord_value", "E_FINE", "ROUNDS_LEVELS", "RR_EXACT_LEVELS", "CHORD_RATIO", "T_GRID", "t_grid"]
 
@@ -45,19 +47,59 @@ RR_FLOOR_I = -2 * E_FINE  # below e = exp(-2) = 0.135 the chord from e = 0 where
 RR_T_GRID = 400  # binary RR's search over rounds at t rounded down to floor(exp(k / RR_T_GRID)) (T_GRID: 40 cost 0.2-0.5% in eps at the anchor)
 FLOOR_SLACK = 0.01  # a floor e_f serves when its chord from e = 0 is within this of the value at e_f / e
 T_GRID = 400  # over rounds t is rounded down to floor(exp(k / T_GRID)): at n = 1e9 three points instead of nine
-# over rounds the own bound only up to this t, the clone above: OUE's blanket at t = 1e7 takes 0.15-0.5 s
-# a point; a finite matrix's blanket 0.2-1.7 s (subset selection, k = 6, t = 100-1000): never over rounds
-OWN_ROUNDS_MAX_T = {"oue": 10 ** 6, "finite": 0}
+OUE_ROUNDS_MAX_T = 10 ** 6  # over rounds OUE's own bound up to this t: its blanket at t = 1e7 takes 0.15-0.5 s a point
 CHORD_RATIO = 1.5  # a level serves when its two points' values differ by at most this factor
 CHORD_FLOOR = 1e-300  # below this value at the lower point any level serves (both values ~0)
 
 
 def eps0_of(params: Params) -> float:
     eps0 = getattr(params, "eps0", None)
-    if eps0 is None or params.name == "variation-ratio":
+    if eps0 is None or isinstance(params, VariationRatioParams):  # a class: eps0 = ln p is not its LDP level
         raise ValueError("sampling: needs an eps0-LDP randomizer given by --eps0 "
                          "(variation-ratio is not supported)")
     return float(eps0)
+
+
+@functools.singledispatch
+def own_bound(params) -> bool:
+    """Whether the per-count bound asks the randomizer's own smallest proved bound beside the clone
+    pair: True for a randomizer; False for a class of randomizers (every eps0-LDP randomizer,
+    a variation-ratio class), whose per-count bound is the clone pair that holds for every member."""
+    return True
+
+
+@own_bound.register
+def _(params: GenericLDP) -> bool:
+    return False
+
+
+@own_bound.register
+def _(params: VariationRatioParams) -> bool:
+    return False
+
+
+@functools.singledispatch
+def own_rounds_max_t(params) -> float:
+    """Over rounds the own bound only up to this t, the clone above (no limit by default)."""
+    return math.inf
+
+
+@own_rounds_max_t.register
+def _(params: OUEParams) -> float:
+    return OUE_ROUNDS_MAX_T
+
+
+@own_rounds_max_t.register
+def _(params: FiniteRandomizer) -> float:
+    return 0  # a matrix's blanket 0.2-1.7 s a point (subset selection, k = 6, t = 100-1000): never over rounds
+
+
+def exact_applies(params) -> bool:
+    """Binary RR's maximum over every dataset (the bounds registry's ``exact``,
+    :mod:`accountant.bounds.binary_exact`) applies to ``params``."""
+    from accountant.bounds.registry import REGISTRY
+
+    return params.name in REGISTRY["exact"].applies_to
 
 
 def log_lower_tail(n1: int, q: float, k: int) -> float:
@@ -197,9 +239,8 @@ def count_delta(params: Params, t: int, e: float, mechanism: bool = True, chord:
         t = t_grid(t)
     best = (chord_value(functools.partial(_clone_grid, params), t, e, chord)[0] if chord
             else _clone_delta(params, t, e), "clone")
-    if mechanism and params.name not in ("generic", "variation-ratio") and not (
-            chord and t > OWN_ROUNDS_MAX_T.get(params.name, t)):
-        if chord and params.name == "rr":  # over rounds: the exact worst case only up to RR_EXACT_MAX_T users
+    if mechanism and own_bound(params) and not (chord and t > own_rounds_max_t(params)):
+        if chord and exact_applies(params):  # over rounds: the exact worst case only up to RR_EXACT_MAX_T users
             d, names = chord_value(functools.partial(_grid_value, params, which="rest"), t, e, chord)
             if t <= RR_EXACT_MAX_T:  # on a coarser grid of t: fewer searches (the truth is non-increasing in t)
                 d, names = min((d, names), chord_value(functools.partial(_grid_value, params, which="search"),

@@ -9,6 +9,7 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
+import min_users_section  # noqa: E402  (the minimum batch size: accountant.min_users with the deployment options)
 from mechanisms.planning.finite import check_finite_size  # noqa: E402
 from mechanisms.planning.plan import EPS0_MAX, MECHANISM_LABELS, MECHANISMS, ORACLES  # noqa: E402
 
@@ -297,3 +298,5 @@ common.download_csv(sens_rows, "planner_sensitivity.csv", "Download sensitivity 
 st.subheader("All candidates")
 common.table(p.rows(), "cand_table")
 common.download_csv(p.rows(), "planner_candidates.csv", "Download candidates (CSV)", key="dl_cand")
+
+min_users_section.section(target, delta, rounds)

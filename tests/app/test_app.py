@@ -162,10 +162,11 @@ def test_utility_default_change_and_invalid():
 
 def test_planner_matches_library():
     at = page("3_Planner.py")
-    # default: the proved bounds, drawn on the first visit, no button
+    # default: the proved bounds, drawn on the first visit, no button (the minimum batch size's
+    # search, a section of its own, has one)
     p = plan(0.5, 1e-6, 100_000, 128, 8, "mean", ("collision", "coco"), bound="proved")
     r = p.recommendation
-    assert not at.button
+    assert [b.key for b in at.button] == ["mu_go"]
     assert metric(at, "local eps0") == appcommon.fmt(r.eps0, 6, "down")
     assert metric(at, "t") == str(r.t)
     assert metric(at, "proved eps of the release") == appcommon.fmt(p.epsilon, 6, "up")

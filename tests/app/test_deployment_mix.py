@@ -97,11 +97,11 @@ def test_amplification_bad_group_and_refused_combination():
     _edit(at)
     assert "Deployment eps_c" in _texts(at)
     at.number_input(key="dep_colluders").set_value(10).run()
-    assert mix_input.COMBINED + "colluders" in [e.value for e in at.sidebar.error]
+    assert "mix with colluders: the combination is not proved here" in [e.value for e in at.sidebar.error]
     assert "Deployment eps_c" not in _texts(at)
     at.number_input(key="dep_colluders").set_value(0).run()
     at.checkbox(key="dep_sampling_on").check().run()
-    assert mix_input.COMBINED + "sampling" in [e.value for e in at.sidebar.error]
+    assert "mix with sampling: the combination is not proved here" in [e.value for e in at.sidebar.error]
     assert "Deployment eps_c" not in _texts(at)
 
 
@@ -153,7 +153,7 @@ def test_rounds_page_mix():
     assert not _deployment_metric(at)
     _edit(at)
     at.number_input(key="dep_reports").set_value(2).run()
-    assert mix_input.COMBINED + "several reports" in [e.value for e in at.sidebar.error]
+    assert "mix with several reports: the combination is not proved here" in [e.value for e in at.sidebar.error]
     assert not _deployment_metric(at)
 
 

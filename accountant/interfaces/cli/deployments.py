@@ -1,21 +1,30 @@
-"""``epsilon`` with deployment options (issue 43): --colluders, --n-min, --dummies,
---sampling [--neighbours] [--rounds], --reports, --mix. Parsing and formatting only; the numerics and the
-proofs are in :mod:`accountant.accounting.deployments`.
+"""``epsilon``, ``delta`` and ``users`` with deployment options: --colluders, --n-min, --dummies,
+--sampling [--neighbours] [--rounds], --reports, --mix. Parsing and formatting only: the options
+become one :class:`accountant.accounting.deployment.Deployment`, refused where its table says the
+features do not combine (in the options' words), computed by the one dispatch
+(:mod:`accountant.accounting.deployment_proof`).
 """
 from __future__ import annotations
 
 import argparse
 import math
 
+from accountant.accounting.deployment import FEATURES, Deployment, inverse_refusal, refusal, supports
 from accountant.core import limits as L
 from accountant.core.limits import float_arg, int_arg
 
 FLAGS = ("colluders", "n_min", "dummies", "sampling", "rounds", "reports", "mix")
 
 
-def add_options(p: argparse.ArgumentParser, delta: bool = False) -> None:
-    """The deployment options of ``epsilon`` and (``delta=True``: without --n-min, --rounds)
-    of ``delta`` (docs/deployments.md)."""
+def flag(feature: str) -> str:
+    """The command-line option of a deployment feature (``n_min`` -> ``--n-min``)."""
+    return "--" + feature.replace("_", "-")
+
+
+def add_options(p: argparse.ArgumentParser, delta: bool = False, rounds: bool = True) -> None:
+    """The deployment options of ``epsilon``, of ``users`` (``rounds=False``: it has its own
+    --rounds) and (``delta=True``: without --n-min, --rounds, --reports, --mix) of ``delta``
+    (docs/deployments.md)."""
     p.add_argument("--colluders", type=int_arg("--colluders", 0, L.MAX_N), default=None,
                    help="c users reveal their reports to the analyst (0 <= c < n): the bound of n - c honest users")
     if not delta:
@@ -30,10 +39,11 @@ def add_options(p: argparse.ArgumentParser, delta: bool = False) -> None:
     p.add_argument("--neighbours", default=None, choices=("substitute", "add-remove"),
                    help="with --sampling: the neighbouring relation (default substitute)")
     if not delta:
-        p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=None,
-                       help="with --sampling, --colluders, --dummies, --n-min, --reports or --mix: rounds T (a "
-                            "fresh sample, fresh reports and dummies each round; PLD composition; at most "
-                            f"{L.MAX_ROUNDS:,})")
+        if rounds:
+            p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=None,
+                           help="with --sampling, --colluders, --dummies, --n-min, --reports or --mix: rounds T (a "
+                                "fresh sample, fresh reports and dummies each round; PLD composition; at most "
+                                f"{L.MAX_ROUNDS:,})")
         p.add_argument("--reports", type=int_arg("--reports", 1, 1000), default=None,
                        help="r reports per user, each an independent eps0-LDP randomisation, all shuffled together")
         p.add_argument("--mix", default=None, metavar="FILE",
@@ -45,16 +55,39 @@ def wanted(args) -> bool:
     return any(getattr(args, f, None) is not None for f in FLAGS) or getattr(args, "neighbours", None) is not None
 
 
+def features(args) -> list:
+    """The deployment features the options choose (:data:`accountant.accounting.deployment.FEATURES`)."""
+    on = {"colluders": bool(getattr(args, "colluders", None)), "n_min": getattr(args, "n_min", None) is not None,
+          "dummies": bool(getattr(args, "dummies", None)), "sampling": getattr(args, "sampling", None) is not None,
+          "reports": getattr(args, "reports", None) is not None, "mix": getattr(args, "mix", None) is not None,
+          "rounds": (getattr(args, "rounds", None) or 1) > 1}
+    return [f for f in FEATURES if on[f]]
+
+
+def deployment(args) -> Deployment:
+    """The options as one :class:`Deployment` (after :func:`check`)."""
+    rounds = getattr(args, "rounds", None) or 1
+    return Deployment(colluders=args.colluders or 0, n_min=getattr(args, "n_min", None) is not None,
+                      dummies=args.dummies or 0, sampling=args.sampling, neighbours=args.neighbours,
+                      reports=getattr(args, "reports", None), mix=getattr(args, "mix_groups", None),
+                      rounds=rounds)
+
+
+def supported(args, params) -> None:
+    """The randomizer against the features' proofs (one line naming the option)."""
+    why = supports(params, features(args), flag)
+    if why:
+        raise ValueError(why)
+
+
 def check(args) -> None:
     """Refuse, before any work, what the proofs do not cover (one line naming the flag)."""
+    why = refusal(features(args), flag)
+    if why:
+        raise ValueError(why)
     if getattr(args, "mix", None) is not None:
         _check_mix(args)
         return
-    if getattr(args, "reports", None) is not None and (args.colluders or args.dummies or args.sampling is not None
-                                                       or args.n_min is not None):
-        raise ValueError("--reports with --colluders, --dummies, --sampling or --n-min: the combination is not proved here")
-    if getattr(args, "reports", None) is not None and args.mechanism == "variation-ratio":
-        raise ValueError("--reports needs --eps0 (variation-ratio is not supported)")
     if args.n_min is not None and args.n is not None:
         raise ValueError("--n-min: give either --n or --n-min (the population's lower bound N), not both")
     if args.n is None and args.n_min is None:
@@ -68,19 +101,24 @@ def check(args) -> None:
             args.colluders or args.dummies or args.n_min is not None):
         raise ValueError("--rounds applies only with --sampling, --colluders, --dummies, --n-min, --reports or "
                          "--mix (use the compose command otherwise)")
-    if args.sampling is not None:
-        if args.colluders or args.dummies or args.n_min is not None:
-            raise ValueError("--sampling with --colluders, --dummies or --n-min: the combination is not proved here")
-        if args.mechanism == "variation-ratio":
-            raise ValueError("--sampling needs --eps0 (variation-ratio is not supported)")
     if args.bound != "proved" or args.method != "float" or args.delta is None:
         raise ValueError("--colluders/--n-min/--dummies/--sampling: only with --bound proved, --method float and --delta")
     if n - (args.colluders or 0) + (args.dummies or 0) > L.MAX_N:
         raise ValueError(f"--dummies: n - colluders + dummies must be at most {L.MAX_N:g}")
 
 
+def check_users(args) -> None:
+    """``users`` with deployment options: refused, before any work, where the table says the features
+    do not combine or the search does not cover them (--n-min, --mix), one line naming the flag."""
+    why = inverse_refusal(features(args), flag)
+    if why:
+        raise ValueError(why)
+    if args.neighbours is not None and args.sampling is None:
+        raise ValueError("--neighbours applies only with --sampling")
+
+
 def _check_mix(args) -> None:
-    from accountant.accounting.deployment_groups import parse_mix
+    from accountant.accounting.deployment import parse_mix
 
     others = [f for f in ("n", "eps0", "n_min", "colluders", "dummies", "sampling", "reports", "neighbours")
               if getattr(args, f, None) is not None]
@@ -95,15 +133,10 @@ def _check_mix(args) -> None:
 
 
 def _run_mix(args) -> dict:
-    from accountant.accounting.deployment_groups import mix_epsilon
+    from accountant.accounting.deployment_proof import deployed_epsilon
 
-    from accountant.accounting.deployment_groups import mix_rounds_epsilon
-
+    r = deployed_epsilon(None, None, args.delta, deployment(args), rtol=args.rtol)
     groups = args.mix_groups
-    if args.rounds is not None and args.rounds > 1:
-        r = mix_rounds_epsilon(groups, args.delta, args.rounds)
-    else:
-        r = mix_epsilon(groups, args.delta, max(args.rtol, 1e-6))
     return {"deployment": True, "mechanism": "mix", "n": r.effective_n, "eps0": None, "delta": args.delta,
             "rounds": args.rounds,
             "mix": [{"count": c, "mechanism": p.name, "eps0": p.eps0} for c, p in groups],
@@ -127,11 +160,11 @@ def _lower_out(r) -> dict:
 
 
 def run(args, params) -> dict:
-    from accountant.accounting import deployments as D
+    from accountant.accounting.deployment_proof import deployed_epsilon
 
     if getattr(args, "mix", None) is not None:
         return _run_mix(args)
-
+    supported(args, params)
     n = args.n if args.n is not None else args.n_min
     out = {"deployment": True, "mechanism": params.name, "n": n, "eps0": getattr(params, "eps0", None),
            "delta": args.delta, "colluders": args.colluders, "n_min": args.n_min, "dummies": args.dummies,
@@ -139,28 +172,7 @@ def run(args, params) -> dict:
            "rounds": args.rounds}
     out["reports"] = getattr(args, "reports", None)
     out.update(_randomizer_fields(params))
-    if out["reports"] is not None:
-        from accountant.accounting import deployment_groups as G
-
-        r = G.reports_rounds_epsilon(params, n, args.delta, args.reports, args.rounds) \
-            if args.rounds is not None and args.rounds > 1 else \
-            G.reports_epsilon(params, n, args.delta, args.reports, max(args.rtol, 1e-6))
-    elif args.sampling is not None:
-        if args.rounds is not None and args.rounds > 1:
-            r = D.sampled_rounds_epsilon(params, n, args.delta, args.sampling, args.rounds,
-                                         neighbours=out["neighbours"])
-        else:
-            r = D.sampled_epsilon(params, n, args.delta, args.sampling, max(args.rtol, 1e-6),
-                                  neighbours=out["neighbours"])
-    elif args.rounds is not None and args.rounds > 1:
-        from accountant.composition.rounds import RoundSpec
-
-        spec = RoundSpec(params, n)
-        r = D.deployment_rounds_epsilon(spec, args.rounds, args.delta, colluders=args.colluders or 0,
-                                        dummies=args.dummies or 0, n_min=args.n_min is not None)
-    else:
-        r = D.deployment_epsilon(params, n, args.delta, colluders=args.colluders or 0,
-                                 dummies=args.dummies or 0, n_min=args.n_min is not None, rtol=args.rtol)
+    r = deployed_epsilon(params, n, args.delta, deployment(args), rtol=args.rtol)
     out.update(epsilon=r.epsilon, achieved_delta=r.achieved_delta, bound=r.bound,
                effective_n=r.effective_n, statement=r.statement, certified=True, **_lower_out(r))
     return out
@@ -202,14 +214,13 @@ def human(out: dict) -> str:
 
 def check_delta(args) -> None:
     """``delta`` with deployment options: refused before any work where not covered."""
+    why = refusal(features(args), flag)
+    if why:
+        raise ValueError(why)
     if args.colluders is not None and args.colluders >= args.n:
         raise ValueError(f"--colluders must be an integer in [0, n - 1] = [0, {args.n - 1}], got {args.colluders}")
     if args.neighbours is not None and args.sampling is None:
         raise ValueError("--neighbours applies only with --sampling")
-    if args.sampling is not None and (args.colluders or args.dummies):
-        raise ValueError("--sampling with --colluders or --dummies: the combination is not proved here")
-    if args.sampling is not None and args.mechanism == "variation-ratio":
-        raise ValueError("--sampling needs --eps0 (variation-ratio is not supported)")
     if args.bound != "proved" or args.method != "float":
         raise ValueError("--colluders/--dummies/--sampling: only with --bound proved and --method float")
     if args.n - (args.colluders or 0) + (args.dummies or 0) > L.MAX_N:
@@ -217,22 +228,14 @@ def check_delta(args) -> None:
 
 
 def run_delta(args, params) -> dict:
-    from accountant.accounting import deployments as D
-    from accountant.accounting.shuffle import ShuffleAccountant
+    from accountant.accounting.deployment_proof import deployed_delta
 
+    supported(args, params)
     nb = args.neighbours or ("substitute" if args.sampling is not None else None)
     out = {"deployment": True, "command": "delta", "mechanism": params.name, "n": args.n,
            "eps0": getattr(params, "eps0", None), "epsilon": args.eps, "colluders": args.colluders,
            "dummies": args.dummies, "sampling": args.sampling, "neighbours": nb}
-    if args.sampling is not None:
-        fn = D.sampled_delta if nb == "substitute" else D.sampled_delta_add_remove
-        D.check_deployment(args.n, sampling=args.sampling, neighbours=nb)
-        d, eff = fn(params, args.n, args.sampling, args.eps), args.n
-        st = f"user sampling q = {args.sampling:g} (Poisson, {nb}): docs/deployments.md"
-    else:
-        eff = D.check_deployment(args.n, colluders=args.colluders or 0, dummies=args.dummies or 0)
-        d = ShuffleAccountant(params, eff).get_delta(args.eps)
-        st = (f"the proved bound at n - colluders + dummies = {eff} users (colluders' reports are independent "
-              "side information; dummies are the randomizer's output on data-independent inputs)")
-    out.update(delta=d, effective_n=eff, statement=st, certified=True, **_randomizer_fields(params))
+    r = deployed_delta(params, args.n, args.eps, deployment(args))
+    out.update(delta=r.delta, effective_n=r.effective_n, statement=r.statement, certified=True,
+               **_randomizer_fields(params))
     return out

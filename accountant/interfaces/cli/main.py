@@ -29,18 +29,7 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     if args.command == "bib":
         return bib_command(args)
     if args.command == "users":
-        from accountant.accounting.batch_size import min_users
-
-        if args.mechanism == "finite":  # a matrix or a catalogue member at --eps0 (checked)
-            R = params_from_args(args, args.eps0)
-            return {**min_users(None, args.eps, args.delta, rounds=args.rounds, randomizer=R).as_dict(),
-                    "randomizer": R.describe()}
-        params = params_from_args(args, args.eps0)  # every option of the randomizer, checked
-        res = min_users(args.eps0, args.eps, args.delta, args.mechanism, args.rounds, s=args.s, t=args.t,
-                        k=args.k, d=args.d, g=args.g, p=args.p, beta=args.beta, q=args.q,
-                        hash_model=args.hash_model)
-        used = {k: v for k, v in describe(params, 0).items() if k not in ("mechanism", "n", "eps0")}
-        return {**res.as_dict(), **used}
+        return _users(args)
     if args.command == "compose":
         from accountant.interfaces.compose_cli import run_compose
 
@@ -88,6 +77,32 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     return local_epsilon_command(args)
 
 
+def _users(args) -> dict:
+    """``users``: the smallest n meeting (--eps, --delta), of the randomizer and (with deployment
+    options) of the deployment, as ``epsilon`` with the same options computes it."""
+    from accountant.accounting.batch_size import min_users
+    from accountant.interfaces.cli import deployments as dep_cli
+
+    dep = None
+    if dep_cli.wanted(args):  # refused before any work where the search does not cover it
+        dep_cli.check_users(args)
+        dep = dep_cli.deployment(args)
+    if args.mechanism == "finite":  # a matrix or a catalogue member at --eps0 (checked)
+        R = params_from_args(args, args.eps0)
+        if dep is not None:
+            dep_cli.supported(args, R)
+        return {**min_users(None, args.eps, args.delta, rounds=args.rounds, randomizer=R, deployment=dep).as_dict(),
+                "randomizer": R.describe()}
+    params = params_from_args(args, args.eps0)  # every option of the randomizer, checked
+    if dep is not None:
+        dep_cli.supported(args, params)
+    res = min_users(args.eps0, args.eps, args.delta, args.mechanism, args.rounds, s=args.s, t=args.t,
+                    k=args.k, d=args.d, g=args.g, p=args.p, beta=args.beta, q=args.q,
+                    hash_model=args.hash_model, deployment=dep)
+    used = {k: v for k, v in describe(params, 0).items() if k not in ("mechanism", "n", "eps0")}
+    return {**res.as_dict(), **used}
+
+
 def _up(x: float, digits: int = 10) -> str:
     """An upper bound printed rounded up (it stays an upper bound once printed)."""
     from accountant.core.numfmt import fmt
@@ -110,7 +125,7 @@ def _bound(x: float, kind: str, digits: int = 10) -> str:
 
 
 def _human(command: str, out: dict) -> str:
-    if out.get("deployment"):
+    if out.get("deployment") and command != "users":  # (users: the deployment's fields, its own lines)
         from accountant.interfaces.cli.deployments import human
 
         return human(out)
@@ -145,12 +160,18 @@ def _human(command: str, out: dict) -> str:
         tail = f"\n  randomizer: {out['randomizer']}" if out.get("randomizer") else ""
         if out.get("hash_model") == "random":
             tail += f"\n  assumption: {out['assumption']} (--hash-model random)"
+        if out.get("statement"):  # with deployment options: the deployment's proof at n
+            tail += f"\n  deployment: {out['statement']}"
+        if out.get("minimality"):
+            tail += f"\n  minimality: {out['minimality']}"
         if out["n"] is None:
             return out["reason"] + tail
         return (f"n = {out['n']} users: eps_c <= {_met(out['epsilon_at_n'], out['epsilon'], 10, out['bound_at_n'])}"
                 f" at delta = {out['delta']:.3g}" + ("" if out["epsilon_at_n_minus_1"] is None else
                 f"; at n - 1 the proved eps_c is {_up(out['epsilon_at_n_minus_1'])}, above it") +
-                " (proved eps_c is non-increasing in n: any batch of at least n users meets it)" + tail)
+                (" (the true eps_c is non-increasing in n: any batch of at least n users meets it)"
+                 if out.get("minimality") else
+                 " (proved eps_c is non-increasing in n: any batch of at least n users meets it)") + tail)
     mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
                                else f" (k={out['k']})" if out["mechanism"] in ("krr", "oue")
                                else f" (k={out['k']}, g={out['g']})" if out["mechanism"] == "olh"

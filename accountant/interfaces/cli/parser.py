@@ -216,6 +216,9 @@ def _add_users(sub) -> None:
     p.add_argument("--delta", type=DELTA_ARG, required=True, help="target delta of the central guarantee")
     p.add_argument("--rounds", type=int_arg("--rounds", 1, L.MAX_ROUNDS), default=1, help="rounds T composed (default 1)")
     add_mechanism_options(p)
+    from accountant.interfaces.cli.deployments import add_options as _deployment_options
+
+    _deployment_options(p, rounds=False)  # the deployment's smallest n: epsilon's options (--n-min, --mix refused)
 
 
 def _add_bib(sub) -> None:

@@ -108,11 +108,11 @@ def test_own_bound_over_rounds_at_most_the_clone(mech):
 
 
 def test_clone_over_rounds_where_the_own_bound_is_too_slow(monkeypatch):
-    """OUE above n q = OWN_ROUNDS_MAX_T and finite matrices keep the clone over rounds: the same
+    """OUE above n q = OUE_ROUNDS_MAX_T and finite matrices keep the clone over rounds: the same
     number as mechanism=False, and the bound says so."""
     from accountant.core.catalogue import subset_selection
 
-    monkeypatch.setitem(PC.OWN_ROUNDS_MAX_T, "oue", 50)
+    monkeypatch.setattr(PC, "OUE_ROUNDS_MAX_T", 50)
     for params in (make_params("oue", 3.0, k=4), subset_selection(6, 3.0, 2)):
         r = D.sampled_rounds_epsilon(params, 2000, 1e-5, 0.05, 10, lower=False)
         clone = D.sampled_rounds_epsilon(params, 2000, 1e-5, 0.05, 10, lower=False, mechanism=False)
