@@ -8,7 +8,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import REGISTRY
 from accountant.bounds.labels import kind_label
 from accountant.accounting.calibration import local_epsilon
-from accountant.core.params import OPTIONS, make_params, mechanism_spec
+from accountant.core.params import MECHANISM_SPECS, OPTIONS, make_params, mechanism_spec
 from accountant.bounds.laws.random_hash import ASSUMPTION
 from accountant.accounting.shuffle import ShuffleAccountant
 
@@ -327,13 +327,9 @@ FINITE_COMMANDS = ("epsilon", "delta", "compare", "table", "compose", "users", "
 
 
 def _check_finite(args) -> None:
-    """--mechanism finite: a matrix file or a catalogue family, the commands that take one, no
-    option of another mechanism; the randomizer built (or read) once, before any work."""
+    """--mechanism finite: a matrix file or a catalogue family, no option of another mechanism;
+    the randomizer built (or read) once, before any work."""
     cat = getattr(args, "catalogue", None)
-    if args.command not in FINITE_COMMANDS:
-        raise ValueError(f"--mechanism finite: {args.command} draws the bounds against eps0 (Figure 2's "
-                         "axis), which a matrix fixes; run table --mechanism finite (a grid over --n and "
-                         "--delta; a catalogue family also over --k and --eps0)")
     if (getattr(args, "matrix", None) is None) == (cat is None):
         raise ValueError("--mechanism finite needs exactly one of --matrix FILE (.json, .csv or .npy) "
                          "and --catalogue NAME --k K")
@@ -382,6 +378,9 @@ def check_applicable(args) -> None:
     for o in ("matrix", "catalogue", "size"):
         if getattr(args, o, None) is not None and mech != "finite":
             raise ValueError(f"--{o}: only with --mechanism finite")
+    why = unsupported(args.command, mech) if mech is not None else None
+    if why is not None:
+        raise ValueError(why)
     if mech == "finite":
         _check_finite(args)
         return
@@ -397,9 +396,6 @@ def check_applicable(args) -> None:
         return
     spec = mechanism_spec(mech) if mech is not None else None
     if spec is not None and args.command != "compose":
-        why = unsupported(args.command, mech)
-        if why is not None:
-            raise ValueError(why)
         if not spec.eps0_given:
             if getattr(args, "eps0", None) is not None:
                 raise ValueError(f"--eps0 does not apply to mechanism '{mech}' (eps0 = ln p: give --p)")
@@ -420,9 +416,15 @@ def check_applicable(args) -> None:
 
 
 def unsupported(command: str, mechanism: str) -> Optional[str]:
-    """Why ``command`` does not run the registered ``mechanism`` (None: it does), in the words
-    of its one-line refusal."""
-    if command == "local-epsilon" and not mechanism_spec(mechanism).eps0_given:
+    """Why ``command`` does not run ``mechanism`` (a registered name or finite; None: it does),
+    in the words of its one-line refusal: the first check of the mechanism, before any work."""
+    spec = MECHANISM_SPECS.get(mechanism)
+    if spec is None:  # finite: a matrix, or a catalogue member
+        return None if command in FINITE_COMMANDS else (
+            f"--mechanism finite: {command} draws the bounds against eps0 (Figure 2's axis), which a "
+            "matrix fixes; run table --mechanism finite (a grid over --n and --delta; a catalogue "
+            "family also over --k and --eps0)")
+    if command == "local-epsilon" and not spec.eps0_given:
         return (f"--mechanism {mechanism}: local-epsilon searches eps0, but --p fixes eps0 = ln p; "
                 "instead run epsilon (or table --n ... --delta ...) with --p --beta [--q] at the p "
                 "values you consider")
