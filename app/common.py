@@ -24,7 +24,7 @@ from accountant.bounds import registry as _bounds
 from accountant.bounds.laws import random_hash as _random_hash
 from accountant.core import limits as _limits
 from accountant.core import numfmt as _numfmt
-from accountant.core.params import MECHANISM_SPECS, mechanism_names, menu_order
+from accountant.core.params import MECHANISM_SPECS, mechanisms_with_option, menu_order
 from accountant import ShuffleAccountant, make_params
 from accountant.interfaces import tables as _tables
 from mechanisms import analysis as _errors
@@ -65,14 +65,8 @@ ERRATUM_CAPTION = ("Every eps_c headline is a proved upper bound for the mechani
                    "under their own names. See docs/proved.md, 'Findings'.")
 
 MECH_LABEL = {name: spec.title for name, spec in MECHANISM_SPECS.items()}
-#: the help of the k input of each mechanism that has one
-K_HELP = {"krr": "k-ary randomized response: the true value with probability "
-                 "e^eps0 / (e^eps0 + k - 1), each other value otherwise",
-          "olh": "optimized local hashing over a domain of k values (g = round(e^eps0) + 1 hash "
-                 "buckets)",
-          "oue": "optimized unary encoding of a domain of k values"}
-#: the mechanisms whose accounting the library covers, in the order of the pages' menus
-ACCOUNTED_MECHANISMS = menu_order(mechanism_names(ldp=True))
+#: every named mechanism, in the order of the pages' menus
+MENU_MECHANISMS = menu_order(MECHANISM_SPECS)
 #: a table cell with no number, and what it means (in the column help)
 DASH = "–"
 DASH_HELP = "'–': not available (the bound does not apply at this point; see 'Bounds that do not apply')."
@@ -89,18 +83,91 @@ HASH_MODEL_LABEL = {"any": "any hash family (proved for all)",
                     "random": "uniformly random hash (an assumption)"}
 
 
-def vr_inputs(where=None) -> tuple:
-    """(p, beta, q) of a variation-ratio randomizer from three number inputs (keys "p", "beta",
-    "q"; q None: q = p).  No range on the widgets: the library checks them (its message, naming
-    the parameter and its range, is shown by :func:`call`)."""
-    w = where or st
-    p = w.number_input("p (likelihood ratio bound)", value=3.0, step=0.1, format="%g", key="p",
-                       help=VR_HELP["p"])
-    beta = w.number_input("beta (total variation bound)", value=0.4, step=0.01, format="%g", key="beta",
-                          help=VR_HELP["beta"])
+def takes(mechanism: str, option: str) -> bool:
+    """Whether the menu's ``mechanism`` has ``option`` (its registry entry's ``options``; the hash
+    model: a random-hash model); False for the pages' other choices (finite randomizers)."""
+    return mechanism in mechanisms_with_option(option)
+
+
+def mechanism_inputs(mechanism: str, where=None, skip: Sequence[str] = (), **page) -> dict:
+    """The sidebar inputs of a named mechanism: one widget per option of its registry entry
+    (``MechanismSpec.options``, then the hash model where it has a random-hash model), in that
+    order, each from :data:`OPTION_INPUTS` (an option without a widget there, OLH's g which
+    follows eps0, is not drawn; nor those in ``skip``).  ``page``: the arguments of an option's
+    widget this page sets, e.g. ``s={"value": 8}``.  Returns the values by option name (the
+    drawn ones) and ``"ok"``: False when an input's own check failed (its message is shown
+    under it)."""
+    spec = MECHANISM_SPECS[mechanism]
+    got: dict = {"ok": True}
+    for name in spec.options + (("hash_model",) if spec.random_hash else ()):
+        if name in OPTION_INPUTS and name not in skip:
+            got[name] = OPTION_INPUTS[name](where or st, spec, got, **page.get(name, {}))
+    return got
+
+
+def _s_input(w, spec, got, max_value=100_000, value=4, as_list=False):
+    """s: a number, or (``as_list``) a list of them for a grid (None, with the message shown,
+    when it does not parse)."""
+    if as_list:
+        return parse_list(w.text_input("s values", "4", key="ss"), int, "s", where=w)
+    return int(w.number_input("s (non-zeros per user)", min_value=1, max_value=max_value, value=value, key="s"))
+
+
+def _t_input(w, spec, got):
+    """t: the paper's rule (None) or a fixed value, checked with s (CoCo: even, >= 2s + 2)."""
+    mode = w.radio("t (hash range)", ["paper's rule", "fixed value"], key="t_mode",
+                   help="Collision: t* = floor(s e^eps0 + 2s - 1); CoCo: Theorem 7's even t.")
+    if mode != "fixed value":
+        return None
+    t = int(w.number_input("t value", min_value=1, max_value=2**31 - 2, value=4 * got["s"] + 2, key="t"))
+    if call(make_params, spec.name, 1.0, s=got["s"], t=t, where=w) is None:
+        got["ok"] = False
+    return t
+
+
+def _d_input(w, spec, got, help="only the certified lower bound depends on d: its datasets put three "
+                                "users on pairwise disjoint s-sets, which needs d >= 3s"):
+    """d: the data's dimension, at least s."""
+    s = got["s"]
+    d = int(w.number_input("d (dimension)", min_value=1, max_value=2**31 - 2, value=max(1000, 3 * s), key="d",
+                           help=help))
+    if not check(d >= s, f"d must be >= s = {s}, got {d}", where=w):
+        got["ok"] = False
+    return d
+
+
+def _k_input(w, spec, got, max_value=2**31 - 2):
+    """k: the domain size, with the help the registry gives for this mechanism."""
+    return int(w.number_input("k (domain size)", min_value=2, max_value=max_value, value=10, key="k",
+                              help=dict(spec.option_help).get("k")))
+
+
+def _p_input(w, spec, got):
+    return float(w.number_input("p (likelihood ratio bound)", value=3.0, step=0.1, format="%g", key="p",
+                                help=VR_HELP["p"]))
+
+
+def _beta_input(w, spec, got):
+    return float(w.number_input("beta (total variation bound)", value=0.4, step=0.01, format="%g", key="beta",
+                                help=VR_HELP["beta"]))
+
+
+def _q_input(w, spec, got):
+    """q: None (empty) is q = p.  No range on p, beta, q: the library checks them (its message,
+    naming the parameter and its range, is shown by :func:`call`)."""
     q = w.number_input("q (ratio to other users; empty: q = p)", value=None, step=0.1, format="%g",
                        key="q", placeholder="q = p", help=VR_HELP["q"])
-    return float(p), float(beta), (None if q is None else float(q))
+    return None if q is None else float(q)
+
+
+def _hash_model_input(w, spec, got):
+    return hash_model_input(w)
+
+
+#: the pages' widget of each option of the named mechanisms (``accountant.core.params.OPTIONS``
+#: holds its type and range for the library): ``fn(where, spec, values so far, **page)``
+OPTION_INPUTS = {"s": _s_input, "t": _t_input, "d": _d_input, "k": _k_input, "p": _p_input,
+                 "beta": _beta_input, "q": _q_input, "hash_model": _hash_model_input}
 
 
 def hash_model_input(where=None) -> str:
@@ -381,10 +448,9 @@ def epsilon_result(mechanism: str, n: int, eps0: float, delta: float, s: Optiona
     dimension ``d`` for Collision/CoCo), paper's value (library call); ``hash_model``
     ``"random"`` (Collision, CoCo, OLH): proved assuming each report's hash is uniformly random;
     ``vr = (p, beta, q)``: the variation-ratio randomizer (``eps0`` is then ln p, unused)."""
-    if mechanism == "variation-ratio":
-        params = make_params(mechanism, None, p=vr[0], beta=vr[1], q=vr[2])
-    else:
-        params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d, hash_model=hash_model)
+    p, beta, q = vr if vr is not None else (None, None, None)
+    eps0 = eps0 if MECHANISM_SPECS[mechanism].eps0_given else None  # variation-ratio: ln p
+    params = make_params(mechanism, eps0, s=s, t=t, k=k, d=d, p=p, beta=beta, q=q, hash_model=hash_model)
     rep = ShuffleAccountant(params, n).epsilon_result(delta)
     # under "every hash family" the bracket's lower end is the worst hash family's floor
     worst = None

@@ -24,10 +24,9 @@ MAX_GROUPS = 20
 #: the largest mix file the page reads (as a compose schedule on the command line)
 MAX_BYTES = L.MAX_SCHEDULE_BYTES
 _INTEGER_KEYS = ("count", "s", "t", "d", "k", "g")
-#: groups whose round profile is computed in about a second (measured at n = 1e5, 10 rounds, load
-#: 6: binary RR 1.3 s, generic 0.6 s, variation-ratio 0.5 s); other groups run the exact blanket at
-#: each of about 100 eps of the profile (two k-RR groups: 90 s at n = 1e5, 150 s at n = 1e4)
-FAST_ROUNDS = ("rr", "generic", "variation-ratio")
+#: why a mix waits for a button before it is composed over rounds: the groups whose rounds are not
+#: fast (``MechanismSpec.fast_rounds``: a profile in about a second) run the exact blanket at each of
+#: about 100 eps of the profile
 SLOW_NOTE = ("Composing this mix over rounds runs the exact privacy blanket of each group other than binary "
              "RR, generic and variation-ratio at about 100 values of eps (two k-RR groups of 1e4-1e5 users: "
              "1.5 to 2.5 minutes on this machine): press the button to compute it.")
@@ -139,7 +138,8 @@ def groups(text: str) -> list:
 def describe(text: str) -> str:
     """'60,000 x binary RR eps0 = 2; ...': the groups, as the page shows them."""
     return "; ".join(f"{c:,} x {common.MECH_LABEL.get(p.name, p.name)}"
-                     + (f" (k = {p.k})" if p.name in common.K_HELP else "") + f" eps0 = {common.fmt(p.eps0)}"
+                     + (f" (k = {common.MECHANISM_SPECS[p.name].values(p)['k']})" if common.takes(p.name, "k")
+                        else "") + f" eps0 = {common.fmt(p.eps0)}"
                      for c, p in groups(text))
 
 
@@ -155,4 +155,11 @@ def page_n(dep: Optional[dict], n: int, where) -> int:
 
 def slow_rounds(dep: Optional[dict]) -> bool:
     """Whether composing the mix over rounds runs the exact blanket (SLOW_NOTE)."""
-    return bool(dep) and "mix" in dep and any(p.name not in FAST_ROUNDS for _, p in groups(dep["mix"]))
+    return bool(dep) and "mix" in dep and any(not _fast_rounds(p) for _, p in groups(dep["mix"]))
+
+
+def _fast_rounds(params) -> bool:
+    """Whether a group's rounds compose fast (``MechanismSpec.fast_rounds``: RR, generic,
+    variation-ratio); a finite randomizer's run the exact blanket."""
+    spec = common.MECHANISM_SPECS.get(params.name)
+    return spec is not None and spec.fast_rounds

@@ -257,8 +257,6 @@ def test_function_length_check_sees_them(tmp_path):
 # literals that remain, each with its reason (the test fails on one that is gone).
 REGISTRY_HOME = "accountant.core.params"
 NAME_LITERALS = {
-    "app.common:K_HELP": "the pages' help of k per mechanism: to move onto the registry's options",
-    "app.mix_input:FAST_ROUNDS": "a cost class of the round profile: a dispatch on the parameter type",
     "app.pages.2_Utility:COL": "chart colours",
     "app.pages.3_Planner:colors": "chart colours",
 }

@@ -18,6 +18,7 @@ from typing import Callable, Optional, Union
 import numpy as np
 
 from accountant.core.finite import FiniteRandomizer
+from accountant.core.rules import coco_theorem7_t, collision_paper_t
 from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types and their checks)
     EPS0_MAX,
     CoCoParams,
@@ -71,6 +72,15 @@ class MechanismSpec:
     the paper's Theorem 1 / Theorem 5 is defined: a mixture weight).  ``tex``: its name in a
     LaTeX caption (empty: the name itself); ``menu``: its place in the pages' menus (the
     registry's order is the command line's).  ``build(eps0, **options)`` returns the parameter object.
+
+    What the command lines and the pages ask besides: ``default_t`` (the rule ``(s, eps0) -> t``
+    of the paper's t, where ``t`` is an option: Collision's t*, CoCo's Theorem 7), ``stored_as``
+    (``(option, attribute)`` pairs where the parameter type keeps an option under another name:
+    OLH's k is its ``d``; :meth:`values` reads them back), ``option_help`` (``(option, words)``
+    pairs: the pages' help of an option where it says what the option is for this randomizer),
+    ``fast_rounds`` (a round's profile is a closed form or binary RR's exact law: a mix of such
+    groups composes over rounds in seconds) and ``slow_random_rounds`` (its random-hash round
+    profile takes seconds a composition: a search over many is run on request).
     """
 
     name: str
@@ -90,6 +100,18 @@ class MechanismSpec:
     paper_pair: bool = False
     tex: str = ""
     menu: int = 0
+    default_t: Optional[Callable] = None
+    stored_as: tuple = ()
+    option_help: tuple = ()
+    fast_rounds: bool = False
+    slow_random_rounds: bool = False
+
+    def values(self, params) -> dict:
+        """The options of ``params`` (a parameter object of this entry) as the keywords
+        ``build`` takes, in the order of ``options``: ``values(make_params(name, eps0, **kw))``
+        gives back ``kw`` with the defaults filled in (e.g. Collision's t, OLH's g)."""
+        attribute = dict(self.stored_as)
+        return {o: getattr(params, attribute.get(o, o)) for o in self.options}
 
 
 def _vr(eps0, p=None, beta=None, q=None):
@@ -106,36 +128,47 @@ _DOMAIN = "the domain size, an integer >= 2"
 MECHANISM_SPECS = {spec.name: spec for spec in (
     MechanismSpec("generic", GenericLDP, "generic eps0-LDP", "generic eps0-LDP", "generic eps0-LDP",
                   lambda eps0: GenericLDP(eps0), paper_pair=True,
-                  tex=r"a generic $\varepsilon_0$-LDP randomizer", menu=6),
+                  tex=r"a generic $\varepsilon_0$-LDP randomizer", menu=6,
+                  fast_rounds=True),
     MechanismSpec("collision", CollisionParams, "Collision", "Collision", "collision",
                   lambda eps0, s, t=None, d=None, hash_model="any":
                   CollisionParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model),
                   ("s", "t", "d"), (("s", "an integer >= 1"),), hashed=True, random_hash=True,
-                  paper_pair=True, tex="Collision", menu=0),
+                  paper_pair=True, tex="Collision", menu=0,
+                  default_t=collision_paper_t, slow_random_rounds=True),
     MechanismSpec("coco", CoCoParams, "CoCo", "CoCo", "coco",
                   lambda eps0, s, t=None, d=None, hash_model="any":
                   CoCoParams(s=s, eps0=eps0, t=t, d=d, hash_model=hash_model),
                   ("s", "t", "d"), (("s", "an integer >= 1"),), hashed=True, random_hash=True,
-                  paper_pair=True, tex="CoCo", menu=1),
+                  paper_pair=True, tex="CoCo", menu=1,
+                  default_t=coco_theorem7_t),
     MechanismSpec("krr", KRRParams, "k-RR", "k-RR (k-ary randomized response)",
                   "krr (k-ary randomized response, needs --k)",
                   lambda eps0, k: KRRParams(k=k, eps0=eps0, name="krr"),
                   ("k",), (("k", "an integer >= 2"),), hashed=True, keyed=True, paper_pair=True,
-                  tex="$k$-RR", menu=2),
+                  tex="$k$-RR", menu=2,
+                  option_help=(("k", "k-ary randomized response: the true value with probability "
+                                     "e^eps0 / (e^eps0 + k - 1), each other value otherwise"),)),
     MechanismSpec("rr", KRRParams, "binary RR", "binary RR", "rr (binary randomized response)",
                   lambda eps0: KRRParams(k=2, eps0=eps0, name="rr"), hashed=True, paper_pair=True,
-                  tex="binary randomized response", menu=5),
+                  tex="binary randomized response", menu=5,
+                  fast_rounds=True),
     MechanismSpec("olh", OLHParams, "OLH", "OLH (optimized local hashing)",
                   "olh (optimized local hashing, --k [--g])",
                   lambda eps0, k, g=None, hash_model="any": OLHParams(eps0, k, g, hash_model),
                   ("k", "g"), (("k", _DOMAIN),), hashed=True, keyed=True, random_hash=True,
-                  paper_pair=True, menu=3),
+                  paper_pair=True, menu=3,
+                  stored_as=(("k", "d"),),
+                  option_help=(("k", "optimized local hashing over a domain of k values (g = round(e^eps0) "
+                                     "+ 1 hash buckets)"),)),
     MechanismSpec("oue", OUEParams, "OUE", "OUE (optimized unary encoding)",
                   "oue (optimized unary encoding, --k)",
-                  lambda eps0, k: OUEParams(k=k, eps0=eps0), ("k",), (("k", _DOMAIN),), keyed=True, menu=4),
+                  lambda eps0, k: OUEParams(k=k, eps0=eps0), ("k",), (("k", _DOMAIN),), keyed=True, menu=4,
+                  option_help=(("k", "optimized unary encoding of a domain of k values"),)),
     MechanismSpec("variation-ratio", VariationRatioParams, "variation-ratio", "variation-ratio (p, beta, q)",
                   "variation-ratio (any randomizer by Wang et al.'s parameters --p --beta [--q])",
-                  _vr, ("p", "beta", "q"), ldp=False, eps0_given=False, menu=7),
+                  _vr, ("p", "beta", "q"), ldp=False, eps0_given=False, menu=7,
+                  fast_rounds=True),
 )}
 """The named mechanisms (``make_params``'s and ``--mechanism``'s names), in the order of the menus."""
 
@@ -145,16 +178,17 @@ MECHANISMS = tuple(MECHANISM_SPECS)
 OPTIONS = {o.name: o for o in (
     OptionSpec("s", int, "sparsity s (collision, coco)", 1),
     OptionSpec("t", int, "output size t (default: paper's t* for collision, Theorem 7 for coco)", 1),
-    OptionSpec("d", int, "dimension d >= s (collision, coco)", 1),
     OptionSpec("k", int, "number of values k >= 2 (krr, olh, oue: the domain size)", 2),
     OptionSpec("g", int, "olh: hash range g >= 2 (default round(e^eps0) + 1, Wang et al. 2017)", 2),
+    OptionSpec("d", int, "dimension d >= s (collision, coco)", 1),
     OptionSpec("p", float, "variation-ratio: likelihood ratio bound p > 1 (eps0 = ln p)", 1.0),
     OptionSpec("beta", float, "variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)", 0.0, 1.0),
     OptionSpec("q", float, "variation-ratio: ratio bound q > 1 (default: p)", 1.0),
     OptionSpec("hash_model", str, "collision, coco, olh: 'any' (every hash family) or 'random' (each "
                "report's hash a uniformly random function)", choices=("any", "random")),
 )}
-"""Every option of the named mechanisms (a mechanism's ``options`` name some of them)."""
+"""Every option of the named mechanisms (a mechanism's ``options`` name some of them), in the order
+of the command line's ``--help``."""
 
 
 def mechanism_names(**capabilities) -> tuple:
@@ -174,6 +208,22 @@ def mechanism_names(**capabilities) -> tuple:
         raise ValueError(f"capability must be one of the boolean fields of MechanismSpec, got {bad}")
     return tuple(name for name, spec in MECHANISM_SPECS.items()
                  if all(getattr(spec, c) == v for c, v in capabilities.items()))
+
+
+def mechanisms_with_option(option: str) -> tuple:
+    """The mechanism names whose specs take ``option`` (a key of :data:`OPTIONS`; ``hash_model``:
+    those with a random-hash model), in registry order.
+
+    Examples
+    --------
+    >>> from accountant.core.params import mechanisms_with_option
+    >>> mechanisms_with_option("s")
+    ('collision', 'coco')
+    """
+    if option not in OPTIONS:
+        raise ValueError(f"option must be one of {', '.join(OPTIONS)}, got {option!r}")
+    return tuple(name for name, spec in MECHANISM_SPECS.items()
+                 if option in spec.options or (option == "hash_model" and spec.random_hash))
 
 
 def menu_order(names) -> tuple:

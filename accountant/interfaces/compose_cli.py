@@ -9,7 +9,9 @@ import json
 import os
 
 from accountant.core import limits as L
-from accountant.interfaces.cli.arguments import VR_P_MAX, add_catalogue_options, add_matrix_option, vr_ratio_arg
+from accountant.core.params import mechanism_spec
+from accountant.interfaces.cli.arguments import (DEFAULT_MECHANISM, add_catalogue_options, add_matrix_option,
+                                                add_option_args)
 
 from accountant.composition.compose import (
     ESTIMATE_OF_BOUND,
@@ -24,6 +26,20 @@ from accountant.composition.compose import (
 )
 
 
+# compose's words for the options it shares with the other commands
+_VR = "variation-ratio (Wang et al., VLDB 2024): "
+_HELP = {
+    "k": "domain size (krr, olh, oue; finite --catalogue: the number of inputs)",
+    "d": "dimension d >= s (collision, coco): the composed certified lower bound uses three inputs on "
+         "pairwise disjoint s-sets of [d], which needs d >= 3s (the upper bound does not depend on d)",
+    "p": _VR + "ratio p > 1 of the two differing inputs' outputs (eps0 = ln p)",
+    "beta": _VR + "their total variation distance, in (0, (p-1)/(p+1)]",
+    "q": _VR + "ratio q > 1 to any other input's output (default p)",
+    "hash_model": "collision, coco, olh: 'any' (default, every hash family) or 'random' (each round's "
+                  "profile proved assuming each report's hash is a uniformly random function)",
+}
+
+
 def add_compose_parser(sub) -> None:
     """Register the ``compose`` subcommand on ``sub`` (argparse subparsers)."""
     p = sub.add_parser("compose", help="central (eps, delta) after T rounds (PLD vs naive vs advanced)")
@@ -31,32 +47,14 @@ def add_compose_parser(sub) -> None:
                    help=f"number of identical rounds T (at most {L.MAX_ROUNDS:,})")
     p.add_argument("--n", type=L.n_arg(), default=None, help="users per round")
     p.add_argument("--eps0", type=L.eps0_arg(), default=None, help="local budget per round")
-    p.add_argument("--mechanism", default="generic", choices=ROUND_MECHANISMS + ("finite",),
+    p.add_argument("--mechanism", default=DEFAULT_MECHANISM, choices=ROUND_MECHANISMS + ("finite",),
                    help="randomizer of every round (default generic eps0-LDP; finite: --matrix FILE or "
                         "--catalogue NAME --k K --eps0 E)")
-    p.add_argument("--s", type=L.int_arg("--s", 1, L.T_MAX), default=None, help="sparsity s (collision, coco)")
-    p.add_argument("--t", type=L.int_arg("--t", 1, L.T_MAX), default=None,
-                   help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
-    p.add_argument("--k", type=L.int_arg("--k", 2, L.T_MAX), default=None,
-                   help="domain size (krr, olh, oue; finite --catalogue: the number of inputs)")
-    p.add_argument("--d", type=L.int_arg("--d", 1, L.T_MAX), default=None,
-                   help="dimension d >= s (collision, coco): the composed certified lower bound uses three "
-                        "inputs on pairwise disjoint s-sets of [d], which needs d >= 3s (the upper bound "
-                        "does not depend on d)")
+    add_option_args(p, ("s", "t", "k", "d"), helps=_HELP)
     add_matrix_option(p)
     add_catalogue_options(p, with_g=True, g_help="olh: hash range g >= 2 (default round(e^eps0) + 1); "
                           "finite --catalogue local-hashing: its hash range")
-    p_max = VR_P_MAX
-    for o, lo, hi, what in (("p", 1.0, p_max, "ratio p > 1 of the two differing inputs' outputs "
-                             "(eps0 = ln p)"),
-                            ("beta", 0.0, 1.0, "their total variation distance, in (0, (p-1)/(p+1)]"),
-                            ("q", 1.0, p_max, "ratio q > 1 to any other input's output (default p)")):
-        p.add_argument(f"--{o}", type=L.float_arg(f"--{o}", lo, hi, lo_open=True) if o == "beta"
-                       else vr_ratio_arg(f"--{o}"), default=None,
-                       help=f"variation-ratio (Wang et al., VLDB 2024): {what}")
-    p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
-                   help="collision, coco, olh: 'any' (default, every hash family) or 'random' (each round's "
-                        "profile proved assuming each report's hash is a uniformly random function)")
+    add_option_args(p, ("p", "beta", "q", "hash_model"), helps=_HELP)
     p.add_argument("--schedule", default=None,
                    help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, d?, g? (olh), repeat?, "
                         "hash_model?} "
@@ -137,7 +135,7 @@ def run_compose(args: argparse.Namespace) -> dict:
             raise ValueError("--hash-model applies to --rounds/--n/--eps0; a schedule gives "
                              "\"hash_model\" per round")
         given = [f"--{o}" for o in ("s", "t", "k", "g") if getattr(args, o, None) is not None]
-        if args.mechanism != "generic":
+        if args.mechanism != DEFAULT_MECHANISM:
             given.insert(0, "--mechanism")
         if given:
             raise ValueError(f"{'/'.join(given)}: not with --schedule (they apply to --rounds/--n/--eps0; "
@@ -153,7 +151,7 @@ def run_compose(args: argparse.Namespace) -> dict:
         specs = [RoundSpec.finite(matrix_from_args(args), args.n)]
         res = compose_rounds(specs[0], args.rounds, args.delta, args.step)
     else:
-        vr = args.mechanism == "variation-ratio"
+        vr = not mechanism_spec(args.mechanism).eps0_given  # variation-ratio: eps0 = ln p
         if vr and args.eps0 is not None:
             raise ValueError("--eps0 does not apply to --mechanism variation-ratio (eps0 = ln p: give --p)")
         for name in ("rounds", "n") + (("p", "beta") if vr else ("eps0",)):

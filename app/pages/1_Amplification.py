@@ -26,7 +26,7 @@ from accountant.interfaces.figure import (
     literature_epsilon,
 )
 from accountant import make_params
-from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
+from accountant.bounds.laws.random_hash import ASSUMPTION
 from accountant.interfaces import tables
 
 common.page_header(
@@ -38,8 +38,7 @@ st.caption(common.ERRATUM_CAPTION)
 
 sb = st.sidebar
 sb.header("Inputs")
-mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS) + ["variation-ratio"]
-                         + list(finite_input.CHOICES),
+mechanism = sb.selectbox("Mechanism", list(common.MENU_MECHANISMS) + list(finite_input.CHOICES),
                          format_func=lambda m: common.MECH_LABEL.get(m) or finite_input.LABELS[m], key="mechanism")
 n = int(sb.number_input("n (users)", min_value=1, max_value=common.MAX_N, value=100_000, step=10_000,
                         key="n"))
@@ -47,31 +46,20 @@ delta_text = sb.text_input("delta", value="1e-6", key="delta")
 delta_ok, delta = common.delta_from_text(delta_text, where=sb)
 s = t = k = d = vr = fin = None
 t_ok = True
+hash_model = "any"
 if mechanism in finite_input.CHOICES:  # a catalogue member (eps0 free) or an uploaded matrix (fixed)
     fin = finite_input.sidebar(mechanism, sb)
     t_ok = fin is not None
-elif mechanism == "variation-ratio":  # eps0 = ln p: no eps0 range, the chart is over n
-    vr = common.vr_inputs(sb)
-    vr_params = common.call(make_params, mechanism, None, p=vr[0], beta=vr[1], q=vr[2], where=sb)
-    t_ok = vr_params is not None
-elif mechanism in ("collision", "coco"):
-    s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=100_000, value=4, key="s"))
-    t_mode = sb.radio("t (hash range)", ["paper's rule", "fixed value"], key="t_mode",
-                      help="Collision: t* = floor(s e^eps0 + 2s - 1); CoCo: Theorem 7's even t.")
-    if t_mode == "fixed value":
-        t = int(sb.number_input("t value", min_value=1, max_value=2**31 - 2, value=4 * s + 2, key="t"))
-        t_ok = common.call(make_params, mechanism, 1.0, s=s, t=t, where=sb) is not None
-    d = int(sb.number_input("d (dimension)", min_value=1, max_value=2**31 - 2, value=max(1000, 3 * s), key="d",
-                            help="only the certified lower bound depends on d: its datasets put three "
-                                 "users on pairwise disjoint s-sets, which needs d >= 3s"))
-    t_ok = common.check(d >= s, f"d must be >= s = {s}, got {d}", where=sb) and t_ok
-elif mechanism in common.K_HELP:
-    k = int(sb.number_input("k (domain size)", min_value=2, max_value=2**31 - 2, value=10, key="k",
-                            help=common.K_HELP[mechanism]))
-hash_model = "any"
-if mechanism in RANDOM_MECHANISMS:
-    hash_model = common.hash_model_input(sb)
-    if hash_model == "random" and mechanism in ("collision", "coco"):  # s <= (COCO_)RANDOM_HASH_MAX_S
+else:  # a named mechanism: the inputs of its options (accountant.core.params.MECHANISM_SPECS)
+    form = common.mechanism_inputs(mechanism, sb)
+    s, t, d, k = (form.get(o) for o in ("s", "t", "d", "k"))
+    hash_model = form.get("hash_model", "any")
+    t_ok = form["ok"]
+    if not common.MECHANISM_SPECS[mechanism].eps0_given:  # variation-ratio: eps0 = ln p, the chart is over n
+        vr = (form["p"], form["beta"], form["q"])
+        vr_params = common.call(make_params, mechanism, None, p=vr[0], beta=vr[1], q=vr[2], where=sb)
+        t_ok = vr_params is not None
+    if hash_model == "random" and common.takes(mechanism, "s"):  # s <= (COCO_)RANDOM_HASH_MAX_S
         t_ok = common.call(make_params, mechanism, 1.0, s=s, hash_model="random", where=sb) is not None \
             and t_ok
 over_n = vr is not None or mechanism == finite_input.UPLOAD_CHOICE  # eps0 fixed: the chart is over n
@@ -210,7 +198,7 @@ def show_headline() -> None:
         lines.append(f"best published proved bound: {bound_label(head['published_name'])} "
                      f"**{common.fmt(pub, 6, 'up')}** (the proved eps_c is "
                      f"{common.fmt(100 * (pub - up) / pub, 4, 'down')}% smaller)")
-    if head["t"] is not None and mechanism in ("collision", "coco"):
+    if head["t"] is not None and common.takes(mechanism, "t"):
         lines.append(f"t used: {head['t']:,}")
     lines.append(f"amplification eps0 / eps_c: {amp}")
     side.markdown("\n".join(f"* {x}" for x in lines))
@@ -460,7 +448,7 @@ lower_of = (" for a uniformly random hash" if mechanism in REGISTRY["lower-worst
             and hash_model == "any" else "")
 columns = {
     "eps0": ("eps0", None, "local budget of each report (nats)."),
-    **({"t": ("t", None, "hash range used at this eps0 (buckets).")} if mechanism in ("collision", "coco")
+    **({"t": ("t", None, "hash range used at this eps0 (buckets).")} if common.takes(mechanism, "t")
        else {}),
     "proved_epsilon": ("proved eps_c", "up", "smallest proved upper bound on the central eps_c (nats), "
                                              "rounded up: the number to cite."),

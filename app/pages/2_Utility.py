@@ -11,6 +11,7 @@ from plotly.subplots import make_subplots  # noqa: E402
 
 import common  # noqa: E402
 from mechanisms import analysis as errors
+from mechanisms.analysis.errors import hashed_errors  # noqa: E402
 from mechanisms.baselines import BASELINES, default_analytic_mse  # noqa: E402
 
 common.page_header(
@@ -99,20 +100,19 @@ if not cv["coco"]["t"].size:
 st.subheader(f"Exact MSE against t (Figure 5; n = {n:,}, sums over coordinates)")
 marks = []
 for mech in ("collision", "coco"):
-    paper = common.call(errors.collision_t_star if mech == "collision" else errors.coco_t_default,
-                        s, eps0)
+    formulas = hashed_errors(mech)  # its exact MSE and the paper's t (mechanisms.analysis.errors)
+    paper = common.call(formulas.default_t, s, eps0)
     for est in ("mean", "nonmissing", "item"):
         opt = common.call(common.optimal_t, mech, est, d, s, eps0)
         if opt is None or paper is None:
             continue
-        fn = errors.collision_mse if mech == "collision" else errors.coco_mse
         marks.append({"mechanism": mech, "estimator": est, "paper_t": paper,
-                      "mse_at_paper_t": float(getattr(fn(n, d, s, eps0, paper), est)),
+                      "mse_at_paper_t": float(getattr(formulas.mse(n, d, s, eps0, paper), est)),
                       "optimal_t": opt[0],
-                      "mse_at_optimal_t": float(getattr(fn(n, d, s, eps0, opt[0]), est))})
+                      "mse_at_optimal_t": float(getattr(formulas.mse(n, d, s, eps0, opt[0]), est))})
 fig = make_subplots(rows=1, cols=3, subplot_titles=[NAME[e] + " estimator" for e in ("mean", "nonmissing", "item")])
 for j, est in enumerate(("mean", "nonmissing", "item")):
-    for mech in ("collision", "coco"):
+    for i, mech in enumerate(("collision", "coco")):
         c = cv[mech]
         if not c["t"].size:
             continue
@@ -123,12 +123,12 @@ for j, est in enumerate(("mean", "nonmissing", "item")):
             if mk["mechanism"] == mech and mk["estimator"] == est:
                 fig.add_trace(go.Scatter(x=[mk["paper_t"]], y=[mk["mse_at_paper_t"]], mode="markers",
                                          name="paper's t", legendgroup="paper",
-                                         showlegend=(j == 0 and mech == "collision"),
+                                         showlegend=(j == 0 and i == 0),
                                          marker=dict(color=COL[mech], symbol="circle-open", size=11,
                                                      line=dict(width=2))), row=1, col=j + 1)
                 fig.add_trace(go.Scatter(x=[mk["optimal_t"]], y=[mk["mse_at_optimal_t"]],
                                          mode="markers", name="numerical optimum",
-                                         legendgroup="opt", showlegend=(j == 0 and mech == "collision"),
+                                         legendgroup="opt", showlegend=(j == 0 and i == 0),
                                          marker=dict(color=COL[mech], symbol="x", size=10)),
                               row=1, col=j + 1)
     fig.update_xaxes(**common.log_axis("hash range t (buckets)"), row=1, col=j + 1)
@@ -195,7 +195,7 @@ for mech in ["collision", "coco", *BASELINES]:
         continue
     fig.add_trace(go.Scatter(x=[r["eps0"] for r in pts], y=[r[f"mse_{est_b}"] for r in pts],
                              mode="lines+markers", name=common.MECH_LABEL.get(mech, mech),
-                             line=dict(width=3 if mech in ("collision", "coco") else 1.5)))
+                             line=dict(width=1.5 if mech in BASELINES else 3)))
 fig.update_layout(xaxis_title="local budget eps0 (nats)",
                   yaxis=common.log_axis(f"MSE of {NAME[est_b]} (sum over coordinates)"),
                   template="plotly_white", height=420,

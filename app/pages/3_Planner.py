@@ -11,6 +11,7 @@ import streamlit as st  # noqa: E402
 import common  # noqa: E402
 import min_users_section  # noqa: E402  (the minimum batch size: accountant.min_users with the deployment options)
 from mechanisms.planning.finite import check_finite_size  # noqa: E402
+from mechanisms.planning.kinds import KINDS  # noqa: E402
 from mechanisms.planning.plan import EPS0_MAX, MECHANISM_LABELS, MECHANISMS, ORACLES  # noqa: E402
 
 # the page's labels, and the planner's for the catalogue (Hadamard response, subset selection, ...)
@@ -181,12 +182,14 @@ st.code(p.sentence(), language=None, wrap_lines=True)
 st.caption(common.ERRATUM_CAPTION)
 
 st.subheader("Trade-off: error against t at the largest admissible eps0")
+# the kinds on the chart's t axis: those whose t the planner screens (Collision, CoCo; OLH's g)
+T_AXIS = [name for name, kind in KINDS.items() if kind.t_rule is not None]
 fig = go.Figure()
 colors = {"collision": "#1f77b4", "coco": "#d62728", "olh": "#2ca02c", "oue": "#9467bd",
           "krr": "#8c564b", "hadamard-response": "#e377c2", "subset-selection": "#7f7f7f",
           "symmetric-unary-encoding": "#bcbd22", "local-hashing": "#17becf"}
-t_span = [c.t for c in p.candidates if c.mechanism in ("collision", "coco", "olh")] or [r.t]
-for mech in (m for m in mechs if m in ORACLES and m != "olh"):  # no t: a level across the t range
+t_span = [c.t for c in p.candidates if c.mechanism in T_AXIS] or [r.t]
+for mech in (m for m in mechs if m in ORACLES and m not in T_AXIS):  # no t: a level across the t range
     fin = [c for c in p.candidates if c.mechanism == mech and c.source == "finalist"]
     for c in fin:
         fig.add_trace(
@@ -205,7 +208,7 @@ def trace(cands: list, y, mode: str, name: str, **style) -> None:
     fig.add_trace(go.Scatter(x=[c.t for c in cands], y=[y(c) for c in cands], mode=mode, name=name, **style))
 
 
-for mech in (m for m in mechs if m in ("collision", "coco", "olh")):  # OLH: t is its g
+for mech in (m for m in mechs if m in T_AXIS):  # OLH: t is its g
     cs = [c for c in p.candidates if c.mechanism == mech and c.source == "screen"]
     trace(cs, lambda c: c.mse, "lines+markers", f"{LABEL[mech]}: MSE (screen)", line=dict(color=colors[mech]),
           customdata=[[c.eps0] for c in cs],
@@ -222,7 +225,7 @@ for mech in (m for m in mechs if m in ("collision", "coco", "olh")):  # OLH: t i
               "<br>proved eps = %{customdata[1]}<extra></extra>")
 fig.add_trace(
     go.Scatter(
-        x=[r.t if r.mechanism in ("collision", "coco", "olh") else max(t_span)],
+        x=[r.t if r.mechanism in T_AXIS else max(t_span)],
         y=[r.mse],
         mode="markers",
         name="recommended",

@@ -26,27 +26,24 @@ st.caption("Lists: comma-separated values (1e4, 1e5) or start:stop:count (0.5:5:
 
 sb = st.sidebar
 sb.header("Grid")
-mechanism = sb.selectbox("Mechanism", list(common.ACCOUNTED_MECHANISMS) + ["variation-ratio"],
+mechanism = sb.selectbox("Mechanism", list(common.MENU_MECHANISMS),
                          format_func=lambda m: common.MECH_LABEL[m], key="mechanism")
-vr_mech = mechanism == "variation-ratio"
+vr_mech = not common.MECHANISM_SPECS[mechanism].eps0_given  # variation-ratio: eps0 = ln p
 ns = common.parse_list(sb.text_input("n values", "10000, 100000", key="ns"), int, "n", where=sb)
-ss = [None]
-k = vr = None
+vr = None
 hash_model = "any"
+# the inputs of the mechanism's options (a list of s: the grid's); t rule and hash model below
+form = common.mechanism_inputs(mechanism, sb, skip=("t", "d", "hash_model"), s={"as_list": True})
+ss, k = form.get("s", [None]), form.get("k")
 if vr_mech:  # one randomizer (p, beta, q), eps0 = ln p: the grid is over n and delta (as the CLI's)
-    vr = common.vr_inputs(sb)
+    vr = (form["p"], form["beta"], form["q"])
     if common.call(make_params, mechanism, None, p=vr[0], beta=vr[1], q=vr[2], where=sb) is None:
         vr = None
-if mechanism in common.K_HELP:
-    k = int(sb.number_input("k (domain size)", min_value=2, max_value=2**31 - 2, value=10, key="k",
-                            help=common.K_HELP[mechanism]))
-if mechanism in ("collision", "coco"):
-    ss = common.parse_list(sb.text_input("s values", "4", key="ss"), int, "s", where=sb)
 eps0s = [None] if vr_mech else common.parse_list(sb.text_input("eps0 values", "0.5:4:4", key="eps0s"),
                                                   float, "eps0", where=sb)
 deltas = common.parse_list(sb.text_input("delta values", "1e-6", key="deltas"), float, "delta", where=sb)
 t_rule = "paper"
-if mechanism in ("collision", "coco"):
+if common.takes(mechanism, "t"):
     rule = sb.selectbox("t rule", ["paper", "coco", "fixed"], key="t_rule",
                         help="paper: the mechanism's default rule (Collision t*, CoCo Theorem 7); "
                              "coco: Theorem 7's rule; fixed: one t for every row")

@@ -12,7 +12,7 @@ import common  # noqa: E402
 import deployment_controls  # noqa: E402
 import mix_input  # noqa: E402
 from accountant.composition import compose as _compose
-from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
+from accountant.bounds.laws.random_hash import ASSUMPTION
 
 common.page_header(
     "Many rounds",
@@ -53,30 +53,22 @@ sb = st.sidebar
 sb.header("Per-round inputs")
 mechanism = sb.selectbox("mechanism", list(_compose.ROUND_MECHANISMS), key="mechanism",
                          format_func=lambda m: common.MECH_LABEL.get(m, m))
-vr = mechanism == "variation-ratio"
+vr = not common.MECHANISM_SPECS[mechanism].eps0_given  # variation-ratio: eps0 = ln p
 n = int(sb.number_input("n (users per round)", min_value=2, max_value=10**9, value=100_000,
                         step=10_000, key="n"))
-eps0 = s = t = k = p = beta = q = d = None
-hash_model = "any"
-d_ok = True
-if vr:
-    p, beta, q = common.vr_inputs(sb)
-else:
+eps0 = t = None
+if not vr:
     eps0 = float(sb.number_input("local eps0 per round", min_value=0.01, max_value=10.0, value=4.0,
                                  key="eps0"))
-if mechanism in ("collision", "coco"):
-    s = int(sb.number_input("s (non-zeros per user)", min_value=1, max_value=10**6, value=8,
-                            key="s"))
-    d = int(sb.number_input("d (dimension)", min_value=1, max_value=2**31 - 2, value=max(1000, 3 * s), key="d",
-                            help="only the certified lower bounds depend on d: the composition's datasets put "
-                                 "x1, x1' and the other users on pairwise disjoint s-sets (d >= 3s), the "
-                                 "deployment's x1 and the other users (d >= 2s)"))
-    d_ok = common.check(d >= s, f"d must be >= s = {s}, got {d}", where=sb)
-if mechanism in common.K_HELP:
-    k = int(sb.number_input("k (domain size)", min_value=2, max_value=10**6, value=10, key="k",
-                            help=common.K_HELP[mechanism]))
-if mechanism in RANDOM_MECHANISMS:
-    hash_model = common.hash_model_input(sb)
+# the inputs of the round's options (accountant.core.params.MECHANISM_SPECS): no t, the rule's
+form = common.mechanism_inputs(
+    mechanism, sb, skip=("t",), s={"max_value": 10**6, "value": 8}, k={"max_value": 10**6},
+    d={"help": "only the certified lower bounds depend on d: the composition's datasets put x1, x1' and "
+               "the other users on pairwise disjoint s-sets (d >= 3s), the deployment's x1 and the other "
+               "users (d >= 2s)"})
+s, d, k, p, beta, q = (form.get(o) for o in ("s", "d", "k", "p", "beta", "q"))
+hash_model = form.get("hash_model", "any")
+d_ok = form["ok"]
 dep = deployment_controls.inputs(sb, n) if not vr else {}  # issue 43: the deployment options
 n = mix_input.page_n(dep, n, sb)  # with a mix, n is the groups' total (said in the sidebar)
 # the round, validated by the library (p, beta, q's ranges; s with the random hash) before any work
@@ -151,7 +143,7 @@ if vr:
     st.caption(f"Not searched for variation-ratio rounds: p fixes eps0 = ln p = {common.fmt(spec.eps0, 4)}, "
                "so there is no eps0 to choose; compare the totals at the p values considered.")
     st.stop()
-if hash_model == "random" and mechanism == "collision" and not st.button(
+if hash_model == "random" and common.MECHANISM_SPECS[mechanism].slow_random_rounds and not st.button(
         "Search the largest eps0", key="search_inverse",
         help="with the random-hash model each of the about 12 compositions of the search takes "
              "seconds (about a minute in all at the defaults on this machine)"):

@@ -1,12 +1,13 @@
 """Argument types and option groups shared by the sub-commands: the parser that raises
-``UsageError``, the mechanism and method options, the variation-ratio argument, the bound
-list and the Dask scheduler check.
+``UsageError``, the mechanism options generated from the registry's ``OPTIONS``
+(:func:`add_option_args`), the method option, the variation-ratio argument, the bound list
+and the Dask scheduler check.
 """
 from __future__ import annotations
 import argparse
 from accountant.core import limits as L
 from accountant.core.limits import float_arg, int_arg
-from accountant.core.params import MECHANISM_SPECS, MECHANISMS
+from accountant.core.params import MECHANISM_SPECS, MECHANISMS, OPTIONS, OptionSpec, mechanisms_with_option
 
 
 class UsageError(Exception):
@@ -68,37 +69,60 @@ def add_catalogue_options(p: argparse.ArgumentParser, with_g: bool = False, g_he
                                       "round(e^eps0) + 1)")
 
 
+#: ``--mechanism`` when it is not given: any eps0-LDP randomizer
+DEFAULT_MECHANISM = "generic"
+
+#: the command line's help of a mechanism option where it says more than ``OPTIONS``' help
+CLI_HELP = {
+    "d": "dimension d >= s (collision, coco): the certified lower bounds use three inputs on pairwise "
+         "disjoint s-sets, which exist only for d >= 3s; without --d no lower bound is reported for "
+         "collision/coco (the upper bound does not depend on d)",
+    "p": "variation-ratio: likelihood ratio bound p > 1 between the two differing users' outputs "
+         "(e^eps0 for eps0-LDP); eps0 = ln p",
+    "q": "variation-ratio: ratio bound q > 1 of a differing user's output to any other user's (default: p)",
+    "hash_model": "collision, coco, olh: 'any' (default) proves the bound for every hash family; 'random' "
+                  "proves it assuming each report's hash is a uniformly random function "
+                  "(docs/explanation/hash-model.md: what a deployment must do)",
+}
+
+
+def option_type(option: OptionSpec):
+    """The argparse type of a mechanism option, its range from :data:`OPTIONS`: an integer in
+    [lo, T_MAX], a number in (lo, hi], or (no upper end: the likelihood-ratio bounds p, q) a
+    ratio in [e^1e-10, e^30]."""
+    if option.kind is int:
+        return int_arg(option.flag, option.lo, T_MAX)
+    if option.hi is None:
+        return vr_ratio_arg(option.flag)
+    return float_arg(option.flag, option.lo, option.hi, lo_open=True)
+
+
+def add_option_args(p: argparse.ArgumentParser, names=None, helps=None, lists=()) -> None:
+    """The mechanism options ``names`` (default: every option of :data:`OPTIONS` that a
+    registered mechanism takes, in its order) as ``--NAME``: the type and range from
+    ``OPTIONS``, the help from :data:`CLI_HELP` or ``OPTIONS`` unless ``helps`` gives the
+    command's own; ``lists``: options taken as text (a list, parsed by the command)."""
+    for name in names if names is not None else [o for o in OPTIONS if mechanisms_with_option(o)]:
+        option = OPTIONS[name]
+        kw: dict = {"default": option.choices[0] if option.choices else None,  # hash model: "any"
+                    "help": (helps or {}).get(name) or CLI_HELP.get(name) or option.help}
+        if option.choices:
+            kw["choices"] = option.choices
+        elif name not in lists:
+            kw["type"] = option_type(option)
+        p.add_argument(option.flag, dest=name, **kw)
+
+
 def add_mechanism_options(p: argparse.ArgumentParser) -> None:
+    """--mechanism (a registered name or finite), the finite randomizer's inputs and every
+    mechanism option (:func:`add_option_args`), and --json."""
     named = ", ".join(spec.cli for spec in MECHANISM_SPECS.values())
-    p.add_argument("--mechanism", default="generic", choices=MECHANISMS + ("finite",),
+    p.add_argument("--mechanism", default=DEFAULT_MECHANISM, choices=MECHANISMS + ("finite",),
                    help=f"randomizer: {named} or finite (any randomizer given as its probability matrix, "
                         "--matrix FILE, or a named one, --catalogue NAME --k K --eps0 E)")
     add_matrix_option(p)
     add_catalogue_options(p)
-    p.add_argument("--s", type=int_arg("--s", 1, T_MAX), default=None,
-                   help="sparsity s (collision, coco)")
-    p.add_argument("--t", type=int_arg("--t", 1, T_MAX), default=None,
-                   help="output size t (default: paper's t* for collision, Theorem 7 for coco)")
-    p.add_argument("--k", type=int_arg("--k", 2, T_MAX), default=None,
-                   help="number of values k >= 2 (krr, olh, oue: the domain size)")
-    p.add_argument("--g", type=int_arg("--g", 2, T_MAX), default=None,
-                   help="olh: hash range g >= 2 (default round(e^eps0) + 1, Wang et al. 2017)")
-    p.add_argument("--d", type=int_arg("--d", 1, T_MAX), default=None,
-                   help="dimension d >= s (collision, coco): the certified lower bounds use three inputs "
-                        "on pairwise disjoint s-sets, which exist only for d >= 3s; without --d no lower "
-                        "bound is reported for collision/coco (the upper bound does not depend on d)")
-    p.add_argument("--p", type=vr_ratio_arg("--p"), default=None,
-                   help="variation-ratio: likelihood ratio bound p > 1 between the two differing "
-                        "users' outputs (e^eps0 for eps0-LDP); eps0 = ln p")
-    p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
-                   help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
-    p.add_argument("--q", type=vr_ratio_arg("--q"), default=None,
-                   help="variation-ratio: ratio bound q > 1 of a differing user's output to any other "
-                        "user's (default: p)")
-    p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
-                   help="collision, coco, olh: 'any' (default) proves the bound for every hash family; "
-                        "'random' proves it assuming each report's hash is a uniformly random "
-                        "function (docs/explanation/hash-model.md: what a deployment must do)")
+    add_option_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

@@ -8,7 +8,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import REGISTRY
 from accountant.bounds.labels import kind_label
 from accountant.accounting.calibration import local_epsilon
-from accountant.core.params import make_params
+from accountant.core.params import MECHANISM_SPECS, OPTIONS, make_params, mechanism_spec
 from accountant.bounds.laws.random_hash import ASSUMPTION
 from accountant.accounting.shuffle import ShuffleAccountant
 
@@ -58,21 +58,28 @@ def bib_command(args) -> dict:
     return out
 
 
+# the fields of every mechanism's description; its other options (OLH's g, variation-ratio's p,
+# beta, q) follow them
+_FIELDS = ("s", "t", "k", "d")
+
+
 def describe(params, n: int) -> dict:
+    """The randomizer of a result as JSON fields: its name, n, eps0, s, t, k, d (None where it
+    has none), its other options (:meth:`MechanismSpec.values`) and its hash model."""
     if params.name == "finite":
         return {"mechanism": "finite", "n": n, "eps0": params.eps0, "s": None, "t": None, "k": params.k,
                 "d": None, "matrix": params.label, "inputs": params.k, "outputs": params.outputs_count,
                 "gamma": params.gamma}
+    options = mechanism_spec(params.name).values(params)
     return {
         "mechanism": params.name,
         "n": n,
         "eps0": params.eps0,
         "s": params.s,
         "t": params.t,
-        "k": params.d if params.name == "olh" else getattr(params, "k", None),
-        "d": None if params.name == "olh" else getattr(params, "d", None),
-        **({"g": params.t} if params.name == "olh" else {}),
-        **({"p": params.p, "beta": params.beta, "q": params.q} if params.name == "variation-ratio" else {}),
+        "k": options.get("k", getattr(params, "k", None)),  # binary RR: k = 2, not an option
+        "d": options.get("d"),
+        **{o: v for o, v in options.items() if o not in _FIELDS},
         **({"hash_model": params.hash_model, "assumption": ASSUMPTION[params.hash_model]}
            if hasattr(params, "hash_model") else {}),
     }
@@ -123,14 +130,14 @@ def matrix_from_args(args, eps0: Optional[float] = None):
 def params_from_args(args, eps0: Optional[float]):
     if args.mechanism == "finite":
         return matrix_from_args(args, eps0)
-    return make_params(args.mechanism, eps0, s=args.s, t=args.t, k=args.k, d=args.d,
-                       **_vr_options(args))
+    return make_params(args.mechanism, eps0, **option_args(args))
 
 
-def _vr_options(args) -> dict:
-    """The options of variation-ratio (p, beta, q) and olh (g)."""
-    out = {name: getattr(args, name, None) for name in ("p", "beta", "q", "g")}
-    return {**out, "hash_model": getattr(args, "hash_model", None) or "any"}
+def option_args(args) -> dict:
+    """The mechanism options of the parsed arguments as keywords of ``make_params`` (None where
+    the command has no such option; the hash model "any")."""
+    out = {name: getattr(args, name, None) for name in OPTIONS}
+    return {**out, "hash_model": out["hash_model"] or "any"}
 
 
 def lower_fields(name: str, params, applicable: bool) -> dict:
@@ -320,13 +327,9 @@ FINITE_COMMANDS = ("epsilon", "delta", "compare", "table", "compose", "users", "
 
 
 def _check_finite(args) -> None:
-    """--mechanism finite: a matrix file or a catalogue family, the commands that take one, no
-    option of another mechanism; the randomizer built (or read) once, before any work."""
+    """--mechanism finite: a matrix file or a catalogue family, no option of another mechanism;
+    the randomizer built (or read) once, before any work."""
     cat = getattr(args, "catalogue", None)
-    if args.command not in FINITE_COMMANDS:
-        raise ValueError(f"--mechanism finite: {args.command} draws the bounds against eps0 (Figure 2's "
-                         "axis), which a matrix fixes; run table --mechanism finite (a grid over --n and "
-                         "--delta; a catalogue family also over --k and --eps0)")
     if (getattr(args, "matrix", None) is None) == (cat is None):
         raise ValueError("--mechanism finite needs exactly one of --matrix FILE (.json, .csv or .npy) "
                          "and --catalogue NAME --k K")
@@ -375,6 +378,9 @@ def check_applicable(args) -> None:
     for o in ("matrix", "catalogue", "size"):
         if getattr(args, o, None) is not None and mech != "finite":
             raise ValueError(f"--{o}: only with --mechanism finite")
+    why = unsupported(args.command, mech) if mech is not None else None
+    if why is not None:
+        raise ValueError(why)
     if mech == "finite":
         _check_finite(args)
         return
@@ -388,38 +394,55 @@ def check_applicable(args) -> None:
         L.check_count("--k + --n x --rho", args.k + args.n * per_user, L.MAX_BIB_BALLS,
                       "expected blanket balls", "lower --n, --rho (or --p) or --k")
         return
-    if mech is not None and args.command != "compose":
-        if mech == "variation-ratio":
-            if args.command == "local-epsilon":
-                raise ValueError("--mechanism variation-ratio: local-epsilon searches eps0, but --p "
-                                 "fixes eps0 = ln p; instead run epsilon (or table --n ... --delta ...) "
-                                 "with --p --beta [--q] at the p values you consider")
+    spec = mechanism_spec(mech) if mech is not None else None
+    if spec is not None and args.command != "compose":
+        if not spec.eps0_given:
             if getattr(args, "eps0", None) is not None:
-                raise ValueError("--eps0 does not apply to mechanism 'variation-ratio' (eps0 = ln p: give --p)")
+                raise ValueError(f"--eps0 does not apply to mechanism '{mech}' (eps0 = ln p: give --p)")
             if args.p is None:
-                raise ValueError("--p is required for mechanism 'variation-ratio' (a number in (1, e^30])")
+                raise ValueError(f"--p is required for mechanism '{mech}' (a number in (1, e^30])")
         elif args.command == "local-epsilon" and getattr(args, "g", None) is not None:
             raise ValueError("--g does not apply to local-epsilon (olh's g follows eps0: round(e^eps0) + 1)")
         elif getattr(args, "eps0", 1.0) is None and getattr(args, "mix", None) is None:  # --mix: the groups' eps0
             raise ValueError("--eps0 is required (a number in [1e-10, 30])")
-    if mech is not None and not (args.command == "compose" and mech == "variation-ratio"):
+    if spec is not None and (args.command != "compose" or spec.eps0_given):
         # (compose's variation-ratio options are checked by compose_cli.run_compose)
-        try:
-            vr = _vr_options(args)
-            eps0 = None if mech == "variation-ratio" else 1.0
-            make_params(mech, eps0, s=args.s, t=args.t, k=args.k, d=getattr(args, "d", None), **vr)
-        except ValueError as exc:
-            msg = str(exc)
-            if msg.startswith("s must satisfy"):  # 1 <= s <= d: both options named
-                msg = "--s/--d: " + msg
-            for name in ("s", "t", "k", "d", "p", "beta", "q", "g"):
-                if msg.startswith(f"{name} must be"):
-                    msg = "--" + msg
-                msg = msg.replace(f"{name} does not apply", f"--{name} does not apply")
-                msg = msg.replace(f"{name} is required", f"--{name} is required")
-            raise ValueError(msg.replace("hash_model '", "--hash-model '")) from None
-    if args.command == "local-epsilon" and mech in ("collision", "coco") and args.t is None \
-            and args.s > L.MAX_S_WALK:
+        _check_options(args, spec)
+    if args.command == "local-epsilon" and spec is not None and spec.default_t is not None \
+            and args.t is None and args.s > L.MAX_S_WALK:
         raise ValueError(f"--s must be an integer in [1, {L.MAX_S_WALK}] for local-epsilon with the "
                          f"default t-rule (the search walks the t values), got {args.s}; "
                          f"pass --t to fix t")
+
+
+def unsupported(command: str, mechanism: str) -> Optional[str]:
+    """Why ``command`` does not run ``mechanism`` (a registered name or finite; None: it does),
+    in the words of its one-line refusal: the first check of the mechanism, before any work."""
+    spec = MECHANISM_SPECS.get(mechanism)
+    if spec is None:  # finite: a matrix, or a catalogue member
+        return None if command in FINITE_COMMANDS else (
+            f"--mechanism finite: {command} draws the bounds against eps0 (Figure 2's axis), which a "
+            "matrix fixes; run table --mechanism finite (a grid over --n and --delta; a catalogue "
+            "family also over --k and --eps0)")
+    if command == "local-epsilon" and not spec.eps0_given:
+        return (f"--mechanism {mechanism}: local-epsilon searches eps0, but --p fixes eps0 = ln p; "
+                "instead run epsilon (or table --n ... --delta ...) with --p --beta [--q] at the p "
+                "values you consider")
+    return None
+
+
+def _check_options(args, spec) -> None:
+    """The mechanism's options built into its parameter object once (at eps0 = 1 where eps0 is
+    given), each problem a line naming the option."""
+    try:
+        make_params(spec.name, 1.0 if spec.eps0_given else None, **option_args(args))
+    except ValueError as exc:
+        msg = str(exc)
+        if msg.startswith("s must satisfy"):  # 1 <= s <= d: both options named
+            msg = "--s/--d: " + msg
+        for name in (o for o, option in OPTIONS.items() if not option.choices):
+            if msg.startswith(f"{name} must be"):
+                msg = "--" + msg
+            msg = msg.replace(f"{name} does not apply", f"--{name} does not apply")
+            msg = msg.replace(f"{name} is required", f"--{name} is required")
+        raise ValueError(msg.replace("hash_model '", "--hash-model '")) from None

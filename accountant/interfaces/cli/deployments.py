@@ -12,6 +12,7 @@ import math
 from accountant.accounting.deployment import FEATURES, Deployment, inverse_refusal, refusal, supports
 from accountant.core import limits as L
 from accountant.core.limits import float_arg, int_arg
+from accountant.interfaces.cli.arguments import DEFAULT_MECHANISM
 
 FLAGS = ("colluders", "n_min", "dummies", "sampling", "rounds", "reports", "mix")
 
@@ -122,7 +123,7 @@ def _check_mix(args) -> None:
 
     others = [f for f in ("n", "eps0", "n_min", "colluders", "dummies", "sampling", "reports", "neighbours")
               if getattr(args, f, None) is not None]
-    if others or args.mechanism not in (None, "generic"):
+    if others or args.mechanism not in (None, DEFAULT_MECHANISM):
         raise ValueError("--mix: the groups give n, eps0 and the mechanisms; do not combine it with "
                          + ", ".join("--" + f.replace("_", "-") for f in others or ["mechanism"]))
     if args.bound != "proved" or args.method != "float" or args.delta is None:

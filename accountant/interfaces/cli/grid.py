@@ -7,7 +7,7 @@ from typing import Sequence
 from accountant.core import limits as L
 from accountant.bounds.registry import BOUND_NAMES, REGISTRY
 from accountant.bounds.laws.random_hash import ASSUMPTION, RANDOM_MECHANISMS
-from accountant.core.params import make_params
+from accountant.core.params import MECHANISM_SPECS, make_params, mechanisms_with_option
 from accountant.interfaces.cli.arguments import T_MAX, bound_list
 
 
@@ -16,7 +16,8 @@ def _variation_ratio(args):
     (one randomizer: the grid is over --n and --delta), None for the other mechanisms; the
     options that do not apply are refused, each named, before any work."""
     given = [f"--{o}" for o in ("p", "beta", "q") if getattr(args, o, None) is not None]
-    if getattr(args, "mechanism", None) != "variation-ratio":
+    spec = MECHANISM_SPECS.get(getattr(args, "mechanism", None))
+    if spec is None or spec.eps0_given:
         if given:
             raise ValueError(f"{'/'.join(given)} {'applies' if len(given) == 1 else 'apply'} to "
                              f"--mechanism variation-ratio only, not to "
@@ -31,7 +32,7 @@ def _variation_ratio(args):
             raise ValueError(f"--{o} is required for --mechanism variation-ratio (one value; "
                              "the table's grid is over --n and --delta)")
     try:
-        par = make_params("variation-ratio", None, p=args.p, beta=args.beta, q=args.q)
+        par = make_params(spec.name, None, p=args.p, beta=args.beta, q=args.q)
     except ValueError as exc:
         msg = str(exc)
         raise ValueError(msg if msg.startswith("--") else f"--{msg}") from None
@@ -116,11 +117,11 @@ def _s_values(args, mechanism: str) -> list:
     --t-rule."""
     from accountant.interfaces import tables
 
-    if mechanism not in ("collision", "coco"):
+    if mechanism not in mechanisms_with_option("s"):
         if args.s is not None:
-            raise ValueError(f"--s applies to --mechanism collision or coco only, not to '{mechanism}'")
+            raise ValueError(f"--s applies to --mechanism {_names('s')} only, not to '{mechanism}'")
         if args.t_rule != "paper":
-            raise ValueError(f"--t-rule applies to --mechanism collision or coco only, not to '{mechanism}'")
+            raise ValueError(f"--t-rule applies to --mechanism {_names('t')} only, not to '{mechanism}'")
         return [None]
     if args.s is None:
         raise ValueError(f"--s is required for mechanism '{mechanism}' (a list of integers >= 1)")
@@ -128,6 +129,12 @@ def _s_values(args, mechanism: str) -> list:
     for v in ss:
         L.check_int("--s", v, 1, T_MAX)
     return ss
+
+
+def _names(option: str) -> str:
+    """The mechanisms that take ``option``, as a help text lists them ("collision or coco")."""
+    names = mechanisms_with_option(option)
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
 def _write_output(args, rows, bounds, columns, ext, meta, out: dict) -> None:
@@ -215,7 +222,7 @@ def grid_command(args, argv: Sequence[str] = ()) -> dict:
                           **({} if vr is None else {"p": vr[0], "beta": vr[1], "q": vr[2]}),
                           **({} if finite is None else {"randomizers": [R.describe() for R in finite],
                                                        "k": sorted({R.k for R in finite})}),
-                          "t_rule": t_rule if mechanism in ("collision", "coco") else None,
+                          "t_rule": t_rule if mechanism in mechanisms_with_option("t") else None,
                           "hash_model": hash_model},
            "meta": meta}
     _write_output(args, rows, bounds, columns, ext, meta, out)

@@ -10,6 +10,7 @@ from accountant.core import limits as L
 from accountant.bounds.registry import REGISTRY
 from accountant.bounds.labels import kind_label
 from accountant.core.optional import require
+from accountant.core.params import MECHANISM_SPECS, OPTIONS
 from accountant.interfaces.cli.arguments import UsageError
 from accountant.interfaces.cli.parser import build_parser, no_command_text
 from accountant.interfaces.cli.commands import bib_command, check_applicable, delta_command, describe, epsilon_command, local_epsilon_command, lower_fields, params_from_args
@@ -172,13 +173,7 @@ def _human(command: str, out: dict) -> str:
                 (" (the true eps_c is non-increasing in n: any batch of at least n users meets it)"
                  if out.get("minimality") else
                  " (proved eps_c is non-increasing in n: any batch of at least n users meets it)") + tail)
-    mech = out["mechanism"] + (f" (s={out['s']}, t={out['t']})" if out["mechanism"] in ("collision", "coco")
-                               else f" (k={out['k']})" if out["mechanism"] in ("krr", "oue")
-                               else f" (k={out['k']}, g={out['g']})" if out["mechanism"] == "olh"
-                               else f" (p={out['p']:.10g}, beta={out['beta']:.10g}, q={out['q']:.10g})"
-                               if out["mechanism"] == "variation-ratio"
-                               else f" ({out['matrix']}: {out['inputs']} inputs x {out['outputs']} outputs, "
-                                    f"blanket gamma = {out['gamma']:.6g})" if out["mechanism"] == "finite" else "")
+    mech = out["mechanism"] + _randomizer_words(out)
     if command == "compare":
         lines = [f"n = {out['n']}, eps0 = {out['eps0']:g}, delta = {out['delta']:g}, {mech}"]
         for k, v in out["bounds"].items():
@@ -233,6 +228,17 @@ def _human(command: str, out: dict) -> str:
     return (f"largest eps0 = {_down(out['eps0'], 8)} gives eps_c <= {_met(out['achieved_epsilon'], out['epsilon'])} "
             f"at delta = {out['delta']:.3g} ({out['bound']}: {out['label']})\n"
             f"n = {out['n']}, {mech}")
+
+
+def _randomizer_words(out: dict) -> str:
+    """" (s=4, t=17)": the randomizer's options beside its name (its registry entry's, but d, which
+    only the lower bounds' datasets use; a matrix's shape and blanket); "" where it has none."""
+    if out["mechanism"] == "finite":
+        return (f" ({out['matrix']}: {out['inputs']} inputs x {out['outputs']} outputs, "
+                f"blanket gamma = {out['gamma']:.6g})")
+    shown = [o for o in MECHANISM_SPECS[out["mechanism"]].options if o != "d"]
+    words = [f"{o}={out[o]:.10g}" if OPTIONS[o].kind is float else f"{o}={out[o]}" for o in shown]
+    return f" ({', '.join(words)})" if words else ""
 
 
 def _met(achieved: float, target: float, digits: int = 8, name: str = "") -> str:

@@ -8,7 +8,8 @@ from accountant.core import limits as L
 from accountant.bounds.registry import ALIASES, BOUND_NAMES, REGISTRY
 from accountant.core.limits import float_arg, int_arg
 from accountant.core.params import MECHANISMS
-from accountant.interfaces.cli.arguments import T_MAX, UsageParser, vr_ratio_arg, add_mechanism_options, add_method_option
+from accountant.interfaces.cli.arguments import (DEFAULT_MECHANISM, T_MAX, UsageParser, add_mechanism_options,
+                                                add_method_option, add_option_args)
 from accountant.interfaces.cli.arguments import add_catalogue_options, add_matrix_option
 
 BOUND_CHOICES = ("proved",) + BOUND_NAMES + tuple(ALIASES)
@@ -111,25 +112,22 @@ def _add_table(sub) -> None:
     """The ``table`` command's options."""
     p = sub.add_parser("table", help="grid of bounds exported as .csv/.json/.md/.tex (docs/tables.md)")
     p.add_argument("--n", required=True, help="list, e.g. 10000,100000")
-    p.add_argument("--s", default=None, help="list of s (collision, coco)")
-    p.add_argument("--k", default=None, help="list of k, the domain size (krr, olh, oue)")
+    add_option_args(p, ("s", "k"), lists=("s", "k"), helps={"s": "list of s (collision, coco)",
+                                                            "k": "list of k, the domain size (krr, olh, oue)"})
     p.add_argument("--eps0", default=None,
                    help="list or start:stop:count, e.g. 0.1:5.0:50 (required; variation-ratio: --p)")
     p.add_argument("--delta", required=True, help="list of delta")
-    p.add_argument("--mechanism", default="generic", choices=MECHANISMS + ("finite",),
+    p.add_argument("--mechanism", default=DEFAULT_MECHANISM, choices=MECHANISMS + ("finite",),
                    help="randomizer (as for epsilon; default generic eps0-LDP)")
     add_matrix_option(p)
     add_catalogue_options(p, with_g=True)
-    p.add_argument("--p", type=vr_ratio_arg("--p"), default=None,
-                   help="variation-ratio: likelihood ratio bound p > 1 (one value; eps0 = ln p)")
-    p.add_argument("--beta", type=float_arg("--beta", 0.0, 1.0, lo_open=True), default=None,
-                   help="variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)")
-    p.add_argument("--q", type=vr_ratio_arg("--q"), default=None,
-                   help="variation-ratio: ratio bound q > 1 (default: p)")
+    add_option_args(p, ("p", "beta", "q"), helps={
+        "p": "variation-ratio: likelihood ratio bound p > 1 (one value; eps0 = ln p)",
+        "q": "variation-ratio: ratio bound q > 1 (default: p)"})
     p.add_argument("--t-rule", default="paper", help="paper | coco | fixed:T")
-    p.add_argument("--hash-model", dest="hash_model", default="any", choices=("any", "random"),
-                   help="collision, coco, olh: 'any' (default, every hash family) or 'random' (proved assuming "
-                        "each report's hash is a uniformly random function; said in the file)")
+    add_option_args(p, ("hash_model",), helps={
+        "hash_model": "collision, coco, olh: 'any' (default, every hash family) or 'random' (proved assuming "
+                      "each report's hash is a uniformly random function; said in the file)"})
     p.add_argument("--bounds", default=None,
                    help="bounds to compute: all or a comma-separated list (default: those the columns need)")
     p.add_argument("--columns", default=None,

@@ -11,10 +11,10 @@ from typing import Callable, Optional, Sequence
 from accountant.bounds.laws.random_hash import check_hash_model
 from accountant.bounds.registry import BOUND_NAMES, best_proved, compare_params
 from accountant.bounds.published import best_published, published_bounds
-from accountant.core.params import make_params, mechanism_names
+from accountant.core.params import MECHANISM_SPECS, make_params, mechanism_names, mechanism_spec, mechanisms_with_option
 from accountant.core.limits import MAX_LIST, worker_init
 from accountant.core.optional import require
-from accountant.core.rules import coco_theorem7_t, collision_paper_t
+from accountant.core.rules import coco_theorem7_t
 from accountant.interfaces.progress import ProgressBar
 
 
@@ -56,15 +56,21 @@ def parse_list(text: str, kind: Callable = float, name: str = "value") -> list:
     return [float(v) for v in vals]
 
 
+# the t rules named after the mechanism they come from, for either mechanism with a t
+_NAMED_T_RULES = {"coco": coco_theorem7_t}
+
+
 def resolve_t(rule: str, mechanism: str, s: Optional[int], eps0: float) -> Optional[int]:
-    """t for one grid point: 'paper' (t*), 'coco' (Theorem 7) or 'fixed:T' (None for the
-    mechanisms without a hash range: generic, k-RR, RR)."""
-    if mechanism not in ("collision", "coco"):
+    """t for one grid point: 'paper' (the mechanism's own rule: Collision's t*, CoCo's Theorem 7),
+    'coco' (Theorem 7, the rule of the mechanism named) or 'fixed:T' (None for the mechanisms
+    without an output size t: generic, k-RR, RR, OLH, OUE)."""
+    spec = MECHANISM_SPECS.get(mechanism)
+    if spec is None or spec.default_t is None:
         return None
     if rule == "paper":
-        return collision_paper_t(s, eps0) if mechanism == "collision" else coco_theorem7_t(s, eps0)
-    if rule == "coco":
-        return coco_theorem7_t(s, eps0)
+        return spec.default_t(s, eps0)
+    if rule in _NAMED_T_RULES:
+        return _NAMED_T_RULES[rule](s, eps0)
     if rule.startswith("fixed:"):
         try:
             return int(rule.split(":", 1)[1])
@@ -93,14 +99,14 @@ class GridPoint:
     # finite: the randomizer as its matrix (eps0 is the matrix's)
     randomizer: Optional[object] = None
 
-    def params(self):
-        """The accountant's parameters of this point (finite: the matrix itself)."""
-        if self.mechanism == "finite":
+    def params(self, d: Optional[int] = None):
+        """The accountant's parameters of this point (finite: the matrix itself); ``d``: the
+        dimension of the lower bounds' datasets (Collision, CoCo)."""
+        if self.randomizer is not None:
             return self.randomizer
-        if self.mechanism == "variation-ratio":
-            return make_params("variation-ratio", None, p=self.p, beta=self.beta, q=self.q)
-        return make_params(self.mechanism, self.eps0, s=self.s, t=self.t, k=self.k,
-                           hash_model=self.hash_model)
+        eps0 = self.eps0 if mechanism_spec(self.mechanism).eps0_given else None  # variation-ratio: ln p
+        return make_params(self.mechanism, eps0, s=self.s, t=self.t, k=self.k, d=d, p=self.p,
+                           beta=self.beta, q=self.q, hash_model=self.hash_model)
 
 
 # mechanisms whose grid has a list of domain sizes k
@@ -125,13 +131,13 @@ def build_grid(ns: Sequence[int], ss: Sequence[Optional[int]], eps0s: Sequence[f
     its eps0 is ln p and ``eps0s`` is ignored.  ``hash_model`` ``"random"`` (Collision, CoCo, OLH
     only) is the assumption every row is proved under."""
     check_hash_model(hash_model, mechanism)
-    if mechanism == "variation-ratio":
+    if not mechanism_spec(mechanism).eps0_given:  # variation-ratio: one randomizer, eps0 = ln p
         if vr is None:
-            raise ValueError("variation-ratio needs vr = (p, beta, q)")
-        par = make_params("variation-ratio", None, p=vr[0], beta=vr[1], q=vr[2])
+            raise ValueError(f"{mechanism} needs vr = (p, beta, q)")
+        par = make_params(mechanism, None, p=vr[0], beta=vr[1], q=vr[2])
         return [GridPoint(int(n), None, par.eps0, float(delta), None, mechanism, None, None,
                           par.p, par.beta, par.q) for n in ns for delta in deltas]
-    if mechanism not in ("collision", "coco"):
+    if mechanism not in mechanisms_with_option("s"):
         ss, d = [None], None
     if mechanism not in KEYED:
         ks = [None]
@@ -175,18 +181,14 @@ def _lower_d(point: GridPoint) -> Optional[int]:
     """The dimension the lower bounds of Collision/CoCo are computed for: without one, d = 3s,
     the smallest d their datasets (three disjoint s-sets) need (they then hold for every
     d >= 3s); with the point's d they hold for that d (refused, with the reason, when d < 3s)."""
-    if point.mechanism not in ("collision", "coco"):
+    if point.mechanism not in mechanisms_with_option("d"):
         return None
     return point.d if point.d is not None else 3 * point.s
 
 
 def _compare(point: GridPoint, bounds: Sequence[str], rtol: float) -> dict:
     """The results of ``bounds`` at ``point`` (name -> BoundResult)."""
-    if point.mechanism in ("variation-ratio", "finite"):  # variation-ratio: clone (mixing 1/q), lower
-        return compare_params(point.params(), point.n, point.delta, bounds, rtol)
-    params = make_params(point.mechanism, point.eps0, s=point.s, t=point.t, k=point.k, d=_lower_d(point),
-                         hash_model=point.hash_model)
-    return compare_params(params, point.n, point.delta, bounds, rtol)
+    return compare_params(point.params(d=_lower_d(point)), point.n, point.delta, bounds, rtol)
 
 
 def _bound_result(point: GridPoint, bound, rtol: float):
