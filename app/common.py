@@ -264,7 +264,7 @@ def ratio(eps0: float, eps_c: Optional[float]) -> str:
     return fmt(eps0 / eps_c, 4, "down")
 
 
-fmt = _numfmt.fmt  # the one formatter (accountant.numfmt), re-exported for the pages
+fmt = _numfmt.fmt  # the one formatter (accountant.core.numfmt), re-exported for the pages
 
 
 def log_axis(title: str, values=None) -> dict:

@@ -317,3 +317,50 @@ def test_mechanism_name_check_sees_them(tmp_path):
                                    'def f():\n    E = ("krr", "olh")\n')
     found = mechanism_name_literals({"m": str(tmp_path / "m.py")}, _mechanism_names())
     assert found == ["m:A", "m:B", "m:D"]
+
+
+# comparisons against a mechanism name: the registry (core.params) and the types' own
+# validation hold the names; the layers above dispatch on the type or ask a capability
+MAX_NAME_COMPARISONS = 12  # 181 before the dispatch on types
+NO_NAME_COMPARISONS = ("accountant.interfaces", "app")
+
+
+def mechanism_name_comparisons(modules: dict, names: set) -> list:
+    """``module:line`` of every comparison (``==``, ``!=``, ``in``, ``not in``) with a string
+    literal, or a literal tuple, list or set of them, holding a mechanism name."""
+    out = []
+    for m, path in sorted(modules.items()):
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if not isinstance(node, ast.Compare):
+                continue
+            vals = []
+            for side in (node.left, *node.comparators):
+                if isinstance(side, ast.Constant) and isinstance(side.value, str):
+                    vals.append(side.value)
+                elif not isinstance(side, ast.Dict):
+                    vals += _string_items(side)[0]
+            if any(v in names for v in vals):
+                out.append(f"{m}:{node.lineno}")
+    return out
+
+
+def test_few_mechanism_name_comparisons():
+    # the registry's named mechanisms; ``finite`` (the command line's matrix route, a
+    # FiniteRandomizer in the library) is not one of them
+    from accountant.core.params import MECHANISMS
+
+    found = mechanism_name_comparisons({m: p for m, p in MODULES.items() if m != REGISTRY_HOME},
+                                       set(MECHANISMS))
+    top = [f for f in found if f.startswith(NO_NAME_COMPARISONS)]
+    assert not top, ("interfaces and pages ask the registry or dispatch on the type, never compare "
+                     "a mechanism name:\n" + "\n".join(top))
+    assert len(found) <= MAX_NAME_COMPARISONS, (
+        f"{len(found)} comparisons with a mechanism name (at most {MAX_NAME_COMPARISONS}): dispatch on "
+        "the parameter type or ask the registry instead:\n" + "\n".join(found))
+
+
+def test_name_comparison_check_sees_them(tmp_path):
+    (tmp_path / "m.py").write_text('def f(p, m):\n    a = p.name == "krr"\n    b = m in ("olh", "x")\n'
+                                   '    c = p.name == "x"\n    return "coco" != m\n')
+    found = mechanism_name_comparisons({"m": str(tmp_path / "m.py")}, _mechanism_names())
+    assert found == ["m:2", "m:3", "m:5"]

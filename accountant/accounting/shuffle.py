@@ -211,7 +211,7 @@ class ShuffleAccountant:
     def __init__(self, params: Params, n: int, *, bound: str = "proved") -> None:
         kinds = typing.get_args(Params)
         if not isinstance(params, kinds):
-            raise ValueError("params must be a parameter object from accountant.params.make_params "
+            raise ValueError("params must be a parameter object from accountant.core.params.make_params "
                              f"({', '.join(k.__name__ for k in kinds)}), got {type(params).__name__}")
         self.params = params
         self.n = validate_n(n)

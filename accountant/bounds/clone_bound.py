@@ -65,7 +65,7 @@ def clone_bound(params, n, delta, rtol) -> BoundResult:
 CLONE_MIN_FEWER = 10 ** 6
 CLONE_MAX_HALVINGS = 4
 # said when the cost model narrowed a pair window so far that no eps below eps0 is certified
-WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (accountant.divergence."
+WINDOW_NOTE = ("cost limit: the summation window was narrowed to its limit (accountant.engines.pair.law."
                "MAX_WINDOW_TERMS) and the mass it leaves out exceeds the target, so eps0 "
                "(post-processing) is reported; a larger delta or smaller n gives a tighter number")
 

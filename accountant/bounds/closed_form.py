@@ -43,7 +43,7 @@ NO_AMPLIFICATION = (
 
 
 # ---------------------------------------------------------------------------------------
-# Input validation (shared with accountant.blanket)
+# Input validation (shared with accountant.bounds.blanket_relaxations)
 # ---------------------------------------------------------------------------------------
 def validate_n(n) -> int:
     """Return ``n`` as ``int``; raise ``ValueError`` unless it is an integer >= 1.

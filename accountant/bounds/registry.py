@@ -24,10 +24,10 @@ Names (the command-line contract, ``--bound NAME``):
 name                         bound
 ===========================  ==========================================================
 blanket                      privacy blanket computed exactly (BBGN19 Lemma; worst case
-                             over hash families by convex order, accountant.blanket_exact)
+                             over hash families by convex order, accountant.engines.blanket)
 lower                        certified lower bound for the real mechanism (exact
                              divergence of post-processed shuffled outputs on concrete
-                             neighbouring datasets, accountant.mechanism_law)
+                             neighbouring datasets, accountant.bounds.laws.worst_hash)
 paper                        the paper's Theorem 5 pair (stronger clone pair for
                              ``generic``); alias ``tight`` (deprecated name)
 lower-worst-hash             certified lower bound for the worst hash family (one fixed
@@ -124,7 +124,7 @@ class BoundSpec:
     delta: Optional[Callable[..., tuple]] = None
     caveat: Optional[str] = None
     engine: str = "closed-form"
-    cite: tuple = ()  # BibTeX keys of accountant.references (the papers a table's head cites)
+    cite: tuple = ()  # BibTeX keys of accountant.bounds.references (the papers a table's head cites)
 
     def proved(self, mechanism: str) -> bool:
         return mechanism in self.proved_for
@@ -221,12 +221,12 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
     BoundSpec("blanket", "upper", HASHED + ("oue", "finite"), HASHED + ("oue", "finite"),
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
-              "over hash families by convex order (accountant.blanket_exact); optimal among "
+              "over hash families by convex order (accountant.engines.blanket); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
               blanket_bound, blanket_delta, engine="exact", cite=("balle2019blanket", "su2026decomposition")),
     BoundSpec("lower", "lower", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
-              "(data processing), uniformly random hashing (accountant.mechanism_law); for 'generic' the "
+              "(data processing), uniformly random hashing (accountant.bounds.laws.worst_hash); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
               lower_bound, lower_delta, engine="exact"),
     BoundSpec("lower-worst-hash", "lower", ("collision", "coco", "olh"), ("collision", "coco", "olh"),
@@ -263,12 +263,12 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               lambda p, n, e: _bennett_delta(p, n, e, True), cite=("balle2019blanket",)),
     BoundSpec("blanket-hoeffding", "upper", HASHED, HASHED,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, with gamma = t/Omega and the exact "
-              "range (accountant.blanket.collision_rv)",
+              "range (accountant.bounds.blanket_relaxations.collision_rv)",
               _specific(blanket.blanket_hoeffding, "blanket-hoeffding"),
               lambda p, n, e: _hoeffding_delta(p, n, e, False), cite=("balle2019blanket",)),
     BoundSpec("blanket-bennett", "upper", HASHED, HASHED,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, with gamma = t/Omega and the exact "
-              "maximum and second moment (accountant.blanket.collision_rv)",
+              "maximum and second moment (accountant.bounds.blanket_relaxations.collision_rv)",
               _specific(blanket.blanket_bennett, "blanket-bennett"),
               lambda p, n, e: _bennett_delta(p, n, e, False), cite=("balle2019blanket",)),
     BoundSpec("efmrtt19", "upper", LDP, LDP,

@@ -2,7 +2,7 @@
 
 Each round is a ``RoundSpec`` (:mod:`.rounds`); ``round_profile`` (:mod:`.profile`) is the ONE
 source of a round's certified privacy profile delta(eps).  Rounds are turned into connect-the-dots PLDs
-(``accountant.pld``), composed by FFT, and compared with naive composition (T eps, T delta)
+(``accountant.composition.pld``), composed by FFT, and compared with naive composition (T eps, T delta)
 and the advanced composition theorem (Dwork, Rothblum, Vadhan, FOCS 2010, Theorem III.3, in
 its heterogeneous form).
 
@@ -66,7 +66,7 @@ ADAPTIVE_MANY_ROUNDS = 100
 
 
 def _each_distinct(fn: Callable, specs: Sequence[RoundSpec]) -> None:
-    """Run ``fn`` on every distinct spec on the engines' threads (``accountant.parallel``;
+    """Run ``fn`` on every distinct spec on the engines' threads (``accountant.engines.parallel``;
     results land in the caches; the evaluations inside then run serially)."""
     _parallel.map_ordered(fn, list(dict.fromkeys(specs)))
 
@@ -226,7 +226,7 @@ def _identical_totals(single: _pld.DiscretePLD, rounds: int, delta: float,
 
 
 def _check_rounds(rounds) -> int:
-    """rounds in [1, MAX_ROUNDS] (accountant.limits, with the reason)."""
+    """rounds in [1, MAX_ROUNDS] (accountant.core.limits, with the reason)."""
     from accountant.core.limits import MAX_ROUNDS, check_rounds
 
     if isinstance(rounds, (str, bytes)) or rounds is None:

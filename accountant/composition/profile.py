@@ -85,7 +85,7 @@ def round_profile(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
       the first user's ratio p and mixing 1/q (``DominatingPair.clone_pq``; the pair of the
       registry's single-round ``clone`` bound, :func:`accountant.bounds.registry.clone_pair`);
     * Collision, CoCo, k-RR, RR, OLH, OUE: the exact privacy blanket (Balle, Bell, Gascon, Nissim,
-      CRYPTO 2019; ``accountant.blanket_exact``, worst case over the hash family), the
+      CRYPTO 2019; ``accountant.engines.blanket``, worst case over the hash family), the
       curve of one symmetric pair on counts, evaluated with its windows leaving out at most
       ``TRUNCATION_FRACTION * PROFILE_TARGET`` of mass (added to the upper end).  Where its
       upper value is <= PROFILE_TARGET (the tail, where that truncation floor can matter)

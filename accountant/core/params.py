@@ -308,7 +308,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
 
 
 def validate_n(n) -> int:
-    """n in [1, MAX_N] (accountant.limits: the same limit as the command line)."""
+    """n in [1, MAX_N] (accountant.core.limits: the same limit as the command line)."""
     from accountant.core.limits import check_n
 
     if isinstance(n, np.integer):
@@ -326,7 +326,7 @@ def validate_eps(eps) -> None:
 
 
 def validate_delta(delta) -> float:
-    """delta in [DELTA_MIN, 1) (accountant.limits.check_delta: the one range everywhere)."""
+    """delta in [DELTA_MIN, 1) (accountant.core.limits.check_delta: the one range everywhere)."""
     from accountant.core.limits import check_delta
 
     if isinstance(delta, (str, bytes)) or delta is None:

@@ -42,7 +42,7 @@ EPS0_MAX = 30.0
 
 
 def validate_eps0(eps0) -> float:
-    """eps0 in [EPS0_MIN, EPS_MAX] (accountant.limits.check_eps0, the one range everywhere)."""
+    """eps0 in [EPS0_MIN, EPS_MAX] (accountant.core.limits.check_eps0, the one range everywhere)."""
     from accountant.core.limits import check_eps0
 
     if isinstance(eps0, (str, bytes)) or eps0 is None:
@@ -323,7 +323,7 @@ class OLHParams(CollisionParams):
 
     It is the (d = k, s = 1, eps0, t = g)-Collision mechanism (one item per user), so every
     Collision quantity applies: the exact blanket of g-ary RR is a proved upper bound for
-    every hash family (accountant.mechanism_law, module docstring: with s = 1 a collision
+    every hash family (accountant.bounds.laws.worst_hash, module docstring: with s = 1 a collision
     H(x1) = H(x1') is a mean-preserving contraction of the no-collision law), the lower bound
     uses three distinct values (k >= 3) and a uniformly random hash.  ``k`` (the domain size)
     is stored as ``d``, ``g`` as ``t``; the constructor is ``OLHParams(eps0, k, g=None)``.
@@ -419,7 +419,7 @@ class VariationRatioParams(_NoHash):
     the ratio p between R(x1) and R(x1') for the first user's pair; Theorem 3.2 is the case
     c = e^{-eps0}, p = e^{eps0} (:meth:`accountant.engines.pair.DominatingPair.clone_pq`).  Wang et al.'s own
     number (their Theorem: the three-output pair with weight alpha = beta/(p - 1)) is the exact
-    divergence of one member of the class (:func:`accountant.bounds.laws.variation_ratio_lower_law`),
+    divergence of one member of the class (:func:`accountant.bounds.laws.lower.variation_ratio_lower`),
     hence a certified *lower* bound on the class's worst case; as an upper bound it rests on the
     same reduction as the Wang et al.'s Theorem 5 (FMT23 Lemma 3.5), whose proof fails (docs/proved.md,
     Findings), so it is reported as the lower end, not as a proved upper bound.

@@ -1,6 +1,6 @@
 """``python -m accountant compose``: central eps after many shuffled rounds.
 
-Thin: parses, calls ``accountant.compose``, returns a JSON-ready dict.
+Thin: parses, calls ``accountant.composition.compose``, returns a JSON-ready dict.
 """
 from __future__ import annotations
 

@@ -160,7 +160,7 @@ eps_grid = [round(x, 3) for x in np.linspace(0.5, 6.0, 23)]
 def baseline_rows(n, d, s, eps_grid):
     rows, notes = [], {}
     baselines = BASELINES if d <= common.MAX_BASELINE_D else ()
-    if not baselines:  # cost model (accountant.limits.MAX_BASELINE_D)
+    if not baselines:  # cost model (accountant.core.limits.MAX_BASELINE_D)
         for b in BASELINES:
             notes[b] = (f"not drawn for d > {common.MAX_BASELINE_D:,}: the baselines' analytic "
                         "errors are computed coordinate by coordinate (about 20 s per eps0 at "

@@ -78,7 +78,7 @@ def _int_list(name: str, lo: int = 1, hi: int = L.MAX_SIM_CELLS):
 
 
 def _float_list(name: str, lo: float = 0.0, hi: float = L.EPS_MAX):
-    if name == "--eps0":  # the one eps0 range (accountant.limits.check_eps0)
+    if name == "--eps0":  # the one eps0 range (accountant.core.limits.check_eps0)
         return _list(name, "numbers", lambda v: L.check_eps0(v, name))
     return _list(name, "numbers", lambda v: L.check_float(name, v, lo, hi, lo_open=True))
 

@@ -20,7 +20,7 @@ from accountant.engines.blanket.law import CountLaw
 # looser (the search's answer is a slightly larger, still certified, eps).
 MAX_CHUNK_CELLS = 1 << 19
 _CHUNK = 1 << 15
-# m-windows from this size on are split into chunks run on threads (accountant.parallel)
+# m-windows from this size on are split into chunks run on threads (accountant.engines.parallel)
 _MIN_SPLIT = 4096
 _BLOCK = 256
 

@@ -46,7 +46,7 @@ def check_bib_args(m, s, k, n, p):
     k = checked_int("k", k, 0)
     n = checked_int("n", n, 0, MAX_N)
     p = checked_number("p", p, 0.0, 1.0)
-    # the same work limit as the command line (accountant.limits.MAX_BIB_BALLS)
+    # the same work limit as the command line (accountant.core.limits.MAX_BIB_BALLS)
     check_count("k + n p", k + n * p, MAX_BIB_BALLS, "expected blanket balls", "lower n, p (or rho) or k")
     return m, s, k, n, p
 

@@ -85,7 +85,7 @@ def _bracketed_search(ev, target: float, x_max: float, rtol: float, max_evaluati
     Steps: Newton on log delta (slope from the evaluation) clipped to the inner
     98% of the bracket, replaced by bisection whenever the previous step shrank
     the bracket by less than half; so it terminates (at most ~2 log2(x_max/tol)
-    steps after the first few).  Kept apart from accountant.search.epsilon_for_delta
+    steps after the first few).  Kept apart from accountant.engines.search.epsilon_for_delta
     on purpose: the three-category sums here can have a certified lower/upper gap wider
     than the tolerance; the core search then gives up certifying the lower end, this
     one keeps bisecting with certified ends (tests/test_bib.py asserts a certified
