@@ -24,7 +24,7 @@ from accountant.bounds import registry as _bounds
 from accountant.bounds.laws import random_hash as _random_hash
 from accountant.core import limits as _limits
 from accountant.core import numfmt as _numfmt
-from accountant.core.params import MECHANISM_SPECS, mechanisms_with_option, menu_order
+from accountant.core.params import MECHANISM_SPECS, mechanism_names, mechanisms_with_option, menu_order
 from accountant import ShuffleAccountant, make_params
 from accountant.interfaces import tables as _tables
 from mechanisms import analysis as _errors
@@ -65,6 +65,8 @@ ERRATUM_CAPTION = ("Every eps_c headline is a proved upper bound for the mechani
                    "under their own names. See docs/proved.md, 'Findings'.")
 
 MECH_LABEL = {name: spec.title for name, spec in MECHANISM_SPECS.items()}
+#: the mechanisms whose accounting the library covers, in the order of the pages' menus
+ACCOUNTED_MECHANISMS = menu_order(mechanism_names(ldp=True))
 #: every named mechanism, in the order of the pages' menus
 MENU_MECHANISMS = menu_order(MECHANISM_SPECS)
 #: a table cell with no number, and what it means (in the column help)
