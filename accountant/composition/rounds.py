@@ -36,7 +36,7 @@ class RoundSpec:
     """One shuffled round, ``repeat`` times in a row: n users, each applying the local randomizer
     ``randomizer`` (a parameter object: dp_accounting's ``SelfComposedDpEvent(event, count)``).
 
-    Parameters
+    Attributes
     ----------
     randomizer : Params
         The parameter object of a named mechanism whose registry entry composes
