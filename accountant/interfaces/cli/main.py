@@ -82,7 +82,7 @@ def _users(args) -> dict:
     """``users``: the smallest n meeting (--eps, --delta), of the randomizer and (with deployment
     options) of the deployment, as ``epsilon`` with the same options computes it."""
     from accountant.accounting.batch_size import min_users
-    from accountant.interfaces.cli import deployments as dep_cli
+    import accountant.interfaces.cli.deployments as dep_cli
 
     dep = None
     if dep_cli.wanted(args):  # refused before any work where the search does not cover it
