@@ -5,7 +5,8 @@ n": every headline bound is the divergence of a view that, with one more user, i
 post-processing of the view with one less); it doubles n from 1 until the target is met and
 then bisects over the integers, each n screened with one certified feasibility check
 (:func:`accountant.bounds.registry.proved_meets`), and settles the answer on the number the
-forward command prints (:func:`accountant.bounds.registry.certified_epsilon`): ``epsilon`` at n
+forward command prints (:func:`accountant.bounds.registry.certified_epsilon`, galloping from the
+screens' n and bisecting, :func:`accountant.engines.search.calibrate`): ``epsilon`` at n
 meets the target and at n - 1 does not (the screen's delta test at the target eps and the
 forward's eps search, which ends up to its tolerance above that eps, may disagree by a user or
 a few).  For several rounds the proved eps_c is the
@@ -29,7 +30,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Callable, Optional
 
-from accountant.engines.search import smallest_true
+from accountant.engines.search import calibrate, smallest_true
 from accountant.bounds import binary_exact
 from accountant.bounds import registry as bounds
 from accountant.core import limits as L
@@ -154,7 +155,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
     composed: dict = {}
 
     def meets(n: int, skip: tuple = ()) -> bool:
-        if rounds == 1:  # a screen (one delta evaluation per bound); _settle decides on eps_at
+        if rounds == 1:  # a screen (one delta evaluation per bound); the settle decides on eps_at
             return bounds.proved_meets(params, n, epsilon, delta, skip=skip) is not None
         if n not in composed:
             composed[n] = _epsilon(params, n, delta, rounds, spec_of)
@@ -200,8 +201,9 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
     if params.name == "rr" and rounds == 1 and hi > 1:
         hi = _refine_rr(eps0, epsilon, delta, hi, lambda n: eps_at(n)[0])
     # the answer is settled on the very number reported (and printed by the forward command):
-    # it meets the target at n and not at n - 1, whatever the search's screens said
-    hi = _settle(lambda n: composed_eps(n) <= epsilon, hi, n_max)
+    # it meets the target at n and not at n - 1, whatever the search's screens said (the smallest
+    # n galloped from the screens' answer, then bisected)
+    hi = calibrate(lambda n: n, epsilon, composed_eps, 1, n_max, largest=False, discrete=True, guess=hi).x
     if hi is None:
         e, b = eps_at(n_max)
         return MinUsers(None, epsilon, delta, eps0, params.name, rounds, e, b, None, None, n_max,
@@ -210,28 +212,6 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: str = "gener
     e_n, b_n = eps_at(hi)
     e_m, b_m = eps_at(hi - 1) if hi > 1 else (None, None)
     return MinUsers(hi, epsilon, delta, eps0, params.name, rounds, e_n, b_n, e_m, b_m, n_max)
-
-
-def _settle(ok: Callable[[int], bool], n: int, n_max: int) -> Optional[int]:
-    """The n' nearest ``n`` with ok(n') and not ok(n' - 1) (n' = 1 when ok(1)), by galloping from
-    ``n`` (down while ok, up while not) and bisecting the bracket; None when not even n_max is
-    ok.  A screen placed ``n``; this decides on ``ok`` alone."""
-    if ok(n):
-        hi, step = n, 1
-        while True:
-            m = hi - step
-            if m < 1:
-                return smallest_true(ok, 0, hi) if hi > 1 else 1
-            if not ok(m):
-                return smallest_true(ok, m, hi)
-            hi, step = m, 2 * step
-    lo, step = n, 1
-    while lo < n_max:
-        m = min(lo + step, n_max)
-        if ok(m):
-            return smallest_true(ok, lo, m)
-        lo, step = m, 2 * step
-    return None
 
 
 def _first_doubling(ok: Callable[[int], bool], n_max: int) -> Optional[int]:
