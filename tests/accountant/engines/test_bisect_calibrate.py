@@ -165,3 +165,12 @@ def test_calibrate_gallop_directions(up):
         res = calibrate(lambda x: x, 1.0, f, 0.0, 6.0, rtol=1e-10, largest=up, guess=g if up else 6.0 - g)
         assert res.value <= 1.0
         assert abs(res.x - (want if up else 6.0 - want)) <= 1e-9
+
+
+@settings(max_examples=100, deadline=None)
+@given(target=st.integers(0, 2000), guess=st.one_of(st.none(), st.integers(-10, 3000)))
+def test_calibrate_largest_integer_is_maximal(target, guess):
+    f = lambda n: n * n // 1000  # noqa: E731  non-decreasing
+    res = calibrate(lambda n: n, target, f, 0, 2000, discrete=True, guess=guess)
+    want = max(n for n in range(2001) if f(n) <= target)
+    assert res.x == want and (res.other is None if want == 2000 else res.other == want + 1)
