@@ -173,8 +173,9 @@ def approx_log_delta(law: CountLaw, n: int, eps: float) -> Optional[float]:
 
 
 def approx_epsilon(law: CountLaw, n: int, delta: float) -> Optional[float]:
-    """eps at which :func:`approx_log_delta` crosses log ``delta`` (bisection to 1e-10
-    relative on [0, eps_max]); None when eps_max is infinite.  A starting point only."""
+    """eps at which :func:`approx_log_delta` crosses log ``delta`` (regula falsi to 1e-10
+    relative on [0, eps_max], :func:`accountant.engines.saddle.root_of_decreasing`); None when
+    eps_max is infinite.  A starting point only."""
     top = law.eps_max
     if not math.isfinite(top) or top <= 0.0:
         return None
