@@ -382,8 +382,8 @@ class Calibration:
     x : the answer: the extreme parameter found whose forward number meets the target,
         confirmed by the forward itself (None: no parameter in the bracket meets it).
     value : the forward's number at x (None with x None).
-    other : the nearest parameter beyond x found not to meet the target, also confirmed by the
-        forward (None when x is the bracket's end).
+    other : the nearest parameter beyond x found not to meet the target, by the forward or by
+        the screen's False (None when x is the bracket's end).
     forward_calls : evaluations of the forward.
     screened : decisions the screen gave in place of the forward.
     exhausted : the bisection's budget ran out before its tolerance.
@@ -414,14 +414,15 @@ def calibrate(build: Callable, target: float, forward: Callable, lo: float, hi: 
     growing ``GALLOP_GROWTH``-fold (integers: steps 1, 2, 4, ... added up), then bisected; the
     guess changes the cost, and where the forward is monotone not the answer.
 
-    ``screen(obj)`` is a cheap verdict on ``build(x)``: True where the forward's number
-    certainly meets the target, False where it certainly does not, None where only the forward
-    can tell; where it speaks it replaces the forward.  The answer and the end beyond it are
-    settled on the forward: where the forward disagrees with a verdict given there, the search
-    runs again without the screen.  So every answer is one the forward itself confirmed, and
-    where every verdict agrees with the forward it is the answer of the forward alone.  Where
-    the forward is not monotone the answer still meets the target but may not be the extreme.
-    Each x is built, screened and evaluated at most once.
+    ``screen(obj)`` is a cheap verdict on ``build(x)``: True where the forward's number meets
+    the target, False where it certainly does not (a proof: taken as it is), None where only the
+    forward can tell; where it speaks it replaces the forward.  The answer is settled on the
+    forward: where the forward disagrees with a True given there (or, with no answer, with the
+    verdict at the meeting edge), the search runs again without the screen.  So every answer is
+    one the forward itself confirmed, and where every verdict agrees with the forward it is the
+    answer of the forward alone, bit for bit.  Where the forward is not monotone the answer still
+    meets the target but may not be the extreme.  Each x is built, screened and evaluated at
+    most once.
     """
     objs: dict = {}
     values: dict = {}
