@@ -10,7 +10,8 @@ import numpy as np
 from accountant.engines.search import epsilon_for_delta
 from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
 from accountant.engines.blanket.oue import corner_positive_part
-from accountant.engines.blanket.window import PositivePart, TILT_FROM, law_windows, approx_epsilon, run_truncated
+from accountant.engines.blanket.window import (PositivePart, TILT_FROM, approx_epsilon, at_smaller_eps, cancellation_slack,
+                                               law_windows, near_eps_max, run_truncated)
 from accountant.engines.blanket.sums import Terms, binned_sum, exact_sum, mp_exact_sum
 from accountant.core.params import validate_eps
 
@@ -90,6 +91,10 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
                                  bin_gap=bin_gap, min_bins=min_bins, truncation=truncation,
                                  max_bins=MAX_BINS, max_cells=MAX_BINNED_CELLS,
                                  exact_max_terms=EXACT_MAX_TERMS)
+    far = near_eps_max(law, eps)
+    if far is not None:
+        return at_smaller_eps(eps, positive_part(law, n, far, target_delta=target_delta, method=method, digits=digits,
+                                                 bin_gap=bin_gap, min_bins=min_bins, truncation=truncation))
     v = law.coefficients(eps)
     vmax = max(max(v), 0.0)
     if vmax == 0.0 or eps >= law.eps_max:
@@ -137,10 +142,11 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
                         break
                     G = int(G_cap)
             margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
-        lower = max(lo_F / n * (1.0 - margin), 0.0)
-        upper = up_F / n * (1.0 + margin) + trunc
         value = 0.5 * (lo_F + up_F) / n
         slope = -terms.u * Qs / n
+        slack = 0.0 if meth == "mpmath" else cancellation_slack(up_F / n, slope, margin)
+        lower = max(lo_F / n * (1.0 - margin) - slack, 0.0)
+        upper = up_F / n * (1.0 + margin) + trunc + slack
         return PositivePart(eps, value, lower, upper, slope, trunc, meth, bins)
 
     return run_truncated(run, target_delta, truncation, vmax)

@@ -96,7 +96,8 @@ from scipy import special
 from accountant.engines.binomial import binom_logpmf
 from accountant.engines.saddle import mgf_minimiser
 from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
-from accountant.engines.blanket.window import PositivePart, run_truncated, windows_crude_or_tilted
+from accountant.engines.blanket.window import (PositivePart, at_smaller_eps, cancellation_slack, near_eps_max,
+                                               run_truncated, windows_crude_or_tilted)
 from accountant.engines.blanket.sums import Terms, binned_sum
 from accountant.engines.blanket.oue_table import direct_table_sum
 from accountant.engines.blanket.oue_nested import NestedUpper, as_grid  # noqa: F401 (as_grid: tests)
@@ -402,6 +403,12 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
         raise ValueError("method must be 'auto', 'exact', 'binned' or 'nested' for a CornerBlanket, got 'mpmath'")
     if eps >= law.eps_max:
         return PositivePart(eps, 0.0, 0.0, 0.0, 0.0, 0.0, method, 0)
+    far = near_eps_max(law, eps)
+    if far is not None:
+        return at_smaller_eps(eps, corner_positive_part(
+            law, n, far, target_delta=target_delta, method=method, digits=digits, bin_gap=bin_gap,
+            min_bins=min_bins, truncation=truncation, max_bins=max_bins, max_cells=max_cells,
+            exact_max_terms=exact_max_terms))
     u = math.exp(eps)
     if not corner:
         shape = _shape(law)
@@ -426,8 +433,9 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
                 meth = "nested"
             if meth == "exact":
                 lo_F, Qs = _nested_exact(law, n, eps, mw, jw)
-                lower = max(lo_F / n * (1.0 - margin), 0.0)
-                upper_d = lo_F / n * (1.0 + margin) + trunc
+                slack = cancellation_slack(lo_F / n, -u * Qs / n, margin)
+                lower = max(lo_F / n * (1.0 - margin) - slack, 0.0)
+                upper_d = lo_F / n * (1.0 + margin) + trunc + slack
                 return PositivePart(eps, lo_F / n, lower, upper_d, -u * Qs / n, trunc, meth, 0)
         elif meth == "auto" and _direct_too_large(law, n, eps, direct_cells):
             meth = "nested"
@@ -462,8 +470,9 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
                                                ref_of=ref_of, bin_gap=bin_gap, min_bins=min_bins,
                                                max_bins=max_bins, max_cells=max_cells)
             mg = margin
-        lower = max(lo_F / n * (1.0 - mg), 0.0)
-        upper_d = up_F / n * (1.0 + mg) + trunc
+        slack = 0.0 if meth == "mpmath" else cancellation_slack(up_F / n, -u * Qs / n, mg)
+        lower = max(lo_F / n * (1.0 - mg) - slack, 0.0)
+        upper_d = up_F / n * (1.0 + mg) + trunc + slack
         return PositivePart(eps, 0.5 * (lo_F + up_F) / n, lower, upper_d, -u * Qs / n,
                             trunc, meth, bins)
 
