@@ -14,7 +14,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from _smoke import sizes
+from _smoke import sizes, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAP = 3 * 2**30
@@ -58,4 +58,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run(main))
