@@ -118,7 +118,7 @@ def _entry(script: str, argv: list[str], output: str, load: list[float], cpu: fl
     }
 
 
-def run(main) -> int:
+def run_main(main) -> int:
     """Run a benchmark's ``main()`` (its exit status, ``None`` meaning 0); with ``--record`` among
     the arguments, also write the run's results file (see the module docstring)."""
     if "--record" not in sys.argv[1:]:

@@ -31,7 +31,7 @@ from accountant.interfaces import tables
 from accountant.interfaces.figure import default_curve_bounds, draft_indices, draft_worth_drawing
 from accountant.core.params import make_params
 from accountant import ShuffleAccountant
-from _smoke import sizes, run  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 CURVE_RTOL = 1e-4  # app/common.py CURVE_RTOL
 S, K, DELTA, EPS_REF, POINTS = 4, 10, 1e-6, 1.0, 25  # the page's defaults (k-RR: k = 10)
@@ -100,4 +100,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run(main))
+    raise SystemExit(run_main(main))

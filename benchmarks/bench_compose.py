@@ -20,7 +20,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from accountant.composition import compose, profile
-from _smoke import sizes, run  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 
 def _clear() -> None:
@@ -68,4 +68,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run(main))
+    raise SystemExit(run_main(main))

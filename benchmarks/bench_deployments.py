@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from _smoke import sizes, run  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 from accountant import make_params  # noqa: E402
 from accountant.accounting import deployment_groups as G  # noqa: E402
 from accountant.accounting import deployments as D  # noqa: E402
@@ -64,4 +64,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run(main))
+    raise SystemExit(run_main(main))

@@ -23,7 +23,7 @@ from accountant import FiniteRandomizer, ShuffleAccountant, make_params  # noqa:
 from accountant.bounds.finite import finite_blanket_law, finite_lower_epsilon, finite_upper_epsilon  # noqa: E402
 from accountant.engines.blanket import blanket_exact_epsilon  # noqa: E402
 from mechanisms.randomizers import catalogue  # noqa: E402
-from _smoke import SMOKE, run  # noqa: E402
+from _smoke import SMOKE, run_main  # noqa: E402
 
 
 def random_matrix(k: int, m: int) -> FiniteRandomizer:
@@ -77,4 +77,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run(main))
+    raise SystemExit(run_main(main))

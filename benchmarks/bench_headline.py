@@ -20,7 +20,7 @@ from accountant.bounds.pair_accountant import pair_epsilon_result  # noqa: E402
 from accountant.bounds import registry as bounds
 from accountant.core.params import make_params
 from accountant import ShuffleAccountant
-from _smoke import sizes, run  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 
 D = 1000  # the item domain: the certified lower bound's datasets need d >= 3s
@@ -58,4 +58,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run(main))
+    raise SystemExit(run_main(main))

@@ -14,7 +14,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from _smoke import sizes, run
+from _smoke import sizes, run_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAP = 3 * 2**30
@@ -58,4 +58,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run(main))
+    raise SystemExit(run_main(main))

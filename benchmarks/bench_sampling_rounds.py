@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from _smoke import sizes, run  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 KW = {"rr": {}, "krr": {"k": 4}, "oue": {"k": 4}, "olh": {"k": 4}, "collision": {"s": 1, "t": 8},
       "coco": {"s": 1, "t": 8}}
@@ -51,4 +51,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run(main))
+    raise SystemExit(run_main(main))

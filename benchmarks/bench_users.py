@@ -18,7 +18,7 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _smoke import SMOKE, run  # noqa: E402
+from _smoke import SMOKE, run_main  # noqa: E402
 
 MECHANISMS = [
     ("generic", []), ("rr", ["--mechanism", "rr"]), ("krr k=4", ["--mechanism", "krr", "--k", "4"]),
@@ -70,4 +70,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run(main))
+    raise SystemExit(run_main(main))
