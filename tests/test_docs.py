@@ -291,3 +291,23 @@ def test_pages_carry_no_date_or_time_of_day():
                 if DATE.search(line) or TIME_OF_DAY.search(line):
                     bad.append(f"{os.path.relpath(page, ROOT)}:{i}: {line.strip()[:100]}")
     assert not bad, "\n".join(bad)
+
+
+def test_docs_examples_outputs_are_ignored_by_git():
+    """A reader who runs the docs' command examples from the checkout gets no untracked files:
+    every ``--out NAME`` of a ``console`` block (and its sidecar: NAME.csv.json, NAME.bib) is
+    in .gitignore."""
+    pages = [README] + sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
+    names = set()
+    for page in pages:
+        with open(page, encoding="utf-8") as fh:
+            for block in re.findall(r"```console\n(.*?)```", fh.read(), re.DOTALL):
+                names.update(re.findall(r"--out\s+([^\s\\]+)", block))
+    assert names, "the docs' examples write no file: the check looks at nothing"
+    paths = set(names)
+    paths |= {n + ".json" for n in names if n.endswith(".csv")}
+    paths |= {n[:-4] + ".bib" for n in names if n.endswith(".tex")}
+    out = subprocess.run(["git", "check-ignore", "--no-index", "--verbose", "--non-matching",
+                          *sorted(paths)], cwd=ROOT, capture_output=True, text=True)
+    missing = [ln.split("\t", 1)[1] for ln in out.stdout.splitlines() if ln.startswith("::")]
+    assert not missing, f"not in .gitignore: {missing}"
