@@ -13,7 +13,7 @@ drawing: the timed n is new to them (their caches hold n = 1e3 only).
 ``--threads`` runs the curves on threads instead (the command line's way), for comparison.
 
 Usage: python benchmarks/bench_amplification.py [--threads] [mechanism ...]   (default: collision)
-Goal (issue 31): <= 1 s for n <= 1e8, <= 2 s at n = 1e9.
+Goal: <= 1 s for n <= 1e8, <= 2 s at n = 1e9.
 """
 from __future__ import annotations
 

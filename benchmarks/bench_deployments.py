@@ -1,4 +1,4 @@
-"""Speed of the deployment bounds (issue 43), cold caches: wall and CPU seconds, peak memory.
+"""Speed of the deployment bounds, cold caches: wall and CPU seconds, peak memory.
 
 Usage: python benchmarks/bench_deployments.py
 

@@ -3,7 +3,7 @@ the proved eps_c and the certified lower bound, for catalogue members and random
 k-RR as a matrix against the named k-RR path (goal: no slower than 3x).
 
 Usage: python benchmarks/bench_finite.py
-Goals (issue 42): 256 x 256 at n = 1e6, delta = 1e-8: proved <= 2 s, lower <= 5 s; 1000 x 1000 at
+Goals: 256 x 256 at n = 1e6, delta = 1e-8: proved <= 2 s, lower <= 5 s; 1000 x 1000 at
 n = 1e9 within 60 s and 2 GB.  The corner column is the four-corner relaxation alone (the proved
 bound before the lattice engine); "proved" is the smaller of it and the lattice bound.
 """

@@ -1,4 +1,4 @@
-"""Peak memory (ru_maxrss) and wall time of the largest accepted inputs (issue 27).
+"""Peak memory (ru_maxrss) and wall time of the largest accepted inputs.
 
 Each command runs in a fresh subprocess (OPENBLAS_NUM_THREADS=1, address space capped at
 3 GB as in tests/test_resources.py); the table gives exit status, seconds and the child's

@@ -1,4 +1,4 @@
-"""User sampling over rounds with each randomizer's own per-count bound (issue 43): eps after T
+"""User sampling over rounds with each randomizer's own per-count bound: eps after T
 rounds, cold caches (one process per case), wall and CPU seconds, peak memory, beside the clone
 per count (the generic bound) of the same randomizer.
 

@@ -1,4 +1,4 @@
-"""CPU seconds of `python -m accountant users` over mechanisms x rounds (issue 41: within 5 s).
+"""CPU seconds of `python -m accountant users` over mechanisms x rounds (goal: within 5 s).
 
 Usage: python benchmarks/bench_users.py [--rounds 1,10,100,1000,10000] [--timeout 60] [--only krr]
 
