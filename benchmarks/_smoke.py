@@ -87,7 +87,15 @@ def _machine() -> dict:
             cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu)
     except OSError:
         pass
-    found = {"description": f"{os.cpu_count()}-core {cpu}, {platform.system()} {platform.machine()}",
+    memory = ""
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as fh:
+            kib = next((int(ln.split()[1]) for ln in fh if ln.startswith("MemTotal:")), 0)
+        memory = f", {kib / 2**20:.0f} GiB" if kib else ""
+    except (OSError, ValueError):
+        pass
+    found = {"description": f"{os.cpu_count()}-core {cpu}{memory}, {platform.system()} "
+                            f"{platform.machine()}",
              "python": platform.python_version()}
     for name in ("numpy", "scipy"):
         try:
