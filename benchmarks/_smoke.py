@@ -84,7 +84,8 @@ def _machine() -> dict:
     cpu = platform.processor()
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu)
+            names = [ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")]
+        cpu = names[0] if names else cpu
     except OSError:
         pass
     memory = ""
@@ -118,7 +119,8 @@ def _entry(script: str, argv: list[str], output: str, load: list[float], cpu: fl
         "load": load,
         "machine": _machine(),
         "commit": commit or None,
-        "dirty": bool(_git("status", "--porcelain", "--", "accountant", "mechanisms", "benchmarks")),
+        "dirty": bool(_git("status", "--porcelain", "--", "accountant", "mechanisms",
+                           "benchmarks")),
         "smoke": SMOKE,
         "cpu_seconds": round(cpu, 2),
         "wall_seconds": round(wall, 2),

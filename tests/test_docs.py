@@ -220,7 +220,8 @@ PACKAGE_DIRS = ("accountant", "mechanisms", "app", "scripts")
 DATE = re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b")
 TIME_OF_DAY = re.compile(r"\b[0-2]\d:[0-5]\d(?:-[0-2]\d:[0-5]\d)? UTC\b")
 ISSUE = re.compile(r"\b[Ii]ssues? \d+|(?<![\w&])#\d+\b")
-HASH_LIKE = re.compile(r"(?<![.\w])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)(?![0-9]+e\b)[0-9a-f]{7,40}\b(?![-+])")
+HASH_LIKE = re.compile(r"(?<![.\w])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)(?![0-9]+e\b)"
+                       r"[0-9a-f]{7,40}\b(?![-+])")
 MEASURED = re.compile(r"\bmeasured\b[^.;]{0,60}?\d")
 
 
@@ -235,19 +236,17 @@ def _package_texts():
             with open(path, encoding="utf-8") as fh:
                 src = fh.read()
             rel = os.path.relpath(path, ROOT)
-            docs = {id(n.body[0].value) for n in ast.walk(ast.parse(src))
-                    if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                    and n.body and isinstance(n.body[0], ast.Expr)
-                    and isinstance(n.body[0].value, ast.Constant)
-                    and isinstance(n.body[0].value.value, str)}
-            docstrings = {(n.lineno, n.value) for n in ast.walk(ast.parse(src))
-                          if isinstance(n, ast.Constant) and id(n) in docs}
+            docstrings = {n.body[0].value.lineno for n in ast.walk(ast.parse(src))
+                          if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                            ast.AsyncFunctionDef))
+                          and n.body and isinstance(n.body[0], ast.Expr)
+                          and isinstance(n.body[0].value, ast.Constant)
+                          and isinstance(n.body[0].value.value, str)}
             for tok in tokenize.generate_tokens(io.StringIO(src).readline):
                 if tok.type == tokenize.COMMENT:
                     yield f"{rel}:{tok.start[0]}", "comment", tok.string.lstrip("#")
                 elif tok.type == tokenize.STRING:
-                    kind = "docstring" if any(line == tok.start[0] for line, _ in docstrings) \
-                        else "string"
+                    kind = "docstring" if tok.start[0] in docstrings else "string"
                     yield f"{rel}:{tok.start[0]}", kind, tok.string
 
 

@@ -78,7 +78,7 @@ else:
     e_ref = sb.number_input("eps0 for the headline numbers", min_value=0.001, max_value=30.0, value=1.0,
                             key="e_ref")
 
-dep = deployment_controls.inputs(sb, n) if vr is None and fin is None else {}  # deployment options (named mechanisms)
+dep = deployment_controls.inputs(sb, n) if vr is None and fin is None else {}  # named mechanisms
 n = mix_input.page_n(dep, n, sb)  # with a mix, n is the groups' total (said in the sidebar)
 if not delta_ok or not t_ok or not range_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")

@@ -139,9 +139,9 @@ meta = tables.provenance(
     f"dashboard Tables page: mechanism={mechanism}, n={ns}, {inputs}, delta={deltas}, "
     f"bounds={','.join(bounds)}", rtol=1e-9, method="float", **extra)
 stem = f"bounds_{mechanism}" + ("_random_hash" if hash_model == "random" else "")
-st.write("Download (the paper's columns, with provenance: in the JSON, Markdown and LaTeX files, and "
-         "for the CSV in its sidecar .csv.json, as `python -m accountant table --out NAME.csv` writes "
-         "it; LaTeX with its BibTeX)")
+st.write("Download (the paper's columns, with provenance: in the JSON, Markdown and LaTeX "
+         "files, and for the CSV in its sidecar .csv.json, as `python -m accountant table --out "
+         "NAME.csv` writes it; LaTeX with its BibTeX)")
 cols = st.columns(5)
 cols[0].download_button("LaTeX + BibTeX (.zip)", tables.latex_zip(rows, stem, columns, digits, meta),
                         file_name=f"{stem}.zip", mime="application/zip", key="dl.zip")

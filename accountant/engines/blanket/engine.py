@@ -15,9 +15,9 @@ from accountant.engines.blanket.sums import Terms, binned_sum, exact_sum, mp_exa
 from accountant.core.params import validate_eps
 
 # Relative float error margin of the float paths.  The upper-tail form
-# (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); against mpmath the errors
-# stay far below the margin for n <= 1e5 (tests/test_blanket_exact.py); the margin
-# grows with sqrt(n) to cover the cancellation at larger n.
+# (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); against mpmath the errors stay far
+# below the margin for n <= 1e5 (tests/accountant/engines/test_blanket_exact.py); the
+# margin grows with sqrt(n) to cover the cancellation at larger n.
 FLOAT_REL_ERROR = 1e-10
 # The binned path refines its bins until (upper - lower) <= BIN_GAP * max(upper, target).
 BIN_GAP = 1e-5

@@ -80,7 +80,7 @@ times Chernoff bounds on the left-out mass) or by exponential tilting over the f
 binomial again); the narrower pair of windows is used.
 
 *Float error.*  The incomplete beta's relative error against direct mpmath summation stays
-below 2e-11 up to M = 6e9 (z = 1 ... 10 standard deviations; the figures by M:
+within 1.5e-11 up to M = 6e9 (z = 1 ... 10 standard deviations; the figures by M:
 docs/BENCHMARKS.md); the form k q P + (Mp - c) T amplifies it by about
 4 z^2 <= 400 where the terms matter.  ``FLOAT_REL_ERROR_OUE = 1e-8 max(1, sqrt(n)/1e3)``
 covers that more than tenfold at every n (checked against a 50-digit evaluation in
