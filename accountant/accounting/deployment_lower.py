@@ -56,6 +56,7 @@ import numpy as np
 
 from accountant.accounting.deployment_hits import CLASS_MEMBER, hit
 from accountant.core.params import GenericLDP, KRRParams, Params, mechanism_spec, validate_delta
+from accountant.engines.search import bisect
 
 __all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "sampled_lower",
            "LOWER_MAX_CELLS", "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER",
@@ -411,16 +412,9 @@ def largest_eps_above_target(dl, delta: float, top: float, rtol: float = 1e-7, l
     dl(lo) > delta known (the bisection starts there)."""
     if lo == 0.0 and dl(0.0) <= delta:
         return 0.0
-    hi = top
-    if dl(hi) > delta:
-        return hi
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        if dl(mid) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    if dl(top) > delta:
+        return top
+    return bisect(lambda e: dl(e) > delta, lo, top, rtol=rtol).x
 
 
 def dummies_pair(params: Params, n: int, m: int) -> CountPair:

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Optional
 
 from accountant.core.randomizers import KRRParams
+from accountant.engines.search import bisect
 from accountant.engines.two_input import blanket_range_upper, dataset_delta, range_upper, sum_delta
 
 # largest n of exact_epsilon: on 2 shared cores 0.2-0.6 s at n = 1e3, 0.7-3 s
@@ -105,27 +106,15 @@ def _large_point(n: int, m: int, eps0: float, eps: float):
 def _root(n: int, m: int, eps0: float, target: float, rtol: float, point=dataset_delta) -> tuple[float, float]:
     """(lo, hi): delta_m's certified lower end exceeds ``target`` at lo, its upper end is <= the
     target at hi (hi/lo - 1 <= rtol/4); lo = 0 if delta_m never exceeds the target."""
-    lo, hi = 0.0, eps0
     if point(n, m, eps0, 0.0).lower <= target:
         return 0.0, _bisect_upper(n, m, eps0, target, 0.0, eps0, rtol)
-    while hi - lo > rtol / 4 * hi:
-        mid = 0.5 * (lo + hi)
-        r = point(n, m, eps0, mid)
-        if r.lower > target:
-            lo = mid
-        else:
-            hi = mid
-    return lo, hi
+    b = bisect(lambda e: not point(n, m, eps0, e).lower > target, eps0, 0.0, rtol=rtol / 4)
+    return b.other, b.x
 
 
 def _bisect_upper(n, m, eps0, target, lo, hi, rtol, point=dataset_delta):
-    while hi - lo > rtol / 4 * max(hi, 1e-300) and hi > 1e-12:
-        mid = 0.5 * (lo + hi)
-        if point(n, m, eps0, mid).upper <= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    # below 1e-12 the bracket is as good as 0
+    return bisect(lambda e: point(n, m, eps0, e).upper <= target, hi, lo, rtol=rtol / 4, floor=1e-12).x
 
 
 def check_n(n: int) -> int:

@@ -19,7 +19,7 @@ from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.core.optional import require
 from accountant.core.params import Params, validate_delta, validate_n
 from accountant.engines.saddle import log_positive_part, root_of_decreasing
-from accountant.engines.search import EpsilonSearchResult, epsilon_for_log_delta
+from accountant.engines.search import EpsilonSearchResult, bisect, epsilon_for_log_delta
 
 
 def clamp_to_eps0(epsilon: float, achieved_delta: float, eps0: float) -> tuple[float, float]:
@@ -309,12 +309,7 @@ def gaussian_guess(pair: DominatingPair, delta: float) -> Optional[float]:
     lo, hi = 0.0, 1.0
     while psi(hi) > rhs and hi < 1e3:
         hi *= 2.0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if psi(mid) > rhs:
-            lo = mid
-        else:
-            hi = mid
+    hi = bisect(lambda w: not psi(w) > rhs, hi, lo, max_evaluations=60).x  # 60 halvings
     x = hi * gap / math.sqrt(cn)
     if x >= 1.0:
         return None
