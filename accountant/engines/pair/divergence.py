@@ -348,7 +348,7 @@ def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_tru
     upper = _float_up(log_upper)
     lower = max(math.exp(log_lower_w) * (1.0 - 1e-15), 0.0) if log_lower_w > -math.inf else 0.0
     if direct is not None and direct[0] > 1e-290:
-        # in the float range: the same numbers as before the log scale was added
+        # in the float range: the direct (linear-scale) value and its margin
         value, margin = direct
         upper = value * (1.0 + margin) + math.exp(log_trunc)
         lower = max(value * (1.0 - margin), 0.0)
