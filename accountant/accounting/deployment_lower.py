@@ -1,4 +1,4 @@
-"""Certified lower bounds of the deployments (issue 43): the exact law of one statistic of the
+"""Certified lower bounds of the deployments: the exact law of one statistic of the
 analyst's view for one named pair of datasets, so the true eps_c is at least the eps of that
 pair, one round and T rounds. The statistic counts the reports in a set S of outputs, with
 the chances a, b, c, dummy of :func:`accountant.accounting.deployment_hits.hit` (binary RR:

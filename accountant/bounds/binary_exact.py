@@ -173,17 +173,16 @@ BRACKET_REASON = "certified bracket over every dataset, not exact"
 LARGE_MAX_N = 10**10
 # nodes of one ``bracket_epsilon`` (every level together)
 LARGE_MAX_NODES = 400
-# nodes of ``exact_epsilon`` above HEADLINE_MAX_N (one direct search; ~1 ms a node at n = 1e5,
-# 1.5-2 ms at 1e6 under load 6: about 3-6 s)
+# nodes of ``exact_epsilon`` above HEADLINE_MAX_N (one direct search of a few seconds; the cost
+# of a node: docs/BENCHMARKS.md)
 LARGE_EXACT_NODES = 3000
 # the registry's bracket (bound 'search'): up to this n, with large_nodes(n) = LARGE_WORK / sqrt(n) nodes (at
-# most LARGE_MAX_NODES): measured (2 shared cores, load 2-7) 30-60 nodes for a 1% bracket and
-# 200-300 for 0.1% at n = 1e5-1e6 (0.005-0.01 s a node), 30-60 nodes of 0.05-0.1 s at 1e8
+# most LARGE_MAX_NODES); a 1% bracket takes tens of nodes, 0.1% several times more
+# (docs/BENCHMARKS.md)
 LARGE_HEADLINE_MAX_N = 10**6
 LARGE_WORK = 150_000
-# the registry's bracket stops at this relative width (a 1% bracket costs 40-60 nodes, 0.2-0.3 s
-# at n = 1e5-1e6; 0.1% costs 5x that, which a chart of 25 points on the Amplification page
-# pays 25 times: 31 s instead of 2 s at n = 1e5 at load 8);
+# the registry's bracket stops at this relative width (0.1% costs about 5x a 1% bracket, which a
+# chart of 25 points on the Amplification page pays 25 times; docs/BENCHMARKS.md);
 # ``bracket_epsilon`` itself goes to 1e-6 where its budget allows
 LARGE_REGISTRY_RTOL = 1e-2
 # the relative widths tried by ``bracket_epsilon``, loosest first
@@ -197,15 +196,14 @@ def bracket_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6,
     the blanket range bound (``blanket_range_upper``) at the widths ``LARGE_RTOLS`` from the
     loosest down to ``rtol`` while the node budget (``max_nodes``, default
     ``LARGE_MAX_NODES``) lasts: a level is started only when six times the previous level's
-    nodes fit in what is left (measured: the nodes grow 4-8 fold a level), and the tightest level
+    nodes fit in what is left (the nodes grow several fold a level), and the tightest level
     certified is returned (its ``upper`` holds for every m, its ``lower`` is the named
     dataset's).  Raises ``ArithmeticError`` when not even the loosest level is certified.
 
     ``direct=True``: one search at ``rtol`` only (no looser levels first; ``ArithmeticError``
     when the budget runs out).  The looser levels do not make the finer one cheaper (each
-    starts from the root of m = n - 1 again), so this is the fastest way to a given width:
-    measured at n = 1e5, delta = 1e-6, 1e-6 wide: 593 nodes (eps0 = 2) and 2,140 (eps0 = 0.5)
-    against 1,735 through the levels (docs/proved.md)."""
+    starts from the root of m = n - 1 again), so this is the fastest way to a given width
+    (node counts: docs/proved.md, docs/BENCHMARKS.md)."""
     if not (2 <= n <= LARGE_MAX_N):
         raise ValueError(f"n must be an integer in [2, {LARGE_MAX_N:.0e}] for the bracket search "
                          f"(LARGE_MAX_N; got n = {n})")

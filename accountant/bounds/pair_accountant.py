@@ -280,8 +280,8 @@ def saddle_log_delta(pair: DominatingPair, eps: float) -> Optional[float]:
 
 def saddle_guess(pair: DominatingPair, delta: float) -> Optional[float]:
     """eps where :func:`saddle_log_delta` crosses log ``delta``: a search's starting point,
-    within 1e-6 of eps_c from n c ~ 1e4 on (tests/test_divergence.py), far closer than
-    :func:`gaussian_guess`; None when the pair has no finite eps_max."""
+    within 1e-6 of eps_c from n c ~ 1e4 on (tests/accountant/engines/test_divergence.py), far
+    closer than :func:`gaussian_guess`; None when the pair has no finite eps_max."""
     top = pair.eps_max
     if not (0.0 < top < math.inf) or not (0.0 < delta < 1.0):
         return None

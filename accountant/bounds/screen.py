@@ -13,8 +13,9 @@ certified lower end of the same delta above the target at eps puts the bound's n
 (binary RR's every-dataset bounds: one dataset's; a closed form is computed as the forward
 computes it).  The one verdict that is not a proof is the blanket meeting eps: its certified
 delta, by the very evaluation its eps search certifies with, meets the target at eps (1 -
-:data:`MEETS_MARGIN`); that search stops within its tolerance (1e-5) above the smallest eps its
-evaluations certify (measured up to 1.3e-5 with a matrix's coarser bins), far inside the margin.
+:data:`MEETS_MARGIN`); that search stops within its tolerance (1e-5; a little more with a
+matrix's coarser bins, docs/BENCHMARKS.md) above the smallest eps its evaluations certify, far
+inside the margin.
 The saddle-point estimate only orders the work (which evaluation is worth making); it decides
 nothing.
 """

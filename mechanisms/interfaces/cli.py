@@ -118,14 +118,15 @@ EXAMPLES = {
              "plan --d 128 --s 8 --eps 1 --delta 1e-6 --schedule rounds.json",
              "plan --n 100000 --d 64 --s 1 --eps 0.5 --delta 1e-6 --estimate frequency"),
 }
-DEFAULTS_NOTE = ("--mechanism has no default here (each is named); the privacy accounting of the "
-                 "shuffled reports is `shuffle-dp` (python -m accountant): its default mechanism is "
-                 "the generic eps0-LDP randomizer and its default bound the smallest proved upper "
-                 "bound.")
+ACCOUNTING_NOTE = ("the privacy accounting of the shuffled reports is `shuffle-dp` (python -m "
+                   "accountant): its default mechanism is the generic eps0-LDP randomizer and its "
+                   "default bound the smallest proved upper bound.")
+DEFAULTS_NOTE = "--mechanism has no default here (each is named); " + ACCOUNTING_NOTE
 NOTES = {"plan": "The --schedule file has the format of 'python -m accountant compose --schedule' "
                  "(a JSON list of rounds {n, eps0, ..., repeat?}); the rounds' n and repeat are used, "
                  "the plan chooses the per-round mechanism, t and eps0.  Every epsilon printed is a "
-                 "proved upper bound. " + DEFAULTS_NOTE}
+                 "proved upper bound.  --mechanisms has the default its help gives; "
+                 + ACCOUNTING_NOTE}
 
 
 def no_command_text() -> str:

@@ -16,9 +16,9 @@ from accountant.engines.blanket.sums import Terms, binned_sum, exact_sum, mp_exa
 from accountant.core.params import validate_eps
 
 # Relative float error margin of the float paths.  The upper-tail form
-# (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); measured errors against
-# mpmath are below 1e-12 for n <= 1e5 (tests/test_blanket_exact.py); the margin
-# grows with sqrt(n) to cover the cancellation at larger n.
+# (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); against mpmath the errors stay far
+# below the margin for n <= 1e5 (tests/accountant/engines/test_blanket_exact.py); the
+# margin grows with sqrt(n) to cover the cancellation at larger n.
 FLOAT_REL_ERROR = 1e-10
 # The binned path refines its bins until (upper - lower) <= BIN_GAP * max(upper, target).
 BIN_GAP = 1e-5
@@ -120,14 +120,14 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
             Qs = 0.0
             margin = 10.0 ** (-digits + 2)
         else:
-            # 3 bins meet BIN_GAP on long m-windows (measured: 2.5e-8 at n = 1e10, 1.6e-4
-            # at n = 1e6); the gap shrinks like 1/G^2, so a miss jumps straight to the G
+            # 3 bins meet BIN_GAP on long m-windows (the longer the window, the smaller
+            # the gap); the gap shrinks like 1/G^2, so a miss jumps straight to the G
             # expected to meet it
             G = min_bins if min_bins is not None else (3 if m_hi - m_lo + 1 >= TILT_FROM else 8)
             while True:
                 lo_F, up_F, Qs = binned_sum(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
                 bins = G
-                # gap measured against the larger of the value and the target: far
+                # gap relative to the larger of the value and the target: far
                 # from the target a coarser bracket decides the search just as well
                 ref = max(up_F, n * target_delta if target_delta is not None else 0.0, 1e-300)
                 if up_F - lo_F <= bin_gap * ref or G >= MAX_BINS or G >= nj:
