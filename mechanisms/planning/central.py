@@ -28,9 +28,11 @@ from accountant.bounds.registry import certified_epsilon
 from accountant.core.params import MECHANISM_SPECS, make_params, validate_delta
 from mechanisms.analysis.errors import analytic_errors
 from mechanisms.baselines import BASELINES, default_analytic_mse
+from mechanisms.planning.kinds import KINDS
 
-#: the mechanisms of the paper's comparison, in its order
-COMPARED = ("collision", "coco", *BASELINES)
+#: the mechanisms of the paper's comparison, in its order: the planner's sparse-vector kinds
+#: (its error formulas: Collision, CoCo), then the baselines
+COMPARED = tuple(name for name, kind in KINDS.items() if kind.errors is not None) + tuple(BASELINES)
 #: the largest eps0 the searches consider
 EPS0_MAX = 20.0
 #: the searches' relative tolerance on eps0 (each answer is checked on the proved bound)
