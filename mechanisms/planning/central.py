@@ -25,6 +25,7 @@ from typing import Optional
 
 from accountant.accounting.calibration import local_epsilon, local_epsilon_family
 from accountant.bounds.registry import certified_epsilon
+from accountant.core import limits as L
 from accountant.core.params import MECHANISM_SPECS, make_params, validate_delta
 from mechanisms.analysis.errors import analytic_errors
 from mechanisms.baselines import BASELINES, default_analytic_mse
@@ -110,6 +111,9 @@ def _check(n, d, s, epsilon, delta, mechanisms) -> tuple:
     bad = [m for m in mechanisms if m not in COMPARED]
     if bad or not mechanisms:
         raise ValueError(f"mechanisms must be among {', '.join(COMPARED)}, got {', '.join(bad) or 'none'}")
+    if d > L.MAX_BASELINE_D and any(m in BASELINES for m in mechanisms):
+        raise ValueError(f"d must be <= {L.MAX_BASELINE_D:,} with a baseline (its exact errors are computed "
+                         f"coordinate by coordinate), got {d:,}: compare collision and coco alone")
     return float(epsilon), delta, mechanisms
 
 
