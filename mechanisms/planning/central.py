@@ -173,7 +173,7 @@ CENTRAL_COLUMNS = ("mechanism", "eps0", "epsilon", "bound", "own", "t", *ERRORS,
 _DOWN = ("eps0", "generic_eps0")
 
 
-def _cell(key: str, v) -> str:
+def cell_text(key: str, v) -> str:
     from accountant.core.numfmt import fmt
 
     if v is None:
@@ -208,7 +208,7 @@ def render_central(rows: list, params: dict, fmt: str) -> str:
     head = ", ".join(f"{k} = {v}" for k, v in params.items())
     lines = [f"# Mechanisms at one proved central guarantee ({head})", "",
              "| " + " | ".join(CENTRAL_COLUMNS) + " |", "|" + "---|" * len(CENTRAL_COLUMNS)]
-    lines += ["| " + " | ".join(_cell(k, r[k]) for k in CENTRAL_COLUMNS) + " |" for r in dicts]
+    lines += ["| " + " | ".join(cell_text(k, r[k]) for k in CENTRAL_COLUMNS) + " |" for r in dicts]
     return "\n".join(lines) + "\n"
 
 
@@ -221,13 +221,13 @@ def describe_central(rows: list, params: dict) -> str:
                  f"{'generic eps0':>12} {'MSE there':>10}"]
     for r in order:
         bound = (r.bound if r.own else f"{r.bound} (generic)") if r.bound else "n/a"
-        out.append(f"{r.mechanism:<10} {_cell('eps0', r.eps0):>9} {_cell('epsilon', r.epsilon):>9} {bound:<22} "
-                   f"{_cell('mse_mean', r.mse_mean):>10} {_cell('generic_eps0', r.generic_eps0):>12} "
-                   f"{_cell('generic_mse_mean', r.generic_mse_mean):>10}")
+        out.append(f"{r.mechanism:<10} {cell_text('eps0', r.eps0):>9} {cell_text('epsilon', r.epsilon):>9} {bound:<22} "
+                   f"{cell_text('mse_mean', r.mse_mean):>10} {cell_text('generic_eps0', r.generic_eps0):>12} "
+                   f"{cell_text('generic_mse_mean', r.generic_mse_mean):>10}")
     notes = sorted({r.note for r in rows if r.note})
     rule = rows[0].rule_eps0 if rows else None
     if rule is not None:
-        out.append(f"the paper's rule of thumb eps0 = eps sqrt(n / ln(1/delta)) = {_cell('rule_eps0', rule)} "
+        out.append(f"the paper's rule of thumb eps0 = eps sqrt(n / ln(1/delta)) = {cell_text('rule_eps0', rule)} "
                    "(not a bound; rule_epsilon in --json is the eps_c proved there)")
     out += [f"note: {m}" for m in notes]
     return "\n".join(out)
