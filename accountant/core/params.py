@@ -27,6 +27,9 @@ from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types 
     KRRParams,
     OLHParams,
     OUEParams,
+    PCKVGRRParams,
+    PCKVUEParams,
+    PrivKVParams,
     VariationRatioParams,
     check_hash_model,
     validate_eps0,
@@ -81,6 +84,8 @@ class MechanismSpec:
     ``fast_rounds`` (a round's profile is a closed form or binary RR's exact law: a mix of such
     groups composes over rounds in seconds) and ``slow_random_rounds`` (its random-hash round
     profile takes seconds a composition: a search over many is run on request).
+    ``own_blanket``: the registry's ``blanket`` bound is registered for its type besides the
+    hashed mechanisms and OUE (the key-value baselines: their own randomizer's blanket).
     """
 
     name: str
@@ -105,6 +110,7 @@ class MechanismSpec:
     option_help: tuple = ()
     fast_rounds: bool = False
     slow_random_rounds: bool = False
+    own_blanket: bool = False
 
     def values(self, params) -> dict:
         """The options of ``params`` (a parameter object of this entry) as the keywords
@@ -169,6 +175,21 @@ MECHANISM_SPECS = {spec.name: spec for spec in (
                   "variation-ratio (any randomizer by Wang et al.'s parameters --p --beta [--q])",
                   _vr, ("p", "beta", "q"), ldp=False, eps0_given=False, menu=7,
                   fast_rounds=True),
+    MechanismSpec("pckv-grr", PCKVGRRParams, "PCKV-GRR", "PCKV-GRR (key-value, Gu et al. 2020)",
+                  "pckv-grr (key-value pairs, PCKV with GRR, --d --s)",
+                  lambda eps0, d, s: PCKVGRRParams(eps0, d=d, s=s), ("d", "s"),
+                  (("d", "the number of keys, an integer >= 2"), ("s", "the pairs per user, an integer in [1, d]")),
+                  menu=8, own_blanket=True),
+    MechanismSpec("pckv-ue", PCKVUEParams, "PCKV-UE", "PCKV-UE (key-value, Gu et al. 2020)",
+                  "pckv-ue (key-value pairs, PCKV with unary encoding, --d --s)",
+                  lambda eps0, d, s: PCKVUEParams(eps0, d=d, s=s), ("d", "s"),
+                  (("d", "the number of keys, an integer >= 1"), ("s", "the pairs per user, an integer in [1, d]")),
+                  menu=9, own_blanket=True),
+    MechanismSpec("privkv", PrivKVParams, "PrivKV", "PrivKV (key-value, Ye et al. 2019)",
+                  "privkv (key-value pairs, PrivKV one round, --d --s)",
+                  lambda eps0, d, s: PrivKVParams(eps0, d=d, s=s), ("d", "s"),
+                  (("d", "the number of keys, an integer >= 1"), ("s", "the pairs per user, an integer in [1, d]")),
+                  menu=10, own_blanket=True),
 )}
 """The named mechanisms (``make_params``'s and ``--mechanism``'s names), in the order of the menus."""
 
