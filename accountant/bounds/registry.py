@@ -77,10 +77,7 @@ from accountant.core.params import (
     GenericLDP,
     KRRParams,
     OUEParams,
-    PCKVGRRParams,
-    PCKVUEParams,
     Params,
-    PrivKVParams,
     VariationRatioParams,
     validate_delta,
     validate_n,
@@ -319,6 +316,7 @@ register_headline(CoCoParams, _BLANKET_FIRST)
 register_headline(OUEParams, _BLANKET_FIRST)
 register_headline(FiniteRandomizer, _BLANKET_FIRST)
 register_headline(VariationRatioParams, ("clone",))
+from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: E402
 for _kv in (PCKVGRRParams, PCKVUEParams, PrivKVParams):  # the key-value baselines' own blanket
     register_headline(_kv, _BLANKET_FIRST)
 

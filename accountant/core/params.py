@@ -197,11 +197,11 @@ MECHANISMS = tuple(MECHANISM_SPECS)
 """The mechanism names :func:`make_params` accepts."""
 
 OPTIONS = {o.name: o for o in (
-    OptionSpec("s", int, "sparsity s (collision, coco)", 1),
+    OptionSpec("s", int, "sparsity s (collision, coco; pckv-grr, pckv-ue, privkv: pairs per user)", 1),
     OptionSpec("t", int, "output size t (default: paper's t* for collision, Theorem 7 for coco)", 1),
     OptionSpec("k", int, "number of values k >= 2 (krr, olh, oue: the domain size)", 2),
     OptionSpec("g", int, "olh: hash range g >= 2 (default round(e^eps0) + 1, Wang et al. 2017)", 2),
-    OptionSpec("d", int, "dimension d >= s (collision, coco)", 1),
+    OptionSpec("d", int, "dimension d >= s (collision, coco; pckv-grr, pckv-ue, privkv: number of keys)", 1),
     OptionSpec("p", float, "variation-ratio: likelihood ratio bound p > 1 (eps0 = ln p)", 1.0),
     OptionSpec("beta", float, "variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)", 0.0, 1.0),
     OptionSpec("q", float, "variation-ratio: ratio bound q > 1 (default: p)", 1.0),
@@ -239,7 +239,7 @@ def mechanisms_with_option(option: str) -> tuple:
     --------
     >>> from accountant.core.params import mechanisms_with_option
     >>> mechanisms_with_option("s")
-    ('collision', 'coco')
+    ('collision', 'coco', 'pckv-grr', 'pckv-ue', 'privkv')
     """
     if option not in OPTIONS:
         raise ValueError(f"option must be one of {', '.join(OPTIONS)}, got {option!r}")
