@@ -20,8 +20,8 @@ import numpy as np
 
 from accountant.core.finite import FiniteRandomizer
 
-#: PrivKV's matrix has C(d, s) 2^s rows; beyond this its blanket is not computed here (the
-#: worst pair is screened over every ordered pair of rows)
+#: the rows of PrivKV's matrix (:func:`privkv_rows`) beyond which its blanket is not computed
+#: here (the worst pair is screened over every ordered pair of rows)
 PRIVKV_MAX_INPUTS = 1024
 
 
@@ -37,9 +37,26 @@ def keyvalue_label(keys, signs) -> str:
     return "".join(f"{k}{'+' if v > 0 else '-'}" for k, v in zip(keys, signs))
 
 
+def privkv_rows(d: int, s: int) -> list:
+    """The rows of PrivKV's matrix that its blanket bound needs: every set on the keys
+    0..min(d, 2s)-1, and for each key j >= 2s the sets {0+, ..., (s-2)+, j+-}.
+
+    Why these suffice (docs/proved.md): an output (j, r) has probability Q(state of j)(r)/d, so
+    the law of an ordered pair of rows depends only on the multiset of the state pairs over the
+    keys, and two sets use at most 2s keys: a permutation of the keys takes every pair of sets to
+    one on the keys 0..2s-1 with the same law. The blanket's minimum at (j, r) is that of the
+    missing state for r = +-1 and of a held one for r = 0 (p > 1/2): the first rows miss every
+    key j >= 2s, the added rows hold it (with both values, so that every column keeps its
+    largest entry too: the matrix's eps0 is the whole one's). So the blanket, eps0 and the set of
+    pair laws are those of the whole matrix."""
+    head = keyvalue_sets(min(d, 2 * s), s)
+    extra = [(tuple(range(s - 1)) + (j,), (1,) * (s - 1) + (v,)) for j in range(2 * s, d) for v in (-1, 1)]
+    return head + extra
+
+
 def privkv_inputs(d: int, s: int) -> int:
-    """The number of rows of PrivKV's matrix, C(d, s) 2^s."""
-    return math.comb(d, s) * 2 ** s
+    """The number of rows of PrivKV's matrix its blanket needs (:func:`privkv_rows`)."""
+    return math.comb(min(d, 2 * s), s) * 2 ** s + 2 * max(0, d - 2 * s)
 
 
 def pckv_grr_pair_matrix(params) -> FiniteRandomizer:
@@ -79,19 +96,21 @@ def pckv_ue_pair_matrix(params) -> FiniteRandomizer:
     return FiniteRandomizer(np.array(rows), inputs=names, label=f"pckv-ue pair d={d}")
 
 
-def privkv_matrix(params) -> FiniteRandomizer:
-    """PrivKV's randomizer, one row per key-value set (at most :data:`PRIVKV_MAX_INPUTS`):
+def privkv_matrix(params, every_set: bool = False) -> FiniteRandomizer:
+    """PrivKV's randomizer on the rows of :func:`privkv_rows` (``every_set``: one row per
+    key-value set), at most :data:`PRIVKV_MAX_INPUTS` rows:
     report (j, r) w.p. Q(state of key j)(r) / d, Q(held v) = (r = v: p1 p2, r = -v: p1 (1 - p2),
     r = 0: 1 - p1), Q(missing) = (r = +-1: (1 - p1)/2, r = 0: p1), p_i = e^eps_i/(1 + e^eps_i),
     eps1 = eps2 = eps0/2."""
     d, s = params.d, params.s
-    if privkv_inputs(d, s) > PRIVKV_MAX_INPUTS:
-        raise ValueError(f"PrivKV's matrix has C(d, s) 2^s = {privkv_inputs(d, s)} rows, beyond "
+    rows = math.comb(d, s) * 2 ** s if every_set else privkv_inputs(d, s)
+    if rows > PRIVKV_MAX_INPUTS:
+        raise ValueError(f"PrivKV's matrix needs {rows} rows, beyond "
                          f"{PRIVKV_MAX_INPUTS}: its own blanket is not computed at d = {d}, s = {s}")
     p1 = p2 = 1.0 / (1.0 + math.exp(-params.eps0 / 2.0))
     missing = np.array([(1 - p1) / 2, p1, (1 - p1) / 2])           # r = -1, 0, +1
     held = {1: np.array([p1 * (1 - p2), 1 - p1, p1 * p2]), -1: np.array([p1 * p2, 1 - p1, p1 * (1 - p2)])}
-    sets = keyvalue_sets(d, s)
+    sets = keyvalue_sets(d, s) if every_set else privkv_rows(d, s)
     M = np.tile(missing, (len(sets), d))
     for i, (ks, sg) in enumerate(sets):
         for k, v in zip(ks, sg):

@@ -77,8 +77,23 @@ def test_pair_matrices_are_the_baselines_channels():
         u = make_params("pckv-ue", eps0, d=d, s=1)
         assert np.allclose(pckv_ue_pair_matrix(u).matrix, PCKVUE(d=d, s=1, eps0=eps0)._pair_channel(), atol=1e-15)
     for d, s in ((2, 1), (3, 2), (4, 2)):
-        R = privkv_matrix(make_params("privkv", 1.5, d=d, s=s))
+        R = privkv_matrix(make_params("privkv", 1.5, d=d, s=s), every_set=True)
         assert np.allclose(R.matrix, whole_matrix("privkv", d, s, 1.5), atol=1e-15)
+
+
+@pytest.mark.parametrize("d,s", [(5, 2), (6, 2), (7, 3), (5, 1)])
+def test_privkv_rows_keep_the_blanket(d, s):
+    """The rows the blanket needs (accountant.core.keyvalue.privkv_rows) have the whole matrix's
+    blanket mass at every output, its eps0 and its worst pair's corner law."""
+    params = make_params("privkv", 1.0, d=d, s=s)
+    few, every = privkv_matrix(params), privkv_matrix(params, every_set=True)
+    assert few.matrix.shape[0] < every.matrix.shape[0] or s == 1  # s = 1: every row is needed
+    assert np.allclose(few.blanket_mass, every.blanket_mass, rtol=1e-14, atol=0)
+    assert math.isclose(few.eps0, every.eps0, rel_tol=1e-14)
+    a, b = finite_blanket_law(few).law, finite_blanket_law(every).law
+    assert type(a) is type(b) and vars(a).keys() == vars(b).keys()
+    for key, v in vars(a).items():
+        assert v == pytest.approx(vars(b)[key], rel=1e-12), key
 
 
 @pytest.mark.parametrize("d", [2, 3, 5])
@@ -113,7 +128,7 @@ def test_own_bound_below_the_generic_one(name):
 
 
 def test_privkv_beyond_its_matrix_says_why():
-    params = make_params("privkv", 1.0, d=40, s=3)
+    params = make_params("privkv", 1.0, d=40, s=6)
     res = compute_params_bound("blanket", params, 1000, 1e-6)
     assert not res.applicable and "beyond 1024" in res.reason
     assert proved_params_epsilon(params, 1000, 1e-6).epsilon == compute_params_bound("clone", params, 1000, 1e-6).epsilon
