@@ -259,6 +259,8 @@ REGISTRY_HOME = "accountant.core.params"
 NAME_LITERALS = {
     "app.pages.2_Utility:COL": "chart colours",
     "app.pages.3_Planner:colors": "chart colours",
+    "mechanisms.baselines:BASELINES": "the baselines' estimator classes by name (the utility layer's, not the accountant's)",
+    "mechanisms.evaluation.simulate:BASELINE_NAMES": "the simulation's baselines (the utility layer's names)",
 }
 
 

@@ -494,3 +494,14 @@ def count_rounds_lower(params: Params, honest: int, dummies: int, rounds: int, d
         return None, f"lower bound {reason}", None
     st = pair.lower if rounds == 1 else pair.lower + ", " + ROUNDS_LOWER.format(T=rounds)
     return ordered(lo, upper, "; ".join([st] + why), pair.datasets)
+
+
+def _register_keyvalue() -> None:
+    """The key-value baselines: their :func:`hit` (none, with the reason), not binary RR's pair."""
+    from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams
+
+    for cls in (PCKVGRRParams, PCKVUEParams, PrivKVParams):
+        sampled_pair.register(cls, _hit_sampled_pair)
+
+
+_register_keyvalue()

@@ -314,3 +314,14 @@ def per_count_statement(params: Params, names: set) -> tuple:
         return ("the clone pair of FMT21 (proved for every eps0-LDP randomizer)", "clone")
     return (f"the smaller of the clone pair (FMT21) and {'/'.join(mech)} (proved for {params.name}) "
             "at t users", "+".join(mech))
+
+
+def _register_keyvalue() -> None:
+    """The key-value baselines are randomizers (not classes): their own proved bound counts."""
+    from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams
+
+    for cls in (PCKVGRRParams, PCKVUEParams, PrivKVParams):
+        own_bound.register(cls, lambda params: True)
+
+
+_register_keyvalue()

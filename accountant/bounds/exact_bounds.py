@@ -15,6 +15,7 @@ from accountant.bounds import finite as finite_bounds  # mechanism "finite": a r
 from accountant.bounds import random_blanket as rb  # hash_model="random" (Collision, CoCo, OLH)
 from accountant.bounds.pair_accountant import clamp_to_eps0
 from accountant.core.finite import FiniteRandomizer
+from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams
 from accountant.core.result import BoundResult
 
 
@@ -152,6 +153,45 @@ lower_result.register(FiniteRandomizer, finite_bounds.finite_lower_result)
 def _finite_lower_delta(params, n, eps):
     v = finite_bounds.finite_lower_delta(params, n, eps).delta
     return v, v
+
+
+_PAIR_NOTE = {PCKVGRRParams: "2d-ary randomized response at eps0",
+              PCKVUEParams: "the unary encoding, gamma = (e^eps0 + 3)/(2 (e^eps0 + 1))"}
+
+
+@blanket_result.register(PCKVGRRParams)
+@blanket_result.register(PCKVUEParams)
+def _pair_blanket(params, n, delta, rtol):
+    """The per-pair randomizer's blanket, which bounds the mixture over the sampled pair
+    (docs/proved.md, "Key-value baselines"), with a note saying so."""
+    res = blanket_result.dispatch(object)(params, n, delta, rtol)
+    note = (f"privacy blanket of the per-pair randomizer ({_PAIR_NOTE[type(params)]}): the report is its "
+            "mixture over the sampled pair (docs/proved.md, key-value baselines)")
+    return BoundResult("blanket", res.epsilon, res.applicable, res.reason or note, delta, res.achieved_delta)
+
+
+# PrivKV: the blanket of its own matrix (one row per key-value set; accountant.core.keyvalue)
+@blanket_result.register(PrivKVParams)
+def _privkv_blanket(params, n, delta, rtol):
+    from accountant.core.keyvalue import privkv_matrix
+
+    try:
+        R = privkv_matrix(params)
+    except ValueError as err:
+        return BoundResult.not_applicable("blanket", str(err), delta)
+    res = finite_bounds.finite_blanket_result(R, n, delta, rtol)
+    return BoundResult("blanket", res.epsilon, res.applicable, res.reason, delta, res.achieved_delta)
+
+
+@blanket_result_delta.register(PrivKVParams)
+def _privkv_blanket_delta(params, n, eps):
+    from accountant.core.keyvalue import privkv_matrix
+
+    try:
+        R = privkv_matrix(params)
+    except ValueError:
+        return 0.0, 1.0  # no own blanket at this size: the trivial bound
+    return finite_bounds.finite_blanket_delta(R, n, eps)
 
 
 def binary_exact_module():

@@ -88,6 +88,7 @@ from accountant.core.result import BoundResult
 # the mechanisms of the paper's pair (Theorem 1 / Theorem 5: a mixture weight)
 ALL = mechanism_names(paper_pair=True)
 HASHED = mechanism_names(hashed=True)  # mechanisms with the t-ary output structure
+OWN_BLANKET = mechanism_names(own_blanket=True)  # the key-value baselines (docs/proved.md)
 # the bounds that hold for every eps0-LDP randomizer (only eps0 enters them); "finite" is any
 # pure-LDP randomizer given as its matrix (accountant.bounds.finite)
 LDP = mechanism_names(ldp=True) + ("finite",)
@@ -219,7 +220,7 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
-    BoundSpec("blanket", "upper", HASHED + ("oue", "finite"), HASHED + ("oue", "finite"),
+    BoundSpec("blanket", "upper", HASHED + ("oue", "finite") + OWN_BLANKET, HASHED + ("oue", "finite") + OWN_BLANKET,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.engines.blanket); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
@@ -315,6 +316,9 @@ register_headline(CoCoParams, _BLANKET_FIRST)
 register_headline(OUEParams, _BLANKET_FIRST)
 register_headline(FiniteRandomizer, _BLANKET_FIRST)
 register_headline(VariationRatioParams, ("clone",))
+from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: E402
+for _kv in (PCKVGRRParams, PCKVUEParams, PrivKVParams):  # the key-value baselines' own blanket
+    register_headline(_kv, _BLANKET_FIRST)
 
 
 def _headline(cls: type, mechanism: str) -> tuple:

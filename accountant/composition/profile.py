@@ -27,6 +27,8 @@ from accountant.core.params import (
     CoCoParams,
     CollisionParams,
     GenericLDP,
+    PCKVGRRParams,
+    PCKVUEParams,
     KRRParams,
     OUEParams,
     VariationRatioParams,
@@ -396,6 +398,21 @@ ROUND_KINDS = {GenericLDP: RoundKind(), VariationRatioParams: _RatioRound(),
                CollisionParams: _BlanketRound(), CoCoParams: _BlanketRound(), KRRParams: _BlanketRound(),
                OUEParams: _BlanketRound(), FiniteRandomizer: _MatrixRound()}
 """The kind of round of each randomizer type (a subclass takes its base's: OLH is Collision's)."""
+
+
+class _PairBlanketRound(_BlanketRound):
+    """PCKV-GRR, PCKV-UE: min(the per-pair randomizer's blanket (docs/proved.md, key-value
+    baselines), clone); the support is searched from the generic closed form (no (s, t) output
+    structure)."""
+
+    def support(self, spec: RoundSpec, cutoff: float) -> float:
+        return _bennett_support(spec, cutoff, GenericLDP(spec.eps0), "blanket-bennett-generic")
+
+    def source(self, name: str, hash_model: str, pure: bool) -> str:
+        return "min(blanket of the per-pair randomizer, clone (FMT21))"
+
+
+ROUND_KINDS[PCKVGRRParams] = ROUND_KINDS[PCKVUEParams] = _PairBlanketRound()
 
 
 def round_kind(cls: type) -> RoundKind:

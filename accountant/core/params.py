@@ -27,6 +27,9 @@ from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types 
     KRRParams,
     OLHParams,
     OUEParams,
+    PCKVGRRParams,
+    PCKVUEParams,
+    PrivKVParams,
     VariationRatioParams,
     check_hash_model,
     validate_eps0,
@@ -81,6 +84,8 @@ class MechanismSpec:
     ``fast_rounds`` (a round's profile is a closed form or binary RR's exact law: a mix of such
     groups composes over rounds in seconds) and ``slow_random_rounds`` (its random-hash round
     profile takes seconds a composition: a search over many is run on request).
+    ``own_blanket``: the registry's ``blanket`` bound is registered for its type besides the
+    hashed mechanisms and OUE (the key-value baselines: their own randomizer's blanket).
     """
 
     name: str
@@ -105,6 +110,7 @@ class MechanismSpec:
     option_help: tuple = ()
     fast_rounds: bool = False
     slow_random_rounds: bool = False
+    own_blanket: bool = False
 
     def values(self, params) -> dict:
         """The options of ``params`` (a parameter object of this entry) as the keywords
@@ -169,6 +175,21 @@ MECHANISM_SPECS = {spec.name: spec for spec in (
                   "variation-ratio (any randomizer by Wang et al.'s parameters --p --beta [--q])",
                   _vr, ("p", "beta", "q"), ldp=False, eps0_given=False, menu=7,
                   fast_rounds=True),
+    MechanismSpec("pckv-grr", PCKVGRRParams, "PCKV-GRR", "PCKV-GRR (key-value, Gu et al. 2020)",
+                  "pckv-grr (key-value pairs, PCKV with GRR, --d --s)",
+                  lambda eps0, d, s: PCKVGRRParams(eps0, d=d, s=s), ("d", "s"),
+                  (("d", "the number of keys, an integer >= 2"), ("s", "the pairs per user, an integer in [1, d]")),
+                  menu=8, own_blanket=True),
+    MechanismSpec("pckv-ue", PCKVUEParams, "PCKV-UE", "PCKV-UE (key-value, Gu et al. 2020)",
+                  "pckv-ue (key-value pairs, PCKV with unary encoding, --d --s)",
+                  lambda eps0, d, s: PCKVUEParams(eps0, d=d, s=s), ("d", "s"),
+                  (("d", "the number of keys, an integer >= 1"), ("s", "the pairs per user, an integer in [1, d]")),
+                  menu=9, own_blanket=True),
+    MechanismSpec("privkv", PrivKVParams, "PrivKV", "PrivKV (key-value, Ye et al. 2019)",
+                  "privkv (key-value pairs, PrivKV one round, --d --s)",
+                  lambda eps0, d, s: PrivKVParams(eps0, d=d, s=s), ("d", "s"),
+                  (("d", "the number of keys, an integer >= 1"), ("s", "the pairs per user, an integer in [1, d]")),
+                  menu=10, own_blanket=True),
 )}
 """The named mechanisms (``make_params``'s and ``--mechanism``'s names), in the order of the menus."""
 
@@ -176,11 +197,11 @@ MECHANISMS = tuple(MECHANISM_SPECS)
 """The mechanism names :func:`make_params` accepts."""
 
 OPTIONS = {o.name: o for o in (
-    OptionSpec("s", int, "sparsity s (collision, coco)", 1),
+    OptionSpec("s", int, "sparsity s (collision, coco; pckv-grr, pckv-ue, privkv: pairs per user)", 1),
     OptionSpec("t", int, "output size t (default: paper's t* for collision, Theorem 7 for coco)", 1),
     OptionSpec("k", int, "number of values k >= 2 (krr, olh, oue: the domain size)", 2),
     OptionSpec("g", int, "olh: hash range g >= 2 (default round(e^eps0) + 1, Wang et al. 2017)", 2),
-    OptionSpec("d", int, "dimension d >= s (collision, coco)", 1),
+    OptionSpec("d", int, "dimension d >= s (collision, coco; pckv-grr, pckv-ue, privkv: number of keys)", 1),
     OptionSpec("p", float, "variation-ratio: likelihood ratio bound p > 1 (eps0 = ln p)", 1.0),
     OptionSpec("beta", float, "variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)", 0.0, 1.0),
     OptionSpec("q", float, "variation-ratio: ratio bound q > 1 (default: p)", 1.0),
@@ -218,7 +239,7 @@ def mechanisms_with_option(option: str) -> tuple:
     --------
     >>> from accountant.core.params import mechanisms_with_option
     >>> mechanisms_with_option("s")
-    ('collision', 'coco')
+    ('collision', 'coco', 'pckv-grr', 'pckv-ue', 'privkv')
     """
     if option not in OPTIONS:
         raise ValueError(f"option must be one of {', '.join(OPTIONS)}, got {option!r}")

@@ -54,7 +54,8 @@ import pytest
 
 from accountant.core.params import MECHANISM_SPECS, OPTIONS
 from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams,
-                                         OUEParams, VariationRatioParams)
+                                         OUEParams, PCKVGRRParams, PCKVUEParams, PrivKVParams,
+                                         VariationRatioParams)
 from accountant.interfaces.cli.main import run
 
 REL, ABS = 1e-9, 1e-12
@@ -403,9 +404,29 @@ def _vr_cases(name, spec):
     return out
 
 
+def keyvalue_matrix(name: str, d: int, s: int, eps0: float) -> np.ndarray:
+    """The whole key-value randomizer, one row per key-value set (mechanisms.baselines'
+    ``output_distribution``, an implementation of its own: the truth does not use the accountant's)."""
+    from mechanisms.baselines import BASELINES, all_inputs
+
+    mech = BASELINES[name](d=d, s=s, eps0=eps0)
+    return np.stack([np.ravel(mech.output_distribution(ix, sg)) for ix, sg in all_inputs(d, s)])
+
+
+def _keyvalue_cases(name, spec):
+    """d = 2, s = 1 (4 inputs; the lower bound's sets are those of
+    accountant.bounds.laws.keyvalue_lower: inputs ordered as all_inputs, 0- 0+ 1- 1+)."""
+    d, s = 2, 1
+    m = Member(f"{name}-d{d}-s{s}", keyvalue_matrix(name, d, s, 1.0))
+    # X1 = 0+, X1' = 0- (PCKV) or 1+ (PrivKV, d >= 2s), X0 = 1+ (PCKV, d >= 2s) or X1 (PrivKV, d < 3s)
+    pair = (1, 3, 1) if spec.type is PrivKVParams else (1, 0, 3)
+    return [Case(f"{name}-d={d}-s={s}", name, 1.0, {"d": d, "s": s}, [m], m, pair, deploy=True)]
+
+
 BUILDERS = {GenericLDP: _generic_cases, KRRParams: _krr_cases, OUEParams: _oue_cases,
             CollisionParams: _collision_cases, CoCoParams: _collision_cases, OLHParams: _olh_cases,
-            VariationRatioParams: _vr_cases}
+            VariationRatioParams: _vr_cases, PCKVGRRParams: _keyvalue_cases, PCKVUEParams: _keyvalue_cases,
+            PrivKVParams: _keyvalue_cases}
 """Case builders by parameter type (the registry's ``type``): a new mechanism without one fails
 :func:`test_every_registered_mechanism_has_cases`."""
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from functools import singledispatch
 import numpy as np
 from accountant.core.dispatch import unsupported
-from accountant.core.randomizers import CoCoParams, CollisionParams, KRRParams, OUEParams
+from accountant.core.randomizers import (CoCoParams, CollisionParams, KRRParams, OUEParams, PCKVGRRParams,
+                                         PCKVUEParams)
 
 
 @dataclass(frozen=True)
@@ -323,3 +324,20 @@ def _krr_law(params) -> CountLaw:
 @blanket_law.register(CoCoParams)       # same Omega as Collision
 def _hashed_law(params) -> CountLaw:
     return CountLaw.collision_blanket(params.eps0, params.s, params.t)
+
+
+@blanket_law.register(PCKVGRRParams)
+def _pckv_grr_law(params) -> CountLaw:
+    """The per-pair randomizer's blanket (docs/proved.md, "Key-value baselines"): with PCKV's
+    allocation the pair perturbation is 2d-ary randomized response at eps0."""
+    return CountLaw.krr_blanket(params.eps0, 2 * params.d)
+
+
+@blanket_law.register(PCKVUEParams)
+def _pckv_ue_law(params) -> CountLaw:
+    """The per-pair randomizer's blanket (docs/proved.md, "Key-value baselines"): every row is
+    prod_i o(y_i) times e^eps0 gamma (coordinate k of the report says v) or gamma (otherwise),
+    gamma = (e^eps0 + 3)/(2 (e^eps0 + 1)); the worst pair (k, +1) vs (k, -1) puts
+    1/(2 (e^eps0 + 1)) on (e^eps0, 1) and on (1, e^eps0) and 1/2 on (1, 1), whatever d."""
+    E = math.exp(params.eps0)
+    return CountLaw(0.5 / (E + 1.0), 0.5, (E, 1.0, 1.0), (1.0, E, 1.0))

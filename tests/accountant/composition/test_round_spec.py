@@ -18,7 +18,8 @@ from accountant.core.params import MECHANISM_SPECS, mechanism_spec
 
 # small parameters of every named mechanism (its required options)
 OPTIONS = {"collision": dict(s=2), "coco": dict(s=2), "krr": dict(k=4), "olh": dict(k=4, g=3),
-           "oue": dict(k=4), "variation-ratio": dict(p=3.0, beta=0.4)}
+           "oue": dict(k=4), "variation-ratio": dict(p=3.0, beta=0.4),
+           **{kv: dict(d=4, s=2) for kv in ("pckv-grr", "pckv-ue", "privkv")}}
 
 
 def _params(name: str):
@@ -121,7 +122,7 @@ def test_a_schedule_round_uses_or_refuses_each_field():
 
     with pytest.raises(ValueError, match="round 0: s does not apply to mechanism 'generic'"):
         parse_schedule([{"n": 1000, "eps0": 1.0, "s": 4}])  # was accepted and dropped
-    with pytest.raises(ValueError, match="round 0: mechanism must be one of .*variation-ratio, finite, "
+    with pytest.raises(ValueError, match="round 0: mechanism must be one of .*variation-ratio, .*finite, "
                                          "got 'laplace'"):
         parse_schedule([{"n": 1000, "eps0": 1.0, "mechanism": "laplace"}])
     specs = parse_schedule([{"n": 1000, "eps0": 1.0, "mechanism": "olh", "k": 10, "g": 2, "repeat": 2}])
