@@ -48,6 +48,11 @@ def _blanket_law(params, n: int, delta: float):
         return fl.law, delta / fl.margin(n)  # the corner search's target (bounds.finite)
     if getattr(params, "hash_model", "any") == "random":
         return None
+    from accountant.core.dispatch import supports
+    from accountant.engines.blanket.law import blanket_law
+
+    if not supports(blanket_law, params):  # no count law of its own (PrivKV's matrix): no cheap end
+        return None
     return mechanism_blanket_law(params), delta
 
 
