@@ -21,7 +21,7 @@ N, D, S, EPS, DELTA = 10_000, 64, 4, 1.0, 1e-6
 
 @pytest.fixture(scope="module")
 def rows():
-    return {r.mechanism: r for r in central_comparison(N, D, S, EPS, DELTA, mechanisms=["collision", "pckv-grr"])}
+    return {r.mechanism: r for r in central_comparison(N, D, S, EPS, DELTA, mechanisms=["collision", "pckv-grr", "succinct"])}
 
 
 def test_each_eps0_is_the_forward_inverse(rows):
@@ -38,12 +38,12 @@ def test_each_eps0_is_the_forward_inverse(rows):
     assert p.t == c.t and certified_epsilon(p, N, DELTA).epsilon == c.epsilon
 
 
-def test_unregistered_baseline_is_accounted_generically_and_says_so(rows):
-    r = rows["pckv-grr"]
-    if r.own:  # a registered bound of its own: never looser than the generic one
-        assert r.eps0 >= r.generic_eps0 * (1 - 1e-6)
-    else:
-        assert r.eps0 == r.generic_eps0 and "generic" in r.note and r.bound == "clone"
+def test_baselines_own_bound_or_the_generic_one_named(rows):
+    r = rows["pckv-grr"]  # registered: its per-pair blanket, never looser than the generic bound
+    assert r.own and r.bound == "blanket" and r.eps0 > r.generic_eps0 and not r.note
+    assert certified_epsilon(make_params("pckv-grr", r.eps0, d=D, s=S), N, DELTA).epsilon == r.epsilon
+    u = rows["succinct"]  # no bound of its own: the generic eps0-LDP bound, named
+    assert not u.own and u.eps0 == u.generic_eps0 and "generic" in u.note and u.bound == "clone"
 
 
 def test_errors_are_the_exact_formulas_there(rows):
