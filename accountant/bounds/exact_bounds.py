@@ -11,10 +11,12 @@ from __future__ import annotations
 import math
 from functools import singledispatch
 
+from accountant.bounds import continuous as continuous_bounds  # the Laplace randomizer's continuous law
 from accountant.bounds import finite as finite_bounds  # mechanism "finite": a randomizer given as its matrix
 from accountant.bounds import random_blanket as rb  # hash_model="random" (Collision, CoCo, OLH)
 from accountant.bounds.pair_accountant import clamp_to_eps0
 from accountant.core.finite import FiniteRandomizer
+from accountant.core.randomizers import LaplaceParams
 from accountant.core.result import BoundResult
 
 
@@ -152,6 +154,13 @@ lower_result.register(FiniteRandomizer, finite_bounds.finite_lower_result)
 def _finite_lower_delta(params, n, eps):
     v = finite_bounds.finite_lower_delta(params, n, eps).delta
     return v, v
+
+
+# the Laplace randomizer: certified cells of its continuous law, the binned randomizer's lower bound
+blanket_result.register(LaplaceParams, continuous_bounds.laplace_blanket_result)
+blanket_result_delta.register(LaplaceParams, continuous_bounds.laplace_blanket_delta)
+lower_result.register(LaplaceParams, continuous_bounds.laplace_lower_result)
+lower_result_delta.register(LaplaceParams, continuous_bounds.laplace_lower_delta)
 
 
 def binary_exact_module():

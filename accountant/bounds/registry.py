@@ -76,6 +76,7 @@ from accountant.core.params import (
     CollisionParams,
     GenericLDP,
     KRRParams,
+    LaplaceParams,
     OUEParams,
     Params,
     VariationRatioParams,
@@ -219,7 +220,7 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
-    BoundSpec("blanket", "upper", HASHED + ("oue", "finite"), HASHED + ("oue", "finite"),
+    BoundSpec("blanket", "upper", HASHED + ("oue", "finite", "laplace"), HASHED + ("oue", "finite", "laplace"),
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.engines.blanket); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
@@ -315,6 +316,7 @@ register_headline(CoCoParams, _BLANKET_FIRST)
 register_headline(OUEParams, _BLANKET_FIRST)
 register_headline(FiniteRandomizer, _BLANKET_FIRST)
 register_headline(VariationRatioParams, ("clone",))
+register_headline(LaplaceParams, _BLANKET_FIRST)   # its blanket: accountant.bounds.continuous
 
 
 def _headline(cls: type, mechanism: str) -> tuple:

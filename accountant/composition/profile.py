@@ -28,6 +28,7 @@ from accountant.core.params import (
     CollisionParams,
     GenericLDP,
     KRRParams,
+    LaplaceParams,
     OUEParams,
     VariationRatioParams,
     mechanism_spec,
@@ -396,6 +397,7 @@ ROUND_KINDS = {GenericLDP: RoundKind(), VariationRatioParams: _RatioRound(),
                CollisionParams: _BlanketRound(), CoCoParams: _BlanketRound(), KRRParams: _BlanketRound(),
                OUEParams: _BlanketRound(), FiniteRandomizer: _MatrixRound()}
 """The kind of round of each randomizer type (a subclass takes its base's: OLH is Collision's)."""
+ROUND_KINDS[LaplaceParams] = RoundKind()   # eps0-LDP: the clone pair's profile (proved, not the blanket's)
 
 
 def round_kind(cls: type) -> RoundKind:
