@@ -54,7 +54,7 @@ CELLS = 4096
 #: the lattice engine's step, as a fraction of the per-message standard deviation
 STEP_FRACTION = 0.05
 #: bins of the output for the certified lower bound (the binned matrix), on [lo, hi]
-LOWER_BINS = 48
+LOWER_BINS = 16
 #: cells of the coarse law whose saddle-point root starts the search
 GUESS_CELLS = 256
 #: the searches' relative tolerance on eps (each evaluation a lattice run)
