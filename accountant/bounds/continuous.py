@@ -50,7 +50,7 @@ from accountant.engines.search import epsilon_for_log_delta
 #: the relative margin moving each closed-form quantity to its safe side (far above its float error)
 REL = 2.0 ** -40
 #: cells on each half of the range (the bound decreases towards the continuous truth as they grow)
-CELLS = 4096
+CELLS = 1024
 #: the lattice engine's step, as a fraction of the per-message standard deviation
 STEP_FRACTION = 0.05
 #: bins of the output for the certified lower bound (the binned matrix), on [lo, hi]
@@ -139,19 +139,32 @@ def laplace_delta(params: LaplaceParams, n: int, eps: float, cells: int = CELLS)
 
 def laplace_epsilon(params: LaplaceParams, n: int, delta: float, rtol: float = 1e-4, cells: int = CELLS):
     """The smallest eps (to ``rtol``, found by :func:`accountant.engines.search.epsilon_for_log_delta`)
-    whose certified delta is <= ``delta``, and the :class:`~accountant.engines.lattice.LatticeDelta` there."""
+    whose certified delta is <= ``delta``, and the :class:`~accountant.engines.lattice.LatticeDelta` there.
+    The search's upper end is the first of the saddle-point estimate raised by 0.1%, 1%, 10%, ...
+    whose certified delta meets the target (eps0 at the latest: delta(eps0) = 0)."""
     cache = {}
+    log_t = math.log(delta)
 
     def ev(e: float):
-        r = laplace_delta(params, n, e, cells)
-        cache[e] = r
+        if e not in cache:
+            cache[e] = laplace_delta(params, n, e, cells)
+        r = cache[e]
         lu = r.log_upper
         lc = math.log(r.central) if r.central > 0 else -math.inf
         slope = r.slope / r.central if r.central > 0 else 0.0
         return (min(lc, lu), lu, slope)
 
-    res = epsilon_for_log_delta(ev, math.log(delta), params.eps0, rtol=rtol, predict=True,
-                                guess=_guess(params.eps0, n, math.log(delta)))
+    guess = _guess(params.eps0, n, log_t)
+    top = params.eps0
+    if guess is not None:
+        for f in (1e-3, 1e-2, 0.1, 0.5):
+            e = guess * (1.0 + f)
+            if e >= params.eps0:
+                break
+            if ev(e)[1] <= log_t:
+                top = e
+                break
+    res = epsilon_for_log_delta(ev, log_t, top, rtol=rtol, predict=True, guess=guess)
     return res.epsilon, cache.get(res.epsilon) or laplace_delta(params, n, res.epsilon, cells)
 
 
