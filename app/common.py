@@ -168,15 +168,8 @@ def _hash_model_input(w, spec, got):
 
 #: the pages' widget of each option of the named mechanisms (``accountant.core.params.OPTIONS``
 #: holds its type and range for the library): ``fn(where, spec, values so far, **page)``
-def _range_input(w, spec, got):
-    """range: the input range LO,HI as text (the library checks it: its message, naming the
-    parameter, is shown by :func:`call`)."""
-    return w.text_input("input range LO,HI", "-1,1", key="range",
-                        help="the clipped input range; the Laplace scale is (HI - LO) / eps0")
-
-
 OPTION_INPUTS = {"s": _s_input, "t": _t_input, "d": _d_input, "k": _k_input, "p": _p_input,
-                 "beta": _beta_input, "q": _q_input, "hash_model": _hash_model_input, "range": _range_input}
+                 "beta": _beta_input, "q": _q_input, "hash_model": _hash_model_input}
 
 
 def hash_model_input(where=None) -> str:
