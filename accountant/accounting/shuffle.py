@@ -155,6 +155,8 @@ def _lower_statement(params, result=None) -> tuple:
         return (None if result is None else result.reason), None
 
     ll = mechanism_lower_law(params)
+    if ll is None and result is not None and result.applicable:   # named in its result (Laplace's binning)
+        return result.reason, None
     return (None, None) if ll is None else (ll.datasets, ll.hash_model)
 
 

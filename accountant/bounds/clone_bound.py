@@ -10,7 +10,7 @@ from accountant.bounds.pair_accountant import clamp_to_eps0, search_pair_epsilon
 from accountant.core.dispatch import unsupported
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OUEParams,
-                                         VariationRatioParams)
+                                         LaplaceParams, VariationRatioParams)
 from accountant.core.result import BoundResult
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.engines.pair.law import DominatingPair
@@ -31,6 +31,7 @@ def clone_pair(params, n) -> DominatingPair:
 @clone_pair.register(KRRParams)
 @clone_pair.register(OUEParams)
 @clone_pair.register(FiniteRandomizer)
+@clone_pair.register(LaplaceParams)
 def _clone_eps0(params, n) -> DominatingPair:
     return DominatingPair.clone(n, params.eps0)
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 from functools import singledispatch
 
+from accountant.bounds import continuous as continuous_bounds  # the Laplace randomizer's continuous law
 from accountant.bounds import finite as finite_bounds  # mechanism "finite": a randomizer given as its matrix
 from accountant.bounds import random_blanket as rb  # hash_model="random" (Collision, CoCo, OLH)
 from accountant.bounds.pair_accountant import clamp_to_eps0
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams
+from accountant.core.randomizers import LaplaceParams
 from accountant.core.result import BoundResult
 
 
@@ -192,6 +194,11 @@ def _privkv_blanket_delta(params, n, eps):
     except ValueError:
         return 0.0, 1.0  # no own blanket at this size: the trivial bound
     return finite_bounds.finite_blanket_delta(R, n, eps)
+# the Laplace randomizer: certified cells of its continuous law, the binned randomizer's lower bound
+blanket_result.register(LaplaceParams, continuous_bounds.laplace_blanket_result)
+blanket_result_delta.register(LaplaceParams, continuous_bounds.laplace_blanket_delta)
+lower_result.register(LaplaceParams, continuous_bounds.laplace_lower_result)
+lower_result_delta.register(LaplaceParams, continuous_bounds.laplace_lower_delta)
 
 
 def binary_exact_module():

@@ -76,6 +76,7 @@ from accountant.core.params import (
     CollisionParams,
     GenericLDP,
     KRRParams,
+    LaplaceParams,
     OUEParams,
     Params,
     VariationRatioParams,
@@ -220,7 +221,8 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
-    BoundSpec("blanket", "upper", HASHED + ("oue", "finite") + OWN_BLANKET, HASHED + ("oue", "finite") + OWN_BLANKET,
+    BoundSpec("blanket", "upper", HASHED + ("oue", "finite", "laplace") + OWN_BLANKET,
+              HASHED + ("oue", "finite", "laplace") + OWN_BLANKET,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.engines.blanket); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
@@ -319,6 +321,7 @@ register_headline(VariationRatioParams, ("clone",))
 from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: E402
 for _kv in (PCKVGRRParams, PCKVUEParams, PrivKVParams):  # the key-value baselines' own blanket
     register_headline(_kv, _BLANKET_FIRST)
+register_headline(LaplaceParams, _BLANKET_FIRST)   # its blanket: accountant.bounds.continuous
 
 
 def _headline(cls: type, mechanism: str) -> tuple:

@@ -30,6 +30,7 @@ from accountant.core.params import (
     PCKVGRRParams,
     PCKVUEParams,
     KRRParams,
+    LaplaceParams,
     OUEParams,
     VariationRatioParams,
     mechanism_spec,
@@ -398,6 +399,7 @@ ROUND_KINDS = {GenericLDP: RoundKind(), VariationRatioParams: _RatioRound(),
                CollisionParams: _BlanketRound(), CoCoParams: _BlanketRound(), KRRParams: _BlanketRound(),
                OUEParams: _BlanketRound(), FiniteRandomizer: _MatrixRound()}
 """The kind of round of each randomizer type (a subclass takes its base's: OLH is Collision's)."""
+ROUND_KINDS[LaplaceParams] = RoundKind()   # eps0-LDP: the clone pair's profile (proved, not the blanket's)
 
 
 class _PairBlanketRound(_BlanketRound):

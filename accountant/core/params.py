@@ -25,6 +25,7 @@ from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types 
     CollisionParams,
     GenericLDP,
     KRRParams,
+    LaplaceParams,
     OLHParams,
     OUEParams,
     PCKVGRRParams,
@@ -36,7 +37,7 @@ from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types 
 )
 
 Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams,
-               FiniteRandomizer]
+               FiniteRandomizer, LaplaceParams]
 """Any parameter object of a local randomizer (the type :class:`ShuffleAccountant` accepts)."""
 
 
@@ -190,6 +191,10 @@ MECHANISM_SPECS = {spec.name: spec for spec in (
                   lambda eps0, d, s: PrivKVParams(eps0, d=d, s=s), ("d", "s"),
                   (("d", "the number of keys, an integer >= 1"), ("s", "the pairs per user, an integer in [1, d]")),
                   menu=10, own_blanket=True),
+    MechanismSpec("laplace", LaplaceParams, "Laplace", "Laplace (continuous, input range)",
+                  "laplace (y = x + Lap((HI - LO) / eps0) on the input range --range LO,HI, default -1,1)",
+                  lambda eps0, range=None: LaplaceParams(eps0, *parse_range(range)), ("range",),
+                  tex="the Laplace randomizer", menu=11),
 )}
 """The named mechanisms (``make_params``'s and ``--mechanism``'s names), in the order of the menus."""
 
@@ -207,9 +212,28 @@ OPTIONS = {o.name: o for o in (
     OptionSpec("q", float, "variation-ratio: ratio bound q > 1 (default: p)", 1.0),
     OptionSpec("hash_model", str, "collision, coco, olh: 'any' (every hash family) or 'random' (each "
                "report's hash a uniformly random function)", choices=("any", "random")),
+    OptionSpec("range", str, "laplace: the input range LO,HI (LO < HI; default -1,1)"),
 )}
 """Every option of the named mechanisms (a mechanism's ``options`` name some of them), in the order
 of the command line's ``--help``."""
+
+
+def parse_range(text) -> tuple:
+    """The input range ``LO,HI`` of a continuous randomizer as two numbers (None: -1, 1); a pair
+    of numbers is taken as it is.  ValueError naming ``range`` otherwise (the order is checked by
+    the parameter type)."""
+    if text is None:
+        return -1.0, 1.0
+    if isinstance(text, (tuple, list)) and len(text) == 2:
+        return tuple(text)
+    parts = text.split(",") if isinstance(text, str) else []
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return float(parts[0]), float(parts[1])
+    except ValueError:
+        raise ValueError(f"range must be two finite numbers LO,HI with LO < HI (the input range), "
+                         f"got {text!r}") from None
 
 
 def mechanism_names(**capabilities) -> tuple:
@@ -263,14 +287,14 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
 def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
                 d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
                 beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None,
-                hash_model: str = "any") -> Params:
+                hash_model: str = "any", range=None) -> Params:
     """Parameter object for ``mechanism``, validated once, at construction.
 
     Parameters
     ----------
     mechanism : str
         One of :data:`MECHANISMS`: ``'generic'``, ``'collision'``, ``'coco'``, ``'krr'``,
-        ``'rr'``, ``'olh'``, ``'oue'``, ``'variation-ratio'``.
+        ``'rr'``, ``'olh'``, ``'oue'``, ``'variation-ratio'``, ``'laplace'``.
     eps0 : float or None
         Local budget (> 0; at most 30).  ``variation-ratio`` takes ``p`` instead or
         ``eps0`` (then p = e^eps0), not both.
@@ -284,6 +308,8 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     hash_model : str
         ``"any"`` (bounds proved for every hash family) or ``"random"`` (collision, coco and olh
         only: proved assuming each report's hash is a uniformly random function).
+    range : str or (float, float), optional
+        ``laplace``: the input range ``"LO,HI"`` (default ``-1,1``).
 
     Returns
     -------
@@ -309,7 +335,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     ValueError: s does not apply to mechanism 'generic' (it takes no option)
     """
     spec = mechanism_spec(mechanism)
-    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g}
+    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g, "range": range}
     extra = [name for name, v in given.items() if v is not None and name not in spec.options]
     if extra:
         what = ", ".join(extra)

@@ -542,3 +542,54 @@ class PrivKVParams(_KeyValueParams):
     """
 
     name: str = field(default="privkv", init=False)
+def _check_range(lo, hi) -> tuple:
+    """An input range [lo, hi]: finite numbers with lo < hi (ValueError naming ``range``)."""
+    ok = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+             and math.isfinite(v) for v in (lo, hi))
+    if not ok or not float(lo) < float(hi):
+        raise ValueError(f"range must be two finite numbers LO,HI with LO < HI (the input range), "
+                         f"got {lo!r},{hi!r}")
+    return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class LaplaceParams(StrongerClonePair, _NoHash):
+    """The Laplace randomizer on the input range [lo, hi]: a report is ``y = x + Lap(b)`` with
+    scale ``b = (hi - lo) / eps0`` (pure eps0-LDP); accounted by the blanket of its continuous
+    law (:mod:`accountant.bounds.continuous`).
+
+    Examples
+    --------
+    >>> from accountant.core.randomizers import LaplaceParams
+    >>> LaplaceParams(1.0).scale
+    2.0
+    >>> LaplaceParams(1.0, 1.0, 1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: range must be two finite numbers LO,HI with LO < HI (the input range), got 1.0,1.0
+    """
+
+    eps0: float
+    lo: float = -1.0
+    hi: float = 1.0
+    name: str = field(default="laplace", init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
+        lo, hi = _check_range(self.lo, self.hi)
+        object.__setattr__(self, "lo", lo)
+        object.__setattr__(self, "hi", hi)
+
+    @property
+    def scale(self) -> float:
+        """The noise scale b = (hi - lo) / eps0."""
+        return (self.hi - self.lo) / self.eps0
+
+    @property
+    def range(self) -> str:
+        """The input range as the option's text ``LO,HI``."""
+        return f"{self.lo!r},{self.hi!r}"
+
+    @property
+    def label(self) -> str:
+        return "Laplace"

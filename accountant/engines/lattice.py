@@ -301,7 +301,8 @@ def lattice_positive_part(a, b, w, n: int, eps: float, *, step_fraction: float =
     log_F += 4.0 * _UF * (abs(n * lc) + abs(math.log(Fq)) + 1.0) + 2.0 * n * _UF * abs(lc)
     log_upper = log_F - math.log(n) + 4.0 * _UF * (abs(log_F) + 40.0)
     # below the float range the smallest normal float is reported (still >= the bound)
-    upper = min(max(math.exp(log_upper), sys.float_info.min), trivial)
+    # (above the float range the cap E[Z_+] is the smaller: exp's argument capped there)
+    upper = min(max(math.exp(min(log_upper, 700.0)), sys.float_info.min), trivial)
     central = math.exp(n * lc + math.log(central_F)) / n if central_F > 0.0 else 0.0
     eb = float(np.dot(w * b, ez)) / M0
     slope = -central * n * theta * math.exp(eps) * eb

@@ -54,7 +54,7 @@ def add_compose_parser(sub) -> None:
     add_matrix_option(p)
     add_catalogue_options(p, with_g=True, g_help="olh: hash range g >= 2 (default round(e^eps0) + 1); "
                           "finite --catalogue local-hashing: its hash range")
-    add_option_args(p, ("p", "beta", "q", "hash_model"), helps=_HELP)
+    add_option_args(p, ("p", "beta", "q", "hash_model", "range"), helps=_HELP)
     p.add_argument("--schedule", default=None,
                    help="JSON file: list of rounds {n, eps0, mechanism?, s?, t?, k?, d?, g? (olh), repeat?, "
                         "hash_model?} "
@@ -165,10 +165,11 @@ def run_compose(args: argparse.Namespace) -> dict:
         try:
             spec = RoundSpec.named(args.mechanism, args.n, args.eps0, s=args.s, t=args.t, k=args.k,
                                    p=args.p, beta=args.beta, q=args.q, d=getattr(args, "d", None),
-                                   g=getattr(args, "g", None), hash_model=getattr(args, "hash_model", "any"))
+                                   g=getattr(args, "g", None), hash_model=getattr(args, "hash_model", "any"),
+                                   range=getattr(args, "range", None))
         except ValueError as exc:
             msg = str(exc).replace("hash_model '", "--hash-model '")
-            raise ValueError(f"--{msg}" if msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d", "g")
+            raise ValueError(f"--{msg}" if msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d", "g", "range")
                              else msg) from None
         specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)

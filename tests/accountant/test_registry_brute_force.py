@@ -53,8 +53,8 @@ import numpy as np
 import pytest
 
 from accountant.core.params import MECHANISM_SPECS, OPTIONS
-from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams,
-                                         OUEParams, PCKVGRRParams, PCKVUEParams, PrivKVParams,
+from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, LaplaceParams,
+                                         OLHParams, OUEParams, PCKVGRRParams, PCKVUEParams, PrivKVParams,
                                          VariationRatioParams)
 from accountant.interfaces.cli.main import run
 
@@ -421,12 +421,27 @@ def _keyvalue_cases(name, spec):
     # X1 = 0+, X1' = 0- (PCKV) or 1+ (PrivKV, d >= 2s), X0 = 1+ (PCKV, d >= 2s) or X1 (PrivKV, d < 3s)
     pair = (1, 3, 1) if spec.type is PrivKVParams else (1, 0, 3)
     return [Case(f"{name}-d={d}-s={s}", name, 1.0, {"d": d, "s": s}, [m], m, pair, deploy=True)]
+def _laplace_cases(name, spec):
+    """A continuous randomizer: its output binned (a post-processing) is a matrix whose truth is
+    below the continuous mechanism's, so the upper bound must be above it; the lower bound is the
+    binned randomizer's (LOWER_BINS bins), so the lower member is that very matrix (its truth is
+    above its certified lower bound).  The continuous truth itself is checked by quadrature in
+    tests/accountant/bounds/test_continuous.py."""
+    from accountant.bounds.continuous import LOWER_BINS, laplace_binned
+
+    out = []
+    for eps0 in (1.0, 2.0):
+        params = spec.build(eps0)
+        coarse = Member(f"laplace-binned6@{eps0}", laplace_binned(params, 4).matrix)
+        fine = Member(f"laplace-binned{LOWER_BINS + 2}@{eps0}", laplace_binned(params).matrix)
+        out.append(Case(f"{name}-eps0={eps0}", name, eps0, {}, [coarse], fine, None, n=3))
+    return out
 
 
 BUILDERS = {GenericLDP: _generic_cases, KRRParams: _krr_cases, OUEParams: _oue_cases,
             CollisionParams: _collision_cases, CoCoParams: _collision_cases, OLHParams: _olh_cases,
             VariationRatioParams: _vr_cases, PCKVGRRParams: _keyvalue_cases, PCKVUEParams: _keyvalue_cases,
-            PrivKVParams: _keyvalue_cases}
+            PrivKVParams: _keyvalue_cases, LaplaceParams: _laplace_cases}
 """Case builders by parameter type (the registry's ``type``): a new mechanism without one fails
 :func:`test_every_registered_mechanism_has_cases`."""
 

@@ -46,7 +46,7 @@ def test_default_curves_give_the_proved_number_of_the_headline(mechanism):
 
 def test_headline_bounds_refuses_unknown_mechanism():
     with pytest.raises(ValueError, match="mechanism must be one of"):
-        bounds.headline_bounds("laplace")
+        bounds.headline_bounds("no-such-mechanism")
 
 
 def test_one_colour_per_bound_whatever_is_drawn():

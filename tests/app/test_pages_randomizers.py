@@ -3,6 +3,8 @@ variation-ratio (p, beta, q) on Rounds, Tables and Amplification, the hash model
 on Rounds and Tables; the numbers are the library's, bad (p, beta, q) are refused beside the
 inputs before any work."""
 import math
+
+import pytest
 import os
 import sys
 
@@ -205,3 +207,20 @@ def test_amplification_variation_ratio_headline_and_curve_over_n():
     ok(at)
     assert any(e.value.startswith(P_RANGE) and "got 1.0" in e.value for e in at.sidebar.error)
     assert charts(at) == 0 and not at.metric
+
+
+def test_amplification_laplace():
+    """Laplace on the Amplification page: the library's proved eps_c (eps0 = 1, n = 1e5, delta =
+    1e-6, the page's defaults).  No range input: eps_c does not depend on the input range (the
+    law of the amplification variable depends on eps0 alone)."""
+    from accountant.bounds.registry import certified_epsilon
+
+    at = page("1_Amplification.py", timeout=300)
+    box = next(s for s in at.selectbox if s.label == "Mechanism")
+    box.select(next(o for o in box.options if o.startswith("Laplace"))).run()
+    ok(at)
+    shown = float(at.metric[0].value)
+    ref = certified_epsilon(make_params("laplace", 1.0), 100_000, 1e-6).epsilon
+    assert shown >= ref and shown == pytest.approx(ref, rel=1e-5)
+    assert not [w for w in at.text_input if w.key == "range"]
+    assert certified_epsilon(make_params("laplace", 1.0, range="0,10"), 100_000, 1e-6).epsilon == ref

@@ -92,6 +92,8 @@ def option_type(option: OptionSpec):
     ratio in [e^1e-10, e^30]."""
     if option.kind is int:
         return int_arg(option.flag, option.lo, T_MAX)
+    if option.kind is str:   # text the parameter type reads (a range LO,HI), checked by make_params
+        return str
     if option.hi is None:
         return vr_ratio_arg(option.flag)
     return float_arg(option.flag, option.lo, option.hi, lo_open=True)

@@ -249,7 +249,7 @@ def test_composition_errors_and_validation():
     with pytest.raises(ValueError, match="delta"):
         compose_rounds(SPEC, 3, 1.5)
     with pytest.raises(ValueError, match="mechanism"):
-        RoundSpec(1000, 1.0, "laplace")
+        RoundSpec(1000, 1.0, "no-such-mechanism")
     with pytest.raises(ValueError, match="k is required for mechanism 'krr'"):
         RoundSpec(1000, 1.0, "krr")
     a = round_pld(SPEC, 0.01, True)

@@ -52,7 +52,7 @@ def test_an_unregistered_type_has_no_kind_of_round():
     with pytest.raises(ValueError, match="no round profile for a Other"):
         round_kind(Other)
     with pytest.raises(ValueError, match="mechanism must be one of"):
-        RoundSpec(1000, 1.0, "laplace")
+        RoundSpec(1000, 1.0, "no-such-mechanism")
 
 
 def test_the_name_form_and_the_parameter_object_are_the_same_round():
@@ -123,7 +123,7 @@ def test_a_schedule_round_uses_or_refuses_each_field():
     with pytest.raises(ValueError, match="round 0: s does not apply to mechanism 'generic'"):
         parse_schedule([{"n": 1000, "eps0": 1.0, "s": 4}])  # was accepted and dropped
     with pytest.raises(ValueError, match="round 0: mechanism must be one of .*variation-ratio, .*finite, "
-                                         "got 'laplace'"):
-        parse_schedule([{"n": 1000, "eps0": 1.0, "mechanism": "laplace"}])
+                                         "got 'no-such-mechanism'"):
+        parse_schedule([{"n": 1000, "eps0": 1.0, "mechanism": "no-such-mechanism"}])
     specs = parse_schedule([{"n": 1000, "eps0": 1.0, "mechanism": "olh", "k": 10, "g": 2, "repeat": 2}])
     assert specs == [RoundSpec(OLHParams(1.0, k=10, g=2), 1000)] * 2

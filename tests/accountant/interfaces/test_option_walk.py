@@ -43,6 +43,7 @@ ACC_MECH = {
     "pckv-grr": ["--eps0", "1", "--d", "4", "--s", "2"],
     "pckv-ue": ["--eps0", "1", "--d", "4", "--s", "2"],
     "privkv": ["--eps0", "1", "--d", "4", "--s", "2"],
+    "laplace": ["--eps0", "1"],
 }
 ACC_BASE = {
     "epsilon": ["--n", "200", "--delta", "1e-6"],
@@ -91,6 +92,7 @@ VALUES = {
     "--rho": "3", "--target-eps": "1", "--bounds": "clone,blanket", "--t-rule": "coco",
     "--B": "10", "--b": "5", "--reps": "2", "--seed": "1", "--max-eps0": "0.8",
     "--mechanisms": "coco", "--postprocess": "simplex", "--data": "uniform", "--bound": "paper",
+    "--range": "0,3",
 }
 CMD_VALUES = {
     ("epsilon", "--n"): "300", ("compare", "--n"): "300", ("delta", "--n"): "300",
@@ -123,7 +125,7 @@ EXEMPT = {
 }
 # the options of one mechanism or a few: walked for every mechanism
 MECHANISM_OPTIONS = {"--eps0", "--s", "--t", "--k", "--g", "--d", "--p", "--beta", "--q",
-                     "--hash-model", "--matrix", "--catalogue", "--size"}
+                     "--hash-model", "--matrix", "--catalogue", "--size", "--range"}
 REPLACES["--mix"] = ("--n", "--mechanism") + tuple(MECHANISM_OPTIONS)  # the groups give them
 # the other options: walked for mechanisms whose code paths differ
 REDUCED = ("generic", "krr", "variation-ratio", "finite")
