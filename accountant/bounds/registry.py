@@ -67,6 +67,7 @@ from accountant.bounds.exact_bounds import (  # noqa: F401 (BLANKET_RTOL, chart_
 from accountant.bounds.clone_bound import (  # noqa: F401 (re-exported: the clone's pair and delta)
     CLONE_MAX_HALVINGS, CLONE_MIN_FEWER, WINDOW_NOTE, clone_bound as _clone, clone_delta, clone_pair)
 from accountant.bounds.pair_accountant import PairAccountant, pair_epsilon_result
+from accountant.bounds import approximate_ldp
 from accountant.core.caveats import CAVEAT_THEOREM6
 from accountant.core.dispatch import for_type, parameter_type, supports
 from accountant.core.finite import FiniteRandomizer
@@ -74,6 +75,7 @@ from accountant.core.params import (
     mechanism_names,
     CoCoParams,
     CollisionParams,
+    ApproximateLDP,
     GenericLDP,
     KRRParams,
     OUEParams,
@@ -125,6 +127,8 @@ class BoundSpec:
     caveat: Optional[str] = None
     engine: str = "closed-form"
     cite: tuple = ()  # BibTeX keys of accountant.bounds.references (the papers a table's head cites)
+    # proved for (eps0, delta0)-LDP randomizers too (ApproximateLDP: delta0 > 0); the others are refused there
+    approximate: bool = False
 
     def proved(self, mechanism: str) -> bool:
         return mechanism in self.proved_for
@@ -228,7 +232,7 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.bounds.laws.worst_hash); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
-              lower_bound, lower_delta, engine="exact"),
+              lower_bound, lower_delta, engine="exact", approximate=True),
     BoundSpec("lower-worst-hash", "lower", ("collision", "coco", "olh"), ("collision", "coco", "olh"),
               "exact divergence of post-processed shuffled outputs under one fixed clean hash "
               "(accountant.bounds.laws.worst_hash_lower_law): certified lower bound on eps_c of the "
@@ -250,6 +254,11 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly; for "
               "variation-ratio parameters the same reduction with mixing 1/q and ratio p)",
               _clone, clone_delta, engine="pair", cite=("feldman2021hiding",)),
+    BoundSpec(approximate_ldp.NAME, "upper", ("generic",), ("generic",),
+              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.8 (any (eps0, delta0)-LDP randomizer): the "
+              "clone pair of Theorem 3.2 evaluated exactly, plus (e^eps + 1)(1 + e^-eps0/2) n delta0 in delta",
+              approximate_ldp.approximate_clone_bound, approximate_ldp.approximate_clone_delta, engine="pair",
+              cite=("feldman2021hiding",), approximate=True),
     BoundSpec("clone-closed", "upper", LDP, LDP,
               "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
               _generic(closed_form.clone_closed), cite=("feldman2021hiding",)),
@@ -315,6 +324,7 @@ register_headline(CoCoParams, _BLANKET_FIRST)
 register_headline(OUEParams, _BLANKET_FIRST)
 register_headline(FiniteRandomizer, _BLANKET_FIRST)
 register_headline(VariationRatioParams, ("clone",))
+register_headline(ApproximateLDP, (approximate_ldp.NAME,))
 
 
 def _headline(cls: type, mechanism: str) -> tuple:
@@ -378,6 +388,8 @@ def status(name: str, mechanism: str) -> dict:
 
 def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
     spec = REGISTRY[name]
+    if getattr(params, "delta0", 0.0) > 0.0 and not spec.approximate:
+        return BoundResult.not_applicable(name, _approximate_refusal(name), delta)
     if params.name not in spec.applies_to:
         return BoundResult.not_applicable(
             name, f"bound '{name}' is not available for mechanism '{params.name}' "
@@ -387,6 +399,13 @@ def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
             name, f"{params.label} is not pure LDP (eps0 infinite): '{name}' needs an eps0-LDP "
                   "randomizer; the matrix's blanket answers", delta)
     return None
+
+
+def _approximate_refusal(name: str) -> str:
+    """Why bound ``name`` does not apply to an (eps0, delta0)-LDP randomizer (--delta0 > 0)."""
+    which = ", ".join(b for b, s in REGISTRY.items() if s.approximate)
+    return (f"bound '{name}' is proved for eps0-LDP randomizers, not for an (eps0, delta0)-LDP one "
+            f"(--delta0 > 0); the bounds for it: {which}")
 
 
 def compute_params_bound(name: str, params: Params, n: int, delta: float, rtol: float = 1e-9) -> BoundResult:
@@ -433,12 +452,13 @@ def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple
     """(lower, upper) on bound ``name``'s delta at ``eps``; None if the bound has no delta form."""
     name = resolve_name(name)
     spec = REGISTRY[name]
-    if spec.delta is None or params.name not in spec.applies_to:
+    if spec.delta is None or params.name not in spec.applies_to or \
+            (getattr(params, "delta0", 0.0) > 0.0 and not spec.approximate):
         return None
     if not math.isfinite(params.eps0) and name not in ("blanket", "lower"):
         return None  # eps0 infinite (a matrix, not pure LDP): only the matrix's blanket (see _not_for)
     if eps >= params.eps0 and spec.kind == "upper":
-        return 0.0, 0.0  # (eps0, 0)-DP by post-processing
+        return 0.0, getattr(params, "delta0", 0.0)  # (eps0, delta0)-DP by post-processing
     return spec.delta(params, n, eps)
 
 
@@ -517,7 +537,7 @@ def certified_epsilon(params: Params, n: int, delta: float) -> BoundResult:
     """
     r = proved_params_epsilon(params, n, delta, FORWARD_RTOL)
     if r is None or not r.applicable or r.epsilon is None:
-        return BoundResult("post-processing", params.eps0, True, None, delta, 0.0)
+        return BoundResult("post-processing", params.eps0, True, None, delta, getattr(params, "delta0", 0.0))
     return r
 
 
@@ -561,7 +581,7 @@ def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple =
     a screen for the inverses (which decide on :func:`certified_epsilon`: the forward's eps search
     may end a little above an eps this certifies).  Cheap bounds first; the exact blanket last;
     ``skip``: bounds left out."""
-    if eps >= params.eps0:
+    if eps >= params.eps0 and getattr(params, "delta0", 0.0) <= delta:
         return "post-processing"
     # binary RR's bracket above HEADLINE_MAX_N ('search') is a search of 0.5-3 s, not a feasibility test:
     # left out here (the answer is then the other bounds', still certified)

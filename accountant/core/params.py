@@ -21,6 +21,7 @@ from accountant.core.finite import FiniteRandomizer
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
 from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types and their checks)
     EPS0_MAX,
+    ApproximateLDP,
     CoCoParams,
     CollisionParams,
     GenericLDP,
@@ -33,7 +34,7 @@ from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types 
 )
 
 Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams,
-               FiniteRandomizer]
+               FiniteRandomizer, ApproximateLDP]
 """Any parameter object of a local randomizer (the type :class:`ShuffleAccountant` accepts)."""
 
 
@@ -49,6 +50,8 @@ class OptionSpec:
     lo: Optional[float] = None
     hi: Optional[float] = None
     choices: tuple = ()
+    lo_open: bool = True   # a number option's range: (lo, hi] unless these say otherwise
+    hi_open: bool = False
 
     @property
     def flag(self) -> str:
@@ -125,9 +128,17 @@ def _vr(eps0, p=None, beta=None, q=None):
 
 _DOMAIN = "the domain size, an integer >= 2"
 
+
+def _generic(eps0, delta0=None):
+    """An eps0-LDP randomizer (delta0 None or 0: :class:`GenericLDP`, the pure bounds exactly) or an
+    (eps0, delta0)-LDP one (:class:`ApproximateLDP`)."""
+    return GenericLDP(eps0) if delta0 is None or (not isinstance(delta0, bool) and delta0 == 0) \
+        else ApproximateLDP(eps0, delta0)
+
+
 MECHANISM_SPECS = {spec.name: spec for spec in (
     MechanismSpec("generic", GenericLDP, "generic eps0-LDP", "generic eps0-LDP", "generic eps0-LDP",
-                  lambda eps0: GenericLDP(eps0), paper_pair=True,
+                  _generic, ("delta0",), paper_pair=True,
                   tex=r"a generic $\varepsilon_0$-LDP randomizer", menu=6,
                   fast_rounds=True),
     MechanismSpec("collision", CollisionParams, "Collision", "Collision", "collision",
@@ -184,6 +195,9 @@ OPTIONS = {o.name: o for o in (
     OptionSpec("p", float, "variation-ratio: likelihood ratio bound p > 1 (eps0 = ln p)", 1.0),
     OptionSpec("beta", float, "variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)", 0.0, 1.0),
     OptionSpec("q", float, "variation-ratio: ratio bound q > 1 (default: p)", 1.0),
+    OptionSpec("delta0", float, "generic: the local delta of an (eps0, delta0)-LDP randomizer, 0 <= delta0 < 1 "
+               "(default 0: eps0-LDP); the bound (FMT21 Theorem 3.8) needs delta0 <= delta", 0.0, 1.0,
+               lo_open=False, hi_open=True),
     OptionSpec("hash_model", str, "collision, coco, olh: 'any' (every hash family) or 'random' (each "
                "report's hash a uniformly random function)", choices=("any", "random")),
 )}
@@ -242,7 +256,7 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
 def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
                 d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
                 beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None,
-                hash_model: str = "any") -> Params:
+                hash_model: str = "any", delta0: Optional[float] = None) -> Params:
     """Parameter object for ``mechanism``, validated once, at construction.
 
     Parameters
@@ -263,6 +277,9 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     hash_model : str
         ``"any"`` (bounds proved for every hash family) or ``"random"`` (collision, coco and olh
         only: proved assuming each report's hash is a uniformly random function).
+    delta0 : float, optional
+        generic: the local delta of an (eps0, delta0)-LDP randomizer, in [0, 1) (0 or None:
+        :class:`GenericLDP`; else :class:`ApproximateLDP`).
 
     Returns
     -------
@@ -288,7 +305,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     ValueError: s does not apply to mechanism 'generic' (it takes no option)
     """
     spec = mechanism_spec(mechanism)
-    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g}
+    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g, "delta0": delta0}
     extra = [name for name, v in given.items() if v is not None and name not in spec.options]
     if extra:
         what = ", ".join(extra)

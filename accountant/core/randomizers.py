@@ -154,6 +154,8 @@ class GenericLDP(StrongerClonePair, _NoHash):
 
     eps0: float
     name: str = field(default="generic", init=False)
+    # pure eps0-LDP is (eps0, 0)-LDP: the option delta0 reads back as 0 (not a field)
+    delta0 = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "eps0", validate_eps0(self.eps0))
@@ -466,3 +468,50 @@ class VariationRatioParams(_NoHash):
     @property
     def caveat(self) -> str:
         return CAVEAT_VARIATION_RATIO
+
+
+#: the valid range of delta0, the local delta of an (eps0, delta0)-LDP randomizer: [0, DELTA0_MAX)
+DELTA0_MAX = 1.0
+
+
+def check_delta0(delta0) -> float:
+    """delta0 in [0, 1): the local delta of an (eps0, delta0)-LDP randomizer (ValueError naming
+    delta0 and its range otherwise)."""
+    if isinstance(delta0, bool) or not isinstance(delta0, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(delta0)) or not 0.0 <= float(delta0) < DELTA0_MAX:
+        raise ValueError(f"delta0 must be a number in [0, 1) (the local delta of an (eps0, delta0)-LDP "
+                         f"randomizer), got {delta0!r}")
+    return float(delta0)
+
+
+@dataclass(frozen=True)
+class ApproximateLDP(_NoHash):
+    """Any (eps0, delta0)-LDP randomizer: for every two inputs x, x' and every set S of outputs,
+    ``P[R(x) in S] <= e^eps0 P[R(x') in S] + delta0``.  Accounted by Feldman, McMillan, Talwar,
+    "Hiding among the clones" (FOCS 2021), Theorem 3.8: the shuffled output is
+    (eps, delta + (e^eps + 1)(1 + e^{-eps0}/2) n delta0)-DP wherever the clone pair of an eps0-LDP
+    randomizer at n users has delta(eps) <= delta (accountant.bounds.approximate_ldp).
+
+    ``make_params("generic", eps0, delta0=D0)`` builds it for D0 > 0 (and :class:`GenericLDP`
+    for D0 = 0, so delta0 = 0 is the pure bound exactly); its ``name`` is ``"generic"``.  It is
+    not a subclass of :class:`GenericLDP`: no law proved for eps0-LDP randomizers is inherited.
+
+    Examples
+    --------
+    >>> from accountant import make_params
+    >>> make_params("generic", 1.0, delta0=1e-9)
+    ApproximateLDP(eps0=1.0, delta0=1e-09, name='generic')
+    """
+
+    eps0: float
+    delta0: float
+    name: str = field(default="generic", init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
+        object.__setattr__(self, "delta0", check_delta0(self.delta0))
+
+    @property
+    def caveat(self) -> str:
+        return CAVEAT_GENERIC
+
