@@ -307,7 +307,32 @@ def _generic_cases(name, spec):
                Member(f"oue2@{eps0}", oue_matrix(2, eps0))]
         out.append(Case(f"{name}-eps0={eps0}", name, eps0, {}, mem, rr, (0, 1, 0), n=3 if eps0 == 1.0 else 4,
                         deploy=eps0 == 1.0))
+    # --delta0: (eps0, delta0)-LDP members (eps0-LDP but one output of probability delta0 for one input)
+    d0 = 1e-3
+    out.append(Case(f"{name}-eps0=1.0-delta0={d0}", name, 1.0, {"delta0": d0},
+                    [Member("leaky-rr", leaky_rr(1.0, d0)), Member("leaky-3rr", leaky_krr(3, 1.0, d0)),
+                     Member("rr@1.0-pure", krr_matrix(2, 1.0))], Member("rr@1.0-pure", krr_matrix(2, 1.0)), (0, 1, 0)))
     return out
+
+
+def leaky_krr(k: int, eps0: float, delta0: float) -> np.ndarray:
+    """k-RR whose first input, with probability delta0, reveals itself (an extra output no other
+    input has): (eps0, delta0)-LDP, not eps0-LDP."""
+    M = np.concatenate([krr_matrix(k, eps0), np.zeros((k, 1))], axis=1)
+    M[0] *= 1.0 - delta0
+    M[0, -1] = delta0
+    return M
+
+
+def leaky_rr(eps0: float, delta0: float) -> np.ndarray:
+    return leaky_krr(2, eps0, delta0)
+
+
+def is_approx_ldp(M, eps0: float, delta0: float) -> bool:
+    """max over S of P[R(a) in S] - e^eps0 P[R(b) in S] = sum (M[a] - e^eps0 M[b])_+ <= delta0."""
+    M = np.asarray(M)
+    return all(np.maximum(M[a] - math.exp(eps0) * M[b], 0.0).sum() <= delta0 * (1 + 1e-12)
+               for a in range(len(M)) for b in range(len(M)))
 
 
 def _krr_cases(name, spec):
@@ -553,7 +578,9 @@ def test_every_registered_mechanism_has_cases():
     for c in CASES:
         assert c.members, c.id
         for m in c.members:
-            if c.eps0 is not None:
+            if c.eps0 is not None and "delta0" in c.opts:
+                assert is_approx_ldp(m.M, c.eps0, c.opts["delta0"]), (c.id, m.name)
+            elif c.eps0 is not None:
                 assert is_ldp(m.M, c.eps0), (c.id, m.name)
             if c.mechanism == "variation-ratio":
                 p, beta = c.opts["p"], c.opts["beta"]
@@ -643,6 +670,13 @@ def test_delta_one_round(case, tmp_path):
 def test_compose_two_rounds(case, tmp_path):
     """T = 2: the view is the product of two independent shuffled views of the same dataset pair."""
     delta = 1e-2
+    if "delta0" in case.opts:  # one round only (FMT21 Theorem 3.8): refused, naming the option
+        with pytest.raises(ValueError, match="delta0"):
+            run(["compose", "--rounds", "2", "--n", str(case.n), "--delta", repr(delta), *case.argv(tmp_path)])
+        with pytest.raises(ValueError, match="delta0"):
+            run(["epsilon", "--rounds", "2", "--colluders", "1", "--n", str(case.n), "--delta", repr(delta),
+                 *case.argv(tmp_path)])
+        return
     out = run(["compose", "--rounds", "2", "--n", str(case.n), "--delta", repr(delta), *case.argv(tmp_path),
                "--json"])
     up = out["epsilon"]
