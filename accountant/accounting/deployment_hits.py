@@ -76,6 +76,7 @@ import numpy as np
 
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams, OUEParams,
+                                    PiecewiseParams,
                                     VariationRatioParams, mechanism_spec)
 
 __all__ = ["Hit", "hit", "output_kind", "CLASS_MEMBER", "collision_dummy_chance", "coco_dummy_chance",
@@ -357,3 +358,9 @@ hit.register(CollisionParams, lambda params, n=2, m=0: _collision(params, m))
 hit.register(OLHParams, lambda params, n=2, m=0: _olh(params, m))
 hit.register(CoCoParams, lambda params, n=2, m=0: _coco(params, m))
 hit.register(FiniteRandomizer, lambda params, n=2, m=0: _finite(params, n, m))
+
+
+@hit.register
+def _(params: PiecewiseParams, n: int = 2, m: int = 0) -> Hit:
+    raise ValueError(_no_hit(params.name, "a continuous output: its lower bound's binned law serves the plain "
+                                          "path and the colluders; dummies and sampling have none"))

@@ -80,6 +80,7 @@ from accountant.core.params import (
     KRRParams,
     OUEParams,
     Params,
+    PiecewiseParams,
     VariationRatioParams,
     validate_delta,
     validate_n,
@@ -90,6 +91,7 @@ from accountant.core.result import BoundResult
 # the mechanisms of the paper's pair (Theorem 1 / Theorem 5: a mixture weight)
 ALL = mechanism_names(paper_pair=True)
 HASHED = mechanism_names(hashed=True)  # mechanisms with the t-ary output structure
+BINARY = mechanism_names(two_valued=True)  # binary RR's shuffled view (rr; Duchi et al.'s randomizer)
 # the bounds that hold for every eps0-LDP randomizer (only eps0 enters them); "finite" is any
 # pure-LDP randomizer given as its matrix (accountant.bounds.finite)
 LDP = mechanism_names(ldp=True) + ("finite",)
@@ -223,7 +225,7 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
-    BoundSpec("blanket", "upper", HASHED + ("oue", "finite"), HASHED + ("oue", "finite"),
+    BoundSpec("blanket", "upper", HASHED + ("oue", "finite", "piecewise"), HASHED + ("oue", "finite", "piecewise"),
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.engines.blanket); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
@@ -283,10 +285,10 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
     BoundSpec("efmrtt19", "upper", LDP, LDP,
               "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
               _generic(closed_form.efmrtt19), cite=("erlingsson2019amplification",)),
-    BoundSpec("exact", "exact", ("rr",), ("rr",), "maximum over every dataset of binary RR (m others "
+    BoundSpec("exact", "exact", BINARY, BINARY, "maximum over every dataset of binary RR (m others "
               "holding user 1's input) by a certified branch and bound (accountant.bounds.binary_exact)",
               lambda p, n, d, r: binary_exact_module().exact_bound(p, n, d, r), lambda p, n, e: binary_exact_module().exact_bound_delta(p, n, e)),
-    BoundSpec("search", "upper", ("rr",), ("rr",), "every-dataset search of binary RR to a certified "
+    BoundSpec("search", "upper", BINARY, BINARY, "every-dataset search of binary RR to a certified "
               "bracket (its upper end for every m, its lower end a named dataset), where the bracket is wider "
               "than the exact bound's 1e-6 (accountant.bounds.binary_exact.search_bound)",
               lambda p, n, d, r: binary_exact_module().search_bound(p, n, d, r),
@@ -325,6 +327,7 @@ register_headline(OUEParams, _BLANKET_FIRST)
 register_headline(FiniteRandomizer, _BLANKET_FIRST)
 register_headline(VariationRatioParams, ("clone",))
 register_headline(ApproximateLDP, (approximate_ldp.NAME,))
+register_headline(PiecewiseParams, ("blanket", "clone", "blanket-bennett-generic", "efmrtt19"))
 
 
 def _headline(cls: type, mechanism: str) -> tuple:

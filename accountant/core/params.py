@@ -23,18 +23,20 @@ from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types 
     EPS0_MAX,
     ApproximateLDP,
     CoCoParams,
+    DuchiParams,
     CollisionParams,
     GenericLDP,
     KRRParams,
     OLHParams,
     OUEParams,
+    PiecewiseParams,
     VariationRatioParams,
     check_hash_model,
     validate_eps0,
 )
 
 Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams,
-               FiniteRandomizer, ApproximateLDP]
+               FiniteRandomizer, ApproximateLDP, DuchiParams, PiecewiseParams]
 """Any parameter object of a local randomizer (the type :class:`ShuffleAccountant` accepts)."""
 
 
@@ -108,6 +110,8 @@ class MechanismSpec:
     option_help: tuple = ()
     fast_rounds: bool = False
     slow_random_rounds: bool = False
+    # binary RR's shuffled view: every dataset a mixture of bit datasets (binary RR's every-dataset bounds apply)
+    two_valued: bool = False
 
     def values(self, params) -> dict:
         """The options of ``params`` (a parameter object of this entry) as the keywords
@@ -163,7 +167,7 @@ MECHANISM_SPECS = {spec.name: spec for spec in (
     MechanismSpec("rr", KRRParams, "binary RR", "binary RR", "rr (binary randomized response)",
                   lambda eps0: KRRParams(k=2, eps0=eps0, name="rr"), hashed=True, paper_pair=True,
                   tex="binary randomized response", menu=5,
-                  fast_rounds=True),
+                  fast_rounds=True, two_valued=True),
     MechanismSpec("olh", OLHParams, "OLH", "OLH (optimized local hashing)",
                   "olh (optimized local hashing, --k [--g])",
                   lambda eps0, k, g=None, hash_model="any": OLHParams(eps0, k, g, hash_model),
@@ -180,6 +184,13 @@ MECHANISM_SPECS = {spec.name: spec for spec in (
                   "variation-ratio (any randomizer by Wang et al.'s parameters --p --beta [--q])",
                   _vr, ("p", "beta", "q"), ldp=False, eps0_given=False, menu=7,
                   fast_rounds=True),
+    MechanismSpec("duchi", DuchiParams, "Duchi et al.", "Duchi et al. (1-D mean, two outputs)",
+                  "duchi (Duchi et al.'s 1-D mean randomizer: binary RR of a Bernoulli((1+x)/2) bit)",
+                  lambda eps0: DuchiParams(eps0), hashed=True, paper_pair=True, tex="Duchi et al.'s randomizer",
+                  menu=8, fast_rounds=True, two_valued=True),
+    MechanismSpec("piecewise", PiecewiseParams, "piecewise", "piecewise mechanism (1-D mean)",
+                  "piecewise (Wang et al.'s piecewise mechanism, 1-D mean)",
+                  lambda eps0: PiecewiseParams(eps0), tex="the piecewise mechanism", menu=9, fast_rounds=True),
 )}
 """The named mechanisms (``make_params``'s and ``--mechanism``'s names), in the order of the menus."""
 

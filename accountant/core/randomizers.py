@@ -515,3 +515,64 @@ class ApproximateLDP(_NoHash):
     def caveat(self) -> str:
         return CAVEAT_GENERIC
 
+
+
+@dataclass(frozen=True)
+class DuchiParams(KRRParams):
+    """Duchi, Jordan, Wainwright's one-dimensional mean randomizer (JASA 2018): an input x in
+    [-1, 1] is reported as +B with probability 1/2 + x (e^eps0 - 1)/(2 (e^eps0 + 1)), else as -B,
+    B = (e^eps0 + 1)/(e^eps0 - 1) (unbiased: E[report] = x).
+
+    It is binary randomized response applied to a bit b ~ Bernoulli((1 + x)/2), so every dataset's
+    shuffled law is a mixture of bit datasets' and, by joint convexity of the hockey-stick
+    divergence, its worst case is binary RR's, attained at x in {-1, 1} (docs/proved.md,
+    "Duchi et al. is binary RR"): it is a :class:`KRRParams` with k = 2 and takes every law of
+    binary RR (the exact maximum over every dataset, the blanket, the lower bound's datasets).
+
+    Examples
+    --------
+    >>> from accountant import make_params
+    >>> make_params("duchi", 1.0)
+    DuchiParams(k=2, eps0=1.0, name='duchi')
+    """
+
+    def __init__(self, eps0: float) -> None:  # noqa: D107
+        object.__setattr__(self, "k", 2)
+        object.__setattr__(self, "eps0", validate_eps0(eps0))
+        object.__setattr__(self, "name", "duchi")
+
+    @property
+    def bound(self) -> float:
+        """B = (e^eps0 + 1)/(e^eps0 - 1), the magnitude of the two reports."""
+        return (math.exp(self.eps0) + 1.0) / math.expm1(self.eps0)
+
+
+@dataclass(frozen=True)
+class PiecewiseParams(GenericLDP):
+    """Wang et al.'s piecewise mechanism ("Collecting and analyzing multidimensional data with
+    local differential privacy", ICDE 2019), one dimension: an input x in [-1, 1] is reported as
+    y in [-C, C], C = (e^{eps0/2} + 1)/(e^{eps0/2} - 1), with density p = (e^eps0 - e^{eps0/2})/
+    (2 e^{eps0/2} + 2) on [l(x), r(x)], l(x) = (C + 1) x/2 - (C - 1)/2, r(x) = l(x) + C - 1, and
+    p / e^eps0 elsewhere: eps0-LDP, unbiased.
+
+    Its blanket is p / e^eps0 on all of [-C, C] (every y is outside some input's high interval);
+    the likelihood ratios are piecewise constant, so for the worst pair x = -1, x' = 1 (disjoint
+    high intervals) the pair's blanket law is that of a three-cell matrix
+    (:func:`accountant.bounds.laws.numerical.piecewise_matrix`), computed exactly on the finite path
+    (docs/proved.md, "The piecewise mechanism's blanket").  A subclass of :class:`GenericLDP`: the
+    generic bounds (clone, rounds, deployments) apply.
+
+    Examples
+    --------
+    >>> from accountant import make_params
+    >>> make_params("piecewise", 1.0).name
+    'piecewise'
+    """
+
+    name: str = field(default="piecewise", init=False)
+
+    @property
+    def c(self) -> float:
+        """C = (e^{eps0/2} + 1)/(e^{eps0/2} - 1), the reports' range [-C, C]."""
+        h = math.exp(self.eps0 / 2.0)
+        return (h + 1.0) / (h - 1.0)

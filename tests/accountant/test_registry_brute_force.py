@@ -53,8 +53,8 @@ import numpy as np
 import pytest
 
 from accountant.core.params import MECHANISM_SPECS, OPTIONS
-from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams,
-                                         OUEParams, VariationRatioParams)
+from accountant.core.randomizers import (CoCoParams, CollisionParams, DuchiParams, GenericLDP, KRRParams,
+                                         OLHParams, OUEParams, PiecewiseParams, VariationRatioParams)
 from accountant.interfaces.cli.main import run
 
 REL, ABS = 1e-9, 1e-12
@@ -428,7 +428,50 @@ def _vr_cases(name, spec):
     return out
 
 
-BUILDERS = {GenericLDP: _generic_cases, KRRParams: _krr_cases, OUEParams: _oue_cases,
+def duchi_matrix(xs, eps0: float) -> np.ndarray:
+    """Duchi et al. at inputs ``xs``: +B w.p. 1/2 + x (e^eps0 - 1)/(2 (e^eps0 + 1)), else -B."""
+    E = math.exp(eps0)
+    return np.array([[0.5 + x * (E - 1) / (2 * (E + 1)), 0.5 - x * (E - 1) / (2 * (E + 1))] for x in xs])
+
+
+def piecewise_cells(xs, eps0: float) -> np.ndarray:
+    """The piecewise mechanism at inputs ``xs`` over the cells cut at every input's high-interval
+    ends (Wang et al., ICDE 2019, from the definition): the densities are constant on each cell,
+    so the cell of a report is sufficient for datasets of these inputs (an exact member)."""
+    h = math.exp(eps0 / 2)
+    C = (h + 1) / (h - 1)
+    p = (math.exp(eps0) - h) / (2 * h + 2)
+    ends = sorted({-C, C} | {e for x in xs for e in ((C + 1) * x / 2 - (C - 1) / 2, (C + 1) * x / 2 + (C - 1) / 2)})
+    rows = []
+    for x in xs:
+        lo = (C + 1) * x / 2 - (C - 1) / 2
+        rows.append([(b - a) * (p if lo - 1e-12 <= a and b <= lo + C - 1 + 1e-12 else p / math.exp(eps0))
+                     for a, b in zip(ends, ends[1:])])
+    return np.array(rows)
+
+
+def _duchi_cases(name, spec):
+    out = []
+    for eps0 in (1.0, 2.0):
+        rr = Member(f"duchi-pm1@{eps0}", duchi_matrix((-1.0, 1.0), eps0))
+        mem = [rr, Member(f"duchi-grid@{eps0}", duchi_matrix((-1.0, -0.3, 0.5, 1.0), eps0))]
+        out.append(Case(f"{name}-eps0={eps0}", name, eps0, {}, mem, rr, (0, 1, 0), n=3 if eps0 == 1.0 else 4,
+                        deploy=eps0 == 1.0))
+    return out
+
+
+def _piecewise_cases(name, spec):
+    out = []
+    for eps0 in (1.0, 2.0):
+        worst = Member(f"piecewise-pm1@{eps0}", piecewise_cells((-1.0, 1.0), eps0))
+        lower = Member(f"piecewise-m101@{eps0}", piecewise_cells((-1.0, 0.0, 1.0), eps0))
+        mem = [worst, lower, Member(f"piecewise-grid@{eps0}", piecewise_cells((-1.0, -0.5, 0.2, 1.0), eps0))]
+        out.append(Case(f"{name}-eps0={eps0}", name, eps0, {}, mem, lower, (0, 2, 1), n=3 if eps0 == 1.0 else 4,
+                        deploy=eps0 == 1.0))
+    return out
+
+
+BUILDERS = {GenericLDP: _generic_cases, DuchiParams: _duchi_cases, PiecewiseParams: _piecewise_cases, KRRParams: _krr_cases, OUEParams: _oue_cases,
             CollisionParams: _collision_cases, CoCoParams: _collision_cases, OLHParams: _olh_cases,
             VariationRatioParams: _vr_cases}
 """Case builders by parameter type (the registry's ``type``): a new mechanism without one fails
