@@ -52,6 +52,13 @@ def delta0_refusal(params, delta: float) -> None:
             "delta0 at every eps, so no eps_c exists; FMT21 Theorem 3.8 needs delta > 2 (1 + e^-eps0/2) n delta0")
 
 
+def pure_refusal(name: str, approximate: tuple) -> str:
+    """Why bound ``name`` (proved for eps0-LDP randomizers) is not applicable to an (eps0, delta0)-LDP
+    one; ``approximate``: the bounds that are."""
+    return (f"bound '{name}' is proved for eps0-LDP randomizers, not for an (eps0, delta0)-LDP one "
+            f"(--delta0 > 0); the bounds for it: {', '.join(approximate)}")
+
+
 def _post_processing(params, delta: float, why: str) -> BoundResult:
     return BoundResult(NAME, params.eps0, True,
                        f"{why}: eps0 by post-processing (the shuffled output is (eps0, delta0)-DP and "

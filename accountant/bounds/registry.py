@@ -194,30 +194,6 @@ def _generic(fn):
     return run
 
 
-def _bennett_delta(params, n, eps, generic: bool):
-    rv = blanket.generic_ldp_rv(params.eps0, eps) if generic else blanket.collision_rv(
-        params.eps0, eps, *_specific_st(params))
-    if eps <= 0:
-        return 0.0, 1.0
-    up = min(blanket.blanket_delta_bennett(eps, n, rv.gamma, rv.max_l, rv.second_moment_l), 1.0)
-    return 0.0, _no_underflow(up, eps, params.eps0)
-
-
-def _hoeffding_delta(params, n, eps, generic: bool):
-    rv = blanket.generic_ldp_rv(params.eps0, eps) if generic else blanket.collision_rv(
-        params.eps0, eps, *_specific_st(params))
-    if eps <= 0:
-        return 0.0, 1.0
-    return 0.0, _no_underflow(min(blanket.blanket_delta_hoeffding(eps, n, rv.gamma, rv.range_l), 1.0),
-                              eps, params.eps0)
-
-
-def _no_underflow(up: float, eps: float, eps0: float) -> float:
-    """An upper bound that underflowed to 0 below eps0 (where delta > 0) is rounded up to the
-    smallest positive float: rounding of an upper bound is directed up, never to 0."""
-    return math.ulp(0.0) if up == 0.0 and eps < eps0 else up
-
-
 _CAVEAT_WORST_HASH = ("lower bound for the worst hash family (one fixed clean hash), not for the "
                       "SplitMix64 family: no bound proved for every hash family can be smaller")
 
@@ -267,21 +243,21 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
     BoundSpec("blanket-hoeffding-generic", "upper", LDP, LDP,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, generic eps0-LDP quantities",
               _generic(blanket.blanket_hoeffding_generic),
-              lambda p, n, e: _hoeffding_delta(p, n, e, True), cite=("balle2019blanket",)),
+              lambda p, n, e: blanket.hoeffding_delta(p, n, e, True), cite=("balle2019blanket",)),
     BoundSpec("blanket-bennett-generic", "upper", LDP, LDP,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, generic eps0-LDP quantities",
               _generic(blanket.blanket_bennett_generic),
-              lambda p, n, e: _bennett_delta(p, n, e, True), cite=("balle2019blanket",)),
+              lambda p, n, e: blanket.bennett_delta(p, n, e, True), cite=("balle2019blanket",)),
     BoundSpec("blanket-hoeffding", "upper", HASHED, HASHED,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, with gamma = t/Omega and the exact "
               "range (accountant.bounds.blanket_relaxations.collision_rv)",
               _specific(blanket.blanket_hoeffding, "blanket-hoeffding"),
-              lambda p, n, e: _hoeffding_delta(p, n, e, False), cite=("balle2019blanket",)),
+              lambda p, n, e: blanket.hoeffding_delta(p, n, e, False), cite=("balle2019blanket",)),
     BoundSpec("blanket-bennett", "upper", HASHED, HASHED,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, with gamma = t/Omega and the exact "
               "maximum and second moment (accountant.bounds.blanket_relaxations.collision_rv)",
               _specific(blanket.blanket_bennett, "blanket-bennett"),
-              lambda p, n, e: _bennett_delta(p, n, e, False), cite=("balle2019blanket",)),
+              lambda p, n, e: blanket.bennett_delta(p, n, e, False), cite=("balle2019blanket",)),
     BoundSpec("efmrtt19", "upper", LDP, LDP,
               "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
               _generic(closed_form.efmrtt19), cite=("erlingsson2019amplification",)),
@@ -327,6 +303,7 @@ register_headline(OUEParams, _BLANKET_FIRST)
 register_headline(FiniteRandomizer, _BLANKET_FIRST)
 register_headline(VariationRatioParams, ("clone",))
 register_headline(ApproximateLDP, (approximate_ldp.NAME,))
+_APPROXIMATE = tuple(b for b, spec in REGISTRY.items() if spec.approximate)  # the bounds for (eps0, delta0)-LDP
 register_headline(PiecewiseParams, ("blanket", "clone", "blanket-bennett-generic", "efmrtt19"))
 
 
@@ -392,7 +369,7 @@ def status(name: str, mechanism: str) -> dict:
 def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
     spec = REGISTRY[name]
     if getattr(params, "delta0", 0.0) > 0.0 and not spec.approximate:
-        return BoundResult.not_applicable(name, _approximate_refusal(name), delta)
+        return BoundResult.not_applicable(name, approximate_ldp.pure_refusal(name, _APPROXIMATE), delta)
     if params.name not in spec.applies_to:
         return BoundResult.not_applicable(
             name, f"bound '{name}' is not available for mechanism '{params.name}' "
@@ -402,13 +379,6 @@ def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
             name, f"{params.label} is not pure LDP (eps0 infinite): '{name}' needs an eps0-LDP "
                   "randomizer; the matrix's blanket answers", delta)
     return None
-
-
-def _approximate_refusal(name: str) -> str:
-    """Why bound ``name`` does not apply to an (eps0, delta0)-LDP randomizer (--delta0 > 0)."""
-    which = ", ".join(b for b, s in REGISTRY.items() if s.approximate)
-    return (f"bound '{name}' is proved for eps0-LDP randomizers, not for an (eps0, delta0)-LDP one "
-            f"(--delta0 > 0); the bounds for it: {which}")
 
 
 def compute_params_bound(name: str, params: Params, n: int, delta: float, rtol: float = 1e-9) -> BoundResult:

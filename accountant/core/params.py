@@ -313,7 +313,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     >>> make_params("generic", 1.0, s=4)
     Traceback (most recent call last):
     ...
-    ValueError: s does not apply to mechanism 'generic' (it takes no option)
+    ValueError: s does not apply to mechanism 'generic' (it takes delta0)
     """
     spec = mechanism_spec(mechanism)
     given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g, "delta0": delta0}
