@@ -299,6 +299,16 @@ def local_epsilon_command(args) -> dict:
                                     args.delta, rtol=args.rtol)
         if eps0 is None:  # pragma: no cover - eps0 just below the target is post-processing
             raise ArithmeticError("local-epsilon: no eps0 met the target")
+    elif getattr(args, "delta0", None):  # an (eps0, delta0)-LDP randomizer: eps0 free, delta0 fixed
+        from accountant.accounting.calibration import local_epsilon_family
+
+        if args.bound != "proved":
+            raise ValueError("--bound: with --delta0 local-epsilon inverts the proved bound only (give no --bound)")
+        eps0 = local_epsilon_family(lambda e0: make_params(args.mechanism, e0, **option_args(args)), args.n,
+                                    args.eps, args.delta, rtol=args.rtol)
+        if eps0 is None:
+            raise ValueError(f"--delta0: no eps0 meets eps = {args.eps:g} at delta = {args.delta:g} with "
+                             f"delta0 = {args.delta0:g} (FMT21 Theorem 3.8's delta0 term)")
     else:
         eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
                              rtol=args.rtol, bound=args.bound, k=args.k,

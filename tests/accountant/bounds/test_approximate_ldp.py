@@ -106,3 +106,22 @@ def test_claim_holds_against_the_exact_shuffled_law(n, k):
         assert _truth(rows, n, eps) <= up * (1 + 1e-12), (n, k, eps, up)
     # the leak is seen: the truth is >= delta0 at every eps (why delta < delta0 is refused)
     assert _truth(rows, n, 30.0) >= delta0 * (1 - 1e-12) * (1 - 1e-30)
+
+
+def test_inverses_invert_the_forward():
+    """users and local-epsilon with --delta0: the forward at the answer meets the target, one
+    user fewer (users) does not."""
+    out = run(["users", "--mechanism", "generic", "--eps0", "1", "--eps", "0.3", "--delta", "1e-6",
+               "--delta0", "1e-11", "--json"])
+    n = out["n"]
+    p = make_params("generic", 1.0, delta0=1e-11)
+    assert out["bound_at_n"] == "clone-approximate"
+    assert certified_epsilon(p, n, 1e-6).epsilon <= 0.3 < certified_epsilon(p, n - 1, 1e-6).epsilon
+    out = run(["local-epsilon", "--mechanism", "generic", "--n", "1000", "--eps", "0.2", "--delta", "1e-6",
+               "--delta0", "1e-11", "--json"])
+    e0 = out["eps0"]
+    assert certified_epsilon(make_params("generic", e0, delta0=1e-11), 1000, 1e-6).epsilon <= 0.2
+    # delta0 costs: the pure randomizer's eps0 is larger, and above the approximate one's target
+    pure = run(["local-epsilon", "--mechanism", "generic", "--n", "1000", "--eps", "0.2", "--delta", "1e-6", "--json"])
+    assert pure["eps0"] > e0
+    assert certified_epsilon(make_params("generic", pure["eps0"], delta0=1e-11), 1000, 1e-6).epsilon > 0.2
