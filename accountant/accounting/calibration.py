@@ -20,7 +20,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from accountant.bounds import registry as bounds
-from accountant.core.params import EPS0_MAX, validate_delta, validate_n, make_params
+from accountant.core.dispatch import supports
+from accountant.core.params import EPS0_MAX, MECHANISM_SPECS, validate_delta, validate_n, make_params
 from accountant.core.limits import EPS0_MIN
 from accountant.core.rules import rule_interval
 from accountant.engines.blanket.law import blanket_law
@@ -29,7 +30,8 @@ from accountant.engines.search import largest_parameter_below
 
 # mechanisms whose proved eps_c is the exact blanket of a count law (a saddle-point estimate
 # of it places the proved search when the paper's pair cannot): the blanket's named mechanisms
-_BLANKET_MECHANISMS = tuple(m for m in bounds.REGISTRY["blanket"].applies_to if m != "finite")
+_BLANKET_MECHANISMS = tuple(m for m in bounds.REGISTRY["blanket"].applies_to if m != "finite"
+                            and supports(blanket_law, MECHANISM_SPECS[m].type))
 
 # At most this many t values beyond the bisection's answer are searched when t follows
 # the default rule (eps_c is a saw-tooth in eps0 there); the walk never changes safety.

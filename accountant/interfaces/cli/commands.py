@@ -343,7 +343,7 @@ def _check_finite(args) -> None:
     if (getattr(args, "matrix", None) is None) == (cat is None):
         raise ValueError("--mechanism finite needs exactly one of --matrix FILE (.json, .csv or .npy) "
                          "and --catalogue NAME --k K")
-    given = [f"--{o}" for o in ("s", "t", "d", "p", "beta", "q") if getattr(args, o, None) is not None]
+    given = [f"--{o}" for o in ("s", "t", "d", "p", "beta", "q", "delta0") if getattr(args, o, None) is not None]
     if cat is None:
         given += [f"--{o}" for o in ("k", "g", "size") if getattr(args, o, None) is not None]
     if given:
