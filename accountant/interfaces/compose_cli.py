@@ -170,6 +170,7 @@ def run_compose(args: argparse.Namespace) -> dict:
         except ValueError as exc:
             msg = str(exc).replace("hash_model '", "--hash-model '")
             raise ValueError(f"--{msg}" if msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d", "g")
+                             or msg.startswith("delta0")
                              else msg) from None
         specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)
