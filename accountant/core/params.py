@@ -85,7 +85,9 @@ class MechanismSpec:
     pairs: the pages' help of an option where it says what the option is for this randomizer),
     ``fast_rounds`` (a round's profile is a closed form or binary RR's exact law: a mix of such
     groups composes over rounds in seconds) and ``slow_random_rounds`` (its random-hash round
-    profile takes seconds a composition: a search over many is run on request).
+    profile takes seconds a composition: a search over many is run on request); ``two_valued`` (its
+    shuffled view is binary RR's: every dataset a mixture of binary RR's bit datasets, so binary
+    RR's every-dataset bounds ``exact`` / ``search`` apply: rr, Duchi et al.'s randomizer).
     """
 
     name: str
