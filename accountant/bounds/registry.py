@@ -46,6 +46,8 @@ exact                        binary RR: maximum over every dataset, bracket <= 1
                              (n <= 1e4, accountant.bounds.binary_exact)
 search                       binary RR: every-dataset search to a certified bracket
                              wider than 1e-6 (1e4 < n <= 1e6, or a chart's rtol), its upper end
+clone-approximate            any (eps0, delta0)-LDP randomizer (--delta0): FMT21 Theorem 3.8,
+                             the clone pair plus (e^eps + 1)(1 + e^-eps0/2) n delta0
 ===========================  ==========================================================
 """
 from __future__ import annotations
@@ -232,11 +234,6 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.2 (pair evaluated exactly; for "
               "variation-ratio parameters the same reduction with mixing 1/q and ratio p)",
               _clone, clone_delta, engine="pair", cite=("feldman2021hiding",)),
-    BoundSpec(approximate_ldp.NAME, "upper", ("generic",), ("generic",),
-              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.8 (any (eps0, delta0)-LDP randomizer): the "
-              "clone pair of Theorem 3.2 evaluated exactly, plus (e^eps + 1)(1 + e^-eps0/2) n delta0 in delta",
-              approximate_ldp.approximate_clone_bound, approximate_ldp.approximate_clone_delta, engine="pair",
-              cite=("feldman2021hiding",), approximate=True),
     BoundSpec("clone-closed", "upper", LDP, LDP,
               "Feldman, McMillan, Talwar, FOCS 2021, closed form (within its condition on n)",
               _generic(closed_form.clone_closed), cite=("feldman2021hiding",)),
@@ -269,6 +266,11 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "than the exact bound's 1e-6 (accountant.bounds.binary_exact.search_bound)",
               lambda p, n, d, r: binary_exact_module().search_bound(p, n, d, r),
               lambda p, n, e: binary_exact_module().search_bound_delta(p, n, e)),
+    BoundSpec(approximate_ldp.NAME, "upper", ("generic",), ("generic",),
+              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.8 (any (eps0, delta0)-LDP randomizer): the "
+              "clone pair of Theorem 3.2 evaluated exactly, plus (e^eps + 1)(1 + e^-eps0/2) n delta0 in delta",
+              approximate_ldp.approximate_clone_bound, approximate_ldp.approximate_clone_delta, engine="pair",
+              cite=("feldman2021hiding",), approximate=True),
 )}
 """Every bound by name: a :class:`BoundSpec` with its kind, the mechanisms it is proved for
 and applies to, its reference and how to compute it (proof status as data)."""
