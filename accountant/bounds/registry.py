@@ -370,7 +370,7 @@ def status(name: str, mechanism: str) -> dict:
 
 def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
     spec = REGISTRY[name]
-    if getattr(params, "delta0", 0.0) > 0.0 and not spec.approximate:
+    if (getattr(params, "delta0", None) or 0.0) > 0.0 and not spec.approximate:
         return BoundResult.not_applicable(name, approximate_ldp.pure_refusal(name, _APPROXIMATE), delta)
     if params.name not in spec.applies_to:
         return BoundResult.not_applicable(
@@ -428,12 +428,12 @@ def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple
     name = resolve_name(name)
     spec = REGISTRY[name]
     if spec.delta is None or params.name not in spec.applies_to or \
-            (getattr(params, "delta0", 0.0) > 0.0 and not spec.approximate):
+            ((getattr(params, "delta0", None) or 0.0) > 0.0 and not spec.approximate):
         return None
     if not math.isfinite(params.eps0) and name not in ("blanket", "lower"):
         return None  # eps0 infinite (a matrix, not pure LDP): only the matrix's blanket (see _not_for)
     if eps >= params.eps0 and spec.kind == "upper":
-        return 0.0, getattr(params, "delta0", 0.0)  # (eps0, delta0)-DP by post-processing
+        return 0.0, (getattr(params, "delta0", None) or 0.0)  # (eps0, delta0)-DP by post-processing
     return spec.delta(params, n, eps)
 
 
@@ -512,7 +512,7 @@ def certified_epsilon(params: Params, n: int, delta: float) -> BoundResult:
     """
     r = proved_params_epsilon(params, n, delta, FORWARD_RTOL)
     if r is None or not r.applicable or r.epsilon is None:
-        return BoundResult("post-processing", params.eps0, True, None, delta, getattr(params, "delta0", 0.0))
+        return BoundResult("post-processing", params.eps0, True, None, delta, (getattr(params, "delta0", None) or 0.0))
     return r
 
 
@@ -556,7 +556,7 @@ def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple =
     a screen for the inverses (which decide on :func:`certified_epsilon`: the forward's eps search
     may end a little above an eps this certifies).  Cheap bounds first; the exact blanket last;
     ``skip``: bounds left out."""
-    if eps >= params.eps0 and getattr(params, "delta0", 0.0) <= delta:
+    if eps >= params.eps0 and (getattr(params, "delta0", None) or 0.0) <= delta:
         return "post-processing"
     # binary RR's bracket above HEADLINE_MAX_N ('search') is a search of 0.5-3 s, not a feasibility test:
     # left out here (the answer is then the other bounds', still certified)

@@ -81,7 +81,7 @@ class RoundSpec:
 
     def __init__(self, *args, **kwargs) -> None:
         head = args[0] if args else kwargs.get("randomizer")
-        if getattr(head, "delta0", 0.0) > 0.0:
+        if (getattr(head, "delta0", None) or 0.0) > 0.0:
             raise ValueError(NO_APPROXIMATE_ROUNDS)
         if _is_params(head):
             randomizer, n, repeat = _fields(*args, **kwargs)

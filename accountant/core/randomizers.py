@@ -154,8 +154,8 @@ class GenericLDP(StrongerClonePair, _NoHash):
 
     eps0: float
     name: str = field(default="generic", init=False)
-    # pure eps0-LDP is (eps0, 0)-LDP: the option delta0 reads back as 0 (not a field)
-    delta0 = 0.0
+    # pure eps0-LDP: the option delta0 is not given (reads back as None; not a field)
+    delta0 = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "eps0", validate_eps0(self.eps0))

@@ -79,7 +79,7 @@ def describe(params, n: int) -> dict:
         "t": params.t,
         "k": options.get("k", getattr(params, "k", None)),  # binary RR: k = 2, not an option
         "d": options.get("d"),
-        **{o: v for o, v in options.items() if o not in _FIELDS},
+        **{o: v for o, v in options.items() if o not in _FIELDS and v is not None},  # delta0 None: pure
         **({"hash_model": params.hash_model, "assumption": ASSUMPTION[params.hash_model]}
            if hasattr(params, "hash_model") else {}),
     }

@@ -236,7 +236,7 @@ def _randomizer_words(out: dict) -> str:
     if out["mechanism"] == "finite":
         return (f" ({out['matrix']}: {out['inputs']} inputs x {out['outputs']} outputs, "
                 f"blanket gamma = {out['gamma']:.6g})")
-    shown = [o for o in MECHANISM_SPECS[out["mechanism"]].options if o != "d"]
+    shown = [o for o in MECHANISM_SPECS[out["mechanism"]].options if o != "d" and out.get(o) is not None]
     words = [f"{o}={out[o]:.10g}" if OPTIONS[o].kind is float else f"{o}={out[o]}" for o in shown]
     return f" ({', '.join(words)})" if words else ""
 
