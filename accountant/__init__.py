@@ -54,6 +54,7 @@ May import: every layer below :mod:`accountant.interfaces`.
 """
 from accountant.core.params import (
     MECHANISMS,
+    ApproximateLDP,
     CoCoParams,
     CollisionParams,
     GenericLDP,
@@ -125,6 +126,7 @@ __all__ = [
     "Params",
     "MECHANISMS",
     "GenericLDP",
+    "ApproximateLDP",
     "CollisionParams",
     "CoCoParams",
     "KRRParams",

@@ -108,7 +108,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: Optional[str
               k: Optional[int] = None, n_max: int = L.MAX_N, randomizer=None, *,
               d: Optional[int] = None, g: Optional[int] = None, p: Optional[float] = None,
               beta: Optional[float] = None, q: Optional[float] = None,
-              hash_model: str = "any", deployment=None) -> MinUsers:
+              hash_model: str = "any", deployment=None, delta0: Optional[float] = None) -> MinUsers:
     """The smallest n (1 <= n <= ``n_max``) whose proved eps_c meets (``epsilon``, ``delta``).
 
     Bad input raises ``ValueError`` naming the parameter before any work.  An unreachable
@@ -125,7 +125,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: Optional[str
     ``randomizer``: a :class:`accountant.FiniteRandomizer` (then ``mechanism`` is None or
     ``"finite"``, ``eps0`` is None or the matrix's own, and several rounds search the composed
     PLD from the one-round answer).  ``d``, ``g``, ``p``, ``beta``, ``q`` and ``hash_model`` are
-    the options of :func:`accountant.make_params` (variation-ratio: ``eps0`` None and p, beta, q;
+    the options of :func:`accountant.make_params` (generic: ``delta0``; variation-ratio: ``eps0`` None and p, beta, q;
     ``hash_model="random"``: the random-hash proved bound of collision, coco and olh).
     ``deployment``: a :class:`accountant.accounting.deployment.Deployment` (colluders, dummies,
     user sampling with its relation, several reports per user, over ``rounds`` or its own
@@ -139,7 +139,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: Optional[str
     >>> r.n, r.epsilon_at_n <= 0.1 < r.epsilon_at_n_minus_1
     (3166, True)
     """
-    params = _randomizer(eps0, mechanism, randomizer, (s, t, k, d, g, p, beta, q), hash_model)
+    params = _randomizer(eps0, mechanism, randomizer, (s, t, k, d, g, p, beta, q), hash_model, delta0)
     epsilon = L.check_float("epsilon", epsilon, 0.0, L.EPS_MAX, lo_open=True)
     delta = validate_delta(delta)
     rounds = L.check_rounds(rounds)
@@ -152,7 +152,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: Optional[str
     return _plain_users(params, epsilon, delta, rounds, n_max)
 
 
-def _randomizer(eps0, mechanism, randomizer, options: tuple, hash_model: str):
+def _randomizer(eps0, mechanism, randomizer, options: tuple, hash_model: str, delta0=None):
     """The parameter object of :func:`min_users`' arguments (ValueError naming the one that does not fit)."""
     if randomizer is not None or mechanism == "finite":
         from accountant.core.finite import FiniteRandomizer
@@ -167,7 +167,7 @@ def _randomizer(eps0, mechanism, randomizer, options: tuple, hash_model: str):
         return randomizer
     s, t, k, d, g, p, beta, q = options
     return make_params("generic" if mechanism is None else mechanism, eps0, s=s, t=t, k=k, d=d, g=g, p=p,
-                       beta=beta, q=q, hash_model=hash_model)
+                       beta=beta, q=q, hash_model=hash_model, delta0=delta0)
 
 
 def _with_rounds(deployment, rounds: int):

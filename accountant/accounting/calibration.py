@@ -24,8 +24,8 @@ from scipy.optimize import brentq
 
 from accountant.bounds import registry as bounds
 from accountant.bounds.screen import forward_verdict
-from accountant.core.dispatch import parameter_type
-from accountant.core.params import EPS0_MAX, validate_delta, validate_n, make_params
+from accountant.core.dispatch import supports
+from accountant.core.params import EPS0_MAX, MECHANISM_SPECS, validate_delta, validate_n, make_params
 from accountant.core.limits import EPS0_MIN
 from accountant.core.rules import rule_interval
 from accountant.engines.blanket.law import blanket_law
@@ -35,8 +35,8 @@ from accountant.engines.search import calibrate
 # mechanisms whose proved eps_c is the exact blanket of a count law (a saddle-point estimate
 # of it places the proved search when the paper's pair cannot): the blanket's named mechanisms
 # the blanket's mechanisms with a count law (a matrix's and a continuous law's blanket have none)
-_BLANKET_MECHANISMS = tuple(m for m in bounds.REGISTRY["blanket"].applies_to if m != "finite" and any(
-    base in blanket_law.registry for base in parameter_type(m).__mro__ if base is not object))
+_BLANKET_MECHANISMS = tuple(m for m in bounds.REGISTRY["blanket"].applies_to if m != "finite"
+                            and supports(blanket_law, MECHANISM_SPECS[m].type))
 
 # At most this many t values beyond the bisection's answer are searched when t follows
 # the default rule (eps_c is a saw-tooth in eps0 there); the walk never changes safety.

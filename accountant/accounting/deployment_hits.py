@@ -76,6 +76,7 @@ import numpy as np
 
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams, OUEParams,
+                                    PiecewiseParams,
                                     VariationRatioParams, mechanism_spec)
 
 __all__ = ["Hit", "hit", "output_kind", "CLASS_MEMBER", "collision_dummy_chance", "coco_dummy_chance",
@@ -374,3 +375,7 @@ def _register_keyvalue() -> None:
 
 
 _register_keyvalue()
+@hit.register
+def _(params: PiecewiseParams, n: int = 2, m: int = 0) -> Hit:
+    raise ValueError(_no_hit(params.name, "a continuous output: its lower bound's binned law serves the plain "
+                                          "path and the colluders; dummies and sampling have none"))

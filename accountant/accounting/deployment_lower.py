@@ -55,7 +55,7 @@ from typing import Optional
 import numpy as np
 
 from accountant.accounting.deployment_hits import CLASS_MEMBER, hit
-from accountant.core.params import GenericLDP, KRRParams, Params, mechanism_spec, validate_delta
+from accountant.core.params import GenericLDP, KRRParams, Params, PiecewiseParams, mechanism_spec, validate_delta
 from accountant.engines.search import bisect
 
 __all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "sampled_lower",
@@ -110,6 +110,10 @@ def _(params: KRRParams, n: int, q: float, neighbours: str = "substitute") -> "C
     pair = rr_sampled_pair(float(params.eps0), n, q, neighbours)  # binary RR (its entry has no k)
     pair.datasets = sampled_datasets(neighbours, False)
     return pair
+
+
+sampled_pair.register(PiecewiseParams, lambda params, n, q, neighbours="substitute":
+                      _hit_sampled_pair(params, n, q, neighbours))  # not binary RR's (GenericLDP's): none
 
 
 def _hit_sampled_pair(params: Params, n: int, q: float, neighbours: str) -> "CountPair":

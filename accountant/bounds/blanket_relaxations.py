@@ -523,3 +523,29 @@ def blanket_bennett(n, eps0, delta, s, t) -> BoundResult:
                            max_l=lambda e: collision_rv(eps0, e, s, t).max_l,
                            second_moment_l=lambda e: collision_rv(eps0, e, s, t).second_moment_l,
                            name="blanket_bennett")
+
+
+def bennett_delta(params, n, eps, generic: bool):
+    """(0, upper) of the Bennett bound's delta at eps (the registry's delta form; generic: eps0 alone)."""
+    rv = generic_ldp_rv(params.eps0, eps) if generic else collision_rv(
+        params.eps0, eps, params.s, params.t)
+    if eps <= 0:
+        return 0.0, 1.0
+    up = min(blanket_delta_bennett(eps, n, rv.gamma, rv.max_l, rv.second_moment_l), 1.0)
+    return 0.0, _no_underflow(up, eps, params.eps0)
+
+
+def hoeffding_delta(params, n, eps, generic: bool):
+    """(0, upper) of the Hoeffding bound's delta at eps (the registry's delta form)."""
+    rv = generic_ldp_rv(params.eps0, eps) if generic else collision_rv(
+        params.eps0, eps, params.s, params.t)
+    if eps <= 0:
+        return 0.0, 1.0
+    return 0.0, _no_underflow(min(blanket_delta_hoeffding(eps, n, rv.gamma, rv.range_l), 1.0),
+                              eps, params.eps0)
+
+
+def _no_underflow(up: float, eps: float, eps0: float) -> float:
+    """An upper bound that underflowed to 0 below eps0 (where delta > 0) is rounded up to the
+    smallest positive float: rounding of an upper bound is directed up, never to 0."""
+    return math.ulp(0.0) if up == 0.0 and eps < eps0 else up

@@ -9,6 +9,7 @@ the costly ones are computed, so that both stay readable.  Each ``*_delta`` retu
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import singledispatch
 
 from accountant.bounds import continuous as continuous_bounds  # the Laplace randomizer's continuous law
@@ -18,6 +19,7 @@ from accountant.bounds.pair_accountant import clamp_to_eps0
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams
 from accountant.core.randomizers import LaplaceParams
+from accountant.core.randomizers import PiecewiseParams
 from accountant.core.result import BoundResult
 
 
@@ -199,6 +201,25 @@ blanket_result.register(LaplaceParams, continuous_bounds.laplace_blanket_result)
 blanket_result_delta.register(LaplaceParams, continuous_bounds.laplace_blanket_delta)
 lower_result.register(LaplaceParams, continuous_bounds.laplace_lower_result)
 lower_result_delta.register(LaplaceParams, continuous_bounds.laplace_lower_delta)
+# the piecewise mechanism: its worst pair's three-cell matrix (accountant.bounds.laws.numerical)
+def _piecewise_matrix(params):
+    from accountant.bounds.laws.numerical import piecewise_matrix
+    return piecewise_matrix(params.eps0)
+
+
+@blanket_result.register(PiecewiseParams)
+def _piecewise_blanket(params, n, delta, rtol):
+    r = finite_bounds.finite_blanket_result(_piecewise_matrix(params), n, delta, rtol)
+    return replace(r, reason=PIECEWISE_NOTE + (f"; {r.reason}" if r.reason else ""))
+
+
+@blanket_result_delta.register(PiecewiseParams)
+def _piecewise_blanket_delta(params, n, eps):
+    return finite_bounds.finite_blanket_delta(_piecewise_matrix(params), n, eps)
+
+
+PIECEWISE_NOTE = ("the piecewise mechanism's exact blanket: its worst pair x = -1, x' = 1 as the three-cell "
+                  "matrix over [-C, -1], (-1, 1), [1, C] (accountant.bounds.laws.numerical, docs/proved.md)")
 
 
 def binary_exact_module():

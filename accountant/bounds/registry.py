@@ -46,6 +46,8 @@ exact                        binary RR: maximum over every dataset, bracket <= 1
                              (n <= 1e4, accountant.bounds.binary_exact)
 search                       binary RR: every-dataset search to a certified bracket
                              wider than 1e-6 (1e4 < n <= 1e6, or a chart's rtol), its upper end
+clone-approximate            any (eps0, delta0)-LDP randomizer (--delta0): FMT21 Theorem 3.8,
+                             the clone pair plus (e^eps + 1)(1 + e^-eps0/2) n delta0
 ===========================  ==========================================================
 """
 from __future__ import annotations
@@ -67,6 +69,7 @@ from accountant.bounds.exact_bounds import (  # noqa: F401 (BLANKET_RTOL, chart_
 from accountant.bounds.clone_bound import (  # noqa: F401 (re-exported: the clone's pair and delta)
     CLONE_MAX_HALVINGS, CLONE_MIN_FEWER, WINDOW_NOTE, clone_bound as _clone, clone_delta, clone_pair)
 from accountant.bounds.pair_accountant import PairAccountant, pair_epsilon_result
+from accountant.bounds import approximate_ldp
 from accountant.core.caveats import CAVEAT_THEOREM6
 from accountant.core.dispatch import for_type, parameter_type, supports
 from accountant.core.finite import FiniteRandomizer
@@ -74,11 +77,13 @@ from accountant.core.params import (
     mechanism_names,
     CoCoParams,
     CollisionParams,
+    ApproximateLDP,
     GenericLDP,
     KRRParams,
     LaplaceParams,
     OUEParams,
     Params,
+    PiecewiseParams,
     VariationRatioParams,
     validate_delta,
     validate_n,
@@ -90,6 +95,7 @@ from accountant.core.result import BoundResult
 ALL = mechanism_names(paper_pair=True)
 HASHED = mechanism_names(hashed=True)  # mechanisms with the t-ary output structure
 OWN_BLANKET = mechanism_names(own_blanket=True)  # the key-value baselines (docs/proved.md)
+BINARY = mechanism_names(two_valued=True)  # binary RR's shuffled view (rr; Duchi et al.'s randomizer)
 # the bounds that hold for every eps0-LDP randomizer (only eps0 enters them); "finite" is any
 # pure-LDP randomizer given as its matrix (accountant.bounds.finite)
 LDP = mechanism_names(ldp=True) + ("finite",)
@@ -127,6 +133,8 @@ class BoundSpec:
     caveat: Optional[str] = None
     engine: str = "closed-form"
     cite: tuple = ()  # BibTeX keys of accountant.bounds.references (the papers a table's head cites)
+    # proved for (eps0, delta0)-LDP randomizers too (ApproximateLDP: delta0 > 0); the others are refused there
+    approximate: bool = False
 
     def proved(self, mechanism: str) -> bool:
         return mechanism in self.proved_for
@@ -190,30 +198,6 @@ def _generic(fn):
     return run
 
 
-def _bennett_delta(params, n, eps, generic: bool):
-    rv = blanket.generic_ldp_rv(params.eps0, eps) if generic else blanket.collision_rv(
-        params.eps0, eps, *_specific_st(params))
-    if eps <= 0:
-        return 0.0, 1.0
-    up = min(blanket.blanket_delta_bennett(eps, n, rv.gamma, rv.max_l, rv.second_moment_l), 1.0)
-    return 0.0, _no_underflow(up, eps, params.eps0)
-
-
-def _hoeffding_delta(params, n, eps, generic: bool):
-    rv = blanket.generic_ldp_rv(params.eps0, eps) if generic else blanket.collision_rv(
-        params.eps0, eps, *_specific_st(params))
-    if eps <= 0:
-        return 0.0, 1.0
-    return 0.0, _no_underflow(min(blanket.blanket_delta_hoeffding(eps, n, rv.gamma, rv.range_l), 1.0),
-                              eps, params.eps0)
-
-
-def _no_underflow(up: float, eps: float, eps0: float) -> float:
-    """An upper bound that underflowed to 0 below eps0 (where delta > 0) is rounded up to the
-    smallest positive float: rounding of an upper bound is directed up, never to 0."""
-    return math.ulp(0.0) if up == 0.0 and eps < eps0 else up
-
-
 _CAVEAT_WORST_HASH = ("lower bound for the worst hash family (one fixed clean hash), not for the "
                       "SplitMix64 family: no bound proved for every hash family can be smaller")
 
@@ -221,8 +205,8 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
-    BoundSpec("blanket", "upper", HASHED + ("oue", "finite", "laplace") + OWN_BLANKET,
-              HASHED + ("oue", "finite", "laplace") + OWN_BLANKET,
+    BoundSpec("blanket", "upper", HASHED + ("oue", "finite", "laplace", "piecewise") + OWN_BLANKET,
+              HASHED + ("oue", "finite", "laplace", "piecewise") + OWN_BLANKET,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.engines.blanket); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
@@ -231,7 +215,7 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.bounds.laws.worst_hash); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
-              lower_bound, lower_delta, engine="exact"),
+              lower_bound, lower_delta, engine="exact", approximate=True),
     BoundSpec("lower-worst-hash", "lower", ("collision", "coco", "olh"), ("collision", "coco", "olh"),
               "exact divergence of post-processed shuffled outputs under one fixed clean hash "
               "(accountant.bounds.laws.worst_hash_lower_law): certified lower bound on eps_c of the "
@@ -259,32 +243,37 @@ REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
     BoundSpec("blanket-hoeffding-generic", "upper", LDP, LDP,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, generic eps0-LDP quantities",
               _generic(blanket.blanket_hoeffding_generic),
-              lambda p, n, e: _hoeffding_delta(p, n, e, True), cite=("balle2019blanket",)),
+              lambda p, n, e: blanket.hoeffding_delta(p, n, e, True), cite=("balle2019blanket",)),
     BoundSpec("blanket-bennett-generic", "upper", LDP, LDP,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, generic eps0-LDP quantities",
               _generic(blanket.blanket_bennett_generic),
-              lambda p, n, e: _bennett_delta(p, n, e, True), cite=("balle2019blanket",)),
+              lambda p, n, e: blanket.bennett_delta(p, n, e, True), cite=("balle2019blanket",)),
     BoundSpec("blanket-hoeffding", "upper", HASHED, HASHED,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Hoeffding, with gamma = t/Omega and the exact "
               "range (accountant.bounds.blanket_relaxations.collision_rv)",
               _specific(blanket.blanket_hoeffding, "blanket-hoeffding"),
-              lambda p, n, e: _hoeffding_delta(p, n, e, False), cite=("balle2019blanket",)),
+              lambda p, n, e: blanket.hoeffding_delta(p, n, e, False), cite=("balle2019blanket",)),
     BoundSpec("blanket-bennett", "upper", HASHED, HASHED,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019, Bennett, with gamma = t/Omega and the exact "
               "maximum and second moment (accountant.bounds.blanket_relaxations.collision_rv)",
               _specific(blanket.blanket_bennett, "blanket-bennett"),
-              lambda p, n, e: _bennett_delta(p, n, e, False), cite=("balle2019blanket",)),
+              lambda p, n, e: blanket.bennett_delta(p, n, e, False), cite=("balle2019blanket",)),
     BoundSpec("efmrtt19", "upper", LDP, LDP,
               "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, SODA 2019 (eps0 <= 1/2)",
               _generic(closed_form.efmrtt19), cite=("erlingsson2019amplification",)),
-    BoundSpec("exact", "exact", ("rr",), ("rr",), "maximum over every dataset of binary RR (m others "
+    BoundSpec("exact", "exact", BINARY, BINARY, "maximum over every dataset of binary RR (m others "
               "holding user 1's input) by a certified branch and bound (accountant.bounds.binary_exact)",
               lambda p, n, d, r: binary_exact_module().exact_bound(p, n, d, r), lambda p, n, e: binary_exact_module().exact_bound_delta(p, n, e)),
-    BoundSpec("search", "upper", ("rr",), ("rr",), "every-dataset search of binary RR to a certified "
+    BoundSpec("search", "upper", BINARY, BINARY, "every-dataset search of binary RR to a certified "
               "bracket (its upper end for every m, its lower end a named dataset), where the bracket is wider "
               "than the exact bound's 1e-6 (accountant.bounds.binary_exact.search_bound)",
               lambda p, n, d, r: binary_exact_module().search_bound(p, n, d, r),
               lambda p, n, e: binary_exact_module().search_bound_delta(p, n, e)),
+    BoundSpec(approximate_ldp.NAME, "upper", ("generic",), ("generic",),
+              "Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.8 (any (eps0, delta0)-LDP randomizer): the "
+              "clone pair of Theorem 3.2 evaluated exactly, plus (e^eps + 1)(1 + e^-eps0/2) n delta0 in delta",
+              approximate_ldp.approximate_clone_bound, approximate_ldp.approximate_clone_delta, engine="pair",
+              cite=("feldman2021hiding",), approximate=True),
 )}
 """Every bound by name: a :class:`BoundSpec` with its kind, the mechanisms it is proved for
 and applies to, its reference and how to compute it (proof status as data)."""
@@ -322,6 +311,9 @@ from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParam
 for _kv in (PCKVGRRParams, PCKVUEParams, PrivKVParams):  # the key-value baselines' own blanket
     register_headline(_kv, _BLANKET_FIRST)
 register_headline(LaplaceParams, _BLANKET_FIRST)   # its blanket: accountant.bounds.continuous
+register_headline(ApproximateLDP, (approximate_ldp.NAME,))
+_APPROXIMATE = tuple(b for b, spec in REGISTRY.items() if spec.approximate)  # the bounds for (eps0, delta0)-LDP
+register_headline(PiecewiseParams, ("blanket", "clone", "blanket-bennett-generic", "efmrtt19"))
 
 
 def _headline(cls: type, mechanism: str) -> tuple:
@@ -385,6 +377,8 @@ def status(name: str, mechanism: str) -> dict:
 
 def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
     spec = REGISTRY[name]
+    if (getattr(params, "delta0", None) or 0.0) > 0.0 and not spec.approximate:
+        return BoundResult.not_applicable(name, approximate_ldp.pure_refusal(name, _APPROXIMATE), delta)
     if params.name not in spec.applies_to:
         return BoundResult.not_applicable(
             name, f"bound '{name}' is not available for mechanism '{params.name}' "
@@ -440,12 +434,13 @@ def bound_delta(name: str, params: Params, n: int, eps: float) -> Optional[tuple
     """(lower, upper) on bound ``name``'s delta at ``eps``; None if the bound has no delta form."""
     name = resolve_name(name)
     spec = REGISTRY[name]
-    if spec.delta is None or params.name not in spec.applies_to:
+    if spec.delta is None or params.name not in spec.applies_to or \
+            ((getattr(params, "delta0", None) or 0.0) > 0.0 and not spec.approximate):
         return None
     if not math.isfinite(params.eps0) and name not in ("blanket", "lower"):
         return None  # eps0 infinite (a matrix, not pure LDP): only the matrix's blanket (see _not_for)
     if eps >= params.eps0 and spec.kind == "upper":
-        return 0.0, 0.0  # (eps0, 0)-DP by post-processing
+        return 0.0, (getattr(params, "delta0", None) or 0.0)  # (eps0, delta0)-DP by post-processing
     return spec.delta(params, n, eps)
 
 
@@ -524,7 +519,7 @@ def certified_epsilon(params: Params, n: int, delta: float) -> BoundResult:
     """
     r = proved_params_epsilon(params, n, delta, FORWARD_RTOL)
     if r is None or not r.applicable or r.epsilon is None:
-        return BoundResult("post-processing", params.eps0, True, None, delta, 0.0)
+        return BoundResult("post-processing", params.eps0, True, None, delta, (getattr(params, "delta0", None) or 0.0))
     return r
 
 
@@ -568,7 +563,7 @@ def proved_meets(params: Params, n: int, eps: float, delta: float, skip: tuple =
     a screen for the inverses (which decide on :func:`certified_epsilon`: the forward's eps search
     may end a little above an eps this certifies).  Cheap bounds first; the exact blanket last;
     ``skip``: bounds left out."""
-    if eps >= params.eps0:
+    if eps >= params.eps0 and (getattr(params, "delta0", None) or 0.0) <= delta:
         return "post-processing"
     # binary RR's bracket above HEADLINE_MAX_N ('search') is a search of 0.5-3 s, not a feasibility test:
     # left out here (the answer is then the other bounds', still certified)

@@ -25,6 +25,10 @@ from accountant.core.params import (
 )
 
 ROUND_MECHANISMS = mechanism_names(composes=True)
+# an (eps0, delta0)-LDP randomizer's round: FMT21 Theorem 3.8 bounds one round; no profile is composed
+NO_APPROXIMATE_ROUNDS = ("delta0: an (eps0, delta0)-LDP randomizer (delta0 > 0) does not compose over rounds here "
+                         "(FMT21 Theorem 3.8 bounds one shuffled round; its profile over rounds is not proved in "
+                         "the toolkit); compose rounds of an eps0-LDP randomizer (delta0 = 0)")
 # every mechanism a round may have: the named ones and "finite" (a matrix, RoundSpec.finite)
 ALL_ROUND_MECHANISMS = ROUND_MECHANISMS + ("finite",)
 # the options of a variation-ratio round (Wang et al., VLDB 2024), eps0 = ln p
@@ -77,6 +81,8 @@ class RoundSpec:
 
     def __init__(self, *args, **kwargs) -> None:
         head = args[0] if args else kwargs.get("randomizer")
+        if (getattr(head, "delta0", None) or 0.0) > 0.0:
+            raise ValueError(NO_APPROXIMATE_ROUNDS)
         if _is_params(head):
             randomizer, n, repeat = _fields(*args, **kwargs)
         else:  # the name form RoundSpec(n, eps0, mechanism, ...)

@@ -21,7 +21,9 @@ from accountant.core.finite import FiniteRandomizer
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
 from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types and their checks)
     EPS0_MAX,
+    ApproximateLDP,
     CoCoParams,
+    DuchiParams,
     CollisionParams,
     GenericLDP,
     KRRParams,
@@ -31,13 +33,14 @@ from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types 
     PCKVGRRParams,
     PCKVUEParams,
     PrivKVParams,
+    PiecewiseParams,
     VariationRatioParams,
     check_hash_model,
     validate_eps0,
 )
 
 Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams,
-               FiniteRandomizer, LaplaceParams]
+               FiniteRandomizer, LaplaceParams, ApproximateLDP, DuchiParams, PiecewiseParams]
 """Any parameter object of a local randomizer (the type :class:`ShuffleAccountant` accepts)."""
 
 
@@ -53,6 +56,8 @@ class OptionSpec:
     lo: Optional[float] = None
     hi: Optional[float] = None
     choices: tuple = ()
+    lo_open: bool = True   # a number option's range: (lo, hi] unless these say otherwise
+    hi_open: bool = False
 
     @property
     def flag(self) -> str:
@@ -87,6 +92,9 @@ class MechanismSpec:
     profile takes seconds a composition: a search over many is run on request).
     ``own_blanket``: the registry's ``blanket`` bound is registered for its type besides the
     hashed mechanisms and OUE (the key-value baselines: their own randomizer's blanket).
+    profile takes seconds a composition: a search over many is run on request); ``two_valued`` (its
+    shuffled view is binary RR's: every dataset a mixture of binary RR's bit datasets, so binary
+    RR's every-dataset bounds ``exact`` / ``search`` apply: rr, Duchi et al.'s randomizer).
     """
 
     name: str
@@ -112,6 +120,8 @@ class MechanismSpec:
     fast_rounds: bool = False
     slow_random_rounds: bool = False
     own_blanket: bool = False
+    # binary RR's shuffled view: every dataset a mixture of bit datasets (binary RR's every-dataset bounds apply)
+    two_valued: bool = False
 
     def values(self, params) -> dict:
         """The options of ``params`` (a parameter object of this entry) as the keywords
@@ -132,9 +142,17 @@ def _vr(eps0, p=None, beta=None, q=None):
 
 _DOMAIN = "the domain size, an integer >= 2"
 
+
+def _generic(eps0, delta0=None):
+    """An eps0-LDP randomizer (delta0 None or 0: :class:`GenericLDP`, the pure bounds exactly) or an
+    (eps0, delta0)-LDP one (:class:`ApproximateLDP`)."""
+    return GenericLDP(eps0) if delta0 is None or (not isinstance(delta0, bool) and delta0 == 0) \
+        else ApproximateLDP(eps0, delta0)
+
+
 MECHANISM_SPECS = {spec.name: spec for spec in (
     MechanismSpec("generic", GenericLDP, "generic eps0-LDP", "generic eps0-LDP", "generic eps0-LDP",
-                  lambda eps0: GenericLDP(eps0), paper_pair=True,
+                  _generic, ("delta0",), paper_pair=True,
                   tex=r"a generic $\varepsilon_0$-LDP randomizer", menu=6,
                   fast_rounds=True),
     MechanismSpec("collision", CollisionParams, "Collision", "Collision", "collision",
@@ -159,7 +177,7 @@ MECHANISM_SPECS = {spec.name: spec for spec in (
     MechanismSpec("rr", KRRParams, "binary RR", "binary RR", "rr (binary randomized response)",
                   lambda eps0: KRRParams(k=2, eps0=eps0, name="rr"), hashed=True, paper_pair=True,
                   tex="binary randomized response", menu=5,
-                  fast_rounds=True),
+                  fast_rounds=True, two_valued=True),
     MechanismSpec("olh", OLHParams, "OLH", "OLH (optimized local hashing)",
                   "olh (optimized local hashing, --k [--g])",
                   lambda eps0, k, g=None, hash_model="any": OLHParams(eps0, k, g, hash_model),
@@ -195,6 +213,13 @@ MECHANISM_SPECS = {spec.name: spec for spec in (
                   "laplace (y = x + Lap((HI - LO) / eps0) on the input range --range LO,HI, default -1,1)",
                   lambda eps0, range=None: LaplaceParams(eps0, *parse_range(range)), ("range",),
                   tex="the Laplace randomizer", menu=11),
+    MechanismSpec("duchi", DuchiParams, "Duchi et al.", "Duchi et al. (1-D mean, two outputs)",
+                  "duchi (Duchi et al.'s 1-D mean randomizer: binary RR of a Bernoulli((1+x)/2) bit)",
+                  lambda eps0: DuchiParams(eps0), hashed=True, paper_pair=True, tex="Duchi et al.'s randomizer",
+                  menu=12, fast_rounds=True, two_valued=True),
+    MechanismSpec("piecewise", PiecewiseParams, "piecewise", "piecewise mechanism (1-D mean)",
+                  "piecewise (Wang et al.'s piecewise mechanism, 1-D mean)",
+                  lambda eps0: PiecewiseParams(eps0), tex="the piecewise mechanism", menu=13, fast_rounds=True),
 )}
 """The named mechanisms (``make_params``'s and ``--mechanism``'s names), in the order of the menus."""
 
@@ -210,6 +235,9 @@ OPTIONS = {o.name: o for o in (
     OptionSpec("p", float, "variation-ratio: likelihood ratio bound p > 1 (eps0 = ln p)", 1.0),
     OptionSpec("beta", float, "variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)", 0.0, 1.0),
     OptionSpec("q", float, "variation-ratio: ratio bound q > 1 (default: p)", 1.0),
+    OptionSpec("delta0", float, "generic: the local delta of an (eps0, delta0)-LDP randomizer, 0 <= delta0 < 1 "
+               "(default 0: eps0-LDP); the bound (FMT21 Theorem 3.8) needs delta0 <= delta", 0.0, 1.0,
+               lo_open=False, hi_open=True),
     OptionSpec("hash_model", str, "collision, coco, olh: 'any' (every hash family) or 'random' (each "
                "report's hash a uniformly random function)", choices=("any", "random")),
     OptionSpec("range", str, "laplace: the input range LO,HI (LO < HI; default -1,1)"),
@@ -287,7 +315,7 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
 def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
                 d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
                 beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None,
-                hash_model: str = "any", range=None) -> Params:
+                hash_model: str = "any", range=None, delta0: Optional[float] = None) -> Params:
     """Parameter object for ``mechanism``, validated once, at construction.
 
     Parameters
@@ -310,6 +338,9 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
         only: proved assuming each report's hash is a uniformly random function).
     range : str or (float, float), optional
         ``laplace``: the input range ``"LO,HI"`` (default ``-1,1``).
+    delta0 : float, optional
+        generic: the local delta of an (eps0, delta0)-LDP randomizer, in [0, 1) (0 or None:
+        :class:`GenericLDP`; else :class:`ApproximateLDP`).
 
     Returns
     -------
@@ -332,10 +363,11 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     >>> make_params("generic", 1.0, s=4)
     Traceback (most recent call last):
     ...
-    ValueError: s does not apply to mechanism 'generic' (it takes no option)
+    ValueError: s does not apply to mechanism 'generic' (it takes delta0)
     """
     spec = mechanism_spec(mechanism)
-    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g, "range": range}
+    given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g, "range": range,
+             "delta0": delta0}
     extra = [name for name, v in given.items() if v is not None and name not in spec.options]
     if extra:
         what = ", ".join(extra)

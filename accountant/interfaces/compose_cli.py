@@ -50,7 +50,7 @@ def add_compose_parser(sub) -> None:
     p.add_argument("--mechanism", default=DEFAULT_MECHANISM, choices=ROUND_MECHANISMS + ("finite",),
                    help="randomizer of every round (default generic eps0-LDP; finite: --matrix FILE or "
                         "--catalogue NAME --k K --eps0 E)")
-    add_option_args(p, ("s", "t", "k", "d"), helps=_HELP)
+    add_option_args(p, ("s", "t", "k", "d", "delta0"), helps=_HELP)
     add_matrix_option(p)
     add_catalogue_options(p, with_g=True, g_help="olh: hash range g >= 2 (default round(e^eps0) + 1); "
                           "finite --catalogue local-hashing: its hash range")
@@ -166,10 +166,12 @@ def run_compose(args: argparse.Namespace) -> dict:
             spec = RoundSpec.named(args.mechanism, args.n, args.eps0, s=args.s, t=args.t, k=args.k,
                                    p=args.p, beta=args.beta, q=args.q, d=getattr(args, "d", None),
                                    g=getattr(args, "g", None), hash_model=getattr(args, "hash_model", "any"),
-                                   range=getattr(args, "range", None))
+                                   range=getattr(args, "range", None),
+                                   **({"delta0": args.delta0} if getattr(args, "delta0", None) is not None else {}))
         except ValueError as exc:
             msg = str(exc).replace("hash_model '", "--hash-model '")
             raise ValueError(f"--{msg}" if msg.split(" ")[0] in ("p", "beta", "q", "s", "t", "k", "d", "g", "range")
+                             or msg.startswith("delta0")
                              else msg) from None
         specs = [spec]
         res = compose_rounds(spec, args.rounds, args.delta, args.step)

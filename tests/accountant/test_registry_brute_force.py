@@ -53,9 +53,9 @@ import numpy as np
 import pytest
 
 from accountant.core.params import MECHANISM_SPECS, OPTIONS
-from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, LaplaceParams,
-                                         OLHParams, OUEParams, PCKVGRRParams, PCKVUEParams, PrivKVParams,
-                                         VariationRatioParams)
+from accountant.core.randomizers import (CoCoParams, CollisionParams, DuchiParams, GenericLDP, KRRParams,
+                                         LaplaceParams, OLHParams, OUEParams, PCKVGRRParams, PCKVUEParams,
+                                         PiecewiseParams, PrivKVParams, VariationRatioParams)
 from accountant.interfaces.cli.main import run
 
 REL, ABS = 1e-9, 1e-12
@@ -308,7 +308,32 @@ def _generic_cases(name, spec):
                Member(f"oue2@{eps0}", oue_matrix(2, eps0))]
         out.append(Case(f"{name}-eps0={eps0}", name, eps0, {}, mem, rr, (0, 1, 0), n=3 if eps0 == 1.0 else 4,
                         deploy=eps0 == 1.0))
+    # --delta0: (eps0, delta0)-LDP members (eps0-LDP but one output of probability delta0 for one input)
+    d0 = 1e-3
+    out.append(Case(f"{name}-eps0=1.0-delta0={d0}", name, 1.0, {"delta0": d0},
+                    [Member("leaky-rr", leaky_rr(1.0, d0)), Member("leaky-3rr", leaky_krr(3, 1.0, d0)),
+                     Member("rr@1.0-pure", krr_matrix(2, 1.0))], Member("rr@1.0-pure", krr_matrix(2, 1.0)), (0, 1, 0)))
     return out
+
+
+def leaky_krr(k: int, eps0: float, delta0: float) -> np.ndarray:
+    """k-RR whose first input, with probability delta0, reveals itself (an extra output no other
+    input has): (eps0, delta0)-LDP, not eps0-LDP."""
+    M = np.concatenate([krr_matrix(k, eps0), np.zeros((k, 1))], axis=1)
+    M[0] *= 1.0 - delta0
+    M[0, -1] = delta0
+    return M
+
+
+def leaky_rr(eps0: float, delta0: float) -> np.ndarray:
+    return leaky_krr(2, eps0, delta0)
+
+
+def is_approx_ldp(M, eps0: float, delta0: float) -> bool:
+    """max over S of P[R(a) in S] - e^eps0 P[R(b) in S] = sum (M[a] - e^eps0 M[b])_+ <= delta0."""
+    M = np.asarray(M)
+    return all(np.maximum(M[a] - math.exp(eps0) * M[b], 0.0).sum() <= delta0 * (1 + 1e-12)
+               for a in range(len(M)) for b in range(len(M)))
 
 
 def _krr_cases(name, spec):
@@ -421,6 +446,8 @@ def _keyvalue_cases(name, spec):
     # X1 = 0+, X1' = 0- (PCKV) or 1+ (PrivKV, d >= 2s), X0 = 1+ (PCKV, d >= 2s) or X1 (PrivKV, d < 3s)
     pair = (1, 3, 1) if spec.type is PrivKVParams else (1, 0, 3)
     return [Case(f"{name}-d={d}-s={s}", name, 1.0, {"d": d, "s": s}, [m], m, pair, deploy=True)]
+
+
 def _laplace_cases(name, spec):
     """A continuous randomizer: its output binned (a post-processing) is a matrix whose truth is
     below the continuous mechanism's, so the upper bound must be above it; the lower bound is the
@@ -438,7 +465,51 @@ def _laplace_cases(name, spec):
     return out
 
 
-BUILDERS = {GenericLDP: _generic_cases, KRRParams: _krr_cases, OUEParams: _oue_cases,
+def duchi_matrix(xs, eps0: float) -> np.ndarray:
+    """Duchi et al. at inputs ``xs``: +B w.p. 1/2 + x (e^eps0 - 1)/(2 (e^eps0 + 1)), else -B."""
+    E = math.exp(eps0)
+    return np.array([[0.5 + x * (E - 1) / (2 * (E + 1)), 0.5 - x * (E - 1) / (2 * (E + 1))] for x in xs])
+
+
+def piecewise_cells(xs, eps0: float) -> np.ndarray:
+    """The piecewise mechanism at inputs ``xs`` over the cells cut at every input's high-interval
+    ends (Wang et al., ICDE 2019, from the definition): the densities are constant on each cell,
+    so the cell of a report is sufficient for datasets of these inputs (an exact member)."""
+    h = math.exp(eps0 / 2)
+    C = (h + 1) / (h - 1)
+    p = (math.exp(eps0) - h) / (2 * h + 2)
+    ends = sorted({-C, C} | {e for x in xs for e in ((C + 1) * x / 2 - (C - 1) / 2, (C + 1) * x / 2 + (C - 1) / 2)})
+    rows = []
+    for x in xs:
+        lo = (C + 1) * x / 2 - (C - 1) / 2
+        rows.append([(b - a) * (p if lo - 1e-12 <= a and b <= lo + C - 1 + 1e-12 else p / math.exp(eps0))
+                     for a, b in zip(ends, ends[1:])])
+    return np.array(rows)
+
+
+def _duchi_cases(name, spec):
+    out = []
+    for eps0 in (1.0, 2.0):
+        rr = Member(f"duchi-pm1@{eps0}", duchi_matrix((-1.0, 1.0), eps0))
+        mem = [rr, Member(f"duchi-grid@{eps0}", duchi_matrix((-1.0, -0.3, 0.5, 1.0), eps0))]
+        out.append(Case(f"{name}-eps0={eps0}", name, eps0, {}, mem, rr, (0, 1, 0), n=3 if eps0 == 1.0 else 4,
+                        deploy=eps0 == 1.0))
+    return out
+
+
+def _piecewise_cases(name, spec):
+    out = []
+    for eps0 in (1.0, 2.0):
+        worst = Member(f"piecewise-pm1@{eps0}", piecewise_cells((-1.0, 1.0), eps0))
+        lower = Member(f"piecewise-m101@{eps0}", piecewise_cells((-1.0, 0.0, 1.0), eps0))
+        mem = [worst, lower, Member(f"piecewise-grid@{eps0}", piecewise_cells((-1.0, -0.5, 0.2, 1.0), eps0))]
+        out.append(Case(f"{name}-eps0={eps0}", name, eps0, {}, mem, lower, (0, 2, 1), n=3 if eps0 == 1.0 else 4,
+                        deploy=eps0 == 1.0))
+    return out
+
+
+BUILDERS = {GenericLDP: _generic_cases, DuchiParams: _duchi_cases, PiecewiseParams: _piecewise_cases,
+            KRRParams: _krr_cases, OUEParams: _oue_cases,
             CollisionParams: _collision_cases, CoCoParams: _collision_cases, OLHParams: _olh_cases,
             VariationRatioParams: _vr_cases, PCKVGRRParams: _keyvalue_cases, PCKVUEParams: _keyvalue_cases,
             PrivKVParams: _keyvalue_cases, LaplaceParams: _laplace_cases}
@@ -589,7 +660,9 @@ def test_every_registered_mechanism_has_cases():
     for c in CASES:
         assert c.members, c.id
         for m in c.members:
-            if c.eps0 is not None:
+            if c.eps0 is not None and "delta0" in c.opts:
+                assert is_approx_ldp(m.M, c.eps0, c.opts["delta0"]), (c.id, m.name)
+            elif c.eps0 is not None:
                 assert is_ldp(m.M, c.eps0), (c.id, m.name)
             if c.mechanism == "variation-ratio":
                 p, beta = c.opts["p"], c.opts["beta"]
@@ -679,6 +752,13 @@ def test_delta_one_round(case, tmp_path):
 def test_compose_two_rounds(case, tmp_path):
     """T = 2: the view is the product of two independent shuffled views of the same dataset pair."""
     delta = 1e-2
+    if "delta0" in case.opts:  # one round only (FMT21 Theorem 3.8): refused, naming the option
+        with pytest.raises(ValueError, match="delta0"):
+            run(["compose", "--rounds", "2", "--n", str(case.n), "--delta", repr(delta), *case.argv(tmp_path)])
+        with pytest.raises(ValueError, match="delta0"):
+            run(["epsilon", "--rounds", "2", "--colluders", "1", "--n", str(case.n), "--delta", repr(delta),
+                 *case.argv(tmp_path)])
+        return
     out = run(["compose", "--rounds", "2", "--n", str(case.n), "--delta", repr(delta), *case.argv(tmp_path),
                "--json"])
     up = out["epsilon"]

@@ -149,3 +149,4 @@ __all__ = [
     'worst_hash_lower_epsilon',
     'worst_hash_lower_law',
 ]
+from accountant.bounds.laws import numerical  # noqa: F401,E402 (registers the piecewise mechanism's lower law)

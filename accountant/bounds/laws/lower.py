@@ -19,8 +19,8 @@ from accountant.bounds.laws.lower_law import (  # noqa: F401 (re-exported: the l
     law_delta_and_slope, lower_search, merge_tail)
 from accountant.core.dispatch import unsupported
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams,
-                                         LaplaceParams, OUEParams, VariationRatioParams)
+from accountant.core.randomizers import (ApproximateLDP, CoCoParams, CollisionParams, GenericLDP, KRRParams,
+                                         LaplaceParams, OLHParams, OUEParams, VariationRatioParams)
 
 
 def _rr_lower_law(eps0: float) -> LowerLaw:
@@ -262,7 +262,8 @@ def mechanism_lower_law(params) -> Optional[LowerLaw]:
 #: whom the certified lower bound of a type is a lower bound for, where it is not the mechanism
 #: itself: the datasets of one member of a class bound the worst randomizer of the class from below
 LOWER_SCOPE = {VariationRatioParams: "the worst randomizer of the class",
-               GenericLDP: "the worst randomizer of the class (binary randomized response is one)"}
+               GenericLDP: "the worst randomizer of the class (binary randomized response is one)",
+               ApproximateLDP: "the worst (eps0, delta0)-LDP randomizer (binary randomized response is one)"}
 
 
 @mechanism_lower.register(VariationRatioParams)
@@ -272,6 +273,7 @@ def _variation_ratio(params):
 
 
 @mechanism_lower.register(GenericLDP)
+@mechanism_lower.register(ApproximateLDP)  # eps0-LDP binary RR is (eps0, delta0)-LDP: one of the class
 def _generic(params):
     """Binary RR's datasets: an eps0-LDP randomizer, so the worst case over all of them is at
     least RR's."""

@@ -96,7 +96,7 @@ def option_type(option: OptionSpec):
         return str
     if option.hi is None:
         return vr_ratio_arg(option.flag)
-    return float_arg(option.flag, option.lo, option.hi, lo_open=True)
+    return float_arg(option.flag, option.lo, option.hi, lo_open=option.lo_open, hi_open=option.hi_open)
 
 
 def add_option_args(p: argparse.ArgumentParser, names=None, helps=None, lists=()) -> None:

@@ -79,7 +79,7 @@ def describe(params, n: int) -> dict:
         "t": params.t,
         "k": options.get("k", getattr(params, "k", None)),  # binary RR: k = 2, not an option
         "d": options.get("d"),
-        **{o: v for o, v in options.items() if o not in _FIELDS},
+        **{o: v for o, v in options.items() if o not in _FIELDS and v is not None},  # delta0 None: pure
         **({"hash_model": params.hash_model, "assumption": ASSUMPTION[params.hash_model]}
            if hasattr(params, "hash_model") else {}),
     }
@@ -299,6 +299,16 @@ def local_epsilon_command(args) -> dict:
                                     args.delta, rtol=args.rtol)
         if eps0 is None:  # pragma: no cover - eps0 just below the target is post-processing
             raise ArithmeticError("local-epsilon: no eps0 met the target")
+    elif getattr(args, "delta0", None):  # an (eps0, delta0)-LDP randomizer: eps0 free, delta0 fixed
+        from accountant.accounting.calibration import local_epsilon_family
+
+        if args.bound != "proved":
+            raise ValueError("--bound: with --delta0 local-epsilon inverts the proved bound only (give no --bound)")
+        eps0 = local_epsilon_family(lambda e0: make_params(args.mechanism, e0, **option_args(args)), args.n,
+                                    args.eps, args.delta, rtol=args.rtol)
+        if eps0 is None:
+            raise ValueError(f"--delta0: no eps0 meets eps = {args.eps:g} at delta = {args.delta:g} with "
+                             f"delta0 = {args.delta0:g} (FMT21 Theorem 3.8's delta0 term)")
     else:
         eps0 = local_epsilon(args.n, args.eps, args.delta, mechanism=args.mechanism, s=args.s, t=args.t,
                              rtol=args.rtol, bound=args.bound, k=args.k,
@@ -333,7 +343,7 @@ def _check_finite(args) -> None:
     if (getattr(args, "matrix", None) is None) == (cat is None):
         raise ValueError("--mechanism finite needs exactly one of --matrix FILE (.json, .csv or .npy) "
                          "and --catalogue NAME --k K")
-    given = [f"--{o}" for o in ("s", "t", "d", "p", "beta", "q", "range") if getattr(args, o, None) is not None]
+    given = [f"--{o}" for o in ("s", "t", "d", "p", "beta", "q", "range", "delta0") if getattr(args, o, None) is not None]
     if cat is None:
         given += [f"--{o}" for o in ("k", "g", "size") if getattr(args, o, None) is not None]
     if given:

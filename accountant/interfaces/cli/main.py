@@ -99,7 +99,7 @@ def _users(args) -> dict:
         dep_cli.supported(args, params)
     res = min_users(args.eps0, args.eps, args.delta, args.mechanism, args.rounds, s=args.s, t=args.t,
                     k=args.k, d=args.d, g=args.g, p=args.p, beta=args.beta, q=args.q,
-                    hash_model=args.hash_model, deployment=dep)
+                    hash_model=args.hash_model, deployment=dep, delta0=getattr(args, "delta0", None))
     used = {k: v for k, v in describe(params, 0).items() if k not in ("mechanism", "n", "eps0")}
     return {**res.as_dict(), **used}
 
@@ -237,7 +237,7 @@ def _randomizer_words(out: dict) -> str:
         return (f" ({out['matrix']}: {out['inputs']} inputs x {out['outputs']} outputs, "
                 f"blanket gamma = {out['gamma']:.6g})")
     spec = MECHANISM_SPECS[out["mechanism"]]  # a hashed mechanism's d enters only its lower bound
-    shown = [o for o in spec.options if o != "d" or not spec.hashed]
+    shown = [o for o in spec.options if (o != "d" or not spec.hashed) and out.get(o) is not None]
     words = [f"{o}={out[o]:.10g}" if OPTIONS[o].kind is float else f"{o}={out[o]}" for o in shown]
     return f" ({', '.join(words)})" if words else ""
 

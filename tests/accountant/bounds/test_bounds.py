@@ -22,7 +22,7 @@ def test_names_are_the_contract():
     assert BOUND_NAMES == ("blanket", "lower", "lower-worst-hash", "paper", "theorem6-lower", "stronger-clone",
                            "stronger-clone-closed", "clone", "clone-closed", "blanket-hoeffding-generic",
                            "blanket-bennett-generic", "blanket-hoeffding", "blanket-bennett", "efmrtt19",
-                           "exact", "search")
+                           "exact", "search", "clone-approximate")
 
 
 def test_proof_status_is_data():

@@ -69,7 +69,8 @@ def test_capabilities_are_true_of_the_object(name):
 
 def test_queries_and_menu():
     assert mechanism_names(keyed=True) == ("krr", "olh", "oue")
-    assert mechanism_names(hashed=True, keyed=False) == ("collision", "coco", "rr")
+    assert mechanism_names(hashed=True, keyed=False) == ("collision", "coco", "rr", "duchi")
+    assert mechanism_names(two_valued=True) == ("rr", "duchi")
     assert mechanism_names() == MECHANISMS
     assert sorted(menu_order(MECHANISMS)) == sorted(MECHANISMS)
     assert menu_order(MECHANISMS)[0] == "collision"

@@ -39,6 +39,8 @@ ACC_MECH = {
     "olh": ["--eps0", "1", "--k", "4"],
     "oue": ["--eps0", "1", "--k", "4"],
     "variation-ratio": ["--p", "2.7", "--beta", "0.3"],
+    "duchi": ["--eps0", "1"],
+    "piecewise": ["--eps0", "1"],
     "finite": ["--matrix", MATRIX],
     "pckv-grr": ["--eps0", "1", "--d", "4", "--s", "2"],
     "pckv-ue": ["--eps0", "1", "--d", "4", "--s", "2"],
@@ -82,7 +84,7 @@ MECH_SIM_SPARSE = ["--d", "16", "--s", "2", "--eps0", "1"]
 
 # the value an option is set to when the base does not give it: (command, option) first
 VALUES = {
-    "--n": "2000", "--eps0": "0.5", "--delta": "1e-5", "--log-delta": "-20", "--eps": "0.4",
+    "--n": "2000", "--eps0": "0.5", "--delta0": "1e-12", "--delta": "1e-5", "--log-delta": "-20", "--eps": "0.4",
     "--rtol": "0.01", "--s": "3", "--t": "9", "--k": "5", "--g": "3", "--d": "12", "--p": "2",
     "--beta": "0.2", "--q": "3", "--matrix": f"{TMP}/matrix.json", "--size": "2", "--rounds": "3",
     "--colluders": "10", "--n-min": "1000", "--dummies": "10", "--sampling": "0.5",
@@ -124,7 +126,7 @@ EXEMPT = {
     ("accountant", "figure", "--workers"): "worker processes: the same numbers, computed in parallel",
 }
 # the options of one mechanism or a few: walked for every mechanism
-MECHANISM_OPTIONS = {"--eps0", "--s", "--t", "--k", "--g", "--d", "--p", "--beta", "--q",
+MECHANISM_OPTIONS = {"--eps0", "--s", "--t", "--k", "--g", "--d", "--p", "--beta", "--q", "--delta0",
                      "--hash-model", "--matrix", "--catalogue", "--size", "--range"}
 REPLACES["--mix"] = ("--n", "--mechanism") + tuple(MECHANISM_OPTIONS)  # the groups give them
 # the other options: walked for mechanisms whose code paths differ
