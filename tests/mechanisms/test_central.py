@@ -95,3 +95,20 @@ def test_command_line(tmp_path):
 
 def test_compared_are_the_papers():
     assert COMPARED == ("collision", "coco", "privkv", "pckv-ue", "pckv-grr", "pckv-agrr", "succinct")
+
+
+def test_the_generated_grid_page_holds_the_library_numbers():
+    # one cell of docs/explanation/central-grid.md (scripts/central_grid.py) recomputed
+    import os
+
+    path = os.path.join(REPO_ROOT, "docs", "explanation", "central-grid.md")
+    cells = {}
+    for line in open(path, encoding="utf-8"):
+        c = [x.strip() for x in line.split("|")[1:-1]]
+        if len(c) > 4 and c[0] == "4" and c[1] == "0.5":
+            cells[c[2]] = c
+    assert set(cells) == set(COMPARED)
+    r = central_comparison(10_000, 256, 4, 0.5, 1e-6, mechanisms=["pckv-grr"])[0]
+    row = cells["pckv-grr"]
+    assert row[3] == r.bound and float(row[4]) == pytest.approx(r.eps0, rel=2e-6)
+    assert float(row[5]) == pytest.approx(r.mse_mean, rel=1e-3) and float(row[8]) == pytest.approx(r.generic_eps0, rel=2e-6)
