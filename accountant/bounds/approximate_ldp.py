@@ -90,15 +90,18 @@ def approximate_clone_bound(params, n: int, delta: float, rtol: float = 1e-9) ->
     eps0 by post-processing where the theorem gives nothing below it; delta < delta0 refused."""
     delta0_refusal(params, delta)
     best, where = None, n
+    def eps_of(r) -> float:  # a bound not available at these users counts as none
+        return math.inf if r.epsilon is None else r.epsilon
+
     for m in fewer_users(n):
         r = _at_users(params, m, delta, rtol)
-        if best is not None and r.epsilon > best.epsilon:
+        if best is not None and eps_of(r) > eps_of(best):
             break
-        if best is None or r.epsilon < best.epsilon:
+        if best is None or eps_of(r) < eps_of(best):
             best, where = r, m
-        if r.epsilon >= params.eps0 and delta0_term(params, m, 0.0) < 1e-3 * delta:
+        if eps_of(r) >= params.eps0 and delta0_term(params, m, 0.0) < 1e-3 * delta:
             break  # the delta0 term is negligible here and the clone gives nothing: fewer users cannot help
-    if where != n and best.epsilon < params.eps0:
+    if where != n and eps_of(best) < params.eps0:
         best = BoundResult(NAME, best.epsilon, True, f"{best.reason}; evaluated at n = {where} (fewer users: the "
                            "worst case is non-increasing in n, the delta0 term grows with n)", delta,
                            best.achieved_delta)
