@@ -11,9 +11,6 @@ from __future__ import annotations
 import math
 from functools import singledispatch
 
-from accountant.bounds import finite as finite_bounds  # mechanism "finite": a randomizer given as its matrix
-from accountant.bounds import random_blanket as rb  # hash_model="random" (Collision, CoCo, OLH)
-from accountant.bounds.pair_accountant import clamp_to_eps0
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.result import BoundResult
 
@@ -74,6 +71,7 @@ def blanket_result(params, n, delta, rtol) -> BoundResult:
     """The exact blanket of a named mechanism: its count law (the engines'
     :func:`~accountant.engines.blanket.law.blanket_law`, which refuses a type without one) and,
     under the random-hash model, the smaller of that and :mod:`.random_blanket`'s."""
+    from accountant.bounds.pair_accountant import clamp_to_eps0
     from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
 
     # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
@@ -84,6 +82,8 @@ def blanket_result(params, n, delta, rtol) -> BoundResult:
                                 truncation=chart_truncation(rtol))
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     if getattr(params, "hash_model", "any") == "random":  # accountant.bounds.random_blanket
+        from accountant.bounds import random_blanket as rb
+
         # the any-hash bound holds under the random model too: the smaller of the two
         return rb.random_blanket_result(params, n, delta, max(rtol, BLANKET_RTOL), clamp_to_eps0,
                                          ceiling=(eps, achieved), lattice=rtol < CHART_RTOL)
@@ -105,6 +105,8 @@ def blanket_result_delta(params, n, eps):
 
     v = blanket_exact_delta(mechanism_blanket_law(params), n, eps)
     if getattr(params, "hash_model", "any") == "random":  # the smaller of random and any
+        from accountant.bounds import random_blanket as rb
+
         return rb.random_blanket_delta(params, n, eps, ceiling=(v.lower, min(v.upper, 1.0)))
     return v.lower, min(v.upper, 1.0)
 
@@ -143,13 +145,32 @@ def lower_result_delta(params, n, eps):
 
 
 # a randomizer given as its matrix: the worst pair's blanket and the best triple's lower bound
-blanket_result.register(FiniteRandomizer, finite_bounds.finite_blanket_result)
-blanket_result_delta.register(FiniteRandomizer, finite_bounds.finite_blanket_delta)
-lower_result.register(FiniteRandomizer, finite_bounds.finite_lower_result)
+# (accountant.bounds.finite, imported at the first matrix: the registry's import stays light)
+@blanket_result.register(FiniteRandomizer)
+def _finite_blanket(params, n, delta, rtol) -> BoundResult:
+    from accountant.bounds import finite as finite_bounds
+
+    return finite_bounds.finite_blanket_result(params, n, delta, rtol)
+
+
+@blanket_result_delta.register(FiniteRandomizer)
+def _finite_blanket_delta(params, n, eps):
+    from accountant.bounds import finite as finite_bounds
+
+    return finite_bounds.finite_blanket_delta(params, n, eps)
+
+
+@lower_result.register(FiniteRandomizer)
+def _finite_lower(params, n, delta, rtol) -> BoundResult:
+    from accountant.bounds import finite as finite_bounds
+
+    return finite_bounds.finite_lower_result(params, n, delta, rtol)
 
 
 @lower_result_delta.register(FiniteRandomizer)
 def _finite_lower_delta(params, n, eps):
+    from accountant.bounds import finite as finite_bounds
+
     v = finite_bounds.finite_lower_delta(params, n, eps).delta
     return v, v
 
@@ -157,6 +178,13 @@ def _finite_lower_delta(params, n, eps):
 def binary_exact_module():
     from accountant.bounds import binary_exact
     return binary_exact
+
+
+def pair_module():
+    """:mod:`accountant.bounds.pair_accountant`, imported at a pair bound's first use: the command
+    lines build their parsers from the registry before any engine is imported."""
+    from accountant.bounds import pair_accountant
+    return pair_accountant
 
 
 def worst_hash_bound(params, n, delta, rtol) -> BoundResult:

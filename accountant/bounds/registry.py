@@ -62,11 +62,10 @@ from accountant.bounds.agreement import agree_with_delta
 from accountant.bounds.exact_bounds import (  # noqa: F401 (BLANKET_RTOL, chart_truncation: re-exported)
                                             BLANKET_RTOL, CHART_RTOL, beyond_engine, binary_exact_module, blanket_bound,
                                             blanket_delta, chart_truncation, lower_bound, lower_delta,
-                                            mechanism_blanket_law,
+                                            mechanism_blanket_law, pair_module,
                                             worst_hash_bound, worst_hash_delta)
 from accountant.bounds.clone_bound import (  # noqa: F401 (re-exported: the clone's pair and delta)
     CLONE_MAX_HALVINGS, CLONE_MIN_FEWER, WINDOW_NOTE, clone_bound as _clone, clone_delta, clone_pair)
-from accountant.bounds.pair_accountant import PairAccountant, pair_epsilon_result
 from accountant.core.caveats import CAVEAT_THEOREM6
 from accountant.core.dispatch import for_type, parameter_type, supports
 from accountant.core.finite import FiniteRandomizer
@@ -135,12 +134,12 @@ class BoundSpec:
 
 def _paper(params, n, delta, rtol) -> BoundResult:
     # at a chart's tolerance the search skips the lower end Theorem 6 would certify
-    res = pair_epsilon_result(params, n, delta, rtol, rtol < CHART_RTOL)
+    res = pair_module().pair_epsilon_result(params, n, delta, rtol, rtol < CHART_RTOL)
     return BoundResult("paper", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
 def _paper_delta(params, n, eps):
-    v = PairAccountant(params, n).divergence(eps)
+    v = pair_module().PairAccountant(params, n).divergence(eps)
     return v.lower, min(v.upper, 1.0)
 
 
@@ -155,14 +154,14 @@ def _theorem6(params, n, delta, rtol) -> BoundResult:
         why = (f"{needs} (t = {params.t}, s = {params.s})" if needs else
                f"Theorem 6 is stated for Collision and CoCo, not for mechanism '{params.name}'")
         return BoundResult.not_applicable("theorem6-lower", why, delta)
-    res = pair_epsilon_result(params, n, delta, rtol)
+    res = pair_module().pair_epsilon_result(params, n, delta, rtol)
     ok = res.lower_epsilon is not None
     return BoundResult("theorem6-lower", res.lower_epsilon, ok,
                        CAVEAT_THEOREM6 if ok else "no certified lower point found", delta)
 
 
 def _stronger_clone(params, n, delta, rtol) -> BoundResult:
-    res = pair_epsilon_result(GenericLDP(params.eps0), n, delta, rtol)
+    res = pair_module().pair_epsilon_result(GenericLDP(params.eps0), n, delta, rtol)
     return BoundResult("stronger-clone", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
