@@ -486,8 +486,9 @@ def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[Bou
 def _proved_cached(params: Params, n: int, delta: float, rtol: float) -> Optional[BoundResult]:
     res: dict = {}
     for b in _headline_at(params, n):  # a costly bound proved above the best so far is not searched (.screen)
-        res[b] = screened_out(REGISTRY[b], best_proved(res, params.name), params, n, delta,
-                              lambda e: bound_delta(b, params, n, e)) or compute_params_bound(b, params, n, delta, rtol)
+        skip = None if _not_for(b, params, delta) else screened_out(
+            REGISTRY[b], best_proved(res, params.name), params, n, delta, lambda e: bound_delta(b, params, n, e))
+        res[b] = skip or compute_params_bound(b, params, n, delta, rtol)
     best = best_proved(res, params.name)
     out = binary_exact_module().OUT_OF_BUDGET
     spent = [f"{b}: {r.reason}" for b, r in res.items() if not r.applicable and (r.reason or "").startswith(out)]
