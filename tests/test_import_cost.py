@@ -20,7 +20,7 @@ import pytest
 from tests.paths import REPO_ROOT
 
 #: what a parse, a refusal or the Home page must not import: the numerics libraries and the
-#: project's engines (numpy is left to the parameter types' checks)
+#: project's engines (and, but for the mechanisms' command line, numpy)
 HEAVY = ("scipy", "mpmath", "accountant.engines.binomial", "accountant.engines.pair",
          "accountant.engines.blanket", "accountant.bounds.laws", "accountant.composition.compose")
 
@@ -58,6 +58,8 @@ def test_parse_and_refuse_import_no_numerics(label):
     assert not heavy(names), f"{label} imports {heavy(names)[:8]}"
     if label == "Home page":  # the page's words alone: no part of the two packages, no numpy
         assert not [n for n in names if n.split(".")[0] in ("numpy", "accountant", "mechanisms")]
+    if label.startswith("accountant"):  # the accountant's parser and checks need no numpy either
+        assert "numpy" not in names
 
 
 def test_a_computation_still_imports_the_engines():

@@ -25,10 +25,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
-import numpy as np
 
 from accountant.core.finite import StrongerClonePair
-from accountant.core.limits import COCO_RANDOM_MAX_S, RANDOM_HASH_MAX_S
+from accountant.core.limits import COCO_RANDOM_MAX_S, RANDOM_HASH_MAX_S, numpy_scalars
 from accountant.core.rules import coco_theorem7_t, collision_paper_t, olh_default_g
 from accountant.core.caveats import (
     CAVEAT_GENERIC,
@@ -59,8 +58,8 @@ def check_hash_model(hash_model) -> str:
 
 
 def _check_int(name: str, v, lo: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        if isinstance(v, (float, np.floating)) and float(v).is_integer():
+    if isinstance(v, bool) or not isinstance(v, (int,) + numpy_scalars("integer")):
+        if isinstance(v, (float,) + numpy_scalars("floating")) and float(v).is_integer():
             v = int(v)
         else:
             raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
@@ -387,7 +386,7 @@ class OUEParams(_NoHash):
 
 def _check_pos(name: str, v, lo: float, hi: float, lo_open: bool = True, hi_open: bool = False) -> float:
     rng = f"{'(' if lo_open else '['}{lo:.10g}, {hi:.10g}{')' if hi_open else ']'}"
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+    if isinstance(v, bool) or not isinstance(v, (int, float) + numpy_scalars("integer", "floating")):
         raise ValueError(f"{name} must be a number in {rng}, got {v!r}")
     x = float(v)
     ok = math.isfinite(x) and (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
