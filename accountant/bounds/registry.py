@@ -66,7 +66,7 @@ from accountant.bounds.exact_bounds import (  # noqa: F401 (BLANKET_RTOL, chart_
                                             worst_hash_bound, worst_hash_delta)
 from accountant.bounds.clone_bound import (  # noqa: F401 (re-exported: the clone's pair and delta)
     CLONE_MAX_HALVINGS, CLONE_MIN_FEWER, WINDOW_NOTE, clone_bound as _clone, clone_delta, clone_pair)
-from accountant.bounds.screen import screened_out
+from accountant.bounds.headline_screen import screened_out
 from accountant.core.caveats import CAVEAT_THEOREM6
 from accountant.core.dispatch import for_type, parameter_type, supports
 from accountant.core.finite import FiniteRandomizer
@@ -485,7 +485,7 @@ def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[Bou
 @lru_cache(maxsize=1024)
 def _proved_cached(params: Params, n: int, delta: float, rtol: float) -> Optional[BoundResult]:
     res: dict = {}
-    for b in _headline_at(params, n):  # a costly bound proved above the best so far is not searched (.screen)
+    for b in _headline_at(params, n):  # a costly bound proved above the best so far is not searched (.headline_screen)
         skip = None if _not_for(b, params, delta) else screened_out(
             REGISTRY[b], best_proved(res, params.name), params, n, delta, lambda e: bound_delta(b, params, n, e))
         res[b] = skip or compute_params_bound(b, params, n, delta, rtol)

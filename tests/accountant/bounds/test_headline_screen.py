@@ -1,4 +1,4 @@
-"""The headline's screen (accountant.bounds.screen): a bound left out because its certified delta
+"""The headline's screen (accountant.bounds.headline_screen): a bound left out because its certified delta
 at the best eps exceeds the target has its own eps_c above that eps, and the headline is the
 same number, bound and certified delta as the minimum over every headline bound searched."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from accountant.bounds import registry as R
-from accountant.bounds.screen import screened_out
+from accountant.bounds.headline_screen import screened_out
 from accountant.core.params import make_params
 from accountant.core.result import BoundResult
 
