@@ -456,7 +456,7 @@ def optimal_t(mechanism: str, estimator: str, d: int, s: int, eps0: float) -> tu
 
 
 BOUND_NAMES = _bounds.BOUND_NAMES
-# the exact blanket and the certified lower bound cost 0.1-2 s per point (docs/BENCHMARKS.md):
+# the exact blanket and the certified lower bound cost up to seconds per point (docs/BENCHMARKS.md):
 # grids draw them on request, headline numbers always
 EXACT_BOUNDS = tuple(b for b in BOUND_NAMES if _bounds.REGISTRY[b].engine == "exact")
 FAST_BOUNDS = tuple(b for b in BOUND_NAMES if b not in EXACT_BOUNDS)

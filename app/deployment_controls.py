@@ -1,4 +1,4 @@
-"""The deployment controls of the Amplification, Rounds and Planner pages (issue 43): user
+"""The deployment controls of the Amplification, Rounds and Planner pages: user
 sampling, colluders, dummies, a population known as n >= N, several reports per user, mixed
 randomizers (:mod:`mix_input`). The combinations are checked beside the widgets against the
 library's one table (:func:`accountant.accounting.deployment.refusal`, in the widgets' names); the

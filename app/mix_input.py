@@ -1,4 +1,4 @@
-"""The mix editor of the deployment controls (issue 43, ``--mix FILE`` on the command line): groups
+"""The mix editor of the deployment controls (``--mix FILE`` on the command line): groups
 of users with their own randomizer, from a table (``st.data_editor``) or the JSON file the CLI
 takes.  Every group is checked by :func:`accountant.accounting.deployment_groups.parse_mix`, whose
 message is shown beside the widget before any work; no formula lives here."""

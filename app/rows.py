@@ -40,9 +40,8 @@ class Progress:
     """A progress bar with a remaining-time estimate: ``update(done, total)``, then ``close()``.
 
     The bar appears only once the work has run for ``SHOW_AFTER`` seconds: a redraw that
-    finishes sooner sends the browser no progress message at all (measured on the
-    Amplification page at n = 1e8 / 1e9: the bar's redraws cost Chromium 0.15-0.25 s of CPU
-    on the two cores the engines use, and the page 0.07-0.18 s).  The estimate
+    finishes sooner sends the browser no progress message at all (the bar's redraws cost
+    Chromium CPU on the cores the engines use; docs/BENCHMARKS.md).  The estimate
     (elapsed / done x remaining) appears once a unit is done; ``unit`` names what is
     counted ("points", "candidates", "runs")."""
 

@@ -10,7 +10,7 @@ import platform
 import statistics
 import time
 
-from _smoke import sizes
+from _smoke import sizes, run_main
 from accountant import (
     CoCoParams,
     CollisionParams,
@@ -50,4 +50,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_main(main))

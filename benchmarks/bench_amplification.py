@@ -13,7 +13,7 @@ drawing: the timed n is new to them (their caches hold n = 1e3 only).
 ``--threads`` runs the curves on threads instead (the command line's way), for comparison.
 
 Usage: python benchmarks/bench_amplification.py [--threads] [mechanism ...]   (default: collision)
-Goal (issue 31): <= 1 s for n <= 1e8, <= 2 s at n = 1e9.
+Goal: <= 1 s for n <= 1e8, <= 2 s at n = 1e9.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from accountant.interfaces import tables
 from accountant.interfaces.figure import default_curve_bounds, draft_indices, draft_worth_drawing
 from accountant.core.params import make_params
 from accountant import ShuffleAccountant
-from _smoke import sizes  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 CURVE_RTOL = 1e-4  # app/common.py CURVE_RTOL
 S, K, DELTA, EPS_REF, POINTS = 4, 10, 1e-6, 1.0, 25  # the page's defaults (k-RR: k = 10)
@@ -100,4 +100,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_main(main))

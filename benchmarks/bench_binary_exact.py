@@ -19,7 +19,7 @@ import time
 
 from accountant import compute_bound, proved_epsilon
 from accountant.bounds.binary_exact import bracket_epsilon, large_nodes
-from _smoke import sizes
+from _smoke import sizes, run_main
 
 
 def main() -> None:
@@ -79,4 +79,4 @@ def direct_table(args) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_main(main))

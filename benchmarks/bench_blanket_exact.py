@@ -14,7 +14,7 @@ import time
 
 from accountant.engines.blanket.law import CountLaw
 from accountant.engines.blanket.engine import blanket_exact_epsilon, positive_part
-from _smoke import sizes
+from _smoke import sizes, run_main
 
 
 def main() -> None:
@@ -44,4 +44,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_main(main))

@@ -8,7 +8,7 @@ Usage: python benchmarks/bench_compose.py
    several mechanisms), delta = 1e-6 (goal <= 5 s).
 (1 and 2 at one discretisation level, without the lower bound.)
 3. The default (adaptive discretisation, certified lower bound) at T = 4: binary RR n = 1000,
-   eps0 = 1, delta = 1e-6, and k-RR k = 4, n = 1000, eps0 = ln 13, delta = 1e-4 (issue 41).
+   eps0 = 1, delta = 1e-6, and k-RR k = 4, n = 1000, eps0 = ln 13, delta = 1e-4.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from accountant.composition import compose, profile
-from _smoke import sizes  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 
 def _clear() -> None:
@@ -55,7 +55,7 @@ def main() -> int:
     print(f"{SCHEDULE}-round heterogeneous schedule ({len(set((s.n, s.eps0) for s in specs))} distinct "
           f"(n, eps0)): {t1 - t0:.2f} s  eps={r.epsilon:.5g} estimate_of_bound={r.epsilon_estimate_of_bound:.5g} "
           f"advanced={r.advanced_epsilon:.5g} naive={r.naive_epsilon:.5g} step={r.step:.3g}")
-    # the default: adaptive discretisation and the certified lower bound (issue 41's bracket)
+    # the default: adaptive discretisation and the certified lower bound (the bracket)
     for spec, delta in BRACKET:
         _clear()
         t0 = time.perf_counter()
@@ -68,4 +68,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_main(main))

@@ -1,4 +1,4 @@
-"""Speed of the deployment bounds (issue 43), cold caches: wall and CPU seconds, peak memory.
+"""Speed of the deployment bounds, cold caches: wall and CPU seconds, peak memory.
 
 Usage: python benchmarks/bench_deployments.py
 
@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from _smoke import sizes  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 from accountant import make_params  # noqa: E402
 from accountant.accounting import deployment_groups as G  # noqa: E402
 from accountant.accounting import deployments as D  # noqa: E402
@@ -64,4 +64,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_main(main))

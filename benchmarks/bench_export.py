@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from accountant.interfaces import tables
 from accountant.interfaces.figure import write_figure
-from _smoke import sizes  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 
 def main() -> int:
@@ -46,4 +46,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_main(main))

@@ -3,7 +3,7 @@ the proved eps_c and the certified lower bound, for catalogue members and random
 k-RR as a matrix against the named k-RR path (goal: no slower than 3x).
 
 Usage: python benchmarks/bench_finite.py
-Goals (issue 42): 256 x 256 at n = 1e6, delta = 1e-8: proved <= 2 s, lower <= 5 s; 1000 x 1000 at
+Goals: 256 x 256 at n = 1e6, delta = 1e-8: proved <= 2 s, lower <= 5 s; 1000 x 1000 at
 n = 1e9 within 60 s and 2 GB.  The corner column is the four-corner relaxation alone (the proved
 bound before the lattice engine); "proved" is the smaller of it and the lattice bound.
 """
@@ -23,7 +23,7 @@ from accountant import FiniteRandomizer, ShuffleAccountant, make_params  # noqa:
 from accountant.bounds.finite import finite_blanket_law, finite_lower_epsilon, finite_upper_epsilon  # noqa: E402
 from accountant.engines.blanket import blanket_exact_epsilon  # noqa: E402
 from mechanisms.randomizers import catalogue  # noqa: E402
-from _smoke import SMOKE  # noqa: E402
+from _smoke import SMOKE, run_main  # noqa: E402
 
 
 def random_matrix(k: int, m: int) -> FiniteRandomizer:
@@ -77,4 +77,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_main(main))

@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 
 from mechanisms.frequency.experiments import frequency_data, table_mechanism
 from mechanisms.frequency.protocols import make_protocol
-from _smoke import sizes  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 CASES = sizes([(10 ** 6, 100, 1.0), (10 ** 6, 10 ** 5, 1.0), (10 ** 6, 10 ** 5, 0.5),
          (10 ** 7, 10 ** 6, 1.0)], [(10 ** 4, 100, 1.0)])
@@ -56,4 +56,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_main(main))

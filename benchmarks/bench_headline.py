@@ -5,7 +5,7 @@ Usage: python benchmarks/bench_headline.py [--proved-only]
 
 1. Collision s = 4, eps0 = 2, t = 36, delta = 1e-6, n = 1e3 .. 1e9;
    d = 1000 (the lower bound's datasets need d >= 3s);
-2. issue 10's targets: Collision s = 8, eps0 = 1, delta = 1e-10, n = 1e8 (goal 0.1 s) and
+2. the targets: Collision s = 8, eps0 = 1, delta = 1e-10, n = 1e8 (goal 0.1 s) and
    1e10 (goal 1 s); the lower bound's goal is 3x that;
 3. the headline proved eps_c as every forward command prints it
    (:func:`accountant.bounds.registry.certified_epsilon`) of k-RR (k = 4), Collision (s = 4) and
@@ -27,7 +27,7 @@ from accountant.bounds.pair_accountant import pair_epsilon_result  # noqa: E402
 from accountant.bounds import registry as bounds
 from accountant.core.params import make_params
 from accountant import ShuffleAccountant
-from _smoke import sizes  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 
 D = 1000  # the item domain: the certified lower bound's datasets need d >= 3s
@@ -90,4 +90,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_main(main))

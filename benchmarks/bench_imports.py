@@ -1,7 +1,7 @@
 """CPU time of a cold command line (a fresh interpreter: imports included) and which numerics
 libraries it imports: ``--help``, a refused argument and a first ``epsilon`` of each CLI.
 
-Usage: python benchmarks/bench_imports.py [--reps 5] [--root DIR ...]
+Usage: python benchmarks/bench_imports.py [--reps 5] [--root DIR ...] [--record]
 
 Each command runs ``--reps`` times in a subprocess; the CPU seconds (user + system, of the
 child: ``resource.getrusage(RUSAGE_CHILDREN)``) are those of the whole process.  With several
@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _smoke import SMOKE  # noqa: E402
+from _smoke import SMOKE, run_main  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -85,4 +85,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_main(main))

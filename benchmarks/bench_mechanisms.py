@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 from mechanisms.randomizers.coco import CoCo
 from mechanisms.randomizers.collision import Collision
 from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
-from _smoke import SMOKE  # noqa: E402
+from _smoke import SMOKE, run_main  # noqa: E402
 
 
 def _peak_rss_mb() -> float:
@@ -69,4 +69,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_main(main))

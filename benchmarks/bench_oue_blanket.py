@@ -26,7 +26,7 @@ from accountant.bounds.registry import BLANKET_RTOL
 from accountant.core.params import make_params
 from accountant.engines.blanket.engine import blanket_exact_epsilon
 from accountant.engines.blanket.law import OueBlanket, oue_blanket
-from _smoke import SMOKE
+from _smoke import SMOKE, run_main
 
 
 def main() -> None:
@@ -91,4 +91,4 @@ def lower_table(args) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_main(main))

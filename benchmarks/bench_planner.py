@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from _smoke import sizes
+from _smoke import sizes, run_main
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -89,4 +89,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_main(main))

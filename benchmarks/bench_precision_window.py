@@ -15,7 +15,7 @@ import time
 from accountant.engines.pair.law import DominatingPair
 from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.engines.pair.precision import arb_window_sum, mp_window_sum
-from _smoke import SMOKE
+from _smoke import SMOKE, run_main
 
 
 def main() -> None:
@@ -45,4 +45,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_main(main))

@@ -1,4 +1,4 @@
-"""Peak memory (ru_maxrss) and wall time of the largest accepted inputs (issue 27).
+"""Peak memory (ru_maxrss) and wall time of the largest accepted inputs.
 
 Each command runs in a fresh subprocess (OPENBLAS_NUM_THREADS=1, address space capped at
 3 GB as in tests/test_resources.py); the table gives exit status, seconds and the child's
@@ -14,7 +14,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from _smoke import sizes
+from _smoke import sizes, run_main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAP = 3 * 2**30
@@ -58,4 +58,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_main(main))

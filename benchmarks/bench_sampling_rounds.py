@@ -1,4 +1,4 @@
-"""User sampling over rounds with each randomizer's own per-count bound (issue 43): eps after T
+"""User sampling over rounds with each randomizer's own per-count bound: eps after T
 rounds, cold caches (one process per case), wall and CPU seconds, peak memory, beside the clone
 per count (the generic bound) of the same randomizer.
 
@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from _smoke import sizes  # noqa: E402
+from _smoke import sizes, run_main  # noqa: E402
 
 KW = {"rr": {}, "krr": {"k": 4}, "oue": {"k": 4}, "olh": {"k": 4}, "collision": {"s": 1, "t": 8},
       "coco": {"s": 1, "t": 8}}
@@ -51,4 +51,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_main(main))

@@ -1,4 +1,4 @@
-"""CPU seconds of `python -m accountant users` over mechanisms x rounds (issue 41: within 5 s).
+"""CPU seconds of `python -m accountant users` over mechanisms x rounds (goal: within 5 s).
 
 Usage: python benchmarks/bench_users.py [--rounds 1,10,100,1000,10000] [--timeout 60] [--only krr]
 
@@ -18,7 +18,7 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _smoke import SMOKE  # noqa: E402
+from _smoke import SMOKE, run_main  # noqa: E402
 
 MECHANISMS = [
     ("generic", []), ("rr", ["--mechanism", "rr"]), ("krr k=4", ["--mechanism", "krr", "--k", "4"]),
@@ -70,4 +70,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_main(main))

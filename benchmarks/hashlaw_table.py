@@ -21,7 +21,7 @@ from accountant.bounds.laws.collision_lower import (
     krr_lower_count_law,
 )
 from mechanisms.analysis.common import collision_t_star
-from _smoke import SMOKE
+from _smoke import SMOKE, run_main
 
 EPS = {100: [0.1, 0.2, 0.4, 0.8], 1000: [0.05, 0.1, 0.2, 0.4]}
 
@@ -82,4 +82,4 @@ if __name__ == "__main__":
     if "--krr" in sys.argv:
         krr_table()
     else:
-        main()
+        raise SystemExit(run_main(main))

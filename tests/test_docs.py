@@ -212,3 +212,101 @@ def test_layout_names_the_packages():
                 continue
             ok = name in dirs if slash else (name in modules or name in dirs)
             assert ok, f"docs/index.md Layout names {name}{slash}, which is not in {pkg}/"
+
+
+# --- code and pages state what is, not what was ------------------------------------------------
+
+PACKAGE_DIRS = ("accountant", "mechanisms", "app", "scripts")
+DATE = re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b")
+TIME_OF_DAY = re.compile(r"\b[0-2]\d:[0-5]\d(?:-[0-2]\d:[0-5]\d)? UTC\b")
+ISSUE = re.compile(r"\b[Ii]ssues? \d+|(?<![\w&])#\d+\b")
+HASH_LIKE = re.compile(r"(?<![.\w])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)(?![0-9]+e\b)"
+                       r"[0-9a-f]{7,40}\b(?![-+])")
+MEASURED = re.compile(r"\bmeasured\b[^.;]{0,60}?\d")
+
+
+def _package_texts():
+    """(place, kind, text) of every comment, docstring and other string of the package code."""
+    import ast
+    import io
+    import tokenize
+
+    for pkg in PACKAGE_DIRS:
+        for path in sorted(glob.glob(os.path.join(ROOT, pkg, "**", "*.py"), recursive=True)):
+            with open(path, encoding="utf-8") as fh:
+                src = fh.read()
+            rel = os.path.relpath(path, ROOT)
+            docstrings = {n.body[0].value.lineno for n in ast.walk(ast.parse(src))
+                          if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                            ast.AsyncFunctionDef))
+                          and n.body and isinstance(n.body[0], ast.Expr)
+                          and isinstance(n.body[0].value, ast.Constant)
+                          and isinstance(n.body[0].value.value, str)}
+            for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+                if tok.type == tokenize.COMMENT:
+                    yield f"{rel}:{tok.start[0]}", "comment", tok.string.lstrip("#")
+                elif tok.type == tokenize.STRING:
+                    kind = "docstring" if tok.start[0] in docstrings else "string"
+                    yield f"{rel}:{tok.start[0]}", kind, tok.string
+
+
+def _history_marks(kind: str, text: str) -> list[str]:
+    found = DATE.findall(text)
+    if kind in ("comment", "docstring"):
+        found += ISSUE.findall(text) + MEASURED.findall(text)
+    if kind == "comment":
+        found += HASH_LIKE.findall(text)
+    return found
+
+
+def test_package_code_states_what_is():
+    """No date, issue number or "measured" figure in the package's comments and docstrings (no
+    date in any of its strings), and no commit-hash-like token in a comment: the code states
+    what holds; measurements are results data (benchmarks/results/, docs/BENCHMARKS.md)."""
+    bad = [f"{place}: {marks}" for place, kind, text in _package_texts()
+           if (marks := _history_marks(kind, text))]
+    assert not bad, "\n".join(bad)
+
+
+def test_history_check_sees_them():
+    assert _history_marks("comment", "# fixed in issue 43, see #41 and 9bf556e (2026-11-27)") == \
+        ["2026-11-27", "issue 43", "#41", "9bf556e"]
+    assert _history_marks("docstring", '"""measured: 0.9 s at n = 1e8"""') == ["measured: 0"]
+    assert _history_marks("string", "'color:#444; measured 3 s'") == []
+    assert _history_marks("comment", "# 2.5e-8 at n = 1e10, 4.24276e-5, ratio 1234567e") == []
+
+
+def test_pages_carry_no_date_or_time_of_day():
+    """README.md and docs/ carry no date or time of day; measurements with their dates are the
+    results data that docs/BENCHMARKS.md is generated from."""
+    pages = [README] + sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
+    generated = {os.path.join(ROOT, "docs", "BENCHMARKS.md")}
+    bad = []
+    for page in pages:
+        if page in generated:
+            continue
+        with open(page, encoding="utf-8") as fh:
+            for i, line in enumerate(fh, 1):
+                if DATE.search(line) or TIME_OF_DAY.search(line):
+                    bad.append(f"{os.path.relpath(page, ROOT)}:{i}: {line.strip()[:100]}")
+    assert not bad, "\n".join(bad)
+
+
+def test_docs_examples_outputs_are_ignored_by_git():
+    """A reader who runs the docs' command examples from the checkout gets no untracked files:
+    every ``--out NAME`` of a ``console`` block (and its sidecar: NAME.csv.json, NAME.bib) is
+    in .gitignore."""
+    pages = [README] + sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
+    names = set()
+    for page in pages:
+        with open(page, encoding="utf-8") as fh:
+            for block in re.findall(r"```console\n(.*?)```", fh.read(), re.DOTALL):
+                names.update(re.findall(r"--out\s+([^\s\\]+)", block))
+    assert names, "the docs' examples write no file: the check looks at nothing"
+    paths = set(names)
+    paths |= {n + ".json" for n in names if n.endswith(".csv")}
+    paths |= {n[:-4] + ".bib" for n in names if n.endswith(".tex")}
+    out = subprocess.run(["git", "check-ignore", "--no-index", "--verbose", "--non-matching",
+                          *sorted(paths)], cwd=ROOT, capture_output=True, text=True)
+    missing = [ln.split("\t", 1)[1] for ln in out.stdout.splitlines() if ln.startswith("::")]
+    assert not missing, f"not in .gitignore: {missing}"

@@ -5,7 +5,8 @@ n": every headline bound is the divergence of a view that, with one more user, i
 post-processing of the view with one less); it doubles n from 1 until the target is met and
 then bisects over the integers, each n screened with one certified feasibility check
 (:func:`accountant.bounds.registry.proved_meets`), and settles the answer on the number the
-forward command prints (:func:`accountant.bounds.registry.certified_epsilon`): ``epsilon`` at n
+forward command prints (:func:`accountant.bounds.registry.certified_epsilon`, galloping from the
+screens' n and bisecting, :func:`accountant.engines.search.calibrate`): ``epsilon`` at n
 meets the target and at n - 1 does not (the screen's delta test at the target eps and the
 forward's eps search, which ends up to its tolerance above that eps, may disagree by a user or
 a few).  For several rounds the proved eps_c is the
@@ -29,7 +30,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Callable, Optional
 
-from accountant.engines.search import smallest_true
+from accountant.engines.search import calibrate, smallest_true
 from accountant.bounds import binary_exact
 from accountant.bounds import registry as bounds
 from accountant.core import limits as L
@@ -206,7 +207,7 @@ def _plain_users(params, epsilon: float, delta: float, rounds: int, n_max: int) 
     composed: dict = {}
 
     def meets(n: int, skip: tuple = ()) -> bool:
-        if rounds == 1:  # a screen (one delta evaluation per bound); _settle decides on eps_at
+        if rounds == 1:  # a screen (one delta evaluation per bound); the settle decides on eps_at
             return bounds.proved_meets(params, n, epsilon, delta, skip=skip) is not None
         if n not in composed:
             composed[n] = _epsilon(params, n, delta, rounds, spec_of)
@@ -250,8 +251,9 @@ def _plain_users(params, epsilon: float, delta: float, rounds: int, n_max: int) 
     if exact and hi > 1:
         hi = _refine_rr(eps0, epsilon, delta, hi, lambda n: eps_at(n)[0])
     # the answer is settled on the very number reported (and printed by the forward command):
-    # it meets the target at n and not at n - 1, whatever the search's screens said
-    hi = _settle(lambda n: composed_eps(n) <= epsilon, hi, n_max)
+    # it meets the target at n and not at n - 1, whatever the search's screens said (the smallest
+    # n galloped from the screens' answer, then bisected)
+    hi = calibrate(lambda n: n, epsilon, composed_eps, 1, n_max, largest=False, discrete=True, guess=hi).x
     if hi is None:
         return _unreachable(epsilon, delta, params, rounds, n_max, *eps_at(n_max))
     e_n, b_n = eps_at(hi)
@@ -267,8 +269,8 @@ def _deployment_users(params, epsilon: float, delta: float, dep, n_max: int) -> 
     reports, is post-processing; the colluders and the dummies stay as many), and smooth in n, so
     the search is the rounds' one: a start from the plain answer moved by the deployment (n0 + c - m
     for colluders and dummies, n0 q with sampling, n0 r with r reports), the secant of log eps
-    against log n (:func:`_secant_search`), settled on that very number (:func:`_settle`): the
-    answer meets the target and n - 1 does not. Below n = colluders + 1 there is no deployment."""
+    against log n (:func:`_secant_search`), settled on that very number
+    (:func:`accountant.engines.search.calibrate`): the answer meets the target and n - 1 does not. Below n = colluders + 1 there is no deployment."""
     from accountant.accounting.deployment import inverse_refusal, supports
     from accountant.accounting.deployment_proof import deployed_epsilon
 
@@ -293,7 +295,8 @@ def _deployment_users(params, epsilon: float, delta: float, dep, n_max: int) -> 
              "reports": plain * (dep.reports or 1)}[dep.proof]
     guess = min(max(int(moved), dep.colluders + 1, 1), top)
     hi = _secant_search(eps_of, epsilon, guess, top, epsd)
-    hi = None if hi is None else _settle(lambda n: eps_of(n) <= epsilon, hi, top)
+    hi = None if hi is None else calibrate(lambda n: n, epsilon, eps_of, 1, top, largest=False, discrete=True,
+                                             guess=hi).x
     if hi is None:
         eps_of(top)
         return _unreachable(epsilon, delta, params, dep.rounds, top, epsd[top], results[top].bound,
@@ -313,28 +316,6 @@ def _deployment_users(params, epsilon: float, delta: float, dep, n_max: int) -> 
 #: what the smallest n of a sampled deployment claims (its bound is not monotone in n everywhere)
 SAMPLED_MINIMALITY = ("n - 1 does not meet the target, a smaller n may (the sampled bound, a sum over strata of "
                       "the count of reports, is not monotone in n where n q is small)")
-
-
-def _settle(ok: Callable[[int], bool], n: int, n_max: int) -> Optional[int]:
-    """The n' nearest ``n`` with ok(n') and not ok(n' - 1) (n' = 1 when ok(1)), by galloping from
-    ``n`` (down while ok, up while not) and bisecting the bracket; None when not even n_max is
-    ok.  A screen placed ``n``; this decides on ``ok`` alone."""
-    if ok(n):
-        hi, step = n, 1
-        while True:
-            m = hi - step
-            if m < 1:
-                return smallest_true(ok, 0, hi) if hi > 1 else 1
-            if not ok(m):
-                return smallest_true(ok, m, hi)
-            hi, step = m, 2 * step
-    lo, step = n, 1
-    while lo < n_max:
-        m = min(lo + step, n_max)
-        if ok(m):
-            return smallest_true(ok, lo, m)
-        lo, step = m, 2 * step
-    return None
 
 
 def _first_doubling(ok: Callable[[int], bool], n_max: int) -> Optional[int]:

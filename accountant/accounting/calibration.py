@@ -1,13 +1,16 @@
 """The inverse question: the largest local eps0 whose shuffled guarantee meets a target.
 
-Built on a bracketed monotone search (as ``dp_accounting.mechanism_calibration``), kept
-apart from the accountant.  The privacy contract: the returned eps0 is *verified*: the
-bound's certified eps_c at that eps0, with the t that the mechanism's default rule gives
-at that very eps0 (or the fixed t), is <= the target.  Every candidate that may be
-returned has been evaluated with that same function, so no seam of the t rule can put
-the answer on the wrong side.  On the proved bound that function is the forward command's
-number, :func:`accountant.bounds.registry.certified_epsilon` (what ``epsilon`` prints at the
-answer), not a separate feasibility test: one number, one engine.
+Built on the one inverse :func:`accountant.engines.search.calibrate` (the shape of
+``dp_accounting.mechanism_calibration``), kept apart from the accountant.  The privacy
+contract: the returned eps0 is *verified*: the bound's certified eps_c at that eps0, with the t
+that the mechanism's default rule gives at that very eps0 (or the fixed t), is <= the target.
+The answer has been evaluated with that same function, so no seam of the t rule can put it on
+the wrong side.  On the proved bound that function is the forward command's number,
+:func:`accountant.bounds.registry.certified_epsilon` (what ``epsilon`` prints at the answer),
+not a separate feasibility test: one number, one engine.  A candidate on which a cheap verdict
+is conclusive (:func:`accountant.bounds.screen.forward_verdict`: eps0 <= the target, every
+bound proved above it, or the blanket meeting it with a margin) is decided without the
+forward's eps searches; the answer is settled on the forward itself.
 """
 from __future__ import annotations
 
@@ -20,12 +23,13 @@ import numpy as np
 from scipy.optimize import brentq
 
 from accountant.bounds import registry as bounds
+from accountant.bounds.screen import forward_verdict
 from accountant.core.params import EPS0_MAX, validate_delta, validate_n, make_params
 from accountant.core.limits import EPS0_MIN
 from accountant.core.rules import rule_interval
 from accountant.engines.blanket.law import blanket_law
 from accountant.engines.blanket.window import approx_log_delta
-from accountant.engines.search import largest_parameter_below
+from accountant.engines.search import calibrate
 
 # mechanisms whose proved eps_c is the exact blanket of a count law (a saddle-point estimate
 # of it places the proved search when the paper's pair cannot): the blanket's named mechanisms
@@ -58,8 +62,9 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     """Largest eps0 (to relative tolerance ``rtol``) whose eps_c(eps0) <= ``epsilon`` at ``delta``.
 
     The inverse question of :class:`ShuffleAccountant`, as ``dp_accounting``'s
-    ``calibrate_dp_mechanism``: a bracketed monotone search, every candidate checked on the
-    proved bound, so the answer never has a certified eps_c above the target.
+    ``calibrate_dp_mechanism``: a bracketed monotone search (:func:`calibrate`), every
+    candidate decided on the proved bound or on a conclusive cheap verdict on it, the answer
+    checked on the proved bound itself, so it never has a certified eps_c above the target.
 
     Parameters
     ----------
@@ -127,10 +132,13 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
     if hash_model == "random":
         rtol = max(rtol, RANDOM_HASH_RTOL)
 
-    @lru_cache(maxsize=None)
-    def eps_c(e0: float) -> float:
+    def build(e0: float):
         # exactly what a user gets at e0: the rule's t when t is None
-        params = make_params(mechanism, e0, s=s, t=t, k=k, g=g, hash_model=hash_model)
+        return make_params(mechanism, e0, s=s, t=t, k=k, g=g, hash_model=hash_model)
+
+    @lru_cache(maxsize=None)
+    def forward(params) -> float:
+        e0 = params.eps0
         if bound == "proved":
             if e0 <= epsilon:
                 return e0  # post-processing: the forward's number is <= e0 <= epsilon
@@ -145,14 +153,14 @@ def local_epsilon(n: int, epsilon: float, delta: float, mechanism: str = "generi
 
     lo = min(epsilon, eps0_max)
     if bound == "proved":
-        return _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
-                                      guess, g)
-    best = largest_parameter_below(eps_c, epsilon, lo, eps0_max, rtol=rtol)
+        return _proved_from_surrogate(build, forward, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k,
+                                      lo, guess, g)
+    best = calibrate(build, epsilon, forward, lo, eps0_max, rtol=rtol).x
     if best is None:  # pragma: no cover - eps_c(lo) <= lo <= epsilon
         raise ArithmeticError("inverse: eps0 = epsilon was not feasible")
     if t is None and mechanism in ("collision", "coco") and best < eps0_max:
-        best = _walk_t_rule(eps_c, epsilon, mechanism, s, best, eps0_max, rtol)
-    if eps_c(best) > epsilon:  # pragma: no cover - every candidate was verified
+        best = _walk_t_rule(build, forward, epsilon, mechanism, s, best, eps0_max, rtol)
+    if forward(build(best)) > epsilon:  # pragma: no cover - every candidate was verified
         raise ArithmeticError("inverse failed its final check")
     return best
 
@@ -182,7 +190,7 @@ def _check_inverse(n, epsilon, delta, mechanism, s, t, rtol, eps0_max, bound, k,
     return n, epsilon, delta, bound
 
 
-def _walk_t_rule(eps_c, epsilon: float, mechanism: str, s, best: float, eps0_max: float,
+def _walk_t_rule(build, forward, epsilon: float, mechanism: str, s, best: float, eps0_max: float,
                  rtol: float) -> float:
     """Under the default t rule eps_c is a saw-tooth in eps0: the largest verified eps0 over
     the eps0 intervals of the next ``T_WALK_MAX`` values of t beyond ``best``."""
@@ -198,9 +206,9 @@ def _walk_t_rule(eps_c, epsilon: float, mechanism: str, s, best: float, eps0_max
             break
         if b <= a:
             continue
-        if eps_c(a) > epsilon:
+        if forward(build(a)) > epsilon:
             continue
-        cand = largest_parameter_below(eps_c, epsilon, a, b, rtol=rtol)
+        cand = calibrate(build, epsilon, forward, a, b, rtol=rtol).x
         if cand is not None and cand > best:
             best = cand
     return best
@@ -235,15 +243,16 @@ def saddle_local_epsilon(mechanism: str, n: int, epsilon: float, delta: float,
     return brentq(f, lo, eps0_max, xtol=1e-7, rtol=1e-7)
 
 
-def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
+def _proved_from_surrogate(build, forward, n, epsilon, delta, mechanism, s, t, rtol, eps0_max, k, lo,
                            guess=None, g_fixed=None) -> float:
     """The proved inverse, started from the inverse of the paper's pair bound.
 
     The pair bound costs milliseconds and lies within ~1e-4 of the exact blanket, which
     costs 0.1-3 s per evaluation, so the pair's inverse (with its walk over the t rule)
     locates the answer and the proved eps_c is evaluated only near it: a geometric
-    bracket below (or above) the surrogate, then bisection.  Every candidate is checked
-    with ``eps_c`` (the proved bound with the rule's t at that eps0), as before; when the
+    bracket below (or above) the surrogate, then bisection (:func:`calibrate` from that
+    guess).  Every candidate is decided on ``forward`` (the proved bound with the rule's t at
+    that eps0) or on a conclusive cheap verdict on it, the answer on ``forward`` itself; when the
     proved curve is not monotone near a seam, the answer is verified but may not be the
     largest.
     """
@@ -259,29 +268,10 @@ def _proved_from_surrogate(eps_c, n, epsilon, delta, mechanism, s, t, rtol, eps0
             est = saddle_local_epsilon(mechanism, n, epsilon, delta, s, t, k, eps0_max, g_fixed)
             if est is not None:
                 g = est
-    g = max(g, lo)
-    if eps_c(g) <= epsilon:
-        a, b, step = g, None, 1e-3
-        while b is None:
-            c = min(eps0_max, g * (1.0 + step))
-            if eps_c(c) > epsilon:
-                b = c
-            elif c >= eps0_max:
-                return c
-            else:
-                a, step = c, step * 8.0
-    else:
-        a, b, step = None, g, 1e-4
-        while a is None:
-            c = max(lo, g * (1.0 - step))
-            if c <= lo or eps_c(c) <= epsilon:
-                a = c
-            else:
-                b, step = c, step * 8.0
-    best = largest_parameter_below(eps_c, epsilon, a, b, rtol=rtol)
-    if best is None or eps_c(best) > epsilon:
-        best = lo
-    if eps_c(best) > epsilon:  # pragma: no cover - eps_c(lo) <= lo <= epsilon
+    found = calibrate(build, epsilon, forward, lo, eps0_max, rtol=rtol, guess=max(g, lo),
+                      screen=lambda params: forward_verdict(params, n, epsilon, delta))
+    best = lo if found.x is None else found.x
+    if forward(build(best)) > epsilon:  # pragma: no cover - eps_c(lo) <= lo <= epsilon
         raise ArithmeticError("inverse failed its final check")
     return best
 
@@ -293,11 +283,12 @@ def local_epsilon_family(build, n: int, epsilon: float, delta: float, rtol: floa
     fixed k) has a proved eps_c <= ``epsilon`` at ``delta``; None when no eps0 in the bracket
     qualifies.
 
-    Every candidate is checked on the number the forward command certifies for the matrix built
+    Every candidate is decided on the number the forward command certifies for the matrix built
     at it (as :func:`local_epsilon`: :func:`accountant.bounds.registry.certified_epsilon`; the
-    matrix's own eps0, not the requested one, bounds it by post-processing), so the answer never
-    has a certified eps_c above the target even where eps_c is not monotone in eps0 (then the
-    answer may not be the largest).
+    matrix's own eps0, not the requested one, bounds it by post-processing) or on a conclusive
+    cheap verdict on that number (:func:`accountant.bounds.screen.forward_verdict`), the answer
+    on the number itself, so the answer never has a certified eps_c above the target even where
+    eps_c is not monotone in eps0 (then the answer may not be the largest).
 
     Examples
     --------
@@ -311,10 +302,10 @@ def local_epsilon_family(build, n: int, epsilon: float, delta: float, rtol: floa
     """
     n, epsilon, delta = _check_search(n, epsilon, delta, eps0_max, rtol)
 
-    @lru_cache(maxsize=None)
-    def eps_c(e0: float) -> float:
+    def forward(R) -> float:
         # the forward command's number for the matrix built at e0 (its own eps0 bounds it)
-        return bounds.certified_epsilon(build(e0), n, delta).epsilon
+        return bounds.certified_epsilon(R, n, delta).epsilon
 
     lo = min(epsilon * (1.0 - 1e-4), eps0_max)  # post-processing: a matrix of eps0 below the target
-    return largest_parameter_below(eps_c, epsilon, lo, eps0_max, rtol=rtol)
+    return calibrate(build, epsilon, forward, lo, eps0_max, rtol=rtol,
+                     screen=lambda R: forward_verdict(R, n, epsilon, delta)).x

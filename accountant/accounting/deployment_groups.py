@@ -1,4 +1,4 @@
-"""Deployments where users are not alike (issue 43): several reports per user (``reports``)
+"""Deployments where users are not alike: several reports per user (``reports``)
 and groups of users with their own randomizer (``mix``). Every number is a proved upper
 bound on eps_c, the smaller of the arguments below, each named in the result.
 

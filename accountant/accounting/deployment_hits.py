@@ -1,4 +1,4 @@
-"""The one statistic of the deployments' lower bounds (issue 43), per randomizer: a set S of
+"""The one statistic of the deployments' lower bounds, per randomizer: a set S of
 outputs and the chance that one report falls in S, for the named datasets
 D = (x1, x0, ..., x0) and D' = (x1', x0, ..., x0).
 

@@ -1,4 +1,4 @@
-"""Certified lower bounds of the deployments (issue 43): the exact law of one statistic of the
+"""Certified lower bounds of the deployments: the exact law of one statistic of the
 analyst's view for one named pair of datasets, so the true eps_c is at least the eps of that
 pair, one round and T rounds. The statistic counts the reports in a set S of outputs, with
 the chances a, b, c, dummy of :func:`accountant.accounting.deployment_hits.hit` (binary RR:
@@ -56,6 +56,7 @@ import numpy as np
 
 from accountant.accounting.deployment_hits import CLASS_MEMBER, hit
 from accountant.core.params import GenericLDP, KRRParams, Params, mechanism_spec, validate_delta
+from accountant.engines.search import bisect
 
 __all__ = ["rr_sampled_pair", "sampled_pair", "rr_sampled_lower_delta", "rr_sampled_lower_epsilon", "sampled_lower",
            "LOWER_MAX_CELLS", "LOWER_MAX_ROUNDS", "DATASETS", "DATASETS_ADD_REMOVE", "sampled_datasets", "CLASS_MEMBER",
@@ -411,16 +412,9 @@ def largest_eps_above_target(dl, delta: float, top: float, rtol: float = 1e-7, l
     dl(lo) > delta known (the bisection starts there)."""
     if lo == 0.0 and dl(0.0) <= delta:
         return 0.0
-    hi = top
-    if dl(hi) > delta:
-        return hi
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        if dl(mid) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    if dl(top) > delta:
+        return top
+    return bisect(lambda e: dl(e) > delta, lo, top, rtol=rtol).x
 
 
 def dummies_pair(params: Params, n: int, m: int) -> CountPair:

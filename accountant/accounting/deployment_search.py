@@ -1,4 +1,4 @@
-"""The two numerical loops of the deployment bounds (issue 43): the smallest proved eps of a
+"""The two numerical loops of the deployment bounds: the smallest proved eps of a
 proved delta(eps) (:func:`smallest_eps`) and the composition over rounds of a proved privacy
 profile (:func:`profile_rounds`). Used by :mod:`accountant.accounting.deployments` and
 :mod:`accountant.accounting.deployment_groups`.

@@ -1,4 +1,4 @@
-"""Deployments as they are run (issue 43): colluders, a population known as n >= N, user
+"""Deployments as they are run: colluders, a population known as n >= N, user
 sampling, dummy reports. Every number is a proved upper bound on eps_c; the proofs:
 
 **Monotonicity in n (used by all four).** For every randomizer R, the worst-case divergence
@@ -447,9 +447,8 @@ def sampled_rounds_epsilon(params: Params, n: int, delta: float, q: float, round
     ``cache=False``: the own bound evaluated at every point on 32 strata (e rounded down to the
     grid exp(i / 256), as in one round: tighter for binary RR, minutes). ``refine`` stays 1: the
     connect-the-dots losses lie on the lattice of the profile's step and convolutions keep them
-    there, so a finer grid only enlarges the FFTs (measured at T = 10,000: 1.14053 against
-    1.14084 with refine 16, 4.6 s against 11.5 s of CPU). With ``lower`` and binary RR (either relation)
-    neighbours, also the certified lower bound of the named pair of
+    there, so a finer grid only enlarges the FFTs (docs/BENCHMARKS.md). With ``lower`` and
+    binary RR (either relation) neighbours, also the certified lower bound of the named pair of
     :mod:`accountant.accounting.deployment_lower` used in every round (T <= LOWER_MAX_ROUNDS)."""
     delta = validate_delta(delta)
     rounds = _int_in("rounds", rounds, 1, MAX_SAMPLED_ROUNDS)

@@ -4,9 +4,9 @@ The eps search of a bound certifies its answer with evaluations whose summation 
 (and bins) are chosen for the *target* delta; the bound's delta form (``BoundSpec.delta``,
 what ``python -m accountant delta`` and :func:`~accountant.bounds.registry.proved_delta`
 print) evaluates at a given eps without a target, with windows chosen for the value.  Both
-upper ends are certified, but they can differ in the sixth digit, so that the delta command
-printed a delta above the target at the epsilon command's own eps_c (issue 44 item 12:
-random-hash OLH, n = 2447, delta = 1.75e-4 -> 1.75000715e-4).  :func:`agree_with_delta`
+upper ends are certified, but they can differ in the sixth digit, so that without this step the
+delta command would print a delta above the target at the epsilon command's own eps_c
+(random-hash OLH, n = 2447, delta = 1.75e-4 -> 1.75000715e-4).  :func:`agree_with_delta`
 re-evaluates the found eps with the delta form and, where its upper end is above the target,
 moves eps up (doubling steps from ``rtol``) until it is not; the achieved delta reported is
 then the delta form's, the very number the delta command prints at that eps.

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Optional
 
 from accountant.core.randomizers import KRRParams
+from accountant.engines.search import bisect
 from accountant.engines.two_input import blanket_range_upper, dataset_delta, range_upper, sum_delta
 
 # largest n of exact_epsilon: on 2 shared cores 0.2-0.6 s at n = 1e3, 0.7-3 s
@@ -105,27 +106,15 @@ def _large_point(n: int, m: int, eps0: float, eps: float):
 def _root(n: int, m: int, eps0: float, target: float, rtol: float, point=dataset_delta) -> tuple[float, float]:
     """(lo, hi): delta_m's certified lower end exceeds ``target`` at lo, its upper end is <= the
     target at hi (hi/lo - 1 <= rtol/4); lo = 0 if delta_m never exceeds the target."""
-    lo, hi = 0.0, eps0
     if point(n, m, eps0, 0.0).lower <= target:
         return 0.0, _bisect_upper(n, m, eps0, target, 0.0, eps0, rtol)
-    while hi - lo > rtol / 4 * hi:
-        mid = 0.5 * (lo + hi)
-        r = point(n, m, eps0, mid)
-        if r.lower > target:
-            lo = mid
-        else:
-            hi = mid
-    return lo, hi
+    b = bisect(lambda e: not point(n, m, eps0, e).lower > target, eps0, 0.0, rtol=rtol / 4)
+    return b.other, b.x
 
 
 def _bisect_upper(n, m, eps0, target, lo, hi, rtol, point=dataset_delta):
-    while hi - lo > rtol / 4 * max(hi, 1e-300) and hi > 1e-12:
-        mid = 0.5 * (lo + hi)
-        if point(n, m, eps0, mid).upper <= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    # below 1e-12 the bracket is as good as 0
+    return bisect(lambda e: point(n, m, eps0, e).upper <= target, hi, lo, rtol=rtol / 4, floor=1e-12).x
 
 
 def check_n(n: int) -> int:
@@ -184,17 +173,16 @@ BRACKET_REASON = "certified bracket over every dataset, not exact"
 LARGE_MAX_N = 10**10
 # nodes of one ``bracket_epsilon`` (every level together)
 LARGE_MAX_NODES = 400
-# nodes of ``exact_epsilon`` above HEADLINE_MAX_N (one direct search; ~1 ms a node at n = 1e5,
-# 1.5-2 ms at 1e6 under load 6: about 3-6 s)
+# nodes of ``exact_epsilon`` above HEADLINE_MAX_N (one direct search of a few seconds; the cost
+# of a node: docs/BENCHMARKS.md)
 LARGE_EXACT_NODES = 3000
 # the registry's bracket (bound 'search'): up to this n, with large_nodes(n) = LARGE_WORK / sqrt(n) nodes (at
-# most LARGE_MAX_NODES): measured (2 shared cores, load 2-7) 30-60 nodes for a 1% bracket and
-# 200-300 for 0.1% at n = 1e5-1e6 (0.005-0.01 s a node), 30-60 nodes of 0.05-0.1 s at 1e8
+# most LARGE_MAX_NODES); a 1% bracket takes tens of nodes, 0.1% several times more
+# (docs/BENCHMARKS.md)
 LARGE_HEADLINE_MAX_N = 10**6
 LARGE_WORK = 150_000
-# the registry's bracket stops at this relative width (a 1% bracket costs 40-60 nodes, 0.2-0.3 s
-# at n = 1e5-1e6; 0.1% costs 5x that, which a chart of 25 points on the Amplification page
-# pays 25 times: 31 s instead of 2 s at n = 1e5 at load 8);
+# the registry's bracket stops at this relative width (0.1% costs about 5x a 1% bracket, which a
+# chart of 25 points on the Amplification page pays 25 times; docs/BENCHMARKS.md);
 # ``bracket_epsilon`` itself goes to 1e-6 where its budget allows
 LARGE_REGISTRY_RTOL = 1e-2
 # the relative widths tried by ``bracket_epsilon``, loosest first
@@ -208,15 +196,14 @@ def bracket_epsilon(n: int, eps0: float, delta: float, rtol: float = 1e-6,
     the blanket range bound (``blanket_range_upper``) at the widths ``LARGE_RTOLS`` from the
     loosest down to ``rtol`` while the node budget (``max_nodes``, default
     ``LARGE_MAX_NODES``) lasts: a level is started only when six times the previous level's
-    nodes fit in what is left (measured: the nodes grow 4-8 fold a level), and the tightest level
+    nodes fit in what is left (the nodes grow several fold a level), and the tightest level
     certified is returned (its ``upper`` holds for every m, its ``lower`` is the named
     dataset's).  Raises ``ArithmeticError`` when not even the loosest level is certified.
 
     ``direct=True``: one search at ``rtol`` only (no looser levels first; ``ArithmeticError``
     when the budget runs out).  The looser levels do not make the finer one cheaper (each
-    starts from the root of m = n - 1 again), so this is the fastest way to a given width:
-    measured at n = 1e5, delta = 1e-6, 1e-6 wide: 593 nodes (eps0 = 2) and 2,140 (eps0 = 0.5)
-    against 1,735 through the levels (docs/proved.md)."""
+    starts from the root of m = n - 1 again), so this is the fastest way to a given width
+    (node counts: docs/proved.md, docs/BENCHMARKS.md)."""
     if not (2 <= n <= LARGE_MAX_N):
         raise ValueError(f"n must be an integer in [2, {LARGE_MAX_N:.0e}] for the bracket search "
                          f"(LARGE_MAX_N; got n = {n})")

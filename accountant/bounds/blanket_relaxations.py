@@ -82,6 +82,7 @@ from accountant.bounds.closed_form import (
     validate_s_t,
 )
 from accountant.core.result import BoundResult
+from accountant.engines.search import bisect
 
 __all__ = [
     "AmplificationRV",
@@ -455,12 +456,7 @@ def blanket_epsilon(
                 break
     else:
         lo, hi = grid[first - 1], grid[first]
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
+    hi = bisect(ok, hi, lo, rtol=rtol).x
     return done(hi, None, math.exp(log_delta(hi)))
 
 

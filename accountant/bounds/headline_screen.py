@@ -2,8 +2,8 @@
 the best eps found so far proves that its eps_c cannot be smaller.
 
 The headline eps_c is the minimum over a parameter type's headline bounds
-(:func:`accountant.bounds.registry.proved_params_epsilon`); a bound far above the best one
-(the clone at n = 1e10 is 50-130% above the exact blanket there) would cost the most of it.
+(:func:`accountant.bounds.registry.proved_params_epsilon`); a bound far above the best one (the
+clone above the exact blanket at large n) would cost the most of it.
 
 Proof that the screen leaves the minimum unchanged.  Let eps* < eps0 be the smallest eps_c
 found so far and ``lower`` the certified lower end of bound b's delta at eps* (its delta form,

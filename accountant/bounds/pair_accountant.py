@@ -19,7 +19,7 @@ from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.core.optional import require
 from accountant.core.params import Params, validate_delta, validate_n
 from accountant.engines.saddle import log_positive_part, root_of_decreasing
-from accountant.engines.search import EpsilonSearchResult, epsilon_for_log_delta
+from accountant.engines.search import EpsilonSearchResult, bisect, epsilon_for_log_delta
 
 
 def clamp_to_eps0(epsilon: float, achieved_delta: float, eps0: float) -> tuple[float, float]:
@@ -280,8 +280,8 @@ def saddle_log_delta(pair: DominatingPair, eps: float) -> Optional[float]:
 
 def saddle_guess(pair: DominatingPair, delta: float) -> Optional[float]:
     """eps where :func:`saddle_log_delta` crosses log ``delta``: a search's starting point,
-    within 1e-6 of eps_c from n c ~ 1e4 on (tests/test_divergence.py), far closer than
-    :func:`gaussian_guess`; None when the pair has no finite eps_max."""
+    within 1e-6 of eps_c from n c ~ 1e4 on (tests/accountant/engines/test_divergence.py), far
+    closer than :func:`gaussian_guess`; None when the pair has no finite eps_max."""
     top = pair.eps_max
     if not (0.0 < top < math.inf) or not (0.0 < delta < 1.0):
         return None
@@ -309,12 +309,7 @@ def gaussian_guess(pair: DominatingPair, delta: float) -> Optional[float]:
     lo, hi = 0.0, 1.0
     while psi(hi) > rhs and hi < 1e3:
         hi *= 2.0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if psi(mid) > rhs:
-            lo = mid
-        else:
-            hi = mid
+    hi = bisect(lambda w: not psi(w) > rhs, hi, lo, max_evaluations=60).x  # 60 halvings
     x = hi * gap / math.sqrt(cn)
     if x >= 1.0:
         return None

@@ -33,6 +33,7 @@ from accountant.composition.profile import (  # noqa: F401  (re-exported: a roun
     support_cutoff,
 )
 from accountant.core.params import mechanism_spec, validate_delta
+from accountant.engines.search import calibrate
 from accountant.composition.rounds import (  # noqa: F401  (re-exported: the rounds' API)
     ROUND_MECHANISMS,
     RoundSpec,
@@ -433,9 +434,10 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
                  progress=None, hash_model: str = "any") -> Optional[float]:
     """Largest per-round eps0 (to ``xtol``) whose T-round PLD eps is <= target_epsilon.
 
-    Monotone bisection on eps0; the returned eps0 is one that was checked to meet the
-    target (None if even eps0 = xtol does not).  ``progress(done, total)``, if given, is
-    called after each composition (total: the bisection's worst-case count).
+    Monotone bisection on eps0 (:func:`accountant.engines.search.calibrate`); the returned eps0
+    is one that was checked to meet the target (None if even eps0 = xtol does not).
+    ``progress(done, total)``, if given, is called after each composition (total: the
+    bisection's worst-case count).
 
     Parameters
     ----------
@@ -485,27 +487,16 @@ def largest_eps0(n: int, rounds: int, target_epsilon: float, delta: float,
     total = 2 + max(0, math.ceil(math.log2(max(eps0_max - xtol, xtol) / xtol)))
     done = [0]
 
-    def meets(e0: float) -> bool:
-        spec = RoundSpec.named(mechanism, n, e0, s=s, t=t, k=k, hash_model=hash_model)
+    def composed(spec: RoundSpec) -> float:
         # one discretisation level and no lower bound: the bisection composes about 12 times
-        ok = compose_rounds(spec, rounds, delta, adaptive=False, lower=False).epsilon <= target_epsilon
+        eps = compose_rounds(spec, rounds, delta, adaptive=False, lower=False).epsilon
         done[0] += 1
         if progress is not None:
             progress(min(done[0], total), total)
-        return ok
+        return eps
 
-    lo, hi = xtol, eps0_max
-    if not meets(lo):
-        return None
-    if meets(hi):
-        return hi
-    while hi - lo > xtol:
-        mid = 0.5 * (lo + hi)
-        if meets(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return calibrate(lambda e0: RoundSpec.named(mechanism, n, e0, s=s, t=t, k=k, hash_model=hash_model), target_epsilon,
+                     composed, xtol, eps0_max, atol=xtol, max_evaluations=None).x
 
 
 # --------------------------------------------------------------------------- uncertified estimate

@@ -49,6 +49,7 @@ import numpy as np
 
 from accountant.core.optional import require
 from accountant.engines.fftconv import linear_convolve, tail_cut
+from accountant.engines.search import bisect
 
 _U = 2.0 ** -53  # unit roundoff of float64
 # Mass cut from each tail per convolution (accounted for on the safe side).
@@ -123,14 +124,8 @@ class DiscretePLD:
         hi = float(self.losses[-1])
         if hi <= 0 or self.get_delta(hi) > delta:
             return math.inf
-        lo = 0.0
-        while hi - lo > rtol * hi + 1e-15:
-            mid = 0.5 * (lo + hi)
-            if self.get_delta(mid) <= delta:
-                hi = mid
-            else:
-                lo = mid
-        return hi if self.pessimistic else lo
+        b = bisect(lambda e: self.get_delta(e) <= delta, hi, 0.0, rtol=rtol, atol=1e-15)
+        return b.x if self.pessimistic else b.other
 
 
 def _greatest_convex_minorant(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ import json
 import math
 import numbers
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -29,6 +30,9 @@ MAX_CELLS = 4_000_000
 
 
 def _fail(what: str) -> None:
+    """Refuse the matrix; a message naming a row or an entry says how they are counted."""
+    if re.search(r"\b(?:row \d|entry \[\d)", what) and "counted from 0" not in what:
+        what += " (rows and columns counted from 0)"
     raise ValueError(f"matrix: {what}")
 
 

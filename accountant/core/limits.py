@@ -10,12 +10,10 @@ Limits (docs/limits.md)
 -------------------------
 MAX_N
     users for the accountant (epsilon, delta, compare, local-epsilon, table, bib):
-    memory grows with n (measured: ``delta`` at n = 1e10 0.8 GB and 5 s, n = 1e11 2.3 GB,
-    n = 1e12 7-13 GB; ``epsilon`` at n = 1e10 0.25 GB and 3 s).
+    memory grows with n (the peaks by n: docs/BENCHMARKS.md).
 MAX_GRID_POINTS
     rows of ``table`` / ``figure`` (each row runs every requested bound); rows with
-    n > LARGE_N (1e8) at most MAX_GRID_POINTS_LARGE_N (100): one such row takes seconds
-    (``compare`` at n = 1e10: 3.9 s).
+    n > LARGE_N (1e8) at most MAX_GRID_POINTS_LARGE_N (100): one such row takes seconds.
 MAX_LIST
     entries of one list or ``start:stop:count`` range.
 MAX_S_WALK
@@ -29,11 +27,11 @@ COCO_RANDOM_MAX_S
     types: O(s) products of matrices of up to 172 x 172, O(s^2) contractions and an O(s^4)
     free-pair sum; see docs/limits.md).
 MAX_BIB_BALLS
-    expected blanket balls k + n rho (or k + n p) of ``bib`` (1e12 takes about 8 s and
-    0.4 GB; 1e16 took 158 s and 24 GB).
+    expected blanket balls k + n rho (or k + n p) of ``bib`` (time and memory grow with them;
+    docs/BENCHMARKS.md).
 MAX_SIM_CELLS
     n x d user-coordinate cells of one simulated run (memory: the n x d data and reports
-    are materialised; n x d = 2.56e7 measured at 0.3 GB peak for PrivKV).
+    are materialised; the peak for PrivKV: docs/BENCHMARKS.md).
 MAX_SIM_WORK
     n x d x reps summed over every simulated instance of one command (time).
 MAX_SIM_MESSAGES_TOTAL
@@ -97,13 +95,13 @@ VR_RATIO_MIN = math.exp(EPS0_MIN)
 VR_RATIO_MAX = math.exp(30.0)
 LOG_DELTA_MIN = -10_000.0
 # Composition: rounds of one command (--rounds, or the rounds of a schedule after
-# "repeat"); the composed PLD's grid grows with the rounds (measured: 1e4 rounds 9 s and
-# 0.27 GB, 1e5 rounds > 100 s and > 1.5 GB).
+# "repeat"); the composed PLD's grid grows with the rounds (time and memory:
+# docs/BENCHMARKS.md).
 MAX_ROUNDS = 10_000
 # the planner's rounds (--rounds, or a schedule's rounds after "repeat"): it inverts the
 # composition estimate some 10-20 times and certifies 1-3 compositions, each an FFT
-# composition of all the rounds (measured, 2 cores under load: 11.6 s an estimate at 1e4
-# rounds, 1.2 s at 1e3; `plan --rounds 10000` 67 s), so it plans at most this many
+# composition of all the rounds (about ten times the time at ten times the rounds;
+# docs/BENCHMARKS.md), so it plans at most this many
 PLAN_MAX_ROUNDS = 2_000
 # a schedule's rounds share one loss grid, whose step follows the round of most users (its
 # privacy loss is the narrowest, ~1/sqrt(n)): a round of far fewer users then spans

@@ -284,7 +284,7 @@ def half_tail_ratio(k, m) -> np.ndarray:
     """R = P[Bin(m, 1/2) >= k] / P[Bin(m, 1/2) = k] for integers 0 <= k <= m.
 
     For z = (2k - m)/sqrt(m) >= ``CF_FROM_Z`` (= 2) by the continued fraction in long
-    double (~1e-15 relative, measured against mpmath up to m = 5e8), where the divergence
+    double (within ~1e-15 relative of mpmath up to m = 5e8), where the divergence
     formula amplifies errors in R by up to ~4 z^2; nearer the centre (z < 2, where that
     amplification is below 16) from SciPy's Boost survival function (incomplete beta) and
     Loader's pmf: against a 30-digit direct sum at most 7e-13 for

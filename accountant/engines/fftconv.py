@@ -60,8 +60,8 @@ def fft_error_bound(a: np.ndarray, b: np.ndarray, length: int, out_size: int,
 
 def _norm2(x: np.ndarray) -> float:
     """The 2-norm of a vector by a plain sum of squares (einsum), not ``np.linalg.norm``: that
-    calls OpenBLAS, whose threads spin on a loaded machine (measured: 14 ms of wall time and
-    4.5 ms of CPU for 2^20 entries under load 6, against 0.35 ms here).  A float sum of
+    calls OpenBLAS, whose threads spin on a loaded machine (tens of times slower at 2^20
+    entries, docs/BENCHMARKS.md).  A float sum of
     ``x.size`` non-negative products is within a relative ``x.size u`` of the exact one (each
     product within u): the factor ``1 + 2 x.size u`` (and u for the root) keeps it an upper bound."""
     n = max(int(x.size), 1)

@@ -4,7 +4,7 @@ NumPy releases the GIL inside large array operations, so the chunks of one exact
 evaluation (or the distinct rounds of a schedule) run concurrently on a small machine
 (:func:`map_ordered`, threads).  Many small certified searches (a chart's 25 points x 5
 bounds) are mostly Python and hold the GIL: two threads run them no faster than one
-(measured: 0.94 s serial, 0.91 s on two threads at n = 1e8), so :func:`map_processes`
+(docs/BENCHMARKS.md), so :func:`map_processes`
 runs them on a persistent pool of worker processes instead.  Results come back in input
 order, so sums accumulated from them are bit-identical to the serial ones.  A call made
 from inside a worker (thread or process) runs serially (no nested pools).
@@ -155,8 +155,8 @@ def processes_enabled() -> bool:
 
 
 # the BLAS libraries' thread counts: one per worker (the workers are the parallel units; BLAS
-# threads of their own only contend for the same cores: measured, OpenBLAS's spinning threads
-# tripled the CPU time of the OUE curve's matrix products at n = 1e5)
+# threads of their own only contend for the same cores: OpenBLAS's spinning threads multiply
+# the CPU time of the OUE curve's matrix products, docs/BENCHMARKS.md)
 _BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 

@@ -21,6 +21,8 @@ from typing import Optional, Sequence
 
 from scipy import special
 
+from accountant.engines.search import bisect
+
 _PHI0 = 1.0 / math.sqrt(2.0 * math.pi)
 
 
@@ -59,15 +61,8 @@ def mgf_minimiser(p, vv, newton: bool = False) -> float:
     if newton:
         return bracketed_newton(lambda th: (slope(th), sum(a * b * b * math.exp(th * b) for a, b in zip(p, vv))),
                                 lo, hi, 1e-12, 100)
-    for _ in range(200):  # bisection to 1e-9 relative (any theta > 0 gives a valid bound)
-        if hi - lo <= 1e-9 * hi:
-            break
-        mid = 0.5 * (lo + hi)
-        if slope(mid) < 0.0:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    # bisection to 1e-9 relative, at most 200 steps (any theta > 0 gives a valid bound)
+    return bisect(lambda th: not slope(th) < 0.0, hi, lo, rtol=1e-9, max_evaluations=200).x
 
 
 def laplace_moments(a: float) -> tuple[float, float, float]:

@@ -9,6 +9,12 @@ evaluation), safeguarded by bisection; no fixed iteration count.
 The search itself (``epsilon_for_log_delta``) works on log(delta) throughout, so
 targets below the float range (delta < 1e-308) work; ``epsilon_for_delta`` is a
 wrapper for evaluators that return delta.
+
+``bisect`` is the one float bisection of a monotone predicate (its answer on the side where the
+predicate was checked true), ``smallest_true`` its integer form, and ``calibrate`` the one
+inverse: the extreme parameter whose forward number meets a target (the shape of
+dp_accounting's ``calibrate_dp_mechanism``), galloping from a guess, screened where a cheap
+verdict is conclusive and settled on the forward itself.
 """
 from __future__ import annotations
 
@@ -210,6 +216,61 @@ def _result(eps: float, log_delta: float, lo: Optional[float], evals: int) -> Ep
     return EpsilonSearchResult(eps, d, lo, evals, log_delta)
 
 
+@dataclass(frozen=True)
+class Bisection:
+    """Result of :func:`bisect`.
+
+    x : the safe end: a point where the predicate was checked true, or the caller's
+        ``true_end`` when no midpoint was (None when ``check_ends`` found it false there).
+    other : the other end: checked false, or the caller's ``false_end`` (None when
+        ``check_ends`` found the predicate true there; ``x`` is then that end).
+    evaluations : calls of the predicate.
+    exhausted : the budget ran out before the bracket met its tolerance.
+    """
+
+    x: Optional[float]
+    other: Optional[float]
+    evaluations: int
+    exhausted: bool = False
+
+
+def bisect(ok: Callable[[float], bool], true_end: float, false_end: float, rtol: float = 0.0,
+           atol: float = 0.0, floor: float = 0.0, max_evaluations: Optional[int] = None,
+           check_ends: bool = False) -> Bisection:
+    """Bisection of a monotone predicate between ``true_end`` (where ``ok`` holds) and
+    ``false_end`` (where it fails), on either side of each other.
+
+    The bracket is halved at its midpoint ``0.5 * (t + f)`` until ``|t - f| <= rtol * max(|t|,
+    |f|) + atol``, or both ends are within ``floor`` of 0 (a point that small is as good as 0),
+    or ``max_evaluations`` calls of ``ok`` were made (``exhausted``), or the ends are
+    neighbouring floats.  The answer ``x`` is
+    directed: it is the true end, so ``ok`` held there (checked, or asserted by the caller; with
+    ``check_ends`` both ends are checked first and count against the budget).  ``ok`` is called
+    only at the ends and at midpoints, each point at most once.
+    """
+    evals = 0
+    t, f = true_end, false_end
+    if check_ends:
+        evals += 1
+        if not ok(t):
+            return Bisection(None, t, evals)
+        evals += 1
+        if ok(f):
+            return Bisection(f, None, evals)
+    while abs(t - f) > rtol * max(abs(t), abs(f)) + atol and max(abs(t), abs(f)) > floor:
+        if max_evaluations is not None and evals >= max_evaluations:
+            return Bisection(t, f, evals, True)
+        mid = 0.5 * (t + f)
+        if mid == t or mid == f:
+            break  # the ends are neighbouring floats
+        evals += 1
+        if ok(mid):
+            t = mid
+        else:
+            f = mid
+    return Bisection(t, f, evals)
+
+
 def largest_parameter_below(
     f: Callable[[float], float],
     target: float,
@@ -220,25 +281,14 @@ def largest_parameter_below(
 ) -> Optional[float]:
     """Largest x in [lo, hi] with f(x) <= target, for f non-decreasing on [lo, hi].
 
-    Returns None if f(lo) > target.  Bisection on a bracket with relative
+    Returns None if f(lo) > target.  Bisection (:func:`bisect`) on a bracket with relative
     tolerance ``rtol``; the returned x always satisfies f(x) <= target.
     """
-    f_lo = f(lo)
-    if f_lo > target:
+    if f(lo) > target:
         return None
-    f_hi = f(hi)
-    if f_hi <= target:
+    if f(hi) <= target:
         return hi
-    evals = 2
-    a, b = lo, hi
-    while b - a > rtol * b and evals < max_evaluations:
-        mid = 0.5 * (a + b)
-        if f(mid) <= target:
-            a = mid
-        else:
-            b = mid
-        evals += 1
-    return a
+    return bisect(lambda x: f(x) <= target, lo, hi, rtol=rtol, max_evaluations=max_evaluations - 2).x
 
 
 def largest_eps_above(
@@ -314,3 +364,187 @@ def smallest_true(ok: Callable[[int], bool], lo: int, hi: int) -> int:
         else:
             lo = mid
     return hi
+
+
+# ---------------------------------------------------------------------------------- the inverse
+#: :func:`calibrate`'s gallop from a guess: the first relative step towards the side that fails
+#: the target and towards the side that meets it, each next step GALLOP_GROWTH times the last
+#: (all relative to the guess)
+GALLOP_OUT = 1e-3
+GALLOP_IN = 1e-4
+GALLOP_GROWTH = 8.0
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Result of :func:`calibrate`.
+
+    x : the answer: the extreme parameter found whose forward number meets the target,
+        confirmed by the forward itself (None: no parameter in the bracket meets it).
+    value : the forward's number at x (None with x None).
+    other : the nearest parameter beyond x found not to meet the target, by the forward or by
+        the screen's False (None when x is the bracket's end).
+    forward_calls : evaluations of the forward.
+    screened : decisions the screen gave in place of the forward.
+    exhausted : the bisection's budget ran out before its tolerance.
+    """
+
+    x: Optional[float]
+    value: Optional[float]
+    other: Optional[float]
+    forward_calls: int
+    screened: int
+    exhausted: bool = False
+
+
+def calibrate(build: Callable, target: float, forward: Callable, lo: float, hi: float, *,
+              largest: bool = True, discrete: bool = False, rtol: float = 0.0, atol: float = 0.0,
+              guess: Optional[float] = None, screen: Optional[Callable] = None,
+              max_evaluations: Optional[int] = 200) -> Calibration:
+    """The extreme x in [lo, hi] whose parameter object ``build(x)`` has a forward number
+    ``forward(build(x)) <= target``: the inverse of a monotone forward, in the shape of
+    dp_accounting's ``calibrate_dp_mechanism``.  ``largest``: the largest such x (the forward
+    non-decreasing in x, as eps_c in eps0), else the smallest (non-increasing, as eps_c in n);
+    over the integers with ``discrete``.
+
+    Without ``guess`` both ends are decided first, then the bracket is bisected
+    (:func:`bisect`, to ``rtol`` and ``atol`` within ``max_evaluations`` decisions, the ends
+    included; integers: to neighbours).  With a guess the bracket is galloped from it: relative
+    steps ``GALLOP_OUT`` towards the failing side and ``GALLOP_IN`` towards the meeting side,
+    growing ``GALLOP_GROWTH``-fold (integers: steps 1, 2, 4, ... added up), then bisected; the
+    guess changes the cost, and where the forward is monotone not the answer.
+
+    ``screen(obj)`` is a cheap verdict on ``build(x)``: True where the forward's number meets
+    the target, False where it certainly does not (a proof: taken as it is), None where only the
+    forward can tell; where it speaks it replaces the forward.  The answer is settled on the
+    forward: where the forward disagrees with a True given there (or, with no answer, with the
+    verdict at the meeting edge), the search runs again without the screen.  So every answer is
+    one the forward itself confirmed, and where every verdict agrees with the forward it is the
+    answer of the forward alone, bit for bit.  Where the forward is not monotone the answer still
+    meets the target but may not be the extreme.  Each x is built, screened and evaluated at
+    most once.
+    """
+    objs: dict = {}
+    values: dict = {}
+    counts = [0, 0]
+
+    def obj(x):
+        if x not in objs:
+            objs[x] = build(x)
+        return objs[x]
+
+    def value(x) -> float:
+        if x not in values:
+            counts[0] += 1
+            values[x] = forward(obj(x))
+        return values[x]
+
+    def run(use_screen: bool):
+        verdicts: dict = {}
+
+        def meets(x) -> bool:
+            if x not in verdicts:
+                v = screen(obj(x)) if use_screen else None
+                if v is None:
+                    verdicts[x] = (value(x) <= target, False)
+                else:
+                    counts[1] += 1
+                    verdicts[x] = (bool(v), True)
+            return verdicts[x][0]
+
+        found = _gallop_then_bisect(meets, lo, hi, largest, discrete, rtol, atol, guess, max_evaluations)
+        # settle: the forward confirms a screened verdict at the answer (or, without one, at the
+        # meeting edge); a screened False beyond it is the screen's proof
+        p = found[0] if found[0] is not None else found[1]
+        wrong = p is not None and p in verdicts and verdicts[p][1] and (value(p) <= target) != verdicts[p][0]
+        return found, wrong
+
+    (x, other, exhausted), wrong = run(screen is not None)
+    if wrong:
+        (x, other, exhausted), _ = run(False)
+    return Calibration(x, None if x is None else value(x), other, counts[0], counts[1], exhausted)
+
+
+def _gallop_then_bisect(meets, lo, hi, largest, discrete, rtol, atol, guess, max_evaluations) -> tuple:
+    """(answer or None, the end beyond it or None, exhausted) of :func:`calibrate`'s search."""
+    up = largest  # the failing side lies above the meeting side
+    t_edge, f_edge = (lo, hi) if up else (hi, lo)
+    if guess is None:
+        if not meets(t_edge):
+            return None, t_edge, False
+        if meets(f_edge):
+            return f_edge, None, False
+        t, f = t_edge, f_edge
+    elif discrete:
+        t, f = _gallop_integers(meets, min(max(int(guess), lo), hi), lo, hi, up)
+        if t is None or f is None:
+            return t, f, False
+    else:
+        t, f = _gallop_floats(meets, min(max(guess, lo), hi), lo, hi, up)
+        if f is None:
+            return t, None, False
+        b = bisect(meets, t, f, rtol=rtol, atol=atol, max_evaluations=max_evaluations, check_ends=True)
+        return b.x, b.other, b.exhausted
+    if discrete:
+        while abs(t - f) > 1:
+            mid = (t + f) // 2
+            if meets(mid):
+                t = mid
+            else:
+                f = mid
+        return t, (f if lo <= f <= hi else None), False
+    b = bisect(meets, t, f, rtol=rtol, atol=atol,
+               max_evaluations=None if max_evaluations is None else max_evaluations - 2)
+    return b.x, b.other, b.exhausted
+
+
+def _gallop_floats(meets, g: float, lo: float, hi: float, up: bool) -> tuple:
+    """(t, f): a point meeting the target and one failing it, galloped from g by relative steps
+    (f None: the bracket's failing edge meets the target, t is that edge)."""
+    def toward(side_up: bool, step: float) -> float:
+        return min(hi, g * (1.0 + step)) if side_up else max(lo, g * (1.0 - step))
+
+    t_edge, f_edge = (lo, hi) if up else (hi, lo)
+    if meets(g):
+        t, f, step = g, None, GALLOP_OUT
+        while f is None:
+            c = toward(up, step)
+            if not meets(c):
+                f = c
+            elif c == f_edge:
+                return c, None
+            else:
+                t, step = c, step * GALLOP_GROWTH
+        return t, f
+    t, f, step = None, g, GALLOP_IN
+    while t is None:
+        c = toward(not up, step)
+        if c == t_edge or meets(c):  # the meeting edge is decided by the bisection's end check
+            t = c
+        else:
+            f, step = c, step * GALLOP_GROWTH
+    return t, f
+
+
+def _gallop_integers(meets, n: int, lo: int, hi: int, up: bool) -> tuple:
+    """(t, f): neighbours-to-be of :func:`calibrate` over the integers, galloped from n by steps
+    1, 2, 4, ...: a meeting t and a failing f (f None: t is the bracket's failing edge end, or
+    f outside [lo, hi]; t None: not even the meeting edge meets the target)."""
+    d = 1 if up else -1  # towards the failing side
+    f_edge, t_edge = (hi, lo) if up else (lo, hi)
+    if meets(n):
+        t, step = n, 1
+        while True:
+            m = t + d * step
+            if (m > f_edge) if up else (m < f_edge):
+                return (t, f_edge + d) if t != f_edge else (t, None)
+            if not meets(m):
+                return t, m
+            t, step = m, 2 * step
+    f, step = n, 1
+    while f != t_edge:
+        m = max(f - step, t_edge) if up else min(f + step, t_edge)
+        if meets(m):
+            return m, f
+        f, step = m, 2 * step
+    return None, f

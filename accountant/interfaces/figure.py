@@ -89,8 +89,7 @@ def draft_indices(count: int, every: int = 6) -> list:
 # A first draft is drawn only when the chart's curves are expected to take longer than this
 # (seconds on the dashboard's two worker processes): below it the whole chart arrives within
 # the 1 s a redraw may take, and an extra drawing only costs the browser CPU the engines need
-# (measured on the Amplification page at n = 1e8: 0.86-0.99 s with a draft, 0.81-0.90 s
-# without).
+# (docs/BENCHMARKS.md).
 DRAFT_FROM_SECONDS = 0.6
 
 

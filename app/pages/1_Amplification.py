@@ -11,8 +11,8 @@ import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import common  # noqa: E402
-import deployment_controls  # noqa: E402  (issue 43: sampling, colluders, dummies, n >= N, reports, mix)
-import mix_input  # noqa: E402  (issue 43: mixed randomizers; the mix's total is the page's n)
+import deployment_controls  # noqa: E402  (sampling, colluders, dummies, n >= N, reports, mix)
+import mix_input  # noqa: E402  (mixed randomizers; the mix's total is the page's n)
 import finite_input  # noqa: E402  (finite randomizers: catalogue or uploaded matrix)
 from accountant.bounds.registry import REGISTRY
 from accountant.interfaces.figure import (
@@ -78,7 +78,7 @@ else:
     e_ref = sb.number_input("eps0 for the headline numbers", min_value=0.001, max_value=30.0, value=1.0,
                             key="e_ref")
 
-dep = deployment_controls.inputs(sb, n) if vr is None and fin is None else {}  # issue 43 (named mechanisms)
+dep = deployment_controls.inputs(sb, n) if vr is None and fin is None else {}  # named mechanisms
 n = mix_input.page_n(dep, n, sb)  # with a mix, n is the groups' total (said in the sidebar)
 if not delta_ok or not t_ok or not range_ok:
     st.warning("Fix the inputs marked in the sidebar to see the results.")

@@ -206,3 +206,53 @@ st.caption("Collision and CoCo at the paper's t; baselines with their analytic M
 for k, v in notes.items():
     st.caption(f"{k}: {v}")
 common.download_csv(brows, "utility_baselines.csv", "Download baseline errors (CSV)", key="dl_base")
+
+# ---------------------------------------------------------------- one central guarantee
+st.subheader("At the same central guarantee (shuffled reports)")
+st.caption("Each mechanism at the largest local eps0 whose proved eps_c meets the central (eps, delta) "
+           "for these n users (mechanisms.planning.central: the very number `python -m accountant epsilon` "
+           "prints), by its own proved bound where the registry has one and by the generic eps0-LDP bound "
+           "otherwise (named in the table), and its exact mean-estimation error there; beside it the "
+           "generic bound's eps0 for every mechanism, and the paper's rule of thumb eps0 = eps "
+           "sqrt(n / ln(1/delta)) with the eps_c proved at it (not a bound).")
+c1, c2, c3 = st.columns(3)
+central_eps = float(c1.number_input("central eps", min_value=0.01, max_value=30.0, value=1.0, key="central_eps"))
+central_delta = float(c2.number_input("delta", min_value=1e-15, max_value=0.5, value=1e-6, format="%.1e",
+                                      key="central_delta"))
+central_on = c3.toggle("compute (one inverse per mechanism)", value=False, key="central_on")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def central_rows(n, d, s, eps, delta):
+    from mechanisms.planning.central import central_comparison
+
+    return [r.to_dict() for r in central_comparison(n, d, s, eps, delta)]
+
+
+if central_on:
+    with st.spinner("searching each mechanism's eps0 on its proved bound"):
+        crow = common.call(central_rows, n, d, s, central_eps, central_delta)
+    if crow is not None:
+        shown = [{"mechanism": common.MECH_LABEL.get(r["mechanism"], r["mechanism"]), "eps0": r["eps0"],
+                  "eps_c (proved)": r["epsilon"],
+                  "bound": r["bound"] + ("" if r["own"] else " (generic eps0-LDP)"),
+                  "MSE mean": r["mse_mean"], "generic eps0": r["generic_eps0"],
+                  "MSE mean at generic eps0": r["generic_mse_mean"], "rule eps0": r["rule_eps0"],
+                  "eps_c at rule eps0": r["rule_epsilon"]} for r in crow]
+        common.table(shown, "central_table", as_text=("eps0", "eps_c (proved)", "generic eps0"),
+                     directions={"eps0": "down", "eps_c (proved)": "up", "generic eps0": "down",
+                                 "MSE mean": "up", "MSE mean at generic eps0": "up",
+                                 "eps_c at rule eps0": "up"})
+        fig = go.Figure()
+        named = [r for r in crow if r["mse_mean"] is not None]
+        fig.add_trace(go.Bar(x=[r["mechanism"] for r in named], y=[r["mse_mean"] for r in named],
+                             name="at its own proved eps0"))
+        fig.add_trace(go.Bar(x=[r["mechanism"] for r in named], y=[r["generic_mse_mean"] for r in named],
+                             name="at the generic bound's eps0"))
+        fig.update_layout(barmode="group", yaxis=common.log_axis("MSE of the mean (sum over coordinates)"),
+                          template="plotly_white", height=380, margin=dict(t=30),
+                          title=f"central eps = {central_eps:g}, delta = {central_delta:g}, n = {n:,}")
+        st.plotly_chart(fig, key="central_chart")
+        common.download_csv(crow, "utility_central.csv", "Download the comparison (CSV)", key="dl_central")
+        for note in sorted({r["note"] for r in crow if r["note"]}):
+            st.caption(note)

@@ -139,8 +139,10 @@ meta = tables.provenance(
     f"dashboard Tables page: mechanism={mechanism}, n={ns}, {inputs}, delta={deltas}, "
     f"bounds={','.join(bounds)}", rtol=1e-9, method="float", **extra)
 stem = f"bounds_{mechanism}" + ("_random_hash" if hash_model == "random" else "")
-st.write("Download (the paper's columns, with provenance; LaTeX with its BibTeX)")
-cols = st.columns(4)
+st.write("Download (the paper's columns, with provenance: in the JSON, Markdown and LaTeX "
+         "files, and for the CSV in its sidecar .csv.json, as `python -m accountant table --out "
+         "NAME.csv` writes it; LaTeX with its BibTeX)")
+cols = st.columns(5)
 cols[0].download_button("LaTeX + BibTeX (.zip)", tables.latex_zip(rows, stem, columns, digits, meta),
                         file_name=f"{stem}.zip", mime="application/zip", key="dl.zip")
 for col, ext, mime, label in zip(cols[1:], (".csv", ".json", ".md"),
@@ -148,3 +150,5 @@ for col, ext, mime, label in zip(cols[1:], (".csv", ".json", ".md"),
                                  ["CSV", "JSON", "Markdown"]):
     col.download_button(label, tables.render(rows, ext, columns if ext != ".json" else None, digits, meta),
                         file_name=f"{stem}{ext}", mime=mime, key=f"dl{ext}")
+cols[4].download_button("CSV provenance (.csv.json)", tables.csv_sidecar(meta),
+                        file_name=f"{stem}.csv.json", mime="application/json", key="dl.csv.json")

@@ -69,7 +69,7 @@ form = common.mechanism_inputs(
 s, d, k, p, beta, q = (form.get(o) for o in ("s", "d", "k", "p", "beta", "q"))
 hash_model = form.get("hash_model", "any")
 d_ok = form["ok"]
-dep = deployment_controls.inputs(sb, n) if not vr else {}  # issue 43: the deployment options
+dep = deployment_controls.inputs(sb, n) if not vr else {}  # the deployment options
 n = mix_input.page_n(dep, n, sb)  # with a mix, n is the groups' total (said in the sidebar)
 # the round, validated by the library (p, beta, q's ranges; s with the random hash) before any work
 spec = common.call(_compose.RoundSpec.named, mechanism, n, eps0, s=s, t=t, k=k, p=p, beta=beta, q=q,

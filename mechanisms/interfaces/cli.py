@@ -112,18 +112,21 @@ EXAMPLES = {
                 "compare --n 10000 --d 64 --s 4,8 --eps0 0.5,2 --reps 3 --out t.csv --json"),
     "fe-table": ("fe-table --n 10000 --B 100,1000 --eps 1,3 --reps 2 --out fe.md",
                  "fe-table --n 10000 --B 100 --eps 0.5,1 --out fe.csv --json"),
+    "central": ("central --n 10000 --d 64 --s 4 --eps 1 --delta 1e-6 --mechanisms collision,pckv-grr",
+                "central --n 10000 --d 64 --s 4 --eps 1 --delta 1e-6 --out central.md --json"),
     "plan": ("plan --n 100000 --d 128 --s 8 --eps 0.5 --delta 1e-6 --max-eps0 3 --json",
              "plan --d 128 --s 8 --eps 1 --delta 1e-6 --schedule rounds.json",
              "plan --n 100000 --d 64 --s 1 --eps 0.5 --delta 1e-6 --estimate frequency"),
 }
-DEFAULTS_NOTE = ("--mechanism has no default here (each is named); the privacy accounting of the "
-                 "shuffled reports is `shuffle-dp` (python -m accountant): its default mechanism is "
-                 "the generic eps0-LDP randomizer and its default bound the smallest proved upper "
-                 "bound.")
+ACCOUNTING_NOTE = ("the privacy accounting of the shuffled reports is `shuffle-dp` (python -m "
+                   "accountant): its default mechanism is the generic eps0-LDP randomizer and its "
+                   "default bound the smallest proved upper bound.")
+DEFAULTS_NOTE = "--mechanism has no default here (each is named); " + ACCOUNTING_NOTE
 NOTES = {"plan": "The --schedule file has the format of 'python -m accountant compose --schedule' "
                  "(a JSON list of rounds {n, eps0, ..., repeat?}); the rounds' n and repeat are used, "
                  "the plan chooses the per-round mechanism, t and eps0.  Every epsilon printed is a "
-                 "proved upper bound. " + DEFAULTS_NOTE}
+                 "proved upper bound.  --mechanisms has the default its help gives; "
+                 + ACCOUNTING_NOTE}
 
 
 def no_command_text() -> str:
@@ -197,6 +200,21 @@ def build_parser(plan_options: bool = True) -> argparse.ArgumentParser:
     cmp_.add_argument("--postprocess", choices=POSTPROCESS, default="none",
                       help="'none' (default, unbiased estimates) or 'simplex'")
     cmp_.add_argument("--out", required=True, help="output file: .csv, .md or .json")
+
+    cen = sub.add_parser("central", help="every mechanism at one proved central (eps, delta): its eps0 and errors")
+    cen.add_argument("--n", required=True, type=int_arg("--n", 1, L.MAX_N), help="number of users")
+    cen.add_argument("--d", required=True, type=D_ARG,
+                     help="dimension d: each user holds an s-sparse vector over d items")
+    cen.add_argument("--s", required=True, type=S_ARG, help="sparsity s <= d: the number of nonzero items per user")
+    cen.add_argument("--eps", required=True, type=float_arg("--eps", 0.0, 30.0, lo_open=True),
+                     help="target central epsilon of the shuffled release, in (0, 30]")
+    cen.add_argument("--delta", required=True, type=float_arg("--delta", 0.0, 1.0, lo_open=True, hi_open=True),
+                     help="target delta, in (0, 1)")
+    cen.add_argument("--mechanisms", default=None,
+                     help="comma-separated subset of collision, coco, privkv, pckv-ue, pckv-grr, pckv-agrr, "
+                          "succinct (default: all)")
+    cen.add_argument("--out", default=None, help="also write the table: .csv, .md or .json")
+    cen.add_argument("--json", action="store_true", help="print one JSON object (parameters, rows)")
 
     fet = sub.add_parser("fe-table", help="FE0/FE1: messages and max error, paper's vs exact rho")
     fet.add_argument("--n", required=True, type=_int_list("--n", 2, L.MAX_SIM_USERS),
@@ -447,6 +465,8 @@ def _run(args) -> int:
         elif args.command == "error":
             r = analytic_errors(args.mechanism, args.n, args.d, args.s, args.eps0, t=args.t)
             print(dumps(jsonable(r)) if args.json else _human_error(r))
+        elif args.command == "central":
+            _run_central(args)
         elif args.command == "fe-table":
             ext = _out_format(args.out)
 
@@ -476,6 +496,24 @@ def _run(args) -> int:
     except ValueError as exc:
         raise _named(exc, args) from None
     return 0
+
+
+def _run_central(args) -> None:
+    """``central``: one row per mechanism at the central target (:mod:`mechanisms.planning.central`)."""
+    from mechanisms.planning.central import central_comparison, describe_central, render_central
+
+    ext = None if args.out is None else _out_format(args.out)
+    mechs = None if args.mechanisms is None else [m.strip() for m in args.mechanisms.split(",")]
+    try:
+        rows = central_comparison(args.n, args.d, args.s, args.eps, args.delta, mechanisms=mechs)
+    except ValueError as exc:
+        msg = str(exc)
+        raise ValueError(f"--{msg}" if msg.split(" ")[0] in ("mechanisms", "s") else msg) from None
+    params = {"n": args.n, "d": args.d, "s": args.s, "epsilon": args.eps, "delta": args.delta}
+    if ext is not None:
+        write_atomic(args.out, render_central(rows, params, _FORMATS[ext]))
+    print(dumps(jsonable({"parameters": params, "rows": [r.to_dict() for r in rows]})) if args.json
+          else describe_central(rows, params))
 
 
 def _named(exc: ValueError, args) -> ValueError:

@@ -17,8 +17,9 @@ import math
 from functools import lru_cache
 
 from accountant.bounds.registry import certified_epsilon
+from accountant.bounds.screen import forward_verdict
 from accountant.core.finite import MAX_CELLS, FiniteRandomizer
-from accountant.engines.search import largest_parameter_below
+from accountant.engines.search import calibrate
 from mechanisms.planning.kinds import planner_kind
 from mechanisms.randomizers.catalogue import catalogue_randomizer
 
@@ -55,21 +56,29 @@ def finite_member(mechanism: str, d: int, eps0: float) -> FiniteRandomizer:
 def finite_eps0(mechanism: str, d: int, n: int, target: float, delta: float, eps0_max: float,
                 rtol: float = 1e-4) -> float:
     """Largest eps0 <= eps0_max (to ``rtol``) at which the member's matrix has a proved eps_c
-    <= ``target`` at ``delta``.  Every eps0 tried is checked on the number the forward command
+    <= ``target`` at ``delta``.  Every eps0 tried is decided on the number the forward command
     certifies (``accountant.bounds.registry.certified_epsilon``, so that the eps_c reported at
-    the answer is <= the target), as :func:`accountant.local_epsilon` does; eps0 = target
+    the answer is <= the target) or a conclusive cheap verdict on it, the answer on the number
+    itself, as :func:`accountant.local_epsilon_family` does; eps0 = target
     qualifies by post-processing; an eps0 whose matrix is beyond the size limit counts as not
     meeting the target.  The answer is verified; where the proved curve is not monotone
     (subset selection's size rule) it may not be the largest."""
 
-    def eps_c(e0: float) -> float:
-        if e0 <= target:
-            return e0
-        if not finite_fits(mechanism, d, e0):
-            return math.inf
-        return certified_epsilon(finite_member(mechanism, d, e0), n, delta).epsilon
+    def build(e0: float):
+        # the member's matrix at e0, None beyond the size limit; eps0 = target by post-processing
+        if e0 <= target or not finite_fits(mechanism, d, e0):
+            return None if e0 > target else e0
+        return finite_member(mechanism, d, e0)
 
-    best = largest_parameter_below(eps_c, target, min(target, eps0_max), eps0_max, rtol=rtol)
-    if best is None or eps_c(best) > target:  # pragma: no cover - eps0 = target qualifies
+    def eps_c(R) -> float:
+        if not isinstance(R, FiniteRandomizer):
+            return math.inf if R is None else R
+        return certified_epsilon(R, n, delta).epsilon
+
+    def screen(R):  # the forward's number decided cheaply where that is conclusive
+        return eps_c(R) <= target if not isinstance(R, FiniteRandomizer) else forward_verdict(R, n, target, delta)
+
+    found = calibrate(build, target, eps_c, min(target, eps0_max), eps0_max, rtol=rtol, screen=screen)
+    if found.x is None or found.value > target:  # pragma: no cover - eps0 = target qualifies
         raise ArithmeticError("the catalogue search returned an unverified eps0")
-    return best
+    return found.x

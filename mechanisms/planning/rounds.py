@@ -15,8 +15,9 @@ from mechanisms.planning.screen import screen
 # rounds: smallest per-round eps0 searched, and certified compositions tried per plan
 ROUNDS_EPS0_MIN = 1e-3
 ROUNDS_MAX_CERTIFY = 8
-# the composition estimate is low by up to ~0.25% (measured): the first certified attempt
-# aims this much below the target, so that one certified composition usually suffices
+# the composition estimate can be a few tenths of a percent low (docs/BENCHMARKS.md): the first
+# certified attempt aims this much below the target, so that one certified composition usually
+# suffices
 ROUNDS_MARGIN = 4e-3
 
 

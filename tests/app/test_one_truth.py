@@ -250,6 +250,8 @@ def test_csv_download_is_the_files_rounding():
     at = page("4_Tables.py")
     btn = [b for b in at.get("download_button") if b.proto.label == "CSV"]
     assert btn
+    # the CSV carries no provenance lines: its sidecar (as `table --out NAME.csv` writes) does
+    assert [b for b in at.get("download_button") if b.proto.label == "CSV provenance (.csv.json)"]
     df = at.dataframe[0].value
     rows = [compute_row(GridPoint(n, 4, e, DELTA, collision_t_star(4, e), "collision"),
                         tables.paper_bounds("collision"))

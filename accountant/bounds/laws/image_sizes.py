@@ -9,8 +9,8 @@ The pattern and category reductions of :mod:`.patterns` and :mod:`.lower` keep, 
 x1, x1', x0, only whether ``z`` is (favoured) in ``H(x)``.  For s >= 2 they forget how many
 buckets ``H(x)`` occupies, which sets ``P[z | x, H]``; their likelihood ratio then stays far
 below ``e^eps0`` (``eps_max`` 2.06 at eps0 = 6, s = 2, t = 6) and the lower end is 0 at every
-larger eps although the datasets' exact divergence is positive (issue 44 item 14: CoCo,
-n = 2, eps = 4.8: exact 0.149).
+larger eps although the datasets' exact divergence is positive (CoCo, n = 2, eps = 4.8:
+exact 0.149).
 
 The law with the image sizes
 ----------------------------

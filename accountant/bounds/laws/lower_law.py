@@ -60,7 +60,7 @@ def binary_delta(n: int, p1: float, v1: float, v2: float) -> float:
     with d = v1 - v2, c = -n v2 / d, by the closed form of
     :func:`accountant.engines.blanket.oue.binomial_excess` (one incomplete beta and one pmf,
     where the sum of the tails P[N >= j] cost about 1e5 of them at n = 1e9); its relative
-    error is below ``FLOAT_REL_ERROR_OUE max(1, sqrt(n)/1e3)`` (measured there against 50-digit
+    error is below ``FLOAT_REL_ERROR_OUE max(1, sqrt(n)/1e3)`` (checked there against 50-digit
     sums, and here in tests/accountant/bounds/test_lower_bounds.py), which is taken off."""
     from accountant.engines.blanket.oue import FLOAT_REL_ERROR_OUE, binomial_excess
 

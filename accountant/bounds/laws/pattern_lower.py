@@ -113,7 +113,7 @@ GROUP_RESOLUTION = 100
 K_BIN_FRACTION = 3e-4
 # a chart's coarse evaluation (``coarse=True``: the dashboard's curves, rtol 1e-4): cells of
 # sd(V)/20 and K-bins 10x wider, 10-30x cheaper; still certified, only a little lower
-# (measured: the lower eps moves by at most ~1e-3 relative, docs/BENCHMARKS.md)
+# (how much lower: docs/BENCHMARKS.md)
 COARSE = dict(resolution=20, k_bin_fraction=3e-3)
 
 

@@ -10,14 +10,15 @@ import numpy as np
 from accountant.engines.search import epsilon_for_delta
 from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
 from accountant.engines.blanket.oue import corner_positive_part
-from accountant.engines.blanket.window import PositivePart, TILT_FROM, law_windows, approx_epsilon, run_truncated
+from accountant.engines.blanket.window import (PositivePart, TILT_FROM, approx_epsilon, at_smaller_eps, cancellation_slack,
+                                               law_windows, near_eps_max, run_truncated)
 from accountant.engines.blanket.sums import Terms, binned_sum, exact_sum, mp_exact_sum
 from accountant.core.params import validate_eps
 
 # Relative float error margin of the float paths.  The upper-tail form
-# (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); measured errors against
-# mpmath are below 1e-12 for n <= 1e5 (tests/test_blanket_exact.py); the margin
-# grows with sqrt(n) to cover the cancellation at larger n.
+# (k/2) b + (m/2 - c) T cancels by a factor ~ sqrt(m); against mpmath the errors stay far
+# below the margin for n <= 1e5 (tests/accountant/engines/test_blanket_exact.py); the
+# margin grows with sqrt(n) to cover the cancellation at larger n.
 FLOAT_REL_ERROR = 1e-10
 # The binned path refines its bins until (upper - lower) <= BIN_GAP * max(upper, target).
 BIN_GAP = 1e-5
@@ -90,6 +91,10 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
                                  bin_gap=bin_gap, min_bins=min_bins, truncation=truncation,
                                  max_bins=MAX_BINS, max_cells=MAX_BINNED_CELLS,
                                  exact_max_terms=EXACT_MAX_TERMS)
+    far = near_eps_max(law, eps)
+    if far is not None:
+        return at_smaller_eps(eps, positive_part(law, n, far, target_delta=target_delta, method=method, digits=digits,
+                                                 bin_gap=bin_gap, min_bins=min_bins, truncation=truncation))
     v = law.coefficients(eps)
     vmax = max(max(v), 0.0)
     if vmax == 0.0 or eps >= law.eps_max:
@@ -115,14 +120,14 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
             Qs = 0.0
             margin = 10.0 ** (-digits + 2)
         else:
-            # 3 bins meet BIN_GAP on long m-windows (measured: 2.5e-8 at n = 1e10, 1.6e-4
-            # at n = 1e6); the gap shrinks like 1/G^2, so a miss jumps straight to the G
+            # 3 bins meet BIN_GAP on long m-windows (the longer the window, the smaller
+            # the gap); the gap shrinks like 1/G^2, so a miss jumps straight to the G
             # expected to meet it
             G = min_bins if min_bins is not None else (3 if m_hi - m_lo + 1 >= TILT_FROM else 8)
             while True:
                 lo_F, up_F, Qs = binned_sum(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
                 bins = G
-                # gap measured against the larger of the value and the target: far
+                # gap relative to the larger of the value and the target: far
                 # from the target a coarser bracket decides the search just as well
                 ref = max(up_F, n * target_delta if target_delta is not None else 0.0, 1e-300)
                 if up_F - lo_F <= bin_gap * ref or G >= MAX_BINS or G >= nj:
@@ -137,10 +142,11 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
                         break
                     G = int(G_cap)
             margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
-        lower = max(lo_F / n * (1.0 - margin), 0.0)
-        upper = up_F / n * (1.0 + margin) + trunc
         value = 0.5 * (lo_F + up_F) / n
         slope = -terms.u * Qs / n
+        slack = 0.0 if meth == "mpmath" else cancellation_slack(up_F / n, slope, margin)
+        lower = max(lo_F / n * (1.0 - margin) - slack, 0.0)
+        upper = up_F / n * (1.0 + margin) + trunc + slack
         return PositivePart(eps, value, lower, upper, slope, trunc, meth, bins)
 
     return run_truncated(run, target_delta, truncation, vmax)

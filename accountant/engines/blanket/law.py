@@ -103,7 +103,7 @@ class CountLaw:
 def oue_blanket(eps0: float) -> CountLaw:
     r"""The three-atom relaxation of OUE's blanket (true bit 1 w.p. a = 1/2, other bits
     1 w.p. b = 1/(E + 1), E = e^eps0), for every k: a proved upper bound, looser than the
-    exact four-atom :class:`OueBlanket` that :func:`blanket_law` now returns (kept for
+    exact four-atom :class:`OueBlanket` that :func:`blanket_law` returns (for
     comparison, benchmarks/bench_oue_blanket.py).
 
     *Blanket.*  With ``Q`` the law of k independent Bern(b) bits, ``R(x)(y) = Q(y) rho(y_x)``

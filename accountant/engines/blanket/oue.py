@@ -79,9 +79,9 @@ times Chernoff bounds on the left-out mass) or by exponential tilting over the f
 (x_+ <= e^{theta x} / (e theta), the tilted law of the null count and of K2 being
 binomial again); the narrower pair of windows is used.
 
-*Float error.*  The incomplete beta's relative error was measured against direct mpmath
-summation at p = 0.3775: <= 9e-14 at M = 1e4, 3.5e-13 at 1e6, 1e-11 at 1e8, 1.5e-11 at
-6e9 (z = 1 ... 10 standard deviations); the form k q P + (Mp - c) T amplifies it by about
+*Float error.*  The incomplete beta's relative error against direct mpmath summation stays
+within 1.5e-11 up to M = 6e9 (z = 1 ... 10 standard deviations; the figures by M:
+docs/BENCHMARKS.md); the form k q P + (Mp - c) T amplifies it by about
 4 z^2 <= 400 where the terms matter.  ``FLOAT_REL_ERROR_OUE = 1e-8 max(1, sqrt(n)/1e3)``
 covers that more than tenfold at every n (checked against a 50-digit evaluation in
 tests/accountant/engines/test_blanket_oue.py) and is invisible in eps (1e-6 of delta at
@@ -96,7 +96,8 @@ from scipy import special
 from accountant.engines.binomial import binom_logpmf
 from accountant.engines.saddle import mgf_minimiser
 from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
-from accountant.engines.blanket.window import PositivePart, run_truncated, windows_crude_or_tilted
+from accountant.engines.blanket.window import (PositivePart, at_smaller_eps, cancellation_slack, near_eps_max,
+                                               run_truncated, windows_crude_or_tilted)
 from accountant.engines.blanket.sums import Terms, binned_sum
 from accountant.engines.blanket.oue_table import direct_table_sum
 from accountant.engines.blanket.oue_nested import NestedUpper, as_grid  # noqa: F401 (as_grid: tests)
@@ -287,16 +288,14 @@ def mp_window_sum(law: OueBlanket, n: int, eps: float, mw, jw, digits: int = 50)
 
 
 # the direct path's (m, j) window up to which ``auto`` sums every cell exactly (the tables
-# of :mod:`accountant.engines.blanket.oue_table`, about 0.09 us a cell on one core: 0.1 s
-# at this size); from there on the nested path (0.02-0.13 s a search from n = 1e5 on).
-# At a chart's gap (bin_gap >= CHART_BIN_GAP, with a target) DIRECT_MAX_CELLS_CHART: the
-# nested path then costs 0.04-0.06 s a search at n = 3e4-5e4 and 0.03-0.05 s at 1e5,
-# against 0.06-0.11 s for the tables of 6e5-1.2e6 cells, with the same eps_c on the page's
-# curves; at n = 1e4 (<= 5e5 cells) the tables stay cheaper (0.02-0.05 s against 0.05-0.3 s).
-# The direct binned path is no longer chosen: its chords over K2 need bins narrower than
+# of :mod:`accountant.engines.blanket.oue_table`, about 0.1 s at this size on one core); from
+# there on the nested path.  At a chart's gap (bin_gap >= CHART_BIN_GAP, with a target)
+# DIRECT_MAX_CELLS_CHART: there the nested path is the cheaper one from n = 3e4 on, with the
+# same eps_c on the page's curves, and the tables below (timings: docs/BENCHMARKS.md).
+# The direct binned path is not chosen: its chords over K2 need bins narrower than
 # one count near the saddle (g falls by a factor e^{0.2} or so per count at delta = 1e-6),
-# so at a gap of 1e-4 it refined to every j (~2600 "bins") after two coarser passes, 4-10x
-# the cost of the table sum (docs/BENCHMARKS.md, Amplification page)
+# so at a gap of 1e-4 it refines to every j after two coarser passes, several times the cost
+# of the table sum (docs/BENCHMARKS.md)
 DIRECT_MAX_CELLS = 12 * 10**5
 DIRECT_MAX_CELLS_CHART = 6 * 10**5
 # y-grid bins of the nested path's upper end per t-bin
@@ -313,9 +312,9 @@ NESTED_ONE_BIN_FROM = 1 << 14
 def _direct_too_large(law: OueBlanket, n: int, eps: float, cells: int) -> bool:
     """True when the direct windows hold more than ``cells`` pairs by far, judged from
     the two counts' standard deviations alone (2 of each, 4 sd_m sd_j cells; the windows
-    leave out ~1e-8 of delta and were measured 63x that size at n = 1e4 ... 1e6 on the
-    Amplification page's curves): ``auto`` then takes the nested path without computing
-    them (0.007 s a search at n = 1e9).  A cost rule only: every path is certified."""
+    leave out ~1e-8 of delta and are far larger than that estimate on the Amplification
+    page's curves, docs/BENCHMARKS.md): ``auto`` then takes the nested path without computing
+    them.  A cost rule only: every path is certified."""
     pp, _ = _probs(law, eps)
     pm, pj = sum(pp[c] for c in _DIRECT[0]), sum(pp[c] for c in _DIRECT[1])
     return 4.0 * n * math.sqrt(pm * (1.0 - pm) * pj * (1.0 - pj)) > cells
@@ -402,6 +401,12 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
         raise ValueError("method must be 'auto', 'exact', 'binned' or 'nested' for a CornerBlanket, got 'mpmath'")
     if eps >= law.eps_max:
         return PositivePart(eps, 0.0, 0.0, 0.0, 0.0, 0.0, method, 0)
+    far = near_eps_max(law, eps)
+    if far is not None:
+        return at_smaller_eps(eps, corner_positive_part(
+            law, n, far, target_delta=target_delta, method=method, digits=digits, bin_gap=bin_gap,
+            min_bins=min_bins, truncation=truncation, max_bins=max_bins, max_cells=max_cells,
+            exact_max_terms=exact_max_terms))
     u = math.exp(eps)
     if not corner:
         shape = _shape(law)
@@ -426,8 +431,9 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
                 meth = "nested"
             if meth == "exact":
                 lo_F, Qs = _nested_exact(law, n, eps, mw, jw)
-                lower = max(lo_F / n * (1.0 - margin), 0.0)
-                upper_d = lo_F / n * (1.0 + margin) + trunc
+                slack = cancellation_slack(lo_F / n, -u * Qs / n, margin)
+                lower = max(lo_F / n * (1.0 - margin) - slack, 0.0)
+                upper_d = lo_F / n * (1.0 + margin) + trunc + slack
                 return PositivePart(eps, lo_F / n, lower, upper_d, -u * Qs / n, trunc, meth, 0)
         elif meth == "auto" and _direct_too_large(law, n, eps, direct_cells):
             meth = "nested"
@@ -462,8 +468,9 @@ def corner_positive_part(law, n: int, eps: float, *, target_delta: Optional[floa
                                                ref_of=ref_of, bin_gap=bin_gap, min_bins=min_bins,
                                                max_bins=max_bins, max_cells=max_cells)
             mg = margin
-        lower = max(lo_F / n * (1.0 - mg), 0.0)
-        upper_d = up_F / n * (1.0 + mg) + trunc
+        slack = 0.0 if meth == "mpmath" else cancellation_slack(up_F / n, -u * Qs / n, mg)
+        lower = max(lo_F / n * (1.0 - mg) - slack, 0.0)
+        upper_d = up_F / n * (1.0 + mg) + trunc + slack
         return PositivePart(eps, 0.5 * (lo_F + up_F) / n, lower, upper_d, -u * Qs / n,
                             trunc, meth, bins)
 

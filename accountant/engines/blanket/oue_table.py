@@ -22,7 +22,7 @@ cells), several times cheaper.
 *Float error.*  A log step carries at most 4 roundings of logs of integers below 2^53
 (<= 1e-14 absolute), so ``_BLOCK`` = 64 steps leave <= 7e-13 relative on a pmf; the sums of
 at most L <= 10^5 positive terms add <= 1.2e-11 relative, the anchor's incomplete beta
-<= 1.5e-11 (measured, see :mod:`accountant.engines.blanket.oue`): the closed form amplifies
+<= 1.5e-11 (against mpmath, see :mod:`accountant.engines.blanket.oue`): the closed form amplifies
 these by at most 400 where the terms matter, 1.1e-8 at worst, inside
 ``FLOAT_REL_ERROR_OUE`` max(1, sqrt(n)/1e3) for the windows that take this path
 (n <= 1e6: m-windows of at most ``TABLE_MAX_CELLS`` cells), and in practice far below

@@ -12,10 +12,9 @@ from accountant.engines.binomial import binom_logpmf, binom_logpmf_range
 from accountant.engines.pair.divergence import half_tail_ratio_runs
 from accountant.engines.blanket.law import CountLaw
 # Cost model of the binned path.  One chunk holds at most MAX_CHUNK_CELLS (bin, m) cells
-# (some 40 float arrays of that size were measured: ~0.2 GB per thread at 2^19); the bins are
-# refined only while bins x m-window stays within MAX_BINNED_CELLS (time: 1e7 cells about
-# 4-8 s an evaluation here; measured at n = 1e5, eps0 = 4, delta = 1e-300: 1.9 GB and 35 s
-# per bound before these caps, 0.5 GB and 17 s after, the same eps).
+# (some 40 float arrays of that size live at once); the bins are refined only while
+# bins x m-window stays within MAX_BINNED_CELLS (time and memory of both caps:
+# docs/BENCHMARKS.md).
 # A bracket still wider than BIN_GAP then is kept as it is: its upper end is proved, only
 # looser (the search's answer is a slightly larger, still certified, eps).
 MAX_CHUNK_CELLS = 1 << 19

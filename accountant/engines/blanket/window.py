@@ -35,6 +35,42 @@ class PositivePart:
     bins: int
 
 
+#: relative rounding of one atom's float coefficient a - e^eps b (the exponential, the product
+#: and the difference: a few units in the last place of a + e^eps b), with a fourfold cushion
+ATOM_ROUNDING = 2e-15
+
+
+#: eps within this fraction of eps_max is evaluated at eps_max (1 - 2 NEAR_EPS_MAX): there the
+#: float atoms e^eps0 - e^eps may round to 0 while the truth is positive
+NEAR_EPS_MAX = 1e-12
+
+
+def near_eps_max(law, eps: float):
+    """The smaller eps at which to take ``eps``'s upper end where eps < eps_max lies within
+    NEAR_EPS_MAX of it (delta is non-increasing in eps, so the upper end there holds at eps and
+    the lower end is 0), else None."""
+    top = law.eps_max
+    if math.isfinite(top) and eps < top and top - eps < NEAR_EPS_MAX * top:
+        return top * (1.0 - 2.0 * NEAR_EPS_MAX)
+    return None
+
+
+def at_smaller_eps(eps: float, pp: PositivePart) -> PositivePart:
+    """``pp``, an evaluation at a smaller eps, as the bracket [0, pp.upper] at ``eps``."""
+    return PositivePart(eps, pp.value, 0.0, pp.upper, pp.slope, pp.truncated, pp.method, pp.bins)
+
+
+def cancellation_slack(value: float, slope: float, margin: float) -> float:
+    """What float coefficients may move delta = E[S_+]/n, S = A - e^eps B summed over the users'
+    atoms (a, b >= 0): each outcome's S is off by at most ATOM_ROUNDING (A + e^eps B), and
+    E[(A + e^eps B) 1{S > 0}]/n = delta + 2 |d delta/d eps| (the slope is -e^eps E[B 1{S > 0}]/n).
+    Near eps_max the coefficients cancel (e^eps0 - e^eps) and this exceeds any relative
+    margin; where twice it is within the engine's relative ``margin`` of ``value`` that margin
+    holds it and the slack is 0."""
+    slack = ATOM_ROUNDING * (value + 2.0 * abs(slope))
+    return 0.0 if 2.0 * slack <= margin * value else slack
+
+
 # ----------------------------------------------------------------------------
 # windows and the conditional expectation g_m(j)
 # ----------------------------------------------------------------------------
@@ -173,8 +209,9 @@ def approx_log_delta(law: CountLaw, n: int, eps: float) -> Optional[float]:
 
 
 def approx_epsilon(law: CountLaw, n: int, delta: float) -> Optional[float]:
-    """eps at which :func:`approx_log_delta` crosses log ``delta`` (bisection to 1e-10
-    relative on [0, eps_max]); None when eps_max is infinite.  A starting point only."""
+    """eps at which :func:`approx_log_delta` crosses log ``delta`` (regula falsi to 1e-10
+    relative on [0, eps_max], :func:`accountant.engines.saddle.root_of_decreasing`); None when
+    eps_max is infinite.  A starting point only."""
     top = law.eps_max
     if not math.isfinite(top) or top <= 0.0:
         return None

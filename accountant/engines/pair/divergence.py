@@ -237,9 +237,9 @@ def _mp_window_sum(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, digit
 
 # The float sum's relative error grows like (sum of |0.5 k| + |h R| over the window) / (the sum
 # of 0.5 k - h R) times the unit roundoff (the scale of h comes from tanh(eps/2), whose
-# distance to 1 is lost at large eps): measured against 20-digit mpmath on short windows
+# distance to 1 is lost at large eps): against 20-digit mpmath on short windows
 # (n = 1e3 and 1e5, eps0 = 0.1 ... 30, eps = 0.5 ... 0.999 eps0) it stays below
-# 0.6 * 2^-53 * ratio; CANCEL_ULPS bounds it with room.  Where CANCEL_ULPS * 2^-53 * ratio
+# 2^-53 * ratio; CANCEL_ULPS bounds it with room.  Where CANCEL_ULPS * 2^-53 * ratio
 # exceeds a tenth of FLOAT_REL_ERROR on a window of fewer than CANCEL_MP_MAX_TERMS terms
 # (eps0 >= 10 near eps0), that window is evaluated in mpmath instead.  Long windows (n >= 1e6
 # at small eps0) keep the float sum, whose error there is checked against arb in
@@ -348,7 +348,7 @@ def window_value(pair: DominatingPair, eps: float, m_lo: int, m_hi: int, log_tru
     upper = _float_up(log_upper)
     lower = max(math.exp(log_lower_w) * (1.0 - 1e-15), 0.0) if log_lower_w > -math.inf else 0.0
     if direct is not None and direct[0] > 1e-290:
-        # in the float range: the same numbers as before the log scale was added
+        # in the float range: the direct (linear-scale) value and its margin
         value, margin = direct
         upper = value * (1.0 + margin) + math.exp(log_trunc)
         lower = max(value * (1.0 - margin), 0.0)

@@ -14,14 +14,13 @@ from accountant.core.result import CertifiedDelta
 from accountant.engines.search import smallest_true
 
 # Relative bound on the floating-point error of the float path's window sum
-# (measured errors are below 1e-12; see tests/test_divergence.py).  The upper
+# (the errors stay far below it; tests/accountant/engines/test_divergence.py).  The upper
 # bound adds it, the lower bound subtracts it.
 FLOAT_REL_ERROR = 1e-10
 # Relative bound on the error of the float path's log(delta) (from the log scale M
 # and exp/log of numbers of size |log delta|: a few hundred ulps of |log delta|).
 # Added to FLOAT_REL_ERROR on the log scale; it matters only far below the float
-# range (at log delta ~ -3.6e5 the measured error is 1.3e-10, about 3.6e-16 |log delta|;
-# tests/test_precision.py checks both margins against arb over a grid).
+# range (tests/accountant/engines/test_precision.py checks both margins against arb over a grid).
 FLOAT_LOG_REL_ERROR = 1e-13
 # The window leaves out at most this fraction of the target delta.
 TRUNCATION_FRACTION = 1e-13

@@ -192,7 +192,7 @@ def grid_command(args, argv: Sequence[str] = ()) -> dict:
     if getattr(args, "scheduler", None) is not None:
         from accountant.interfaces.cli.arguments import check_scheduler
 
-        check_scheduler(args.scheduler)  # one line, exit 2, within seconds (issue 44 item 16)
+        check_scheduler(args.scheduler)  # one line, exit 2, within seconds
     hash_model = getattr(args, "hash_model", "any")
     if hash_model == "random" and mechanism not in RANDOM_MECHANISMS:
         raise ValueError(f"--hash-model 'random' is available for collision, coco and olh only, "

@@ -37,7 +37,7 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     if args.command == "epsilon":
         from accountant.interfaces.cli.deployments import check, run as run_deployment, wanted
 
-        if wanted(args) or args.n is None:  # issue 43: checked before any work
+        if wanted(args) or args.n is None:  # the deployment options, checked before any work
             check(args)
             return run_deployment(args, None if getattr(args, "mix", None) else params_from_args(args, args.eps0))
         # --delta D (decimal string) or --log-delta L: keep the log, args.delta the float image
@@ -72,7 +72,7 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
     if args.command == "delta":
         from accountant.interfaces.cli.deployments import check_delta, run_delta, wanted
 
-        if wanted(args):  # issue 43: checked before any work
+        if wanted(args):  # the deployment options, checked before any work
             check_delta(args)
             return run_delta(args, params_from_args(args, args.eps0))
         return delta_command(args)

@@ -94,7 +94,7 @@ def _add_epsilon(sub) -> None:
                    help="which bound (default 'proved': the smallest proved upper bound; 'paper' is "
                         "Theorem 5, not proved)")
     add_mechanism_options(p)
-    _deployment_options(p)  # issue 43: --colluders, --n-min, --dummies, --sampling
+    _deployment_options(p)  # --colluders, --n-min, --dummies, --sampling
 
 
 def _add_compare(sub) -> None:
@@ -187,7 +187,7 @@ def _add_delta(sub) -> None:
                    help="which bound (default 'proved': the smallest proved upper bound)")
     add_method_option(p)
     add_mechanism_options(p)
-    _deployment_options(p, delta=True)  # issue 43: --colluders, --dummies, --sampling
+    _deployment_options(p, delta=True)  # --colluders, --dummies, --sampling
 
 
 def _add_local_epsilon(sub) -> None:

@@ -164,8 +164,7 @@ SECONDS_PER_ROW = 0.5
 def row_seconds(delta: float, base: float = SECONDS_PER_ROW) -> float:
     """A rough upper estimate of one row's seconds on one core: from ``SECONDS_PER_ROW`` at
     moderate delta up to ``SECONDS_PER_DEEP_ROW`` at 1e-300, linear in log(1/delta) (the exact
-    sums run into the tail; measured on the Amplification page's 25 points of CoCo s = 128 /
-    Collision s = 4 at n = 1e5: 176 s at 1e-300, 71 s at 1e-100, 7-15 s at 1e-30, loaded)."""
+    sums run into the tail; the timings behind the two constants: docs/BENCHMARKS.md)."""
     depth = min(1.0, max(0.0, -math.log10(delta)) / 300.0)
     return base + (SECONDS_PER_DEEP_ROW - SECONDS_PER_ROW) * depth
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Optional
+from accountant.engines.search import bisect
 from accountant.protocols.bib.law import check_bib_args, checked_number, params_for_rho
 from accountant.protocols.bib.divergence import bib_divergence, delta_floor
 from accountant.protocols.bib.paper import paper_rho
@@ -177,9 +178,15 @@ def bib_rho_for(eps: float, delta: float, m: int, s: int, k: int, n: int,
         hi *= 2.0
         if hi > 1e12:
             raise ArithmeticError("rho search did not bracket the target")  # pragma: no cover
-    hi_delta = dh.upper
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        lo, hi, hi_delta, lo_cert = _narrowed(mid, f(mid), delta, lo, hi, hi_delta, lo_cert)
+    seen: dict = {hi: dh}
+
+    def meets(rho: float) -> bool:
+        seen[rho] = f(rho)
+        return seen[rho].upper <= delta
+
+    b = bisect(meets, hi, lo, rtol=rtol)
+    hi, hi_delta = b.x, seen[b.x].upper
+    # the failing points rise as the bracket shrinks: the last one certified above the target
+    lo_cert = max((x for x, d in seen.items() if d.upper > delta and d.lower > delta), default=lo_cert)
     kk, pp = params_for_rho(k, n, hi)
     return BibRho(hi, hi_delta, lo_cert, kk, pp, evals)

@@ -5,7 +5,7 @@ import math
 
 import mpmath
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from accountant.core.params import make_params
 from accountant.engines.blanket import OueBlanket, blanket_exact_epsilon, blanket_law, oue_blanket, positive_part
@@ -96,6 +96,7 @@ def test_bad_input():
 @settings(max_examples=12, deadline=None)
 @given(eps0=st.floats(0.1, 5.0), log_n=st.floats(math.log(2), math.log(1e6)),
        log_delta=st.floats(math.log(1e-10), math.log(1e-3)))
+@example(eps0=2.625, log_n=1.0, log_delta=-16.5)  # eps = eps0 - 2.2e-15: the atoms cancel
 def test_between_lower_bound_and_relaxation(eps0, log_n, log_delta):
     n, delta = int(round(math.exp(log_n))), math.exp(log_delta)
     law = OueBlanket(eps0)
@@ -108,6 +109,22 @@ def test_between_lower_bound_and_relaxation(eps0, log_n, log_delta):
     assert new.lower <= old.upper  # the relaxation dominates the exact law
     low = lower_bound_delta(make_params("oue", eps0, k=16), n, eps)
     assert low[0] <= new.upper  # the mechanism's certified lower bound
+
+
+@pytest.mark.parametrize("eps0", [1.0, 2.625, 4.5])
+@pytest.mark.parametrize("ulps", [2, 10, 40])
+def test_upper_holds_where_the_atoms_cancel(eps0, ulps):
+    # a few units in the last place below eps_max = eps0 the float atoms e^eps0 - e^eps keep few
+    # digits: both laws' upper ends still hold the 40-digit truth, and the lower end stays below
+    eps = eps0
+    for _ in range(ulps):
+        eps = math.nextafter(eps, 0.0)
+    for n in (2, 3):
+        truth = float(_brute(eps0, n, eps))
+        for law in (OueBlanket(eps0), oue_blanket(eps0)):
+            pp = positive_part(law, n, eps)
+            assert pp.upper >= truth > 0.0
+        assert positive_part(OueBlanket(eps0), n, eps).lower <= truth
 
 
 @pytest.mark.parametrize("eps0,n", [(0.5, 3000), (2.5, 10_000), (4.5, 20_000)])
