@@ -52,61 +52,8 @@ The sub-packages are layers; an import points to the same or a lower one
 
 May import: every layer below :mod:`accountant.interfaces`.
 """
-from accountant.core.params import (
-    MECHANISMS,
-    ApproximateLDP,
-    CoCoParams,
-    CollisionParams,
-    GenericLDP,
-    KRRParams,
-    OLHParams,
-    OUEParams,
-    Params,
-    VariationRatioParams,
-    make_params,
-)
-from accountant.core.rules import coco_theorem7_t, collision_paper_t
-from accountant.core.finite import FiniteRandomizer, load_matrix
-from accountant.core.numfmt import fmt
-from accountant.core.result import BoundResult
-from accountant.engines.pair.law import DominatingPair
-from accountant.engines.pair.divergence import hockey_stick_divergence
-from accountant.engines.blanket.law import blanket_law
-from accountant.engines.blanket.engine import blanket_exact_epsilon
-from accountant.bounds.registry import (
-    BOUND_NAMES,
-    REGISTRY,
-    BoundSpec,
-    best_proved,
-    compare,
-    compute_bound,
-    proved_epsilon,
-    status,
-)
-from accountant.bounds.laws.lower import lower_bound_epsilon
-from accountant.bounds.finite import (
-    FiniteBound,
-    finite_lower_delta,
-    finite_lower_epsilon,
-    finite_upper_delta,
-    finite_upper_epsilon,
-)
-from accountant.bounds.pair_accountant import EpsilonResult, PairAccountant
-from accountant.protocols.bib.divergence import bib_delta
-from accountant.protocols.bib.search import bib_epsilon
-from accountant.composition.compose import (
-    CompositionResult,
-    RoundSpec,
-    compose_rounds,
-    compose_schedule,
-    largest_eps0,
-    parse_schedule,
-)
-from accountant.accounting.calibration import local_epsilon, local_epsilon_family
-from accountant.accounting.batch_size import MinUsers, min_users
-from accountant.accounting.deployment import Deployment
-from accountant.accounting.deployment_proof import deployed_delta, deployed_epsilon
-from accountant.accounting.shuffle import DeltaReport, EpsilonReport, ShuffleAccountant
+import importlib
+from typing import TYPE_CHECKING
 
 __all__ = [
     # the accountant and its inverse
@@ -174,3 +121,114 @@ __all__ = [
     "bib_delta",
     "bib_epsilon",
 ]
+
+#: the module that defines each public name: a name is imported on first use, so that importing the
+#: package (``python -m accountant``, the dashboard's first page) imports no engine and no numerics
+_DEFINED_IN = {
+    "accountant.core.params": (
+        "MECHANISMS", "ApproximateLDP", "CoCoParams", "CollisionParams", "GenericLDP", "KRRParams",
+        "OLHParams", "OUEParams", "Params", "VariationRatioParams", "make_params",
+    ),
+    "accountant.core.rules": ("coco_theorem7_t", "collision_paper_t"),
+    "accountant.core.finite": ("FiniteRandomizer", "load_matrix"),
+    "accountant.core.numfmt": ("fmt",),
+    "accountant.core.result": ("BoundResult",),
+    "accountant.engines.pair.law": ("DominatingPair",),
+    "accountant.engines.pair.divergence": ("hockey_stick_divergence",),
+    "accountant.engines.blanket.law": ("blanket_law",),
+    "accountant.engines.blanket.engine": ("blanket_exact_epsilon",),
+    "accountant.bounds.registry": (
+        "BOUND_NAMES", "REGISTRY", "BoundSpec", "best_proved", "compare", "compute_bound",
+        "proved_epsilon", "status",
+    ),
+    "accountant.bounds.laws.lower": ("lower_bound_epsilon",),
+    "accountant.bounds.finite": (
+        "FiniteBound", "finite_lower_delta", "finite_lower_epsilon", "finite_upper_delta",
+        "finite_upper_epsilon",
+    ),
+    "accountant.bounds.pair_accountant": ("EpsilonResult", "PairAccountant"),
+    "accountant.protocols.bib.divergence": ("bib_delta",),
+    "accountant.protocols.bib.search": ("bib_epsilon",),
+    "accountant.composition.compose": (
+        "CompositionResult", "RoundSpec", "compose_rounds", "compose_schedule", "largest_eps0",
+        "parse_schedule",
+    ),
+    "accountant.accounting.calibration": ("local_epsilon", "local_epsilon_family"),
+    "accountant.accounting.batch_size": ("MinUsers", "min_users"),
+    "accountant.accounting.deployment": ("Deployment",),
+    "accountant.accounting.deployment_proof": ("deployed_delta", "deployed_epsilon"),
+    "accountant.accounting.shuffle": ("DeltaReport", "EpsilonReport", "ShuffleAccountant"),
+}
+_HOME = {name: module for module, names in _DEFINED_IN.items() for name in names}
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use (then kept in the package)."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # the same names for readers of the source (type checkers, the API reference)
+    from accountant.core.params import (
+        MECHANISMS,
+        CoCoParams,
+        CollisionParams,
+        ApproximateLDP,
+        GenericLDP,
+        KRRParams,
+        OLHParams,
+        OUEParams,
+        Params,
+        VariationRatioParams,
+        make_params,
+    )
+    from accountant.core.rules import coco_theorem7_t, collision_paper_t
+    from accountant.core.finite import FiniteRandomizer, load_matrix
+    from accountant.core.numfmt import fmt
+    from accountant.core.result import BoundResult
+    from accountant.engines.pair.law import DominatingPair
+    from accountant.engines.pair.divergence import hockey_stick_divergence
+    from accountant.engines.blanket.law import blanket_law
+    from accountant.engines.blanket.engine import blanket_exact_epsilon
+    from accountant.bounds.registry import (
+        BOUND_NAMES,
+        REGISTRY,
+        BoundSpec,
+        best_proved,
+        compare,
+        compute_bound,
+        proved_epsilon,
+        status,
+    )
+    from accountant.bounds.laws.lower import lower_bound_epsilon
+    from accountant.bounds.finite import (
+        FiniteBound,
+        finite_lower_delta,
+        finite_lower_epsilon,
+        finite_upper_delta,
+        finite_upper_epsilon,
+    )
+    from accountant.bounds.pair_accountant import EpsilonResult, PairAccountant
+    from accountant.protocols.bib.divergence import bib_delta
+    from accountant.protocols.bib.search import bib_epsilon
+    from accountant.composition.compose import (
+        CompositionResult,
+        RoundSpec,
+        compose_rounds,
+        compose_schedule,
+        largest_eps0,
+        parse_schedule,
+    )
+    from accountant.accounting.calibration import local_epsilon, local_epsilon_family
+    from accountant.accounting.batch_size import MinUsers, min_users
+    from accountant.accounting.deployment import Deployment
+    from accountant.accounting.deployment_proof import deployed_delta, deployed_epsilon
+    from accountant.accounting.shuffle import DeltaReport, EpsilonReport, ShuffleAccountant

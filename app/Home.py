@@ -6,14 +6,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import streamlit as st  # noqa: E402
 
-import common  # noqa: E402
+import texts  # noqa: E402  (the words alone: this page imports no numerics)
 
-common.page_header(
+texts.page_header(
     "Shuffle-model DP toolkit",
     "Privacy accounting and utility of the Collision and CoCo mechanisms in the shuffle model "
     "of differential privacy: each user randomizes a report locally (eps0), a shuffler removes "
     "the order, and the analyst sees an (eps_c, delta)-DP collection.")
-common.explain()
+texts.explain()
 st.subheader("Pages")
 #: every page of the dashboard with the one question it answers
 PAGES = (
@@ -38,6 +38,6 @@ PAGES = (
 )
 for path, name, question in PAGES:
     st.page_link(path, label=f"**{name}**: {question}")
-st.caption(common.ERRATUM_CAPTION)
+st.caption(texts.ERRATUM_CAPTION)
 st.caption("Every number shown is computed by the `accountant` and `mechanisms` packages; "
            "every table can be downloaded as CSV.")

@@ -39,29 +39,8 @@ not re-exported.
 May import: :mod:`accountant` below its interfaces, and every layer of this package below
 :mod:`mechanisms.interfaces`.
 """
-from mechanisms.core.data import Estimates, SparseVectors
-from mechanisms.analysis.collision import collision_mse
-from mechanisms.analysis.coco import coco_mse
-from mechanisms.analysis.errors import analytic_errors, optimal_t
-from mechanisms.randomizers.collision import Collision
-from mechanisms.randomizers.coco import CoCo
-from mechanisms.randomizers.frequency_oracles import (
-    estimate_counts,
-    frequency_mse,
-    olh_perturb,
-    olh_rates,
-    olh_support_counts,
-    oue_perturb,
-    oue_rates,
-    oue_support_counts,
-    report_bits,
-)
-from mechanisms.baselines import BASELINES, PCKVAGRR, PCKVGRR, PCKVUE, PrivKV, Succinct
-from mechanisms.frequency.protocols import FE0, FE1, make_protocol
-from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
-from mechanisms.evaluation.simulate import compare, simulate
-from mechanisms.planning.plan import InfeasiblePlan, Plan
-from mechanisms.planning.planner import plan
+import importlib
+from typing import TYPE_CHECKING
 
 __all__ = [
     # data model
@@ -104,3 +83,65 @@ __all__ = [
     "Plan",
     "InfeasiblePlan",
 ]
+
+#: the module that defines each public name: a name is imported on first use, so that importing the
+#: package (``python -m mechanisms``) imports no numerics before its command line has parsed
+_DEFINED_IN = {
+    "mechanisms.core.data": ("Estimates", "SparseVectors"),
+    "mechanisms.analysis.collision": ("collision_mse",),
+    "mechanisms.analysis.coco": ("coco_mse",),
+    "mechanisms.analysis.errors": ("analytic_errors", "optimal_t"),
+    "mechanisms.randomizers.collision": ("Collision",),
+    "mechanisms.randomizers.coco": ("CoCo",),
+    "mechanisms.randomizers.frequency_oracles": (
+        "estimate_counts", "frequency_mse", "olh_perturb", "olh_rates", "olh_support_counts",
+        "oue_perturb", "oue_rates", "oue_support_counts", "report_bits",
+    ),
+    "mechanisms.baselines": ("BASELINES", "PCKVAGRR", "PCKVGRR", "PCKVUE", "PrivKV", "Succinct"),
+    "mechanisms.frequency.protocols": ("FE0", "FE1", "make_protocol"),
+    "mechanisms.evaluation.synthetic": ("synthetic_sparse_vectors",),
+    "mechanisms.evaluation.simulate": ("compare", "simulate"),
+    "mechanisms.planning.plan": ("InfeasiblePlan", "Plan"),
+    "mechanisms.planning.planner": ("plan",),
+}
+_HOME = {name: module for module, names in _DEFINED_IN.items() for name in names}
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use (then kept in the package)."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # the same names for readers of the source (type checkers, the API reference)
+    from mechanisms.core.data import Estimates, SparseVectors
+    from mechanisms.analysis.collision import collision_mse
+    from mechanisms.analysis.coco import coco_mse
+    from mechanisms.analysis.errors import analytic_errors, optimal_t
+    from mechanisms.randomizers.collision import Collision
+    from mechanisms.randomizers.coco import CoCo
+    from mechanisms.randomizers.frequency_oracles import (
+        estimate_counts,
+        frequency_mse,
+        olh_perturb,
+        olh_rates,
+        olh_support_counts,
+        oue_perturb,
+        oue_rates,
+        oue_support_counts,
+        report_bits,
+    )
+    from mechanisms.baselines import BASELINES, PCKVAGRR, PCKVGRR, PCKVUE, PrivKV, Succinct
+    from mechanisms.frequency.protocols import FE0, FE1, make_protocol
+    from mechanisms.evaluation.synthetic import synthetic_sparse_vectors
+    from mechanisms.evaluation.simulate import compare, simulate
+    from mechanisms.planning.plan import InfeasiblePlan, Plan
+    from mechanisms.planning.planner import plan

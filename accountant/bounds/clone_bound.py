@@ -5,15 +5,16 @@
 from __future__ import annotations
 
 from functools import singledispatch
+from typing import TYPE_CHECKING
 
-from accountant.bounds.pair_accountant import clamp_to_eps0, search_pair_epsilon
 from accountant.core.dispatch import unsupported
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OUEParams,
-                                         LaplaceParams, VariationRatioParams)
+from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OUEParams, VariationRatioParams)
+from accountant.core.randomizers_numerical import LaplaceParams
 from accountant.core.result import BoundResult
-from accountant.engines.pair.divergence import hockey_stick_divergence
-from accountant.engines.pair.law import DominatingPair
+
+if TYPE_CHECKING:  # the pair engine is imported where a pair is built (the registry's import stays light)
+    from accountant.engines.pair.law import DominatingPair
 
 
 @singledispatch
@@ -33,11 +34,15 @@ def clone_pair(params, n) -> DominatingPair:
 @clone_pair.register(FiniteRandomizer)
 @clone_pair.register(LaplaceParams)
 def _clone_eps0(params, n) -> DominatingPair:
+    from accountant.engines.pair.law import DominatingPair
+
     return DominatingPair.clone(n, params.eps0)
 
 
 @clone_pair.register(VariationRatioParams)
 def _clone_pq(params, n) -> DominatingPair:
+    from accountant.engines.pair.law import DominatingPair
+
     return DominatingPair.clone_pq(n, params.p, params.q)
 
 
@@ -46,6 +51,8 @@ def clone_bound(params, n, delta, rtol) -> BoundResult:
     the window's cost limit leaves no certified eps below eps0 (n near 1e10, small delta), the
     pair is evaluated at fewer users, halving n: the worst case is non-increasing in n
     (docs/proved.md), so a proved bound at n' <= n holds at n."""
+    from accountant.bounds.pair_accountant import clamp_to_eps0, search_pair_epsilon
+
     m, halvings = n, 0
     while True:
         res = search_pair_epsilon(clone_pair(params, m), delta, rtol, predict=True)
@@ -75,6 +82,8 @@ def clone_delta(params, n, eps) -> tuple[float, float]:
     """The clone pair's certified delta at eps; where the window's cost limit leaves more than
     1% of it out (n near 1e10), also at n / 2, n / 4, ... (at most 4 halvings; a proved bound
     at fewer users holds at n, as in :func:`_clone`), the smallest upper end."""
+    from accountant.engines.pair.divergence import hockey_stick_divergence
+
     v = hockey_stick_divergence(clone_pair(params, n), eps)
     lower, upper = v.lower, min(v.upper, 1.0)
     m, tries = n, 0

@@ -42,7 +42,7 @@ from functools import lru_cache
 import numpy as np
 
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.randomizers import LaplaceParams
+from accountant.core.randomizers_numerical import LaplaceParams
 from accountant.core.result import BoundResult
 from accountant.engines.continuous import CellLaw, cell_positive_part
 from accountant.engines.search import epsilon_for_log_delta

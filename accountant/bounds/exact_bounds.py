@@ -12,14 +12,9 @@ import math
 from dataclasses import replace
 from functools import singledispatch
 
-from accountant.bounds import continuous as continuous_bounds  # the Laplace randomizer's continuous law
-from accountant.bounds import finite as finite_bounds  # mechanism "finite": a randomizer given as its matrix
-from accountant.bounds import random_blanket as rb  # hash_model="random" (Collision, CoCo, OLH)
-from accountant.bounds.pair_accountant import clamp_to_eps0
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams
-from accountant.core.randomizers import LaplaceParams
-from accountant.core.randomizers import PiecewiseParams
+from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
+from accountant.core.randomizers_numerical import LaplaceParams, PiecewiseParams
 from accountant.core.result import BoundResult
 
 
@@ -79,6 +74,7 @@ def blanket_result(params, n, delta, rtol) -> BoundResult:
     """The exact blanket of a named mechanism: its count law (the engines'
     :func:`~accountant.engines.blanket.law.blanket_law`, which refuses a type without one) and,
     under the random-hash model, the smaller of that and :mod:`.random_blanket`'s."""
+    from accountant.bounds.pair_accountant import clamp_to_eps0
     from accountant.engines.blanket.engine import BIN_GAP, blanket_exact_epsilon
 
     # starts from the saddle-point estimate; certified, within rtol of the root Newton predicts;
@@ -89,6 +85,8 @@ def blanket_result(params, n, delta, rtol) -> BoundResult:
                                 truncation=chart_truncation(rtol))
     eps, achieved = clamp_to_eps0(res.epsilon, res.achieved_delta, params.eps0)
     if getattr(params, "hash_model", "any") == "random":  # accountant.bounds.random_blanket
+        from accountant.bounds import random_blanket as rb
+
         # the any-hash bound holds under the random model too: the smaller of the two
         return rb.random_blanket_result(params, n, delta, max(rtol, BLANKET_RTOL), clamp_to_eps0,
                                          ceiling=(eps, achieved), lattice=rtol < CHART_RTOL)
@@ -110,6 +108,8 @@ def blanket_result_delta(params, n, eps):
 
     v = blanket_exact_delta(mechanism_blanket_law(params), n, eps)
     if getattr(params, "hash_model", "any") == "random":  # the smaller of random and any
+        from accountant.bounds import random_blanket as rb
+
         return rb.random_blanket_delta(params, n, eps, ceiling=(v.lower, min(v.upper, 1.0)))
     return v.lower, min(v.upper, 1.0)
 
@@ -148,13 +148,32 @@ def lower_result_delta(params, n, eps):
 
 
 # a randomizer given as its matrix: the worst pair's blanket and the best triple's lower bound
-blanket_result.register(FiniteRandomizer, finite_bounds.finite_blanket_result)
-blanket_result_delta.register(FiniteRandomizer, finite_bounds.finite_blanket_delta)
-lower_result.register(FiniteRandomizer, finite_bounds.finite_lower_result)
+# (accountant.bounds.finite, imported at the first matrix: the registry's import stays light)
+@blanket_result.register(FiniteRandomizer)
+def _finite_blanket(params, n, delta, rtol) -> BoundResult:
+    from accountant.bounds import finite as finite_bounds
+
+    return finite_bounds.finite_blanket_result(params, n, delta, rtol)
+
+
+@blanket_result_delta.register(FiniteRandomizer)
+def _finite_blanket_delta(params, n, eps):
+    from accountant.bounds import finite as finite_bounds
+
+    return finite_bounds.finite_blanket_delta(params, n, eps)
+
+
+@lower_result.register(FiniteRandomizer)
+def _finite_lower(params, n, delta, rtol) -> BoundResult:
+    from accountant.bounds import finite as finite_bounds
+
+    return finite_bounds.finite_lower_result(params, n, delta, rtol)
 
 
 @lower_result_delta.register(FiniteRandomizer)
 def _finite_lower_delta(params, n, eps):
+    from accountant.bounds import finite as finite_bounds
+
     v = finite_bounds.finite_lower_delta(params, n, eps).delta
     return v, v
 
@@ -183,6 +202,8 @@ def _privkv_blanket(params, n, delta, rtol):
         R = privkv_matrix(params)
     except ValueError as err:
         return BoundResult.not_applicable("blanket", str(err), delta)
+    from accountant.bounds import finite as finite_bounds
+
     res = finite_bounds.finite_blanket_result(R, n, delta, rtol)
     return BoundResult("blanket", res.epsilon, res.applicable, res.reason, delta, res.achieved_delta)
 
@@ -195,12 +216,27 @@ def _privkv_blanket_delta(params, n, eps):
         R = privkv_matrix(params)
     except ValueError:
         return 0.0, 1.0  # no own blanket at this size: the trivial bound
+    from accountant.bounds import finite as finite_bounds
+
     return finite_bounds.finite_blanket_delta(R, n, eps)
+
+
+def _continuous(name: str):
+    """The Laplace randomizer's law ``name`` of :mod:`accountant.bounds.continuous` (imported on use)."""
+    def law(*args):
+        from accountant.bounds import continuous
+
+        return getattr(continuous, name)(*args)
+    return law
+
+
 # the Laplace randomizer: certified cells of its continuous law, the binned randomizer's lower bound
-blanket_result.register(LaplaceParams, continuous_bounds.laplace_blanket_result)
-blanket_result_delta.register(LaplaceParams, continuous_bounds.laplace_blanket_delta)
-lower_result.register(LaplaceParams, continuous_bounds.laplace_lower_result)
-lower_result_delta.register(LaplaceParams, continuous_bounds.laplace_lower_delta)
+blanket_result.register(LaplaceParams, _continuous("laplace_blanket_result"))
+blanket_result_delta.register(LaplaceParams, _continuous("laplace_blanket_delta"))
+lower_result.register(LaplaceParams, _continuous("laplace_lower_result"))
+lower_result_delta.register(LaplaceParams, _continuous("laplace_lower_delta"))
+
+
 # the piecewise mechanism: its worst pair's three-cell matrix (accountant.bounds.laws.numerical)
 def _piecewise_matrix(params):
     from accountant.bounds.laws.numerical import piecewise_matrix
@@ -209,12 +245,16 @@ def _piecewise_matrix(params):
 
 @blanket_result.register(PiecewiseParams)
 def _piecewise_blanket(params, n, delta, rtol):
+    from accountant.bounds import finite as finite_bounds
+
     r = finite_bounds.finite_blanket_result(_piecewise_matrix(params), n, delta, rtol)
     return replace(r, reason=PIECEWISE_NOTE + (f"; {r.reason}" if r.reason else ""))
 
 
 @blanket_result_delta.register(PiecewiseParams)
 def _piecewise_blanket_delta(params, n, eps):
+    from accountant.bounds import finite as finite_bounds
+
     return finite_bounds.finite_blanket_delta(_piecewise_matrix(params), n, eps)
 
 
@@ -225,6 +265,13 @@ PIECEWISE_NOTE = ("the piecewise mechanism's exact blanket: its worst pair x = -
 def binary_exact_module():
     from accountant.bounds import binary_exact
     return binary_exact
+
+
+def pair_module():
+    """:mod:`accountant.bounds.pair_accountant`, imported at a pair bound's first use: the command
+    lines build their parsers from the registry before any engine is imported."""
+    from accountant.bounds import pair_accountant
+    return pair_accountant
 
 
 def worst_hash_bound(params, n, delta, rtol) -> BoundResult:

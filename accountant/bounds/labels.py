@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accountant.bounds.laws.lower import LOWER_SCOPE
 from accountant.bounds.registry import REGISTRY, resolve_name
 from accountant.core.dispatch import parameter_type
 
@@ -105,6 +104,8 @@ def kind_label(name: str, mechanism: str) -> Label:
                      ">=", "down", False, "the hash family of the paper's proof", "lower, not certified")
     scope = _LOWER_SCOPE_DEFAULT.get(spec.name, "the mechanism")
     if spec.name == "lower":
+        from accountant.bounds.laws.lower import LOWER_SCOPE  # (the laws: where a lower bound is named)
+
         scope = LOWER_SCOPE.get(parameter_type(mechanism), scope)
     short_scope = scope.split(" (")[0].replace("the ", "", 1)
     return Label(spec.name, "certified lower", f"certified lower bound for {scope}", ">=", "down", True,

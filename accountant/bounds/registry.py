@@ -62,14 +62,12 @@ from accountant.bounds import blanket_relaxations as blanket
 from accountant.bounds import closed_form
 from accountant.bounds.agreement import agree_with_delta
 from accountant.bounds.exact_bounds import (  # noqa: F401 (BLANKET_RTOL, chart_truncation: re-exported)
-                                            BLANKET_RTOL, CHART_RTOL, beyond_engine, binary_exact_module, blanket_bound,
-                                            blanket_delta, chart_truncation, lower_bound, lower_delta,
-                                            mechanism_blanket_law,
-                                            worst_hash_bound, worst_hash_delta)
+    BLANKET_RTOL, CHART_RTOL, beyond_engine, binary_exact_module, blanket_bound, blanket_delta, chart_truncation,
+    lower_bound, lower_delta, mechanism_blanket_law, pair_module, worst_hash_bound, worst_hash_delta)
 from accountant.bounds.clone_bound import (  # noqa: F401 (re-exported: the clone's pair and delta)
     CLONE_MAX_HALVINGS, CLONE_MIN_FEWER, WINDOW_NOTE, clone_bound as _clone, clone_delta, clone_pair)
-from accountant.bounds.pair_accountant import PairAccountant, pair_epsilon_result
 from accountant.bounds import approximate_ldp
+from accountant.bounds.headline_screen import screened_out
 from accountant.core.caveats import CAVEAT_THEOREM6
 from accountant.core.dispatch import for_type, parameter_type, supports
 from accountant.core.finite import FiniteRandomizer
@@ -145,12 +143,12 @@ class BoundSpec:
 
 def _paper(params, n, delta, rtol) -> BoundResult:
     # at a chart's tolerance the search skips the lower end Theorem 6 would certify
-    res = pair_epsilon_result(params, n, delta, rtol, rtol < CHART_RTOL)
+    res = pair_module().pair_epsilon_result(params, n, delta, rtol, rtol < CHART_RTOL)
     return BoundResult("paper", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
 def _paper_delta(params, n, eps):
-    v = PairAccountant(params, n).divergence(eps)
+    v = pair_module().PairAccountant(params, n).divergence(eps)
     return v.lower, min(v.upper, 1.0)
 
 
@@ -165,14 +163,14 @@ def _theorem6(params, n, delta, rtol) -> BoundResult:
         why = (f"{needs} (t = {params.t}, s = {params.s})" if needs else
                f"Theorem 6 is stated for Collision and CoCo, not for mechanism '{params.name}'")
         return BoundResult.not_applicable("theorem6-lower", why, delta)
-    res = pair_epsilon_result(params, n, delta, rtol)
+    res = pair_module().pair_epsilon_result(params, n, delta, rtol)
     ok = res.lower_epsilon is not None
     return BoundResult("theorem6-lower", res.lower_epsilon, ok,
                        CAVEAT_THEOREM6 if ok else "no certified lower point found", delta)
 
 
 def _stronger_clone(params, n, delta, rtol) -> BoundResult:
-    res = pair_epsilon_result(GenericLDP(params.eps0), n, delta, rtol)
+    res = pair_module().pair_epsilon_result(GenericLDP(params.eps0), n, delta, rtol)
     return BoundResult("stronger-clone", res.epsilon, True, res.caveat, delta, res.achieved_delta)
 
 
@@ -302,15 +300,12 @@ def register_headline(cls: type, bounds: tuple) -> None:
 register_headline(GenericLDP, ("clone", "blanket-bennett-generic", "efmrtt19"))
 register_headline(KRRParams, ("exact", "search", "blanket", "clone", "efmrtt19"))
 _BLANKET_FIRST = ("blanket", "clone", "efmrtt19")
-register_headline(CollisionParams, _BLANKET_FIRST)  # and OLH
-register_headline(CoCoParams, _BLANKET_FIRST)
-register_headline(OUEParams, _BLANKET_FIRST)
-register_headline(FiniteRandomizer, _BLANKET_FIRST)
 register_headline(VariationRatioParams, ("clone",))
-from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: E402
-for _kv in (PCKVGRRParams, PCKVUEParams, PrivKVParams):  # the key-value baselines' own blanket
-    register_headline(_kv, _BLANKET_FIRST)
-register_headline(LaplaceParams, _BLANKET_FIRST)   # its blanket: accountant.bounds.continuous
+from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: E402
+# OLH with Collision; the key-value baselines' own blanket; Laplace's: accountant.bounds.continuous
+for _cls in (CollisionParams, CoCoParams, OUEParams, FiniteRandomizer, PCKVGRRParams, PCKVUEParams,
+             PrivKVParams, LaplaceParams):
+    register_headline(_cls, _BLANKET_FIRST)
 register_headline(ApproximateLDP, (approximate_ldp.NAME,))
 _APPROXIMATE = tuple(b for b, spec in REGISTRY.items() if spec.approximate)  # the bounds for (eps0, delta0)-LDP
 register_headline(PiecewiseParams, ("blanket", "clone", "blanket-bennett-generic", "efmrtt19"))
@@ -489,7 +484,11 @@ def best_proved(results: dict[str, BoundResult], mechanism: str) -> Optional[Bou
 
 @lru_cache(maxsize=1024)
 def _proved_cached(params: Params, n: int, delta: float, rtol: float) -> Optional[BoundResult]:
-    res = {b: compute_params_bound(b, params, n, delta, rtol) for b in _headline_at(params, n)}
+    res: dict = {}
+    for b in _headline_at(params, n):  # a costly bound proved above the best so far is not searched (.headline_screen)
+        skip = None if _not_for(b, params, delta) else screened_out(
+            REGISTRY[b], best_proved(res, params.name), params, n, delta, lambda e: bound_delta(b, params, n, e))
+        res[b] = skip or compute_params_bound(b, params, n, delta, rtol)
     best = best_proved(res, params.name)
     out = binary_exact_module().OUT_OF_BUDGET
     spent = [f"{b}: {r.reason}" for b, r in res.items() if not r.applicable and (r.reason or "").startswith(out)]

@@ -19,9 +19,8 @@ import itertools
 import math
 from typing import Optional
 
-import numpy as np
-
 from accountant.core.finite import MAX_CELLS, FiniteRandomizer
+from accountant.core.limits import numpy_scalars
 from accountant.core.randomizers import validate_eps0
 
 
@@ -31,7 +30,7 @@ def check_eps0(eps0) -> float:
 
 
 def check_k(k, lo: int = 2, hi: Optional[int] = None) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < lo or (hi is not None and k > hi):
+    if isinstance(k, bool) or not isinstance(k, (int,) + numpy_scalars("integer")) or k < lo or (hi is not None and k > hi):
         rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
         raise ValueError(f"k must be an integer {rng}, got {k!r}")
     return int(k)
@@ -53,6 +52,8 @@ def krr(k: int, eps0: float) -> FiniteRandomizer:
     >>> print(krr(4, 1.0).describe())
     4-RR: 4 inputs x 4 outputs, eps0 = 1, blanket gamma = 0.699511
     """
+    import numpy as np
+
     k, e = check_k(k), check_eps0(eps0)
     _cells(k, k, "k-RR")
     E = math.exp(e)
@@ -62,6 +63,8 @@ def krr(k: int, eps0: float) -> FiniteRandomizer:
 
 
 def hadamard_matrix(K: int) -> np.ndarray:
+    import numpy as np
+
     H = np.array([[1]], dtype=np.int8)
     while H.shape[0] < K:
         H = np.block([[H, H], [H, -H]])
@@ -79,6 +82,8 @@ def hadamard_response(k: int, eps0: float) -> FiniteRandomizer:
     >>> print(hadamard_response(3, 2.0).describe())
     hadamard-response: 3 inputs x 4 outputs, eps0 = 2, blanket gamma = 0.619203
     """
+    import numpy as np
+
     k, e = check_k(k), check_eps0(eps0)
     K = 1 << k.bit_length()          # smallest power of two > k
     _cells(k, K, "Hadamard response")
@@ -98,6 +103,8 @@ def subset_selection(k: int, eps0: float, size: Optional[int] = None) -> FiniteR
     >>> print(subset_selection(4, 1.0).describe())
     subset-selection(2): 4 inputs x 6 outputs, eps0 = 1, blanket gamma = 0.537883
     """
+    import numpy as np
+
     k, e = check_k(k), check_eps0(eps0)
     E = math.exp(e)
     size = subset_size(k, e, size)
@@ -120,6 +127,8 @@ def subset_size(k: int, eps0: float, size: Optional[int] = None) -> int:
 
 def bit_patterns(k: int) -> np.ndarray:
     """Every bit vector of length k (rows), 2^k of them."""
+    import numpy as np
+
     return ((np.arange(1 << k)[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
 
 
@@ -133,6 +142,8 @@ def unary_encoding(k: int, p: float, q: float, label: str = "unary-encoding") ->
     >>> print(unary_encoding(3, 0.75, 0.25).describe())
     unary-encoding: 3 inputs x 8 outputs, eps0 = 2.197224577, blanket gamma = 0.375
     """
+    import numpy as np
+
     k = check_k(k, 2, 16)
     for nm, v in (("p", p), ("q", q)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 < v < 1.0:
@@ -185,6 +196,8 @@ def local_hashing(k: int, eps0: float, g: Optional[int] = None) -> FiniteRandomi
     >>> print(local_hashing(3, 1.0, 2).describe())
     local-hashing(g=2): 3 inputs x 16 outputs, eps0 = 1, blanket gamma = 0.653412
     """
+    import numpy as np
+
     k, e = check_k(k), check_eps0(eps0)
     E = math.exp(e)
     g = int(round(E)) + 1 if g is None else g

@@ -21,8 +21,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-import numpy as np
-
 #: how far from 1 a row may sum (the row is then divided by its sum)
 ROW_SUM_TOL = 1e-9
 #: the largest matrix accepted: inputs, outputs and cells (inputs x outputs)
@@ -40,6 +38,8 @@ def _fail(what: str) -> None:
 
 def _entry_problem(i: int, j: int, v) -> None:
     """Refuse entry [i, j] unless it is a number (a bool, a string or null is not one)."""
+    import numpy as np
+
     if isinstance(v, (bool, np.bool_, str, bytes)) or not isinstance(v, numbers.Real):
         from accountant.core.limits import shown
 
@@ -49,6 +49,8 @@ def _entry_problem(i: int, j: int, v) -> None:
 
 def _check_entries(rows: list) -> None:
     """Every entry a Python or NumPy real number (``np.array`` would read ``"0.5"`` and ``true``)."""
+    import numpy as np
+
     for i, r in enumerate(rows):
         if isinstance(r, np.ndarray) and r.dtype.kind in "fiu":
             continue
@@ -60,6 +62,8 @@ def _check_entries(rows: list) -> None:
 
 def _as_matrix(matrix) -> np.ndarray:
     """The rows as a float64 array, with every shape and value error named."""
+    import numpy as np
+
     if isinstance(matrix, np.ndarray) and matrix.dtype.kind in "fiu":
         rows = matrix
     elif isinstance(matrix, np.ndarray) and matrix.dtype.kind != "O":
@@ -103,6 +107,8 @@ def _check_limits(k: int, m: int) -> None:
 
 
 def _check_values(arr: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     bad = ~np.isfinite(arr)
     if bad.any():
         i, j = map(int, np.argwhere(bad)[0])
@@ -126,6 +132,7 @@ def _check_columns_and_eps0(arr: np.ndarray) -> None:
     EPS_MAX] (all rows equal: eps0 = 0, which the library's own bounds answer with eps_c = 0,
     but no command or page does); eps0 = inf (a zero beside a positive entry: not pure LDP) is
     accepted (docs/finite.md, "Not pure LDP") when its finite log ratios are in the range."""
+    import numpy as np
     from accountant.core.limits import EPS0_MIN, EPS_MAX
 
     hi, lo = arr.max(axis=0), arr.min(axis=0)
@@ -269,6 +276,8 @@ class FiniteRandomizer(StrongerClonePair):
     def eps0(self) -> float:
         """The local budget: max over columns of ``log(max_x R / min_x R)`` over the columns
         with a positive entry; ``inf`` where a column has a zero beside a positive entry."""
+        import numpy as np
+
         hi, lo = self.matrix.max(axis=0), self.blanket_mass
         used = hi > 0
         if np.any(lo[used] == 0.0):
@@ -327,6 +336,8 @@ def _read_json(path: str, raw: bytes):
 
 def _npy_header(path: str, fh) -> None:
     """Refuse a .npy file by its header (shape, dtype, length) before its array is allocated."""
+    import numpy as np
+
     fmt = np.lib.format
     try:
         version = fmt.read_magic(fh)
@@ -349,6 +360,7 @@ def _npy_header(path: str, fh) -> None:
 def _read_file(path: str, ext: str):
     """The bytes of ``path`` (JSON, CSV) or its array (.npy), at most ``MAX_MATRIX_BYTES``, the
     size checked before anything is read; every problem a ``ValueError`` starting ``matrix:``."""
+    import numpy as np
     from accountant.core.limits import MAX_MATRIX_BYTES
 
     if os.path.isdir(path):

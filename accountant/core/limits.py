@@ -57,8 +57,6 @@ import signal
 import sys
 from typing import Callable, Optional
 
-import numpy as np
-
 from accountant.core.optional import MissingDependency
 
 MAX_N = 10**10
@@ -237,12 +235,19 @@ def check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False
     return v
 
 
+def numpy_scalars(*kinds: str) -> tuple:
+    """NumPy's scalar types ``kinds`` (``"integer"``, ``"floating"``) for an isinstance check; ()
+    while numpy is not imported, when no value can be one: the checks import no numerics."""
+    np = sys.modules.get("numpy")
+    return () if np is None else tuple(getattr(np, k) for k in kinds)
+
+
 def check_positive_number(name: str, value, hi: float) -> float:
     """``value`` as a float in (0, hi]: a Python or NumPy number only (no string, no bool),
     else ValueError naming ``name`` and the range (the count laws' and the error formulas'
     eps0, up to 50 and 700)."""
     msg = f"{name} must be a finite number in (0, {hi:g}], got {value!r}"
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, bool) or not isinstance(value, (int, float) + numpy_scalars("integer", "floating")):
         raise ValueError(msg)
     v = float(value)
     if not (math.isfinite(v) and 0.0 < v <= hi):

@@ -15,29 +15,24 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
-import numpy as np
-
 from accountant.core.finite import FiniteRandomizer
+from accountant.core.limits import numpy_scalars
 from accountant.core.rules import coco_theorem7_t, collision_paper_t
 from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types and their checks)
     EPS0_MAX,
-    ApproximateLDP,
     CoCoParams,
-    DuchiParams,
     CollisionParams,
     GenericLDP,
     KRRParams,
-    LaplaceParams,
     OLHParams,
     OUEParams,
-    PCKVGRRParams,
-    PCKVUEParams,
-    PrivKVParams,
-    PiecewiseParams,
     VariationRatioParams,
     check_hash_model,
     validate_eps0,
 )
+from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: F401
+from accountant.core.randomizers_numerical import (  # noqa: F401
+    ApproximateLDP, DuchiParams, LaplaceParams, PiecewiseParams, check_delta0)
 
 Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams,
                FiniteRandomizer, LaplaceParams, ApproximateLDP, DuchiParams, PiecewiseParams]
@@ -390,7 +385,7 @@ def validate_n(n) -> int:
     """n in [1, MAX_N] (accountant.core.limits: the same limit as the command line)."""
     from accountant.core.limits import check_n
 
-    if isinstance(n, np.integer):
+    if isinstance(n, numpy_scalars("integer")):
         n = int(n)
     if isinstance(n, str):
         raise ValueError(f"n must be an integer in [1, 1e10], got {n!r}")
@@ -400,7 +395,7 @@ def validate_n(n) -> int:
 def validate_eps(eps) -> None:
     """A central eps: a finite number >= 0 (ValueError naming it otherwise); one check for the
     engines' and bounds' delta(eps) evaluations."""
-    if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps >= 0):
+    if not (isinstance(eps, (int, float) + numpy_scalars("floating")) and math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
 
 

@@ -25,10 +25,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
-import numpy as np
 
 from accountant.core.finite import StrongerClonePair
-from accountant.core.limits import COCO_RANDOM_MAX_S, RANDOM_HASH_MAX_S
+from accountant.core.limits import COCO_RANDOM_MAX_S, RANDOM_HASH_MAX_S, numpy_scalars
 from accountant.core.rules import coco_theorem7_t, collision_paper_t, olh_default_g
 from accountant.core.caveats import (
     CAVEAT_GENERIC,
@@ -59,8 +58,8 @@ def check_hash_model(hash_model) -> str:
 
 
 def _check_int(name: str, v, lo: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        if isinstance(v, (float, np.floating)) and float(v).is_integer():
+    if isinstance(v, bool) or not isinstance(v, (int,) + numpy_scalars("integer")):
+        if isinstance(v, (float,) + numpy_scalars("floating")) and float(v).is_integer():
             v = int(v)
         else:
             raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
@@ -389,7 +388,7 @@ class OUEParams(_NoHash):
 
 def _check_pos(name: str, v, lo: float, hi: float, lo_open: bool = True, hi_open: bool = False) -> float:
     rng = f"{'(' if lo_open else '['}{lo:.10g}, {hi:.10g}{')' if hi_open else ']'}"
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+    if isinstance(v, bool) or not isinstance(v, (int, float) + numpy_scalars("integer", "floating")):
         raise ValueError(f"{name} must be a number in {rng}, got {v!r}")
     x = float(v)
     ok = math.isfinite(x) and (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
@@ -468,236 +467,3 @@ class VariationRatioParams(_NoHash):
     @property
     def caveat(self) -> str:
         return CAVEAT_VARIATION_RATIO
-
-
-@dataclass(frozen=True)
-class _KeyValueParams(GenericLDP):
-    """A key-value baseline of Wang et al. (Section 8) on ``d`` keys, ``s`` key-value pairs per
-    user (values +-1), eps0-LDP as a whole: it is accounted by the generic eps0-LDP laws it
-    inherits and, where registered, the blanket of its own randomizer (docs/proved.md, "Key-value
-    baselines").  The budget split and the padding are those of :mod:`mechanisms.baselines` with
-    its defaults (no dummy pairs: padding length ``ell = s``)."""
-
-    d: int = 2
-    s: int = 1
-
-    def __post_init__(self) -> None:
-        GenericLDP.__post_init__(self)
-        d = _check_int("d", self.d, 1)
-        s = _check_int("s", self.s, 1)
-        if s > d:
-            raise ValueError(f"s must satisfy 1 <= s <= d = {d}, got s = {s}")
-        object.__setattr__(self, "d", d)
-        object.__setattr__(self, "s", s)
-
-
-@dataclass(frozen=True)
-class PCKVGRRParams(_KeyValueParams):
-    """PCKV-GRR (Gu et al., USENIX Security 2020): one of the user's s pairs sampled uniformly,
-    then GRR on the key with eps1 = ln((e^eps0 + 1)/2) and RR on the value with eps2 = eps0 (the
-    allocation of :class:`mechanisms.baselines.PCKVGRR`).  With it the pair perturbation is
-    2d-ary randomized response over the 2d key-value pairs at eps0 (docs/proved.md).
-
-    Examples
-    --------
-    >>> from accountant.core.randomizers import PCKVGRRParams
-    >>> PCKVGRRParams(2.0, d=4, s=2).name
-    'pckv-grr'
-    """
-
-    name: str = field(default="pckv-grr", init=False)
-
-    def __post_init__(self) -> None:
-        _KeyValueParams.__post_init__(self)
-        if self.d < 2:
-            raise ValueError(f"d must be an integer >= 2 for PCKV-GRR (GRR needs two keys), got {self.d}")
-
-
-@dataclass(frozen=True)
-class PCKVUEParams(_KeyValueParams):
-    """PCKV-UE (Gu et al., USENIX Security 2020): one of the user's s pairs sampled uniformly,
-    then the unary encoding in {-1, 0, 1}^d with a = 1/2, b = 1/(e^eps1 + 1), eps1 =
-    ln((e^eps0 + 1)/2), eps2 = eps0 (the allocation of :class:`mechanisms.baselines.PCKVUE`).
-
-    Examples
-    --------
-    >>> from accountant.core.randomizers import PCKVUEParams
-    >>> PCKVUEParams(2.0, d=4, s=2).name
-    'pckv-ue'
-    """
-
-    name: str = field(default="pckv-ue", init=False)
-
-
-@dataclass(frozen=True)
-class PrivKVParams(_KeyValueParams):
-    """PrivKV (Ye et al., IEEE S&P 2019), one round: a key j sampled uniformly from [d] (not
-    from the user's pairs), its value perturbed with eps2 = eps0/2 and its presence with eps1 =
-    eps0/2 (the defaults of :class:`mechanisms.baselines.PrivKV`); report (j, r), r in
-    {-1, 0, +1}.
-
-    Examples
-    --------
-    >>> from accountant.core.randomizers import PrivKVParams
-    >>> PrivKVParams(2.0, d=4, s=2).name
-    'privkv'
-    """
-
-    name: str = field(default="privkv", init=False)
-def _check_range(lo, hi) -> tuple:
-    """An input range [lo, hi]: finite numbers with lo < hi (ValueError naming ``range``)."""
-    ok = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-             and math.isfinite(v) for v in (lo, hi))
-    if not ok or not float(lo) < float(hi):
-        raise ValueError(f"range must be two finite numbers LO,HI with LO < HI (the input range), "
-                         f"got {lo!r},{hi!r}")
-    return float(lo), float(hi)
-
-
-@dataclass(frozen=True)
-class LaplaceParams(StrongerClonePair, _NoHash):
-    """The Laplace randomizer on the input range [lo, hi]: a report is ``y = x + Lap(b)`` with
-    scale ``b = (hi - lo) / eps0`` (pure eps0-LDP); accounted by the blanket of its continuous
-    law (:mod:`accountant.bounds.continuous`).
-
-    Examples
-    --------
-    >>> from accountant.core.randomizers import LaplaceParams
-    >>> LaplaceParams(1.0).scale
-    2.0
-    >>> LaplaceParams(1.0, 1.0, 1.0)
-    Traceback (most recent call last):
-    ...
-    ValueError: range must be two finite numbers LO,HI with LO < HI (the input range), got 1.0,1.0
-    """
-
-    eps0: float
-    lo: float = -1.0
-    hi: float = 1.0
-    name: str = field(default="laplace", init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
-        lo, hi = _check_range(self.lo, self.hi)
-        object.__setattr__(self, "lo", lo)
-        object.__setattr__(self, "hi", hi)
-
-    @property
-    def scale(self) -> float:
-        """The noise scale b = (hi - lo) / eps0."""
-        return (self.hi - self.lo) / self.eps0
-
-    @property
-    def range(self) -> str:
-        """The input range as the option's text ``LO,HI``."""
-        return f"{self.lo!r},{self.hi!r}"
-
-    @property
-    def label(self) -> str:
-        return "Laplace"
-#: the valid range of delta0, the local delta of an (eps0, delta0)-LDP randomizer: [0, DELTA0_MAX)
-DELTA0_MAX = 1.0
-
-
-def check_delta0(delta0) -> float:
-    """delta0 in [0, 1): the local delta of an (eps0, delta0)-LDP randomizer (ValueError naming
-    delta0 and its range otherwise)."""
-    if isinstance(delta0, bool) or not isinstance(delta0, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(delta0)) or not 0.0 <= float(delta0) < DELTA0_MAX:
-        raise ValueError(f"delta0 must be a number in [0, 1) (the local delta of an (eps0, delta0)-LDP "
-                         f"randomizer), got {delta0!r}")
-    return float(delta0)
-
-
-@dataclass(frozen=True)
-class ApproximateLDP(_NoHash):
-    """Any (eps0, delta0)-LDP randomizer: for every two inputs x, x' and every set S of outputs,
-    ``P[R(x) in S] <= e^eps0 P[R(x') in S] + delta0``.  Accounted by Feldman, McMillan, Talwar,
-    "Hiding among the clones" (FOCS 2021), Theorem 3.8: the shuffled output is
-    (eps, delta + (e^eps + 1)(1 + e^{-eps0}/2) n delta0)-DP wherever the clone pair of an eps0-LDP
-    randomizer at n users has delta(eps) <= delta (accountant.bounds.approximate_ldp).
-
-    ``make_params("generic", eps0, delta0=D0)`` builds it for D0 > 0 (and :class:`GenericLDP`
-    for D0 = 0, so delta0 = 0 is the pure bound exactly); its ``name`` is ``"generic"``.  It is
-    not a subclass of :class:`GenericLDP`: no law proved for eps0-LDP randomizers is inherited.
-
-    Examples
-    --------
-    >>> from accountant import make_params
-    >>> make_params("generic", 1.0, delta0=1e-9)
-    ApproximateLDP(eps0=1.0, delta0=1e-09, name='generic')
-    """
-
-    eps0: float
-    delta0: float
-    name: str = field(default="generic", init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps0", validate_eps0(self.eps0))
-        object.__setattr__(self, "delta0", check_delta0(self.delta0))
-
-    @property
-    def caveat(self) -> str:
-        return CAVEAT_GENERIC
-
-
-
-@dataclass(frozen=True)
-class DuchiParams(KRRParams):
-    """Duchi, Jordan, Wainwright's one-dimensional mean randomizer (JASA 2018): an input x in
-    [-1, 1] is reported as +B with probability 1/2 + x (e^eps0 - 1)/(2 (e^eps0 + 1)), else as -B,
-    B = (e^eps0 + 1)/(e^eps0 - 1) (unbiased: E[report] = x).
-
-    It is binary randomized response applied to a bit b ~ Bernoulli((1 + x)/2), so every dataset's
-    shuffled law is a mixture of bit datasets' and, by joint convexity of the hockey-stick
-    divergence, its worst case is binary RR's, attained at x in {-1, 1} (docs/proved.md,
-    "Duchi et al. is binary RR"): it is a :class:`KRRParams` with k = 2 and takes every law of
-    binary RR (the exact maximum over every dataset, the blanket, the lower bound's datasets).
-
-    Examples
-    --------
-    >>> from accountant import make_params
-    >>> make_params("duchi", 1.0)
-    DuchiParams(k=2, eps0=1.0, name='duchi')
-    """
-
-    def __init__(self, eps0: float) -> None:  # noqa: D107
-        object.__setattr__(self, "k", 2)
-        object.__setattr__(self, "eps0", validate_eps0(eps0))
-        object.__setattr__(self, "name", "duchi")
-
-    @property
-    def bound(self) -> float:
-        """B = (e^eps0 + 1)/(e^eps0 - 1), the magnitude of the two reports."""
-        return (math.exp(self.eps0) + 1.0) / math.expm1(self.eps0)
-
-
-@dataclass(frozen=True)
-class PiecewiseParams(GenericLDP):
-    """Wang et al.'s piecewise mechanism ("Collecting and analyzing multidimensional data with
-    local differential privacy", ICDE 2019), one dimension: an input x in [-1, 1] is reported as
-    y in [-C, C], C = (e^{eps0/2} + 1)/(e^{eps0/2} - 1), with density p = (e^eps0 - e^{eps0/2})/
-    (2 e^{eps0/2} + 2) on [l(x), r(x)], l(x) = (C + 1) x/2 - (C - 1)/2, r(x) = l(x) + C - 1, and
-    p / e^eps0 elsewhere: eps0-LDP, unbiased.
-
-    Its blanket is p / e^eps0 on all of [-C, C] (every y is outside some input's high interval);
-    the likelihood ratios are piecewise constant, so for the worst pair x = -1, x' = 1 (disjoint
-    high intervals) the pair's blanket law is that of a three-cell matrix
-    (:func:`accountant.bounds.laws.numerical.piecewise_matrix`), computed exactly on the finite path
-    (docs/proved.md, "The piecewise mechanism's blanket").  A subclass of :class:`GenericLDP`: the
-    generic bounds (clone, rounds, deployments) apply.
-
-    Examples
-    --------
-    >>> from accountant import make_params
-    >>> make_params("piecewise", 1.0).name
-    'piecewise'
-    """
-
-    name: str = field(default="piecewise", init=False)
-
-    @property
-    def c(self) -> float:
-        """C = (e^{eps0/2} + 1)/(e^{eps0/2} - 1), the reports' range [-C, C]."""
-        h = math.exp(self.eps0 / 2.0)
-        return (h + 1.0) / (h - 1.0)

@@ -12,18 +12,7 @@ from accountant.core import limits as L
 from accountant.core.params import mechanism_spec
 from accountant.interfaces.cli.arguments import (DEFAULT_MECHANISM, add_catalogue_options, add_matrix_option,
                                                 add_option_args)
-
-from accountant.composition.compose import (
-    ESTIMATE_OF_BOUND,
-    ROUND_MECHANISMS,
-    RoundSpec,
-    USERS_EPSILON_NOTE,
-    compose_rounds,
-    compose_schedule,
-    composed_upper,
-    parse_schedule,
-    round_source,
-)
+from accountant.composition.rounds import ROUND_MECHANISMS  # (the composition itself: where it runs)
 
 
 # compose's words for the options it shares with the other commands
@@ -73,6 +62,8 @@ def read_schedule(path: str, max_rounds: int | None = None) -> list:
     ValueError (one line, naming --schedule) when it cannot be read or parsed (size, encoding,
     nesting, syntax) or (``max_rounds``) when its rounds, repeats counted, exceed
     ``max_rounds`` (checked before they are expanded); all before any work."""
+    from accountant.composition.compose import parse_schedule
+
     data = _schedule_data(path)
     if max_rounds is not None and isinstance(data, list):
         total = 0
@@ -124,6 +115,9 @@ def _schedule_data(path: str):
 
 def run_compose(args: argparse.Namespace) -> dict:
     """Compute the comparison; ValueError on bad input (one line)."""
+    from accountant.composition.compose import (ESTIMATE_OF_BOUND, RoundSpec, compose_rounds, compose_schedule,
+                                                round_source)
+
     if args.schedule is not None:
         if any(v is not None for v in (args.rounds, args.n, args.eps0)):
             raise ValueError("--schedule replaces --rounds/--n/--eps0; give one or the other")
@@ -193,6 +187,7 @@ def _users_epsilon(specs: list, args) -> dict:
     if args.schedule is not None:
         return {}
     from accountant.accounting.batch_size import composed_name
+    from accountant.composition.compose import USERS_EPSILON_NOTE, composed_upper
 
     eps, source = composed_upper(specs[0], args.rounds, args.delta)
     return {"users_epsilon": eps, "users_epsilon_source": composed_name(source),

@@ -131,10 +131,13 @@ NOTES = {"plan": "The --schedule file has the format of 'python -m accountant co
 
 def no_command_text() -> str:
     """Usage and the five most common commands (``python -m mechanisms`` alone)."""
-    return cli_help.no_command_text(build_parser(), COMMON, DEFAULTS_NOTE)
+    return cli_help.no_command_text(build_parser(plan_options=False), COMMON, DEFAULTS_NOTE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(plan_options: bool = True) -> argparse.ArgumentParser:
+    """The parser of every command; ``plan_options=False`` registers ``plan`` by its name and help
+    alone (its options are built from the planner's table of kinds, which imports the planner and
+    its engines: :func:`main` builds them only when ``plan`` is on the command line)."""
     p = _OneLineParser(prog=cli_help.prog_name("mechanisms"),
                        description="Collision / CoCo mechanisms: simulation, exact errors, "
                                    "comparison tables (Wang et al.).")
@@ -231,16 +234,18 @@ def build_parser() -> argparse.ArgumentParser:
         w.add_argument("--json", action="store_true",
                        help="print a JSON summary of what was written (path, format, rows, "
                             "columns, parameters)")
-    _add_plan_parser(sub)
+    _add_plan_parser(sub, plan_options)
     cli_help.add_help_examples(p, sub, COMMON, EXAMPLES, DEFAULTS_NOTE, NOTES)
     return p
 
 
-def _add_plan_parser(sub) -> None:
-    from mechanisms.planning.screen import DELTA_MIN, MAX_ROUNDS
-
+def _add_plan_parser(sub, options: bool = True) -> None:
     pl = sub.add_parser("plan", help="mechanism, t and eps0 with the smallest error for a target (eps, delta)",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    if not options:
+        return
+    from mechanisms.planning.screen import DELTA_MIN, MAX_ROUNDS
+
     pl.add_argument("--n", type=int_arg("--n", 1, L.MAX_N), default=None,
                     help="users (per round; not with --schedule)")
     pl.add_argument("--d", required=True, type=int_arg("--d", 1, 2**31 - 1),
@@ -425,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(no_command_text() + "\n")
         return EXIT_USAGE
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(plan_options="plan" in argv).parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or its one-line error (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     return L.guarded(lambda: _run(args))

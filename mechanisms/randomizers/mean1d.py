@@ -3,8 +3,8 @@
 Both take an input x in [-1, 1], report an unbiased estimate of it and are eps0-LDP; each has its
 report's exact variance Var[y | x] here (the MSE of one report; the mean of n reports has
 variance sum_i Var[y | x_i] / n^2) and a sampler with a seeded ``numpy.random.Generator``.  Their
-shuffle-model accounting is :class:`accountant.core.randomizers.DuchiParams` and
-:class:`accountant.core.randomizers.PiecewiseParams` (mechanisms ``duchi`` and ``piecewise``).
+shuffle-model accounting is :class:`accountant.core.randomizers_numerical.DuchiParams` and
+:class:`accountant.core.randomizers_numerical.PiecewiseParams` (mechanisms ``duchi`` and ``piecewise``).
 
 * Duchi, Jordan, Wainwright, "Minimax optimal procedures for locally private estimation" (JASA
   2018): y = +B w.p. 1/2 + x (e^eps0 - 1)/(2 (e^eps0 + 1)), else -B, B = (e^eps0 + 1)/(e^eps0 - 1);

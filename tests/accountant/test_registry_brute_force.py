@@ -53,9 +53,9 @@ import numpy as np
 import pytest
 
 from accountant.core.params import MECHANISM_SPECS, OPTIONS
-from accountant.core.randomizers import (CoCoParams, CollisionParams, DuchiParams, GenericLDP, KRRParams,
-                                         LaplaceParams, OLHParams, OUEParams, PCKVGRRParams, PCKVUEParams,
-                                         PiecewiseParams, PrivKVParams, VariationRatioParams)
+from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams, OUEParams, VariationRatioParams)
+from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
+from accountant.core.randomizers_numerical import DuchiParams, LaplaceParams, PiecewiseParams
 from accountant.interfaces.cli.main import run
 
 REL, ABS = 1e-9, 1e-12

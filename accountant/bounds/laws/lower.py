@@ -19,8 +19,8 @@ from accountant.bounds.laws.lower_law import (  # noqa: F401 (re-exported: the l
     law_delta_and_slope, lower_search, merge_tail)
 from accountant.core.dispatch import unsupported
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.randomizers import (ApproximateLDP, CoCoParams, CollisionParams, GenericLDP, KRRParams,
-                                         LaplaceParams, OLHParams, OUEParams, VariationRatioParams)
+from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams, OUEParams, VariationRatioParams)
+from accountant.core.randomizers_numerical import ApproximateLDP, LaplaceParams
 
 
 def _rr_lower_law(eps0: float) -> LowerLaw:
@@ -423,7 +423,7 @@ def lower_bound_delta(params, n: int, eps: float):
 def _register_keyvalue() -> None:
     """The key-value baselines' datasets (:mod:`accountant.bounds.laws.keyvalue_lower`)."""
     from accountant.bounds.laws import keyvalue_lower as kv
-    from accountant.core.randomizers import PCKVGRRParams, PCKVUEParams, PrivKVParams
+    from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
 
     for cls, fn in ((PCKVGRRParams, kv.pckv_grr_lower), (PCKVUEParams, kv.pckv_ue_lower),
                     (PrivKVParams, kv.privkv_lower)):

@@ -79,12 +79,21 @@ def binary_delta(n: int, p1: float, v1: float, v2: float) -> float:
     return max(d * h / n * (1.0 - margin), 0.0)
 
 
+def _binom_sf(k: int, n: int, p: float) -> float:
+    """P[Bin(n, p) > k] as ``scipy.stats.binom.sf`` computes it (1 below the support, 0 from n on,
+    the same kernel inside it) without importing :mod:`scipy.stats`, which costs a cold command
+    more CPU than its whole computation."""
+    from scipy.special import _ufuncs  # scipy.stats.binom's own sf kernel (SciPy's Boost binding)
+
+    if k < 0:
+        return 1.0
+    return 0.0 if k >= n else float(_ufuncs._binom_sf(k, n, p))
+
+
 def _binary_slope(n: int, p1: float, v1: float, v2: float, s1: float, s2: float) -> float:
     """Estimate of d/d eps of :func:`binary_delta` when d v1 / d eps = s1, d v2 / d eps = s2:
     E[s1 N + s2 (n - N); X > 0] / n (the positive set moves with eps but contributes 0 at its
     edge).  Only for a search's Newton steps; never a certified number."""
-    from scipy import stats
-
     if v1 < v2:
         p1, v1, v2, s1, s2 = 1.0 - p1, v2, v1, s2, s1
     if v1 <= 0.0:
@@ -95,8 +104,8 @@ def _binary_slope(n: int, p1: float, v1: float, v2: float, s1: float, s2: float)
     k0 = math.floor(c) + 1
     if k0 > n:
         return 0.0
-    tail = float(stats.binom.sf(k0 - 1, n, p1))  # P[N >= k0]
-    mean_part = n * p1 * float(stats.binom.sf(k0 - 2, n - 1, p1)) if n > 1 else p1 * (k0 <= 1)
+    tail = _binom_sf(k0 - 1, n, p1)  # P[N >= k0]
+    mean_part = n * p1 * _binom_sf(k0 - 2, n - 1, p1) if n > 1 else p1 * (k0 <= 1)
     return (s1 * mean_part + s2 * (n * tail - mean_part)) / n
 
 

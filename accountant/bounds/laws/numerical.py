@@ -26,7 +26,7 @@ from accountant.bounds.laws.count_law import MP_DPS, check_law_eps0
 from accountant.bounds.laws.lower import mechanism_lower
 from accountant.bounds.laws.lower_law import LowerLaw
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.randomizers import PiecewiseParams
+from accountant.core.randomizers_numerical import PiecewiseParams
 
 
 @lru_cache(maxsize=256)

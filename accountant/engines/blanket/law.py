@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from functools import singledispatch
 import numpy as np
 from accountant.core.dispatch import unsupported
-from accountant.core.randomizers import (CoCoParams, CollisionParams, KRRParams, OUEParams, PCKVGRRParams,
-                                         PCKVUEParams)
+from accountant.core.randomizers import CoCoParams, CollisionParams, KRRParams, OUEParams
+from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams
 
 
 @dataclass(frozen=True)

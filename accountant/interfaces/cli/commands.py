@@ -7,10 +7,9 @@ from typing import Optional
 from accountant.core import limits as L
 from accountant.bounds.registry import REGISTRY
 from accountant.bounds.labels import kind_label
-from accountant.accounting.calibration import local_epsilon
 from accountant.core.params import MECHANISM_SPECS, OPTIONS, make_params, mechanism_spec
-from accountant.bounds.laws.random_hash import ASSUMPTION
-from accountant.accounting.shuffle import ShuffleAccountant
+# (the accountant, its inverse and the mechanisms' laws are imported by the handlers that run
+# them: the arguments are checked before any engine is imported)
 
 
 def bib_command(args) -> dict:
@@ -71,6 +70,8 @@ def describe(params, n: int) -> dict:
                 "d": None, "matrix": params.label, "inputs": params.k, "outputs": params.outputs_count,
                 "gamma": params.gamma}
     options = mechanism_spec(params.name).values(params)
+    if hasattr(params, "hash_model"):
+        from accountant.bounds.laws.random_hash import ASSUMPTION
     return {
         "mechanism": params.name,
         "n": n,
@@ -175,6 +176,7 @@ def _pair_path(args, name: str) -> bool:
 
 
 def epsilon_command(args) -> dict:
+    from accountant.accounting.shuffle import ShuffleAccountant
     from accountant.bounds.pair_bounds import pair_bound_epsilon
     from accountant.bounds.registry import compute_params_bound, resolve_name, status
 
@@ -234,6 +236,7 @@ def epsilon_command(args) -> dict:
 
 
 def delta_command(args) -> dict:
+    from accountant.accounting.shuffle import ShuffleAccountant
     from accountant.bounds.pair_bounds import pair_bound_log_delta
     from accountant.bounds.registry import resolve_name
 
@@ -287,6 +290,7 @@ def delta_command(args) -> dict:
 
 
 def local_epsilon_command(args) -> dict:
+    from accountant.accounting.calibration import local_epsilon
     from accountant.bounds.registry import certified_epsilon, compute_params_bound, resolve_name
 
     if args.mechanism == "finite":  # a catalogue family (checked): eps0 is free, k fixed

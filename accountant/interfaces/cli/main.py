@@ -14,7 +14,6 @@ from accountant.core.params import MECHANISM_SPECS, OPTIONS
 from accountant.interfaces.cli.arguments import UsageError
 from accountant.interfaces.cli.parser import build_parser, no_command_text
 from accountant.interfaces.cli.commands import bib_command, check_applicable, delta_command, describe, epsilon_command, local_epsilon_command, lower_fields, params_from_args
-from accountant.interfaces.cli.grid import grid_command
 from accountant.interfaces.jsonout import dumps
 
 
@@ -65,6 +64,8 @@ def run(argv: Optional[Sequence[str]] = None) -> dict:
         out["best_published"] = None if best is None else {"name": best.name, "epsilon": best.epsilon}
         return out
     if args.command in ("table", "figure"):
+        from accountant.interfaces.cli.grid import grid_command
+
         return grid_command(args, argv if argv is not None else sys.argv[1:])
     if args.command == "epsilon":
         return epsilon_command(args)

@@ -69,35 +69,8 @@ balls for sure and one more with probability frac(rho)); ``params_for_rho``.
 delta is non-increasing in k, p and rho (adding independent uniform balls is
 post-processing of the output).
 """
-from accountant.protocols.bib.law import (  # noqa: F401
-    DEFAULT_TRUNCATION,
-    FLOAT_REL_ERROR,
-    PAPER_EPS_MAX,
-    TRUNCATION_FRACTION,
-    params_for_rho,
-    worst_overlap,
-)
-from accountant.protocols.bib.divergence import (  # noqa: F401
-    BibDelta,
-    bib_delta,
-    bib_divergence,
-    delta_floor,
-)
-from accountant.protocols.bib.paper import (  # noqa: F401
-    paper_condition,
-    paper_requirement,
-    paper_rho,
-)
-from accountant.protocols.bib.search import (  # noqa: F401
-    BibEpsilon,
-    BibRho,
-    bib_epsilon,
-    bib_rho_for,
-)
-from accountant.protocols.bib.reference import (  # noqa: F401
-    bib_bruteforce,
-    bib_delta_mp,
-)
+import importlib
+from typing import TYPE_CHECKING
 
 __all__ = [
     'BibDelta',
@@ -120,3 +93,63 @@ __all__ = [
     'params_for_rho',
     'worst_overlap',
 ]
+
+#: the module that defines each public name, imported on first use (a command line that imports this
+#: package for its constants parses and refuses its arguments before the engines are imported)
+_DEFINED_IN = {
+    "accountant.protocols.bib.law": (
+        "DEFAULT_TRUNCATION", "FLOAT_REL_ERROR", "PAPER_EPS_MAX", "TRUNCATION_FRACTION",
+        "params_for_rho", "worst_overlap",
+    ),
+    "accountant.protocols.bib.divergence": ("BibDelta", "bib_delta", "bib_divergence", "delta_floor"),
+    "accountant.protocols.bib.paper": ("paper_condition", "paper_requirement", "paper_rho"),
+    "accountant.protocols.bib.search": ("BibEpsilon", "BibRho", "bib_epsilon", "bib_rho_for"),
+    "accountant.protocols.bib.reference": ("bib_bruteforce", "bib_delta_mp"),
+}
+_HOME = {name: module for module, names in _DEFINED_IN.items() for name in names}
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use (then kept in the package)."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # the same names for readers of the source (type checkers, the API reference)
+    from accountant.protocols.bib.law import (  # noqa: F401
+        DEFAULT_TRUNCATION,
+        FLOAT_REL_ERROR,
+        PAPER_EPS_MAX,
+        TRUNCATION_FRACTION,
+        params_for_rho,
+        worst_overlap,
+    )
+    from accountant.protocols.bib.divergence import (  # noqa: F401
+        BibDelta,
+        bib_delta,
+        bib_divergence,
+        delta_floor,
+    )
+    from accountant.protocols.bib.paper import (  # noqa: F401
+        paper_condition,
+        paper_requirement,
+        paper_rho,
+    )
+    from accountant.protocols.bib.search import (  # noqa: F401
+        BibEpsilon,
+        BibRho,
+        bib_epsilon,
+        bib_rho_for,
+    )
+    from accountant.protocols.bib.reference import (  # noqa: F401
+        bib_bruteforce,
+        bib_delta_mp,
+    )

@@ -7,7 +7,6 @@ import math
 from typing import Optional
 import numpy as np
 from accountant.core.limits import MAX_BIB_BALLS, MAX_N, check_count, int_in_span
-from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf_range, half_tail_ratio
 from accountant.engines.search import smallest_true
 
 FLOAT_REL_ERROR = 1e-9
@@ -75,6 +74,9 @@ def params_for_rho(k: int, n: int, rho: float) -> tuple[int, float]:
 
 def _component(N: int, q: float, log_mass: float):
     """Window [lo, hi] of Bin(N, q), its pmf there, and a bound on the mass outside."""
+    # (the binomial kernels: imported where they run, so that the argument checks above import no engine)
+    from accountant.engines.binomial import binom_log_tail_bound, binom_logpmf_range
+
     if N == 0 or q == 0.0:
         return 0, np.ones(1), 0.0
     if q == 1.0:
@@ -139,6 +141,8 @@ def inner_sum(L: np.ndarray, c: np.ndarray, e: float):
     ratio = np.zeros(Lk.shape)
     inside = xk <= Lk - 1
     if np.any(inside):
+        from accountant.engines.binomial import half_tail_ratio
+
         ratio[inside] = ((Lk[inside] - xk[inside]) / xk[inside]) * half_tail_ratio(xk[inside], Lk[inside] - 1)
     Lf, cf = Lk.astype(np.float64), ck.astype(np.float64)
     bracket = (Lf - (e - 1.0) * cf) - (e - 1.0) * (Lf + 2.0 * cf) * ratio

@@ -21,7 +21,7 @@ import pytest
 from accountant.bounds.continuous import (laplace_binned, laplace_delta, laplace_epsilon, laplace_lower_delta,
                                           pair_cells)
 from accountant.core.params import make_params
-from accountant.core.randomizers import LaplaceParams
+from accountant.core.randomizers_numerical import LaplaceParams
 from accountant.engines.continuous import CellLaw, cell_positive_part
 
 
