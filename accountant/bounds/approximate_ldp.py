@@ -40,7 +40,7 @@ _UP = 1.0 + 1e-12
 
 def delta0_term(params, n: int, eps: float) -> float:
     """T(eps) = (e^eps + 1)(1 + e^{-eps0}/2) n delta0, rounded up (FMT21 Theorem 3.8's extra delta)."""
-    return (math.exp(eps) + 1.0) * (1.0 + 0.5 * math.exp(-params.eps0)) * n * params.delta0 * _UP
+    return (math.exp(eps) + 1.0) * (1.0 + 0.5 * math.exp(-params.eps0)) * n * (params.delta0 or 0.0) * _UP
 
 
 def delta0_refusal(params, delta: float) -> None:

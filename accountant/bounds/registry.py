@@ -374,7 +374,7 @@ def _not_for(name: str, params: Params, delta) -> Optional[BoundResult]:
     spec = REGISTRY[name]
     if (getattr(params, "delta0", None) or 0.0) > 0.0 and not spec.approximate:
         return BoundResult.not_applicable(name, approximate_ldp.pure_refusal(name, _APPROXIMATE), delta)
-    if spec.approximate and getattr(params, "delta0", None) is None:
+    if name == approximate_ldp.NAME and getattr(params, "delta0", None) is None:
         return BoundResult.not_applicable(name, f"bound '{name}' is for an (eps0, delta0)-LDP randomizer "
                                                 "(--delta0); an eps0-LDP one has the clone bound", delta)
     if params.name not in spec.applies_to:

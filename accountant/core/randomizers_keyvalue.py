@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from accountant.core.randomizers import GenericLDP, _check_int
+from accountant.core.randomizers import GenericLDP, _check_int  # the types' one integer check
 
 
 @dataclass(frozen=True)

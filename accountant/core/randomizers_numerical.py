@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from accountant.core.finite import StrongerClonePair
 from accountant.core.limits import numpy_scalars
-from accountant.core.randomizers import GenericLDP, KRRParams, _NoHash, validate_eps0
+from accountant.core.randomizers import GenericLDP, KRRParams, _NoHash, validate_eps0  # _NoHash: the types' base
 
 
 def _check_range(lo, hi) -> tuple:

@@ -80,6 +80,7 @@ MECHANISMS = [
     ("plan --n 1000 --d 1 --s 1 --eps 20 --delta 0.5 --json", set()),
     ("compare --n 1 --d 4 --s 1 --eps0 0.01,20 --out c.json --json", set()),
     ("fe-table --n 2 --B 2 --eps 0.01 --reps 1 --out fe.json --json", set()),
+    ("central --n 1 --d 2 --s 1 --eps 0.01 --delta 1e-6 --mechanisms collision,succinct --json", set()),
 ]
 
 
