@@ -32,6 +32,7 @@ _LABELS = {
     "blanket-bennett-generic": "blanket Bennett (generic)",
     "blanket-hoeffding": "blanket Hoeffding (specific)", "blanket-bennett": "blanket Bennett (specific)",
     "efmrtt19": "EFMRTT19",
+    "clone-approximate": "clone, (eps0, delta0)-LDP (FMT21 Thm 3.8)",
 }
 
 
@@ -40,7 +41,7 @@ _COLOR_INDEX = {b: i for i, b in enumerate(_LABELS)}
 # binary RR's searches over every dataset ('exact' is drawn under its name): the default colour
 _LABELS["search"] = "every-dataset search (certified bracket)"
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-            "#bcbd22", "#17becf", "#ff7f0e", "#393b79", "#637939", "#8c6d31", "#843c39")
+            "#bcbd22", "#17becf", "#ff7f0e", "#393b79", "#637939", "#8c6d31", "#843c39", "#e7ba52")
 
 #: the colour of every bound on every chart and page (one mapping); "proved" (the smallest
 #: proved upper bound of a row) shares the exact blanket's colour, "literature" (the best

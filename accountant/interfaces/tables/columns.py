@@ -142,11 +142,9 @@ def paper_bounds(mechanism: str, columns: Sequence[str] = ()) -> tuple:
     """The bounds a table with the default columns needs: every proved upper bound for
     ``mechanism`` (the proved number and the best published one), the certified lower
     bound and Theorem 5's value, plus any bound named in ``columns``."""
-    from accountant.bounds.approximate_ldp import NAME
     from accountant.bounds.registry import REGISTRY, proved_upper_bounds
 
-    # the bounds for (eps0, delta0)-LDP randomizers only when named: a table's rows are pure eps0-LDP
-    names = [b for b in proved_upper_bounds(mechanism) if b != NAME] + ["lower", "paper"]
+    names = list(proved_upper_bounds(mechanism)) + ["lower", "paper"]
     names += [c for c in columns if c in REGISTRY]
     names += [c[11:-1] for c in columns if c.startswith("log2_ratio[") and c[11:-1] in REGISTRY]
     return tuple(b for b in REGISTRY if b in names)
