@@ -39,7 +39,7 @@ not re-exported.
 May import: :mod:`accountant` below its interfaces, and every layer of this package below
 :mod:`mechanisms.interfaces`.
 """
-import importlib
+from accountant.core.lazy import lazy_names as _lazy_names
 from typing import TYPE_CHECKING
 
 __all__ = [
@@ -104,21 +104,7 @@ _DEFINED_IN = {
     "mechanisms.planning.plan": ("InfeasiblePlan", "Plan"),
     "mechanisms.planning.planner": ("plan",),
 }
-_HOME = {name: module for module, names in _DEFINED_IN.items() for name in names}
-
-
-def __getattr__(name: str):
-    """A public name, imported from its module on first use (then kept in the package)."""
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list:
-    return sorted(set(globals()) | set(__all__))
+_HOME, __getattr__, __dir__ = _lazy_names(globals(), _DEFINED_IN, __all__)
 
 
 if TYPE_CHECKING:  # the same names for readers of the source (type checkers, the API reference)

@@ -119,13 +119,14 @@ def test_imports_point_down_the_layers():
     assert not bad, "upward imports:\n" + "\n".join(sorted(bad))
 
 
-def test_no_import_cycle():
+def cycles_of(graph: dict) -> list:
+    """The cycles a depth-first walk of ``graph`` (module -> modules it imports) meets."""
     state, cycles = {}, []
 
     def visit(m, stack):
         state[m] = 1
         stack.append(m)
-        for d in sorted(GRAPH[m]):
+        for d in sorted(graph[m]):
             if state.get(d) == 1:
                 cycles.append(" -> ".join(stack[stack.index(d):] + [d]))
             elif d not in state:
@@ -133,9 +134,14 @@ def test_no_import_cycle():
         stack.pop()
         state[m] = 2
 
-    for m in sorted(GRAPH):
+    for m in sorted(graph):
         if m not in state:
             visit(m, [])
+    return cycles
+
+
+def test_no_import_cycle():
+    cycles = cycles_of(GRAPH)
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
@@ -394,21 +400,5 @@ def _top_level_imports(name: str, path: str) -> set:
 
 def test_no_import_cycle_at_import_time():
     # the cycle a package __init__ closes (main -> cli -> main) is invisible to the module graph
-    graph = {m: _top_level_imports(m, p) for m, p in MODULES.items()}
-    state, cycles = {}, []
-
-    def visit(m, stack):
-        state[m] = 1
-        stack.append(m)
-        for d in sorted(graph[m]):
-            if state.get(d) == 1:
-                cycles.append(" -> ".join(stack[stack.index(d):] + [d]))
-            elif d not in state:
-                visit(d, stack)
-        stack.pop()
-        state[m] = 2
-
-    for m in sorted(graph):
-        if m not in state:
-            visit(m, [])
+    cycles = cycles_of({m: _top_level_imports(m, p) for m, p in MODULES.items()})
     assert not cycles, "import-time cycles (through package __init__ files):\n" + "\n".join(cycles)
