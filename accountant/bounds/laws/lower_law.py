@@ -83,11 +83,15 @@ def _binom_sf(k: int, n: int, p: float) -> float:
     """P[Bin(n, p) > k] as ``scipy.stats.binom.sf`` computes it (1 below the support, 0 from n on,
     the same kernel inside it) without importing :mod:`scipy.stats`, which costs a cold command
     more CPU than its whole computation."""
-    from scipy.special import _ufuncs  # scipy.stats.binom's own sf kernel (SciPy's Boost binding)
+    try:  # scipy.stats.binom's own sf kernel (SciPy's Boost binding, a private name)
+        from scipy.special._ufuncs import _binom_sf as sf
+    except ImportError:  # an older SciPy without it (the minimum versions): scipy.stats itself
+        from scipy.stats import binom
 
+        sf = binom.sf
     if k < 0:
         return 1.0
-    return 0.0 if k >= n else float(_ufuncs._binom_sf(k, n, p))
+    return 0.0 if k >= n else float(sf(k, n, p))
 
 
 def _binary_slope(n: int, p1: float, v1: float, v2: float, s1: float, s2: float) -> float:
