@@ -59,7 +59,8 @@ LOWER_BINS = 16
 GUESS_CELLS = 256
 #: the searches' relative tolerance on eps (each evaluation a lattice run)
 SEARCH_RTOL = 1e-5
-WORST_PAIR = "worst pair (lo, hi): the extremes of the range (checked numerically over interior pairs)"
+WORST_PAIR = ("worst pair (lo, hi): the extremes of the range, checked numerically over interior pairs (not proved: "
+              "docs/proved.md)")
 
 
 @lru_cache(maxsize=64)
