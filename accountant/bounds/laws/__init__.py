@@ -149,4 +149,5 @@ __all__ = [
     'worst_hash_lower_epsilon',
     'worst_hash_lower_law',
 ]
-from accountant.bounds.laws import numerical  # noqa: F401,E402 (registers the piecewise mechanism's lower law)
+# the modules that register their mechanisms' lower laws on mechanism_lower (piecewise, key-value baselines)
+from accountant.bounds.laws import keyvalue_lower, numerical  # noqa: F401,E402

@@ -28,8 +28,10 @@ import mpmath
 
 from accountant.bounds.laws.collision_lower import count_law_from_categories
 from accountant.bounds.laws.count_law import MP_DPS
+from accountant.bounds.laws.lower import mechanism_lower
 from accountant.bounds.laws.lower_law import LowerLaw
 from accountant.core.keyvalue import keyvalue_label
+from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
 
 
 def _sets(d: int, s: int, key_change: bool) -> tuple:
@@ -128,3 +130,8 @@ def privkv_lower(params) -> LowerLaw:
         if three:
             alt = (_law(cats(some, True), name + " r != 0", sets, how).law,)
         return _law(cats(plus, three), name, sets, how, alt)
+
+
+# the key-value baselines' datasets, registered beside their laws (accountant.bounds.laws.lower)
+for _cls, _fn in ((PCKVGRRParams, pckv_grr_lower), (PCKVUEParams, pckv_ue_lower), (PrivKVParams, privkv_lower)):
+    mechanism_lower.register(_cls)(lambda params, fn=_fn: (fn(params), None))

@@ -418,16 +418,3 @@ def lower_bound_delta(params, n: int, eps: float):
     """(certified lower bound on the mechanism's delta at ``eps``, same) or None."""
     ll = mechanism_lower_law(params)
     return None if ll is None else (ll.delta(n, float(eps)),) * 2
-
-
-def _register_keyvalue() -> None:
-    """The key-value baselines' datasets (:mod:`accountant.bounds.laws.keyvalue_lower`)."""
-    from accountant.bounds.laws import keyvalue_lower as kv
-    from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
-
-    for cls, fn in ((PCKVGRRParams, kv.pckv_grr_lower), (PCKVUEParams, kv.pckv_ue_lower),
-                    (PrivKVParams, kv.privkv_lower)):
-        mechanism_lower.register(cls)(lambda params, fn=fn: (fn(params), None))
-
-
-_register_keyvalue()
