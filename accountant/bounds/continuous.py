@@ -23,10 +23,11 @@ by a few correctly-signed float operations (exp, expm1, products: a few ulp each
 relative margin ``REL`` (2^-40, thousands of ulp) to its safe side: masses and the means of A up,
 the means of B down, lower ends down and upper ends up; the null mass ``1 - e^{-eps0/2}`` up.
 
-**The worst pair.**  The bound is the blanket divergence of the pair (lo, hi), and the result says
-so.  That the extremes are the worst pair of inputs (among every pair in [lo, hi]^2) is checked
-numerically, not proved here: the certified bound of interior pairs (their cells from the same
-closed forms) is below the extremes' on a grid of pairs (tests/accountant/bounds/test_continuous.py).
+**The worst pair.**  The bound is the blanket divergence of the pair (lo, hi), and it bounds every
+pair of inputs (docs/proved.md, "The worst pair (proved)"): the blanket is e^{-eps0/2} times the
+Laplace density at the middle of the range, and with it the amplification variable of any pair
+(x, x') is below the extremes' in the convex order (a lemma on int (f_x - e^eps f_x' - c f_mid)_+ for
+every real c, from the monotone likelihood ratios and the mirror about the middle).
 
 **The lower bound.**  Binning the output is post-processing: the binned randomizer's certified
 lower bound (:func:`accountant.bounds.finite.finite_lower_epsilon`, the datasets (x1, x0, ..., x0)
@@ -59,8 +60,7 @@ LOWER_BINS = 16
 GUESS_CELLS = 256
 #: the searches' relative tolerance on eps (each evaluation a lattice run)
 SEARCH_RTOL = 1e-5
-WORST_PAIR = ("worst pair (lo, hi): the extremes of the range, checked numerically over interior pairs (not proved: "
-              "docs/proved.md)")
+WORST_PAIR = "worst pair (lo, hi): the extremes of the range, proved the worst of every pair (docs/proved.md)"
 
 
 @lru_cache(maxsize=64)

@@ -214,6 +214,52 @@ def test_extremes_are_the_worst_pair_on_a_grid(e0, eps, n):
             assert cell_positive_part(pair_cells(e0, x1, x2, 256), n, eps).upper <= ref * (1 + 1e-9)
 
 
+def _positive_part(terms):
+    """int (sum_k w_k f_{c_k}(y))_+ dy exactly in 50-digit mpmath, f_c the unit-scale Laplace density at
+    c: between the centres the sum is A e^y + B e^-y, with at most one sign change (at ln(-B/A) / 2),
+    and its primitive A e^y - B e^-y is closed-form (the outer half-lines have B = 0, resp. A = 0)."""
+    with mp.workdps(50):
+        terms = [(mp.mpf(w), mp.mpf(c)) for w, c in terms]
+        edges = [-mp.inf] + sorted({c for _, c in terms}) + [mp.inf]
+        total = mp.mpf(0)
+        for lo, hi in zip(edges, edges[1:]):
+            a = sum((w * mp.exp(-c) / 2 for w, c in terms if lo < c), mp.mpf(0))
+            b = sum((w * mp.exp(c) / 2 for w, c in terms if lo >= c), mp.mpf(0))
+            cuts = [lo, hi]
+            if a * b < 0 and lo < mp.log(-b / a) / 2 < hi:
+                cuts = [lo, mp.log(-b / a) / 2, hi]
+            for p, q in zip(cuts, cuts[1:]):
+                y = (p + q) / 2 if mp.isfinite(p) and mp.isfinite(q) else (q - 1 if mp.isfinite(q) else p + 1)
+                if a * mp.exp(y) + b * mp.exp(-y) > 0:
+                    prim = [(a * mp.exp(v) if a else 0) - (b * mp.exp(-v) if b else 0) if mp.isfinite(v) else 0
+                            for v in (p, q)]
+                    total += prim[1] - prim[0]
+        return total
+
+
+@pytest.mark.parametrize("e0", [0.5, 2.0, 6.0])
+def test_the_extremes_dominate_every_pair_in_convex_order(e0):
+    """The lemma of docs/proved.md behind the worst pair: with the blanket e^{-e0/2} f_m (m the middle
+    of the range [0, e0], unit scale), int (f_x - e^eps f_a - c f_m)_+ <= the same for (x, a) = (0, e0),
+    for every pair of the range, every eps and every real c: Z of the pair (x, a) is below Z of the
+    extremes in the convex order.  Exact 50-digit integrals on a 5 x 5 grid of pairs."""
+    with mp.workdps(50):
+        e0 = mp.mpf(e0)
+        m, grid = e0 / 2, [e0 * i / 4 for i in range(5)]
+        for eps, t in itertools.product([0, 0.3 * e0, e0], [-30, -1, -0.1, 0, 0.1, 1, 30]):
+            u, c = mp.exp(eps), t * mp.exp(-e0 / 2)
+            ref = _positive_part([(1, 0), (-u, e0), (-c, m)])
+            tol = mp.mpf(10) ** -40 * (1 + abs(ref))
+            assert abs(ref - _positive_part([(1, e0), (-u, 0), (-c, m)])) < tol     # the mirror pair
+            for x, a in itertools.product(grid, grid):
+                g = _positive_part([(1, x), (-u, a), (-c, m)])
+                # the integrals are exact: the positive and negative parts add up to the total mass
+                assert abs(g - _positive_part([(-1, x), (u, a), (c, m)]) - (1 - u - c)) < tol
+                assert g <= ref + tol
+    # and the order is strict off the extremes: a pair closer together is strictly better
+    assert _positive_part([(1, 0.25 * e0), (-1, 0.75 * e0), (-0.1, m)]) < _positive_part([(1, 0), (-1, e0), (-0.1, m)])
+
+
 # --------------------------------------------------------------------------- the discretisation itself
 
 
