@@ -90,7 +90,7 @@ def own_params(mechanism: str, n: int, d: int, s: int):
     return lambda e0: make_params(mechanism, e0, **options)
 
 
-def _errors(mechanism: str, n: int, d: int, s: int, eps0: Optional[float], t: Optional[int]) -> dict:
+def errors_at(mechanism: str, n: int, d: int, s: int, eps0: Optional[float], t: Optional[int]) -> dict:
     """The exact errors at eps0 (None values where there is no eps0, no formula, or the formula
     refuses it: Collision's t beyond its range at a large eps0)."""
     if eps0 is None:
@@ -99,7 +99,7 @@ def _errors(mechanism: str, n: int, d: int, s: int, eps0: Optional[float], t: Op
         if mechanism in BASELINES:
             a = default_analytic_mse(mechanism, n, d, s, eps0)
         else:
-            a = analytic_errors(mechanism, n, d, s, eps0, t)
+            a = analyticerrors_at(mechanism, n, d, s, eps0, t)
     except (ValueError, NotImplementedError):
         return dict.fromkeys(ERRORS)
     return {k: (float(a[k]) if a.get(k) is not None and math.isfinite(a[k]) else None) for k in ERRORS}
@@ -143,31 +143,46 @@ def central_comparison(n: int, d: int, s: int, epsilon: float, delta: float,
     return [_row(m, n, d, s, epsilon, delta, generic, rule) for m in mechanisms]
 
 
-def _row(mechanism, n, d, s, epsilon, delta, generic, rule) -> CentralRow:
+def own_eps0(mechanism: str, n: int, d: int, s: int, epsilon: float, delta: float,
+             eps0_max: float = EPS0_MAX, rtol: float = RTOL) -> tuple:
+    """``(eps0, params, own, note)``: the mechanism's largest eps0 <= eps0_max whose certified eps_c
+    (of ``params``, the accountant's parameters at it) meets (epsilon, delta) on its own accounting
+    (:func:`own_params`; ``own`` False: the generic eps0-LDP bound, as ``note`` says); eps0 and
+    params None where no eps0 meets it.  The one search of the comparison and of the planner's
+    baseline candidates."""
     build = own_params(mechanism, n, d, s)
     note = ""
     if build is None:
+        eps0 = local_epsilon(n, epsilon, delta, "generic", rtol=rtol, eps0_max=eps0_max)
+        note = "no bound of its own is registered: the generic eps0-LDP bound accounts for it"
+        return eps0, None if eps0 is None else make_params("generic", eps0), False, note
+    if mechanism in MECHANISM_SPECS and MECHANISM_SPECS[mechanism].hashed:  # the t rule's saw-tooth: local_epsilon walks t
+        eps0 = local_epsilon(n, epsilon, delta, mechanism, s=s, rtol=rtol, eps0_max=eps0_max)
+    else:
+        eps0 = local_epsilon_family(build, n, epsilon, delta, rtol=rtol, eps0_max=eps0_max)
+    if mechanism == "succinct":
+        note = ("SUCCINCT is accounted as a generic randomizer at its exact local parameter "
+                "eps0 min(s, eta) / eta (its noise is calibrated to 2 eta, its centres span 2 min(s, eta))")
+    return eps0, None if eps0 is None else build(eps0), True, note
+
+
+def _row(mechanism, n, d, s, epsilon, delta, generic, rule) -> CentralRow:
+    build = own_params(mechanism, n, d, s)
+    if build is None:  # the generic bound's eps0, already searched
         eps0, own = generic, False
         note = "no bound of its own is registered: the generic eps0-LDP bound accounts for it"
         params = None if eps0 is None else make_params("generic", eps0)
     else:
-        if mechanism in MECHANISM_SPECS and MECHANISM_SPECS[mechanism].hashed:  # the t rule's saw-tooth: local_epsilon walks t
-            eps0 = local_epsilon(n, epsilon, delta, mechanism, s=s, rtol=RTOL, eps0_max=EPS0_MAX)
-        else:
-            eps0 = local_epsilon_family(build, n, epsilon, delta, rtol=RTOL, eps0_max=EPS0_MAX)
-        own, params = True, (None if eps0 is None else build(eps0))
-        if mechanism == "succinct":
-            note = ("SUCCINCT is accounted as a generic randomizer at its exact local parameter "
-                    "eps0 min(s, eta) / eta (its noise is calibrated to 2 eta, its centres span 2 min(s, eta))")
+        eps0, params, own, note = own_eps0(mechanism, n, d, s, epsilon, delta)
     if eps0 is None:
         note = f"no eps0 <= {EPS0_MAX:g} meets the target"
     at = None if params is None else certified_epsilon(params, n, delta)
     t = getattr(params, "t", None)
     rule_params = (build or (lambda e0: make_params("generic", e0)))(min(rule, EPS0_MAX))
     rule_eps = certified_epsilon(rule_params, n, delta).epsilon
-    mine = _errors(mechanism, n, d, s, eps0, t)
-    gen = _errors(mechanism, n, d, s, generic, None)
-    rule_err = _errors(mechanism, n, d, s, min(rule, EPS0_MAX), getattr(rule_params, "t", None))
+    mine = errors_at(mechanism, n, d, s, eps0, t)
+    gen = errors_at(mechanism, n, d, s, generic, None)
+    rule_err = errors_at(mechanism, n, d, s, min(rule, EPS0_MAX), getattr(rule_params, "t", None))
     return CentralRow(mechanism, eps0, None if at is None else at.epsilon, "" if at is None else at.name, own, t,
                       mine["mse_mean"], mine["mse_nonmissing"], mine["mse_item"], generic,
                       gen["mse_mean"], gen["mse_nonmissing"], gen["mse_item"], rule, rule_eps,

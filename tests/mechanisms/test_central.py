@@ -47,7 +47,7 @@ def test_baselines_own_bound_or_the_generic_one_named(rows):
     u = rows["succinct"]  # the generic bound at its exact local parameter eps0 min(s, eta) / eta
     assert u.own and u.bound == "clone" and "exact local parameter" in u.note
     mech = Succinct(D, S, u.eps0, n_users=N)
-    assert mech.eta_for() > S and u.eps0 > 2 * u.generic_eps0  # eta = 11.0 > s = 4: eps0 (4/11)
+    assert mech.eta_for() > S and u.eps0 > 2 * u.generic_eps0  # eta = 10.4 > s = 4: eps0 4/10.4
     assert mech.ldp_epsilon() <= u.generic_eps0 * (1 + 1e-6)
     assert certified_epsilon(make_params("generic", mech.ldp_epsilon()), N, DELTA).epsilon == u.epsilon
     assert u.mse_mean < u.generic_mse_mean / 3
