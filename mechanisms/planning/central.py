@@ -99,7 +99,7 @@ def errors_at(mechanism: str, n: int, d: int, s: int, eps0: Optional[float], t: 
         if mechanism in BASELINES:
             a = default_analytic_mse(mechanism, n, d, s, eps0)
         else:
-            a = analyticerrors_at(mechanism, n, d, s, eps0, t)
+            a = analytic_errors(mechanism, n, d, s, eps0, t)
     except (ValueError, NotImplementedError):
         return dict.fromkeys(ERRORS)
     return {k: (float(a[k]) if a.get(k) is not None and math.isfinite(a[k]) else None) for k in ERRORS}
