@@ -363,13 +363,13 @@ hit.register(FiniteRandomizer, lambda params, n=2, m=0: _finite(params, n, m))
 def _register_keyvalue() -> None:
     """The key-value baselines: reports of their own kind; no count lower bound in the deployments
     (their single-round datasets are accountant.bounds.laws.keyvalue_lower's)."""
-    from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
+    from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams
 
     def no_hit(params, n=2, m=0):
         raise ValueError(_no_hit(params.name, "the deployments' count statistic is not derived for the "
                                               "key-value baselines"))
 
-    for cls in (PCKVGRRParams, PCKVUEParams, PrivKVParams):
+    for cls in (PCKVGRRParams, PCKVUEParams, PCKVAGRRParams, PrivKVParams):
         output_kind.register(cls, lambda params: params.name)
         hit.register(cls, no_hit)
 

@@ -502,9 +502,9 @@ def count_rounds_lower(params: Params, honest: int, dummies: int, rounds: int, d
 
 def _register_keyvalue() -> None:
     """The key-value baselines: their :func:`hit` (none, with the reason), not binary RR's pair."""
-    from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
+    from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams
 
-    for cls in (PCKVGRRParams, PCKVUEParams, PrivKVParams):
+    for cls in (PCKVGRRParams, PCKVUEParams, PCKVAGRRParams, PrivKVParams):
         sampled_pair.register(cls, _hit_sampled_pair)
 
 

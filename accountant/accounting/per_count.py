@@ -318,9 +318,9 @@ def per_count_statement(params: Params, names: set) -> tuple:
 
 def _register_keyvalue() -> None:
     """The key-value baselines are randomizers (not classes): their own proved bound counts."""
-    from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
+    from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams
 
-    for cls in (PCKVGRRParams, PCKVUEParams, PrivKVParams):
+    for cls in (PCKVGRRParams, PCKVUEParams, PCKVAGRRParams, PrivKVParams):
         own_bound.register(cls, lambda params: True)
 
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import singledispatch
 
 from accountant.core.finite import FiniteRandomizer
-from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
+from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams
 from accountant.core.randomizers_numerical import LaplaceParams, PiecewiseParams
 from accountant.core.result import BoundResult
 
@@ -190,6 +190,16 @@ def _pair_blanket(params, n, delta, rtol):
     res = blanket_result.dispatch(object)(params, n, delta, rtol)
     note = (f"privacy blanket of the per-pair randomizer ({_PAIR_NOTE[type(params)]}): the report is its "
             "mixture over the sampled pair (docs/proved.md, key-value baselines)")
+    return BoundResult("blanket", res.epsilon, res.applicable, res.reason or note, delta, res.achieved_delta)
+
+
+@blanket_result.register(PCKVAGRRParams)
+def _agrr_blanket(params, n, delta, rtol):
+    """The whole randomizer's blanket (s of the 2d pairs at weight e^eps0; docs/proved.md), with a
+    note saying so."""
+    res = blanket_result.dispatch(object)(params, n, delta, rtol)
+    note = ("privacy blanket of the whole randomizer (the user's s pairs at e^eps0 / Omega, the other pairs "
+            "at 1 / Omega, Omega = s e^eps0 + 2d - s; docs/proved.md, key-value baselines)")
     return BoundResult("blanket", res.epsilon, res.applicable, res.reason or note, delta, res.achieved_delta)
 
 

@@ -301,10 +301,10 @@ register_headline(GenericLDP, ("clone", "blanket-bennett-generic", "efmrtt19"))
 register_headline(KRRParams, ("exact", "search", "blanket", "clone", "efmrtt19"))
 _BLANKET_FIRST = ("blanket", "clone", "efmrtt19")
 register_headline(VariationRatioParams, ("clone",))
-from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: E402
+from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: E402
 # OLH with Collision; the key-value baselines' own blanket; Laplace's: accountant.bounds.continuous
 for _cls in (CollisionParams, CoCoParams, OUEParams, FiniteRandomizer, PCKVGRRParams, PCKVUEParams,
-             PrivKVParams, LaplaceParams):
+             PCKVAGRRParams, PrivKVParams, LaplaceParams):
     register_headline(_cls, _BLANKET_FIRST)
 register_headline(ApproximateLDP, (approximate_ldp.NAME,))
 _APPROXIMATE = tuple(b for b, spec in REGISTRY.items() if spec.approximate)  # the bounds for (eps0, delta0)-LDP

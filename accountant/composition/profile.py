@@ -27,6 +27,7 @@ from accountant.core.params import (
     CoCoParams,
     CollisionParams,
     GenericLDP,
+    PCKVAGRRParams,
     PCKVGRRParams,
     PCKVUEParams,
     KRRParams,
@@ -415,6 +416,7 @@ class _PairBlanketRound(_BlanketRound):
 
 
 ROUND_KINDS[PCKVGRRParams] = ROUND_KINDS[PCKVUEParams] = _PairBlanketRound()
+ROUND_KINDS[PCKVAGRRParams] = _PairBlanketRound()  # the whole randomizer's blanket (the same engine)
 
 
 def round_kind(cls: type) -> RoundKind:

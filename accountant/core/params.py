@@ -30,7 +30,7 @@ from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types 
     check_hash_model,
     validate_eps0,
 )
-from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: F401
+from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: F401
 from accountant.core.randomizers_numerical import (  # noqa: F401
     ApproximateLDP, DuchiParams, LaplaceParams, PiecewiseParams, check_delta0)
 
@@ -199,22 +199,27 @@ MECHANISM_SPECS = {spec.name: spec for spec in (
                   lambda eps0, d, s: PCKVUEParams(eps0, d=d, s=s), ("d", "s"),
                   (("d", "the number of keys, an integer >= 1"), ("s", "the pairs per user, an integer in [1, d]")),
                   menu=9, own_blanket=True),
+    MechanismSpec("pckv-agrr", PCKVAGRRParams, "PCKV-AGRR", "PCKV-AGRR (key-value, Gu et al. 2020)",
+                  "pckv-agrr (key-value pairs, PCKV with GRR amplified by sampling, --d --s)",
+                  lambda eps0, d, s: PCKVAGRRParams(eps0, d=d, s=s), ("d", "s"),
+                  (("d", "the number of keys, an integer >= 2"), ("s", "the pairs per user, an integer in [1, d]")),
+                  menu=10, own_blanket=True),
     MechanismSpec("privkv", PrivKVParams, "PrivKV", "PrivKV (key-value, Ye et al. 2019)",
                   "privkv (key-value pairs, PrivKV one round, --d --s)",
                   lambda eps0, d, s: PrivKVParams(eps0, d=d, s=s), ("d", "s"),
                   (("d", "the number of keys, an integer >= 1"), ("s", "the pairs per user, an integer in [1, d]")),
-                  menu=10, own_blanket=True),
+                  menu=11, own_blanket=True),
     MechanismSpec("laplace", LaplaceParams, "Laplace", "Laplace (continuous, input range)",
                   "laplace (y = x + Lap((HI - LO) / eps0) on the input range --range LO,HI, default -1,1)",
                   lambda eps0, range=None: LaplaceParams(eps0, *parse_range(range)), ("range",),
-                  tex="the Laplace randomizer", menu=11),
+                  tex="the Laplace randomizer", menu=12),
     MechanismSpec("duchi", DuchiParams, "Duchi et al.", "Duchi et al. (1-D mean, two outputs)",
                   "duchi (Duchi et al.'s 1-D mean randomizer: binary RR of a Bernoulli((1+x)/2) bit)",
                   lambda eps0: DuchiParams(eps0), hashed=True, paper_pair=True, tex="Duchi et al.'s randomizer",
-                  menu=12, fast_rounds=True, two_valued=True),
+                  menu=13, fast_rounds=True, two_valued=True),
     MechanismSpec("piecewise", PiecewiseParams, "piecewise", "piecewise mechanism (1-D mean)",
                   "piecewise (Wang et al.'s piecewise mechanism, 1-D mean)",
-                  lambda eps0: PiecewiseParams(eps0), tex="the piecewise mechanism", menu=13, fast_rounds=True),
+                  lambda eps0: PiecewiseParams(eps0), tex="the piecewise mechanism", menu=14, fast_rounds=True),
 )}
 """The named mechanisms (``make_params``'s and ``--mechanism``'s names), in the order of the menus."""
 
@@ -222,11 +227,11 @@ MECHANISMS = tuple(MECHANISM_SPECS)
 """The mechanism names :func:`make_params` accepts."""
 
 OPTIONS = {o.name: o for o in (
-    OptionSpec("s", int, "sparsity s (collision, coco; pckv-grr, pckv-ue, privkv: pairs per user)", 1),
+    OptionSpec("s", int, "sparsity s (collision, coco; pckv-grr, pckv-ue, pckv-agrr, privkv: pairs per user)", 1),
     OptionSpec("t", int, "output size t (default: paper's t* for collision, Theorem 7 for coco)", 1),
     OptionSpec("k", int, "number of values k >= 2 (krr, olh, oue: the domain size)", 2),
     OptionSpec("g", int, "olh: hash range g >= 2 (default round(e^eps0) + 1, Wang et al. 2017)", 2),
-    OptionSpec("d", int, "dimension d >= s (collision, coco; pckv-grr, pckv-ue, privkv: number of keys)", 1),
+    OptionSpec("d", int, "dimension d >= s (collision, coco; pckv-grr, pckv-ue, pckv-agrr, privkv: number of keys)", 1),
     OptionSpec("p", float, "variation-ratio: likelihood ratio bound p > 1 (eps0 = ln p)", 1.0),
     OptionSpec("beta", float, "variation-ratio: total variation bound 0 < beta <= (p-1)/(p+1)", 0.0, 1.0),
     OptionSpec("q", float, "variation-ratio: ratio bound q > 1 (default: p)", 1.0),
@@ -286,7 +291,7 @@ def mechanisms_with_option(option: str) -> tuple:
     --------
     >>> from accountant.core.params import mechanisms_with_option
     >>> mechanisms_with_option("s")
-    ('collision', 'coco', 'pckv-grr', 'pckv-ue', 'privkv')
+    ('collision', 'coco', 'pckv-grr', 'pckv-ue', 'pckv-agrr', 'privkv')
     """
     if option not in OPTIONS:
         raise ValueError(f"option must be one of {', '.join(OPTIONS)}, got {option!r}")

@@ -1,5 +1,5 @@
-"""The key-value baselines of the seed paper's Section 8 as parameter types: PCKV-GRR, PCKV-UE
-and PrivKV on ``d`` keys with ``s`` key-value pairs per user (their laws: docs/proved.md,
+"""The key-value baselines of the seed paper's Section 8 as parameter types: PCKV-GRR, PCKV-UE,
+PCKV-AGRR and PrivKV on ``d`` keys with ``s`` key-value pairs per user (their laws: docs/proved.md,
 "Key-value baselines"; the registry entries: :mod:`accountant.core.params`)."""
 from __future__ import annotations
 
@@ -49,6 +49,29 @@ class PCKVGRRParams(_KeyValueParams):
         _KeyValueParams.__post_init__(self)
         if self.d < 2:
             raise ValueError(f"d must be an integer >= 2 for PCKV-GRR (GRR needs two keys), got {self.d}")
+
+
+@dataclass(frozen=True)
+class PCKVAGRRParams(_KeyValueParams):
+    """PCKV-AGRR (Gu et al., USENIX Security 2020, with amplification by sampling): PCKV-GRR whose
+    pair perturbation runs at eps' = ln(s (e^eps0 - 1) + 1), so that the user (one of its s pairs
+    sampled uniformly) is eps0-LDP (the allocation of :class:`mechanisms.baselines.PCKVAGRR`).  The
+    whole randomizer then reports each of the user's s pairs w.p. e^eps0 / Omega and every other of
+    the 2d pairs w.p. 1 / Omega, Omega = s e^eps0 + 2d - s (docs/proved.md).
+
+    Examples
+    --------
+    >>> from accountant.core.randomizers_keyvalue import PCKVAGRRParams
+    >>> PCKVAGRRParams(2.0, d=4, s=2).name
+    'pckv-agrr'
+    """
+
+    name: str = field(default="pckv-agrr", init=False)
+
+    def __post_init__(self) -> None:
+        _KeyValueParams.__post_init__(self)
+        if self.d < 2:
+            raise ValueError(f"d must be an integer >= 2 for PCKV-AGRR (GRR needs two keys), got {self.d}")
 
 
 @dataclass(frozen=True)

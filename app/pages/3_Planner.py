@@ -52,7 +52,7 @@ estimate = sb.radio("estimate", list(ESTIMATES), key="estimate", format_func=EST
 mechs = tuple(
     sb.multiselect(
         "mechanisms",
-        list(MECHANISMS),
+        [m for m in MECHANISMS if not KINDS[m].baseline],  # the baselines: the command line and the API
         default=["collision", "coco"],
         format_func=LABEL.get,
         key="mechs",

@@ -33,7 +33,11 @@ prints the un-noised B~ in the tuple; the noised value B^ is what the server use
 Privacy: for every fixed sigma, |clip(B) - clip(B')| <= 2 eta = Delta, so the Laplace
 density ratio is <= e^{eps0} (pure eps0-LDP, user level), independently of the hash.
 Note B_i is a sum of s signs so |B_i| <= s: clipping is only active when eta < s, yet
-Delta = 2 eta is used as in Table II even when eta > s.
+Delta = 2 eta is used as in Table II even when eta > s.  So the randomizer's exact pure-LDP
+parameter is smaller (``ldp_epsilon``): given sigma the centre clip(<sigma, x>) lies in
+[-m, m], m = min(s, eta), and both ends are reached (x's signs equal to sigma's on its keys,
+or opposite), the hash is independent of x, so the worst density ratio is e^{2 m / scale} =
+e^{eps0 min(s, eta) / eta}, attained for every sigma (docs/proved.md, "SUCCINCT").
 
 Server (line 13): xhat_x = (1/n) sum_i sigma_i(x) B^_i for every x (O(n d) work, done
 in row blocks).
@@ -128,6 +132,12 @@ class Succinct(BaselineMechanism):
     def scale_for(self, n: int | None = None) -> float:
         """Laplace scale Delta / eps0 with Delta = 2 eta."""
         return 2.0 * self.eta_for(n) / self.eps0
+
+    def ldp_epsilon(self, n: int | None = None) -> float:
+        """The randomizer's exact pure-LDP parameter eps0 min(s, eta) / eta (<= eps0; module
+        docstring): the worst log density ratio of (sigma, y) between two inputs, for every hash."""
+        eta = self.eta_for(n)
+        return self.eps0 * min(float(self.s), eta) / eta
 
     # ------------------------------------------------------------------ client
     def randomize(self, data: SparseVectors, rng: np.random.Generator) -> SuccinctReports:

@@ -283,8 +283,10 @@ def _mechanisms_help() -> str:
     old = ", ".join(f"{alias} for {name}" for alias, name in ALIASES.items())
     return (f"comma-separated subset of {names(matrix=False)} and the catalogue {names(matrix=True)} "
             f"(default {names(default=True, oracle=False)}, and {names(default=True, oracle=True)} too "
-            f"with --estimate frequency --s 1 in one round; {names(default=False, matrix=False)} and the "
-            f"catalogue, planned as matrices, when named; local-hashing at g = 2; the old names ({old}) "
+            f"with --estimate frequency --s 1 in one round; {names(default=False, matrix=False, baseline=False)} "
+            f"and the catalogue, planned as matrices, when named; the key-value baselines "
+            f"{names(baseline=True)} when named, one round, on their own proved bounds (succinct: mean only); "
+            f"local-hashing at g = 2; the old names ({old}) "
             f"are accepted, the output prints the new ones)")
 
 

@@ -4,8 +4,11 @@ largest local eps0 whose *proved* eps_c meets the target, and its exact errors t
 
 A comparison at equal central guarantee is fair only if each mechanism is accounted by its own
 proved bound: Collision and CoCo by their exact blanket (the registry's headline bound), a
-baseline by its registered bound where the registry has one, and otherwise by the generic
-eps0-LDP bound (it holds for every eps0-LDP randomizer), which the row names.  Beside it every
+baseline by its registered bound (PCKV, PrivKV: the blanket of their own randomizer), SUCCINCT by
+the generic eps0-LDP bound at its exact local parameter eps0 min(s, eta) / eta
+(:meth:`mechanisms.baselines.Succinct.ldp_epsilon`: the Laplace noise is calibrated to 2 eta while
+the centres span 2 min(s, eta)), and otherwise by the generic eps0-LDP bound (it holds for every
+eps0-LDP randomizer), which the row names.  Beside it every
 row gives the generic bound's eps0 and errors (what exact accounting is worth per mechanism)
 and the paper's rule of thumb, eps0 = eps sqrt(n / ln(1/delta)) (its Section 8.2.5: "the local
 privacy budget approximately scales with" that, constant 1 here), with the eps_c proved at that
@@ -73,9 +76,13 @@ class CentralRow:
         return asdict(self)
 
 
-def _own_params(mechanism: str, d: int, s: int):
-    """``eps0 -> parameters`` of the mechanism's registered accounting, or None where the
-    registry has no entry for it (the generic eps0-LDP bound then accounts for it)."""
+def own_params(mechanism: str, n: int, d: int, s: int):
+    """``eps0 -> parameters`` of the mechanism's own accounting at ``n`` users: its registry entry,
+    SUCCINCT's exact local parameter as a generic eps0-LDP randomizer (its clipping range eta
+    depends on n), or None where there is neither (the generic eps0-LDP bound then accounts for
+    it at eps0)."""
+    if mechanism == "succinct":
+        return lambda e0: make_params("generic", BASELINES["succinct"](d, s, e0, n_users=n).ldp_epsilon())
     spec = MECHANISM_SPECS.get(mechanism)
     if spec is None:
         return None
@@ -83,7 +90,7 @@ def _own_params(mechanism: str, d: int, s: int):
     return lambda e0: make_params(mechanism, e0, **options)
 
 
-def _errors(mechanism: str, n: int, d: int, s: int, eps0: Optional[float], t: Optional[int]) -> dict:
+def errors_at(mechanism: str, n: int, d: int, s: int, eps0: Optional[float], t: Optional[int]) -> dict:
     """The exact errors at eps0 (None values where there is no eps0, no formula, or the formula
     refuses it: Collision's t beyond its range at a large eps0)."""
     if eps0 is None:
@@ -136,28 +143,46 @@ def central_comparison(n: int, d: int, s: int, epsilon: float, delta: float,
     return [_row(m, n, d, s, epsilon, delta, generic, rule) for m in mechanisms]
 
 
-def _row(mechanism, n, d, s, epsilon, delta, generic, rule) -> CentralRow:
-    build = _own_params(mechanism, d, s)
+def own_eps0(mechanism: str, n: int, d: int, s: int, epsilon: float, delta: float,
+             eps0_max: float = EPS0_MAX, rtol: float = RTOL) -> tuple:
+    """``(eps0, params, own, note)``: the mechanism's largest eps0 <= eps0_max whose certified eps_c
+    (of ``params``, the accountant's parameters at it) meets (epsilon, delta) on its own accounting
+    (:func:`own_params`; ``own`` False: the generic eps0-LDP bound, as ``note`` says); eps0 and
+    params None where no eps0 meets it.  The one search of the comparison and of the planner's
+    baseline candidates."""
+    build = own_params(mechanism, n, d, s)
     note = ""
     if build is None:
+        eps0 = local_epsilon(n, epsilon, delta, "generic", rtol=rtol, eps0_max=eps0_max)
+        note = "no bound of its own is registered: the generic eps0-LDP bound accounts for it"
+        return eps0, None if eps0 is None else make_params("generic", eps0), False, note
+    if mechanism in MECHANISM_SPECS and MECHANISM_SPECS[mechanism].hashed:  # the t rule's saw-tooth: local_epsilon walks t
+        eps0 = local_epsilon(n, epsilon, delta, mechanism, s=s, rtol=rtol, eps0_max=eps0_max)
+    else:
+        eps0 = local_epsilon_family(build, n, epsilon, delta, rtol=rtol, eps0_max=eps0_max)
+    if mechanism == "succinct":
+        note = ("SUCCINCT is accounted as a generic randomizer at its exact local parameter "
+                "eps0 min(s, eta) / eta (its noise is calibrated to 2 eta, its centres span 2 min(s, eta))")
+    return eps0, None if eps0 is None else build(eps0), True, note
+
+
+def _row(mechanism, n, d, s, epsilon, delta, generic, rule) -> CentralRow:
+    build = own_params(mechanism, n, d, s)
+    if build is None:  # the generic bound's eps0, already searched
         eps0, own = generic, False
         note = "no bound of its own is registered: the generic eps0-LDP bound accounts for it"
         params = None if eps0 is None else make_params("generic", eps0)
     else:
-        if MECHANISM_SPECS[mechanism].hashed:  # the t rule's saw-tooth: local_epsilon walks t
-            eps0 = local_epsilon(n, epsilon, delta, mechanism, s=s, rtol=RTOL, eps0_max=EPS0_MAX)
-        else:
-            eps0 = local_epsilon_family(build, n, epsilon, delta, rtol=RTOL, eps0_max=EPS0_MAX)
-        own, params = True, (None if eps0 is None else build(eps0))
+        eps0, params, own, note = own_eps0(mechanism, n, d, s, epsilon, delta)
     if eps0 is None:
         note = f"no eps0 <= {EPS0_MAX:g} meets the target"
     at = None if params is None else certified_epsilon(params, n, delta)
     t = getattr(params, "t", None)
     rule_params = (build or (lambda e0: make_params("generic", e0)))(min(rule, EPS0_MAX))
     rule_eps = certified_epsilon(rule_params, n, delta).epsilon
-    mine = _errors(mechanism, n, d, s, eps0, t)
-    gen = _errors(mechanism, n, d, s, generic, None)
-    rule_err = _errors(mechanism, n, d, s, min(rule, EPS0_MAX), getattr(rule_params, "t", None))
+    mine = errors_at(mechanism, n, d, s, eps0, t)
+    gen = errors_at(mechanism, n, d, s, generic, None)
+    rule_err = errors_at(mechanism, n, d, s, min(rule, EPS0_MAX), getattr(rule_params, "t", None))
     return CentralRow(mechanism, eps0, None if at is None else at.epsilon, "" if at is None else at.name, own, t,
                       mine["mse_mean"], mine["mse_nonmissing"], mine["mse_item"], generic,
                       gen["mse_mean"], gen["mse_nonmissing"], gen["mse_item"], rule, rule_eps,

@@ -51,7 +51,11 @@ class Kind:
     estimator; ``bits(d, eps0, t)``: the bits of one report, ``seed_bits`` of them a hash
     seed; ``report_note``: words after the report's size; ``t_of(d, eps0)``: the candidate's t
     when it is not screened; ``use``: the randomizer in the plan's sentence (a format string
-    of ``label``, ``describe``, ``t`` and ``bits``).
+    of ``label``, ``describe``, ``t`` and ``bits``).  ``baseline``: a key-value baseline of the
+    paper's Section 8 (:mod:`mechanisms.baselines`), planned for one round on its own proved
+    accounting as the equal-central comparison does it
+    (:func:`mechanisms.planning.central.own_eps0`), its errors on the default data;
+    ``estimates``: the estimates it gives.
 
     Examples
     --------
@@ -82,6 +86,8 @@ class Kind:
     t_of: Callable = _domain
     use: str = "{describe} over [d] (reports of {bits} bits)"
     aliases: tuple = ()
+    baseline: bool = False
+    estimates: tuple = ("mean", "frequency")
 
     def describe(self, t: int) -> str:
         """The randomizer and its size, e.g. ``Collision t = 442``, ``OLH g = 8``, ``OUE``."""
@@ -93,6 +99,8 @@ class Kind:
 
     def report(self, bits: int) -> str:
         """What one user sends, e.g. ``62-bit hash seed + 3 bits = 65 bits`` (OLH)."""
+        if bits is None:
+            return "n/a"
         if self.seed_bits:
             return f"{self.seed_bits}-bit hash seed + {bits - self.seed_bits} bits = {bits} bits"
         return f"{bits} bits{self.report_note}"
@@ -130,6 +138,12 @@ KINDS = {kind.name: kind for kind in (
             aliases=("rappor",)),
     _member("local-hashing", "local hashing (g = 2)", lambda d, e: 2 ** d * 2, options=(("g", 2),),
             aliases=("blh",)),  # every hash [d] -> [2], then the reported bit
+    # the key-value baselines of the paper's Section 8, on s-sparse data like Collision and CoCo
+    # (planned when named: mechanisms.planning.screen.baseline_names)
+    *(Kind(name, label, baseline=True, use="{label} (a key-value baseline of the paper's Section 8)",
+           estimates=("mean",) if name == "succinct" else ("mean", "frequency"))
+      for name, label in (("privkv", "PrivKV"), ("pckv-ue", "PCKV-UE"), ("pckv-grr", "PCKV-GRR"),
+                          ("pckv-agrr", "PCKV-AGRR"), ("succinct", "SUCCINCT"))),
 )}
 """The planner's candidate kinds, by name, in the order of the menus and the messages."""
 

@@ -24,6 +24,7 @@ from mechanisms.planning.plan import (
 )
 from mechanisms.planning.kinds import planner_kind
 from mechanisms.planning.screen import (
+    check_baselines,
     check_cap,
     check_oracles,
     check_release,
@@ -231,6 +232,7 @@ def validate(
     if not explicit:
         mechanisms = default_mechanisms(estimate, s, d, T, bound)
     check_oracles(mechanisms, estimate, s, d, T, bound)
+    check_baselines(mechanisms, estimate, d, T, bound)
     cap = check_cap(max_eps0)
     if T > 1 and bound != "proved":
         raise ValueError(
@@ -252,7 +254,7 @@ def _admissible_t_values(req: Request) -> dict[str, list[int]]:
     per_mech: dict[str, list[int]] = {}
     for mech in req.mechanisms:
         ts = req.t_values.get(mech, []) if isinstance(req.t_values, dict) else req.t_values
-        if planner_kind(mech).oracle:
+        if planner_kind(mech).oracle or planner_kind(mech).baseline:
             per_mech[mech] = [0]
             continue
         ok = []
@@ -278,12 +280,12 @@ def _user_t_values(req: Request, prog: _Progress) -> Search:
     cands = []
     for mech, ts in per_mech.items():
         for t in ts:
-            cands.append(
-                evaluate(
-                    mech, t, req.n, req.d, req.s, req.target, req.delta, req.estimate, "user",
-                    req.rtol, req.bound, req.top,
-                )
+            c = evaluate(
+                mech, t, req.n, req.d, req.s, req.target, req.delta, req.estimate, "user",
+                req.rtol, req.bound, req.top,
             )
+            if c is not None:  # None: a baseline that meets the target at no eps0
+                cands.append(c)
             prog.tick()
     return Search(_best(cands), cands)
 
@@ -311,11 +313,16 @@ def _search(
     if len(release) > 1:
         finalists = _rank_by_composition(req, release, top, finalists, cands)
     proved = []
-    for _, mech, t, e0 in finalists:
-        c = _certified_finalist(req, release, top, mech, t, e0)
-        proved.append(c)
-        cands.append(c)
+    for mse, mech, t, e0 in finalists:
+        # a baseline whose least screened error cannot beat a proved finalist: no proved search
+        skip = planner_kind(mech).baseline and proved and mse >= _best(proved).mse
+        c = None if skip else _certified_finalist(req, release, top, mech, t, e0)
+        if c is not None:  # None: a baseline that meets the target at no eps0
+            proved.append(c)
+            cands.append(c)
         prog.tick()
+    if not proved:
+        raise InfeasiblePlan("no eps0 of the baselines planned meets the target")
     return Search(_best(proved), cands)
 
 
@@ -378,7 +385,8 @@ def certify(c: Candidate, req: Request) -> Candidate:
             and (
                 c.eps0 <= req.target
                 or certified_epsilon(
-                    params_of(c.mechanism, c.eps0, req.s, c.t, req.d), req.release[0], req.delta,
+                    params_of(c.mechanism, c.eps0, req.s, c.t, req.d, req.release[0]), req.release[0],
+                    req.delta,
                 ).epsilon <= req.target
             )
         )

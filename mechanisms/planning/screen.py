@@ -16,6 +16,8 @@ from mechanisms.randomizers.frequency_oracles import frequency_mse
 from mechanisms.planning.kinds import KINDS, Kind, canonical, planner_kind
 from mechanisms.planning.plan import Candidate, ESTIMATES, MECHANISMS, EPS0_MAX
 from mechanisms.planning.finite import check_finite_size, finite_eps0, finite_fits, finite_member
+from mechanisms.planning.central import errors_at, own_eps0, own_params
+from accountant.core.limits import MAX_BASELINE_D
 _ESTIMATOR_FIELD = {"mean": "mean", "frequency": "nonmissing"}
 # screen: geometric ratio of the coarse t grid, points past the minimum, refinement points
 SCREEN_RATIO = 1.3
@@ -26,6 +28,10 @@ SCREEN_REFINE = 7
 from accountant.core.limits import MAX_N, PLAN_MAX_ROUNDS as MAX_ROUNDS, check_schedule_spread  # noqa: E402
 # smallest delta planned (work grows fast below: see check_request)
 DELTA_MIN = 1e-30
+#: the baselines' screen: their error on this many eps0 of a geometric grid up to the top, the
+#: smallest of which (an estimate of the least error any feasible eps0 can give) decides whether
+#: their proved search is run
+BASELINE_SCREEN_POINTS = 64
 
 
 def check_request(target_eps, delta, n, d, s, estimate, mechanisms) -> tuple:
@@ -93,11 +99,53 @@ def default_mechanisms(estimate: str, s: int, d: int, rounds: int = 1, bound: st
     >>> default_mechanisms("frequency", 1, 64), default_mechanisms("mean", 1, 64)
     (('collision', 'coco', 'olh', 'oue'), ('collision', 'coco'))
     """
-    hashed = [kind for kind in KINDS.values() if kind.default and not kind.oracle]
+    hashed = [kind for kind in KINDS.values() if kind.default and not kind.oracle and not kind.baseline]
     base = tuple(k.name for k in hashed if s <= k.t_rule.max_s) or (hashed[0].name,)
     if estimate == "frequency" and s == 1 and d >= 2 and rounds == 1 and bound == "proved":
         return base + tuple(k.name for k in KINDS.values() if k.default and k.oracle)
     return base
+
+
+def baseline_names(estimate: str, d: int, s: int) -> tuple:
+    """The key-value baselines the planner can plan for ``estimate`` at (d, s) (one round, the
+    proved bound; PCKV's GRR needs d >= 2): named in ``mechanisms`` they join the candidates.
+
+    Examples
+    --------
+    >>> from mechanisms.planning.screen import baseline_names
+    >>> baseline_names("mean", 64, 2), baseline_names("frequency", 1, 1)
+    (('privkv', 'pckv-ue', 'pckv-grr', 'pckv-agrr', 'succinct'), ('privkv', 'pckv-ue'))
+    """
+    def fits(name):
+        try:
+            own_params(name, 1, d, s)(1.0)
+        except ValueError:
+            return False
+        return True
+
+    if d > MAX_BASELINE_D:
+        return ()
+    return tuple(k.name for k in KINDS.values() if k.baseline and estimate in k.estimates and fits(k.name))
+
+
+def check_baselines(mechanisms: tuple, estimate: str, d: int, rounds: int, bound: str) -> None:
+    """The key-value baselines, when asked for, only where they are planned (each reason named):
+    one round, the proved bound, an estimate they give, d <= MAX_BASELINE_D (their exact errors are
+    computed coordinate by coordinate)."""
+    asked = [m for m in mechanisms if planner_kind(m).baseline]
+    if not asked:
+        return
+    what = " and ".join(asked)
+    if rounds != 1:
+        raise ValueError(f"{what} are planned for one round: rounds must be 1 with them, got {rounds}")
+    if bound != "proved":
+        raise ValueError(f"{what} are planned on the proved bound only, got bound={bound!r}")
+    if d > MAX_BASELINE_D:
+        raise ValueError(f"d must be <= {MAX_BASELINE_D:,} with {what} (their exact errors are computed "
+                         f"coordinate by coordinate), got {d:,}")
+    for m in asked:
+        if estimate not in planner_kind(m).estimates:
+            raise ValueError(f"{m} estimates means only: use estimate 'mean', got {estimate!r}")
 
 
 def check_oracles(mechanisms: tuple, estimate: str, s: int, d: int, rounds: int, bound: str) -> None:
@@ -174,10 +222,13 @@ def oracle_t(mechanism: str, d: int, eps0: float, g: int = 0) -> int:
     return int(g) if g else make_params(kind.name, eps0, k=d).t
 
 
-def params_of(mechanism: str, eps0: float, s: int, t: int, d: int):
+def params_of(mechanism: str, eps0: float, s: int, t: int, d: int, n: int = 1):
     """The accountant's parameters of a candidate (the frequency oracles over the domain [d];
-    OLH's hash range g = t, or the default rule when t = 0; the catalogue's matrices)."""
+    OLH's hash range g = t, or the default rule when t = 0; the catalogue's matrices; a baseline's
+    own accounting at ``n`` users, :func:`mechanisms.planning.central.own_params`)."""
     kind = planner_kind(mechanism)
+    if kind.baseline:
+        return own_params(kind.name, n, d, s)(eps0)
     if kind.matrix:
         return finite_member(kind.name, d, eps0)
     if kind.oracle:
@@ -187,7 +238,14 @@ def params_of(mechanism: str, eps0: float, s: int, t: int, d: int):
 
 def make_candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, proved) -> Candidate:
     kind = planner_kind(mechanism)
-    if kind.oracle:
+    if kind.baseline:  # the exact errors on the default data (mechanisms.baselines), no report size
+        e = errors_at(kind.name, n, d, s, float(eps0), None)
+        t, bits = 0, None
+        mean, nonmissing, item = e["mse_mean"], e["mse_nonmissing"], e["mse_item"]
+        mean = math.nan if mean is None else mean
+        nonmissing = math.nan if nonmissing is None else nonmissing
+        item = math.nan if item is None else item
+    elif kind.oracle:
         # one value of [d] per user: the frequency estimate's exact MSE (Wang et al. 2017);
         # k-RR and the catalogue: (p, q) of their support estimators
         t = oracle_t(kind.name, d, float(eps0), t)
@@ -210,7 +268,7 @@ def make_candidate(mechanism, t, n, d, s, eps0, eps_c, estimate, source, bound, 
         source=source,
         bound=bound,
         proved=proved,
-        report_bits=int(bits),
+        report_bits=None if bits is None else int(bits),
     )
 
 
@@ -260,6 +318,11 @@ def screen(
     over the domain [d] (t = d)."""
     kind = planner_kind(mechanism)
     rule = kind.t_rule
+    if kind.baseline:  # no t: the least error on a grid of eps0 up to the top (an estimate)
+        grid = np.geomspace(eps0_max / 200.0, eps0_max, BASELINE_SCREEN_POINTS)
+        ms = [make_candidate(kind.name, 0, n, d, s, e, None, estimate, "screen", "screen", False).mse for e in grid]
+        k = int(np.nanargmin(ms))
+        return np.array([0], dtype=np.int64), np.array([grid[k]]), np.array([ms[k]])
     if rule is None:  # OUE, k-RR, the catalogue: no t
         e0 = screen_eps0(kind.name, s, d, n, target, delta, eps0_max)
         c = make_candidate(kind.name, 0, n, d, s, e0, None, estimate, "screen", "screen", False)
@@ -349,6 +412,14 @@ def evaluate(
     OUE ignores ``t``."""
     kind = planner_kind(mechanism)
     mechanism = kind.name
+    if kind.baseline:  # the equal-central comparison's search (one implementation); None: infeasible
+        if bound != "proved":
+            raise ValueError(f"{mechanism} is planned on the proved bound only, got bound={bound!r}")
+        e0, params, _, _ = own_eps0(mechanism, n, d, s, target_eps, delta, eps0_max, rtol)
+        if e0 is None:
+            return None
+        eps_c, name = _reported(certified_epsilon(params, n, delta), e0)
+        return make_candidate(mechanism, 0, n, d, s, e0, eps_c, estimate, source, name, True)
     if kind.oracle:
         if bound != "proved":
             raise ValueError(f"{mechanism} is planned on the proved bound only, got bound={bound!r}")

@@ -54,7 +54,7 @@ import pytest
 
 from accountant.core.params import MECHANISM_SPECS, OPTIONS
 from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams, OUEParams, VariationRatioParams)
-from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
+from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams
 from accountant.core.randomizers_numerical import DuchiParams, LaplaceParams, PiecewiseParams
 from accountant.interfaces.cli.main import run
 
@@ -448,6 +448,14 @@ def _keyvalue_cases(name, spec):
     return [Case(f"{name}-d={d}-s={s}", name, 1.0, {"d": d, "s": s}, [m], m, pair, deploy=True)]
 
 
+def _agrr_cases(name, spec):
+    """d = 2, s = 2 (4 inputs, 0-1- 0-1+ 0+1- 0+1+; at s = 1 PCKV-AGRR is PCKV-GRR): X1 = 0+1+,
+    X1' = 0-1-, X0 = X1 (d < 2s: accountant.bounds.laws.keyvalue_lower)."""
+    d, s = 2, 2
+    m = Member(f"{name}-d{d}-s{s}", keyvalue_matrix(name, d, s, 1.0))
+    return [Case(f"{name}-d={d}-s={s}", name, 1.0, {"d": d, "s": s}, [m], m, (3, 0, 3), deploy=True)]
+
+
 def _laplace_cases(name, spec):
     """A continuous randomizer: its output binned (a post-processing) is a matrix whose truth is
     below the continuous mechanism's, so the upper bound must be above it; the lower bound is the
@@ -512,7 +520,7 @@ BUILDERS = {GenericLDP: _generic_cases, DuchiParams: _duchi_cases, PiecewisePara
             KRRParams: _krr_cases, OUEParams: _oue_cases,
             CollisionParams: _collision_cases, CoCoParams: _collision_cases, OLHParams: _olh_cases,
             VariationRatioParams: _vr_cases, PCKVGRRParams: _keyvalue_cases, PCKVUEParams: _keyvalue_cases,
-            PrivKVParams: _keyvalue_cases, LaplaceParams: _laplace_cases}
+            PCKVAGRRParams: _agrr_cases, PrivKVParams: _keyvalue_cases, LaplaceParams: _laplace_cases}
 """Case builders by parameter type (the registry's ``type``): a new mechanism without one fails
 :func:`test_every_registered_mechanism_has_cases`."""
 

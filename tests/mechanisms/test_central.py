@@ -7,13 +7,15 @@ import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from accountant.bounds.registry import certified_epsilon
 from accountant.core.params import make_params
 from mechanisms.analysis.errors import analytic_errors
-from mechanisms.baselines import default_analytic_mse
-from mechanisms.planning.central import COMPARED, central_comparison, render_central
+from mechanisms.baselines import Succinct, all_inputs, default_analytic_mse
+from mechanisms.planning.central import COMPARED, central_comparison, own_params, render_central
 from tests.paths import REPO_ROOT
 
 N, D, S, EPS, DELTA = 10_000, 64, 4, 1.0, 1e-6
@@ -42,8 +44,50 @@ def test_baselines_own_bound_or_the_generic_one_named(rows):
     r = rows["pckv-grr"]  # registered: its per-pair blanket, never looser than the generic bound
     assert r.own and r.bound == "blanket" and r.eps0 > r.generic_eps0 and not r.note
     assert certified_epsilon(make_params("pckv-grr", r.eps0, d=D, s=S), N, DELTA).epsilon == r.epsilon
-    u = rows["succinct"]  # no bound of its own: the generic eps0-LDP bound, named
-    assert not u.own and u.eps0 == u.generic_eps0 and "generic" in u.note and u.bound == "clone"
+    u = rows["succinct"]  # the generic bound at its exact local parameter eps0 min(s, eta) / eta
+    assert u.own and u.bound == "clone" and "exact local parameter" in u.note
+    mech = Succinct(D, S, u.eps0, n_users=N)
+    assert mech.eta_for() > S and u.eps0 > 2 * u.generic_eps0  # eta = 10.4 > s = 4: eps0 4/10.4
+    assert mech.ldp_epsilon() <= u.generic_eps0 * (1 + 1e-6)
+    assert certified_epsilon(make_params("generic", mech.ldp_epsilon()), N, DELTA).epsilon == u.epsilon
+    assert u.mse_mean < u.generic_mse_mean / 3
+
+
+def _succinct_binned(d: int, s: int, eps0: float, n: int, cuts) -> np.ndarray:
+    """SUCCINCT (mechanisms.baselines, n_users = n) with its value binned at ``cuts`` (a
+    post-processing): one row per key-value set, columns (sign vector, cell)."""
+    mech = Succinct(d, s, eps0, n_users=n)
+    edges = np.concatenate([[-np.inf], cuts, [np.inf]])
+    rows = []
+    for ix, sg in all_inputs(d, s):
+        od = mech.output_distribution(ix, sg)
+        cdf = stats.laplace.cdf(edges[None, :], loc=od["centers"][:, None], scale=od["scale"])
+        rows.append((od["probs"][:, None] * np.diff(cdf, axis=1)).ravel())
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("d,s,n,eps0", [(2, 1, 3, 3.0), (2, 2, 3, 4.0), (3, 1, 2, 6.0)])
+def test_succinct_upper_above_binned_truth_above_lower(d, s, n, eps0):
+    """SUCCINCT's own bound (the generic bound at its exact local parameter) against the exact
+    shuffled law of the whole mechanism with its value binned (a post-processing, so its truth is
+    at most the mechanism's: the upper bound must be above it), every dataset of key-value sets;
+    the binned matrix's certified lower bound (finite path) below that truth; own <= generic."""
+    from accountant.bounds.finite import finite_lower_result
+    from accountant.core.finite import FiniteRandomizer
+    from tests.accountant.bounds.test_keyvalue import every_dataset, truth_delta
+
+    eta = Succinct(d, s, eps0, n_users=n).eta_for()
+    m = min(s, eta)
+    M = _succinct_binned(d, s, eps0, n, np.linspace(-m - 1, m + 1, 5))
+    pairs = every_dataset(M, n)
+    own = own_params("succinct", n, d, s)(eps0)
+    for delta in (0.02, 0.15):
+        up = certified_epsilon(own, n, delta)
+        assert truth_delta(pairs, up.epsilon * (1 + 1e-9) + 1e-12) <= delta, (d, s, n, delta, up.epsilon)
+        assert up.epsilon <= certified_epsilon(make_params("generic", eps0), n, delta).epsilon
+        lo = finite_lower_result(FiniteRandomizer(M), n, delta, 1e-6).epsilon
+        if lo:
+            assert truth_delta(pairs, lo * (1 - 1e-9) - 1e-12) >= delta
 
 
 def test_errors_are_the_exact_formulas_there(rows):

@@ -116,6 +116,10 @@ def test_exact_ldp_succinct(d, s, eps0, kw):
     assert np.max(np.log(dens.max(axis=0)) - np.log(dens.min(axis=0))) <= eps0 + TOL
     if kw.get("eta") == 1.0 and s == 2:
         assert worst == pytest.approx(eps0, abs=1e-12)  # clipping binds: tight
+    # the exact LDP parameter: every hash reaches both ends of [-min(s, eta), min(s, eta)]
+    assert np.allclose((C.max(axis=0) - C.min(axis=0)) / scale, mech.ldp_epsilon(), rtol=1e-12, atol=0)
+    assert mech.ldp_epsilon() <= eps0 * (1 + 1e-15)
+    assert (mech.ldp_epsilon() < eps0 * 0.9) == (mech.eta_for() > s / 0.9)  # eta > s: a smaller budget
 
 
 # --------------------------------------------------- output_distribution matches randomize

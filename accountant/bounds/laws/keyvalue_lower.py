@@ -1,4 +1,4 @@
-"""Certified lower bounds of the key-value baselines (PCKV-GRR, PCKV-UE, PrivKV): one dataset pair each.
+"""Certified lower bounds of the key-value baselines (PCKV-GRR, PCKV-AGRR, PCKV-UE, PrivKV): one dataset pair each.
 
 Datasets ``D = (X1, X0, ..., X0)`` and ``D' = (X1', X0, ..., X0)`` of key-value sets (labels of
 :func:`accountant.core.keyvalue.keyvalue_label`).  Each report is sorted into a category that is
@@ -11,6 +11,8 @@ the certified count-law engines) is a lower bound on the mechanism's delta.  Thr
   ``(1 + (E - 1) [y in X] / s) / (E + 2d - 1)``.  X1 = keys 0..s-1 with +1, X1' = the same keys
   with -1; d >= 2s: X0 = keys s..2s-1 with +1, A / B = the report is a pair of X1 / X1';
   d < 2s: X0 = X1, A = a pair of X1.
+* PCKV-AGRR: a set X reports item y w.p. ``(1 + (E - 1) [y in X]) / (s E + 2d - s)``; the sets and
+  categories of PCKV-GRR.
 * PCKV-UE: a set X reports y in {-1, 0, 1}^d w.p. ``gamma prod_i o(y_i) (1 + (E - 1) T_X(y)/s)``
   with ``T_X(y)`` the number of X's pairs (k, v) with ``y_k = v`` (docs/proved.md).  The same sets;
   A = {T_X1 > T_X1'}, B = {T_X1' > T_X1} (d >= 2s), else A alone (X0 = X1).
@@ -31,7 +33,7 @@ from accountant.bounds.laws.count_law import MP_DPS
 from accountant.bounds.laws.lower import mechanism_lower
 from accountant.bounds.laws.lower_law import LowerLaw
 from accountant.core.keyvalue import keyvalue_label
-from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams, PrivKVParams
+from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams
 
 
 def _sets(d: int, s: int, key_change: bool) -> tuple:
@@ -59,20 +61,24 @@ def _law(cats, name: str, sets, how: str, alternatives=()) -> LowerLaw:
 
 
 def pckv_grr_lower(params) -> LowerLaw:
-    """PCKV-GRR's datasets and categories (module docstring)."""
+    """PCKV-GRR's and PCKV-AGRR's datasets and categories (module docstring)."""
     d, s = params.d, params.s
     sets = _sets(d, s, key_change=False)
     with mpmath.workdps(MP_DPS):
         E = mpmath.exp(mpmath.mpf(params.eps0))
-        om = E + 2 * d - 1
-        hit, miss = (s + E - 1) / om, s / om
+        if isinstance(params, PCKVAGRRParams):  # each of X's s pairs at E / om, the others at 1 / om
+            om = s * E + 2 * d - s
+            hit, miss = s * E / om, s / om
+        else:
+            om = E + 2 * d - 1
+            hit, miss = (s + E - 1) / om, s / om
         if d >= 2 * s:
             cats = [(hit, miss, miss), (miss, hit, miss)]
             how = "each report sorted into: a pair of X1, a pair of X1', other"
         else:
             cats = [(hit, miss, hit)]
             how = "each report sorted into: a pair of X1, other"
-        return _law(cats, f"lower pckv-grr d={d} s={s}", sets, how)
+        return _law(cats, f"lower {params.name} d={d} s={s}", sets, how)
 
 
 def pckv_ue_lower(params) -> LowerLaw:
@@ -133,5 +139,6 @@ def privkv_lower(params) -> LowerLaw:
 
 
 # the key-value baselines' datasets, registered beside their laws (accountant.bounds.laws.lower)
-for _cls, _fn in ((PCKVGRRParams, pckv_grr_lower), (PCKVUEParams, pckv_ue_lower), (PrivKVParams, privkv_lower)):
+for _cls, _fn in ((PCKVGRRParams, pckv_grr_lower), (PCKVAGRRParams, pckv_grr_lower), (PCKVUEParams, pckv_ue_lower),
+                 (PrivKVParams, privkv_lower)):
     mechanism_lower.register(_cls)(lambda params, fn=_fn: (fn(params), None))

@@ -9,7 +9,7 @@ from functools import singledispatch
 import numpy as np
 from accountant.core.dispatch import unsupported
 from accountant.core.randomizers import CoCoParams, CollisionParams, KRRParams, OUEParams
-from accountant.core.randomizers_keyvalue import PCKVGRRParams, PCKVUEParams
+from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams
 
 
 @dataclass(frozen=True)
@@ -331,6 +331,16 @@ def _pckv_grr_law(params) -> CountLaw:
     """The per-pair randomizer's blanket (docs/proved.md, "Key-value baselines"): with PCKV's
     allocation the pair perturbation is 2d-ary randomized response at eps0."""
     return CountLaw.krr_blanket(params.eps0, 2 * params.d)
+
+
+@blanket_law.register(PCKVAGRRParams)
+def _pckv_agrr_law(params) -> CountLaw:
+    """The whole randomizer's blanket (docs/proved.md, "Key-value baselines"): a set X reports each
+    of its s pairs w.p. e^eps0 / Omega and every other of the 2d pairs w.p. 1 / Omega, Omega =
+    s e^eps0 + 2d - s, so the blanket is uniform on the 2d pairs (gamma = 2d / Omega) and the
+    worst pair of sets (disjoint pairs: X1' is X1 with its values flipped) is Collision's with
+    disjoint images, s and t = 2d."""
+    return CountLaw.collision_blanket(params.eps0, params.s, 2 * params.d)
 
 
 @blanket_law.register(PCKVUEParams)

@@ -1,4 +1,4 @@
-"""The key-value baselines (PCKV-GRR, PCKV-UE, PrivKV): their proved eps_c against the exact law of
+"""The key-value baselines (PCKV-GRR, PCKV-UE, PCKV-AGRR, PrivKV): their proved eps_c against the exact law of
 the whole shuffled mechanism (every dataset of key-value sets, n <= 3), their laws against the
 definitions of mechanisms.baselines, and their own bound against the generic eps0-LDP one."""
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 from accountant.bounds.finite import finite_blanket_law
 from accountant.bounds.laws.lower import lower_bound_epsilon
 from accountant.bounds.registry import compute_params_bound, proved_params_epsilon
+from accountant.core.finite import FiniteRandomizer
 from accountant.core.keyvalue import pckv_grr_pair_matrix, pckv_ue_pair_matrix, privkv_matrix
 from accountant.core.params import make_params
 from accountant.engines.blanket.law import blanket_law
@@ -45,7 +46,8 @@ def truth_delta(pairs, eps: float) -> float:
 
 
 CASES = [("pckv-grr", 2, 2, 3, 1.0), ("pckv-grr", 3, 2, 3, 2.5), ("pckv-ue", 2, 2, 3, 1.0),
-         ("pckv-ue", 3, 2, 2, 2.5), ("privkv", 2, 2, 3, 2.5), ("privkv", 3, 2, 2, 1.0), ("privkv", 3, 1, 3, 2.5)]
+         ("pckv-ue", 3, 2, 2, 2.5), ("pckv-agrr", 2, 2, 3, 1.0), ("pckv-agrr", 3, 2, 3, 2.5),
+         ("pckv-agrr", 3, 3, 2, 1.5), ("privkv", 2, 2, 3, 2.5), ("privkv", 3, 2, 2, 1.0), ("privkv", 3, 1, 3, 2.5)]
 
 
 @pytest.mark.parametrize("name,d,s,n,eps0", CASES)
@@ -114,7 +116,23 @@ def test_pair_laws_are_the_pair_matrices_blankets(d, eps0):
                             rel_tol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["pckv-grr", "pckv-ue", "privkv"])
+@pytest.mark.parametrize("d,s", [(2, 1), (2, 2), (3, 2), (4, 2), (3, 3), (5, 3)])
+@pytest.mark.parametrize("eps0", [0.5, 2.0, 4.0])
+def test_agrr_law_is_the_whole_matrix_worst_pair(d, s, eps0):
+    """PCKV-AGRR's registered count law is the worst pair's blanket law of its whole matrix (one
+    row per key-value set, from mechanisms.baselines: the finite path screens every ordered pair),
+    the blanket is uniform with gamma = 2d / (s e^eps0 + 2d - s) and the law is exact."""
+    E = math.exp(eps0)
+    params = make_params("pckv-agrr", eps0, d=d, s=s)
+    fl = finite_blanket_law(FiniteRandomizer(whole_matrix("pckv-agrr", d, s, eps0)))
+    law = blanket_law(params)
+    assert fl.exact_blanket
+    assert math.isclose(fl.gamma, 2 * d / (s * E + 2 * d - s), rel_tol=1e-12)
+    assert math.isclose(fl.law.p12, law.p12, rel_tol=1e-12) and math.isclose(fl.law.p3, law.p3, abs_tol=1e-15)
+    assert fl.law.a == pytest.approx(law.a, rel=1e-12) and fl.law.b == pytest.approx(law.b, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["pckv-grr", "pckv-ue", "pckv-agrr", "privkv"])
 def test_own_bound_below_the_generic_one(name):
     """At d = 16 (PrivKV: 3, its matrix's lattice blanket costs seconds beyond), s = 2, n = 1e4 the
     own blanket is below the clone."""
@@ -139,5 +157,7 @@ def test_bad_options_name_the_option():
         make_params("pckv-ue", 1.0, d=2, s=3)
     with pytest.raises(ValueError, match="d must be an integer >= 2 for PCKV-GRR"):
         make_params("pckv-grr", 1.0, d=1, s=1)
+    with pytest.raises(ValueError, match="d must be an integer >= 2 for PCKV-AGRR"):
+        make_params("pckv-agrr", 1.0, d=1, s=1)
     with pytest.raises(ValueError, match="d is required"):
         make_params("privkv", 1.0, s=1)

@@ -19,7 +19,7 @@ from accountant.core.params import MECHANISM_SPECS, mechanism_spec
 # small parameters of every named mechanism (its required options)
 OPTIONS = {"collision": dict(s=2), "coco": dict(s=2), "krr": dict(k=4), "olh": dict(k=4, g=3),
            "oue": dict(k=4), "variation-ratio": dict(p=3.0, beta=0.4),
-           **{kv: dict(d=4, s=2) for kv in ("pckv-grr", "pckv-ue", "privkv")}}
+           **{kv: dict(d=4, s=2) for kv in ("pckv-grr", "pckv-ue", "pckv-agrr", "privkv")}}
 
 
 def _params(name: str):

@@ -44,6 +44,7 @@ ACC_MECH = {
     "finite": ["--matrix", MATRIX],
     "pckv-grr": ["--eps0", "1", "--d", "4", "--s", "2"],
     "pckv-ue": ["--eps0", "1", "--d", "4", "--s", "2"],
+    "pckv-agrr": ["--eps0", "1", "--d", "4", "--s", "2"],
     "privkv": ["--eps0", "1", "--d", "4", "--s", "2"],
     "laplace": ["--eps0", "1"],
 }
@@ -65,11 +66,11 @@ ACC_MECH_OVERRIDE = {
     ("figure", "collision"): [],  # its base has --s and --eps0 lists
     ("figure", "finite"): None,  # refused as a whole (the x axis is eps0)
     # the key-value baselines need --d, which table and local-epsilon do not take: refused
-    **{(c, m): None for c in ("table", "local-epsilon") for m in ("pckv-grr", "pckv-ue", "privkv")},
+    **{(c, m): None for c in ("table", "local-epsilon") for m in ("pckv-grr", "pckv-ue", "pckv-agrr", "privkv")},
 }
 # the options a refused (command, mechanism) is given where ACC_MECH's do not parse there
 ACC_MECH_REFUSED = {(c, m): ["--s", "2"] + (["--eps0", "1"] if c == "table" else [])
-                    for c in ("table", "local-epsilon") for m in ("pckv-grr", "pckv-ue", "privkv")}
+                    for c in ("table", "local-epsilon") for m in ("pckv-grr", "pckv-ue", "pckv-agrr", "privkv")}
 MECH_BASE = {
     "simulate": ["--n", "1000"],
     "error": ["--n", "1000", "--d", "16", "--s", "2", "--eps0", "1"],

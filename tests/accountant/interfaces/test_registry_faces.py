@@ -94,7 +94,7 @@ def test_values_read_the_options_back(name):
 
 
 def test_mechanisms_with_option():
-    assert mechanisms_with_option("s") == ("collision", "coco", "pckv-grr", "pckv-ue", "privkv")
+    assert mechanisms_with_option("s") == ("collision", "coco", "pckv-grr", "pckv-ue", "pckv-agrr", "privkv")
     assert mechanisms_with_option("hash_model") == tuple(n for n, s in MECHANISM_SPECS.items() if s.random_hash)
     assert set(mechanisms_with_option("k")) == {"krr", "olh", "oue"}
     with pytest.raises(ValueError, match="option must be one of"):
