@@ -5,9 +5,9 @@ largest local eps0 whose *proved* eps_c meets the target, and its exact errors t
 A comparison at equal central guarantee is fair only if each mechanism is accounted by its own
 proved bound: Collision and CoCo by their exact blanket (the registry's headline bound), a
 baseline by its registered bound (PCKV, PrivKV: the blanket of their own randomizer), SUCCINCT by
-the generic eps0-LDP bound at its exact local parameter eps0 min(s, eta) / eta
+the Laplace randomizer's blanket at its exact local parameter eps0 min(s, eta) / eta
 (:meth:`mechanisms.baselines.Succinct.ldp_epsilon`: the Laplace noise is calibrated to 2 eta while
-the centres span 2 min(s, eta)), and otherwise by the generic eps0-LDP bound (it holds for every
+the centres span 2 min(s, eta); the proof: docs/proved.md, "SUCCINCT"), and otherwise by the generic eps0-LDP bound (it holds for every
 eps0-LDP randomizer), which the row names.  Beside it every
 row gives the generic bound's eps0 and errors (what exact accounting is worth per mechanism)
 and the paper's rule of thumb, eps0 = eps sqrt(n / ln(1/delta)) (its Section 8.2.5: "the local
@@ -78,11 +78,11 @@ class CentralRow:
 
 def own_params(mechanism: str, n: int, d: int, s: int):
     """``eps0 -> parameters`` of the mechanism's own accounting at ``n`` users: its registry entry,
-    SUCCINCT's exact local parameter as a generic eps0-LDP randomizer (its clipping range eta
-    depends on n), or None where there is neither (the generic eps0-LDP bound then accounts for
-    it at eps0)."""
+    SUCCINCT as the Laplace randomizer at its exact local parameter (its clipping range eta depends
+    on n; docs/proved.md, "SUCCINCT"), or None where there is neither (the generic eps0-LDP bound
+    then accounts for it at eps0)."""
     if mechanism == "succinct":
-        return lambda e0: make_params("generic", BASELINES["succinct"](d, s, e0, n_users=n).ldp_epsilon())
+        return lambda e0: make_params("laplace", BASELINES["succinct"](d, s, e0, n_users=n).ldp_epsilon())
     spec = MECHANISM_SPECS.get(mechanism)
     if spec is None:
         return None
@@ -161,7 +161,7 @@ def own_eps0(mechanism: str, n: int, d: int, s: int, epsilon: float, delta: floa
     else:
         eps0 = local_epsilon_family(build, n, epsilon, delta, rtol=rtol, eps0_max=eps0_max)
     if mechanism == "succinct":
-        note = ("SUCCINCT is accounted as a generic randomizer at its exact local parameter "
+        note = ("SUCCINCT is accounted as the Laplace randomizer at its exact local parameter "
                 "eps0 min(s, eta) / eta (its noise is calibrated to 2 eta, its centres span 2 min(s, eta))")
     return eps0, None if eps0 is None else build(eps0), True, note
 

@@ -45,7 +45,7 @@ def test_the_choice_is_made_against_the_baselines(every_plan):
 
 def test_succinct_candidate_is_its_own_accounting():
     c = evaluate("succinct", 0, N, D, S, EPS, DELTA, "mean")
-    assert c.proved and c.bound == "clone" and c.eps_c <= EPS
+    assert c.proved and c.bound == "blanket" and c.eps_c <= EPS
     generic = evaluate("pckv-grr", 0, N, D, S, EPS, DELTA, "mean")
     assert c.eps0 > generic.eps0  # its exact local parameter is eps0 min(s, eta)/eta < eps0
 
