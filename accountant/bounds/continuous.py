@@ -250,6 +250,9 @@ def laplace_lower_delta(params: LaplaceParams, n: int, eps: float) -> tuple:
 GAUSS_TAIL_FRACTION = 1e-3
 #: the cap's largest distance from the range, in noise standard deviations (beyond: no mass in floats)
 GAUSS_MAX_CAP = 40.0
+#: the largest log-ratio 2 c cap the cells may reach (beyond, the lattice's uniform step cannot resolve
+#: the bulk beside atoms of e^{2 c cap}: the bound is reported as not available, with the reason)
+GAUSS_MAX_LOG_RATIO = 10.0
 #: the largest eps the Gaussian search tries (no eps at or below it meeting delta: not available)
 GAUSS_EPS_MAX = 50.0
 GAUSS_WORST_PAIR = ("worst pair (lo, hi): the extremes of the range, checked numerically over interior pairs "
@@ -366,9 +369,12 @@ def gaussian_pair_delta(c: float, x1: float, x2: float, n: int, eps: float, cap:
     from accountant.engines.lattice import LatticeDelta
 
     law, tail = gaussian_cells(float(c), float(x1), float(x2), float(cap), cells)
-    with np.errstate(over="ignore", invalid="ignore"):
-        r = cell_positive_part(law, n, eps, step_fraction=STEP_FRACTION)
-    if not (math.isfinite(r.upper) and math.isfinite(r.central)):   # the engine overflowed: the trivial bound
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = cell_positive_part(law, n, eps, step_fraction=STEP_FRACTION)
+    except OverflowError:
+        r = None
+    if r is None or not (math.isfinite(r.upper) and math.isfinite(r.central)):   # overflowed: the trivial bound
         return LatticeDelta(float(eps), 1.0, 1.0, 0.0, 0.0, 0, True)
     up = min(r.upper + tail, 1.0)
     return replace(r, upper=up, central=r.central + tail,
@@ -399,8 +405,10 @@ def gaussian_epsilon(params, n: int, delta: float, rtol: float = 1e-4, cells: in
     c = params.c
     cap = gaussian_cap(c, GAUSS_TAIL_FRACTION * delta)
     at = lambda e: gaussian_pair_delta(c, -1.0, 1.0, n, e, cap, cells)   # noqa: E731
-    guess = _guess(gaussian_cells(float(c), -1.0, 1.0, float(cap), GUESS_CELLS)[0], GAUSS_EPS_MAX, n,
-                   math.log(delta))
+    # the start: coarse cells with a shorter cap (a number for the search, not a bound: the saddle
+    # point has no estimate with the far tail's large atoms)
+    guess = _guess(gaussian_cells(float(c), -1.0, 1.0, float(min(cap, c + 3.0)), GUESS_CELLS)[0],
+                   GAUSS_EPS_MAX, n, math.log(delta))
     top = max(guess or 1.0, 1e-6)
     while at(top).upper > delta:
         if top >= GAUSS_EPS_MAX:
@@ -425,6 +433,9 @@ def gaussian_binned(params, bins: int = LOWER_BINS) -> FiniteRandomizer:
 
 def gaussian_blanket_result(params, n: int, delta: float, rtol: float) -> BoundResult:
     """:func:`gaussian_epsilon` as the registry's ``blanket`` result, the worst pair and the cap in ``reason``."""
+    why = gaussian_refusal(params, delta)
+    if why is not None:
+        return BoundResult.not_applicable("blanket", why, delta)
     eps, r = gaussian_epsilon(params, n, delta, rtol=max(rtol, SEARCH_RTOL))
     if r is None:
         return BoundResult.not_applicable("blanket", f"no eps <= {GAUSS_EPS_MAX:g} meets delta = {delta:g} "
@@ -435,8 +446,23 @@ def gaussian_blanket_result(params, n: int, delta: float, rtol: float) -> BoundR
                        "term added; accountant.bounds.continuous)", delta, min(r.upper, delta))
 
 
+def gaussian_refusal(params, delta: float = 1e-12):
+    """Why the cells are not computed (None: they are): a cap whose log-ratio 2 c cap exceeds
+    GAUSS_MAX_LOG_RATIO (sigma small against the range)."""
+    c = params.c
+    top = 2.0 * c * gaussian_cap(c, GAUSS_TAIL_FRACTION * delta)
+    if top <= GAUSS_MAX_LOG_RATIO:
+        return None
+    return (f"the certified cells would need likelihood ratios up to e^{top:.3g} (sigma = {params.sigma:g} against "
+            f"the range's half-width {(params.hi - params.lo) / 2:g}: c = {c:.4g}); the lattice engine's uniform "
+            f"step resolves at most e^{GAUSS_MAX_LOG_RATIO:g} (a larger sigma, or a narrower range, is accounted)")
+
+
 def gaussian_blanket_delta(params, n: int, eps: float) -> tuple:
-    """(0, certified upper delta at eps) of the Gaussian blanket (the registry's form)."""
+    """(0, certified upper delta at eps) of the Gaussian blanket (the registry's form; 1 where
+    :func:`gaussian_refusal` refuses the cells)."""
+    if gaussian_refusal(params) is not None:
+        return 0.0, 1.0
     return 0.0, min(gaussian_delta(params, n, float(eps)).upper, 1.0)
 
 
