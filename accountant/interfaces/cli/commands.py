@@ -347,7 +347,7 @@ def _check_finite(args) -> None:
     if (getattr(args, "matrix", None) is None) == (cat is None):
         raise ValueError("--mechanism finite needs exactly one of --matrix FILE (.json, .csv or .npy) "
                          "and --catalogue NAME --k K")
-    given = [f"--{o}" for o in ("s", "t", "d", "p", "beta", "q", "range", "delta0") if getattr(args, o, None) is not None]
+    given = [f"--{o}" for o in ("s", "t", "d", "p", "beta", "q", "range", "delta0", "sigma") if getattr(args, o, None) is not None]
     if cat is None:
         given += [f"--{o}" for o in ("k", "g", "size") if getattr(args, o, None) is not None]
     if given:
@@ -438,6 +438,9 @@ def unsupported(command: str, mechanism: str) -> Optional[str]:
             f"--mechanism finite: {command} draws the bounds against eps0 (Figure 2's axis), which a "
             "matrix fixes; run table --mechanism finite (a grid over --n and --delta; a catalogue "
             "family also over --k and --eps0)")
+    if command == "table" and not spec.eps0_given and "p" not in spec.options:   # no eps0 at all
+        return (f"--mechanism {mechanism}: table's grid is over eps0 (and --n, --delta), which it has not "
+                f"({spec.no_eps0}); run epsilon or compare at the noise levels you consider")
     if command == "local-epsilon" and not spec.eps0_given:
         if "p" not in spec.options:   # no eps0 at all (not pure LDP)
             return (f"--mechanism {mechanism}: local-epsilon searches eps0, which it has not ({spec.no_eps0}); "

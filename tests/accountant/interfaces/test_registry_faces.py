@@ -81,7 +81,7 @@ def test_the_generated_options_carry_the_registry_ranges():
 
 
 _SMALL = {"s": 3, "t": 12, "d": 20, "k": 5, "g": 3, "p": 3.0, "beta": 0.4, "q": 4.0, "range": "0.0,3.0",
-          "delta0": 1e-9}
+          "delta0": 1e-9, "sigma": 3.0}
 
 
 @pytest.mark.parametrize("name", MECHANISMS)
