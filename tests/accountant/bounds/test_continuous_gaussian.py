@@ -198,3 +198,45 @@ def test_rounds_refused(capsys):
 
     with pytest.raises(ValueError, match="does not compose"):
         RoundSpec.named("gaussian", 1000, None, sigma=1.0)
+
+
+def _G_float(z, c, u):
+    """G in double precision (scipy's ndtr), for the nested quadrature of n = 3."""
+    from scipy.special import ndtr
+
+    out = (1 - 2 * ndtr(-c)) * max(z, 0.0)
+    r0 = 0.0 if u - z <= 1 else math.log(u - z) / (2 * c)
+    out += (z - u) * ndtr(-(r0 + c)) + ndtr(-(r0 - c))
+    if (z + 1) / u > 1:
+        r1 = math.log((z + 1) / u) / (2 * c)
+        out += (z + 1) * (ndtr(r1 + c) - ndtr(c)) - u * (ndtr(r1 - c) - ndtr(-c))
+    return out
+
+
+def _expect_float(f, c, u, kinks):
+    """E[f(Z)] for the blanket law of Z, f with kinks at the values ``kinks`` of Z (scipy quad)."""
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    out = (1 - 2 * norm.sf(c)) * f(0.0)
+    for zf, inv in ((lambda r: math.exp(2 * c * r) - u, lambda k: math.log(k + u) / (2 * c) if k + u > 1 else -1),
+                    (lambda r: 1 - u * math.exp(2 * c * r), lambda k: math.log((1 - k) / u) / (2 * c) if 1 - k > u else -1)):
+        pts = sorted({p for p in map(inv, kinks) if 0 < p < 12}) or None
+        out += quad(lambda r: f(zf(r)) * norm.pdf(r + c), 0.0, 12.0 + c, points=pts, epsabs=0.0,
+                    epsrel=1e-11, limit=400)[0]
+    return out
+
+
+def test_upper_above_truth_above_lower_n3():
+    """n = 3 by a nested double-precision quadrature (relative accuracy about 1e-9): E[G(Z_1 + Z_2)] / 3."""
+    sigma, eps = 2.0, 0.3
+    params = make_params("gaussian", None, sigma=sigma)
+    c, u = params.c, math.exp(eps)
+    kinks = (0.0, u - 1.0)
+    truth = _expect_float(lambda z1: _expect_float(lambda z2: _G_float(z1 + z2, c, u), c, u,
+                                                   [k - z1 for k in kinks]), c, u,
+                          sorted({k - a for k in kinks for a in (0.0, 1 - u, u - 1)})) / 3
+    up = gaussian_delta(params, 3, eps).upper
+    lo = gaussian_lower_delta(params, 3, eps)[0]
+    assert lo <= truth * (1 + 1e-6) and truth <= up, (lo, truth, up)
+    assert up <= truth * 1.1
