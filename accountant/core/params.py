@@ -324,7 +324,7 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
     return MECHANISM_SPECS[mechanism]
 
 
-def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
+def make_params(mechanism: str, eps0: Optional[float] = None, s: Optional[int] = None, t: Optional[int] = None,
                 d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
                 beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None,
                 hash_model: str = "any", range=None, delta0: Optional[float] = None,

@@ -178,6 +178,9 @@ def test_eps0_refused():
         make_params("gaussian", 1.0, sigma=1.0)
     with pytest.raises(ValueError, match="sigma does not apply"):
         make_params("laplace", 1.0, sigma=1.0)
+    assert make_params("gaussian", sigma=2.0) == GaussianParams(2.0)   # eps0 is not a parameter
+    with pytest.raises(ValueError, match="eps0 must be"):
+        make_params("collision", s=4)   # and a pure randomizer still needs it
     p = GaussianParams(2.0, 0.0, 4.0)
     assert p.c == 1.0 and p.eps0 == math.inf
 
