@@ -108,7 +108,8 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: Optional[str
               k: Optional[int] = None, n_max: int = L.MAX_N, randomizer=None, *,
               d: Optional[int] = None, g: Optional[int] = None, p: Optional[float] = None,
               beta: Optional[float] = None, q: Optional[float] = None,
-              hash_model: str = "any", deployment=None, delta0: Optional[float] = None) -> MinUsers:
+              hash_model: str = "any", deployment=None, delta0: Optional[float] = None,
+              sigma: Optional[float] = None, range=None) -> MinUsers:
     """The smallest n (1 <= n <= ``n_max``) whose proved eps_c meets (``epsilon``, ``delta``).
 
     Bad input raises ``ValueError`` naming the parameter before any work.  An unreachable
@@ -126,6 +127,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: Optional[str
     ``"finite"``, ``eps0`` is None or the matrix's own, and several rounds search the composed
     PLD from the one-round answer).  ``d``, ``g``, ``p``, ``beta``, ``q`` and ``hash_model`` are
     the options of :func:`accountant.make_params` (generic: ``delta0``; variation-ratio: ``eps0`` None and p, beta, q;
+    gaussian: ``eps0`` None and ``sigma`` [``range``]; laplace: ``range``;
     ``hash_model="random"``: the random-hash proved bound of collision, coco and olh).
     ``deployment``: a :class:`accountant.accounting.deployment.Deployment` (colluders, dummies,
     user sampling with its relation, several reports per user, over ``rounds`` or its own
@@ -139,7 +141,7 @@ def min_users(eps0: float, epsilon: float, delta: float, mechanism: Optional[str
     >>> r.n, r.epsilon_at_n <= 0.1 < r.epsilon_at_n_minus_1
     (3166, True)
     """
-    params = _randomizer(eps0, mechanism, randomizer, (s, t, k, d, g, p, beta, q), hash_model, delta0)
+    params = _randomizer(eps0, mechanism, randomizer, (s, t, k, d, g, p, beta, q, sigma, range), hash_model, delta0)
     epsilon = L.check_float("epsilon", epsilon, 0.0, L.EPS_MAX, lo_open=True)
     delta = validate_delta(delta)
     rounds = L.check_rounds(rounds)
@@ -160,14 +162,14 @@ def _randomizer(eps0, mechanism, randomizer, options: tuple, hash_model: str, de
         if not isinstance(randomizer, FiniteRandomizer):
             raise ValueError("randomizer: mechanism 'finite' needs randomizer=FiniteRandomizer(...)")
         if mechanism not in (None, "finite") or any(v is not None for v in options) or hash_model != "any":
-            raise ValueError("randomizer: give no mechanism, s, t, k, d, g, p, beta, q or hash_model with a "
+            raise ValueError("randomizer: give no mechanism, s, t, k, d, g, p, beta, q, sigma, range or hash_model with a "
                              "matrix (it is the randomizer)")
         if eps0 is not None and eps0 != randomizer.eps0:
             raise ValueError(f"eps0: the matrix fixes eps0 = {randomizer.eps0:.10g}, got {eps0!r}")
         return randomizer
-    s, t, k, d, g, p, beta, q = options
+    s, t, k, d, g, p, beta, q, sigma, range_ = options
     return make_params("generic" if mechanism is None else mechanism, eps0, s=s, t=t, k=k, d=d, g=g, p=p,
-                       beta=beta, q=q, hash_model=hash_model, delta0=delta0)
+                       beta=beta, q=q, hash_model=hash_model, delta0=delta0, sigma=sigma, range=range_)
 
 
 def _with_rounds(deployment, rounds: int):

@@ -300,7 +300,7 @@ class ShuffleAccountant:
         note, exhausted = None, getattr(up, "exhausted", None)
         if up is None or not up.applicable or up.epsilon is None:
             eps, name, ach = self.params.eps0, "post-processing", 0.0
-            if self.params.name == "finite" and not self.params.pure:  # eps0 = inf: say why
+            if not math.isfinite(self.params.eps0):  # eps0 = inf (a matrix not pure LDP, the Gaussian): say why
                 why = bounds.compute_params_bound("blanket", self.params, self.n, delta, rtol).reason
                 note = f"no finite eps_c is proved: {why}"
         else:

@@ -14,7 +14,7 @@ from functools import singledispatch
 
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams
-from accountant.core.randomizers_numerical import LaplaceParams, PiecewiseParams
+from accountant.core.randomizers_numerical import GaussianParams, LaplaceParams, PiecewiseParams
 from accountant.core.result import BoundResult
 
 
@@ -116,7 +116,7 @@ def blanket_result_delta(params, n, eps):
 
 def lower_bound(params, n, delta, rtol) -> BoundResult:
     why = beyond_engine(params)
-    if not math.isfinite(params.eps0):  # a matrix that is not pure LDP
+    if not math.isfinite(params.eps0) and not isinstance(params, GaussianParams):  # a matrix that is not pure LDP
         why = (f"{params.label} is not pure LDP: the certified lower bound's count laws need every "
                "output possible from every input")
     if why is not None:
@@ -245,6 +245,11 @@ blanket_result.register(LaplaceParams, _continuous("laplace_blanket_result"))
 blanket_result_delta.register(LaplaceParams, _continuous("laplace_blanket_delta"))
 lower_result.register(LaplaceParams, _continuous("laplace_lower_result"))
 lower_result_delta.register(LaplaceParams, _continuous("laplace_lower_delta"))
+# the Gaussian randomizer: the same with its ratios capped and the tail term (not pure LDP)
+blanket_result.register(GaussianParams, _continuous("gaussian_blanket_result"))
+blanket_result_delta.register(GaussianParams, _continuous("gaussian_blanket_delta"))
+lower_result.register(GaussianParams, _continuous("gaussian_lower_result"))
+lower_result_delta.register(GaussianParams, _continuous("gaussian_lower_delta"))
 
 
 # the piecewise mechanism: its worst pair's three-cell matrix (accountant.bounds.laws.numerical)

@@ -77,8 +77,7 @@ from accountant.core.params import (
     CollisionParams,
     ApproximateLDP,
     GenericLDP,
-    KRRParams,
-    LaplaceParams,
+    GaussianParams, KRRParams, LaplaceParams,
     OUEParams,
     Params,
     PiecewiseParams,
@@ -203,13 +202,13 @@ _CAVEAT_STRONGER = ("not proved for every eps0-LDP randomizer (FMT23 erratum: Le
                     "below weight 1/(e^eps0+1)); shown for comparison")
 
 REGISTRY: dict[str, BoundSpec] = {spec.name: spec for spec in (
-    BoundSpec("blanket", "upper", HASHED + ("oue", "finite", "laplace", "piecewise") + OWN_BLANKET,
-              HASHED + ("oue", "finite", "laplace", "piecewise") + OWN_BLANKET,
+    BoundSpec("blanket", "upper", HASHED + ("oue", "finite", "laplace", "piecewise", "gaussian") + OWN_BLANKET,
+              HASHED + ("oue", "finite", "laplace", "piecewise", "gaussian") + OWN_BLANKET,
               "Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket lemma), evaluated exactly; worst case "
               "over hash families by convex order (accountant.engines.blanket); optimal among "
               "decomposition-based bounds (Su, Cheng, Wang, S&P 2026)",
               blanket_bound, blanket_delta, engine="exact", cite=("balle2019blanket", "su2026decomposition")),
-    BoundSpec("lower", "lower", LDP + ("variation-ratio",), LDP + ("variation-ratio",),
+    BoundSpec("lower", "lower", LDP + ("variation-ratio", "gaussian"), LDP + ("variation-ratio", "gaussian"),
               "exact divergence of post-processed shuffled outputs on concrete neighbouring datasets "
               "(data processing), uniformly random hashing (accountant.bounds.laws.worst_hash); for 'generic' the "
               "lower bound of binary randomized response, one eps0-LDP randomizer of the class",
@@ -309,6 +308,7 @@ for _cls in (CollisionParams, CoCoParams, OUEParams, FiniteRandomizer, PCKVGRRPa
 register_headline(ApproximateLDP, (approximate_ldp.NAME,))
 _APPROXIMATE = tuple(b for b, spec in REGISTRY.items() if spec.approximate)  # the bounds for (eps0, delta0)-LDP
 register_headline(PiecewiseParams, ("blanket", "clone", "blanket-bennett-generic", "efmrtt19"))
+register_headline(GaussianParams, ("blanket",))   # not pure LDP: no eps0-LDP bound applies
 
 
 def _headline(cls: type, mechanism: str) -> tuple:

@@ -112,8 +112,8 @@ class RoundSpec:
         """
         entry = mechanism_spec(mechanism)
         if not entry.composes:
-            raise ValueError(f"mechanism '{mechanism}' does not compose over rounds (the rounds' "
-                             f"mechanisms: {', '.join(ROUND_MECHANISMS)})")
+            raise ValueError(f"mechanism '{mechanism}' does not compose over rounds (no round profile is proved "
+                             f"for it; the rounds' mechanisms: {', '.join(ROUND_MECHANISMS)})")
         if not entry.eps0_given and eps0 is not None:
             try:
                 fixed = make_params(mechanism, None, **options)
@@ -199,7 +199,8 @@ def _check_randomizer(R) -> Params:
                          f"({', '.join(ROUND_MECHANISMS)}) or a FiniteRandomizer, got {type(R).__name__}")
     if not isinstance(R, FiniteRandomizer):
         if not mechanism_spec(R.name).composes:
-            raise ValueError(f"randomizer: mechanism '{R.name}' does not compose over rounds")
+            raise ValueError(f"randomizer: mechanism '{R.name}' does not compose over rounds (--rounds: no round "
+                             "profile is proved for it)")
         return R
     if not R.pure:
         from accountant.bounds.finite_lattice import NO_BLANKET, blanket_atoms, lattice_refusal

@@ -32,10 +32,10 @@ from accountant.core.randomizers import (  # noqa: F401 (re-exported: the types 
 )
 from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams  # noqa: F401
 from accountant.core.randomizers_numerical import (  # noqa: F401
-    ApproximateLDP, DuchiParams, LaplaceParams, PiecewiseParams, check_delta0)
+    ApproximateLDP, DuchiParams, GaussianParams, LaplaceParams, PiecewiseParams, check_delta0)
 
 Params = Union[GenericLDP, CollisionParams, CoCoParams, KRRParams, OLHParams, OUEParams, VariationRatioParams,
-               FiniteRandomizer, LaplaceParams, ApproximateLDP, DuchiParams, PiecewiseParams]
+               FiniteRandomizer, LaplaceParams, ApproximateLDP, DuchiParams, PiecewiseParams, GaussianParams]
 """Any parameter object of a local randomizer (the type :class:`ShuffleAccountant` accepts)."""
 
 
@@ -89,7 +89,8 @@ class MechanismSpec:
     hashed mechanisms and OUE (the key-value baselines: their own randomizer's blanket).
     profile takes seconds a composition: a search over many is run on request); ``two_valued`` (its
     shuffled view is binary RR's: every dataset a mixture of binary RR's bit datasets, so binary
-    RR's every-dataset bounds ``exact`` / ``search`` apply: rr, Duchi et al.'s randomizer).
+    RR's every-dataset bounds ``exact`` / ``search`` apply: rr, Duchi et al.'s randomizer);
+    ``no_eps0`` (eps0 not given: why, in the words of the refusal of ``--eps0``).
     """
 
     name: str
@@ -117,6 +118,8 @@ class MechanismSpec:
     own_blanket: bool = False
     # binary RR's shuffled view: every dataset a mixture of bit datasets (binary RR's every-dataset bounds apply)
     two_valued: bool = False
+    # where eps0 is not a parameter (eps0_given False): why, and what to give instead
+    no_eps0: str = "eps0 = ln p: give --p"
 
     def values(self, params) -> dict:
         """The options of ``params`` (a parameter object of this entry) as the keywords
@@ -136,6 +139,14 @@ def _vr(eps0, p=None, beta=None, q=None):
 
 
 _DOMAIN = "the domain size, an integer >= 2"
+
+
+def _gaussian(eps0, sigma, range=None):
+    """The Gaussian randomizer: not pure LDP, so eps0 is refused (its noise is sigma)."""
+    if eps0 is not None:
+        raise ValueError(f"eps0 does not apply to mechanism 'gaussian' (not pure LDP: its noise is sigma), "
+                         f"got {eps0!r}")
+    return GaussianParams(sigma, *parse_range(range))
 
 
 def _generic(eps0, delta0=None):
@@ -220,6 +231,11 @@ MECHANISM_SPECS = {spec.name: spec for spec in (
     MechanismSpec("piecewise", PiecewiseParams, "piecewise", "piecewise mechanism (1-D mean)",
                   "piecewise (Wang et al.'s piecewise mechanism, 1-D mean)",
                   lambda eps0: PiecewiseParams(eps0), tex="the piecewise mechanism", menu=14, fast_rounds=True),
+    MechanismSpec("gaussian", GaussianParams, "Gaussian", "Gaussian (continuous, input range; not pure LDP)",
+                  "gaussian (y = x + N(0, sigma^2) on the input range --range LO,HI, default -1,1; --sigma, no --eps0)",
+                  _gaussian, ("sigma", "range"), (("sigma", "a number > 0"),), ldp=False, eps0_given=False,
+                  composes=False, tex="the Gaussian randomizer", menu=15,
+                  no_eps0="not pure LDP: its noise is --sigma"),
 )}
 """The named mechanisms (``make_params``'s and ``--mechanism``'s names), in the order of the menus."""
 
@@ -240,7 +256,8 @@ OPTIONS = {o.name: o for o in (
                lo_open=False, hi_open=True),
     OptionSpec("hash_model", str, "collision, coco, olh: 'any' (every hash family) or 'random' (each "
                "report's hash a uniformly random function)", choices=("any", "random")),
-    OptionSpec("range", str, "laplace: the input range LO,HI (LO < HI; default -1,1)"),
+    OptionSpec("range", str, "laplace, gaussian: the input range LO,HI (LO < HI; default -1,1)"),
+    OptionSpec("sigma", float, "gaussian: the noise's standard deviation sigma > 0", 0.0, math.inf, hi_open=True),
 )}
 """Every option of the named mechanisms (a mechanism's ``options`` name some of them), in the order
 of the command line's ``--help``."""
@@ -312,10 +329,11 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
     return MECHANISM_SPECS[mechanism]
 
 
-def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, t: Optional[int] = None,
+def make_params(mechanism: str, eps0: Optional[float] = None, s: Optional[int] = None, t: Optional[int] = None,
                 d: Optional[int] = None, k: Optional[int] = None, p: Optional[float] = None,
                 beta: Optional[float] = None, q: Optional[float] = None, g: Optional[int] = None,
-                hash_model: str = "any", range=None, delta0: Optional[float] = None) -> Params:
+                hash_model: str = "any", range=None, delta0: Optional[float] = None,
+                sigma: Optional[float] = None) -> Params:
     """Parameter object for ``mechanism``, validated once, at construction.
 
     Parameters
@@ -337,7 +355,9 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
         ``"any"`` (bounds proved for every hash family) or ``"random"`` (collision, coco and olh
         only: proved assuming each report's hash is a uniformly random function).
     range : str or (float, float), optional
-        ``laplace``: the input range ``"LO,HI"`` (default ``-1,1``).
+        ``laplace``, ``gaussian``: the input range ``"LO,HI"`` (default ``-1,1``).
+    sigma : float, optional
+        ``gaussian``: the noise's standard deviation (> 0); its eps0 must be None (not pure LDP).
     delta0 : float, optional
         generic: the local delta of an (eps0, delta0)-LDP randomizer, in [0, 1) (0 or None:
         :class:`GenericLDP`; else :class:`ApproximateLDP`).
@@ -367,7 +387,7 @@ def make_params(mechanism: str, eps0: Optional[float], s: Optional[int] = None, 
     """
     spec = mechanism_spec(mechanism)
     given = {"s": s, "t": t, "d": d, "k": k, "p": p, "beta": beta, "q": q, "g": g, "range": range,
-             "delta0": delta0}
+             "delta0": delta0, "sigma": sigma}
     extra = [name for name, v in given.items() if v is not None and name not in spec.options]
     if extra:
         what = ", ".join(extra)

@@ -1,4 +1,4 @@
-"""The numerical randomizers as parameter types: the Laplace randomizer on an input range, Duchi
+"""The numerical randomizers as parameter types: the Laplace and Gaussian randomizers on an input range, Duchi
 et al.'s and the piecewise mechanism (1-D means), and any (eps0, delta0)-LDP randomizer (their
 laws: docs/proved.md; the registry entries: :mod:`accountant.core.params`)."""
 from __future__ import annotations
@@ -62,6 +62,63 @@ class LaplaceParams(StrongerClonePair, _NoHash):
     @property
     def label(self) -> str:
         return "Laplace"
+def check_sigma(sigma) -> float:
+    """sigma > 0, finite: the Gaussian randomizer's noise standard deviation (ValueError naming it)."""
+    ok = isinstance(sigma, (int, float) + numpy_scalars("integer") + numpy_scalars("floating")) \
+        and not isinstance(sigma, bool) and math.isfinite(float(sigma)) and float(sigma) > 0.0
+    if not ok:
+        raise ValueError(f"sigma must be a finite number > 0 (the Gaussian noise's standard deviation), got {sigma!r}")
+    return float(sigma)
+
+
+@dataclass(frozen=True)
+class GaussianParams(_NoHash):
+    """The Gaussian randomizer on the input range [lo, hi]: a report is ``y = x + N(0, sigma^2)``.
+
+    Not pure LDP (its likelihood ratios are unbounded): ``eps0`` is infinite, so no bound proved
+    for eps0-LDP randomizers (clone, EFMRTT19, the generic blanket relaxations) applies, and none
+    is inherited.  Accounted by the blanket of its continuous law with the ratios capped and the
+    proved tail term added (:mod:`accountant.bounds.continuous`, docs/proved.md); everything
+    depends on ``c = (hi - lo) / (2 sigma)`` alone.
+
+    Examples
+    --------
+    >>> from accountant.core.randomizers_numerical import GaussianParams
+    >>> GaussianParams(2.0).c
+    0.5
+    >>> GaussianParams(0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma must be a finite number > 0 (the Gaussian noise's standard deviation), got 0.0
+    """
+
+    sigma: float
+    lo: float = -1.0
+    hi: float = 1.0
+    name: str = field(default="gaussian", init=False)
+    eps0: float = field(default=math.inf, init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma", check_sigma(self.sigma))
+        lo, hi = _check_range(self.lo, self.hi)
+        object.__setattr__(self, "lo", lo)
+        object.__setattr__(self, "hi", hi)
+
+    @property
+    def c(self) -> float:
+        """Half the range in noise standard deviations, (hi - lo) / (2 sigma): the law's one parameter."""
+        return (self.hi - self.lo) / (2.0 * self.sigma)
+
+    @property
+    def range(self) -> str:
+        """The input range as the option's text ``LO,HI``."""
+        return f"{self.lo!r},{self.hi!r}"
+
+    @property
+    def label(self) -> str:
+        return "Gaussian"
+
+
 #: the valid range of delta0, the local delta of an (eps0, delta0)-LDP randomizer: [0, DELTA0_MAX)
 DELTA0_MAX = 1.0
 

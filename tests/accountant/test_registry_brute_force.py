@@ -55,7 +55,7 @@ import pytest
 from accountant.core.params import MECHANISM_SPECS, OPTIONS
 from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams, OUEParams, VariationRatioParams)
 from accountant.core.randomizers_keyvalue import PCKVAGRRParams, PCKVGRRParams, PCKVUEParams, PrivKVParams
-from accountant.core.randomizers_numerical import DuchiParams, LaplaceParams, PiecewiseParams
+from accountant.core.randomizers_numerical import DuchiParams, GaussianParams, LaplaceParams, PiecewiseParams
 from accountant.interfaces.cli.main import run
 
 REL, ABS = 1e-9, 1e-12
@@ -473,6 +473,21 @@ def _laplace_cases(name, spec):
     return out
 
 
+def _gaussian_cases(name, spec):
+    """As Laplace's: the binned randomizer's truth is below the continuous one's (the upper bound
+    must be above it) and its LOWER_BINS binning is the lower bound's member.  Not pure LDP (no
+    eps0); it does not compose over rounds (refused)."""
+    from accountant.bounds.continuous import LOWER_BINS, gaussian_binned
+
+    out = []
+    for sigma in (2.0, 4.0):
+        params = spec.build(None, sigma)
+        coarse = Member(f"gaussian-binned6@{sigma}", gaussian_binned(params, 4).matrix)
+        fine = Member(f"gaussian-binned{LOWER_BINS + 2}@{sigma}", gaussian_binned(params).matrix)
+        out.append(Case(f"{name}-sigma={sigma}", name, None, {"sigma": sigma}, [coarse], fine, None, n=3))
+    return out
+
+
 def duchi_matrix(xs, eps0: float) -> np.ndarray:
     """Duchi et al. at inputs ``xs``: +B w.p. 1/2 + x (e^eps0 - 1)/(2 (e^eps0 + 1)), else -B."""
     E = math.exp(eps0)
@@ -520,7 +535,8 @@ BUILDERS = {GenericLDP: _generic_cases, DuchiParams: _duchi_cases, PiecewisePara
             KRRParams: _krr_cases, OUEParams: _oue_cases,
             CollisionParams: _collision_cases, CoCoParams: _collision_cases, OLHParams: _olh_cases,
             VariationRatioParams: _vr_cases, PCKVGRRParams: _keyvalue_cases, PCKVUEParams: _keyvalue_cases,
-            PCKVAGRRParams: _agrr_cases, PrivKVParams: _keyvalue_cases, LaplaceParams: _laplace_cases}
+            PCKVAGRRParams: _agrr_cases, PrivKVParams: _keyvalue_cases, LaplaceParams: _laplace_cases,
+            GaussianParams: _gaussian_cases}
 """Case builders by parameter type (the registry's ``type``): a new mechanism without one fails
 :func:`test_every_registered_mechanism_has_cases`."""
 
@@ -760,6 +776,12 @@ def test_delta_one_round(case, tmp_path):
 def test_compose_two_rounds(case, tmp_path):
     """T = 2: the view is the product of two independent shuffled views of the same dataset pair."""
     delta = 1e-2
+    if not MECHANISM_SPECS[case.mechanism].composes:  # no round profile proved: compose refuses it
+        from accountant.interfaces.cli.arguments import UsageError
+
+        with pytest.raises((UsageError, ValueError), match=case.mechanism):
+            run(["compose", "--rounds", "2", "--n", str(case.n), "--delta", repr(delta), *case.argv(tmp_path)])
+        return
     if "delta0" in case.opts:  # one round only (FMT21 Theorem 3.8): refused, naming the option
         with pytest.raises(ValueError, match="delta0"):
             run(["compose", "--rounds", "2", "--n", str(case.n), "--delta", repr(delta), *case.argv(tmp_path)])

@@ -20,7 +20,7 @@ from accountant.bounds.laws.lower_law import (  # noqa: F401 (re-exported: the l
 from accountant.core.dispatch import unsupported
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.randomizers import (CoCoParams, CollisionParams, GenericLDP, KRRParams, OLHParams, OUEParams, VariationRatioParams)
-from accountant.core.randomizers_numerical import ApproximateLDP, LaplaceParams
+from accountant.core.randomizers_numerical import ApproximateLDP, GaussianParams, LaplaceParams
 
 
 def _rr_lower_law(eps0: float) -> LowerLaw:
@@ -355,6 +355,7 @@ def _coco(params):
 
 
 @mechanism_lower.register(LaplaceParams)
+@mechanism_lower.register(GaussianParams)
 @mechanism_lower.register(FiniteRandomizer)
 def _finite(params):
     """None here: a matrix's lower bound is its triples' (:mod:`accountant.bounds.finite`)."""

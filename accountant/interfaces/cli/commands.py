@@ -347,7 +347,7 @@ def _check_finite(args) -> None:
     if (getattr(args, "matrix", None) is None) == (cat is None):
         raise ValueError("--mechanism finite needs exactly one of --matrix FILE (.json, .csv or .npy) "
                          "and --catalogue NAME --k K")
-    given = [f"--{o}" for o in ("s", "t", "d", "p", "beta", "q", "range", "delta0") if getattr(args, o, None) is not None]
+    given = [f"--{o}" for o in ("s", "t", "d", "p", "beta", "q", "range", "delta0", "sigma") if getattr(args, o, None) is not None]
     if cat is None:
         given += [f"--{o}" for o in ("k", "g", "size") if getattr(args, o, None) is not None]
     if given:
@@ -412,8 +412,8 @@ def check_applicable(args) -> None:
     if spec is not None and args.command != "compose":
         if not spec.eps0_given:
             if getattr(args, "eps0", None) is not None:
-                raise ValueError(f"--eps0 does not apply to mechanism '{mech}' (eps0 = ln p: give --p)")
-            if args.p is None:
+                raise ValueError(f"--eps0 does not apply to mechanism '{mech}' ({spec.no_eps0})")
+            if "p" in spec.options and args.p is None:
                 raise ValueError(f"--p is required for mechanism '{mech}' (a number in (1, e^30])")
         elif args.command == "local-epsilon" and getattr(args, "g", None) is not None:
             raise ValueError("--g does not apply to local-epsilon (olh's g follows eps0: round(e^eps0) + 1)")
@@ -438,7 +438,13 @@ def unsupported(command: str, mechanism: str) -> Optional[str]:
             f"--mechanism finite: {command} draws the bounds against eps0 (Figure 2's axis), which a "
             "matrix fixes; run table --mechanism finite (a grid over --n and --delta; a catalogue "
             "family also over --k and --eps0)")
+    if command == "table" and not spec.eps0_given and "p" not in spec.options:   # no eps0 at all
+        return (f"--mechanism {mechanism}: table's grid is over eps0 (and --n, --delta), which it has not "
+                f"({spec.no_eps0}); run epsilon or compare at the noise levels you consider")
     if command == "local-epsilon" and not spec.eps0_given:
+        if "p" not in spec.options:   # no eps0 at all (not pure LDP)
+            return (f"--mechanism {mechanism}: local-epsilon searches eps0, which it has not ({spec.no_eps0}); "
+                    "instead run epsilon at the noise levels you consider")
         return (f"--mechanism {mechanism}: local-epsilon searches eps0, but --p fixes eps0 = ln p; "
                 "instead run epsilon (or table --n ... --delta ...) with --p --beta [--q] at the p "
                 "values you consider")

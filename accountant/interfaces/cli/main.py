@@ -100,7 +100,8 @@ def _users(args) -> dict:
         dep_cli.supported(args, params)
     res = min_users(args.eps0, args.eps, args.delta, args.mechanism, args.rounds, s=args.s, t=args.t,
                     k=args.k, d=args.d, g=args.g, p=args.p, beta=args.beta, q=args.q,
-                    hash_model=args.hash_model, deployment=dep, delta0=getattr(args, "delta0", None))
+                    hash_model=args.hash_model, deployment=dep, delta0=getattr(args, "delta0", None),
+                    sigma=getattr(args, "sigma", None), range=getattr(args, "range", None))
     used = {k: v for k, v in describe(params, 0).items() if k not in ("mechanism", "n", "eps0")}
     return {**res.as_dict(), **used}
 

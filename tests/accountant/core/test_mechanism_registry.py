@@ -10,9 +10,9 @@ from accountant.core.params import (MECHANISM_SPECS, MECHANISMS, OPTIONS, make_p
 
 # the smallest options each entry needs, and a value for every option it takes
 REQUIRED = {"collision": {"s": 2}, "coco": {"s": 2}, "krr": {"k": 3}, "olh": {"k": 5}, "oue": {"k": 4},
-            "variation-ratio": {"p": 2.0, "beta": 0.3},
+            "variation-ratio": {"p": 2.0, "beta": 0.3}, "gaussian": {"sigma": 2.0},
             **{kv: {"d": 8, "s": 2} for kv in ("pckv-grr", "pckv-ue", "pckv-agrr", "privkv")}}
-ONE_VALUE = {"s": 2, "t": 12, "d": 8, "k": 5, "g": 3, "p": 2.0, "beta": 0.3, "q": 2.5}
+ONE_VALUE = {"s": 2, "t": 12, "d": 8, "k": 5, "g": 3, "p": 2.0, "beta": 0.3, "q": 2.5, "sigma": 3.0}
 
 
 def _build(name: str, **extra):

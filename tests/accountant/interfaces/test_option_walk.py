@@ -47,6 +47,7 @@ ACC_MECH = {
     "pckv-agrr": ["--eps0", "1", "--d", "4", "--s", "2"],
     "privkv": ["--eps0", "1", "--d", "4", "--s", "2"],
     "laplace": ["--eps0", "1"],
+    "gaussian": ["--sigma", "4"],
 }
 ACC_BASE = {
     "epsilon": ["--n", "200", "--delta", "1e-6"],
@@ -63,6 +64,8 @@ ACC_BASE = {
 ACC_MECH_OVERRIDE = {
     ("local-epsilon", "finite"): ["--catalogue", "krr", "--k", "4"],  # a matrix fixes eps0
     ("local-epsilon", "variation-ratio"): None,  # refused as a whole (p fixes eps0)
+    ("local-epsilon", "gaussian"): None,  # refused as a whole (no eps0: not pure LDP)
+    ("table", "gaussian"): None,  # refused as a whole (its grid is over eps0)
     ("figure", "collision"): [],  # its base has --s and --eps0 lists
     ("figure", "finite"): None,  # refused as a whole (the x axis is eps0)
     # the key-value baselines need --d, which table and local-epsilon do not take: refused
@@ -71,6 +74,7 @@ ACC_MECH_OVERRIDE = {
 # the options a refused (command, mechanism) is given where ACC_MECH's do not parse there
 ACC_MECH_REFUSED = {(c, m): ["--s", "2"] + (["--eps0", "1"] if c == "table" else [])
                     for c in ("table", "local-epsilon") for m in ("pckv-grr", "pckv-ue", "pckv-agrr", "privkv")}
+ACC_MECH_REFUSED[("table", "gaussian")] = []   # table takes no --sigma
 MECH_BASE = {
     "simulate": ["--n", "1000"],
     "error": ["--n", "1000", "--d", "16", "--s", "2", "--eps0", "1"],
@@ -95,7 +99,7 @@ VALUES = {
     "--rho": "3", "--target-eps": "1", "--bounds": "clone,blanket", "--t-rule": "coco",
     "--B": "10", "--b": "5", "--reps": "2", "--seed": "1", "--max-eps0": "0.8",
     "--mechanisms": "coco", "--postprocess": "simplex", "--data": "uniform", "--bound": "paper",
-    "--range": "0,3",
+    "--range": "0,3", "--sigma": "3",
 }
 CMD_VALUES = {
     ("epsilon", "--n"): "300", ("compare", "--n"): "300", ("delta", "--n"): "300",
@@ -128,7 +132,7 @@ EXEMPT = {
 }
 # the options of one mechanism or a few: walked for every mechanism
 MECHANISM_OPTIONS = {"--eps0", "--s", "--t", "--k", "--g", "--d", "--p", "--beta", "--q", "--delta0",
-                     "--hash-model", "--matrix", "--catalogue", "--size", "--range"}
+                     "--hash-model", "--matrix", "--catalogue", "--size", "--range", "--sigma"}
 REPLACES["--mix"] = ("--n", "--mechanism") + tuple(MECHANISM_OPTIONS)  # the groups give them
 # the other options: walked for mechanisms whose code paths differ
 REDUCED = ("generic", "krr", "variation-ratio", "finite")
