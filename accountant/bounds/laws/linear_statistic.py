@@ -71,13 +71,37 @@ class LinearStatisticLaw:
     B: np.ndarray
     rho: float                   # relative error of every entry of p, A, B
     names: tuple
+    u0: float = 1.0              # the statistic's weight on R(.|x1') (module docstring, *Tuned*)
+    z1: np.ndarray = field(default_factory=lambda: np.zeros(0))   # R(y|x1) on y outside x0's support
+    z1p: np.ndarray = field(default_factory=lambda: np.zeros(0))  # R(y|x1') there
     _powers: dict = field(default_factory=dict, repr=False)
 
     @property
     def datasets(self) -> str:
         x1, x1p, x0 = (self.names[i] for i in (self.x1, self.x1p, self.x0))
-        return (f"D = ({x1}, {x0}, ..., {x0}), D' = ({x1p}, {x0}, ..., {x0}) (n = {self.n}); the "
-                f"statistic sum_j round((R(y_j|{x1}) - R(y_j|{x1p})) / (h R(y_j|{x0}))), h = {self.h:.3g}")
+        w = "" if self.u0 == 1.0 else f"{self.u0:.10g} "
+        text = (f"D = ({x1}, {x0}, ..., {x0}), D' = ({x1p}, {x0}, ..., {x0}) (n = {self.n}); the "
+                f"statistic sum_j round((R(y_j|{x1}) - {w}R(y_j|{x1p})) / (h R(y_j|{x0}))), h = {self.h:.3g}")
+        if self.z1.size:
+            text += f"; the outputs {x0} cannot produce counted in full"
+        return text
+
+    def outside(self, eps: float) -> float:
+        """Certified lower end of ``sum_y (R(y|x1) - e^eps R(y|x1'))_+`` over the outputs y that
+        x0 cannot produce (module docstring, *Outside x0's support*); 0 when there are none."""
+        if not self.z1.size:
+            return 0.0
+        u = math.exp(eps) * (1 + 4 * _U)
+        t = np.maximum(self.z1 * (1 - self.rho) - u * self.z1p * (1 + self.rho), 0.0)
+        return max(float(np.sum(t)) * (1 - (t.size + 8) * 2 * _U), 0.0)
+
+    def floor(self) -> float:
+        """Certified lower end of delta at every eps: the mass of x1 on outputs neither x0 nor x1'
+        can produce."""
+        if not self.z1.size:
+            return 0.0
+        t = np.where(self.z1p == 0.0, self.z1 * (1 - self.rho), 0.0)
+        return max(float(np.sum(t)) * (1 - (t.size + 8) * 2 * _U), 0.0)
 
     def _mean(self, w: np.ndarray) -> float:
         j = np.arange(w.size) + self.lo
@@ -105,7 +129,19 @@ class LinearStatisticLaw:
         return theta, val
 
     def delta_and_slope(self, eps: float) -> tuple[float, float]:
-        """(certified lower delta at eps, an estimate of d delta / d eps) of the statistic."""
+        """(certified lower delta at eps, an estimate of d delta / d eps) of the statistic, plus
+        :meth:`outside`."""
+        if not (eps >= 0):
+            return 0.0, 0.0
+        d, slope = self._inside(eps)
+        out = self.outside(eps)
+        if out > 0.0:
+            u = math.exp(eps)
+            slope -= u * float(np.sum(np.where(self.z1 > u * self.z1p, self.z1p, 0.0)))
+        return min(1.0, d + out), slope
+
+    def _inside(self, eps: float) -> tuple[float, float]:
+        """The statistic's part: the views whose reports x0 can all produce."""
         m = self.n - 1
         gap = self._mean(self.A) - self._mean(self.B)
         if not (gap > 0) or not (eps >= 0):
@@ -155,20 +191,27 @@ class LinearStatisticLaw:
 
 
 def linear_statistic_law(R, x1: int, x1p: int, x0: int, n: int,
-                         bins_per_sigma: int = STAT_BINS_PER_SIGMA) -> Optional[LinearStatisticLaw]:
-    """The statistic's lattice laws for the triple, or None where it is not defined (x0 gives
-    probability 0 to an output that x1 or x1' can produce), carries no information, or takes at
-    most three values (then the two/three-category counts of :mod:`accountant.bounds.finite`
-    see as much)."""
+                         bins_per_sigma: int = STAT_BINS_PER_SIGMA,
+                         u0: float = 1.0) -> Optional[LinearStatisticLaw]:
+    """The statistic's lattice laws for the triple (weight ``u0`` on R(.|x1'): module docstring,
+    *Tuned*), or None where it carries no information, or takes at most three values (``u0`` =
+    1; then the two/three-category counts of :mod:`accountant.bounds.finite` see as much) or
+    at most two (``u0`` > 1).  Outputs x0 cannot produce are kept apart (*Outside x0's
+    support*)."""
+    if not (math.isfinite(u0) and u0 >= 1.0):
+        raise ValueError(f"u0 must be a finite number >= 1, got {u0!r}")
     M = R.matrix
     r1, r1p, r0 = (M[i] / float(np.sum(M[i])) for i in (x1, x1p, x0))
     S = r0 > 0
-    if np.any(~S & ((r1 > 0) | (r1p > 0))):
-        return None
-    g = (r1[S] - r1p[S]) / r0[S]
-    chi2 = float(np.sum(r0[S] * g * g))
-    if not (chi2 > 0) or np.unique(np.round(g / math.sqrt(chi2), 9)).size <= 3:
-        return None          # no information, or three values: the category counts are sufficient
+    Z = ~S & ((r1 > 0) | (r1p > 0))
+    g = (r1[S] - u0 * r1p[S]) / r0[S]
+    if u0 == 1.0:
+        chi2 = float(np.sum(r0[S] * g * g))
+    else:  # the centred second moment (g has mean 1 - u0 under x0, 0 when u0 = 1)
+        chi2 = float(np.sum(r0[S] * (g - float(np.sum(r0[S] * g))) ** 2))
+    few = 3 if u0 == 1.0 else 2
+    if not (chi2 > 0) or np.unique(np.round(g / math.sqrt(chi2), 9)).size <= few:
+        return None          # no information, or few values: the category counts are sufficient
     sigma = math.sqrt(chi2)
     spread = float(g.max() - g.min())
     h = max(sigma / bins_per_sigma, 26 * math.sqrt(n) * sigma / (STAT_MAX_SIZE / 4),
@@ -182,13 +225,15 @@ def linear_statistic_law(R, x1: int, x1p: int, x0: int, n: int,
     rho = (M.shape[1] + 4) * _U
     names = tuple(str(x) for x in R.inputs) if getattr(R, "inputs", None) is not None else tuple(
         str(i) for i in range(M.shape[0]))
-    return LinearStatisticLaw(x1, x1p, x0, int(n), h, lo, p, A, B, rho, names)
+    return LinearStatisticLaw(x1, x1p, x0, int(n), h, lo, p, A, B, rho, names, float(u0),
+                              r1[Z].copy(), r1p[Z].copy())
 
 
-def statistic_triples(R, count: int = 2) -> list:
+def statistic_triples(R, count: int = 2, distinct: bool = False) -> list:
     """The ``count`` triples (x1, x1', x0) with the largest chi-square
     ``sum_y (R(y|x1) - R(y|x1'))^2 / R(y|x0)`` (the statistic's signal-to-noise ratio), among the
-    input pairs farthest apart in total variation and every x0."""
+    input pairs farthest apart in total variation and every x0 (``distinct``: every x0 other
+    than x1 and x1', whose reports take more likelihood-ratio pairs)."""
     M = R.matrix / R.matrix.sum(axis=1, keepdims=True)
     k = M.shape[0]
     if k <= 256:
@@ -209,6 +254,8 @@ def statistic_triples(R, count: int = 2) -> list:
         with np.errstate(invalid="ignore"):
             chi = np.where(d2 > 0, inv * d2, 0.0).sum(axis=1)
         chi = np.where(np.isfinite(chi), chi, -1.0)
+        if distinct:
+            chi[[x1, x1p]] = -1.0
         for x0 in np.argsort(-chi)[:count]:
             if chi[x0] > 0:
                 scored.append((float(chi[x0]), x1, x1p, int(x0)))
@@ -226,42 +273,78 @@ def statistic_triples(R, count: int = 2) -> list:
 STAT_MAX_N = 10 ** 8
 
 
+#: the tuned statistic is re-tuned at the eps it finds while that moves eps by more than this
+TUNE_RTOL = 1e-3
+#: re-tunings at most (each one search)
+TUNE_STEPS = 2
+#: the tuned statistic's lattice steps per standard deviation (finer: it aims at the exact value)
+TUNED_BINS_PER_SIGMA = 64
+
+
+def _search(law: LinearStatisticLaw, delta: float, top: float, rtol: float, guess: Optional[float]) -> float:
+    from accountant.engines.search import largest_eps_above
+
+    def evaluate(eps: float):
+        v, slope = law.delta_and_slope(eps)
+        return v, v * (1 + 1e-6) + 1e-300, slope
+
+    g = guess if guess is not None and 0 < guess < top else None
+    return largest_eps_above(evaluate, delta, top, rtol=rtol, guess=g)[0]
+
+
 def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = None,
                             rtol: float = 1e-5) -> tuple[float, str]:
     """(certified lower eps_c, datasets) from the statistic over :func:`statistic_triples`;
     (0.0, reason) where n is over :data:`STAT_MAX_N` or no triple certifies anything.
-    ``guess`` (a lower eps_c known already) starts the search and fixes the tilt."""
-    from accountant.engines.search import largest_eps_above
-
+    ``guess`` (a lower eps_c known already) starts the search and fixes the tilt.  The best
+    triple's statistic is then tuned (module docstring, *Tuned*): ``u0 = e^eps`` at the best
+    eps found, re-tuned at the eps it gives (at most :data:`TUNE_STEPS` times)."""
     if n > STAT_MAX_N:
         return 0.0, f"the linear statistic is not searched above n = {STAT_MAX_N:.0e}"
     top = R.eps0 if math.isfinite(R.eps0) else 60.0
     best, text = 0.0, "no triple of the linear statistic certifies delta above the target"
+    best_triple = None
     for x1, x1p, x0 in statistic_triples(R):
         law = linear_statistic_law(R, x1, x1p, x0, n)
         if law is None:
             continue
-
-        def evaluate(eps: float, law=law):
-            v, slope = law.delta_and_slope(eps)
-            return v, v * (1 + 1e-6) + 1e-300, slope
-
-        g = guess if guess is not None and 0 < guess < top else None
-        lo, _ = largest_eps_above(evaluate, delta, top, rtol=rtol, guess=g)
+        lo = _search(law, delta, top, rtol, guess)
         if lo > best:
-            best, text = lo, law.datasets
+            best, text, best_triple = lo, law.datasets, (x1, x1p, x0)
+    first = max(best, guess or 0.0)
+    if not first > 0.0:
+        return best, text
+    tuned = [] if best_triple is None else [best_triple]
+    tuned += [t for t in statistic_triples(R, 1, distinct=True) if t not in tuned]
+    for triple in tuned:
+        start = first
+        for _ in range(TUNE_STEPS):
+            law = linear_statistic_law(R, *triple, n, TUNED_BINS_PER_SIGMA, u0=math.exp(start))
+            if law is None:
+                break
+            lo = _search(law, delta, top, rtol, start)
+            if lo > best:
+                best, text = lo, law.datasets
+            if not lo > start * (1 + TUNE_RTOL):
+                break
+            start = lo
     return best, text
 
 
 def statistic_lower_delta(R, n: int, eps: float) -> tuple[float, str]:
-    """(certified lower delta at eps, datasets) from the statistic, 0.0 above :data:`STAT_MAX_N`."""
+    """(certified lower delta at eps, datasets) from the statistic, untuned and tuned at
+    ``u0 = e^eps``; 0.0 above :data:`STAT_MAX_N`."""
     if n > STAT_MAX_N:
         return 0.0, f"the linear statistic is not searched above n = {STAT_MAX_N:.0e}"
     best, text = 0.0, "no triple"
-    for x1, x1p, x0 in statistic_triples(R):
-        law = linear_statistic_law(R, x1, x1p, x0, n)
-        if law is not None:
-            v = law.delta(eps)
-            if v > best:
-                best, text = v, law.datasets
+    triples = statistic_triples(R)
+    triples += [t for t in statistic_triples(R, 1, distinct=True) if t not in triples]
+    for x1, x1p, x0 in triples:
+        for u0 in ((1.0, math.exp(eps)) if eps > 0 else (1.0,)):
+            law = linear_statistic_law(R, x1, x1p, x0, n, TUNED_BINS_PER_SIGMA if u0 > 1.0 else STAT_BINS_PER_SIGMA,
+                                       u0=u0)
+            if law is not None:
+                v = law.delta(eps)
+                if v > best:
+                    best, text = v, law.datasets
     return best, text
