@@ -324,7 +324,11 @@ def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = No
                 break
             lo = _search(law, delta, top, rtol, start)
             if lo > best:
-                best, text = lo, law.datasets
+                # kept where the statistic tuned at lo itself (the one statistic_lower_delta
+                # evaluates at lo) certifies it too, so that the two functions agree
+                own = linear_statistic_law(R, *triple, n, TUNED_BINS_PER_SIGMA, u0=math.exp(lo))
+                if own is not None and own.delta(lo) > delta:
+                    best, text = lo, own.datasets
             if not lo > start * (1 + TUNE_RTOL):
                 break
             start = lo
