@@ -46,6 +46,12 @@ exact divergence of the category counts, computed by the certified count-law eng
 by the chi-square of their category law ``sum_c (P_x1(c) - P_x1'(c))^2 / P_x0(c)`` over the
 :data:`LOWER_PAIRS` input pairs farthest apart in total variation and every x0; the best
 :data:`LOWER_TRIPLES` of each law are searched and the largest eps kept, with its datasets named.
+Beside them: the full report pattern of the same triples (outputs grouped by their likelihood
+ratios, a sufficient statistic, enumerated exactly where the count vectors are few:
+:mod:`accountant.bounds.laws.ratio_groups`), and the linear statistic, untuned and tuned at
+``u0 = e^eps`` (:mod:`accountant.bounds.laws.linear_statistic`).  A matrix that is not pure LDP
+has the outputs x0 cannot produce counted in full (only user 1 sends them); where an input puts
+more than delta on outputs another cannot produce, the lower bound is inf.
 """
 from __future__ import annotations
 
