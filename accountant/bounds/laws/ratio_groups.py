@@ -157,13 +157,14 @@ def enumeration_refusal(rg: RatioGroups, n: int) -> Optional[str]:
 @lru_cache(maxsize=8)
 def _terms(rg: RatioGroups, n: int) -> tuple:
     """(weights Mult_n(N; p), counts N) of every count vector, at GROUP_DPS digits."""
-    from accountant.bounds.laws.count_law import _compositions
+    from accountant.engines.enumeration import compositions
 
     with mpmath.workdps(GROUP_DPS):
         logp = [mpmath.log(x) for x in rg.p]
         lf = [mpmath.loggamma(m + 1) for m in range(n + 1)]
         out = []
-        for comp in _compositions(n, rg.groups):
+        for row in compositions(n, rg.groups):
+            comp = tuple(int(x) for x in row)
             lw = lf[n]
             for m, lp in zip(comp, logp):
                 if m:
