@@ -337,7 +337,7 @@ def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = No
     first = max(best, guess or 0.0)
     if not first > 0.0:
         return best, text
-    tuned = [] if best_triple is None else [best_triple]
+    tuned = [best_triple] if best_triple is not None else statistic_triples(R, 1)
     tuned += [t for t in statistic_triples(R, 1, distinct=True) if t not in tuned]
     found = []
     for triple in tuned:

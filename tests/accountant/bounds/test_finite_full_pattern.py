@@ -126,19 +126,29 @@ def test_rows_with_zeros_example():
     assert finite_lower_delta(R2, 10_000, lo.epsilon).delta > 1e-4
 
 
-def test_local_hashing_g2_k16_full_pattern():
+def test_local_hashing_g2_k16_full_pattern(monkeypatch):
     """Binary local hashing, k = 16, eps0 = 1, n = 1e3, delta = 1e-6: the categories gave
-    0.07635; the named `olh --g 2 --hash-model random` path 0.08363 (its eight patterns)."""
+    0.07635; the named `olh --g 2 --hash-model random` path 0.08363 (its eight patterns, on
+    D = (1, 3, ..., 3) against D' = (2, 3, ..., 3)).  The triple with x0 = x1 has three ratio
+    groups (x1' hashed to z or not, and the others' counts): tuned, it is within 1e-4 of its
+    datasets' exact root, found by enumerating all 501,501 count vectors."""
+    from accountant.bounds.laws import ratio_groups as groups
+
     R = local_hashing(16, 1.0, 2)
     rg = ratio_groups(R, 0, 12, 1)
     assert rg.groups == 7   # eight patterns of [H(x) = z], (0,0,0) and (1,1,1) share their ratios
     why = enumeration_refusal(rg, 1000)
     assert why is not None and f"{MAX_COMPOSITIONS:,}" in why
     lo = finite_lower_epsilon(R, 1000, 1e-6)
-    assert 0.08362 < lo.epsilon < 0.08364
+    assert lo.epsilon > 0.08363 and "D = (0, 0, ..., 0), D' = (12, 0, ..., 0)" in lo.detail
     assert finite_lower_delta(R, 1000, lo.epsilon).delta > 1e-6
     assert _old_lower(R, 1000, 0.08) < 1e-6     # the categories alone stop below 0.08
     assert lo.epsilon < finite_upper_epsilon(R, 1000, 1e-6).epsilon
+    three = ratio_groups(R, 0, 12, 0)
+    assert three.groups == 3 and three.compositions(1000) == 501_501
+    monkeypatch.setattr(groups, "MAX_COMPOSITIONS", 10 ** 6)
+    assert group_delta_and_slope(three, 1000, lo.epsilon)[0] > 1e-6
+    assert group_delta_and_slope(three, 1000, lo.epsilon * (1 + 1e-4))[0] < 1e-6
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -157,3 +167,38 @@ def test_tuned_statistic_refuses_bad_u0():
     R = FiniteRandomizer([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5], [0.3, 0.4, 0.3]])
     with pytest.raises(ValueError, match="u0 must be"):
         linear_statistic_law(R, 0, 1, 2, 10, u0=0.5)
+
+
+def test_gammaln_within_its_stated_ulps():
+    from scipy.special import gammaln
+
+    from accountant.bounds.laws.ratio_groups import GAMMALN_ULPS
+
+    xs = np.concatenate([np.arange(1.0, 2000.0), np.geomspace(2000.0, 1e6, 200).round()])
+    with mpmath.workdps(40):
+        for x in xs:
+            ref = mpmath.loggamma(mpmath.mpf(float(x)))
+            got = float(gammaln(x))
+            assert abs(mpmath.mpf(got) - ref) <= GAMMALN_ULPS * 2.0 ** -52 * max(abs(got), 1e-300) + 1e-300
+
+
+@pytest.mark.parametrize("n,eps", [(60, 0.2), (200, 0.1), (30, 0.6)])
+def test_group_float_enumeration_below_a_40_digit_sum(n, eps):
+    from accountant.engines.enumeration import compositions
+
+    R = FiniteRandomizer([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5], [0.3, 0.4, 0.3]])
+    rg = ratio_groups(R, 0, 1, 2)
+    v = group_delta_and_slope(rg, n, eps)[0]
+    with mpmath.workdps(40):
+        u = mpmath.exp(mpmath.mpf(eps))
+        acc = mpmath.mpf(0)
+        for c in compositions(n, rg.groups):
+            c = [int(x) for x in c]
+            x = mpmath.fsum(m * (a - u * b) for m, a, b in zip(c, rg.a, rg.b))
+            if x > 0:
+                w = mpmath.factorial(n)
+                for m, p in zip(c, rg.p):
+                    w *= p ** m / mpmath.factorial(m)
+                acc += w * x
+        ref = acc / n
+    assert v <= ref and v >= float(ref) * (1 - 1e-9)
