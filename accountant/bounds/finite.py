@@ -64,8 +64,8 @@ import numpy as np
 
 from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, MP_DPS
 from accountant.bounds.laws.linear_statistic import statistic_lower_delta, statistic_lower_epsilon
-from accountant.bounds.laws.ratio_groups import (MAX_COMPOSITIONS, exact_sum, group_delta_and_slope,
-                                                 group_floor, ratio_groups)
+from accountant.bounds.laws.ratio_groups import (MAX_COMPOSITIONS, enumeration_refusal, exact_sum,
+                                                 group_delta_and_slope, group_floor, ratio_groups)
 from accountant.bounds.laws.lower import LOWER_MARGIN, LowerLaw
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import validate_delta, validate_eps, validate_n
@@ -447,6 +447,15 @@ def _group_triples(R: FiniteRandomizer, n: int) -> list:
     return out
 
 
+def _refusal(R: FiniteRandomizer, triple: tuple, n: int) -> Optional[str]:
+    """Why the full report pattern of ``triple`` is not enumerated at n (None where it is, or
+    where it has at most two groups: the two categories are then the full pattern)."""
+    rg = ratio_groups(R, *triple)
+    if rg is None or rg.groups <= 2:
+        return None
+    return enumeration_refusal(rg, n)
+
+
 def _infinite(R: FiniteRandomizer, delta: float) -> Optional[FiniteBound]:
     """eps_c = inf, certified, where an input x1 puts more than delta on the outputs another
     input x1' cannot produce: with x0 = x1' every such report is user 1's and tells D from D'
@@ -519,7 +528,8 @@ def finite_lower_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float 
         lo, _ = largest_eps_above(evaluate, delta, top, rtol=max(rtol, 1e-6), guess=g)
         if lo > (best.epsilon or 0.0):
             best = FiniteBound(lo, delta, "lower", rg.datasets)
-    st, text = statistic_lower_epsilon(R, n, delta, guess=best.epsilon or None, rtol=max(rtol, 1e-6))
+    st, text = statistic_lower_epsilon(R, n, delta, guess=best.epsilon or None, rtol=max(rtol, 1e-6),
+                                       describe=lambda t: _refusal(R, t, n))
     if st > (best.epsilon or 0.0):
         best = FiniteBound(st, delta, "lower", text)
     return best

@@ -249,6 +249,11 @@ def statistic_triples(R, count: int = 2, distinct: bool = False) -> list:
     ``sum_y (R(y|x1) - R(y|x1'))^2 / R(y|x0)`` (the statistic's signal-to-noise ratio), among the
     input pairs farthest apart in total variation and every x0 (``distinct``: every x0 other
     than x1 and x1', whose reports take more likelihood-ratio pairs)."""
+    return ranked_triples(R, count)[1 if distinct else 0]
+
+
+def ranked_triples(R, count: int = 2) -> tuple[list, list]:
+    """(:func:`statistic_triples` of ``count``, the same with ``distinct``), from one ranking."""
     M = R.matrix / R.matrix.sum(axis=1, keepdims=True)
     k = M.shape[0]
     if k <= 256:
@@ -263,17 +268,20 @@ def statistic_triples(R, count: int = 2, distinct: bool = False) -> list:
         pairs = [(first, int(v)) for v in np.argsort(-d)[:8] if v != first]
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.where(M > 0, 1.0 / M, np.inf)
-    scored = []
+    scored, apart = [], []
     for x1, x1p in pairs:
         d2 = (M[x1] - M[x1p]) ** 2
         with np.errstate(invalid="ignore"):
             chi = np.where(d2 > 0, inv * d2, 0.0).sum(axis=1)
         chi = np.where(np.isfinite(chi), chi, -1.0)
-        if distinct:
-            chi[[x1, x1p]] = -1.0
-        for x0 in np.argsort(-chi)[:count]:
-            if chi[x0] > 0:
-                scored.append((float(chi[x0]), x1, x1p, int(x0)))
+        for out, c in ((scored, chi), (apart, np.where(np.isin(np.arange(k), (x1, x1p)), -1.0, chi))):
+            for x0 in np.argsort(-c)[:count]:
+                if c[x0] > 0:
+                    out.append((float(c[x0]), x1, x1p, int(x0)))
+    return _best(scored, count), _best(apart, count)
+
+
+def _best(scored: list, count: int) -> list:
     scored.sort(key=lambda s: -s[0])
     out = []
     for _, x1, x1p, x0 in scored:
@@ -316,29 +324,32 @@ def _search(law: LinearStatisticLaw, delta: float, top: float, rtol: float, gues
 
 
 def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = None,
-                            rtol: float = 1e-5) -> tuple[float, str]:
+                            rtol: float = 1e-5, describe=None) -> tuple[float, str]:
     """(certified lower eps_c, datasets) from the statistic over :func:`statistic_triples`;
     (0.0, reason) where n is over :data:`STAT_MAX_N` or no triple certifies anything.
     ``guess`` (a lower eps_c known already) starts the search and fixes the tilt.  The best
     triple's statistic is then tuned (module docstring, *Tuned*): ``u0 = e^eps`` at the best
-    eps found, re-tuned at the eps it gives (at most :data:`TUNE_STEPS` times)."""
+    eps found, re-tuned at the eps it gives (at most :data:`TUNE_STEPS` times).  ``describe`` (a
+    function of the winning triple, returning text or None) adds to the datasets' text."""
     if n > STAT_MAX_N:
         return 0.0, f"the linear statistic is not searched above n = {STAT_MAX_N:.0e}"
     top = R.eps0 if math.isfinite(R.eps0) else 60.0
     best, text = 0.0, "no triple of the linear statistic certifies delta above the target"
     best_triple = None
-    for x1, x1p, x0 in statistic_triples(R):
+    triples, apart = ranked_triples(R)
+    for x1, x1p, x0 in triples:
         law = linear_statistic_law(R, x1, x1p, x0, n)
         if law is None:
             continue
         lo = _search(law, delta, top, rtol, guess)
         if lo > best:
             best, text, best_triple = lo, law.datasets, (x1, x1p, x0)
+    winner = best_triple
     first = max(best, guess or 0.0)
     if not first > 0.0:
-        return best, text
-    tuned = [best_triple] if best_triple is not None else statistic_triples(R, 1)
-    tuned += [t for t in statistic_triples(R, 1, distinct=True) if t not in tuned]
+        return best, _described(text, winner, describe)
+    tuned = [best_triple] if best_triple is not None else triples[:1]
+    tuned += [t for t in apart[:1] if t not in tuned]
     found = []
     for triple in tuned:
         start = first
@@ -357,9 +368,14 @@ def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = No
     for lo, triple in sorted(found, reverse=True):
         own = tuned_statistic_law(R, triple, n, lo)
         if own is not None and own.delta(lo) > delta:
-            best, text = lo, own.datasets
+            best, text, winner = lo, own.datasets, triple
             break
-    return best, text
+    return best, _described(text, winner, describe)
+
+
+def _described(text: str, triple, describe) -> str:
+    extra = describe(triple) if describe is not None and triple is not None else None
+    return f"{text}; {extra}" if extra else text
 
 
 def statistic_lower_delta(R, n: int, eps: float) -> tuple[float, str]:
@@ -368,8 +384,8 @@ def statistic_lower_delta(R, n: int, eps: float) -> tuple[float, str]:
     if n > STAT_MAX_N:
         return 0.0, f"the linear statistic is not searched above n = {STAT_MAX_N:.0e}"
     best, text = 0.0, "no triple"
-    triples = statistic_triples(R)
-    triples += [t for t in statistic_triples(R, 1, distinct=True) if t not in triples]
+    triples, apart = ranked_triples(R)
+    triples += [t for t in apart[:1] if t not in triples]
     for x1, x1p, x0 in triples:
         laws = [linear_statistic_law(R, x1, x1p, x0, n)]
         if eps > 0:
