@@ -46,6 +46,12 @@ exact divergence of the category counts, computed by the certified count-law eng
 by the chi-square of their category law ``sum_c (P_x1(c) - P_x1'(c))^2 / P_x0(c)`` over the
 :data:`LOWER_PAIRS` input pairs farthest apart in total variation and every x0; the best
 :data:`LOWER_TRIPLES` of each law are searched and the largest eps kept, with its datasets named.
+Beside them: the full report pattern of the same triples (outputs grouped by their likelihood
+ratios, a sufficient statistic, enumerated exactly where the count vectors are few:
+:mod:`accountant.bounds.laws.ratio_groups`), and the linear statistic, untuned and tuned at
+``u0 = e^eps`` (:mod:`accountant.bounds.laws.linear_statistic`).  A matrix that is not pure LDP
+has the outputs x0 cannot produce counted in full (only user 1 sends them); where an input puts
+more than delta on outputs another cannot produce, the lower bound is inf.
 """
 from __future__ import annotations
 
@@ -58,6 +64,8 @@ import numpy as np
 
 from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, MP_DPS
 from accountant.bounds.laws.linear_statistic import statistic_lower_delta, statistic_lower_epsilon
+from accountant.bounds.laws.ratio_groups import (MAX_COMPOSITIONS, enumeration_refusal, exact_sum,
+                                                 group_delta_and_slope, group_floor, ratio_groups)
 from accountant.bounds.laws.lower import LOWER_MARGIN, LowerLaw
 from accountant.core.finite import FiniteRandomizer
 from accountant.core.params import validate_delta, validate_eps, validate_n
@@ -347,7 +355,7 @@ def _category_law(R: FiniteRandomizer, x1: int, x1p: int, x0: int) -> Optional[L
     laws = []
     with mpmath.workdps(MP_DPS):
         def masses(row, masks):  # category masses of one row, the row's float sum divided out
-            P = [mpmath.fsum(mpmath.mpf(v) for v in row[mk]) for mk in masks]
+            P = [exact_sum(row[mk]) for mk in masks]   # exact sums of the floats (as fsum's)
             total = mpmath.fsum(P)
             return [p / total for p in P]
 
@@ -425,10 +433,57 @@ def lower_triples(R: FiniteRandomizer) -> list:
     return out
 
 
+def _group_triples(R: FiniteRandomizer, n: int) -> list:
+    """The triples whose full report pattern (:mod:`accountant.bounds.laws.ratio_groups`) is
+    enumerated at n: those of :func:`lower_triples`, at every n where three groups or more can be
+    (C(n + 2, 2) within the limit); [] above."""
+    if math.comb(n + 2, 2) > MAX_COMPOSITIONS:
+        return []
+    out = []
+    for t in lower_triples(R):
+        rg = ratio_groups(R, *t)
+        if rg is not None and rg.compositions(n) <= MAX_COMPOSITIONS:
+            out.append(rg)
+    return out
+
+
+def _refusal(R: FiniteRandomizer, triple: tuple, n: int) -> Optional[str]:
+    """Why the full report pattern of ``triple`` is not enumerated at n (None where it is, or
+    where it has at most two groups: the two categories are then the full pattern)."""
+    rg = ratio_groups(R, *triple)
+    if rg is None or rg.groups <= 2:
+        return None
+    return enumeration_refusal(rg, n)
+
+
+def _infinite(R: FiniteRandomizer, delta: float) -> Optional[FiniteBound]:
+    """eps_c = inf, certified, where an input x1 puts more than delta on the outputs another
+    input x1' cannot produce: with x0 = x1' every such report is user 1's and tells D from D'
+    at every eps (one matrix product finds the pair)."""
+    if R.pure:
+        return None
+    M = R.matrix
+    mass = M @ (M == 0.0).T.astype(np.float64)      # mass[x1, x1'] = x1's mass where x1' is 0
+    np.fill_diagonal(mass, -1.0)
+    x1, x1p = (int(v) for v in np.unravel_index(int(np.argmax(mass)), mass.shape))
+    if not mass[x1, x1p] > delta:
+        return None
+    rg = ratio_groups(R, x1, x1p, x1p)
+    floor = group_floor(rg) if rg is not None else 0.0
+    if not floor > delta:
+        return None
+    return FiniteBound(math.inf, delta, "lower", rg.datasets + (
+        f"; x1 = {rg.names[0]} puts mass {floor:.6g} > delta on outputs x1' cannot produce: "
+        "no finite eps"))
+
+
 def finite_lower_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float = 1e-9,
                          upper: Optional[float] = None) -> FiniteBound:
-    """Certified lower bound on the true eps_c (the largest over :func:`lower_triples`), with
-    the datasets in ``detail``; ``upper`` (the proved eps_c, when known) starts the search.
+    """Certified lower bound on the true eps_c (the largest over :func:`lower_triples`, the full
+    report pattern where it is enumerated and the linear statistic, untuned and tuned), with the
+    datasets in ``detail``; ``upper`` (the proved eps_c, when known) starts the search.  A matrix
+    that is not pure LDP takes the outputs x0 cannot produce in full; ``epsilon`` is inf where
+    no eps brings the divergence of a dataset pair below delta.
 
     Examples
     --------
@@ -444,6 +499,9 @@ def finite_lower_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float 
 
     R = _check_randomizer(R)
     n, delta = validate_n(n), validate_delta(delta)
+    inf = _infinite(R, delta)
+    if inf is not None:
+        return inf
     best = FiniteBound(0.0, delta, "lower", "no dataset pair of the triples searched has delta above "
                        "the target at any eps > 0")
     top = R.eps0 if R.pure else 60.0
@@ -461,15 +519,26 @@ def finite_lower_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float 
                                   rtol=max(rtol, 1e-6), guess=guess if guess and 0 < guess < top else None)
         if lo > (best.epsilon or 0.0):
             best = FiniteBound(lo, delta, "lower", ll.datasets)
-    st, text = statistic_lower_epsilon(R, n, delta, guess=best.epsilon or None, rtol=max(rtol, 1e-6))
+    for rg in _group_triples(R, n):
+        def evaluate(eps: float, rg=rg):
+            v, slope = group_delta_and_slope(rg, n, eps)
+            return v, v * (1 + 1e-9) + 1e-300, slope
+
+        g = best.epsilon if best.epsilon and 0 < best.epsilon < top else None
+        lo, _ = largest_eps_above(evaluate, delta, top, rtol=max(rtol, 1e-6), guess=g)
+        if lo > (best.epsilon or 0.0):
+            best = FiniteBound(lo, delta, "lower", rg.datasets)
+    st, text = statistic_lower_epsilon(R, n, delta, guess=best.epsilon or None, rtol=max(rtol, 1e-6),
+                                       describe=lambda t: _refusal(R, t, n))
     if st > (best.epsilon or 0.0):
         best = FiniteBound(st, delta, "lower", text)
     return best
 
 
 def finite_lower_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
-    """Certified lower bound on delta(eps) (the largest over :func:`lower_triples`), with the
-    datasets in ``detail``.
+    """Certified lower bound on delta(eps) (the largest over :func:`lower_triples`, the full
+    report pattern where it is enumerated and the linear statistic), with the datasets in
+    ``detail``.
 
     Examples
     --------
@@ -488,6 +557,10 @@ def finite_lower_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:
             v = ll.delta(n, float(eps))
             if v > best.delta:
                 best = FiniteBound(eps, v, "lower", ll.datasets)
+    for rg in _group_triples(R, n):
+        v = group_delta_and_slope(rg, n, float(eps))[0]
+        if v > best.delta:
+            best = FiniteBound(eps, v, "lower", rg.datasets)
     st, text = statistic_lower_delta(R, n, float(eps))
     if st > best.delta:
         best = FiniteBound(eps, st, "lower", text)

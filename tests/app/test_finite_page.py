@@ -95,7 +95,7 @@ def test_bad_upload_shows_the_message_beside_the_uploader(name, content, words):
 
 def test_uploaded_matrix_that_is_not_pure_ldp_gets_its_blanket_bound():
     """A zero beside positive entries: the headline is the command line's blanket bound (outside
-    outputs counted in full), the lower bound says why it is not available, the chart is drawn."""
+    outputs counted in full), the certified lower bound is shown with its datasets, the chart is drawn."""
     at = amplification()
     at.sidebar.selectbox(key="mechanism").set_value(finite_input.UPLOAD_CHOICE).run()
     with open(os.path.join(REPO_ROOT, "docs", "examples", "rare-output.json"), "rb") as fh:
@@ -109,7 +109,8 @@ def test_uploaded_matrix_that_is_not_pure_ldp_gets_its_blanket_bound():
     assert metric(at, HEAD) == appcommon.fmt(cli["epsilon"], 6, "up")
     assert any("eps0 = inf (not pure LDP)" in c.value for c in at.sidebar.caption)
     shown = " ".join(str(x.value) for part in (at.markdown, at.caption, at.info, at.warning) for x in part)
-    assert "lower bound" in shown and "not pure LDP: the certified lower bound" in shown
+    # the certified lower bound counts the outputs x0 cannot produce in full: it is shown, with its datasets
+    assert "lower bound" in shown and "D = (" in shown and "not available" not in shown.split("lower bound")[1][:40]
     assert len(at.get("plotly_chart")) >= 1
 
 

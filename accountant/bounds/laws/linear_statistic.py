@@ -31,6 +31,21 @@ p, A, B from the matrix (each entry a float sum of at most Y terms of normalised
 ``(Y + 4) u`` relative, so the m-fold power within ``(1 + rho)^m - 1`` in l1), and the FFT
 error of the last two convolutions.
 
+*Tuned.*  At ``u0 >= 1`` the statistic ``sum_j round((a(y_j) - u0 b(y_j)) / h)`` is a function
+of the multiset too, so its exact divergence is a lower bound at every eps.  At
+``eps = log u0`` the optimal event ``{P_D > u0 P_D'}`` is ``{sum_j (a - u0 b)(y_j) > 0}``, so as
+h -> 0 the tuned statistic's divergence there is the full divergence of the datasets; the search
+tunes ``u0 = e^eps`` at the eps it finds (the statistic at u0 = 1 is its first-order form).
+Nothing above uses ``u0 = 1``: the tilt and the certified errors are the same.
+
+*Outside x0's support.*  Where x0 gives probability 0 to outputs that x1 or x1' can produce
+(a matrix that is not pure LDP), a view holding such an output y can only have it from user 1,
+and those views add exactly ``sum_y (R(y|x1) - e^eps R(y|x1'))_+`` to the divergence (the rest of
+the view has the same law under D and D'); the statistic runs on the other views, with user 1's
+laws A and B the sub-probabilities of x1 and x1' on x0's support (proof in
+:mod:`accountant.bounds.laws.ratio_groups`).  That sum is computed from the float rows with each
+entry lowered (raised for x1') by its relative error and the sum rounded down.
+
 What it is good for: the statistic is asymptotically sufficient, so for matrices whose
 ratios take many values it is far above the two- and three-category counts.  Its error grows
 like ``n^{1.5} u``: above about n = 1e7 the certified value is 0 (say so) and the category
@@ -71,13 +86,37 @@ class LinearStatisticLaw:
     B: np.ndarray
     rho: float                   # relative error of every entry of p, A, B
     names: tuple
+    u0: float = 1.0              # the statistic's weight on R(.|x1') (module docstring, *Tuned*)
+    z1: np.ndarray = field(default_factory=lambda: np.zeros(0))   # R(y|x1) on y outside x0's support
+    z1p: np.ndarray = field(default_factory=lambda: np.zeros(0))  # R(y|x1') there
     _powers: dict = field(default_factory=dict, repr=False)
 
     @property
     def datasets(self) -> str:
         x1, x1p, x0 = (self.names[i] for i in (self.x1, self.x1p, self.x0))
-        return (f"D = ({x1}, {x0}, ..., {x0}), D' = ({x1p}, {x0}, ..., {x0}) (n = {self.n}); the "
-                f"statistic sum_j round((R(y_j|{x1}) - R(y_j|{x1p})) / (h R(y_j|{x0}))), h = {self.h:.3g}")
+        w = "" if self.u0 == 1.0 else f"{self.u0:.10g} "
+        text = (f"D = ({x1}, {x0}, ..., {x0}), D' = ({x1p}, {x0}, ..., {x0}) (n = {self.n}); the "
+                f"statistic sum_j round((R(y_j|{x1}) - {w}R(y_j|{x1p})) / (h R(y_j|{x0}))), h = {self.h:.3g}")
+        if self.z1.size:
+            text += f"; the outputs {x0} cannot produce counted in full"
+        return text
+
+    def outside(self, eps: float) -> float:
+        """Certified lower end of ``sum_y (R(y|x1) - e^eps R(y|x1'))_+`` over the outputs y that
+        x0 cannot produce (module docstring, *Outside x0's support*); 0 when there are none."""
+        if not self.z1.size:
+            return 0.0
+        u = math.exp(eps) * (1 + 4 * _U)
+        t = np.maximum(self.z1 * (1 - self.rho) - u * self.z1p * (1 + self.rho), 0.0)
+        return max(float(np.sum(t)) * (1 - (t.size + 8) * 2 * _U), 0.0)
+
+    def floor(self) -> float:
+        """Certified lower end of delta at every eps: the mass of x1 on outputs neither x0 nor x1'
+        can produce."""
+        if not self.z1.size:
+            return 0.0
+        t = np.where(self.z1p == 0.0, self.z1 * (1 - self.rho), 0.0)
+        return max(float(np.sum(t)) * (1 - (t.size + 8) * 2 * _U), 0.0)
 
     def _mean(self, w: np.ndarray) -> float:
         j = np.arange(w.size) + self.lo
@@ -105,7 +144,19 @@ class LinearStatisticLaw:
         return theta, val
 
     def delta_and_slope(self, eps: float) -> tuple[float, float]:
-        """(certified lower delta at eps, an estimate of d delta / d eps) of the statistic."""
+        """(certified lower delta at eps, an estimate of d delta / d eps) of the statistic, plus
+        :meth:`outside`."""
+        if not (eps >= 0):
+            return 0.0, 0.0
+        d, slope = self._inside(eps)
+        out = self.outside(eps)
+        if out > 0.0:
+            u = math.exp(eps)
+            slope -= u * float(np.sum(np.where(self.z1 > u * self.z1p, self.z1p, 0.0)))
+        return min(1.0, d + out), slope
+
+    def _inside(self, eps: float) -> tuple[float, float]:
+        """The statistic's part: the views whose reports x0 can all produce."""
         m = self.n - 1
         gap = self._mean(self.A) - self._mean(self.B)
         if not (gap > 0) or not (eps >= 0):
@@ -155,20 +206,27 @@ class LinearStatisticLaw:
 
 
 def linear_statistic_law(R, x1: int, x1p: int, x0: int, n: int,
-                         bins_per_sigma: int = STAT_BINS_PER_SIGMA) -> Optional[LinearStatisticLaw]:
-    """The statistic's lattice laws for the triple, or None where it is not defined (x0 gives
-    probability 0 to an output that x1 or x1' can produce), carries no information, or takes at
-    most three values (then the two/three-category counts of :mod:`accountant.bounds.finite`
-    see as much)."""
+                         bins_per_sigma: int = STAT_BINS_PER_SIGMA,
+                         u0: float = 1.0) -> Optional[LinearStatisticLaw]:
+    """The statistic's lattice laws for the triple (weight ``u0`` on R(.|x1'): module docstring,
+    *Tuned*), or None where it carries no information, or takes at most three values (``u0`` =
+    1; then the two/three-category counts of :mod:`accountant.bounds.finite` see as much) or
+    at most two (``u0`` > 1).  Outputs x0 cannot produce are kept apart (*Outside x0's
+    support*)."""
+    if not (math.isfinite(u0) and u0 >= 1.0):
+        raise ValueError(f"u0 must be a finite number >= 1, got {u0!r}")
     M = R.matrix
     r1, r1p, r0 = (M[i] / float(np.sum(M[i])) for i in (x1, x1p, x0))
     S = r0 > 0
-    if np.any(~S & ((r1 > 0) | (r1p > 0))):
-        return None
-    g = (r1[S] - r1p[S]) / r0[S]
-    chi2 = float(np.sum(r0[S] * g * g))
-    if not (chi2 > 0) or np.unique(np.round(g / math.sqrt(chi2), 9)).size <= 3:
-        return None          # no information, or three values: the category counts are sufficient
+    Z = ~S & ((r1 > 0) | (r1p > 0))
+    g = (r1[S] - u0 * r1p[S]) / r0[S]
+    if u0 == 1.0:
+        chi2 = float(np.sum(r0[S] * g * g))
+    else:  # the centred second moment (g has mean 1 - u0 under x0, 0 when u0 = 1)
+        chi2 = float(np.sum(r0[S] * (g - float(np.sum(r0[S] * g))) ** 2))
+    few = 3 if u0 == 1.0 else 2
+    if not (chi2 > 0) or np.unique(np.round(g / math.sqrt(chi2), 9)).size <= few:
+        return None          # no information, or few values: the category counts are sufficient
     sigma = math.sqrt(chi2)
     spread = float(g.max() - g.min())
     h = max(sigma / bins_per_sigma, 26 * math.sqrt(n) * sigma / (STAT_MAX_SIZE / 4),
@@ -182,13 +240,20 @@ def linear_statistic_law(R, x1: int, x1p: int, x0: int, n: int,
     rho = (M.shape[1] + 4) * _U
     names = tuple(str(x) for x in R.inputs) if getattr(R, "inputs", None) is not None else tuple(
         str(i) for i in range(M.shape[0]))
-    return LinearStatisticLaw(x1, x1p, x0, int(n), h, lo, p, A, B, rho, names)
+    return LinearStatisticLaw(x1, x1p, x0, int(n), h, lo, p, A, B, rho, names, float(u0),
+                              r1[Z].copy(), r1p[Z].copy())
 
 
-def statistic_triples(R, count: int = 2) -> list:
+def statistic_triples(R, count: int = 2, distinct: bool = False) -> list:
     """The ``count`` triples (x1, x1', x0) with the largest chi-square
     ``sum_y (R(y|x1) - R(y|x1'))^2 / R(y|x0)`` (the statistic's signal-to-noise ratio), among the
-    input pairs farthest apart in total variation and every x0."""
+    input pairs farthest apart in total variation and every x0 (``distinct``: every x0 other
+    than x1 and x1', whose reports take more likelihood-ratio pairs)."""
+    return ranked_triples(R, count)[1 if distinct else 0]
+
+
+def ranked_triples(R, count: int = 2) -> tuple[list, list]:
+    """(:func:`statistic_triples` of ``count``, the same with ``distinct``), from one ranking."""
     M = R.matrix / R.matrix.sum(axis=1, keepdims=True)
     k = M.shape[0]
     if k <= 256:
@@ -203,15 +268,20 @@ def statistic_triples(R, count: int = 2) -> list:
         pairs = [(first, int(v)) for v in np.argsort(-d)[:8] if v != first]
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.where(M > 0, 1.0 / M, np.inf)
-    scored = []
+    scored, apart = [], []
     for x1, x1p in pairs:
         d2 = (M[x1] - M[x1p]) ** 2
         with np.errstate(invalid="ignore"):
             chi = np.where(d2 > 0, inv * d2, 0.0).sum(axis=1)
         chi = np.where(np.isfinite(chi), chi, -1.0)
-        for x0 in np.argsort(-chi)[:count]:
-            if chi[x0] > 0:
-                scored.append((float(chi[x0]), x1, x1p, int(x0)))
+        for out, c in ((scored, chi), (apart, np.where(np.isin(np.arange(k), (x1, x1p)), -1.0, chi))):
+            for x0 in np.argsort(-c)[:count]:
+                if c[x0] > 0:
+                    out.append((float(c[x0]), x1, x1p, int(x0)))
+    return _best(scored, count), _best(apart, count)
+
+
+def _best(scored: list, count: int) -> list:
     scored.sort(key=lambda s: -s[0])
     out = []
     for _, x1, x1p, x0 in scored:
@@ -226,42 +296,103 @@ def statistic_triples(R, count: int = 2) -> list:
 STAT_MAX_N = 10 ** 8
 
 
-def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = None,
-                            rtol: float = 1e-5) -> tuple[float, str]:
-    """(certified lower eps_c, datasets) from the statistic over :func:`statistic_triples`;
-    (0.0, reason) where n is over :data:`STAT_MAX_N` or no triple certifies anything.
-    ``guess`` (a lower eps_c known already) starts the search and fixes the tilt."""
+#: the tuned statistic is re-tuned at the eps it finds while that moves eps by more than this
+TUNE_RTOL = 1e-3
+#: re-tunings at most (each one search)
+TUNE_STEPS = 2
+#: the tuned statistic's lattice steps per standard deviation up to TUNED_FINE_N users (finer: it
+#: aims at the exact value), STAT_BINS_PER_SIGMA above (the lattice, and its cost, 4x smaller)
+TUNED_BINS_PER_SIGMA = 64
+TUNED_FINE_N = 10 ** 5
+
+
+def tuned_statistic_law(R, triple: tuple, n: int, eps: float) -> Optional[LinearStatisticLaw]:
+    """The statistic of ``triple`` tuned at ``u0 = e^eps`` (module docstring, *Tuned*)."""
+    bins = TUNED_BINS_PER_SIGMA if n <= TUNED_FINE_N else STAT_BINS_PER_SIGMA
+    return linear_statistic_law(R, *triple, n, bins, u0=math.exp(eps))
+
+
+def _search(law: LinearStatisticLaw, delta: float, top: float, rtol: float, guess: Optional[float]) -> float:
     from accountant.engines.search import largest_eps_above
 
+    def evaluate(eps: float):
+        v, slope = law.delta_and_slope(eps)
+        return v, v * (1 + 1e-6) + 1e-300, slope
+
+    g = guess if guess is not None and 0 < guess < top else None
+    return largest_eps_above(evaluate, delta, top, rtol=rtol, guess=g)[0]
+
+
+def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = None,
+                            rtol: float = 1e-5, describe=None) -> tuple[float, str]:
+    """(certified lower eps_c, datasets) from the statistic over :func:`statistic_triples`;
+    (0.0, reason) where n is over :data:`STAT_MAX_N` or no triple certifies anything.
+    ``guess`` (a lower eps_c known already) starts the search and fixes the tilt.  The best
+    triple's statistic is then tuned (module docstring, *Tuned*): ``u0 = e^eps`` at the best
+    eps found, re-tuned at the eps it gives (at most :data:`TUNE_STEPS` times).  ``describe`` (a
+    function of the winning triple, returning text or None) adds to the datasets' text."""
     if n > STAT_MAX_N:
         return 0.0, f"the linear statistic is not searched above n = {STAT_MAX_N:.0e}"
     top = R.eps0 if math.isfinite(R.eps0) else 60.0
     best, text = 0.0, "no triple of the linear statistic certifies delta above the target"
-    for x1, x1p, x0 in statistic_triples(R):
+    best_triple = None
+    triples, apart = ranked_triples(R)
+    for x1, x1p, x0 in triples:
         law = linear_statistic_law(R, x1, x1p, x0, n)
         if law is None:
             continue
-
-        def evaluate(eps: float, law=law):
-            v, slope = law.delta_and_slope(eps)
-            return v, v * (1 + 1e-6) + 1e-300, slope
-
-        g = guess if guess is not None and 0 < guess < top else None
-        lo, _ = largest_eps_above(evaluate, delta, top, rtol=rtol, guess=g)
+        lo = _search(law, delta, top, rtol, guess)
         if lo > best:
-            best, text = lo, law.datasets
-    return best, text
+            best, text, best_triple = lo, law.datasets, (x1, x1p, x0)
+    winner = best_triple
+    first = max(best, guess or 0.0)
+    if not first > 0.0:
+        return best, _described(text, winner, describe)
+    tuned = [best_triple] if best_triple is not None else triples[:1]
+    tuned += [t for t in apart[:1] if t not in tuned]
+    found = []
+    for triple in tuned:
+        start = first
+        for _ in range(TUNE_STEPS):
+            law = tuned_statistic_law(R, triple, n, start)
+            if law is None:
+                break
+            lo = _search(law, delta, top, rtol, start)
+            if lo > best:
+                found.append((lo, triple))
+            if not lo > start * (1 + TUNE_RTOL):
+                break
+            start = lo
+    # the best one is kept where the statistic tuned at its own eps (the one statistic_lower_delta
+    # evaluates there) certifies it too, so that the two functions agree
+    for lo, triple in sorted(found, reverse=True):
+        own = tuned_statistic_law(R, triple, n, lo)
+        if own is not None and own.delta(lo) > delta:
+            best, text, winner = lo, own.datasets, triple
+            break
+    return best, _described(text, winner, describe)
+
+
+def _described(text: str, triple, describe) -> str:
+    extra = describe(triple) if describe is not None and triple is not None else None
+    return f"{text}; {extra}" if extra else text
 
 
 def statistic_lower_delta(R, n: int, eps: float) -> tuple[float, str]:
-    """(certified lower delta at eps, datasets) from the statistic, 0.0 above :data:`STAT_MAX_N`."""
+    """(certified lower delta at eps, datasets) from the statistic, untuned and tuned at
+    ``u0 = e^eps``; 0.0 above :data:`STAT_MAX_N`."""
     if n > STAT_MAX_N:
         return 0.0, f"the linear statistic is not searched above n = {STAT_MAX_N:.0e}"
     best, text = 0.0, "no triple"
-    for x1, x1p, x0 in statistic_triples(R):
-        law = linear_statistic_law(R, x1, x1p, x0, n)
-        if law is not None:
-            v = law.delta(eps)
-            if v > best:
-                best, text = v, law.datasets
+    triples, apart = ranked_triples(R)
+    triples += [t for t in apart[:1] if t not in triples]
+    for x1, x1p, x0 in triples:
+        laws = [linear_statistic_law(R, x1, x1p, x0, n)]
+        if eps > 0:
+            laws.append(tuned_statistic_law(R, (x1, x1p, x0), n, eps))
+        for law in laws:
+            if law is not None:
+                v = law.delta(eps)
+                if v > best:
+                    best, text = v, law.datasets
     return best, text

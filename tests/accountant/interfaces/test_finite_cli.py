@@ -143,7 +143,9 @@ def test_a_matrix_that_is_not_pure_ldp_gets_its_blanket_bound(capsys, tmp_path):
                        "--matrix", str(p), "--json")
     d = json.loads(out)
     assert code == 0 and d["bound"] == "blanket" and 0 < d["epsilon"] < 0.05 and d["eps0"] is None
-    assert "outside the blanket's support" in d["note"] and d["lower_epsilon"] is None
+    assert "outside the blanket's support" in d["note"]
+    # the certified lower bound takes the outputs x0 cannot produce in full (not pure LDP)
+    assert 0 < d["lower_epsilon"] <= d["epsilon"] and "D = (" in d["lower_dataset"]
     code, out, _ = run(capsys, "delta", "--n", "1e5", "--eps", repr(d["epsilon"]), "--mechanism", "finite",
                        "--matrix", str(p), "--json")
     assert code == 0 and json.loads(out)["delta"] <= 1e-6
@@ -155,6 +157,7 @@ def test_a_matrix_that_is_not_pure_ldp_gets_its_blanket_bound(capsys, tmp_path):
     code, out, _ = run(capsys, "epsilon", "--n", "1e5", "--delta", "1e-6", "--mechanism", "finite",
                        "--matrix", str(gap))
     assert code == 0 and "no finite eps_c is proved" in out and "reveal the input" in out
+    assert "eps_c >= inf (certified lower bound" in out and "no finite eps" in out
     code, out, _ = run(capsys, "compose", "--n", "1e5", "--delta", "1e-6", "--rounds", "2",
                        "--mechanism", "finite", "--matrix", str(p), "--step", "1e-4", "--json")
     c = json.loads(out)
