@@ -202,30 +202,26 @@ def test_not_available_is_said_with_the_reason(monkeypatch):
     assert all(fine(e) <= exact(e) + 1e-15 for e in (0.0, 2.0, 5.0, 10.0, 20.0))
 
 
-def test_cli_prints_the_composed_lower_bound():
+def test_cli_prints_the_composed_lower_bound(capsys):
     """--rounds T: the last line is the library's composed lower bound rounded down with its
-    datasets; JSON lower_epsilon / lower_dataset, and lower_reason when not available."""
+    datasets; JSON lower_epsilon / lower_dataset, and lower_reason when not available (the
+    command line in-process: the subprocess entry point is tested in tests/accountant/interfaces)."""
     import json
-    import subprocess
-    import sys
 
     from accountant.core.numfmt import fmt
+    from accountant.interfaces.cli.main import main
 
-    base = [sys.executable, "-m", "accountant", "epsilon", "--n", "1e4", "--eps0", "1", "--delta", "1e-6",
-            "--rounds", "5"]
+    def cli(*argv):
+        assert main(["epsilon", "--n", "1e4", "--eps0", "1", "--delta", "1e-6", "--rounds", "5", *argv]) == 0
+        return capsys.readouterr().out
+
     ref = G.reports_rounds_epsilon(make_params("rr", 1.0), 10_000, 1e-6, 2, 5)
-    p = subprocess.run(base + ["--mechanism", "rr", "--reports", "2"], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    last = p.stdout.strip().splitlines()[-1]
+    last = cli("--mechanism", "rr", "--reports", "2").strip().splitlines()[-1]
     assert last.startswith(f"eps_c >= {fmt(ref.lower_epsilon, 10, 'down')} (lower bound: ") and "5 rounds" in last
-    p = subprocess.run(base + ["--mechanism", "rr", "--reports", "2", "--json"], capture_output=True, text=True,
-                       timeout=300)
-    out = json.loads(p.stdout)
+    out = json.loads(cli("--mechanism", "rr", "--reports", "2", "--json"))
     assert out["lower_epsilon"] == ref.lower_epsilon and out["lower_dataset"] == ref.lower_dataset
     assert out["lower_reason"] is None
-    p = subprocess.run(base + ["--dummies", "10", "--mechanism", "coco", "--s", "2", "--json"], capture_output=True,
-                       text=True, timeout=300)
-    out = json.loads(p.stdout)
+    out = json.loads(cli("--dummies", "10", "--mechanism", "coco", "--s", "2", "--json"))
     assert out["lower_epsilon"] is None and "not available for mechanism coco" in out["lower_reason"]
 
 

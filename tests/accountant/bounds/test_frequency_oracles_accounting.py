@@ -3,10 +3,11 @@ lower bound on concrete datasets, brute-force enumeration inside the bracket."""
 from __future__ import annotations
 
 import itertools
+import contextlib
+import io
 import json
 import math
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -108,7 +109,14 @@ def test_oue_blanket_beats_generic_clone():
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "accountant", *args], capture_output=True, text=True)
+    """The command line in-process: ``main``, what ``python -m accountant`` runs, with its exit
+    status, stdout and stderr (the subprocess entry point: tests/accountant/interfaces/test_cli.py)."""
+    from accountant.interfaces.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(args))
+    return subprocess.CompletedProcess(list(args), rc, out.getvalue(), err.getvalue())
 
 
 def test_cli_olh_oue():

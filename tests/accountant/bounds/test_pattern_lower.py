@@ -119,6 +119,7 @@ def test_coco_patterns_brute_force(eps0, s, t):
 
     h, d = t // 2, 3 * s
     tau = P.coco_threshold(eps0, s, t)
+    tn, td = Fraction(tau).numerator, Fraction(tau).denominator
     X = [list(range(s)), list(range(s, 2 * s)), list(range(2 * s, 3 * s))]
     rows = np.zeros((3, 8))
     combos = 0
@@ -130,8 +131,9 @@ def test_coco_patterns_brute_force(eps0, s, t):
             for idx in X:
                 c = np.bincount(h1[idx], minlength=h)
                 up = np.bincount(h1[idx], weights=(h2[idx] > 0).astype(float), minlength=h)
+                # u / c >= tau in integers (c > 0): the exact comparison, without a Fraction per z
                 fav.append({z for z in range(t) if c[z % h]
-                            and Fraction(int(up[z % h]) if z >= h else int(c[z % h] - up[z % h]), int(c[z % h])) >= tau})
+                            and (int(up[z % h]) if z >= h else int(c[z % h] - up[z % h])) * td >= tn * int(c[z % h])})
             v = [sum(1 << (2 - j) for j in range(3) if z in fav[j]) for z in range(t)]
             for x in range(3):
                 Px = coco_output_distribution(X[x], [1] * s, h1, h2, eps0, t)

@@ -53,21 +53,25 @@ def test_label_of_search_is_a_proved_upper_bound_not_exact():
     assert kind_label("search", "krr").kind == "not applicable"
 
 
-def test_cli_json_and_text_at_1e5():
-    r = run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "rr", "--json")
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+def test_cli_json_and_text_at_1e5(capsys):
+    """The command line in-process (its subprocess entry point: tests/accountant/interfaces/test_cli.py)."""
+    from accountant.interfaces.cli.main import main
+
+    def cli(*argv):
+        assert main(list(argv)) == 0
+        return capsys.readouterr().out
+
+    out = json.loads(cli("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "rr", "--json"))
     assert out["bound"] == "search" and out["epsilon"] == 0.02490726426069159   # bit for bit as before
     check_name(out["bound"], out["note"], 100_000)
     assert out["lower_epsilon"] <= out["epsilon"]
-    text = run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "rr").stdout
+    text = cli("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "rr")
     assert "(proved: search;" in text and "exact" not in text.split("\n")[0]
-    r = run("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "rr", "--bound", "exact",
-            "--json")
-    out = json.loads(r.stdout)
+    out = json.loads(cli("epsilon", "--n", "1e5", "--eps0", "2", "--delta", "1e-6", "--mechanism", "rr",
+                         "--bound", "exact", "--json"))
     assert out["applicable"] is False and "HEADLINE_MAX_N" in out["reason"]
-    r = run("delta", "--n", "1e5", "--eps0", "2", "--eps", "0.025", "--mechanism", "rr", "--json")
-    assert json.loads(r.stdout)["bound"] == "search"
+    out = json.loads(cli("delta", "--n", "1e5", "--eps0", "2", "--eps", "0.025", "--mechanism", "rr", "--json"))
+    assert out["bound"] == "search"
 
 
 def test_table_row_at_1e5_names_search():

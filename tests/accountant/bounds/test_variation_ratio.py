@@ -6,10 +6,11 @@ et al.'s own ``Delta`` (wangsw/PrivacyAmplification, VLDB 2024).
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -135,7 +136,14 @@ def test_every_upper_bound_above_every_lower_bound(p, bfrac, q, n, delta):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "accountant", *args], capture_output=True, text=True)
+    """The command line in-process: ``main``, what ``python -m accountant`` runs, with its exit
+    status, stdout and stderr (the subprocess entry point: tests/accountant/interfaces/test_cli.py)."""
+    from accountant.interfaces.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(args))
+    return subprocess.CompletedProcess(list(args), rc, out.getvalue(), err.getvalue())
 
 
 def test_cli_variation_ratio():

@@ -1,13 +1,14 @@
 """--mechanism finite on table, compose (and schedules), users and local-epsilon, with a matrix
-file or a catalogue member (--catalogue NAME --k K): each command run as ``python -m accountant``
-in a subprocess against the library's numbers and the named paths; every refusal one line on
-stderr, exit status 2, before any work."""
+file or a catalogue member (--catalogue NAME --k K): each command run through ``main`` (what
+``python -m accountant`` runs), in-process, against the library's numbers and the named paths;
+every refusal one line on stderr, exit status 2, before any work."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -19,10 +20,15 @@ THREE = {"name": "three-way", "inputs": ["red", "green", "blue"],
          "matrix": [[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.1, 0.3, 0.6]]}
 
 
-def accountant(*argv, cwd=None):
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    return subprocess.run([sys.executable, "-m", "accountant", *argv], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=600)
+def accountant(*argv):
+    """The command line in-process: ``main``, what ``python -m accountant`` runs, with its exit
+    status, stdout and stderr (the subprocess entry point: tests/accountant/interfaces/test_cli.py)."""
+    from accountant.interfaces.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(argv))
+    return subprocess.CompletedProcess(list(argv), rc, out.getvalue(), err.getvalue())
 
 
 def strict(text: str):
