@@ -18,6 +18,10 @@ from accountant.engines.blanket.law import CountLaw
 # A bracket still wider than BIN_GAP then is kept as it is: its upper end is proved, only
 # looser (the search's answer is a slightly larger, still certified, eps).
 MAX_CHUNK_CELLS = 1 << 19
+# :func:`binned_sums` evaluates the rows of several eps as one path up to this many cells (the
+# rows of one chunk and eps are some 50 array passes: on short chunks their overhead is shared,
+# on long ones larger arrays only leave the cache)
+TOGETHER_CELLS = 1 << 16
 _CHUNK = 1 << 15
 # m-windows from this size on are split into chunks run on threads (accountant.engines.parallel)
 _MIN_SPLIT = 4096
@@ -370,7 +374,7 @@ def binned_sums(law: CountLaw, n: int, terms_seq, mw, jw, G: int) -> list[tuple[
     pp = law.p_prime
     logPm_all = _m_weights(law, n, m_lo, m_hi)
     step = _chunk_step(m_hi - m_lo + 1, js.size)
-    together = max(1, MAX_CHUNK_CELLS // (js.size * step))
+    together = max(1, TOGETHER_CELLS // (js.size * step))
 
     def chunk(c0: int) -> list[tuple[float, float, float]]:
         c1 = min(c0 + step - 1, m_hi)
