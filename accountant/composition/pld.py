@@ -228,18 +228,18 @@ def from_profile(profile: Callable[[float], tuple[float, float]], step: float, e
         # lo_i + sa (y - x_i) = lo_{i+1} + sb (y - x_{i+1})
         y = (lo[i + 1] - lo[i] + sa * x[i] - sb * x[i + 1]) / (sa - sb)
     ok = np.isfinite(y) & (y > x[i]) & (y < x[i + 1])
-    # every loss on the grid of h.  A sample's is its own grid point k * (step / h) (step is a
-    # multiple of h).  A crossing y moves to the grid point y' nearest to it, which lies in the
-    # gap [x_i, x_{i+1}], with the value min(left(y'), right(y')): the left line lies below f on
-    # [x_i, inf) and the right one on (0, x_{i+1}], so both chords from (y', that value) to the
-    # gap's ends lie below f, and so does the minorant (a crossing on a sample's grid point is
-    # dropped: the sample is the higher point there).  The float x of a point may differ from
-    # e^(its loss) by what |k h - eps| <= 2e-15 (1 + |eps|) allows (the rounding of k * step, of
-    # its 15 decimals, of step / h); the curve's slope in x lies in [-1, 0] and the lines' slopes
-    # are sa, sb, so each value is lowered by (1 + |sa| + |sb|) times that much of x.
+    # Losses on the grid of h.  Where step is a multiple per >= 2 of h, a sample's loss is its
+    # own grid point k * per, and a crossing y moves to the grid point y' nearest to it inside
+    # the gap (x_i, x_{i+1}), with the value min(left(y'), right(y')): the left line lies below
+    # f on [x_i, inf) and the right one on (0, x_{i+1}], so both chords from (y', that value) to
+    # the gap's ends lie below f, and so does the minorant.  The float x of a point may differ
+    # from e^(its loss) by what |k h - eps| <= 2e-15 (1 + |eps|) allows (the rounding of k * step,
+    # of its 15 decimals, of step / h); the curve's slope in x lies in [-1, 0] and the lines'
+    # slopes are sa, sb, so each value is lowered by (1 + |sa| + |sb|) times that much of x.
+    # Otherwise every loss is rounded down onto the grid (a dominated pair).
     ratio = step / h
     per = int(round(ratio))
-    on_grid = per >= 1 and abs(ratio - per) <= 1e-9 * ratio
+    on_grid = per >= 2 and abs(ratio - per) <= 1e-9 * ratio
     ks = np.arange(-k_max, k_max + 1)
     fuzz = lambda v, e: v * 2e-15 * (1.0 + np.abs(e))  # noqa: E731
     at = np.maximum(lo, np.maximum(1.0 - x, 0.0))  # every curve is >= (1 - x)_+
@@ -247,8 +247,7 @@ def from_profile(profile: Callable[[float], tuple[float, float]], step: float, e
     if on_grid:
         at = np.maximum(at - fuzz(x, ks * step), 0.0)
         kc = np.round(np.log(np.where(ok, y, 1.0)) / h).astype(np.int64)
-        ok &= (kc > ks[i] * per) & (kc < ks[i + 1] * per)
-        kc = kc[ok]
+        kc = np.clip(kc, ks[i] * per + 1, ks[i + 1] * per - 1)[ok]
         yc = np.exp(kc * h)
         sl, sr = sa[ok], sb[ok]
         vc = np.minimum(lo[i][ok] + sl * (yc - x[i][ok]), lo[i + 1][ok] + sr * (yc - x[i + 1][ok]))
@@ -256,7 +255,7 @@ def from_profile(profile: Callable[[float], tuple[float, float]], step: float, e
         px = np.concatenate(([0.0], x, yc))
         py = np.concatenate(([1.0], at, np.maximum(vc, 0.0)))
         pk = np.concatenate(([0], ks * per, kc)).astype(np.int64)
-    else:  # losses rounded down onto the grid
+    else:
         yv = lo[i][ok] + sa[ok] * (y[ok] - x[i][ok])
         px = np.concatenate(([0.0], x, y[ok]))
         py = np.concatenate(([1.0], at, np.maximum(yv, np.maximum(1.0 - y[ok], 0.0))))
