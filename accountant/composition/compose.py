@@ -378,7 +378,10 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float, step: Optional[fl
     cut = support_cutoff(delta, rounds)
 
     def run(st: float, samples: int):
-        pess = _pld.self_compose(round_pld(spec, st, True, samples, cut), rounds)
+        # the pessimistic PLD composes on its sample grid (sampled_pld: the distribution of
+        # round_pld's, FFTs m times shorter, a smaller float-error bound); the optimistic one's
+        # losses lie on the finer grid of st
+        pess = _pld.self_compose(sampled_pld(spec, st, samples, cut)[0], rounds)
         opt = _pld.self_compose(round_pld(spec, st, False, samples, cut), rounds)
         return pess.get_epsilon(delta), opt.get_epsilon(delta)
 
