@@ -52,8 +52,11 @@ GRID_REFINE = 8
 # after the first level, 2x after: 10,000 generic rounds at n = 1000 took 79 s of CPU against
 # the budget before this projection, 8 s with it) would end beyond ADAPTIVE_SECONDS of CPU time.  The spread reached is
 # reported (``CompositionResult.spread``).  Measured (k-RR k = 4, n = 1000, eps0 = ln 13, 2 shared
-# cores): about 20 ms per profile sample, 640 samples in 13 s.
-SPREAD_TARGET = 1e-3
+# cores): about 20 ms per profile sample, 640 samples in 13 s.  The optimistic PLD keeps its
+# losses on the grid (:func:`accountant.composition.pld.from_profile`), so the spread falls about
+# fourfold a level; SPREAD_TARGET = 1e-4 stops no earlier than 1e-3 did when every optimistic
+# loss was rounded down (the spread then halved a level), so no reported bound is looser.
+SPREAD_TARGET = 1e-4
 # Profile samples per round of :func:`composed_upper` (the searches that compose many times,
 # :func:`accountant.min_users`).  The supports end where the profile is below 1e-4 delta / T
 # (``support_cutoff``), not 1e-30, so 30 samples are finer than 40 were before: 4-RR, n =
