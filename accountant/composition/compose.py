@@ -259,10 +259,16 @@ def _check_step(step, specs: Sequence[RoundSpec], cutoff: float) -> float:
 
 def composed_plds(specs: Sequence[RoundSpec], step: float, samples: int = DEFAULT_STEPS,
                   cutoff: float = PROFILE_CUTOFF):
-    """(pessimistic, optimistic) PLDs of the composition of ``specs`` (supports at ``cutoff``)."""
+    """(pessimistic, optimistic) PLDs of the composition of ``specs`` (supports at ``cutoff``).
+    Where every round samples its profile on the same grid (one sample factor m), the
+    pessimistic PLDs compose on it (:func:`sampled_pld`, as :func:`compose_rounds` does)."""
     _each_distinct(lambda sp: (round_pld(sp, step, True, samples, cutoff),
                                round_pld(sp, step, False, samples, cutoff)), specs)
-    pess = _pld.compose_all([round_pld(s, step, True, samples, cutoff) for s in specs])
+    sampled = [sampled_pld(s, step, samples, cutoff) for s in specs]
+    if len({m for _, m in sampled}) == 1:
+        pess = _pld.compose_all([base for base, _ in sampled])
+    else:
+        pess = _pld.compose_all([round_pld(s, step, True, samples, cutoff) for s in specs])
     opt = _pld.compose_all([round_pld(s, step, False, samples, cutoff) for s in specs])
     return pess, opt
 
@@ -300,7 +306,7 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float, step: Optional[fl
     >>> specs = [RoundSpec(10_000, 1.0), RoundSpec(20_000, 2.0, "krr", k=4)]
     >>> r = compose_schedule(specs, 1e-6)
     >>> print(fmt(r.epsilon, 4, "up"), r.rounds)
-    0.09018 2
+    0.09017 2
     """
     specs = list(specs)
     if not specs:
