@@ -52,8 +52,11 @@ GRID_REFINE = 8
 # after the first level, 2x after: 10,000 generic rounds at n = 1000 took 79 s of CPU against
 # the budget before this projection, 8 s with it) would end beyond ADAPTIVE_SECONDS of CPU time.  The spread reached is
 # reported (``CompositionResult.spread``).  Measured (k-RR k = 4, n = 1000, eps0 = ln 13, 2 shared
-# cores): about 20 ms per profile sample, 640 samples in 13 s.
-SPREAD_TARGET = 1e-3
+# cores): about 20 ms per profile sample, 640 samples in 13 s.  The optimistic PLD keeps its
+# losses on the grid (:func:`accountant.composition.pld.from_profile`), so the spread falls about
+# fourfold a level; SPREAD_TARGET = 1e-4 stops no earlier than 1e-3 did when every optimistic
+# loss was rounded down (the spread then halved a level), so no reported bound is looser.
+SPREAD_TARGET = 1e-4
 # Profile samples per round of :func:`composed_upper` (the searches that compose many times,
 # :func:`accountant.min_users`).  The supports end where the profile is below 1e-4 delta / T
 # (``support_cutoff``), not 1e-30, so 30 samples are finer than 40 were before: 4-RR, n =
@@ -256,10 +259,16 @@ def _check_step(step, specs: Sequence[RoundSpec], cutoff: float) -> float:
 
 def composed_plds(specs: Sequence[RoundSpec], step: float, samples: int = DEFAULT_STEPS,
                   cutoff: float = PROFILE_CUTOFF):
-    """(pessimistic, optimistic) PLDs of the composition of ``specs`` (supports at ``cutoff``)."""
+    """(pessimistic, optimistic) PLDs of the composition of ``specs`` (supports at ``cutoff``).
+    Where every round samples its profile on the same grid (one sample factor m), the
+    pessimistic PLDs compose on it (:func:`sampled_pld`, as :func:`compose_rounds` does)."""
     _each_distinct(lambda sp: (round_pld(sp, step, True, samples, cutoff),
                                round_pld(sp, step, False, samples, cutoff)), specs)
-    pess = _pld.compose_all([round_pld(s, step, True, samples, cutoff) for s in specs])
+    sampled = [sampled_pld(s, step, samples, cutoff) for s in specs]
+    if len({m for _, m in sampled}) == 1:
+        pess = _pld.compose_all([base for base, _ in sampled])
+    else:
+        pess = _pld.compose_all([round_pld(s, step, True, samples, cutoff) for s in specs])
     opt = _pld.compose_all([round_pld(s, step, False, samples, cutoff) for s in specs])
     return pess, opt
 
@@ -297,7 +306,7 @@ def compose_schedule(specs: Sequence[RoundSpec], delta: float, step: Optional[fl
     >>> specs = [RoundSpec(10_000, 1.0), RoundSpec(20_000, 2.0, "krr", k=4)]
     >>> r = compose_schedule(specs, 1e-6)
     >>> print(fmt(r.epsilon, 4, "up"), r.rounds)
-    0.09018 2
+    0.09017 2
     """
     specs = list(specs)
     if not specs:
@@ -378,7 +387,10 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float, step: Optional[fl
     cut = support_cutoff(delta, rounds)
 
     def run(st: float, samples: int):
-        pess = _pld.self_compose(round_pld(spec, st, True, samples, cut), rounds)
+        # the pessimistic PLD composes on its sample grid (sampled_pld: the distribution of
+        # round_pld's, FFTs m times shorter, a smaller float-error bound); the optimistic one's
+        # losses lie on the finer grid of st
+        pess = _pld.self_compose(sampled_pld(spec, st, samples, cut)[0], rounds)
         opt = _pld.self_compose(round_pld(spec, st, False, samples, cut), rounds)
         return pess.get_epsilon(delta), opt.get_epsilon(delta)
 

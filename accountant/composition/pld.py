@@ -180,7 +180,8 @@ def from_profile(profile: Callable[[float], tuple[float, float]], step: float, e
     Parameters
     ----------
     profile : eps >= 0 -> (lower, upper) certified bounds on delta(eps), the same for both
-        orders of the neighbouring datasets.
+        orders of the neighbouring datasets; if it has an attribute ``many`` (a list of eps ->
+        the list of their values, the same as one at a time), the samples come from one call.
     step : spacing of the profile samples (and of the pessimistic PLD's losses).
     eps_top : samples reach the first multiple of ``step`` >= eps_top; the profile beyond
         it goes into the +inf atom (pessimistic) or is dropped (optimistic).
@@ -201,7 +202,8 @@ def from_profile(profile: Callable[[float], tuple[float, float]], step: float, e
         raise ValueError(f"step must be a finite number > 0, got {step!r}")
     k_max = max(1, int(math.ceil(eps_top / step - 1e-9)))
     pos = np.arange(0, k_max + 1) * step
-    vals = np.array([profile(float(e)) for e in pos])
+    many = getattr(profile, "many", None)
+    vals = np.array(many([float(e) for e in pos]) if many is not None else [profile(float(e)) for e in pos])
     xneg = np.exp(-pos[1:])
 
     def both_sides(d: np.ndarray, up: bool) -> np.ndarray:
@@ -226,19 +228,47 @@ def from_profile(profile: Callable[[float], tuple[float, float]], step: float, e
         # lo_i + sa (y - x_i) = lo_{i+1} + sb (y - x_{i+1})
         y = (lo[i + 1] - lo[i] + sa * x[i] - sb * x[i + 1]) / (sa - sb)
     ok = np.isfinite(y) & (y > x[i]) & (y < x[i + 1])
-    yv = lo[i][ok] + sa[ok] * (y[ok] - x[i][ok])
-    px = np.concatenate(([0.0], x, y[ok]))
-    py = np.concatenate(([1.0], lo, yv))
-    py = np.maximum(py, np.maximum(1.0 - px, 0.0))  # every curve is >= (1 - x)_+
+    # Losses on the grid of h.  Where step is a multiple per >= 2 of h, a sample's loss is its
+    # own grid point k * per, and a crossing y moves to the grid point y' nearest to it inside
+    # the gap (x_i, x_{i+1}), with the value min(left(y'), right(y')): the left line lies below
+    # f on [x_i, inf) and the right one on (0, x_{i+1}], so both chords from (y', that value) to
+    # the gap's ends lie below f, and so does the minorant.  The float x of a point may differ
+    # from e^(its loss) by what |k h - eps| <= 2e-15 (1 + |eps|) allows (the rounding of k * step,
+    # of its 15 decimals, of step / h); the curve's slope in x lies in [-1, 0] and the lines'
+    # slopes are sa, sb, so each value is lowered by (1 + |sa| + |sb|) times that much of x.
+    # Otherwise every loss is rounded down onto the grid (a dominated pair).
+    ratio = step / h
+    per = int(round(ratio))
+    on_grid = per >= 2 and abs(ratio - per) <= 1e-9 * ratio
+    ks = np.arange(-k_max, k_max + 1)
+    fuzz = lambda v, e: v * 2e-15 * (1.0 + np.abs(e))  # noqa: E731
+    at = np.maximum(lo, np.maximum(1.0 - x, 0.0))  # every curve is >= (1 - x)_+
+    down = lambda v: np.floor(np.log(v) / h - 1e-9 * (1.0 + np.abs(np.log(v) / h))).astype(np.int64)  # noqa: E731
+    if on_grid:
+        at = np.maximum(at - fuzz(x, ks * step), 0.0)
+        kc = np.round(np.log(np.where(ok, y, 1.0)) / h).astype(np.int64)
+        kc = np.clip(kc, ks[i] * per + 1, ks[i + 1] * per - 1)[ok]
+        yc = np.exp(kc * h)
+        sl, sr = sa[ok], sb[ok]
+        vc = np.minimum(lo[i][ok] + sl * (yc - x[i][ok]), lo[i + 1][ok] + sr * (yc - x[i + 1][ok]))
+        vc = np.maximum(vc, np.maximum(1.0 - yc, 0.0)) - (1.0 + np.abs(sl) + np.abs(sr)) * fuzz(yc, kc * h)
+        px = np.concatenate(([0.0], x, yc))
+        py = np.concatenate(([1.0], at, np.maximum(vc, 0.0)))
+        pk = np.concatenate(([0], ks * per, kc)).astype(np.int64)
+    else:
+        yv = lo[i][ok] + sa[ok] * (y[ok] - x[i][ok])
+        px = np.concatenate(([0.0], x, y[ok]))
+        py = np.concatenate(([1.0], at, np.maximum(yv, np.maximum(1.0 - y[ok], 0.0))))
+        pk = np.concatenate(([0], down(x), down(y[ok]))).astype(np.int64)
     order = np.argsort(px, kind="stable")
-    px, py = px[order], py[order]
+    px, py, pk = px[order], py[order], pk[order]
     hull = _hull_indices(px, py)
     hx, hy = px[hull], py[hull]
     slopes = np.minimum(np.diff(hy) / np.diff(hx), 0.0)
     qmass = np.maximum(np.diff(np.concatenate((slopes, [0.0]))), 0.0)
     vx = hx[1:]
     pmass = qmass * vx
-    idx = np.floor(np.log(vx) / h - 1e-9 * (1.0 + np.abs(np.log(vx) / h))).astype(np.int64)
+    idx = pk[hull][1:]
     off = int(idx.min())
     pmf = np.bincount(idx - off, weights=pmass)
     return DiscretePLD(h, off, pmf, 0.0, False)

@@ -13,6 +13,8 @@ May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
@@ -36,7 +38,7 @@ from accountant.core.params import (
     VariationRatioParams,
     mechanism_spec,
 )
-from accountant.engines.blanket.engine import positive_part
+from accountant.engines.blanket.engine import positive_part, positive_part_many
 from accountant.engines.blanket.law import blanket_law
 
 
@@ -127,15 +129,31 @@ def _blanket_profile(spec: RoundSpec, law, margin: float = 1.0,
     random_params = params if spec.hash_model == "random" else None
     min_bins = 1 if spec.n >= PROFILE_ONE_BIN_N else PROFILE_MIN_BINS
 
+    settings = dict(target_delta=PROFILE_TARGET, bin_gap=PROFILE_BIN_GAP, min_bins=min_bins,
+                    truncation=PROFILE_TRUNCATION)
+    ev = lambda lw, e: positive_part(lw, spec.n, e, **settings)  # noqa: E731
+
     def profile(eps: float) -> tuple[float, float]:
         if law is None:
             return clone_delta(params, spec.n, eps)
         if eps >= law.eps_max:  # every v_c <= 0: delta = 0 (post-processing of eps0-LDP)
             return 0.0, 0.0
-        ev = lambda lw, e: positive_part(lw, spec.n, e, target_delta=PROFILE_TARGET,  # noqa: E731
-                                         bin_gap=PROFILE_BIN_GAP, min_bins=min_bins,
-                                         truncation=PROFILE_TRUNCATION)
-        b = ev(law, eps)
+        return finish(eps, ev(law, eps))
+
+    def many(eps_values) -> list[tuple[float, float]]:
+        """``[profile(e) for e in eps_values]``, the blanket's values from one pass
+        (:func:`accountant.engines.blanket.positive_part_many`: the same values, bit for bit)."""
+        if law is None:
+            return [profile(e) for e in eps_values]
+        out = [(0.0, 0.0)] * len(eps_values)
+        live = [i for i, e in enumerate(eps_values) if e < law.eps_max]
+        values = positive_part_many(law, spec.n, [eps_values[i] for i in live], **settings)
+        for i, b in zip(live, values):
+            out[i] = finish(eps_values[i], b)
+        return out
+
+    def finish(eps: float, b) -> tuple[float, float]:
+        """The profile's value at eps from the blanket's bracket ``b`` there."""
         if margin != 1.0:
             b = _Value(b.lower, min(b.upper * margin, 1.0))
         if random_params is not None:  # the four-corner law, at most the any-hash value
@@ -150,6 +168,7 @@ def _blanket_profile(spec: RoundSpec, law, margin: float = 1.0,
         up = min(c_up, b.upper)
         return min(b.lower, c_lo, up), up
 
+    profile.many = many
     return profile
 
 
@@ -203,9 +222,54 @@ def finite_round_law(spec: RoundSpec):
     return fl.law, (0.0 if fl.law is None else fl.margin(spec.n))
 
 
-@lru_cache(maxsize=4096)
-def profile_value(spec: RoundSpec, eps: float) -> tuple[float, float]:
-    return round_profile(spec)(eps)
+class _ProfileValues:
+    """``profile_value(spec, eps)``: the round's profile at eps (:func:`round_profile`),
+    remembered (the last ``maxsize`` values, like ``functools.lru_cache``, with its
+    ``cache_clear``); ``profile_value.many(spec, eps_values)`` the values at many eps, those not
+    remembered yet from one call of the profile's ``many`` where it has one (the blanket's: one
+    pass over the shared count windows, the same values as one eps at a time)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._values: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._values.clear()
+
+    def _get(self, key):
+        with self._lock:
+            v = self._values.get(key)
+            if v is not None:
+                self._values.move_to_end(key)
+            return v
+
+    def _put(self, key, value) -> None:
+        with self._lock:
+            self._values[key] = value
+            self._values.move_to_end(key)
+            while len(self._values) > self.maxsize:
+                self._values.popitem(last=False)
+
+    def __call__(self, spec: RoundSpec, eps: float) -> tuple[float, float]:
+        v = self._get((spec, eps))
+        if v is None:
+            v = round_profile(spec)(eps)
+            self._put((spec, eps), v)
+        return v
+
+    def many(self, spec: RoundSpec, eps_values) -> list[tuple[float, float]]:
+        missing = list(dict.fromkeys(e for e in eps_values if self._get((spec, e)) is None))
+        if missing:
+            prof = round_profile(spec)
+            got = prof.many(missing) if hasattr(prof, "many") else [prof(e) for e in missing]
+            for e, v in zip(missing, got):
+                self._put((spec, e), v)
+        return [self(spec, e) for e in eps_values]
+
+
+profile_value = _ProfileValues(maxsize=4096)
 
 
 def _shrink(below, e: float) -> float:
@@ -289,8 +353,7 @@ def round_pld(spec: RoundSpec, step: float, pessimistic: bool = True,
         return _pld.refine(base, m)
     support = profile_support(spec, cutoff)
     m = _sample_factor(support, step, samples)
-    prof = lambda e: profile_value(spec, round(e, 15))  # noqa: E731
-    return _pld.from_profile(prof, step * m, support, False, grid_step=step)
+    return _pld.from_profile(_sampler(spec), step * m, support, False, grid_step=step)
 
 
 def _sample_factor(support: float, step: float, samples: int) -> int:
@@ -308,8 +371,17 @@ def sampled_pld(spec: RoundSpec, step: float, samples: int = DEFAULT_STEPS,
     floating-point error bound, which grows with the FFT length)."""
     support = profile_support(spec, cutoff)
     m = _sample_factor(support, step, samples)
-    prof = lambda e: profile_value(spec, round(e, 15))  # noqa: E731
-    return _pld.from_profile(prof, step * m, support, True), m
+    return _pld.from_profile(_sampler(spec), step * m, support, True), m
+
+
+def _sampler(spec: RoundSpec) -> Callable[[float], tuple[float, float]]:
+    """The round's remembered profile at eps rounded to 15 decimals, with ``many`` (the values at
+    many eps, :meth:`_ProfileValues.many`) for :func:`accountant.composition.pld.from_profile`."""
+    def prof(e: float) -> tuple[float, float]:
+        return profile_value(spec, round(e, 15))
+
+    prof.many = lambda es: profile_value.many(spec, [round(e, 15) for e in es])  # type: ignore[attr-defined]
+    return prof
 
 
 # --------------------------------------------------------------------------- the kinds of rounds

@@ -53,7 +53,7 @@ def add_compose_parser(sub) -> None:
     p.add_argument("--delta", type=L.delta_arg(), required=True, help="total target delta")
     p.add_argument("--step", type=L.float_arg("--step", 0.0, 1.0, lo_open=True), default=None,
                    help="loss grid step in (0, 1], one discretisation level (default: adaptive, refined "
-                        "until the PLD spread is <= 0.1%% or the budget of 640 samples / 30 s CPU)")
+                        "until the PLD spread is <= 0.01%% or the budget of 640 samples / 30 s CPU)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

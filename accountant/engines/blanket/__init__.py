@@ -102,6 +102,7 @@ from accountant.engines.blanket.engine import (  # noqa: F401
     blanket_exact_delta,
     blanket_exact_epsilon,
     positive_part,
+    positive_part_many,
 )
 
 __all__ = [
@@ -124,4 +125,5 @@ __all__ = [
     'blanket_law',
     'oue_blanket',
     'positive_part',
+    'positive_part_many',
 ]

@@ -12,7 +12,7 @@ from accountant.engines.blanket.law import CornerBlanket, CountLaw, OueBlanket
 from accountant.engines.blanket.oue import corner_positive_part
 from accountant.engines.blanket.window import (PositivePart, TILT_FROM, approx_epsilon, at_smaller_eps, cancellation_slack,
                                                law_windows, near_eps_max, run_truncated)
-from accountant.engines.blanket.sums import Terms, binned_sum, exact_sum, mp_exact_sum
+from accountant.engines.blanket.sums import Terms, binned_sum, binned_sums, exact_sum, mp_exact_sum
 from accountant.core.params import validate_eps
 
 # Relative float error margin of the float paths.  The upper-tail form
@@ -114,7 +114,7 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
         if meth == "exact":
             F, Qs = exact_sum(law, n, terms, (m_lo, m_hi), (j_lo, j_hi))
             lo_F = up_F = F
-            margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
+            margin = _float_margin(n)
         elif meth == "mpmath":
             lo_F, up_F = mp_exact_sum(law, n, eps, (m_lo, m_hi), (j_lo, j_hi), digits)
             Qs = 0.0
@@ -123,7 +123,7 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
             # 3 bins meet BIN_GAP on long m-windows (the longer the window, the smaller
             # the gap); the gap shrinks like 1/G^2, so a miss jumps straight to the G
             # expected to meet it
-            G = min_bins if min_bins is not None else (3 if m_hi - m_lo + 1 >= TILT_FROM else 8)
+            G = _first_bins(min_bins, m_hi - m_lo + 1)
             while True:
                 lo_F, up_F, Qs = binned_sum(law, n, terms, (m_lo, m_hi), (j_lo, j_hi), G)
                 bins = G
@@ -141,15 +141,98 @@ def positive_part(law: CountLaw, n: int, eps: float, *, target_delta: Optional[f
                     if G_cap <= bins:
                         break
                     G = int(G_cap)
-            margin = FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
-        value = 0.5 * (lo_F + up_F) / n
-        slope = -terms.u * Qs / n
-        slack = 0.0 if meth == "mpmath" else cancellation_slack(up_F / n, slope, margin)
-        lower = max(lo_F / n * (1.0 - margin) - slack, 0.0)
-        upper = up_F / n * (1.0 + margin) + trunc + slack
-        return PositivePart(eps, value, lower, upper, slope, trunc, meth, bins)
+            margin = _float_margin(n)
+        return _certified(eps, n, terms, meth, (lo_F, up_F, Qs), trunc, bins, margin)
 
     return run_truncated(run, target_delta, truncation, vmax)
+
+
+def _float_margin(n: int) -> float:
+    """The float paths' relative error margin at n users."""
+    return FLOAT_REL_ERROR * max(1.0, math.sqrt(n) / 1e3)
+
+
+def _first_bins(min_bins: Optional[int], m_window: int) -> int:
+    """Bins of the binned path's first pass (see :func:`positive_part`, ``min_bins``)."""
+    return min_bins if min_bins is not None else (3 if m_window >= TILT_FROM else 8)
+
+
+def _certified(eps: float, n: int, terms, meth: str, sums, trunc: float, bins: int,
+               margin: float) -> PositivePart:
+    """The certified ends from a path's sums (lower F, upper F, E[b . N; X > 0]): the relative
+    float margin, the coefficients' cancellation slack and the left-out mass ``trunc``."""
+    lo_F, up_F, Qs = sums
+    value = 0.5 * (lo_F + up_F) / n
+    slope = -terms.u * Qs / n
+    slack = 0.0 if meth == "mpmath" else cancellation_slack(up_F / n, slope, margin)
+    lower = max(lo_F / n * (1.0 - margin) - slack, 0.0)
+    upper = up_F / n * (1.0 + margin) + trunc + slack
+    return PositivePart(eps, value, lower, upper, slope, trunc, meth, bins)
+
+
+def positive_part_many(law, n: int, eps_values, *, target_delta: float, bin_gap: float = BIN_GAP,
+                       min_bins: Optional[int] = None, truncation: float = TRUNCATION) -> list[PositivePart]:
+    """``[positive_part(law, n, e, target_delta=..., ...) for e in eps_values]`` (method
+    ``"auto"``), the same PositivePart for every eps, bit for bit, from one pass over the shared
+    count windows where the eps share them.
+
+    Why each value is the one :func:`positive_part` returns (so each is the same certified
+    bracket ``lower <= delta(eps) <= upper``):
+
+    * with a target, the windows of an eps are ``law_windows(law, n, v(eps), truncation *
+      target_delta)``, computed here by the same call (its Chernoff windows are remembered per
+      rounded log mass, so eps of one profile usually share them); the path ("exact" or
+      "binned") and the first pass's bins follow from the windows alone, as in
+      :func:`positive_part`;
+    * the eps whose binned path has the same windows and first-pass bins are summed together by
+      :func:`accountant.engines.blanket.sums.binned_sums`, which returns each eps's
+      ``binned_sum``, bit for bit (its docstring: the same chunks and per-chunk operations, the
+      m weights and bin masses shared, the rows of several eps evaluated as one path only where
+      that gives the same numbers);
+    * an eps whose first pass meets the bin gap (or cannot refine) is finished by the same
+      :func:`_certified` as in :func:`positive_part`; an eps that would refine its bins, an eps
+      on the exact path (short windows: cheap), a four-atom law, and the special cases (eps at
+      or near ``eps_max``, every coefficient <= 0, p' in {0, 1}) are evaluated by
+      :func:`positive_part` itself.
+
+    Parameters are those of :func:`positive_part` (``target_delta`` required); ``eps_values``
+    a sequence of eps >= 0.  Returns the list of PositivePart in the order of ``eps_values``.
+    """
+    for e in eps_values:
+        validate_eps(e)
+    eps_values = [float(e) for e in eps_values]
+    if target_delta is None or not (0.0 < target_delta < 1.0):
+        raise ValueError(f"target_delta must lie in (0, 1), got {target_delta!r}")
+    alone = lambda e: positive_part(law, n, e, target_delta=target_delta, bin_gap=bin_gap,  # noqa: E731
+                                    min_bins=min_bins, truncation=truncation)
+    if isinstance(law, (OueBlanket, CornerBlanket)) or not (0.0 < law.p_prime < 1.0) or len(eps_values) < 2:
+        return [alone(e) for e in eps_values]
+    alone(eps_values[0])  # validates the arguments as positive_part does (and is its first value)
+    out: list = [None] * len(eps_values)
+    groups: dict = {}
+    for i, e in enumerate(eps_values):
+        v = law.coefficients(e)
+        if near_eps_max(law, e) is not None or max(max(v), 0.0) == 0.0 or e >= law.eps_max:
+            out[i] = alone(e)
+            continue
+        mw, jw, trunc = law_windows(law, int(n), v, truncation * target_delta)
+        nj = jw[1] - jw[0] + 1
+        if (mw[1] - mw[0] + 1) * nj <= EXACT_MAX_TERMS:
+            out[i] = alone(e)
+            continue
+        G = _first_bins(min_bins, mw[1] - mw[0] + 1)
+        groups.setdefault((mw, jw, G), []).append((i, e, trunc))
+    margin = _float_margin(int(n))
+    for (mw, jw, G), members in groups.items():
+        terms = [Terms(law, e) for _, e, _ in members]
+        nj = jw[1] - jw[0] + 1
+        for (i, e, trunc), t, (lo_F, up_F, Qs) in zip(members, terms, binned_sums(law, int(n), terms, mw, jw, G)):
+            ref = max(up_F, n * target_delta, 1e-300)
+            if up_F - lo_F <= bin_gap * ref or G >= MAX_BINS or G >= nj:
+                out[i] = _certified(e, int(n), t, "binned", (lo_F, up_F, Qs), trunc, G, margin)
+            else:
+                out[i] = alone(e)
+    return out
 
 
 def blanket_exact_delta(law: CountLaw, n: int, eps: float) -> PositivePart:

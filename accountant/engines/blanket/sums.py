@@ -18,6 +18,10 @@ from accountant.engines.blanket.law import CountLaw
 # A bracket still wider than BIN_GAP then is kept as it is: its upper end is proved, only
 # looser (the search's answer is a slightly larger, still certified, eps).
 MAX_CHUNK_CELLS = 1 << 19
+# :func:`binned_sums` evaluates the rows of several eps as one path up to this many cells (the
+# rows of one chunk and eps are some 50 array passes: on short chunks their overhead is shared,
+# on long ones larger arrays only leave the cache)
+TOGETHER_CELLS = 1 << 16
 _CHUNK = 1 << 15
 # m-windows from this size on are split into chunks run on threads (accountant.engines.parallel)
 _MIN_SPLIT = 4096
@@ -252,6 +256,41 @@ def _bin_masses(n: int, pp: float, m: np.ndarray, js: np.ndarray, width: np.ndar
     return out
 
 
+def _chunk_step(size: int, edges: int) -> int:
+    """Values of m per chunk of the binned path: at most _CHUNK; a window of _MIN_SPLIT values or
+    more is cut into at least SPLIT_PARTS chunks, whatever the cores (the sums then differ from
+    the serial ones by summation order only, far inside FLOAT_REL_ERROR, the same on every
+    machine); memory: a chunk holds about 12 arrays of (bins x m values), each kept below
+    MAX_CHUNK_CELLS."""
+    step = _CHUNK if size < _MIN_SPLIT else min(_CHUNK, -(-size // _parallel.SPLIT_PARTS))
+    return max(1, min(step, MAX_CHUNK_CELLS // edges))
+
+
+def _bin_edges(jw, G: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the G + 1 bin edges js over the j-window, fewer where it is short; their widths)."""
+    j_lo, j_hi = jw
+    span = j_hi - (j_lo - 1)
+    js = np.unique(np.round(np.linspace(j_lo - 1, j_hi, min(G, span) + 1)).astype(np.int64))
+    return js, np.diff(js).astype(np.float64)[:, None]
+
+
+def _chunk_sums(terms, m: np.ndarray, js: np.ndarray, width: np.ndarray, wm: np.ndarray, rows,
+                masses) -> tuple[float, float, float]:
+    """One m-chunk's (lower, upper, Newton weight) sums from the rows (g, dg/dj, q) of ``terms``
+    at the bin edges (flat, edge-major) and the chunk's bin masses (P, D, rest)."""
+    sh = (js.size, m.size)
+    g, s, q = (a.reshape(sh) for a in rows)
+    P, D, rest = masses
+    upper = (g[:-1] * rest + g[1:] * D) / width
+    if hasattr(terms, "bin_lower"):  # terms whose edge rows are not values (oue_nested.NestedUpper)
+        lower = terms.bin_lower(m, js, P, D)
+    else:
+        lower = np.maximum(np.maximum(P * g[:-1] + s[:-1] * D, P * g[1:] - s[1:] * rest), 0.0)
+    qb = 0.5 * (q[:-1] + q[1:]) * P
+    return (float(np.sum(wm * np.sum(lower, axis=0))), float(np.sum(wm * np.sum(upper, axis=0))),
+            float(np.sum(wm * np.sum(qb, axis=0))))
+
+
 def binned_sum(law: CountLaw, n: int, terms: Terms, mw, jw, G: int) -> tuple[float, float, float]:
     """(lower F, upper F, E[b . N; X > 0] estimate) with G j-bins (0 < p' < 1).
 
@@ -259,10 +298,7 @@ def binned_sum(law: CountLaw, n: int, terms: Terms, mw, jw, G: int) -> tuple[flo
     P, D)`` method (rows that are upper bounds, not values), what that method returns per
     (bin, m) from P = P[bin | m] and D = E[j - js[i]; bin | m]."""
     m_lo, m_hi = mw
-    j_lo, j_hi = jw
-    span = j_hi - (j_lo - 1)
-    js = np.unique(np.round(np.linspace(j_lo - 1, j_hi, min(G, span) + 1)).astype(np.int64))
-    width = np.diff(js).astype(np.float64)[:, None]
+    js, width = _bin_edges(jw, G)
     pp = law.p_prime
     logPm_all = _m_weights(law, n, m_lo, m_hi)
 
@@ -272,32 +308,95 @@ def binned_sum(law: CountLaw, n: int, terms: Terms, mw, jw, G: int) -> tuple[flo
         wm = np.exp(logPm_all[c0 - m_lo:c1 - m_lo + 1])
         if not np.any(wm > 0):
             return 0.0, 0.0, 0.0
-        sh = (js.size, m.size)
         g, s, q = terms.row(np.tile(m, js.size), np.repeat(js.astype(np.float64), m.size))
-        g, s, q = g.reshape(sh), s.reshape(sh), q.reshape(sh)
-        P, D, rest = _bin_masses(n, pp, m, js, width)
-        upper = (g[:-1] * rest + g[1:] * D) / width
-        if hasattr(terms, "bin_lower"):  # terms whose edge rows are not values (oue_nested.NestedUpper)
-            lower = terms.bin_lower(m, js, P, D)
-        else:
-            lower = np.maximum(np.maximum(P * g[:-1] + s[:-1] * D, P * g[1:] - s[1:] * rest), 0.0)
-        qb = 0.5 * (q[:-1] + q[1:]) * P
-        return (float(np.sum(wm * np.sum(lower, axis=0))), float(np.sum(wm * np.sum(upper, axis=0))),
-                float(np.sum(wm * np.sum(qb, axis=0))))
+        return _chunk_sums(terms, m, js, width, wm, (g, s, q), _bin_masses(n, pp, m, js, width))
 
-    # chunks of at most _CHUNK values of m; a window of _MIN_SPLIT values or more is cut
-    # into at least SPLIT_PARTS chunks, whatever the cores (the sums then differ from the
-    # serial ones by summation order only, far inside FLOAT_REL_ERROR, the same on every machine)
-    size = m_hi - m_lo + 1
-    step = _CHUNK if size < _MIN_SPLIT else min(_CHUNK, -(-size // _parallel.SPLIT_PARTS))
-    # memory: a chunk holds about 12 arrays of (bins x m values); keep each below MAX_CHUNK_CELLS
-    step = max(1, min(step, MAX_CHUNK_CELLS // js.size))
+    step = _chunk_step(m_hi - m_lo + 1, js.size)
     lo_sum = up_sum = q_sum = 0.0
     for lo, up, q in _parallel.map_ordered(chunk, range(m_lo, m_hi + 1, step)):
         lo_sum += lo
         up_sum += up
         q_sum += q
     return lo_sum, up_sum, q_sum
+
+
+def _rows_together(terms_seq, m: np.ndarray, js: np.ndarray) -> list:
+    """``[t.row(m tiled over the edges js, js repeated) for t in terms_seq]``, the rows of all
+    the eps of ``terms_seq`` evaluated as one path where that gives the same numbers.
+
+    Why the numbers are the same, bit for bit: one eps's rows are a path of (edges) runs of
+    increasing m, and the eps follow each other, so at every boundary between two eps m falls
+    back to the chunk's first value and the path breaks there (a run needs m to step by 1).
+    Every operation of :meth:`Terms.row` is then elementwise in the point's own coefficients
+    (here arrays repeating each eps's d, v2, v3, b), except the tail ratios
+    (:func:`accountant.engines.pair.divergence.half_tail_ratio_runs`), which are computed per
+    run, from anchors at the run's own positions, by the same operations whatever runs share
+    the call (its docstring; the continued fraction of its anchors is elementwise,
+    :func:`accountant.engines.binomial.half_tail_ratio`).  This holds when no point takes
+    another branch of :func:`_excess` or :func:`_upper_tail` than the common one (the masked
+    branches could join the end of one eps's path to the start of the next into a run): where
+    some point would, and where some d is 0 or the terms are not plain :class:`Terms`, each eps
+    is evaluated alone (``t.row``)."""
+    M, J = m.size, js.size
+    one = [t.row(np.tile(m, J), np.repeat(js.astype(np.float64), M)) for t in terms_seq] if (
+        len(terms_seq) < 2 or any(type(t) is not Terms or t.d == 0.0 for t in terms_seq)) else None
+    if one is not None:
+        return one
+    E, per = len(terms_seq), J * M
+    mt = np.tile(m, J * E)
+    jf = np.tile(np.repeat(js.astype(np.float64), M), E)
+    mf = mt.astype(np.float64)
+    coef = lambda name: np.repeat(np.array([getattr(t, name) for t in terms_seq]), per)  # noqa: E731
+    d, v2, v3 = coef("d"), coef("v2"), coef("v3")
+    lin = v2 * mf + v3 * jf
+    c = -lin / d
+    if np.any(c < 0.0) or not np.all(2.0 * c >= mf - 1.0) or not np.all(np.floor(c) + 1 <= mf):
+        return [t.row(np.tile(m, J), np.repeat(js.astype(np.float64), M)) for t in terms_seq]
+    h, T = _upper_tail(mt, c)
+    g = d * h
+    b1, b2, b3 = coef("b1"), coef("b2"), coef("b3")
+    q = (b1 - b2) * (h + c * T) + (b2 * mf + b3 * jf) * T
+    s = v3 * T
+    return [(g[i * per:(i + 1) * per], s[i * per:(i + 1) * per], q[i * per:(i + 1) * per]) for i in range(E)]
+
+
+def binned_sums(law: CountLaw, n: int, terms_seq, mw, jw, G: int) -> list[tuple[float, float, float]]:
+    """``[binned_sum(law, n, t, mw, jw, G) for t in terms_seq]`` (the terms of several eps on
+    the same windows and bins), in one pass over the m-chunks: each chunk's m weights and bin
+    masses (which do not depend on eps) are formed once, the rows of up to
+    ``MAX_CHUNK_CELLS`` cells of eps are evaluated as one path (:func:`_rows_together`), and
+    each eps's sums are those of :func:`binned_sum`, bit for bit: the same chunks
+    (:func:`_chunk_step`), the same per-chunk operations (:func:`_chunk_sums`), added in the
+    same order."""
+    terms_seq = list(terms_seq)
+    m_lo, m_hi = mw
+    js, width = _bin_edges(jw, G)
+    pp = law.p_prime
+    logPm_all = _m_weights(law, n, m_lo, m_hi)
+    step = _chunk_step(m_hi - m_lo + 1, js.size)
+    together = max(1, TOGETHER_CELLS // (js.size * step))
+
+    def chunk(c0: int) -> list[tuple[float, float, float]]:
+        c1 = min(c0 + step - 1, m_hi)
+        m = np.arange(c0, c1 + 1, dtype=np.int64)
+        wm = np.exp(logPm_all[c0 - m_lo:c1 - m_lo + 1])
+        if not np.any(wm > 0):
+            return [(0.0, 0.0, 0.0)] * len(terms_seq)
+        masses = _bin_masses(n, pp, m, js, width)
+        out = []
+        for i in range(0, len(terms_seq), together):
+            part = terms_seq[i:i + together]
+            for t, rows in zip(part, _rows_together(part, m, js)):
+                out.append(_chunk_sums(t, m, js, width, wm, rows, masses))
+        return out
+
+    sums = [[0.0, 0.0, 0.0] for _ in terms_seq]
+    for per_chunk in _parallel.map_ordered(chunk, range(m_lo, m_hi + 1, step)):
+        for acc, (lo, up, q) in zip(sums, per_chunk):
+            acc[0] += lo
+            acc[1] += up
+            acc[2] += q
+    return [tuple(a) for a in sums]
 
 
 def mp_exact_sum(law: CountLaw, n: int, eps: float, mw, jw, digits: int) -> tuple[float, float]:

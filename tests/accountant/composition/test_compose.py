@@ -445,3 +445,36 @@ def test_variation_ratio_cli(tmp_path, capsys):
     assert cli.main(["compose", "--rounds", "2", "--n", "1e4", "--eps0", "1", "--p", "3",
                      "--delta", "1e-6"]) == 2
     assert "--p does not apply to mechanism 'generic'" in capsys.readouterr().err
+
+
+def gaussian_delta(mu: float, eps: float) -> float:
+    """Exact hockey-stick divergence of N(mu, 1) against N(0, 1) (symmetric in the pair)."""
+    from scipy.stats import norm
+
+    return float(norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2))
+
+
+@pytest.mark.parametrize("T, per", [(1, 4), (10, 8), (100, 32)])
+def test_optimistic_on_grid_brackets_gaussian_composition(T, per):
+    # T Gaussian rounds of mu compose exactly to one of mu sqrt(T): the optimistic PLD, its
+    # losses on a grid per times finer than the samples (samples at their grid points, crossings
+    # at their nearest grid points), stays below the exact composed curve, the pessimistic above
+    mu, step = 0.2, 0.02
+    prof = lambda e: (gaussian_delta(mu, e) * (1 - 1e-12), gaussian_delta(mu, e) * (1 + 1e-12))  # noqa: E731
+    top = 2.0
+    pe = self_compose(from_profile(prof, step, top, True), T)
+    op = self_compose(from_profile(prof, step, top, False, grid_step=step / per), T)
+    for eps in np.linspace(0.0, 1.5 * mu * math.sqrt(T) + mu, 17):
+        exact = gaussian_delta(mu * math.sqrt(T), float(eps))
+        assert op.get_delta(float(eps)) <= exact + 1e-15
+        assert pe.get_delta(float(eps)) >= exact
+    d = 1e-3
+    exact_eps = _root(lambda e: gaussian_delta(mu * math.sqrt(T), e) - d, 0.0, 20.0)
+    assert op.get_epsilon(d) <= exact_eps <= pe.get_epsilon(d)
+
+
+def _root(f, a, b):
+    for _ in range(200):
+        c = 0.5 * (a + b)
+        a, b = (c, b) if f(c) > 0 else (a, c)
+    return b
