@@ -3,11 +3,8 @@ lower bound on concrete datasets, brute-force enumeration inside the bracket."""
 from __future__ import annotations
 
 import itertools
-import contextlib
-import io
 import json
 import math
-import subprocess
 
 import numpy as np
 import pytest
@@ -18,6 +15,7 @@ from accountant.bounds.registry import bound_delta
 from accountant.core.params import OLHParams, OUEParams, make_params
 from accountant.core.rules import olh_default_g
 from accountant import ShuffleAccountant
+from tests.inprocess import run_accountant as run
 
 
 def test_params_and_validation():
@@ -108,15 +106,6 @@ def test_oue_blanket_beats_generic_clone():
     assert rep.epsilon < 0.6 * gen.epsilon
 
 
-def run(*args):
-    """The command line in-process: ``main``, what ``python -m accountant`` runs, with its exit
-    status, stdout and stderr (the subprocess entry point: tests/accountant/interfaces/test_cli.py)."""
-    from accountant.interfaces.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(list(args))
-    return subprocess.CompletedProcess(list(args), rc, out.getvalue(), err.getvalue())
 
 
 def test_cli_olh_oue():

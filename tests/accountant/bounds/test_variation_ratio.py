@@ -6,11 +6,8 @@ et al.'s own ``Delta`` (wangsw/PrivacyAmplification, VLDB 2024).
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
-import subprocess
 
 import numpy as np
 import pytest
@@ -24,6 +21,7 @@ from accountant.engines.pair.divergence import hockey_stick_divergence
 from accountant.engines.enumeration import shuffled_hockey_stick
 from accountant.core.params import make_params
 from accountant import ShuffleAccountant
+from tests.inprocess import run_accountant as run
 
 E2 = math.exp(2.0)
 
@@ -135,15 +133,6 @@ def test_every_upper_bound_above_every_lower_bound(p, bfrac, q, n, delta):
         assert "no randomizer of the three-output form" in lo.reason
 
 
-def run(*args):
-    """The command line in-process: ``main``, what ``python -m accountant`` runs, with its exit
-    status, stdout and stderr (the subprocess entry point: tests/accountant/interfaces/test_cli.py)."""
-    from accountant.interfaces.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(list(args))
-    return subprocess.CompletedProcess(list(args), rc, out.getvalue(), err.getvalue())
 
 
 def test_cli_variation_ratio():

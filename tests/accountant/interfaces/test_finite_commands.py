@@ -4,31 +4,20 @@ file or a catalogue member (--catalogue NAME --k K): each command run through ``
 every refusal one line on stderr, exit status 2, before any work."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import subprocess
 
 import pytest
 
 from accountant import RoundSpec, ShuffleAccountant, compose_rounds, compose_schedule, load_matrix, make_params
 from accountant.core.catalogue import hadamard_response, krr
+from tests.inprocess import run_accountant as accountant
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 THREE = {"name": "three-way", "inputs": ["red", "green", "blue"],
          "matrix": [[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.1, 0.3, 0.6]]}
 
 
-def accountant(*argv):
-    """The command line in-process: ``main``, what ``python -m accountant`` runs, with its exit
-    status, stdout and stderr (the subprocess entry point: tests/accountant/interfaces/test_cli.py)."""
-    from accountant.interfaces.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(list(argv))
-    return subprocess.CompletedProcess(list(argv), rc, out.getvalue(), err.getvalue())
 
 
 def strict(text: str):
