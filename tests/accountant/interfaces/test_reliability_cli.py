@@ -80,7 +80,7 @@ ACCOUNTANT_CASES = []
 for cmd, base in (("epsilon", EPS), ("compare", EPS), ("delta", DEL), ("local-epsilon", LOC)):
     ACCOUNTANT_CASES += _bad([cmd] + base, "--n", N_BAD) + [
         ([cmd] + _with(base, "--n", "1e12"), "1e10"),               # huge: the limit is named
-        ([cmd] + _with(base, "--mechanism", "gaussian"), "--mechanism"),  # unknown name
+        ([cmd] + _with(base, "--mechanism", "cauchy"), "--mechanism"),  # unknown name
         ([cmd] + base + ["--s", "4"], "--s"),                       # not applicable to generic
         ([cmd] + base + ["--mechanism", "collision"], "--s"),       # missing for collision
     ]
