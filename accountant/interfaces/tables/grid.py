@@ -406,3 +406,9 @@ def _kill_pool(ex: ProcessPoolExecutor) -> None:
             p.join(timeout=2)
         except (OSError, ValueError, AttributeError, AssertionError):
             pass
+    # the executor's manager thread closes its wake-up pipe as it ends; the interpreter's exit
+    # hook (concurrent.futures.process._python_exit) writes to that pipe without a lock, so an
+    # exit while the thread is still closing it raises EBADF in the hook: wait for the thread
+    manager = getattr(ex, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=5)
