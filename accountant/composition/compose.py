@@ -12,7 +12,6 @@ May import: :mod:`accountant.core`, :mod:`accountant.engines`, :mod:`accountant.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
@@ -47,12 +46,16 @@ GRID_REFINE = 8
 # doubled (from DEFAULT_STEPS, on a grid ADAPTIVE_GRID_REFINE times finer than the samples from
 # the second level on) until the pessimistic PLD total is within SPREAD_TARGET (relative) of the
 # optimistic one, or the budget is hit: at most ADAPTIVE_MAX_SAMPLES samples per round, and no
-# level is started whose projected time (the last level's time times its growth: the samples
+# level is started whose projected cost (the last level's cost times its growth: the samples
 # double; above ADAPTIVE_MANY_ROUNDS rounds the FFTs dominate and grow with the grid, 8x finer
-# after the first level, 2x after: 10,000 generic rounds at n = 1000 took 79 s of CPU against
-# the budget before this projection, 8 s with it) would end beyond ADAPTIVE_SECONDS of CPU time.  The spread reached is
-# reported (``CompositionResult.spread``).  Measured (k-RR k = 4, n = 1000, eps0 = ln 13, 2 shared
-# cores): about 20 ms per profile sample, 640 samples in 13 s.  The optimistic PLD keeps its
+# after the first level, 2x after) would bring the total beyond ADAPTIVE_BUDGET.  The cost is
+# counted, not timed, so the same call gives the same number on every machine at any load: a
+# level costs, per profile sample of each distinct round, SAMPLE_COST + SAMPLE_COST_SQRT_N
+# sqrt(n) (the engines' sums grow as sqrt(n)), plus FFT_COST per unit of FFT work (N log2 N
+# summed over the convolutions, :func:`accountant.composition.pld.fft_work`), all in cost
+# units: an envelope of the CPU seconds of one core of the reference machine under load, about
+# twice a quiet core's (docs/composition.md).  The
+# spread reached is reported (``CompositionResult.spread``).  The optimistic PLD keeps its
 # losses on the grid (:func:`accountant.composition.pld.from_profile`), so the spread falls about
 # fourfold a level; SPREAD_TARGET = 1e-4 stops no earlier than 1e-3 did when every optimistic
 # loss was rounded down (the spread then halved a level), so no reported bound is looser.
@@ -64,7 +67,10 @@ SPREAD_TARGET = 1e-4
 # -> 0.09945 (40), CPU 1.8 -> 1.4 -> 1.8 s a composition.
 SEARCH_SAMPLES = 30
 ADAPTIVE_MAX_SAMPLES = 640
-ADAPTIVE_SECONDS = 30.0
+ADAPTIVE_BUDGET = 60.0
+SAMPLE_COST = 0.03
+SAMPLE_COST_SQRT_N = 9e-6
+FFT_COST = 1e-8
 ADAPTIVE_GRID_REFINE = 32
 ADAPTIVE_MANY_ROUNDS = 100
 
@@ -104,24 +110,25 @@ def _adaptive(specs: Sequence[RoundSpec], run: Callable, cutoff: float, rounds: 
     (10,000 generic rounds, n = 1e6, delta = 1e-8: 0.767401 at 160 samples, 0.773131 at 640,
     whose error bound is 1.8e-9, 18% of delta)."""
     samples, refine = DEFAULT_STEPS, GRID_REFINE
-    t0 = time.process_time()  # CPU time of all threads: the same budget on a busy machine
+    per_sample = sum(SAMPLE_COST + SAMPLE_COST_SQRT_N * math.sqrt(sp.n) for sp in set(specs))
+    spent = 0.0
     best, top = None, -math.inf   # (smallest pessimistic total, its step, its samples); largest optimistic
     while True:
-        t_level = time.process_time()
+        work = _pld.fft_work()
         step = default_step(specs, samples, refine, cutoff)
         pe, op = run(step, samples)
         if best is None or pe < best[0]:
             best = (pe, step, samples)
         top = max(top, op)
-        now = time.process_time()
+        cost = per_sample * samples + FFT_COST * (_pld.fft_work() - work)
+        spent += cost
         # the next level evaluates twice the profile samples; its grid is 2 * ADAPTIVE_GRID_REFINE
         # / refine times finer (8x after the first level, 2x after), which matters where the
         # FFTs dominate: many rounds (above ADAPTIVE_MANY_ROUNDS)
         many = (len(specs) if rounds is None else rounds) > ADAPTIVE_MANY_ROUNDS
         grow = 2.0 * (ADAPTIVE_GRID_REFINE / refine if many else 1.0)
-        projected = (now - t_level) * grow
         if (pld_spread(best[0], top) <= SPREAD_TARGET or 2 * samples > ADAPTIVE_MAX_SAMPLES
-                or now - t0 + projected > ADAPTIVE_SECONDS):
+                or spent + cost * grow > ADAPTIVE_BUDGET):
             return (best[0], top), best[1], best[2]
         samples, refine = 2 * samples, ADAPTIVE_GRID_REFINE
 
@@ -355,7 +362,7 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float, step: Optional[fl
     adaptive : bool
         Without ``step``: refine the discretisation until the pessimistic PLD total is within
         ``SPREAD_TARGET`` of the optimistic one or the budget is hit (``ADAPTIVE_MAX_SAMPLES``,
-        ``ADAPTIVE_SECONDS``); False: one level (``DEFAULT_STEPS`` samples), as fast as before.
+        ``ADAPTIVE_BUDGET``); False: one level (``DEFAULT_STEPS`` samples), as fast as before.
     lower : bool
         Also compute the certified lower bound of the composition
         (:func:`accountant.composition.lower.composed_lower`), or say why it is not available.

@@ -42,6 +42,7 @@ and are dropped when optimistic.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
@@ -54,6 +55,17 @@ from accountant.engines.search import bisect
 _U = 2.0 ** -53  # unit roundoff of float64
 # Mass cut from each tail per convolution (accounted for on the safe side).
 TAIL_MASS = 1e-22
+
+# FFT work of the compositions run on this thread: the sum of N log2 N over the convolutions
+# of :func:`compose` (N the FFT's input length).  A count, not a clock: the adaptive
+# composition budgets its levels with it, so its answer does not depend on the machine or
+# its load (:func:`accountant.composition.compose._adaptive`).
+_fft_work = threading.local()
+
+
+def fft_work() -> float:
+    """The FFT work (sum of N log2 N) :func:`compose` has done on this thread so far."""
+    return getattr(_fft_work, "total", 0.0)
 # ... or this fraction of the l1 error the composition already carries, if larger (the safe side
 # grows by at most 1 % of the error per convolution)
 TAIL_OF_ERROR = 0.01
@@ -317,6 +329,8 @@ def compose(a: DiscretePLD, b: DiscretePLD) -> DiscretePLD:
     if abs(a.step - b.step) > 1e-12 * a.step:
         raise ValueError(f"steps differ: {a.step} and {b.step}")
     c, err = linear_convolve(a.pmf, b.pmf, extended=True)
+    size = a.pmf.size + b.pmf.size
+    _fft_work.total = fft_work() + size * math.log2(size)
     fa, fb = 1.0 - a.inf_mass, 1.0 - b.inf_mass
     inf_mass = 1.0 - fa * fb
     error = err + a.error * (float(np.sum(b.pmf)) + b.error) + b.error * float(np.sum(a.pmf))

@@ -147,7 +147,7 @@ def test_adaptive_keeps_the_best_level(monkeypatch):
         levels.append((step, samples))
         return pess[samples], opt[samples]
 
-    monkeypatch.setattr(C, "ADAPTIVE_SECONDS", 1e9)
+    monkeypatch.setattr(C, "ADAPTIVE_BUDGET", 1e9)
     (pe, op), step, samples = C._adaptive([spec], run, C.PROFILE_CUTOFF)
     assert [s for _, s in levels] == [40, 80, 160, 320, 640]   # spread 1.01 / 0.995 - 1 > 0.1%
     assert (pe, op, samples) == (1.01, 0.995, 160) and step == dict((s, t) for t, s in levels)[160]
@@ -155,6 +155,46 @@ def test_adaptive_keeps_the_best_level(monkeypatch):
     levels.clear()
     (pe, op), step, samples = C._adaptive([spec], run, C.PROFILE_CUTOFF)
     assert (pe, op, samples) == (0.996, 0.9955, 640)
+
+
+def test_adaptive_levels_are_counted_not_timed(monkeypatch):
+    """The adaptive levels stop on a counted cost (profile samples and FFT work), never on a
+    clock: with every clock broken the answer is the same float, and the levels follow the cost
+    model (a round whose samples cost more than the budget allows runs the first level only)."""
+    import time as _time
+
+    spec = C.RoundSpec(1000, 1.0, "rr")
+    levels = []
+
+    def run(step, samples):
+        levels.append(samples)
+        return 1.1, 0.9   # never within the spread target: only the budget stops the levels
+
+    def broken():
+        raise AssertionError("the adaptive composition read a clock")
+
+    for clock in ("process_time", "perf_counter", "monotonic", "time"):
+        monkeypatch.setattr(_time, clock, broken)
+    C._adaptive([spec], run, C.PROFILE_CUTOFF)
+    per = C.SAMPLE_COST + C.SAMPLE_COST_SQRT_N * math.sqrt(spec.n)
+    # levels 40, 80, ... run while the spent cost plus the next level's (twice this one's) fits
+    expect, spent, s = [], 0.0, C.DEFAULT_STEPS
+    while True:
+        expect.append(s)
+        spent += per * s
+        if 2 * s > C.ADAPTIVE_MAX_SAMPLES or spent + 2 * per * s > C.ADAPTIVE_BUDGET:
+            break
+        s *= 2
+    assert levels == expect and len(expect) >= 3
+    r1 = C.compose_rounds(spec, 3, 1e-6, lower=False)   # the real composition, clocks broken
+    levels.clear()
+    monkeypatch.setattr(C, "SAMPLE_COST", C.ADAPTIVE_BUDGET / C.DEFAULT_STEPS)
+    C._adaptive([spec], run, C.PROFILE_CUTOFF)
+    assert levels == [C.DEFAULT_STEPS]
+    monkeypatch.undo()
+    P._fft_work.total = P.fft_work() + 1e12   # the running count enters as a difference only
+    r2 = C.compose_rounds(spec, 3, 1e-6, lower=False)
+    assert (r1.epsilon, r1.samples) == (r2.epsilon, r2.samples)
 
 
 def test_cli_prints_lower_and_spread(capsys):
