@@ -11,6 +11,7 @@ from inside a worker (thread or process) runs serially (no nested pools).
 """
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import threading
@@ -44,6 +45,23 @@ def _pool_size() -> int:
     return max(1, min(MAX_THREADS, os.cpu_count() or 1))
 
 
+# Packages whose ``__init__`` imports their own submodules.  Two threads importing one of them
+# for the first time at once, one through the package and one through a submodule, hold each
+# other's import locks; Python breaks that deadlock by handing one thread the partly
+# initialised module ("cannot import name ... from partially initialized module").  The
+# engines import lazily (a command line pays only for what it runs), so a threaded map
+# imports these in the caller's thread before any job starts.  A package that resolves its
+# names on first use (PEP 562, ``accountant.core.lazy``) needs no entry; the architecture
+# tests fail on an eager package under accountant.engines or accountant.bounds missing here.
+EAGER_PACKAGES = ("accountant.engines.blanket", "accountant.engines.pair", "accountant.bounds.laws")
+
+
+def _import_eager_packages() -> None:
+    for name in EAGER_PACKAGES:
+        if name not in sys.modules or getattr(sys.modules[name].__spec__, "_initializing", False):
+            importlib.import_module(name)
+
+
 def map_ordered(fn: Callable[[T], R], items: Iterable[T],
                 progress: Optional[Callable[[int, int], None]] = None) -> list[R]:
     """``[fn(x) for x in items]``, on up to :func:`threads` threads.
@@ -67,6 +85,7 @@ def map_ordered(fn: Callable[[T], R], items: Iterable[T],
         finally:
             _state.inside = False
 
+    _import_eager_packages()
     futures = [_thread_pool().submit(run, x) for x in items]
     try:
         if progress is not None:

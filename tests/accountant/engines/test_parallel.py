@@ -221,3 +221,65 @@ def test_long_sums_are_cut_the_same_whatever_the_cores(monkeypatch):
                              check=True).stdout for a in ("2 serial", "2 threads", "1 threads")}
     assert out["2 serial"] == out["2 threads"], out
     assert out["1 threads"] != out["2 threads"], out
+
+
+_FIRST_IMPORT_IN_THREADS = r"""
+import sys, threading
+from accountant.engines import parallel
+
+eager = parallel.EAGER_PACKAGES
+assert not any(name in sys.modules for name in eager), [n for n in eager if n in sys.modules]
+seen = []
+def job(name):
+    # what each job sees of the packages when it starts: none partly initialised
+    seen.append([(n, n in sys.modules and not sys.modules[n].__spec__._initializing) for n in eager])
+    __import__(name)
+    return name
+gate = threading.Barrier(2)
+def racing(name):
+    gate.wait()
+    return job(name)
+parallel.MAX_THREADS = 2
+out = parallel.map_ordered(racing, ["accountant.engines.blanket", "accountant.engines.blanket.engine"])
+assert out == ["accountant.engines.blanket", "accountant.engines.blanket.engine"], out
+assert all(ok for row in seen for _, ok in row), seen
+print("ok")
+"""
+
+
+def test_map_ordered_imports_the_eager_packages_before_its_threads_start():
+    """Two threads importing an eager package for the first time at once, one through the
+    package and one through a submodule, deadlock on the import locks and one gets a partly
+    initialised module (an ImportError in a command line): the map imports them first."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    env = dict(os.environ, PYTHONPATH=root)
+    p = subprocess.run([sys.executable, "-c", _FIRST_IMPORT_IN_THREADS], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-2000:]
+
+
+def test_every_eager_engine_or_bounds_package_is_imported_before_the_threads():
+    """A package under accountant.engines or accountant.bounds whose ``__init__`` imports its
+    own submodules (not through ``accountant.core.lazy``) is in ``EAGER_PACKAGES``."""
+    import ast
+    import pathlib
+
+    from accountant.engines import parallel
+
+    root = pathlib.Path(parallel.__file__).resolve().parents[2]
+    eager = set()
+    for init in list((root / "accountant" / "engines").rglob("__init__.py")) + \
+            list((root / "accountant" / "bounds").rglob("__init__.py")):
+        package = ".".join(init.parent.relative_to(root).parts)
+        tree = ast.parse(init.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    (node.module.startswith(package + ".") or
+                     (node.module == package and node.level == 0)):
+                eager.add(package)
+    assert eager <= set(parallel.EAGER_PACKAGES), sorted(eager - set(parallel.EAGER_PACKAGES))
+    assert set(parallel.EAGER_PACKAGES) <= eager, "a listed package is no longer eager"
