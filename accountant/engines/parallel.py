@@ -51,15 +51,15 @@ def _pool_size() -> int:
 # initialised module ("cannot import name ... from partially initialized module").  The
 # engines import lazily (a command line pays only for what it runs), so a threaded map
 # imports these in the caller's thread before any job starts.  A package that resolves its
-# names on first use (PEP 562, ``accountant.core.lazy``) needs no entry; the architecture
-# tests fail on an eager package under accountant.engines or accountant.bounds missing here.
+# names on first use (PEP 562, ``accountant.core.lazy``) needs no entry; a test
+# (tests/accountant/engines/test_parallel.py) fails on an eager package under
+# accountant.engines or accountant.bounds missing here.
 EAGER_PACKAGES = ("accountant.engines.blanket", "accountant.engines.pair", "accountant.bounds.laws")
 
 
 def _import_eager_packages() -> None:
-    for name in EAGER_PACKAGES:
-        if name not in sys.modules or getattr(sys.modules[name].__spec__, "_initializing", False):
-            importlib.import_module(name)
+    for name in EAGER_PACKAGES:   # a dictionary lookup once imported
+        importlib.import_module(name)
 
 
 def map_ordered(fn: Callable[[T], R], items: Iterable[T],

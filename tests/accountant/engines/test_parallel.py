@@ -1,10 +1,16 @@
 """accountant.engines.parallel: order kept, nested calls serial, engine sums independent of threads."""
+import ast
+import os
+import pathlib
+import subprocess
 import sys
 import threading
 
 from accountant.engines import parallel
 from accountant.engines.blanket.law import CountLaw
 from accountant.engines.blanket.engine import positive_part
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def test_map_ordered_keeps_order_and_runs_nested_calls_serially():
@@ -251,12 +257,7 @@ def test_map_ordered_imports_the_eager_packages_before_its_threads_start():
     """Two threads importing an eager package for the first time at once, one through the
     package and one through a submodule, deadlock on the import locks and one gets a partly
     initialised module (an ImportError in a command line): the map imports them first."""
-    import os
-    import subprocess
-    import sys
-
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    env = dict(os.environ, PYTHONPATH=root)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     p = subprocess.run([sys.executable, "-c", _FIRST_IMPORT_IN_THREADS], capture_output=True,
                        text=True, env=env, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-2000:]
@@ -265,12 +266,7 @@ def test_map_ordered_imports_the_eager_packages_before_its_threads_start():
 def test_every_eager_engine_or_bounds_package_is_imported_before_the_threads():
     """A package under accountant.engines or accountant.bounds whose ``__init__`` imports its
     own submodules (not through ``accountant.core.lazy``) is in ``EAGER_PACKAGES``."""
-    import ast
-    import pathlib
-
-    from accountant.engines import parallel
-
-    root = pathlib.Path(parallel.__file__).resolve().parents[2]
+    root = ROOT
     eager = set()
     for init in list((root / "accountant" / "engines").rglob("__init__.py")) + \
             list((root / "accountant" / "bounds").rglob("__init__.py")):
