@@ -129,9 +129,12 @@ def test_never_worse_than_an_exhaustive_search(n, d, s, target, delta, estimate,
     best = None
     if estimate == "frequency" and s == 1:  # OLH / OUE join: OUE one inversion, OLH every g
         g_fin = max(c.t for c in p.candidates if c.source == "finalist" and c.mechanism == "olh")
+        top = 20.0 if cap is None else cap
         for g in [0] + list(range(2, max(int(2.5 * g_fin), g_fin + 16) + 1)):  # 0: the rule
-            c = evaluate("olh", g, n, d, s, target, delta, estimate,
-                         eps0_max=20.0 if cap is None else cap)
+            # as below: the same proved inversion, placed by the screen's estimate at a fixed g
+            # (OLH's screen takes the domain size d for s); the rule's search places itself
+            e = screen_eps0("olh", d, g, n, target, delta, top) if g else None
+            c = evaluate("olh", g, n, d, s, target, delta, estimate, eps0_max=top, guess=e)
             if best is None or c.mse < best.mse:
                 best = c
         c = evaluate("oue", 0, n, d, s, target, delta, estimate, eps0_max=20.0 if cap is None else cap)
