@@ -392,24 +392,40 @@ def compose_rounds(spec: RoundSpec, rounds: int, delta: float, step: Optional[fl
     delta = validate_delta(delta)
     rounds, spec = _check_rounds(rounds * spec.repeat), spec.single
     cut = support_cutoff(delta, rounds)
+    up = _upper_round(spec)
 
     def run(st: float, samples: int):
         # the pessimistic PLD composes on its sample grid (sampled_pld: the distribution of
         # round_pld's, FFTs m times shorter, a smaller float-error bound); the optimistic one's
         # losses lie on the finer grid of st
-        pess = _pld.self_compose(sampled_pld(spec, st, samples, cut)[0], rounds)
-        opt = _pld.self_compose(round_pld(spec, st, False, samples, cut), rounds)
+        pess = _pld.self_compose(sampled_pld(up, st, samples, cut)[0], rounds)
+        opt = _pld.self_compose(round_pld(up, st, False, samples, cut), rounds)
         return pess.get_epsilon(delta), opt.get_epsilon(delta)
 
     if step is None and adaptive:
-        (pe, op), step, samples = _adaptive([spec], run, cut, rounds)
+        (pe, op), step, samples = _adaptive([up], run, cut, rounds)
     else:
-        step = default_step([spec], cutoff=cut) if step is None else _check_step(step, [spec], cut)
+        step = default_step([up], cutoff=cut) if step is None else _check_step(step, [up], cut)
         samples = DEFAULT_STEPS
         pe, op = run(step, samples)
-    naive, adv = _identical_totals(round_pld(spec, step, True, samples, cut), rounds, delta, spec)
+    naive, adv = _identical_totals(round_pld(up, step, True, samples, cut), rounds, delta, up)
     res = _smallest(pe, op, naive, adv, rounds, delta, step, samples)
     return _lower.with_lower(res, [spec] * rounds, delta) if lower else res
+
+
+def _upper_round(spec: RoundSpec) -> RoundSpec:
+    """``spec`` without Collision's or CoCo's d: their proved profile does not depend on d (only
+    the certified lower bound's datasets do), so rounds that differ in d alone share the cached
+    profile and its evaluations (the Rounds page with d changed, a deployment's round with and
+    without d: the same composition, not evaluated again)."""
+    from dataclasses import replace
+
+    from accountant.core.randomizers import CoCoParams, CollisionParams
+
+    r = spec.randomizer
+    if type(r) in (CollisionParams, CoCoParams) and r.d is not None:
+        return RoundSpec(replace(r, d=None), spec.n)
+    return spec
 
 
 def composed_upper(spec: RoundSpec, rounds: int, delta: float,

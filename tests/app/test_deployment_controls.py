@@ -27,7 +27,7 @@ def _amp():
 
 def test_amplification_colluders_headline_and_lower_bound():
     at = _amp()
-    at.selectbox(key="mechanism").set_value("rr").run()
+    at.selectbox(key="mechanism").set_value("rr")  # one rerun with both inputs
     at.number_input(key="dep_colluders").set_value(10_000).run()
     assert not at.exception, [e.value for e in at.exception]
     ref = D.deployment_epsilon(make_params("rr", 1.0), 100_000, 1e-6, colluders=10_000)
@@ -45,7 +45,7 @@ def test_amplification_colluders_headline_and_lower_bound():
 
 def test_amplification_sampling_and_refused_combination():
     at = _amp()
-    at.selectbox(key="mechanism").set_value("generic").run()
+    at.selectbox(key="mechanism").set_value("generic")  # one rerun with both inputs
     at.checkbox(key="dep_sampling_on").check().run()
     assert not at.exception, [e.value for e in at.exception]
     ref = D.sampled_epsilon(make_params("generic", 1.0), 100_000, 1e-6, 0.01)
@@ -60,7 +60,7 @@ def test_amplification_sampling_and_refused_combination():
 def test_rounds_page_sampling():
     at = AppTest.from_file(ROUNDS, default_timeout=300)
     at.run()
-    at.number_input(key="T").set_value(10).run()
+    at.number_input(key="T").set_value(10)  # one rerun with both inputs: no page at T = 10 without sampling
     at.checkbox(key="dep_sampling_on").check().run()
     assert not at.exception, [e.value for e in at.exception]
     ref = D.sampled_rounds_epsilon(make_params("generic", 4.0), 100_000, 1e-6, 0.01, 10)
@@ -76,7 +76,7 @@ def test_rounds_page_reports():
 
     at = AppTest.from_file(ROUNDS, default_timeout=300)
     at.run()
-    at.number_input(key="T").set_value(10).run()
+    at.number_input(key="T").set_value(10)  # one rerun with both inputs
     at.number_input(key="dep_reports").set_value(2).run()
     assert not at.exception, [e.value for e in at.exception]
     ref = G.reports_rounds_epsilon(make_params("generic", 4.0), 100_000, 1e-6, 2, 10)
@@ -94,8 +94,8 @@ def test_rounds_page_colluders_and_dummies():
 
     at = AppTest.from_file(ROUNDS, default_timeout=300)
     at.run()
-    at.number_input(key="T").set_value(10).run()
-    at.number_input(key="dep_colluders").set_value(10_000).run()
+    at.number_input(key="T").set_value(10)  # one rerun with every input: no deployment of colluders alone
+    at.number_input(key="dep_colluders").set_value(10_000)
     at.number_input(key="dep_dummies").set_value(5_000).run()
     assert not at.exception, [e.value for e in at.exception]
     ref = D.deployment_rounds_epsilon(RoundSpec(100_000, 4.0), 10, 1e-6, colluders=10_000, dummies=5_000)
@@ -136,11 +136,11 @@ def test_amplification_n_min_dummies_reports_add_remove():
     assert "valid for every n >= 20000" in _texts(at)
     at.number_input(key="dep_dummies").set_value(5_000).run()
     _same_as_library(at, D.deployment_epsilon(P, 20_000, 1e-6, dummies=5_000, n_min=True))
-    at.checkbox(key="dep_nmin").uncheck().run()
-    at.number_input(key="dep_dummies").set_value(0).run()
+    at.checkbox(key="dep_nmin").uncheck()  # one rerun with the step's inputs: no deployment in between
+    at.number_input(key="dep_dummies").set_value(0)
     at.number_input(key="dep_reports").set_value(3).run()
     _same_as_library(at, G.reports_epsilon(P, 20_000, 1e-6, 3))
-    at.number_input(key="dep_reports").set_value(1).run()
+    at.number_input(key="dep_reports").set_value(1)
     at.checkbox(key="dep_sampling_on").check().run()
     at.radio(key="dep_nb").set_value("add-remove").run()
     _same_as_library(at, D.sampled_epsilon(P, 20_000, 1e-6, 0.01, neighbours="add-remove"))
@@ -154,14 +154,14 @@ def test_rounds_page_n_min_and_add_remove_sampling():
 
     at = AppTest.from_file(ROUNDS, default_timeout=300)
     at.run()
-    at.number_input(key="T").set_value(10).run()
+    at.number_input(key="T").set_value(10)  # one rerun with both inputs
     at.checkbox(key="dep_nmin").check().run()
     assert not at.exception, [e.value for e in at.exception]
     ref = D.deployment_rounds_epsilon(RoundSpec(100_000, 4.0), 10, 1e-6, n_min=True)
     shown = [float(m.value) for m in at.metric if m.label == "deployment PLD eps (upper bound)"]
     assert shown and ref.epsilon <= shown[0] <= ref.epsilon * (1 + 1e-3)
     assert "n only known as a lower bound" in " ".join(h.value for h in at.subheader)
-    at.checkbox(key="dep_nmin").uncheck().run()
+    at.checkbox(key="dep_nmin").uncheck()  # one rerun with both inputs
     at.checkbox(key="dep_sampling_on").check().run()
     at.radio(key="dep_nb").set_value("add-remove").run()
     assert not at.exception, [e.value for e in at.exception]

@@ -63,9 +63,9 @@ def test_rounds_variation_ratio_matches_compose():
     assert float(metric(at, "PLD eps (upper bound)")) >= ref.epsilon
     assert charts(at) == 1
     # other (p, beta, q): the library's number for those rounds (q enters the profile)
-    at.number_input(key="p").set_value(20.0).run()
-    at.number_input(key="beta").set_value(0.8).run()
-    at.number_input(key="q").set_value(40.0).run()
+    at.number_input(key="p").set_value(20.0)  # one rerun with every input: no page composed in between
+    at.number_input(key="beta").set_value(0.8)
+    at.number_input(key="q").set_value(40.0)
     at.number_input(key="T").set_value(10).run()
     ok(at)
     ref2 = compose_rounds(RoundSpec(100_000, None, "variation-ratio", p=20.0, beta=0.8, q=40.0), 10, 1e-6,
@@ -100,11 +100,11 @@ def test_rounds_variation_ratio_bad_inputs_refused():
 
 def test_rounds_hash_model_random():
     at = page("7_Rounds.py", timeout=300)
+    at.number_input(key="T").set_value(10)  # with the first change: no page composed at T = 100 but the default
     at.selectbox(key="mechanism").set_value("coco").run()
     ok(at)
     assert [w for w in at.selectbox if w.key == "hash_model"]  # CoCo has a random-hash law
     at.selectbox(key="mechanism").set_value("collision").run()
-    at.number_input(key="T").set_value(10).run()
     any_shown = metric(at, "PLD eps (upper bound)")
     at.selectbox(key="hash_model").set_value("random").run()
     ok(at)
@@ -163,7 +163,7 @@ def test_tables_hash_model_random_rows_and_assumption(monkeypatch):
 
     monkeypatch.setattr(tables, "provenance", spy)
     at = page("4_Tables.py")
-    at.selectbox(key="mechanism").set_value("olh").run()
+    at.selectbox(key="mechanism").set_value("olh")  # one rerun with both: no table at the default eps0 list
     at.text_input(key="eps0s").set_value("1, 3").run()
     assert metas[-1]["hash_model"] == "any" and metas[-1]["assumption"] == ASSUMPTION["any"]
     at.selectbox(key="hash_model").set_value("random").run()
@@ -216,6 +216,7 @@ def test_amplification_laplace():
     from accountant.bounds.registry import certified_epsilon
 
     at = page("1_Amplification.py", timeout=300)
+    at.number_input(key="pts").set_value(2)  # a short chart (its 25 default eps0 cost 7 s): the headline is the point here
     box = next(s for s in at.selectbox if s.label == "Mechanism")
     box.select(next(o for o in box.options if o.startswith("Laplace"))).run()
     ok(at)
