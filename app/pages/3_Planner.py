@@ -13,6 +13,7 @@ import min_users_section  # noqa: E402  (the minimum batch size: accountant.min_
 from mechanisms.planning.finite import check_finite_size  # noqa: E402
 from mechanisms.planning.kinds import KINDS  # noqa: E402
 from mechanisms.planning.plan import EPS0_MAX, MECHANISM_LABELS, MECHANISMS, ORACLES  # noqa: E402
+from mechanisms.planning.screen import check_baselines  # noqa: E402
 
 # the page's labels, and the planner's for the catalogue (Hadamard response, subset selection, ...)
 LABEL = {**MECHANISM_LABELS, **common.MECH_LABEL}
@@ -52,7 +53,7 @@ estimate = sb.radio("estimate", list(ESTIMATES), key="estimate", format_func=EST
 mechs = tuple(
     sb.multiselect(
         "mechanisms",
-        [m for m in MECHANISMS if not KINDS[m].baseline],  # the baselines: the command line and the API
+        list(MECHANISMS),
         default=["collision", "coco"],
         format_func=LABEL.get,
         key="mechs",
@@ -60,9 +61,12 @@ mechs = tuple(
         "response, subset selection, symmetric unary encoding, local hashing with g = 2: proved on "
         "their probability matrices, seconds per step) estimate the frequency of one value of [d] "
         "per user: with "
-        "estimate = frequency, s = 1, one round, the proved bound",
+        "estimate = frequency, s = 1, one round, the proved bound. The key-value baselines of the "
+        "paper's Section 8 (PrivKV, PCKV-UE, PCKV-GRR, PCKV-AGRR, SUCCINCT) join for one round on "
+        "the proved bound of their own randomizer (SUCCINCT: the mean only)",
     )
 )
+BASELINES = [m for m in mechs if KINDS[m].baseline]
 m_ok = common.check(bool(mechs), "choose at least one mechanism", where=sb)
 
 
@@ -134,7 +138,20 @@ ob_ok = not oracles or common.check(
     f"{' and '.join(oracles)} are planned for one round on the proved bound",
     where=sb,
 )
-if not (delta_ok and s_ok and m_ok and f_ok and b_ok and o_ok and ob_ok):
+
+
+def _baselines_refused() -> str:
+    """The planner's own refusal of the chosen baselines at these inputs (one round, the proved
+    bound, an estimate they give, d within their limit), or ''."""
+    try:
+        check_baselines(tuple(BASELINES), estimate, d, rounds, bound)
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+kv_ok = not BASELINES or common.check(not _baselines_refused(), _baselines_refused(), where=sb)
+if not (delta_ok and s_ok and m_ok and f_ok and b_ok and o_ok and ob_ok and kv_ok):
     st.warning("Fix the inputs marked in the sidebar to see the results.")
     st.stop()
 
@@ -150,13 +167,16 @@ r = p.recommendation
 st.subheader("Recommendation")
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("mechanism", LABEL[r.mechanism])
-c2.metric(
-    {"olh": "g (hash range)", "oue": "k (report bits)", "subset-selection": "subset size"}.get(
-        r.mechanism, "d (values)" if r.mechanism in ORACLES else "t"
-    ),
-    str(r.t),
-    help=f"one report: {r.report()}",
-)
+if r.mechanism in BASELINES:  # no hash, no t: one key-value pair sampled and perturbed
+    c2.metric("d (keys)", f"{d:,}", help="one report: one of the user's key-value pairs, perturbed")
+else:
+    c2.metric(
+        {"olh": "g (hash range)", "oue": "k (report bits)", "subset-selection": "subset size"}.get(
+            r.mechanism, "d (values)" if r.mechanism in ORACLES else "t"
+        ),
+        str(r.t),
+        help=f"one report: {r.report()}",
+    )
 c3.metric("local eps0" if p.rounds == 1 else "local eps0 per round", common.fmt(r.eps0, 6, "down"))
 c4.metric(
     "MSE" if p.rounds == 1 else "MSE per round",
@@ -187,9 +207,12 @@ T_AXIS = [name for name, kind in KINDS.items() if kind.t_rule is not None]
 fig = go.Figure()
 colors = {"collision": "#1f77b4", "coco": "#d62728", "olh": "#2ca02c", "oue": "#9467bd",
           "krr": "#8c564b", "hadamard-response": "#e377c2", "subset-selection": "#7f7f7f",
-          "symmetric-unary-encoding": "#bcbd22", "local-hashing": "#17becf"}
-t_span = [c.t for c in p.candidates if c.mechanism in T_AXIS] or [r.t]
-for mech in (m for m in mechs if m in ORACLES and m not in T_AXIS):  # no t: a level across the t range
+          "symmetric-unary-encoding": "#bcbd22", "local-hashing": "#17becf",
+          "privkv": "#ff7f0e", "pckv-ue": "#aec7e8", "pckv-grr": "#98df8a", "pckv-agrr": "#ff9896",
+          "succinct": "#c5b0d5"}
+# the t range the levels span (the baselines' t is 0: no hash; a plan of baselines alone: t = 1)
+t_span = [c.t for c in p.candidates if c.mechanism in T_AXIS] or [c.t for c in p.candidates if c.t > 0] or [1]
+for mech in (m for m in mechs if (m in ORACLES or m in BASELINES) and m not in T_AXIS):  # no t: a level
     fin = [c for c in p.candidates if c.mechanism == mech and c.source == "finalist"]
     for c in fin:
         fig.add_trace(
@@ -233,7 +256,7 @@ fig.add_trace(
     )
 )
 if cap is not None:  # the cap, on the eps0 axis, across the t range
-    ts_all = [c.t for c in p.candidates]
+    ts_all = [c.t for c in p.candidates if c.t > 0] or t_span
     fig.add_trace(
         go.Scatter(
             x=[min(ts_all), max(ts_all)],
@@ -270,9 +293,8 @@ st.caption(
     "mechanism not recommended); the star is the recommendation, certified at the end. "
     "OLH's t is its hash range g; OUE, k-RR and the catalogue (Hadamard response, subset "
     "selection, symmetric unary encoding, local hashing with g = 2, proved on their probability "
-    "matrices) have no t: the MSE (the exact variance of the unbiased frequency estimator) at "
-    "the proved eps0 "
-    "is a dashed level."
+    "matrices) and the key-value baselines have no t: the MSE (the exact error of the unbiased "
+    "estimator) at the proved eps0 is a dashed level."
 )
 
 st.subheader("Sensitivity to n")
