@@ -63,6 +63,7 @@ import mpmath
 import numpy as np
 
 from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, MP_DPS
+from accountant.core.numfmt import floor_at_resolution
 from accountant.bounds.laws.linear_statistic import statistic_lower_delta, statistic_lower_epsilon
 from accountant.bounds.laws.ratio_groups import (MAX_COMPOSITIONS, enumeration_refusal, exact_sum,
                                                  group_delta_and_slope, group_floor, ratio_groups)
@@ -532,7 +533,8 @@ def finite_lower_epsilon(R: FiniteRandomizer, n: int, delta: float, rtol: float 
                                        describe=lambda t: _refusal(R, t, n))
     if st > (best.epsilon or 0.0):
         best = FiniteBound(st, delta, "lower", text)
-    return best
+    # every search above resolves eps to max(rtol, 1e-6) relative: digits beyond are float noise
+    return replace(best, epsilon=floor_at_resolution(best.epsilon, max(rtol, 1e-6)))
 
 
 def finite_lower_delta(R: FiniteRandomizer, n: int, eps: float) -> FiniteBound:

@@ -60,3 +60,29 @@ def fmt(x, digits: int = 6, direction: Optional[str] = None, thousands: bool = T
     mant = format(r.scaleb(-exp), "f")
     mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
     return f"{mant}e{'+' if exp > 0 else '-'}{abs(exp)}"
+
+
+def floor_at_resolution(x: float, rtol: float) -> float:
+    """``x`` (a lower bound found by a search that resolves it to ``rtol``, relative) rounded down
+    to the decimal grid of spacing 10^k <= x rtol, as the smallest float at or above that decimal
+    (never above ``x``): the digits the search does not resolve are dropped, so machines whose
+    floats differ in the last bits (another CPU's exp, another BLAS) print the same lower bound
+    but where the value lies within that noise of a grid point.  Still a lower bound: it is <= x.
+    0, inf and nan are returned unchanged.
+
+    >>> from accountant.core.numfmt import floor_at_resolution
+    >>> a, b = floor_at_resolution(0.009001747770384781, 1e-6), floor_at_resolution(0.009001747769, 1e-6)
+    >>> print(a == b, fmt(a, 10, "down"), a <= 0.009001747769)
+    True 0.009001747 True
+    """
+    if not (math.isfinite(x) and x > 0.0):
+        return x
+    if not 0.0 < rtol < 1.0:
+        raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+    d = Decimal(x)
+    step = Decimal(1).scaleb(math.floor(math.log10(x * rtol)))
+    grid = (d / step).to_integral_value(rounding=ROUND_FLOOR) * step
+    y = float(grid)
+    if Decimal(y) < grid:  # the nearest float fell below the decimal: the next one up
+        y = math.nextafter(y, math.inf)
+    return min(y, x)
