@@ -64,7 +64,8 @@ import numpy as np
 
 from accountant.bounds.laws.count_law import CountLaw as LowerCountLaw, MP_DPS
 from accountant.core.numfmt import floor_at_resolution
-from accountant.bounds.laws.linear_statistic import statistic_lower_delta, statistic_lower_epsilon
+from accountant.bounds.laws.linear_statistic import (coarse, rank_desc, statistic_lower_delta,
+                                                     statistic_lower_epsilon)
 from accountant.bounds.laws.ratio_groups import (MAX_COMPOSITIONS, enumeration_refusal, exact_sum,
                                                  group_delta_and_slope, group_floor, ratio_groups)
 from accountant.bounds.laws.lower import LOWER_MARGIN, LowerLaw
@@ -397,11 +398,11 @@ def lower_triples(R: FiniteRandomizer) -> list:
         spread = M.max(axis=1) - M.min(axis=1)
         first = int(np.argmax(spread))
         d = np.abs(M - M[first]).sum(axis=1)
-        pairs = [(first, int(v)) for v in np.argsort(-d)[:LOWER_PAIRS] if v != first]
+        pairs = [(first, int(v)) for v in rank_desc(d)[:LOWER_PAIRS] if v != first]
         pairs += [(b, a) for a, b in pairs]
     else:
         np.fill_diagonal(tv, -1.0)
-        order = np.argsort(-tv, axis=None)[:2 * LOWER_PAIRS]
+        order = rank_desc(tv)[:2 * LOWER_PAIRS]
         pairs = [tuple(int(v) for v in np.unravel_index(o, tv.shape)) for o in order]
     scored = []
     for x1, x1p in pairs:
@@ -417,15 +418,15 @@ def lower_triples(R: FiniteRandomizer) -> list:
             sym = (p[:, 0] > 0) & np.isclose(p[:, 0], p[:, 1], rtol=1e-12, atol=0.0) & (p[:, 2] > 0)
             three = np.where(sym, (d ** 2 / np.where(p > 0, p, 1.0)).sum(axis=1), -1.0)
         for kind, chi in enumerate((two, three)):
-            for x0 in np.argsort(-chi)[:LOWER_TRIPLES]:
+            for x0 in rank_desc(chi)[:LOWER_TRIPLES]:
                 if chi[x0] >= 0:
                     scored.append((kind, float(chi[x0]), x1, x1p, int(x0)))
     out = []
     if scored:  # the best pair's datasets where the others hold x1 or x1' (binary RR's worst case)
-        x1, x1p = max(scored, key=lambda t: t[1])[2:4]
+        x1, x1p = max(scored, key=lambda t: float(coarse(t[1])))[2:4]
         out += [(x1, x1p, x1), (x1, x1p, x1p), (x1p, x1, x1), (x1p, x1, x1p)]
     for kind in (0, 1):  # the best of each kind: chi-square alone does not rank across kinds
-        best = sorted((t for t in scored if t[0] == kind), key=lambda t: -t[1])
+        best = sorted((t for t in scored if t[0] == kind), key=lambda t: -float(coarse(t[1])))
         taken = 0
         for _, _, x1, x1p, x0 in best:
             if taken < LOWER_TRIPLES and (x1, x1p, x0) not in out:

@@ -59,6 +59,7 @@ from typing import Optional
 
 import numpy as np
 
+from accountant.core.numfmt import floor_at_resolution
 from accountant.engines.fftconv import convolution_power, linear_convolve
 
 _U = 2.0 ** -53
@@ -252,6 +253,26 @@ def statistic_triples(R, count: int = 2, distinct: bool = False) -> list:
     return ranked_triples(R, count)[1 if distinct else 0]
 
 
+#: scores that agree to this many bits rank as equal (then by index): float noise, which differs
+#: between CPUs, sits far below it
+RANK_BITS = 30
+
+
+def coarse(values):
+    """``values`` rounded to :data:`RANK_BITS` significant bits (exact binary operations: the same
+    on every CPU): a score that float noise cannot move."""
+    m, e = np.frexp(np.asarray(values, dtype=float))
+    return np.ldexp(np.round(m * 2.0 ** RANK_BITS), e - RANK_BITS)
+
+
+def rank_desc(values) -> np.ndarray:
+    """Indices of ``values`` (flattened), largest first; scores equal to :data:`RANK_BITS` bits in
+    index order.  numpy's sorts order exact ties differently under different SIMD dispatch, and
+    float noise reorders near-ties, so the triples a search tries, and the datasets it reports,
+    would depend on the CPU."""
+    return np.argsort(-coarse(np.ravel(values)), kind="stable")
+
+
 def ranked_triples(R, count: int = 2) -> tuple[list, list]:
     """(:func:`statistic_triples` of ``count``, the same with ``distinct``), from one ranking."""
     M = R.matrix / R.matrix.sum(axis=1, keepdims=True)
@@ -259,13 +280,13 @@ def ranked_triples(R, count: int = 2) -> tuple[list, list]:
     if k <= 256:
         tv = np.abs(M[:, None, :] - M[None, :, :]).sum(axis=2)
         np.fill_diagonal(tv, -1.0)
-        order = np.argsort(-tv, axis=None)[:16]
+        order = rank_desc(tv)[:16]
         pairs = [tuple(int(v) for v in np.unravel_index(o, tv.shape)) for o in order]
     else:
         spread = M.max(axis=1) - M.min(axis=1)
         first = int(np.argmax(spread))
         d = np.abs(M - M[first]).sum(axis=1)
-        pairs = [(first, int(v)) for v in np.argsort(-d)[:8] if v != first]
+        pairs = [(first, int(v)) for v in rank_desc(d)[:8] if v != first]
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.where(M > 0, 1.0 / M, np.inf)
     scored, apart = [], []
@@ -275,14 +296,14 @@ def ranked_triples(R, count: int = 2) -> tuple[list, list]:
             chi = np.where(d2 > 0, inv * d2, 0.0).sum(axis=1)
         chi = np.where(np.isfinite(chi), chi, -1.0)
         for out, c in ((scored, chi), (apart, np.where(np.isin(np.arange(k), (x1, x1p)), -1.0, chi))):
-            for x0 in np.argsort(-c)[:count]:
+            for x0 in rank_desc(c)[:count]:
                 if c[x0] > 0:
                     out.append((float(c[x0]), x1, x1p, int(x0)))
     return _best(scored, count), _best(apart, count)
 
 
 def _best(scored: list, count: int) -> list:
-    scored.sort(key=lambda s: -s[0])
+    scored.sort(key=lambda s: -float(coarse(s[0])))
     out = []
     for _, x1, x1p, x0 in scored:
         if (x1, x1p, x0) not in out:
@@ -342,7 +363,7 @@ def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = No
         if law is None:
             continue
         lo = _search(law, delta, top, rtol, guess)
-        if lo > best:
+        if _beats(lo, best, rtol):  # the first of those equal at the search's resolution
             best, text, best_triple = lo, law.datasets, (x1, x1p, x0)
     winner = best_triple
     first = max(best, guess or 0.0)
@@ -365,12 +386,18 @@ def statistic_lower_epsilon(R, n: int, delta: float, guess: Optional[float] = No
             start = lo
     # the best one is kept where the statistic tuned at its own eps (the one statistic_lower_delta
     # evaluates there) certifies it too, so that the two functions agree
-    for lo, triple in sorted(found, reverse=True):
+    for lo, triple in sorted(found, key=lambda f: -floor_at_resolution(f[0], rtol)):  # stable: ties in order
         own = tuned_statistic_law(R, triple, n, lo)
         if own is not None and own.delta(lo) > delta:
             best, text, winner = lo, own.datasets, triple
             break
     return best, _described(text, winner, describe)
+
+
+def _beats(a: float, b: float, rtol: float) -> bool:
+    """``a`` above ``b`` at the searches' resolution (values within it are the same search's
+    answer on another CPU, so the first found is kept)."""
+    return floor_at_resolution(a, rtol) > floor_at_resolution(b, rtol)
 
 
 def _described(text: str, triple, describe) -> str:
