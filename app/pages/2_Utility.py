@@ -256,3 +256,33 @@ if central_on:
         common.download_csv(crow, "utility_central.csv", "Download the comparison (CSV)", key="dl_central")
         for note in sorted({r["note"] for r in crow if r["note"]}):
             st.caption(note)
+
+#: the central eps of the sweep, as multiples of the chosen one (inside the widget's range)
+SWEEP = (0.25, 0.5, 1.0, 2.0, 4.0)
+sweep_on = st.toggle(f"error against central eps ({len(SWEEP)} targets around it, one inverse per "
+                     "mechanism and target)", value=False, key="central_sweep")
+if sweep_on:
+    targets = sorted({min(30.0, max(0.01, central_eps * m)) for m in SWEEP})
+    with st.spinner("searching each mechanism's eps0 at each central eps"):
+        swept = [(e, common.call(central_rows, n, d, s, e, central_delta)) for e in targets]
+    swept = [(e, rows) for e, rows in swept if rows is not None]
+    if swept:
+        fig = go.Figure()
+        for name in [r["mechanism"] for r in swept[0][1]]:
+            pts = [(e, r) for e, rows in swept for r in rows if r["mechanism"] == name and r["mse_mean"] is not None]
+            if not pts:
+                continue
+            fig.add_trace(go.Scatter(
+                x=[e for e, _ in pts], y=[r["mse_mean"] for _, r in pts], mode="lines+markers",
+                name=common.MECH_LABEL.get(name, name),
+                customdata=[[common.fmt(r["eps0"], 4, "down"), r["bound"] + ("" if r["own"] else " (generic)")]
+                            for _, r in pts],
+                hovertemplate="central eps %{x}<br>MSE %{y:.4g}<br>eps0 %{customdata[0]} "
+                              "(%{customdata[1]})<extra></extra>"))
+        fig.update_layout(xaxis=common.log_axis("central eps (proved eps_c <= it)", targets),
+                          yaxis=common.log_axis("MSE of the mean (sum over coordinates)"),
+                          template="plotly_white", height=420, margin=dict(t=30),
+                          title=f"delta = {central_delta:g}, n = {n:,}: each mechanism at its own proved eps0")
+        st.plotly_chart(fig, key="central_sweep_chart")
+        flat = [dict(central_eps=e, **r) for e, rows in swept for r in rows]
+        common.download_csv(flat, "utility_central_sweep.csv", "Download the sweep (CSV)", key="dl_sweep")

@@ -1,5 +1,6 @@
 """The Utility page's comparison at one central guarantee shows the library's numbers
 (mechanisms.planning.central), directed as printed everywhere."""
+import json
 import sys
 
 from mechanisms.planning.central import COMPARED, central_comparison
@@ -26,3 +27,26 @@ def test_central_table_is_the_library_comparison():
         assert ("generic" in shown["bound"]) == (not r.own)
     at.number_input(key="central_delta").set_value(0.9).run()  # beyond the widget's range: refused
     assert at.number_input(key="central_delta").value <= 0.5
+
+
+def test_error_against_central_eps_is_the_library_comparison_at_each_target():
+    """The sweep chart: one line per mechanism over the central eps around the chosen one, each
+    point the library's exact MSE at that mechanism's own proved eps0 for that target; a tighter
+    target never gives a mechanism a larger eps0 (the inverse is monotone)."""
+    at = page("2_Utility.py")
+    at.number_input(key="central_eps").set_value(0.5)
+    at.toggle(key="central_sweep").set_value(True).run(timeout=900)
+    ok(at)
+    spec = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    assert "each mechanism at its own proved eps0" in spec["layout"]["title"]["text"]
+    targets = (0.125, 0.25, 0.5, 1.0, 2.0)
+    lib = {e: {r.mechanism: r for r in central_comparison(10_000, 64, 4, e, 1e-6)} for e in targets}
+    traces = {t["name"]: t for t in spec["data"]}
+    assert len(traces) == len(COMPARED)
+    for name in COMPARED:
+        tr = traces[appcommon.MECH_LABEL.get(name, name)]
+        assert tuple(tr["x"]) == targets
+        assert tr["y"] == [lib[e][name].mse_mean for e in targets]
+        eps0 = [lib[e][name].eps0 for e in targets]
+        assert eps0 == sorted(eps0)
+        assert [c[0] for c in tr["customdata"]] == [appcommon.fmt(v, 4, "down") for v in eps0]
